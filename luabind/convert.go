@@ -1,0 +1,284 @@
+package luabind
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"reflect"
+	"sort"
+	"strconv"
+
+	lua "github.com/yuin/gopher-lua"
+	luar "layeh.com/gopher-luar"
+)
+
+// Func is a Go function callable from Lua. Arguments arrive converted to Go (see ToGo);
+// the result is converted to Lua; a non-nil error is raised as a Lua error in the caller.
+// ctx is the context of the Lua call in progress: a Func that blocks must honour it.
+type Func func(ctx context.Context, args []any) (any, error)
+
+// Object hands a Go value to Lua as userdata through gopher-luar. Only wrap values built
+// as facades for Lua: every exported field and method becomes reachable.
+type Object struct{ V any }
+
+// Limits on values converted back from Lua.
+const (
+	maxConvertDepth = 64
+	maxConvertItems = 1 << 20
+)
+
+// toLua converts a Go value to Lua: maps to tables, slices to arrays (1-based), numbers,
+// strings, booleans, nil, Func to a function, Object through gopher-luar. Anything else is
+// converted by reflection when it is a map or slice, or turned into its string form.
+func toLua(L *lua.LState, v any) lua.LValue {
+	switch x := v.(type) {
+	case nil:
+		return lua.LNil
+	case lua.LValue:
+		return x
+	case string:
+		return lua.LString(x)
+	case bool:
+		return lua.LBool(x)
+	case int:
+		return lua.LNumber(x)
+	case int64:
+		return lua.LNumber(x)
+	case int32:
+		return lua.LNumber(x)
+	case uint64:
+		return lua.LNumber(x)
+	case float64:
+		return lua.LNumber(x)
+	case float32:
+		return lua.LNumber(x)
+	case map[string]any:
+		t := L.CreateTable(0, len(x))
+		for k, e := range x {
+			t.RawSetString(k, toLua(L, e))
+		}
+		return t
+	case []any:
+		t := L.CreateTable(len(x), 0)
+		for i, e := range x {
+			t.RawSetInt(i+1, toLua(L, e))
+		}
+		return t
+	case []string:
+		t := L.CreateTable(len(x), 0)
+		for i, e := range x {
+			t.RawSetInt(i+1, lua.LString(e))
+		}
+		return t
+	case map[string]string:
+		t := L.CreateTable(0, len(x))
+		for k, e := range x {
+			t.RawSetString(k, lua.LString(e))
+		}
+		return t
+	case Func:
+		return L.NewFunction(wrapFunc(x))
+	case Object:
+		return luar.New(L, x.V)
+	case fmt.Stringer:
+		return lua.LString(x.String())
+	case error:
+		return lua.LString(x.Error())
+	}
+	return reflectToLua(L, reflect.ValueOf(v))
+}
+
+func reflectToLua(L *lua.LState, rv reflect.Value) lua.LValue {
+	switch rv.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if rv.IsNil() {
+			return lua.LNil
+		}
+		return reflectToLua(L, rv.Elem())
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return lua.LNumber(rv.Int())
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return lua.LNumber(rv.Uint())
+	case reflect.Float32, reflect.Float64:
+		return lua.LNumber(rv.Float())
+	case reflect.String:
+		return lua.LString(rv.String())
+	case reflect.Bool:
+		return lua.LBool(rv.Bool())
+	case reflect.Slice, reflect.Array:
+		t := L.CreateTable(rv.Len(), 0)
+		for i := range rv.Len() {
+			t.RawSetInt(i+1, toLua(L, rv.Index(i).Interface()))
+		}
+		return t
+	case reflect.Map:
+		t := L.CreateTable(0, rv.Len())
+		iter := rv.MapRange()
+		for iter.Next() {
+			t.RawSet(toLua(L, iter.Key().Interface()), toLua(L, iter.Value().Interface()))
+		}
+		return t
+	}
+	if rv.IsValid() && rv.CanInterface() {
+		return lua.LString(fmt.Sprint(rv.Interface()))
+	}
+	return lua.LNil
+}
+
+// wrapFunc adapts a Func to gopher-lua, converting arguments and recovering panics.
+func wrapFunc(f Func) lua.LGFunction {
+	return func(L *lua.LState) int {
+		args := make([]any, L.GetTop())
+		for i := range args {
+			v, err := ToGo(L.Get(i + 1))
+			if err != nil {
+				L.RaiseError("argument %d: %v", i+1, err)
+			}
+			args[i] = v
+		}
+		ctx := L.Context()
+		if ctx == nil {
+			ctx = context.Background()
+		}
+		res, err := callFunc(ctx, f, args)
+		if err != nil {
+			L.RaiseError("%v", err)
+		}
+		L.Push(toLua(L, res))
+		return 1
+	}
+}
+
+func callFunc(ctx context.Context, f Func, args []any) (res any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("panic in host function: %v", r)
+		}
+	}()
+	return f(ctx, args)
+}
+
+// ToGo converts a Lua value to Go: nil, bool, string, int64 for integral numbers (float64
+// otherwise), []any for tables whose keys are exactly 1..n (or marked with json.array),
+// map[string]any for other tables. json.null becomes nil. Functions, userdata, threads,
+// cycles and values nested deeper than 64 levels are errors naming where they were found.
+func ToGo(v lua.LValue) (any, error) {
+	c := converter{seen: map[*lua.LTable]bool{}}
+	return c.value(v, "value", 0)
+}
+
+type converter struct {
+	seen  map[*lua.LTable]bool
+	items int
+}
+
+func (c *converter) value(v lua.LValue, path string, depth int) (any, error) {
+	switch x := v.(type) {
+	case *lua.LNilType:
+		return nil, nil
+	case lua.LBool:
+		return bool(x), nil
+	case lua.LString:
+		return string(x), nil
+	case lua.LNumber:
+		return number(float64(x)), nil
+	case *lua.LTable:
+		return c.table(x, path, depth)
+	case *lua.LUserData:
+		if x.Value == nullValue {
+			return nil, nil
+		}
+	}
+	return nil, &Error{Kind: KindConvert, Msg: fmt.Sprintf("unsupported value of type %s at %s", v.Type(), path)}
+}
+
+// number keeps integral values integral.
+func number(f float64) any {
+	if f == math.Trunc(f) && f >= -(1<<53) && f <= 1<<53 {
+		return int64(f)
+	}
+	return f
+}
+
+func (c *converter) table(t *lua.LTable, path string, depth int) (any, error) {
+	if depth >= maxConvertDepth {
+		return nil, &Error{Kind: KindConvert, Msg: fmt.Sprintf("table nested deeper than %d levels at %s", maxConvertDepth, path)}
+	}
+	if c.seen[t] {
+		return nil, &Error{Kind: KindConvert, Msg: "table contains itself (a cycle) at " + path}
+	}
+	c.seen[t] = true
+	defer delete(c.seen, t)
+
+	n, isArray := arrayLen(t)
+	if isArray && (n > 0 || isMarkedArray(t)) {
+		out := make([]any, n)
+		for i := 1; i <= n; i++ {
+			v, err := c.item(t.RawGetInt(i), path+"["+strconv.Itoa(i)+"]", depth)
+			if err != nil {
+				return nil, err
+			}
+			out[i-1] = v
+		}
+		return out, nil
+	}
+	out := make(map[string]any)
+	var err error
+	t.ForEach(func(k, v lua.LValue) {
+		if err != nil {
+			return
+		}
+		var key string
+		switch kk := k.(type) {
+		case lua.LString:
+			key = string(kk)
+		case lua.LNumber:
+			key = kk.String()
+		default:
+			err = &Error{Kind: KindConvert, Msg: fmt.Sprintf("unsupported key of type %s in %s", k.Type(), path)}
+			return
+		}
+		out[key], err = c.item(v, path+"."+key, depth)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *converter) item(v lua.LValue, path string, depth int) (any, error) {
+	c.items++
+	if c.items > maxConvertItems {
+		return nil, &Error{Kind: KindConvert, Msg: fmt.Sprintf("more than %d values to convert", maxConvertItems)}
+	}
+	return c.value(v, path, depth+1)
+}
+
+// arrayLen reports whether t's keys are exactly the integers 1..n, and n.
+func arrayLen(t *lua.LTable) (int, bool) {
+	count, maxKey := 0, 0
+	ok := true
+	t.ForEach(func(k, _ lua.LValue) {
+		if !ok {
+			return
+		}
+		num, isNum := k.(lua.LNumber)
+		if !isNum || float64(num) != math.Trunc(float64(num)) || num < 1 {
+			ok = false
+			return
+		}
+		count++
+		maxKey = max(maxKey, int(num))
+	})
+	return count, ok && count == maxKey
+}
+
+// sortedKeys returns the keys of m in order, for deterministic output.
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

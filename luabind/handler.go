@@ -1,0 +1,41 @@
+package luabind
+
+import (
+	"context"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// Handler is a loaded gateway hook handler: a file defining a global function handle.
+// Call is safe for concurrent use.
+type Handler struct{ s *script }
+
+// LoadHandler compiles src, runs it in a new sandboxed state and checks that it defines a
+// global function named fn (for gateway hooks, "handle").
+func LoadHandler(ctx context.Context, src []byte, fn string, opts Options) (*Handler, error) {
+	s, err := newScript(src, opts)
+	if err != nil {
+		return nil, err
+	}
+	s.setup = func(_ context.Context, st *state) error {
+		f, ok := st.L.GetGlobal(fn).(*lua.LFunction)
+		if !ok {
+			return &Error{Kind: KindLoad, File: opts.File, Msg: "no global function " + fn + ": define `function " + fn + "(event_type, context) ... end`"}
+		}
+		st.fns = []*lua.LFunction{f}
+		return nil
+	}
+	if err := s.start(ctx); err != nil {
+		return nil, err
+	}
+	return &Handler{s: s}, nil
+}
+
+// Call runs the handler's function with args converted to Lua, under the hook's timeout,
+// and returns its first result converted to Go.
+func (h *Handler) Call(ctx context.Context, args ...any) (any, error) {
+	return h.s.call(ctx, func(st *state) *lua.LFunction { return st.fns[0] }, args...)
+}
+
+// Close releases the handler's Lua states; calls in flight finish first.
+func (h *Handler) Close() { h.s.close() }

@@ -1,0 +1,93 @@
+package luabind
+
+import (
+	"os"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// A module is one library that `require` can return. available decides, from the hook's
+// declared permissions, whether the module exists at all for that hook: a module a hook
+// may not use is not merely refused, it is absent. Permission-gated modules (http, exec,
+// file I/O) join this table with an available function that checks their permission.
+type module struct {
+	name      string
+	available func(*env) bool
+	open      func(*lua.LState, *env) lua.LValue
+}
+
+func always(*env) bool { return true }
+
+// modules is the fixed table of libraries. It is never modified after init.
+var modules = []module{
+	{name: "json", available: always, open: openJSON},
+	{name: "log", available: always, open: openLog},
+	{name: "re", available: always, open: openRe},
+	{name: "time", available: always, open: openTime},
+	{name: "hermes", available: always, open: openHermes},
+}
+
+// openHermes builds the hermes module: home, version, and the host's functions.
+func openHermes(L *lua.LState, e *env) lua.LValue {
+	mod := L.CreateTable(0, 2+len(e.hostFuncs))
+	mod.RawSetString("home", lua.LString(e.home))
+	mod.RawSetString("version", lua.LString(Version))
+	mod.RawSetString("name", lua.LString(e.name))
+	for name, f := range e.hostFuncs {
+		mod.RawSetString(name, L.NewFunction(wrapFunc(f)))
+	}
+	return mod
+}
+
+// Version is the engine version reported to Lua as hermes.version.
+const Version = "0.1.0"
+
+// installRequire defines require(name), which returns the loaded module, opening it on
+// first use. Unknown or unavailable names are errors that say why.
+func installRequire(L *lua.LState, e *env) {
+	loaded := L.CreateTable(0, len(modules))
+	L.SetGlobal("require", L.NewFunction(func(L *lua.LState) int {
+		name := L.CheckString(1)
+		if v := loaded.RawGetString(name); v != lua.LNil {
+			L.Push(v)
+			return 1
+		}
+		for _, m := range modules {
+			if m.name != name {
+				continue
+			}
+			if !m.available(e) {
+				L.RaiseError("module %q is not available to this hook: declare the permission it needs in the manifest", name)
+			}
+			v := m.open(L, e)
+			loaded.RawSetString(name, v)
+			L.Push(v)
+			return 1
+		}
+		L.RaiseError("module %q not found (available: %s)", name, availableNames(e))
+		return 0
+	}))
+}
+
+func availableNames(e *env) string {
+	s := ""
+	for _, m := range modules {
+		if m.available(e) {
+			if s != "" {
+				s += ", "
+			}
+			s += m.name
+		}
+	}
+	return s
+}
+
+// getenv answers only for the names declared in permissions.env ("*" allows all).
+func (e *env) getenv(name string) (string, bool) {
+	for _, allowed := range e.perms.Env {
+		if allowed == "*" || allowed == name {
+			return os.LookupEnv(name)
+		}
+	}
+	return "", false
+}

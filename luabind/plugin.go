@@ -1,0 +1,100 @@
+package luabind
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// Registration is one ctx.register_hook(name, fn) call made by a plugin's register(ctx).
+type Registration struct {
+	Hook string // the hook name as given (not validated here)
+	Line int    // line of the register_hook call in the handler file
+}
+
+// Plugin is a loaded plugin handler: register(ctx) has run and its callbacks are known.
+// Call is safe for concurrent use.
+type Plugin struct {
+	s    *script
+	regs []Registration
+}
+
+// LoadPlugin compiles src, runs it in a new sandboxed state and calls its global
+// register(ctx). Errors are *Error values naming the file and, where known, the line.
+func LoadPlugin(ctx context.Context, src []byte, opts Options) (*Plugin, error) {
+	s, err := newScript(src, opts)
+	if err != nil {
+		return nil, err
+	}
+	p := &Plugin{s: s}
+	s.setup = p.register
+	if err := s.start(ctx); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// Registrations lists the plugin's callbacks in registration order; the index of each is
+// the index to pass to Call.
+func (p *Plugin) Registrations() []Registration { return p.regs }
+
+// Call runs callback i with one argument, the kwargs table, under the plugin's timeout, and
+// returns its first result converted to Go.
+func (p *Plugin) Call(ctx context.Context, i int, kwargs map[string]any) (any, error) {
+	return p.s.call(ctx, func(st *state) *lua.LFunction { return st.fns[i] }, kwargs)
+}
+
+// Close releases the plugin's Lua states; calls in flight finish first.
+func (p *Plugin) Close() { p.s.close() }
+
+// register runs the handler's register(ctx) in a fresh state. Every state must register
+// the same hooks in the same order, so that callback indexes agree across the pool.
+func (p *Plugin) register(ctx context.Context, st *state) error {
+	L := st.L
+	file := p.s.opts.File
+	fn, ok := L.GetGlobal("register").(*lua.LFunction)
+	if !ok {
+		return &Error{Kind: KindLoad, File: file, Msg: "no global function register(ctx): define `function register(ctx) ... end`"}
+	}
+	var regs []Registration
+	var fns []*lua.LFunction
+	ctxTable := L.CreateTable(0, 5)
+	ctxTable.RawSetString("name", lua.LString(p.s.opts.Name))
+	ctxTable.RawSetString("home", lua.LString(p.s.opts.Home))
+	ctxTable.RawSetString("config", toLua(L, p.s.opts.Config))
+	ctxTable.RawSetString("log", openLog(L, p.s.env))
+	ctxTable.RawSetString("register_hook", L.NewFunction(func(L *lua.LState) int {
+		name := L.CheckString(1)
+		cb := L.CheckFunction(2)
+		line := 0
+		if dbg, ok := L.GetStack(1); ok && getInfoOK(L, "l", dbg) {
+			line = dbg.CurrentLine
+		}
+		regs = append(regs, Registration{Hook: name, Line: line})
+		fns = append(fns, cb)
+		return 0
+	}))
+	L.Push(fn)
+	L.Push(ctxTable)
+	if err := L.PCall(1, 0, nil); err != nil {
+		le := fromCallError(file, ctx, "register(ctx) timed out after "+p.s.opts.Timeout.String(), err)
+		if le.Kind == KindRuntime {
+			le.Msg = "error in register(ctx): " + le.Msg
+		}
+		return le
+	}
+	if p.regs != nil && !slices.EqualFunc(regs, p.regs, func(a, b Registration) bool { return a.Hook == b.Hook }) {
+		return &Error{Kind: KindLoad, File: file, Msg: fmt.Sprintf(
+			"register(ctx) registered different hooks in a second Lua state (%d vs %d): keep register deterministic", len(regs), len(p.regs))}
+	}
+	if p.regs == nil {
+		p.regs = regs
+		if p.regs == nil {
+			p.regs = []Registration{}
+		}
+	}
+	st.fns = fns
+	return nil
+}

@@ -1,0 +1,270 @@
+package luabind
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+
+	lua "github.com/yuin/gopher-lua"
+	"github.com/yuin/gopher-lua/parse"
+)
+
+// Permissions are the side effects a hook declares in its manifest (§6.4). The zero value
+// allows none of them.
+type Permissions struct {
+	FS   []string `json:"fs,omitempty"`   // paths file I/O may touch
+	Net  []string `json:"net,omitempty"`  // hosts the http module may reach
+	Exec []string `json:"exec,omitempty"` // programs the exec module may run
+	Env  []string `json:"env,omitempty"`  // variables os.getenv may read ("*" = all)
+}
+
+// Options describe one handler file to load. The zero value of every field works.
+type Options struct {
+	Name        string          // hook or plugin name, for logs; "" = the file name
+	File        string          // path of the handler, used in every error message
+	Home        string          // the hermes home, visible as hermes.home and ctx.home
+	Logger      *slog.Logger    // nil = discard; the log module and print write here
+	Timeout     time.Duration   // per call (and for loading); 0 = 5s
+	States      int             // Lua states kept for concurrent calls; 0 = 1 (see doc.go)
+	Permissions Permissions     // what the hook may touch
+	HostFuncs   map[string]Func // extra functions of the hermes module, e.g. run_agent
+	Config      any             // plugins only: visible to Lua as ctx.config
+}
+
+const defaultTimeout = 5 * time.Second
+
+// script is one compiled handler file and its pool of Lua states. The bytecode is
+// compiled once; every state runs the same prototype.
+type script struct {
+	opts        Options
+	proto       *lua.FunctionProto
+	env         *env
+	timeoutText string
+	setup       func(ctx context.Context, st *state) error
+
+	idle    chan *state
+	mu      sync.Mutex
+	created int
+	closed  bool
+	all     []*state
+}
+
+// state is one Lua state with the functions the handler gave us.
+type state struct {
+	L   *lua.LState
+	fns []*lua.LFunction
+}
+
+// compile parses and compiles src once; syntax errors carry the file and line.
+func compile(file string, src []byte) (*lua.FunctionProto, error) {
+	chunk, err := parse.Parse(bytes.NewReader(src), file)
+	if err != nil {
+		return nil, fromParseError(file, err)
+	}
+	proto, err := lua.Compile(chunk, file)
+	if err != nil {
+		return nil, fromParseError(file, err)
+	}
+	return proto, nil
+}
+
+func newScript(src []byte, opts Options) (*script, error) {
+	if opts.Timeout <= 0 {
+		opts.Timeout = defaultTimeout
+	}
+	if opts.States <= 0 {
+		opts.States = 1
+	}
+	if opts.Name == "" {
+		opts.Name = opts.File
+	}
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	proto, err := compile(opts.File, src)
+	if err != nil {
+		return nil, err
+	}
+	return &script{
+		opts:        opts,
+		proto:       proto,
+		env:         &env{name: opts.Name, home: opts.Home, logger: logger, perms: opts.Permissions, hostFuncs: opts.HostFuncs},
+		timeoutText: fmt.Sprintf("timed out after %s", opts.Timeout),
+		idle:        make(chan *state, opts.States),
+	}, nil
+}
+
+// start creates the first state, so that load errors surface at load time.
+func (s *script) start(ctx context.Context) error {
+	st, err := s.acquire(ctx)
+	if err != nil {
+		return err
+	}
+	s.release(st)
+	return nil
+}
+
+// newState builds a sandbox, runs the chunk and the script's setup, under the timeout.
+func (s *script) newState(ctx context.Context) (st *state, err error) {
+	ctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
+	defer cancel()
+	L := newSandbox(s.env)
+	defer func() {
+		if r := recover(); r != nil {
+			err = &Error{Kind: KindRuntime, File: s.opts.File, Msg: fmt.Sprintf("panic while loading: %v", r)}
+		}
+		if err != nil {
+			L.Close()
+		}
+	}()
+	L.SetContext(ctx)
+	defer L.RemoveContext()
+	L.Push(L.NewFunctionFromProto(s.proto))
+	if err := L.PCall(0, 0, nil); err != nil {
+		return nil, fromCallError(s.opts.File, ctx, "timed out while loading after "+s.opts.Timeout.String(), err)
+	}
+	st = &state{L: L}
+	if s.setup != nil {
+		if err := s.setup(ctx, st); err != nil {
+			return nil, err
+		}
+	}
+	return st, nil
+}
+
+// acquire takes an idle state, creates one if the pool may grow, or waits for one.
+func (s *script) acquire(ctx context.Context) (*state, error) {
+	select {
+	case st := <-s.idle:
+		return st, nil
+	default:
+	}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil, &Error{Kind: KindLoad, File: s.opts.File, Msg: "hook is closed"}
+	}
+	if s.created < s.opts.States {
+		s.created++
+		s.mu.Unlock()
+		st, err := s.newState(ctx)
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if err != nil {
+			s.created--
+			return nil, err
+		}
+		s.all = append(s.all, st)
+		return st, nil
+	}
+	s.mu.Unlock()
+	select {
+	case st := <-s.idle:
+		return st, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// release returns a state to the pool, or closes it when the script is closed.
+func (s *script) release(st *state) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		st.L.Close()
+		return
+	}
+	s.idle <- st
+}
+
+// discard drops a state that may be inconsistent (a Go panic unwound through it).
+func (s *script) discard(st *state) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.created--
+	for i, x := range s.all {
+		if x == st {
+			s.all = append(s.all[:i], s.all[i+1:]...)
+			break
+		}
+	}
+	st.L.Close()
+}
+
+// close closes idle states now and busy ones when their call returns.
+func (s *script) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return
+	}
+	s.closed = true
+	for {
+		select {
+		case st := <-s.idle:
+			st.L.Close()
+		default:
+			return
+		}
+	}
+}
+
+// call runs the function pick chooses in some state, with the hook's timeout.
+func (s *script) call(ctx context.Context, pick func(*state) *lua.LFunction, args ...any) (any, error) {
+	callCtx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
+	defer cancel()
+	st, err := s.acquire(callCtx)
+	if err != nil {
+		var le *Error
+		if errors.As(err, &le) {
+			return nil, err
+		}
+		if errors.Is(err, context.DeadlineExceeded) {
+			return nil, &Error{Kind: KindTimeout, File: s.opts.File, Msg: s.timeoutText + " waiting for a free Lua state"}
+		}
+		return nil, &Error{Kind: KindCanceled, File: s.opts.File, Msg: "call canceled by the host"}
+	}
+	v, err, panicked := s.invoke(callCtx, st, pick(st), args)
+	if panicked {
+		s.discard(st)
+	} else {
+		s.release(st)
+	}
+	return v, err
+}
+
+// invoke calls fn in st. It never lets a panic escape; panicked reports that the state
+// should not be reused.
+func (s *script) invoke(ctx context.Context, st *state, fn *lua.LFunction, args []any) (v any, err error, panicked bool) {
+	L := st.L
+	top := L.GetTop()
+	defer func() {
+		if r := recover(); r != nil {
+			v, err, panicked = nil, &Error{Kind: KindRuntime, File: s.opts.File, Msg: fmt.Sprintf("panic: %v", r)}, true
+		}
+	}()
+	L.SetContext(ctx)
+	defer L.RemoveContext()
+	defer L.SetTop(top)
+	L.Push(fn)
+	for _, a := range args {
+		L.Push(toLua(L, a))
+	}
+	if err := L.PCall(len(args), 1, nil); err != nil {
+		return nil, fromCallError(s.opts.File, ctx, s.timeoutText, err), false
+	}
+	v, err = ToGo(L.Get(-1))
+	if err != nil {
+		le := err.(*Error)
+		le.File, le.Line = s.opts.File, fn.Proto.LineDefined
+		le.Msg = "returned an " + le.Msg
+		return nil, le, false
+	}
+	return v, nil, false
+}
