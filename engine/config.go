@@ -1,0 +1,93 @@
+package engine
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/hermes-hooks/hermes/internal/manifest"
+	"gopkg.in/yaml.v3"
+)
+
+// Warning is one problem found while loading a home: the file, the line where known, and
+// what is wrong. Warnings never stop the other hooks from loading.
+type Warning = manifest.Warning
+
+// config is what the engine reads from <home>/config.yaml. The file may hold other
+// settings of the host; only these keys are interpreted.
+type config struct {
+	file            string
+	hooks           *yaml.Node // shell hooks, parsed by package shell
+	autoAccept      any        // hooks_auto_accept as written
+	consentMode     any        // hooks_consent as written
+	disabledPlugins []string
+	gatewayHooks    *yaml.Node // gateway_hooks, for package gateway
+}
+
+// ResolveHome returns dir, else $HERMES_HOME, else ~/.hermes.
+func ResolveHome(dir string) string {
+	if dir != "" {
+		return dir
+	}
+	if h := os.Getenv("HERMES_HOME"); h != "" {
+		return h
+	}
+	if u, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(u, ".hermes")
+	}
+	return ".hermes"
+}
+
+// loadConfig reads config.yaml; a missing file is an empty config. An unreadable or
+// invalid file is an error: guessing would run plugins the user disabled.
+func loadConfig(home string) (*config, []Warning, error) {
+	file := filepath.Join(home, "config.yaml")
+	cfg := &config{file: file}
+	root, err := manifest.Read(file)
+	if errors.Is(err, fs.ErrNotExist) {
+		return cfg, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	var warns []Warning
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := root.Content[i], root.Content[i+1]
+		switch k.Value {
+		case "hooks":
+			cfg.hooks = v
+		case "hooks_auto_accept":
+			cfg.autoAccept, _ = manifest.Any(file, v, k.Value)
+		case "hooks_consent":
+			cfg.consentMode, _ = manifest.Any(file, v, k.Value)
+		case "gateway_hooks":
+			cfg.gatewayHooks = v
+		case "plugins":
+			w, err := cfg.parsePlugins(v)
+			if err != nil {
+				return nil, nil, err
+			}
+			warns = append(warns, w...)
+		}
+	}
+	return cfg, warns, nil
+}
+
+func (c *config) parsePlugins(n *yaml.Node) ([]Warning, error) {
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
+		return nil, nil
+	}
+	if n.Kind != yaml.MappingNode {
+		return nil, manifest.Errorf(c.file, n, "plugins must be a mapping (e.g. plugins: {disabled: [name]})")
+	}
+	fields, warns := manifest.Fields(c.file, n, []string{"disabled", "enabled"})
+	if d, ok := fields["disabled"]; ok {
+		list, err := manifest.StringList(c.file, d, "plugins.disabled")
+		if err != nil {
+			return warns, err
+		}
+		c.disabledPlugins = list
+	}
+	return warns, nil
+}

@@ -1,0 +1,35 @@
+// Package engine loads the plugin hooks and shell hooks of a hermes home and fires them at
+// an agent's lifecycle points. It is the embedding API for gateways and CLI agents.
+//
+// # Model
+//
+// New reads <home>/config.yaml, loads every plugin under <home>/plugins/ (plugin.yaml +
+// handler.lua, run by package luabind) and every approved shell hook of config.yaml (run
+// by package shell, approved through package consent), and builds one immutable hook set:
+// for each hook name, the callbacks in invocation order. Lua plugin callbacks come first
+// (plugin priority, higher first; then directory name; then registration order), then
+// shell hooks in config order.
+//
+// The one invoker runs every callback of a hook sequentially, in that order, and the typed
+// calls merge their results (§4.3): PreToolCall (first valid block wins), PreLLMCall
+// (contexts joined by a blank line), TransformToolResult / TransformTerminalOutput (first
+// string, even ""), TransformLLMOutput (first non-empty string), PreGatewayDispatch (first
+// recognised action). Invoke fires any hook for observers; Fire returns the full Report.
+//
+// # Failures
+//
+// A hook that errors, panics or times out is logged with its name and file:line, reported
+// in its HookResult, and skipped; the others still run. No call returns a hook's failure as
+// a Go error or panics. A plugin with fail_closed: true that fails on pre_tool_call blocks
+// the call. Broken plugins and shell-hook entries are skipped at load with one Warning each.
+//
+// # Concurrency and lifecycle
+//
+// An Engine is safe for concurrent use. Reload builds a new hook set from the home and
+// swaps it in atomically: calls in flight finish on the old set, which is closed when its
+// last call returns; when the home fails to load the old set stays. Close releases
+// everything once calls in flight are done.
+//
+// When no hook is registered for a name, the typed calls return at once without
+// allocating.
+package engine

@@ -1,0 +1,109 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hermes-hooks/hermes/internal/suggest"
+	"github.com/hermes-hooks/hermes/luabind"
+)
+
+// callback is one registered hook function: a Lua plugin callback or a shell hook.
+// fire never panics and never returns a Go error: failures are in the HookResult.
+type callback interface {
+	fire(ctx context.Context, hook string, kwargs map[string]any) HookResult
+}
+
+// hookSet is one immutable generation of loaded hooks. Calls hold a reference while they
+// run, so Reload can swap in a new set and close the old one once its calls finish.
+type hookSet struct {
+	byHook   map[string][]callback // in invocation order: plugins, then shell hooks
+	plugins  []*PluginInfo
+	shell    []*ShellHookInfo
+	warnings []Warning
+	closers  []func()
+
+	refs      atomic.Int64
+	retired   atomic.Bool
+	closeOnce sync.Once
+}
+
+func (s *hookSet) close() {
+	s.closeOnce.Do(func() {
+		for _, c := range s.closers {
+			c()
+		}
+	})
+}
+
+// acquire returns the current set with a reference held; release it when done.
+func (e *Engine) acquire() *hookSet {
+	for {
+		s := e.set.Load()
+		s.refs.Add(1)
+		if !s.retired.Load() {
+			return s
+		}
+		e.release(s)
+	}
+}
+
+func (e *Engine) release(s *hookSet) {
+	if s.refs.Add(-1) == 0 && s.retired.Load() {
+		s.close()
+	}
+}
+
+// invoke is the one invoker: it runs every callback of hook in order and returns their
+// results. It returns nil at once when nothing is registered.
+func (e *Engine) invoke(ctx context.Context, hook string, kwargs map[string]any) []HookResult {
+	if len(e.set.Load().byHook[hook]) == 0 {
+		return nil
+	}
+	s := e.acquire()
+	defer e.release(s)
+	cbs := s.byHook[hook]
+	results := make([]HookResult, 0, len(cbs))
+	for _, cb := range cbs {
+		results = append(results, cb.fire(ctx, hook, kwargs))
+	}
+	return results
+}
+
+// pluginCallback is one function a plugin registered.
+type pluginCallback struct {
+	p      *plugin
+	index  int
+	line   int
+	logger *slog.Logger
+}
+
+func (c *pluginCallback) fire(ctx context.Context, hook string, kwargs map[string]any) HookResult {
+	start := time.Now()
+	v, err := c.p.lp.Call(ctx, c.index, kwargs)
+	r := HookResult{Source: SourcePlugin, Name: c.p.info.Name, Status: StatusOK, Result: v, value: v, Duration: time.Since(start)}
+	if err == nil {
+		return r
+	}
+	r.Status, r.Err, r.Result, r.value = StatusError, err.Error(), nil, nil
+	if le, ok := err.(*luabind.Error); ok && le.Kind == luabind.KindTimeout {
+		r.Status = StatusTimeout
+	}
+	c.logger.Warn("plugin hook failed", "plugin", c.p.info.Name, "hook", hook, "status", string(r.Status), "error", r.Err)
+	if c.p.info.FailClosed && hook == PreToolCall {
+		r.value = map[string]any{"action": "block", "message": fmt.Sprintf(
+			"blocked: plugin %q failed closed (%s: %s)", c.p.info.Name, r.Status, r.Err)}
+	}
+	return r
+}
+
+func didYouMean(name string, candidates []string) string {
+	if s := suggest.Closest(name, candidates); s != "" {
+		return fmt.Sprintf(" (did you mean %q?)", s)
+	}
+	return ""
+}

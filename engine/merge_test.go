@@ -1,0 +1,172 @@
+package engine
+
+import (
+	"context"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var call = ToolCall{Name: "terminal", Args: map[string]any{"command": "ls"}, SessionID: "s", TaskID: "t", ToolCallID: "c"}
+
+func TestPreToolCallMerge(t *testing.T) {
+	invalid := []string{`return "block"`, `return 123`, `return {action="block"}`, `return {action="deny", message="x"}`,
+		`return {message="x"}`, `return {action="block", message=123}`, `return {action="block", message=""}`, `error("boom")`}
+	for _, body := range invalid {
+		t.Run("ignored "+body, func(t *testing.T) {
+			e, _ := newEngine(t, writeHome(t, pluginFiles("p", "", one("pre_tool_call", body))))
+			if b := e.PreToolCall(context.Background(), call); b != nil {
+				t.Errorf("blocked with %+v, want nil", b)
+			}
+		})
+	}
+	t.Run("first valid block wins, observers after it still run", func(t *testing.T) {
+		home := writeHome(t, merge(
+			pluginFiles("a", "", one("pre_tool_call", `return {action="block"}`)),
+			pluginFiles("b", "", one("pre_tool_call", `return {action="block", message="from b"}`)),
+			pluginFiles("c", "", one("pre_tool_call", `return {action="block", message="from c"}`)),
+			pluginFiles("d", "", "seen = 0\nfunction register(ctx) ctx.register_hook('pre_tool_call', function(kw) seen = seen + 1 end) ctx.register_hook('post_tool_call', function() return seen end) end"),
+		))
+		e, _ := newEngine(t, home)
+		b := e.PreToolCall(context.Background(), call)
+		if diff := cmp.Diff(&Block{Message: "from b", Source: SourcePlugin, Hook: "b"}, b); diff != "" {
+			t.Errorf("block (-want +got):\n%s", diff)
+		}
+		rs := e.Invoke(context.Background(), PostToolCall, nil)
+		if len(rs) != 1 || rs[0].Result != int64(1) {
+			t.Errorf("observer after the block ran %v times, want 1", rs)
+		}
+	})
+	t.Run("callback sees the kwargs", func(t *testing.T) {
+		e, _ := newEngine(t, writeHome(t, pluginFiles("p", "", one("pre_tool_call",
+			`if kw.tool_name == "terminal" and kw.args.command == "ls" and kw.session_id == "s" and kw.task_id == "t" and kw.tool_call_id == "c" then return {action="block", message="saw all"} end`))))
+		if b := e.PreToolCall(context.Background(), call); b == nil || b.Message != "saw all" {
+			t.Errorf("got %+v", b)
+		}
+	})
+}
+
+func TestPreLLMCallMerge(t *testing.T) {
+	home := writeHome(t, merge(
+		pluginFiles("ccc", "", one("pre_llm_call", `return {context = "from ccc"}`)),
+		pluginFiles("aaa", "", one("pre_llm_call", `return {context = "from aaa"}`)),
+		pluginFiles("bbb", "", one("pre_llm_call", `return "plain string from bbb"`)),
+		pluginFiles("bba", "", one("pre_llm_call", `return "   "`)),
+		pluginFiles("bbc", "", one("pre_llm_call", `return {context = ""}`)),
+		pluginFiles("bbd", "", one("pre_llm_call", `return {context = 5}`)),
+		pluginFiles("bbe", "", one("pre_llm_call", `error("x")`)),
+	))
+	e, _ := newEngine(t, home)
+	got := e.PreLLMCall(context.Background(), LLMTurn{SessionID: "s", UserMessage: "hi"})
+	want := "from aaa\n\nplain string from bbb\n\nfrom ccc"
+	if got != want {
+		t.Errorf("context = %q, want %q", got, want)
+	}
+}
+
+func TestTransformMerge(t *testing.T) {
+	tests := []struct {
+		name, hook string
+		bodies     []string
+		want       string
+	}{
+		{"empty string wins for tool result", TransformToolResult, []string{`return ""`, `return "second"`}, ""},
+		{"non-strings ignored", TransformToolResult, []string{`return {result = "x"}`, `return 5`, `return "third"`}, "third"},
+		{"failing callback keeps original", TransformToolResult, []string{`error("boom")`}, "orig"},
+		{"nil keeps original", TransformToolResult, []string{`return nil`}, "orig"},
+		{"empty string ignored for llm output", TransformLLMOutput, []string{`return ""`, `return "rewritten"`}, "rewritten"},
+		{"llm output failing keeps original", TransformLLMOutput, []string{`error("boom")`}, "orig"},
+		{"terminal output empty wins", TransformTerminalOutput, []string{`return ""`}, ""},
+		{"terminal output sees kwargs", TransformTerminalOutput, []string{`return kw.command .. "|" .. kw.output .. "|" .. kw.exit_code .. "|" .. kw.cwd .. "|" .. kw.task_id`}, "ls|orig|2|/w|t"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			files := map[string]string{}
+			for i, b := range tt.bodies {
+				files = merge(files, pluginFiles(string(rune('a'+i)), "", one(tt.hook, b)))
+			}
+			e, _ := newEngine(t, writeHome(t, files))
+			var got string
+			ctx := context.Background()
+			switch tt.hook {
+			case TransformToolResult:
+				c := call
+				c.Result = "orig"
+				got = e.TransformToolResult(ctx, c)
+			case TransformLLMOutput:
+				got = e.TransformLLMOutput(ctx, LLMOutput{ResponseText: "orig"})
+			case TransformTerminalOutput:
+				got = e.TransformTerminalOutput(ctx, TerminalOutput{Command: "ls", Output: "orig", ExitCode: 2, Cwd: "/w", TaskID: "t"})
+			}
+			if got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestDispatchMerge(t *testing.T) {
+	tests := []struct {
+		name   string
+		bodies []string
+		want   Dispatch
+	}{
+		{"no answer allows", []string{`return nil`}, Dispatch{Action: DispatchAllow}},
+		{"skip", []string{`return {action="skip", reason="unauthorised"}`}, Dispatch{Action: DispatchSkip, Reason: "unauthorised", Hook: "a"}},
+		{"rewrite", []string{`return {action="rewrite", text="new " .. kw.event.text}`}, Dispatch{Action: DispatchRewrite, Text: "new hello", Hook: "a"}},
+		{"allow ends the scan", []string{`return {action="allow"}`, `return {action="skip"}`}, Dispatch{Action: DispatchAllow, Hook: "a"}},
+		{"rewrite without text ends the scan", []string{`return {action="rewrite", text=5}`, `return {action="skip"}`}, Dispatch{Action: DispatchAllow, Hook: "a"}},
+		{"unknown actions and non-tables skipped", []string{`return {action="drop"}`, `return "skip"`, `error("x")`, `return {action="skip"}`}, Dispatch{Action: DispatchSkip, Hook: "d"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			files := map[string]string{}
+			for i, b := range tt.bodies {
+				files = merge(files, pluginFiles(string(rune('a'+i)), "", one(PreGatewayDispatch, b)))
+			}
+			e, _ := newEngine(t, writeHome(t, files))
+			got := e.PreGatewayDispatch(context.Background(), DispatchEvent{Text: "hello", Platform: "telegram"}, DispatchHost{})
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("dispatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+	t.Run("internal events never fire the hook", func(t *testing.T) {
+		e, _ := newEngine(t, writeHome(t, pluginFiles("a", "", one(PreGatewayDispatch, `return {action="skip"}`))))
+		if got := e.PreGatewayDispatch(context.Background(), DispatchEvent{Text: "x", Internal: true}, DispatchHost{}); got.Action != DispatchAllow {
+			t.Errorf("internal event: %+v", got)
+		}
+	})
+	t.Run("host objects are callable", func(t *testing.T) {
+		var sent []any
+		host := DispatchHost{Gateway: map[string]any{"send": Func(func(_ context.Context, a []any) (any, error) { sent = a; return nil, nil })}}
+		e, _ := newEngine(t, writeHome(t, pluginFiles("a", "", one(PreGatewayDispatch, `kw.gateway.send(kw.event.platform, kw.event.chat_id, "denied") return {action="skip"}`))))
+		e.PreGatewayDispatch(context.Background(), DispatchEvent{Platform: "telegram", ChatID: "c1"}, DispatchHost{Gateway: host.Gateway})
+		if diff := cmp.Diff([]any{"telegram", "c1", "denied"}, sent); diff != "" {
+			t.Errorf("gateway.send args (-want +got):\n%s", diff)
+		}
+	})
+}
+
+func TestOutcomeShapes(t *testing.T) {
+	rs := func(v any) []HookResult { return []HookResult{{Name: "p", value: v}} }
+	tests := []struct {
+		hook string
+		in   []HookResult
+		want any
+	}{
+		{PreToolCall, rs(map[string]any{"action": "block", "message": "no"}), map[string]any{"action": "block", "message": "no"}},
+		{PreToolCall, rs("block"), nil},
+		{PreLLMCall, rs("ctx"), map[string]any{"context": "ctx"}},
+		{TransformToolResult, rs(""), map[string]any{"text": ""}},
+		{TransformLLMOutput, rs(""), nil},
+		{PreGatewayDispatch, rs(map[string]any{"action": "skip", "reason": "r"}), map[string]any{"action": "skip", "reason": "r"}},
+		{PreGatewayDispatch, nil, nil},
+		{PostToolCall, rs("anything"), nil},
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.want, outcome(tt.hook, tt.in)); diff != "" {
+			t.Errorf("%s %v (-want +got):\n%s", tt.hook, tt.in, diff)
+		}
+	}
+}

@@ -1,0 +1,205 @@
+package engine
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/hermes-hooks/hermes/internal/manifest"
+	"github.com/hermes-hooks/hermes/luabind"
+)
+
+// Plugin manifest limits (§4.1).
+const (
+	defaultPluginTimeout = 5.0
+	maxTimeout           = 300.0
+	maxStates            = 64
+)
+
+var pluginKeys = []string{"name", "description", "version", "enabled", "priority", "timeout", "fail_closed", "config", "permissions", "states"}
+
+// PluginInfo describes one plugin directory as found and loaded.
+type PluginInfo struct {
+	Name        string              `json:"name"`
+	Dir         string              `json:"dir"`
+	Description string              `json:"description,omitempty"`
+	Version     string              `json:"version,omitempty"`
+	Priority    int                 `json:"priority"`
+	Timeout     float64             `json:"timeout_s"`
+	FailClosed  bool                `json:"fail_closed"`
+	States      int                 `json:"states"`
+	Enabled     bool                `json:"enabled"`
+	Status      string              `json:"status"` // "loaded", "disabled" or "error"
+	Error       string              `json:"error,omitempty"`
+	Hooks       []string            `json:"hooks"`
+	Permissions luabind.Permissions `json:"permissions"`
+
+	config  any
+	dirName string
+}
+
+// plugin is a loaded plugin.
+type plugin struct {
+	info *PluginInfo
+	file string
+	lp   *luabind.Plugin
+}
+
+// loadPlugins discovers <home>/plugins/*, loads the enabled ones, and returns them in
+// invocation order (priority, then directory name) with every plugin's info.
+func (e *Engine) loadPlugins(ctx context.Context, home string, cfg *config) ([]*plugin, []*PluginInfo, []Warning) {
+	dir := filepath.Join(home, "plugins")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, nil
+		}
+		return nil, nil, []Warning{{File: dir, Msg: err.Error()}}
+	}
+	var loaded []*plugin
+	var infos []*PluginInfo
+	var warns []Warning
+	for _, ent := range entries { // os.ReadDir sorts by name
+		if !ent.IsDir() || strings.HasPrefix(ent.Name(), ".") {
+			continue
+		}
+		p, info, w := e.loadPlugin(ctx, filepath.Join(dir, ent.Name()), cfg)
+		warns = append(warns, w...)
+		if info != nil {
+			infos = append(infos, info)
+		}
+		if p != nil {
+			loaded = append(loaded, p)
+		}
+	}
+	slices.SortStableFunc(loaded, func(a, b *plugin) int {
+		return cmp.Or(cmp.Compare(b.info.Priority, a.info.Priority), cmp.Compare(a.info.dirName, b.info.dirName))
+	})
+	return loaded, infos, warns
+}
+
+// loadPlugin loads one plugin directory. A nil plugin with a non-nil info means the plugin
+// is listed but not running (disabled or broken).
+func (e *Engine) loadPlugin(ctx context.Context, dir string, cfg *config) (*plugin, *PluginInfo, []Warning) {
+	base := filepath.Base(dir)
+	info := &PluginInfo{Name: base, Dir: dir, dirName: base, Enabled: true, Timeout: defaultPluginTimeout, States: 1, Hooks: []string{}}
+	mfile := filepath.Join(dir, "plugin.yaml")
+	hfile := filepath.Join(dir, "handler.lua")
+	fail := func(w Warning) (*plugin, *PluginInfo, []Warning) {
+		info.Status, info.Error = "error", w.String()
+		return nil, info, []Warning{w}
+	}
+	warns, err := parsePluginManifest(mfile, info)
+	if err != nil {
+		var me *manifest.Error
+		if errors.As(err, &me) {
+			return fail(me.Warning)
+		}
+		if errors.Is(err, fs.ErrNotExist) {
+			return fail(Warning{File: mfile, Msg: "missing plugin.yaml: a plugin directory needs plugin.yaml and handler.lua"})
+		}
+		return fail(Warning{File: mfile, Msg: err.Error()})
+	}
+	if slices.Contains(cfg.disabledPlugins, info.Name) || slices.Contains(cfg.disabledPlugins, base) {
+		info.Enabled = false
+	}
+	if !info.Enabled {
+		info.Status = "disabled"
+		return nil, info, warns
+	}
+	src, err := os.ReadFile(hfile)
+	if err != nil {
+		msg := err.Error()
+		if errors.Is(err, fs.ErrNotExist) {
+			msg = "missing handler.lua: define register(ctx) in it"
+		}
+		info.Status, info.Error = "error", Warning{File: hfile, Msg: msg}.String()
+		return nil, info, append(warns, Warning{File: hfile, Msg: msg})
+	}
+	lp, err := luabind.LoadPlugin(ctx, src, luabind.Options{
+		Name: info.Name, File: hfile, Home: e.home, Logger: e.logger.With("plugin", info.Name),
+		Timeout: seconds(info.Timeout), States: info.States, Permissions: info.Permissions,
+		HostFuncs: e.opts.HostFuncs, Config: info.config,
+	})
+	if err != nil {
+		var le *luabind.Error
+		w := Warning{File: hfile, Msg: err.Error()}
+		if errors.As(err, &le) {
+			w = Warning{File: le.File, Line: le.Line, Msg: le.Msg}
+		}
+		return fail(w)
+	}
+	for _, r := range lp.Registrations() {
+		info.Hooks = append(info.Hooks, r.Hook)
+		if !IsHook(r.Hook) {
+			warns = append(warns, Warning{File: hfile, Line: r.Line, Msg: fmt.Sprintf(
+				"unknown hook %q%s (kept for hosts that fire it); valid hooks: %s", r.Hook, didYouMean(r.Hook, hookNames), strings.Join(hookNames, ", "))})
+		}
+	}
+	if info.FailClosed && !slices.Contains(info.Hooks, PreToolCall) {
+		warns = append(warns, Warning{File: mfile, Msg: "fail_closed only applies to pre_tool_call, which this plugin does not register"})
+	}
+	info.Status = "loaded"
+	return &plugin{info: info, file: hfile, lp: lp}, info, warns
+}
+
+func seconds(f float64) time.Duration { return time.Duration(f * float64(time.Second)) }
+
+// parsePluginManifest fills info from plugin.yaml.
+func parsePluginManifest(file string, info *PluginInfo) ([]Warning, error) {
+	root, err := manifest.Read(file)
+	if err != nil {
+		return nil, err
+	}
+	fields, warns := manifest.Fields(file, root, pluginKeys)
+	for _, key := range pluginKeys {
+		n, ok := fields[key]
+		if !ok {
+			continue
+		}
+		var err error
+		switch key {
+		case "name":
+			info.Name, err = manifest.String(file, n, key)
+			if err == nil && strings.TrimSpace(info.Name) == "" {
+				err = manifest.Errorf(file, n, "name must not be empty")
+			}
+		case "description":
+			info.Description, err = manifest.String(file, n, key)
+		case "version":
+			info.Version, err = manifest.String(file, n, key)
+		case "enabled":
+			info.Enabled, err = manifest.Bool(file, n, key)
+		case "priority":
+			info.Priority, err = manifest.Int(file, n, key)
+		case "fail_closed":
+			info.FailClosed, err = manifest.Bool(file, n, key)
+		case "timeout":
+			var w []Warning
+			info.Timeout, w, err = manifest.Timeout(file, n, defaultPluginTimeout, maxTimeout)
+			warns = append(warns, w...)
+		case "states":
+			info.States, err = manifest.Int(file, n, key)
+			if err == nil && (info.States < 1 || info.States > maxStates) {
+				err = manifest.Errorf(file, n, "states must be between 1 and %d", maxStates)
+			}
+		case "config":
+			info.config, err = manifest.Any(file, n, key)
+		case "permissions":
+			var w []Warning
+			info.Permissions, w, err = manifest.Permissions(file, n)
+			warns = append(warns, w...)
+		}
+		if err != nil {
+			return warns, err
+		}
+	}
+	return warns, nil
+}

@@ -1,0 +1,78 @@
+package engine
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Status is how one hook's call ended.
+type Status string
+
+// Statuses of a hook call.
+const (
+	StatusOK      Status = "ok"
+	StatusError   Status = "error"
+	StatusTimeout Status = "timeout"
+	StatusSkipped Status = "skipped" // matcher did not match, or the hook is disabled or unapproved
+)
+
+// Source names the kind of hook that produced a result.
+const (
+	SourcePlugin  = "plugin"
+	SourceShell   = "shell"
+	SourceGateway = "gateway"
+)
+
+// HookResult is what one hook did for one call. A failing hook is a HookResult with a
+// Status, never a Go error.
+type HookResult struct {
+	Source   string        // SourcePlugin, SourceShell or SourceGateway
+	Name     string        // plugin name, shell command, or gateway hook name
+	Status   Status        //
+	Result   any           // the hook's answer in wire shape: the Lua return value, or a shell hook's parsed stdout
+	Err      string        // why the call failed (file:line where known); "" when fine
+	Duration time.Duration //
+
+	// Shell hooks only.
+	ExitCode *int
+	Stdout   *string
+	Stderr   *string
+
+	// value is the answer the merge uses: Result for Lua, the normalised stdout for
+	// shell hooks, or a block when a fail_closed hook failed.
+	value any
+}
+
+// MarshalJSON renders the §8 shape: source, name, status, (exit_code, stdout, stderr),
+// result, error (null when fine), duration_ms.
+func (r HookResult) MarshalJSON() ([]byte, error) {
+	var errText *string
+	if r.Err != "" {
+		errText = &r.Err
+	}
+	return json.Marshal(struct {
+		Source     string  `json:"source"`
+		Name       string  `json:"name"`
+		Status     Status  `json:"status"`
+		ExitCode   *int    `json:"exit_code,omitempty"`
+		Stdout     *string `json:"stdout,omitempty"`
+		Stderr     *string `json:"stderr,omitempty"`
+		Result     any     `json:"result"`
+		Error      *string `json:"error"`
+		DurationMS float64 `json:"duration_ms"`
+	}{r.Source, r.Name, r.Status, r.ExitCode, r.Stdout, r.Stderr, r.Result, errText, durationMS(r.Duration)})
+}
+
+// durationMS rounds to microseconds, enough for people and stable for tests.
+func durationMS(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// Report is the full story of one firing: the payload, every hook's result and the merged
+// outcome (§8): {"action":"block","message":…} for pre_tool_call, {"context":…} for
+// pre_llm_call, {"text":…} for transforms, the action object for pre_gateway_dispatch,
+// nil when nothing applies and for observers.
+type Report struct {
+	Event   string         `json:"event"`
+	Payload map[string]any `json:"payload"`
+	Hooks   []HookResult   `json:"hooks"`
+	Outcome any            `json:"outcome"`
+}

@@ -1,0 +1,216 @@
+// Package manifest reads the YAML manifests of hooks and plugins (HOOK.yaml, plugin.yaml)
+// and the top level of config.yaml: strict about types, tolerant of unknown keys (a warning),
+// and precise about where each problem is (file and line).
+package manifest
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/hermes-hooks/hermes/internal/suggest"
+	"github.com/hermes-hooks/hermes/luabind"
+	"gopkg.in/yaml.v3"
+)
+
+// MaxSize is the largest manifest or config file read.
+const MaxSize = 1 << 20
+
+// Warning is one problem in a file, for one line of output.
+type Warning struct {
+	File string `json:"file"`
+	Line int    `json:"line,omitempty"`
+	Msg  string `json:"message"`
+}
+
+func (w Warning) String() string {
+	if w.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", w.File, w.Line, w.Msg)
+	}
+	return fmt.Sprintf("%s: %s", w.File, w.Msg)
+}
+
+// Error is a problem that stops a file from being used; it is a Warning too.
+type Error struct{ Warning }
+
+func (e *Error) Error() string { return e.String() }
+
+// Errorf builds an *Error located at node (node may be nil).
+func Errorf(file string, node *yaml.Node, format string, args ...any) *Error {
+	w := Warning{File: file, Msg: fmt.Sprintf(format, args...)}
+	if node != nil {
+		w.Line = node.Line
+	}
+	return &Error{w}
+}
+
+// Read reads and parses a YAML file whose top level must be a mapping. An empty file is an
+// empty mapping. Errors are *Error values with the file and, where known, the line.
+func Read(path string) (*yaml.Node, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxSize+1))
+	if err != nil {
+		return nil, &Error{Warning{File: path, Msg: err.Error()}}
+	}
+	if len(data) > MaxSize {
+		return nil, &Error{Warning{File: path, Msg: fmt.Sprintf("file larger than %d bytes", MaxSize)}}
+	}
+	return Parse(path, data)
+}
+
+// Parse parses data as the YAML file named file.
+func Parse(file string, data []byte) (*yaml.Node, error) {
+	var doc yaml.Node
+	if err := yaml.NewDecoder(bytes.NewReader(data)).Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: 1}, nil
+		}
+		return nil, yamlError(file, err)
+	}
+	root := &doc
+	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
+		root = root.Content[0]
+	}
+	if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
+		return &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: 1}, nil
+	}
+	if root.Kind != yaml.MappingNode {
+		return nil, Errorf(file, root, "top level is not a mapping of keys to values")
+	}
+	return root, nil
+}
+
+// yamlError turns "yaml: line 3: did not find expected key" into file:3: did not find ...
+func yamlError(file string, err error) *Error {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	line := 0
+	if n, _ := fmt.Sscanf(msg, "line %d:", &line); n == 1 {
+		msg = strings.TrimSpace(msg[strings.Index(msg, ":")+1:])
+	}
+	return &Error{Warning{File: file, Line: line, Msg: "invalid YAML: " + msg}}
+}
+
+// Fields returns the values of a mapping by key. Keys not in known give one warning each,
+// with a "did you mean" hint when one is close; they are still returned.
+func Fields(file string, m *yaml.Node, known []string) (map[string]*yaml.Node, []Warning) {
+	out := make(map[string]*yaml.Node, len(m.Content)/2)
+	var warns []Warning
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], m.Content[i+1]
+		out[k.Value] = v
+		if !slices.Contains(known, k.Value) {
+			msg := fmt.Sprintf("unknown key %q (ignored)", k.Value)
+			if s := suggest.Closest(k.Value, known); s != "" {
+				msg += fmt.Sprintf("; did you mean %q?", s)
+			}
+			warns = append(warns, Warning{File: file, Line: k.Line, Msg: msg})
+		}
+	}
+	return out, warns
+}
+
+// String decodes a string scalar.
+func String(file string, n *yaml.Node, key string) (string, error) {
+	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
+		return "", Errorf(file, n, "%s must be a string", key)
+	}
+	return n.Value, nil
+}
+
+// Bool decodes a YAML boolean (true/false only; "yes" strings are not booleans here).
+func Bool(file string, n *yaml.Node, key string) (bool, error) {
+	var b bool
+	if n.Kind != yaml.ScalarNode || n.Tag != "!!bool" || n.Decode(&b) != nil {
+		return false, Errorf(file, n, "%s must be true or false, got %q", key, n.Value)
+	}
+	return b, nil
+}
+
+// Int decodes an integer scalar.
+func Int(file string, n *yaml.Node, key string) (int, error) {
+	var i int
+	if n.Kind != yaml.ScalarNode || n.Tag != "!!int" || n.Decode(&i) != nil {
+		return 0, Errorf(file, n, "%s must be an integer, got %q", key, n.Value)
+	}
+	return i, nil
+}
+
+// Number decodes an integer or float scalar.
+func Number(file string, n *yaml.Node, key string) (float64, error) {
+	var f float64
+	if n.Kind != yaml.ScalarNode || (n.Tag != "!!int" && n.Tag != "!!float") || n.Decode(&f) != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, Errorf(file, n, "%s must be a number, got %q", key, n.Value)
+	}
+	return f, nil
+}
+
+// StringList decodes a sequence of strings (a single string is not accepted).
+func StringList(file string, n *yaml.Node, key string) ([]string, error) {
+	if n.Kind != yaml.SequenceNode {
+		return nil, Errorf(file, n, "%s must be a list of strings", key)
+	}
+	out := make([]string, 0, len(n.Content))
+	for _, item := range n.Content {
+		if item.Kind != yaml.ScalarNode || item.Tag != "!!str" {
+			return nil, Errorf(file, item, "%s must be a list of strings, found %q", key, item.Value)
+		}
+		out = append(out, item.Value)
+	}
+	return out, nil
+}
+
+// Any decodes a node into plain Go values (maps, slices, scalars).
+func Any(file string, n *yaml.Node, key string) (any, error) {
+	var v any
+	if err := n.Decode(&v); err != nil {
+		return nil, Errorf(file, n, "%s: %v", key, err)
+	}
+	return v, nil
+}
+
+// Permissions decodes a permissions mapping (§6.4).
+func Permissions(file string, n *yaml.Node) (luabind.Permissions, []Warning, error) {
+	var p luabind.Permissions
+	if n.Kind != yaml.MappingNode {
+		return p, nil, Errorf(file, n, "permissions must be a mapping with fs, net, exec and env lists")
+	}
+	fields, warns := Fields(file, n, []string{"fs", "net", "exec", "env"})
+	for key, dst := range map[string]*[]string{"fs": &p.FS, "net": &p.Net, "exec": &p.Exec, "env": &p.Env} {
+		if v, ok := fields[key]; ok {
+			list, err := StringList(file, v, "permissions."+key)
+			if err != nil {
+				return p, warns, err
+			}
+			*dst = list
+		}
+	}
+	return p, warns, nil
+}
+
+// Timeout decodes a timeout in seconds: default when absent; values below 1 second use
+// the default and values above max use max, each with a warning.
+func Timeout(file string, n *yaml.Node, def, maxSeconds float64) (float64, []Warning, error) {
+	if n == nil {
+		return def, nil, nil
+	}
+	f, err := Number(file, n, "timeout")
+	if err != nil {
+		return def, nil, err
+	}
+	switch {
+	case f <= 0:
+		return def, []Warning{{File: file, Line: n.Line, Msg: fmt.Sprintf("timeout %v must be positive; using %v", n.Value, def)}}, nil
+	case f > maxSeconds:
+		return maxSeconds, []Warning{{File: file, Line: n.Line, Msg: fmt.Sprintf("timeout %v is above the maximum; using %v", n.Value, maxSeconds)}}, nil
+	}
+	return f, nil, nil
+}
