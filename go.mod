@@ -10,6 +10,7 @@ require (
 	github.com/yuin/gopher-lua v1.1.2 // indirect
 	golang.org/x/sys v0.50.0 // indirect
 	golang.org/x/term v0.48.0 // indirect
+	golang.org/x/tools v0.26.0 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 	layeh.com/gopher-luar v1.0.11 // indirect
 )

@@ -1,0 +1,36 @@
+// Command hermesctl lists, tests, approves and debugs the hooks of a hermes home.
+//
+// Usage:
+//
+//	hermesctl [--home DIR] [--accept-hooks] [-v] <command> [flags]
+//
+//	hooks list [--json]                  every gateway, plugin and shell hook
+//	hooks test <event> [--for-tool X] [--payload-file F] [--json]
+//	                                     fire every matching hook on a sample payload
+//	hooks allow <event> <command>        approve a shell hook
+//	hooks revoke <command>               remove every approval of a command
+//	hooks doctor [--json]                check every hook; exit 3 on a problem
+//	plugins list [--json]                plugins with priority, hooks and permissions
+//	replay <transcript.jsonl> [--json]   run a transcript through the reference gateway
+//	demo                                 replay the bundled example
+//
+// The home is --home, else $HERMES_HOME, else ~/.hermes. Logs and warnings go to stderr,
+// results to stdout.
+//
+// Exit codes:
+//
+//	0  ok
+//	1  internal error
+//	2  usage error: unknown command, unknown event for test, bad flag
+//	3  a hook or check failed (test: a hook errored or timed out; doctor: a problem found)
+//	5  invalid configuration: an unreadable --payload-file, a broken config.yaml
+package main
+
+// Exit codes, as documented above.
+const (
+	exitOK       = 0
+	exitInternal = 1
+	exitUsage    = 2
+	exitFailed   = 3
+	exitConfig   = 5
+)

@@ -1,0 +1,168 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/hermes-hooks/hermes/engine"
+	"github.com/hermes-hooks/hermes/internal/suggest"
+)
+
+var hooksTestCommand = &command{
+	name: "hooks test",
+	args: "<event>",
+	help: "fire every matching hook on the default payload of <event> and show each answer and the merged outcome",
+	flags: func(fs *flag.FlagSet, c *cli) {
+		fs.StringVar(&c.forTool, "for-tool", "", "set tool_name in the payload")
+		fs.StringVar(&c.payloadFile, "payload-file", "", "JSON object of kwargs merged over the default payload")
+	},
+	run: runHooksTest,
+}
+
+func runHooksTest(c *cli, args []string) int {
+	if !c.wantArgs(args, 1) {
+		return exitUsage
+	}
+	event := args[0]
+	cwd, _ := os.Getwd()
+	payload := engine.DefaultPayload(event, cwd)
+	if payload == nil {
+		hint := ""
+		if s := suggest.Closest(event, engine.HookNames()); s != "" {
+			hint = fmt.Sprintf(" (did you mean %q?)", s)
+		}
+		return c.fail(exitUsage, "unknown event %q%s; valid events: %s", event, hint, strings.Join(engine.HookNames(), ", "))
+	}
+	if c.forTool != "" {
+		payload["tool_name"] = c.forTool
+	}
+	if c.payloadFile != "" {
+		extra, err := readPayloadFile(c.payloadFile)
+		if err != nil {
+			return c.fail(exitConfig, "%v", err)
+		}
+		for k, v := range extra {
+			payload[k] = v
+		}
+	}
+	eng, code := c.openEngine(engine.Options{IgnoreConsent: true})
+	if eng == nil {
+		return code
+	}
+	defer eng.Close(c.ctx)
+	rep := eng.Fire(c.ctx, event, payload)
+	if c.json {
+		c.printJSON(rep)
+	} else {
+		printReport(c.stdout, rep)
+	}
+	for _, h := range rep.Hooks {
+		if h.Status == engine.StatusError || h.Status == engine.StatusTimeout {
+			return exitFailed
+		}
+	}
+	return exitOK
+}
+
+// readPayloadFile reads a JSON object of kwargs; numbers stay integers where they are.
+func readPayloadFile(file string) (map[string]any, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read --payload-file: %v", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, fmt.Errorf("--payload-file %s is not valid JSON: %v", file, err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("--payload-file %s: unexpected data after the JSON object", file)
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("--payload-file %s must hold a JSON object of kwargs, e.g. {\"tool_name\": \"terminal\"}", file)
+	}
+	return fromJSONNumbers(m).(map[string]any), nil
+}
+
+// fromJSONNumbers turns json.Number into int64 or float64.
+func fromJSONNumbers(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		if i, err := x.Int64(); err == nil {
+			return i
+		}
+		f, _ := x.Float64()
+		return f
+	case map[string]any:
+		for k, e := range x {
+			x[k] = fromJSONNumbers(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = fromJSONNumbers(e)
+		}
+	}
+	return v
+}
+
+func (c *cli) printJSON(v any) {
+	enc := json.NewEncoder(c.stdout)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	enc.Encode(v)
+}
+
+// compactJSON renders v on one line for text output.
+func compactJSON(v any) string {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Sprint(v)
+	}
+	return strings.TrimSpace(buf.String())
+}
+
+// printReport prints one firing for people.
+func printReport(w io.Writer, rep engine.Report) {
+	fmt.Fprintf(w, "%s: %d hook(s)\n", rep.Event, len(rep.Hooks))
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, h := range rep.Hooks {
+		detail := "result: " + compactJSON(h.Result)
+		if h.ExitCode != nil {
+			detail = fmt.Sprintf("exit %d, %s", *h.ExitCode, detail)
+		}
+		if h.Err != "" {
+			detail += "; error: " + h.Err
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%.2f ms\t%s\n", h.Source, h.Name, h.Status, float64(h.Duration.Microseconds())/1000, detail)
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "outcome: %s\n", describeOutcome(rep.Outcome))
+}
+
+func describeOutcome(o any) string {
+	m, ok := o.(map[string]any)
+	switch {
+	case o == nil:
+		return "none (nothing changed)"
+	case !ok:
+		return compactJSON(o)
+	case m["action"] == "block":
+		return fmt.Sprintf("BLOCK: %v", m["message"])
+	case m["context"] != nil:
+		return fmt.Sprintf("inject context: %q", m["context"])
+	case m["text"] != nil:
+		return fmt.Sprintf("replace with: %q", m["text"])
+	}
+	return compactJSON(o)
+}

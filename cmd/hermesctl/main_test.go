@@ -1,0 +1,68 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"hermesctl": func() { os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+	})
+}
+
+// TestScripts runs the CLI scenarios in testdata/script: one file per behaviour.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir: "testdata/script",
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("HERMES_HOME", env.WorkDir+"/home")
+			env.Setenv("HOME", env.WorkDir+"/userhome")
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"cmpjson": cmpJSON},
+	})
+}
+
+// cmpJSON compares two JSON documents (a file name or "stdout") after setting every
+// "duration_ms" to 0, since timings differ from run to run.
+func cmpJSON(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: cmpjson stdout|file want.json")
+	}
+	read := func(name string) any {
+		text := ts.ReadFile(name)
+		var v any
+		if err := json.Unmarshal([]byte(text), &v); err != nil {
+			ts.Fatalf("%s is not JSON: %v\n%s", name, err, text)
+		}
+		return zeroDurations(v)
+	}
+	got, want := read(args[0]), read(args[1])
+	if diff := cmp.Diff(want, got); (diff != "") != neg {
+		ts.Fatalf("%s and %s differ (-want +got):\n%s", args[0], args[1], diff)
+	}
+}
+
+func zeroDurations(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if _, ok := e.(float64); ok && k == "duration_ms" {
+				x[k] = 0.0
+			} else {
+				x[k] = zeroDurations(e)
+			}
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = zeroDurations(e)
+		}
+	}
+	return v
+}

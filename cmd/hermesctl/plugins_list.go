@@ -1,0 +1,69 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/hermes-hooks/hermes/engine"
+)
+
+var pluginsListCommand = &command{
+	name: "plugins list",
+	help: "list plugins with priority, hooks registered, permissions and status",
+	run:  runPluginsList,
+}
+
+func runPluginsList(c *cli, args []string) int {
+	if !c.wantArgs(args, 0) {
+		return exitUsage
+	}
+	eng, code := c.openEngine(engine.Options{IgnoreConsent: true})
+	if eng == nil {
+		return code
+	}
+	defer eng.Close(c.ctx)
+	plugins := eng.Plugins()
+	if c.json {
+		if plugins == nil {
+			plugins = []*engine.PluginInfo{}
+		}
+		c.printJSON(plugins)
+		return exitOK
+	}
+	if len(plugins) == 0 {
+		fmt.Fprintf(c.stdout, "no plugins in %s\n", eng.Home()+"/plugins")
+		return exitOK
+	}
+	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tPRIORITY\tSTATUS\tHOOKS\tPERMISSIONS")
+	for _, p := range plugins {
+		status := p.Status
+		if p.Error != "" {
+			status += ": " + p.Error
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\n", p.Name, p.Priority, status, orDash(strings.Join(p.Hooks, ",")), describePermissions(p.Permissions))
+	}
+	tw.Flush()
+	return exitOK
+}
+
+func describePermissions(p engine.Permissions) string {
+	var parts []string
+	for _, kv := range []struct {
+		k string
+		v []string
+	}{{"fs", p.FS}, {"net", p.Net}, {"exec", p.Exec}, {"env", p.Env}} {
+		if len(kv.v) > 0 {
+			parts = append(parts, kv.k+"="+strings.Join(kv.v, ","))
+		}
+	}
+	return orDash(strings.Join(parts, " "))
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
