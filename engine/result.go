@@ -76,3 +76,16 @@ type Report struct {
 	Hooks   []HookResult   `json:"hooks"`
 	Outcome any            `json:"outcome"`
 }
+
+// Block returns the block a pre_tool_call report decided, or nil.
+func (r Report) Block() *Block { return mergeBlock(r.Hooks) }
+
+// Context returns the context a pre_llm_call report injects ("" if none).
+func (r Report) Context() string { return mergeContext(r.Hooks) }
+
+// Text returns the replacement a transform report decided and whether there is one
+// (for transform_llm_output only non-empty strings count).
+func (r Report) Text() (string, bool) { return mergeTransform(r.Hooks, r.Event != TransformLLMOutput) }
+
+// Dispatch returns the decision of a pre_gateway_dispatch report.
+func (r Report) Dispatch() Dispatch { return mergeDispatch(r.Hooks) }

@@ -1,0 +1,266 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/hermes-hooks/hermes/engine"
+)
+
+func writeHome(t *testing.T, files map[string]string) string {
+	t.Helper()
+	home := t.TempDir()
+	for name, content := range files {
+		p := filepath.Join(home, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return home
+}
+
+func hookFiles(name, manifest, handler string) map[string]string {
+	return map[string]string{"hooks/" + name + "/HOOK.yaml": manifest, "hooks/" + name + "/handler.lua": handler}
+}
+
+func merge(ms ...map[string]string) map[string]string {
+	out := map[string]string{}
+	for _, m := range ms {
+		for k, v := range m {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func newGateway(t *testing.T, home string, opts Options) (*Gateway, *syncBuffer) {
+	t.Helper()
+	logs := &syncBuffer{}
+	logger := slog.New(slog.NewTextHandler(logs, nil))
+	eng, err := engine.New(context.Background(), engine.Options{Home: home, Logger: logger})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Logger = logger
+	g, err := New(context.Background(), eng, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		g.Close(context.Background())
+		eng.Close(context.Background())
+	})
+	return g, logs
+}
+
+const echoHandler = `function handle(ev, ctx) return ev end`
+
+func TestDiscovery(t *testing.T) {
+	files := merge(
+		hookFiles("good", "events: [agent:start]\n", echoHandler),
+		map[string]string{"hooks/nomanifest/handler.lua": echoHandler, "hooks/nohandler/HOOK.yaml": "events: [agent:start]\n"},
+		hookFiles("emptyevents", "events: []\n", echoHandler),
+		hookFiles("noevents", "name: x\n", echoHandler),
+		hookFiles("nohandle", "events: [agent:start]\n", "function other() end"),
+		hookFiles("syntax", "events: [agent:start]\n", "function handle(ev, ctx)\n  return = 1\nend"),
+		hookFiles("badyaml", "events: [agent:start\n", echoHandler),
+		hookFiles("off", "events: [agent:start]\nenabled: false\n", echoHandler),
+		hookFiles("typo", "events: [agent:stpe, agent:start]\ncolour: red\n", echoHandler),
+	)
+	home := writeHome(t, files)
+	g, _ := newGateway(t, home, Options{})
+	got := map[string]string{}
+	for _, h := range g.Hooks() {
+		got[filepath.Base(h.Dir)] = h.Status
+	}
+	want := map[string]string{"good": "loaded", "nomanifest": "error", "nohandler": "error", "emptyevents": "error", "noevents": "error",
+		"nohandle": "error", "syntax": "error", "badyaml": "error", "off": "disabled", "typo": "loaded"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("statuses (-want +got):\n%s", diff)
+	}
+	var warns []string
+	for _, w := range g.Warnings() {
+		warns = append(warns, strings.TrimPrefix(w.String(), home+"/"))
+	}
+	for _, want := range []string{
+		"hooks/nomanifest/HOOK.yaml: missing HOOK.yaml",
+		"hooks/nohandler/handler.lua: missing handler.lua",
+		"hooks/emptyevents/HOOK.yaml:1: events is empty",
+		"hooks/noevents/HOOK.yaml:1: missing events",
+		"hooks/nohandle/handler.lua: no global function handle",
+		"hooks/syntax/handler.lua:2:",
+		"hooks/badyaml/HOOK.yaml:",
+		`hooks/typo/HOOK.yaml:1: unknown event "agent:stpe"; did you mean "agent:step"?`,
+		`hooks/typo/HOOK.yaml:2: unknown key "colour"`,
+	} {
+		found := false
+		for _, w := range warns {
+			found = found || strings.HasPrefix(w, want)
+		}
+		if !found {
+			t.Errorf("no warning starting with %q in:\n%s", want, strings.Join(warns, "\n"))
+		}
+	}
+	if got := g.EmitCollect(context.Background(), "agent:start", nil); len(got) != 2 {
+		t.Errorf("agent:start reached %v, want good and typo", got)
+	}
+}
+
+func TestNoHooksDir(t *testing.T) {
+	g, _ := newGateway(t, t.TempDir(), Options{})
+	if len(g.Hooks()) != 0 || len(g.Warnings()) != 0 {
+		t.Errorf("hooks %v warnings %v", g.Hooks(), g.Warnings())
+	}
+	g.Emit("agent:start", nil)
+}
+
+func TestWildcards(t *testing.T) {
+	home := writeHome(t, merge(
+		hookFiles("a_wild", `events: ["command:*"]`, `function handle(ev, ctx) return "wild " .. ev .. " " .. ctx.command end`),
+		hookFiles("b_both", `events: ["command:*", "command:reset"]`, `n = 0 function handle(ev) n = n + 1 return "both " .. n end`),
+		hookFiles("c_exact", `events: ["command:reset"]`, `function handle(ev) return "exact" end`),
+		hookFiles("d_agent", `events: ["agent:*"]`, `function handle(ev) return ev end`),
+	))
+	g, _ := newGateway(t, home, Options{})
+	ctx := context.Background()
+	got := g.EmitCollect(ctx, "command:reset", map[string]any{"command": "reset"})
+	if diff := cmp.Diff([]any{"both 1", "exact", "wild command:reset reset"}, got); diff != "" {
+		t.Errorf("command:reset (-want +got):\n%s", diff)
+	}
+	got = g.EmitCollect(ctx, "command:model", map[string]any{"command": "model"})
+	if diff := cmp.Diff([]any{"wild command:model model", "both 2"}, got); diff != "" {
+		t.Errorf("command:model (-want +got):\n%s", diff)
+	}
+	if got := g.EmitCollect(ctx, "agent:step", nil); !cmp.Equal(got, []any{"agent:step"}) {
+		t.Errorf("agent:step = %v", got)
+	}
+	if got := g.EmitCollect(ctx, "session:start", nil); got != nil {
+		t.Errorf("session:start = %v", got)
+	}
+}
+
+func TestEmitDoesNotWaitAndKeepsOrder(t *testing.T) {
+	var mu sync.Mutex
+	var seen []any
+	record := engine.Func(func(_ context.Context, args []any) (any, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		seen = append(seen, args[0])
+		return nil, nil
+	})
+	home := writeHome(t, hookFiles("slow", `events: ["agent:step"]`, `
+local t = require("time")
+local hermes = require("hermes")
+function handle(ev, ctx)
+  if ctx.iteration == 1 then t.sleep(2) end
+  hermes.record(ctx.iteration)
+end`))
+	g, _ := newGateway(t, home, Options{HostFuncs: map[string]engine.Func{"record": record}})
+	start := time.Now()
+	for i := 1; i <= 5; i++ {
+		g.Emit("agent:step", map[string]any{"iteration": i})
+	}
+	if d := time.Since(start); d > 100*time.Millisecond {
+		t.Errorf("Emit took %v with a 2s handler", d)
+	}
+	if err := g.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d < 2*time.Second {
+		t.Errorf("Close returned after %v, before the queued events were handled", d)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if diff := cmp.Diff([]any{int64(1), int64(2), int64(3), int64(4), int64(5)}, seen); diff != "" {
+		t.Errorf("events handled (-want +got):\n%s", diff)
+	}
+}
+
+func TestFullQueueDropsAndCounts(t *testing.T) {
+	home := writeHome(t, hookFiles("slow", `events: ["agent:step"]`, `function handle() require("time").sleep(0.5) end`))
+	g, logs := newGateway(t, home, Options{QueueSize: 2})
+	start := time.Now()
+	for i := 0; i < 50; i++ {
+		g.Emit("agent:step", map[string]any{"iteration": i})
+	}
+	if d := time.Since(start); d > 200*time.Millisecond {
+		t.Errorf("Emit blocked for %v on a full queue", d)
+	}
+	dropped := g.Dropped()["slow"]
+	if dropped < 45 || dropped > 48 {
+		t.Errorf("dropped %d of 50 with a queue of 2, want 47 or so", dropped)
+	}
+	if n := strings.Count(logs.String(), "queue full"); n != 1 {
+		t.Errorf("%d drop warnings, want 1 (rate-limited)", n)
+	}
+}
+
+func TestFailuresNeverReachTheCaller(t *testing.T) {
+	home := writeHome(t, merge(
+		hookFiles("a_err", `events: ["agent:end"]`, "function handle()\n  error('boom')\nend"),
+		hookFiles("b_slow", "events: [agent:end]\ntimeout: 0.2\n", `function handle() while true do end end`),
+		hookFiles("c_ok", `events: ["agent:end"]`, `function handle() return "ok" end`),
+	))
+	g, logs := newGateway(t, home, Options{})
+	rs := g.EmitSync(context.Background(), "agent:end", nil)
+	var statuses []engine.Status
+	for _, r := range rs {
+		statuses = append(statuses, r.Status)
+	}
+	if diff := cmp.Diff([]engine.Status{engine.StatusError, engine.StatusTimeout, engine.StatusOK}, statuses); diff != "" {
+		t.Errorf("statuses (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(rs[0].Err, "a_err/handler.lua:2: boom") {
+		t.Errorf("error %q does not name file and line", rs[0].Err)
+	}
+	g.Emit("agent:end", nil)
+	g.Close(context.Background())
+	if !strings.Contains(logs.String(), "hook=a_err") {
+		t.Errorf("failure not logged with the hook name:\n%s", logs.String())
+	}
+}
+
+func TestCloseDeadlineInterrupts(t *testing.T) {
+	home := writeHome(t, hookFiles("stuck", "events: [agent:end]\ntimeout: 60\n", `function handle() while true do end end`))
+	g, _ := newGateway(t, home, Options{})
+	g.Emit("agent:end", nil)
+	time.Sleep(50 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	if err := g.Close(ctx); err == nil {
+		t.Error("Close with a stuck handler returned nil")
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("Close took %v", d)
+	}
+	g.Emit("agent:end", nil) // after Close: ignored, no panic
+}

@@ -1,0 +1,176 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/hermes-hooks/hermes/internal/manifest"
+	"github.com/hermes-hooks/hermes/luabind"
+)
+
+const (
+	defaultHookTimeout = 10.0
+	maxHookTimeout     = 300.0
+)
+
+var hookKeys = []string{"name", "description", "events", "enabled", "timeout", "permissions"}
+
+// HookInfo describes one directory under <home>/hooks.
+type HookInfo struct {
+	Name        string              `json:"name"`
+	Dir         string              `json:"dir"`
+	Description string              `json:"description,omitempty"`
+	Events      []string            `json:"events"`
+	Timeout     float64             `json:"timeout_s"`
+	Enabled     bool                `json:"enabled"`
+	Status      string              `json:"status"` // "loaded", "disabled" or "error"
+	Error       string              `json:"error,omitempty"`
+	Permissions luabind.Permissions `json:"permissions"`
+}
+
+// hook is a loaded gateway hook.
+type hook struct {
+	info    *HookInfo
+	file    string
+	handler *luabind.Handler
+	worker  *worker
+}
+
+// discover loads every hook directory in alphabetical order. Broken hooks are returned as
+// infos with status "error" and one warning each; they never stop the others.
+func (g *Gateway) discover(ctx context.Context) ([]*hook, []*HookInfo, []manifest.Warning) {
+	dir := filepath.Join(g.home, "hooks")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, nil
+		}
+		return nil, nil, []manifest.Warning{{File: dir, Msg: err.Error()}}
+	}
+	var hooks []*hook
+	var infos []*HookInfo
+	var warns []manifest.Warning
+	for _, ent := range entries {
+		if !ent.IsDir() || strings.HasPrefix(ent.Name(), ".") {
+			continue
+		}
+		h, info, w := g.loadHook(ctx, filepath.Join(dir, ent.Name()))
+		warns = append(warns, w...)
+		infos = append(infos, info)
+		if h != nil {
+			hooks = append(hooks, h)
+		}
+	}
+	return hooks, infos, warns
+}
+
+func (g *Gateway) loadHook(ctx context.Context, dir string) (*hook, *HookInfo, []manifest.Warning) {
+	info := &HookInfo{Name: filepath.Base(dir), Dir: dir, Enabled: true, Timeout: defaultHookTimeout, Events: []string{}}
+	mfile := filepath.Join(dir, "HOOK.yaml")
+	hfile := filepath.Join(dir, "handler.lua")
+	var warns []manifest.Warning
+	fail := func(w manifest.Warning) (*hook, *HookInfo, []manifest.Warning) {
+		info.Status, info.Error = "error", w.String()
+		return nil, info, append(warns, w)
+	}
+	for _, f := range []string{mfile, hfile} {
+		if _, err := os.Stat(f); err != nil {
+			return fail(manifest.Warning{File: f, Msg: fmt.Sprintf("missing %s: a gateway hook needs HOOK.yaml and handler.lua", filepath.Base(f))})
+		}
+	}
+	w, err := parseHookManifest(mfile, info)
+	warns = append(warns, w...)
+	if err != nil {
+		var me *manifest.Error
+		if errors.As(err, &me) {
+			return fail(me.Warning)
+		}
+		return fail(manifest.Warning{File: mfile, Msg: err.Error()})
+	}
+	if !info.Enabled {
+		info.Status = "disabled"
+		return nil, info, warns
+	}
+	src, err := os.ReadFile(hfile)
+	if err != nil {
+		return fail(manifest.Warning{File: hfile, Msg: err.Error()})
+	}
+	h, err := luabind.LoadHandler(ctx, src, "handle", luabind.Options{
+		Name: info.Name, File: hfile, Home: g.home, Logger: g.logger.With("hook", info.Name),
+		Timeout: seconds(info.Timeout), Permissions: info.Permissions, HostFuncs: g.opts.HostFuncs,
+	})
+	if err != nil {
+		var le *luabind.Error
+		if errors.As(err, &le) {
+			return fail(manifest.Warning{File: le.File, Line: le.Line, Msg: le.Msg})
+		}
+		return fail(manifest.Warning{File: hfile, Msg: err.Error()})
+	}
+	info.Status = "loaded"
+	return &hook{info: info, file: hfile, handler: h}, info, warns
+}
+
+// parseHookManifest fills info from HOOK.yaml.
+func parseHookManifest(file string, info *HookInfo) ([]manifest.Warning, error) {
+	root, err := manifest.Read(file)
+	if err != nil {
+		return nil, err
+	}
+	fields, warns := manifest.Fields(file, root, hookKeys)
+	evNode, ok := fields["events"]
+	if !ok {
+		return warns, manifest.Errorf(file, root, "missing events: list the events to handle, e.g. events: [agent:start]")
+	}
+	for _, key := range hookKeys {
+		n, ok := fields[key]
+		if !ok {
+			continue
+		}
+		var err error
+		switch key {
+		case "name":
+			info.Name, err = manifest.String(file, n, key)
+		case "description":
+			info.Description, err = manifest.String(file, n, key)
+		case "enabled":
+			info.Enabled, err = manifest.Bool(file, n, key)
+		case "timeout":
+			var w []manifest.Warning
+			info.Timeout, w, err = manifest.Timeout(file, n, defaultHookTimeout, maxHookTimeout)
+			warns = append(warns, w...)
+		case "permissions":
+			var w []manifest.Warning
+			info.Permissions, w, err = manifest.Permissions(file, n)
+			warns = append(warns, w...)
+		case "events":
+			var events []string
+			events, err = manifest.StringList(file, n, key)
+			for i, ev := range events {
+				if err != nil {
+					break
+				}
+				warning, subErr := checkSubscription(ev)
+				if subErr != nil {
+					warns = append(warns, manifest.Warning{File: file, Line: n.Content[i].Line, Msg: subErr.Error() + " (skipped)"})
+					continue
+				}
+				if warning != "" {
+					warns = append(warns, manifest.Warning{File: file, Line: n.Content[i].Line, Msg: warning})
+				}
+				info.Events = append(info.Events, ev)
+			}
+		}
+		if err != nil {
+			return warns, err
+		}
+	}
+	if len(info.Events) == 0 {
+		return warns, manifest.Errorf(file, evNode, "events is empty: list the events to handle, e.g. events: [agent:start]")
+	}
+	return warns, nil
+}
