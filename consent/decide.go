@@ -1,0 +1,127 @@
+package consent
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"os"
+)
+
+// How a pair came to be approved, as Decide reports it.
+const (
+	ByAllowlist = "allowlist" // already in the allowlist (and, in pinned mode, unchanged)
+	ByFlag      = "flag"      // --accept-hooks
+	ByEnv       = "env"       // HERMES_ACCEPT_HOOKS
+	ByConfig    = "config"    // hooks_auto_accept in config.yaml
+	ByPrompt    = "prompt"    // the user answered yes
+)
+
+// Decider resolves the consent of shell hooks, in this order: already approved (Check under
+// Mode); a bypass (AcceptFlag, then HERMES_ACCEPT_HOOKS, then ConfigAutoAccept), which
+// approves and writes the approval; a prompt when Interactive; otherwise refused, with one
+// warning saying how to approve. Its fields are read, never written, so one Decider may
+// serve several goroutines; prompts from concurrent calls would interleave, so a caller
+// that prompts decides one hook at a time.
+type Decider struct {
+	// Store is the allowlist. Required: with a nil Store every pair is refused.
+	Store *Store
+	// Mode is hooks_consent; the zero value is ModeCommand.
+	Mode Mode
+	// AcceptFlag is --accept-hooks.
+	AcceptFlag bool
+	// Getenv reads HERMES_ACCEPT_HOOKS; nil means os.Getenv.
+	Getenv func(string) string
+	// ConfigAutoAccept is hooks_auto_accept as decoded from YAML (see ConfigAccepts); nil
+	// means absent.
+	ConfigAutoAccept any
+	// Interactive allows prompting; set it from IsTerminal(os.Stdin). False never prompts.
+	Interactive bool
+	// In is where answers are read; nil means os.Stdin.
+	In io.Reader
+	// Out is where the prompt is written; nil means os.Stderr.
+	Out io.Writer
+	// Logger receives the refusal warning and approval notes; nil discards them.
+	Logger *slog.Logger
+}
+
+// Decide reports whether (event, command) may be registered, and how it was approved: one
+// of ByAllowlist, ByFlag, ByEnv, ByConfig, ByPrompt, or "" when refused. An approval by
+// bypass or prompt that cannot be written still approves (the Store logs why it was not
+// saved). ctx bounds the prompt and the wait for the allowlist's lock.
+func (d *Decider) Decide(ctx context.Context, event, command string) (approved bool, how string) {
+	logger := d.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	logger = logger.With("event", event, "command", command)
+	if d.Store == nil {
+		logger.Error("shell hook not registered: no allowlist store configured")
+		return false, ""
+	}
+	st := d.Store.Check(event, command, d.Mode)
+	if st.Approved {
+		if st.ContentDrift {
+			logger.Warn("approved shell hook has changed", "reason", st.Reason)
+		} else if st.Reason != "" {
+			logger.Debug("approved shell hook has drifted", "reason", st.Reason)
+		}
+		return true, ByAllowlist
+	}
+	if how := d.bypass(); how != "" {
+		if st.Approval != nil {
+			logger.Warn("re-approving a changed shell hook by bypass", "by", how, "reason", st.Reason)
+		}
+		d.Store.Approve(ctx, event, command) // a failed write is logged by the Store and still counts
+		logger.Info("shell hook approved", "by", how)
+		return true, how
+	}
+	if d.Interactive {
+		if !d.prompt(ctx, event, command, st) {
+			logger.Info("shell hook not approved at the prompt; not registered")
+			return false, ""
+		}
+		d.Store.Approve(ctx, event, command)
+		logger.Info("shell hook approved", "by", ByPrompt)
+		return true, ByPrompt
+	}
+	var args []any
+	if st.Approval != nil {
+		args = append(args, "reason", st.Reason) // approved once, refused now (pinned drift)
+	}
+	logger.Warn("shell hook not approved, so not registered; approve it with `"+AllowHint(event, command)+
+		"`, or run with --accept-hooks, HERMES_ACCEPT_HOOKS=1 or hooks_auto_accept: true in config.yaml", args...)
+	return false, ""
+}
+
+// prompt asks the user about the pair, saying why when it was approved before (pinned drift).
+func (d *Decider) prompt(ctx context.Context, event, command string, st Status) bool {
+	in, out := d.In, d.Out
+	if in == nil {
+		in = os.Stdin
+	}
+	if out == nil {
+		out = os.Stderr
+	}
+	note := ""
+	if st.Approval != nil {
+		note = st.Reason
+	}
+	return prompt(ctx, in, out, event, command, note)
+}
+
+// bypass returns which bypass approves every hook, or "".
+func (d *Decider) bypass() string {
+	getenv := d.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	switch {
+	case d.AcceptFlag:
+		return ByFlag
+	case EnvAccepts(getenv(EnvAcceptHooks)):
+		return ByEnv
+	case ConfigAccepts(d.ConfigAutoAccept):
+		return ByConfig
+	}
+	return ""
+}
