@@ -78,7 +78,7 @@ func (e *Engine) PreGatewayDispatch(ctx context.Context, ev DispatchEvent, host 
 	if ev.Internal || !e.HasHooks(PreGatewayDispatch) {
 		return Dispatch{Action: DispatchAllow}
 	}
-	kw := map[string]any{"event": ev.table(), "gateway": host.Gateway, "session_store": host.SessionStore}
+	kw := map[string]any{"event": ev.Table(), "gateway": host.Gateway, "session_store": host.SessionStore}
 	return mergeDispatch(e.invoke(ctx, PreGatewayDispatch, kw))
 }
 

@@ -91,7 +91,8 @@ type DispatchEvent struct {
 	Internal  bool
 }
 
-func (ev DispatchEvent) table() map[string]any {
+// Table is the event as pre_gateway_dispatch callbacks receive it.
+func (ev DispatchEvent) Table() map[string]any {
 	return map[string]any{
 		"text": ev.Text, "platform": ev.Platform, "user_id": ev.UserID, "chat_id": ev.ChatID,
 		"chat_type": ev.ChatType, "message_id": ev.MessageID, "internal": ev.Internal,

@@ -1,0 +1,223 @@
+package gateway
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/hermes-hooks/hermes/engine"
+)
+
+// Entry is one step of a timeline: a hook firing (plugin/shell hooks or gateway event),
+// a host action (gateway.send, session_store.append_to_transcript), or a note of what the
+// runner did.
+type Entry struct {
+	Event   string              `json:"event"`
+	Hooks   []engine.HookResult `json:"hooks"`
+	Outcome any                 `json:"outcome"`
+	Note    string              `json:"note,omitempty"`
+}
+
+// Timeline is everything a runner did, in order.
+type Timeline struct {
+	Events []Entry `json:"events"`
+}
+
+// Timeline returns a copy of what the runner recorded so far.
+func (r *Runner) Timeline() Timeline {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return Timeline{Events: append([]Entry{}, r.timeline.Events...)}
+}
+
+func (r *Runner) record(e Entry) {
+	if e.Hooks == nil {
+		e.Hooks = []engine.HookResult{}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.timeline.Events = append(r.timeline.Events, e)
+}
+
+// note records what the runner did, attached to the latest entry.
+func (r *Runner) note(format string, args ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	msg := fmt.Sprintf(format, args...)
+	if n := len(r.timeline.Events); n > 0 && r.timeline.Events[n-1].Note == "" {
+		r.timeline.Events[n-1].Note = msg
+		return
+	}
+	r.timeline.Events = append(r.timeline.Events, Entry{Event: "note", Hooks: []engine.HookResult{}, Note: msg})
+}
+
+// fire runs a plugin/shell hook through the engine and records it. Hooks with nothing
+// registered are not recorded.
+func (r *Runner) fire(ctx context.Context, hook string, kwargs map[string]any) engine.Report {
+	rep := r.eng.Fire(ctx, hook, kwargs)
+	if len(rep.Hooks) > 0 {
+		r.record(Entry{Event: hook, Hooks: rep.Hooks, Outcome: rep.Outcome})
+	}
+	return rep
+}
+
+// emit sends a gateway event: EmitSync in Sync mode (recorded with results), else Emit.
+func (r *Runner) emit(ctx context.Context, event string, data map[string]any, note string) {
+	if r.gw == nil {
+		return
+	}
+	if !r.opts.Sync {
+		r.gw.Emit(event, data)
+		return
+	}
+	rs := r.gw.EmitSync(ctx, event, data)
+	if len(rs) == 0 {
+		return
+	}
+	var outcome []any
+	for _, h := range rs {
+		if h.Result != nil {
+			outcome = append(outcome, h.Result)
+		}
+	}
+	r.record(Entry{Event: event, Hooks: rs, Outcome: outcome, Note: note})
+}
+
+// gatewayFacade is the `gateway` object of pre_gateway_dispatch: send(platform,
+// chat_id, text), recorded in the timeline.
+func (r *Runner) gatewayFacade(ctx context.Context) map[string]any {
+	return map[string]any{"send": engine.Func(func(_ context.Context, args []any) (any, error) {
+		if len(args) > 0 {
+			if _, isTable := args[0].(map[string]any); isTable { // gateway:send(...) passes the table first
+				args = args[1:]
+			}
+		}
+		if len(args) < 3 {
+			return nil, fmt.Errorf("gateway.send(platform, chat_id, text): want 3 arguments, got %d", len(args))
+		}
+		r.record(Entry{Event: "gateway.send", Outcome: map[string]any{"platform": args[0], "chat_id": args[1], "text": args[2]}})
+		return true, nil
+	})}
+}
+
+// storeFacade is the `session_store` object of pre_gateway_dispatch:
+// append_to_transcript(session_id, text), recorded in the timeline.
+func (r *Runner) storeFacade(ctx context.Context) map[string]any {
+	return map[string]any{"append_to_transcript": engine.Func(func(_ context.Context, args []any) (any, error) {
+		if len(args) > 0 {
+			if _, isTable := args[0].(map[string]any); isTable {
+				args = args[1:]
+			}
+		}
+		if len(args) < 2 {
+			return nil, fmt.Errorf("session_store.append_to_transcript(session_id, text): want 2 arguments, got %d", len(args))
+		}
+		r.record(Entry{Event: "session_store.append_to_transcript", Outcome: map[string]any{"session_id": args[0], "text": args[1]}})
+		return true, nil
+	})}
+}
+
+// Replay drives a runner from transcript lines, with agent answering the llm lines.
+// It returns an error only for a transcript the runner cannot follow; hook failures are
+// in the timeline.
+func Replay(ctx context.Context, r *Runner, agent *TranscriptAgent) error {
+	shutdown := false
+	for {
+		l, ok := agent.next()
+		if !ok {
+			break
+		}
+		switch l.Type {
+		case "startup":
+			r.Startup(ctx, l.Platforms)
+		case "message":
+			if _, err := r.HandleMessage(ctx, Inbound{Platform: l.Platform, UserID: l.UserID, ChatID: l.ChatID,
+				ChatType: l.ChatType, MessageID: l.MessageID, Text: l.Text, Internal: l.Internal}); err != nil {
+				return fmt.Errorf("line %d: %v", l.N, err)
+			}
+		case "llm":
+			return fmt.Errorf("line %d: an llm line outside a message turn (a message must come first)", l.N)
+		case "command":
+			r.HandleCommand(ctx, Command{Platform: l.Platform, UserID: l.UserID, ChatID: l.ChatID, Name: l.Name, Args: l.Args})
+		case "approval":
+			r.HandleApproval(ctx, Approval{Command: l.Command, Description: l.Description, PatternKey: l.PatternKey,
+				PatternKeys: l.PatternKeys, SessionKey: r.lastSessionKey(), Surface: "gateway", Choice: l.Choice})
+		case "subagent":
+			r.HandleSubagent(ctx, Subagent{Role: l.Role, Summary: l.Summary, Status: l.Status, DurationMS: l.DurationMS})
+		case "shutdown":
+			shutdown = true
+			if err := r.Shutdown(ctx); err != nil {
+				return err
+			}
+		}
+	}
+	if !shutdown && r.gw != nil {
+		return r.gw.Close(ctx)
+	}
+	return nil
+}
+
+func (r *Runner) lastSessionKey() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, s := range r.sessions {
+		if s.id == r.lastID {
+			return s.key
+		}
+	}
+	return ""
+}
+
+// ReplayFile parses the transcript file at path and replays it against home, returning
+// the timeline. Engine options (logger, consent) come from opts; the runner's agent
+// answers hermes.run_agent.
+func ReplayFile(ctx context.Context, path string, opts engine.Options, gwOpts Options) (Timeline, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Timeline{}, err
+	}
+	defer f.Close()
+	return ReplayReader(ctx, path, f, opts, gwOpts)
+}
+
+// ReplayReader is ReplayFile for a transcript read from r; name is used in errors.
+func ReplayReader(ctx context.Context, name string, rd io.Reader, opts engine.Options, gwOpts Options) (Timeline, error) {
+	lines, err := ParseTranscript(name, rd)
+	if err != nil {
+		return Timeline{}, err
+	}
+	agent := NewTranscriptAgent(lines)
+	opts.HostFuncs = mergeFuncs(opts.HostFuncs, HostFuncs(agent))
+	gwOpts.HostFuncs = mergeFuncs(gwOpts.HostFuncs, HostFuncs(agent))
+	if gwOpts.Logger == nil {
+		gwOpts.Logger = opts.Logger
+	}
+	eng, err := engine.New(ctx, opts)
+	if err != nil {
+		return Timeline{}, err
+	}
+	defer eng.Close(ctx)
+	gw, err := New(ctx, eng, gwOpts)
+	if err != nil {
+		return Timeline{}, err
+	}
+	r := NewRunner(eng, gw, agent, RunnerOptions{Sync: true})
+	err = Replay(ctx, r, agent)
+	if err != nil {
+		gw.Close(ctx)
+		return r.Timeline(), fmt.Errorf("%s: %v", name, err)
+	}
+	return r.Timeline(), nil
+}
+
+func mergeFuncs(a, b map[string]engine.Func) map[string]engine.Func {
+	out := make(map[string]engine.Func, len(a)+len(b))
+	for k, v := range b {
+		out[k] = v
+	}
+	for k, v := range a {
+		out[k] = v
+	}
+	return out
+}

@@ -1,0 +1,179 @@
+package gateway
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/hermes-hooks/hermes/engine"
+)
+
+// Line is one line of a transcript (§7.1): one object with a "type".
+type Line struct {
+	Type string `json:"type"` // startup, message, llm, command, approval, subagent, prompt_reply, shutdown
+
+	Platforms []string `json:"platforms,omitempty"` // startup
+
+	Platform  string `json:"platform,omitempty"` // message, command
+	UserID    string `json:"user_id,omitempty"`
+	ChatID    string `json:"chat_id,omitempty"`
+	ChatType  string `json:"chat_type,omitempty"`
+	MessageID string `json:"message_id,omitempty"`
+	Text      string `json:"text,omitempty"` // message, prompt_reply
+	Internal  bool   `json:"internal,omitempty"`
+	Name      string `json:"name,omitempty"` // command
+	Args      string `json:"args,omitempty"`
+
+	Model     string           `json:"model,omitempty"` // llm
+	ToolCalls []TranscriptCall `json:"tool_calls,omitempty"`
+	Response  *string          `json:"response,omitempty"`
+
+	Command     string   `json:"command,omitempty"` // approval
+	Description string   `json:"description,omitempty"`
+	PatternKey  string   `json:"pattern_key,omitempty"`
+	PatternKeys []string `json:"pattern_keys,omitempty"`
+	Choice      string   `json:"choice,omitempty"`
+
+	Role       string `json:"role,omitempty"` // subagent
+	Summary    string `json:"summary,omitempty"`
+	Status     string `json:"status,omitempty"`
+	DurationMS int64  `json:"duration_ms,omitempty"`
+
+	N int `json:"-"` // line number in the file
+}
+
+// TranscriptCall is one recorded tool call of an llm line.
+type TranscriptCall struct {
+	ID         string         `json:"id"`
+	Name       string         `json:"name"`
+	Args       map[string]any `json:"args"`
+	Result     string         `json:"result"`
+	DurationMS int64          `json:"duration_ms"`
+}
+
+var lineTypes = []string{"startup", "message", "llm", "command", "approval", "subagent", "prompt_reply", "shutdown"}
+
+// maxTranscriptLine bounds one transcript line.
+const maxTranscriptLine = 4 << 20
+
+// ParseTranscript reads a JSON-lines transcript. Blank lines are skipped; any other line
+// that is not a known object is an error naming the file and line.
+func ParseTranscript(name string, r io.Reader) ([]Line, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), maxTranscriptLine)
+	var lines []Line
+	for n := 1; sc.Scan(); n++ {
+		text := bytes.TrimSpace(sc.Bytes())
+		if len(text) == 0 {
+			continue
+		}
+		dec := json.NewDecoder(bytes.NewReader(text))
+		dec.DisallowUnknownFields()
+		var l Line
+		if err := dec.Decode(&l); err != nil {
+			return nil, fmt.Errorf("%s:%d: %v", name, n, strings.TrimPrefix(err.Error(), "json: "))
+		}
+		if !contains(lineTypes, l.Type) {
+			return nil, fmt.Errorf("%s:%d: unknown type %q (want one of %s)", name, n, l.Type, strings.Join(lineTypes, ", "))
+		}
+		if l.Type == "llm" && l.Response == nil && len(l.ToolCalls) == 0 {
+			return nil, fmt.Errorf("%s:%d: an llm line needs tool_calls or a response", name, n)
+		}
+		l.N = n
+		lines = append(lines, l)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %v", name, err)
+	}
+	return lines, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// TranscriptAgent is an Agent that answers from a transcript: each Step takes the next
+// llm line; tools return their recorded results; prompts (hermes.run_agent) are answered
+// by prompt_reply lines in order, else with "[SILENT]".
+type TranscriptAgent struct {
+	lines   []Line
+	pos     int
+	calls   map[string]TranscriptCall
+
+	mu      sync.Mutex // guards replies: prompts come from hook workers
+	replies []string
+}
+
+// NewTranscriptAgent prepares an agent for lines.
+func NewTranscriptAgent(lines []Line) *TranscriptAgent {
+	a := &TranscriptAgent{lines: lines, calls: map[string]TranscriptCall{}}
+	for _, l := range lines {
+		if l.Type == "prompt_reply" {
+			a.replies = append(a.replies, l.Text)
+		}
+	}
+	return a
+}
+
+// Step returns the next llm line as a step.
+func (a *TranscriptAgent) Step(_ context.Context, _ StepRequest) (Step, error) {
+	if a.pos >= len(a.lines) || a.lines[a.pos].Type != "llm" {
+		where := "end of transcript"
+		if a.pos < len(a.lines) {
+			where = fmt.Sprintf("line %d (%s)", a.lines[a.pos].N, a.lines[a.pos].Type)
+		}
+		return Step{}, fmt.Errorf("transcript: the agent needs an llm line, found %s", where)
+	}
+	l := a.lines[a.pos]
+	a.pos++
+	st := Step{Model: l.Model, Final: l.Response != nil}
+	if l.Response != nil {
+		st.Response = *l.Response
+	}
+	for _, c := range l.ToolCalls {
+		a.calls[c.ID] = c
+		st.ToolCalls = append(st.ToolCalls, engine.ToolCall{Name: c.Name, Args: c.Args, ToolCallID: c.ID, DurationMS: c.DurationMS})
+	}
+	return st, nil
+}
+
+// RunTool returns the recorded result of the call.
+func (a *TranscriptAgent) RunTool(_ context.Context, call engine.ToolCall) (string, error) {
+	c, ok := a.calls[call.ToolCallID]
+	if !ok {
+		return "", fmt.Errorf("transcript has no tool call %q", call.ToolCallID)
+	}
+	return c.Result, nil
+}
+
+// Prompt answers a one-shot prompt with the next prompt_reply line, else "[SILENT]".
+func (a *TranscriptAgent) Prompt(_ context.Context, _ string) (string, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(a.replies) == 0 {
+		return "[SILENT]", nil
+	}
+	r := a.replies[0]
+	a.replies = a.replies[1:]
+	return r, nil
+}
+
+// next returns the next line that is not consumed by the agent, or false at the end.
+func (a *TranscriptAgent) next() (Line, bool) {
+	if a.pos >= len(a.lines) {
+		return Line{}, false
+	}
+	l := a.lines[a.pos]
+	a.pos++
+	return l, true
+}
