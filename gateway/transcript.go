@@ -106,9 +106,9 @@ func contains(list []string, s string) bool {
 // llm line; tools return their recorded results; prompts (hermes.run_agent) are answered
 // by prompt_reply lines in order, else with "[SILENT]".
 type TranscriptAgent struct {
-	lines   []Line
-	pos     int
-	calls   map[string]TranscriptCall
+	lines []Line
+	pos   int
+	calls map[string]TranscriptCall
 
 	mu      sync.Mutex // guards replies: prompts come from hook workers
 	replies []string
