@@ -338,7 +338,7 @@ func (r *Runner) Shutdown(ctx context.Context) error {
 	if r.gw == nil {
 		return nil
 	}
-	r.note("shutdown: draining gateway hooks")
+	r.record(Entry{Event: "shutdown", Note: "gateway hooks drained"})
 	return r.gw.Close(ctx)
 }
 

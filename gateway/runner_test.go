@@ -86,7 +86,7 @@ func TestReplayOrder(t *testing.T) {
 		"command:reset", "on_session_finalize", "session:end", "session:reset", "on_session_reset",
 		"pre_approval_request", "post_approval_response",
 		"subagent_stop",
-		"on_session_finalize",
+		"on_session_finalize", "shutdown",
 	}
 	if diff := cmp.Diff(want, withoutNotes(events)); diff != "" {
 		t.Errorf("event order (-want +got):\n%s", diff)

@@ -159,6 +159,12 @@ func describeOutcome(o any) string {
 		return compactJSON(o)
 	case m["action"] == "block":
 		return fmt.Sprintf("BLOCK: %v", m["message"])
+	case m["action"] == "skip":
+		return fmt.Sprintf("SKIP: %v", m["reason"])
+	case m["action"] == "rewrite":
+		return fmt.Sprintf("REWRITE to %q", m["text"])
+	case m["action"] == "allow":
+		return "ALLOW"
 	case m["context"] != nil:
 		return fmt.Sprintf("inject context: %q", m["context"])
 	case m["text"] != nil:

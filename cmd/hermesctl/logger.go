@@ -29,7 +29,11 @@ func (h *lineHandler) Enabled(_ context.Context, l slog.Level) bool { return l >
 
 func (h *lineHandler) Handle(_ context.Context, r slog.Record) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "hermesctl: %s: %s", strings.ToLower(r.Level.String()), r.Message)
+	level := strings.ToLower(r.Level.String())
+	if r.Level == slog.LevelWarn {
+		level = "warning"
+	}
+	fmt.Fprintf(&b, "hermesctl: %s: %s", level, r.Message)
 	var kv []string
 	add := func(a slog.Attr) bool {
 		kv = append(kv, a.Key+"="+fmt.Sprint(a.Value.Any()))

@@ -43,7 +43,7 @@ type command struct {
 var commands []*command
 
 func init() {
-	commands = []*command{hooksTestCommand, pluginsListCommand}
+	commands = []*command{hooksTestCommand, pluginsListCommand, replayCommand, demoCommand}
 }
 
 // valueFlags take a value as the next argument.

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/hermes-hooks/hermes/engine"
+	"github.com/hermes-hooks/hermes/gateway"
+)
+
+var replayCommand = &command{
+	name: "replay",
+	args: "<transcript.jsonl>",
+	help: "run a transcript through the reference gateway and print every event fired, the hooks that ran and their outcomes",
+	run:  runReplay,
+}
+
+func runReplay(c *cli, args []string) int {
+	if !c.wantArgs(args, 1) {
+		return exitUsage
+	}
+	return c.replay(args[0], c.home)
+}
+
+// replay runs the transcript at path against home and prints the timeline.
+func (c *cli) replay(path, home string) int {
+	tl, err := gateway.ReplayFile(c.ctx, path, engine.Options{Home: home, Logger: c.logger, AcceptHooks: c.acceptHooks}, gateway.Options{})
+	if err != nil && len(tl.Events) == 0 {
+		return c.fail(exitConfig, "replay: %v", err)
+	}
+	if c.json {
+		c.printJSON(tl)
+	} else {
+		printTimeline(c.stdout, tl)
+	}
+	if err != nil {
+		return c.fail(exitFailed, "replay stopped: %v", err)
+	}
+	return exitOK
+}
+
+// printTimeline prints a timeline for people: one block per event.
+func printTimeline(w io.Writer, tl gateway.Timeline) {
+	for i, e := range tl.Events {
+		head := fmt.Sprintf("%3d  %s", i+1, e.Event)
+		if o := describeEntryOutcome(e); o != "" {
+			head += "  ->  " + o
+		}
+		fmt.Fprintln(w, head)
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		for _, h := range e.Hooks {
+			line := fmt.Sprintf("       %s\t%s\t%s\t%.2f ms", h.Source, h.Name, h.Status, float64(h.Duration.Microseconds())/1000)
+			if h.Result != nil {
+				line += "\t" + truncate(compactJSON(h.Result), 100)
+			}
+			if h.Err != "" {
+				line += "\terror: " + h.Err
+			}
+			fmt.Fprintln(tw, line)
+		}
+		tw.Flush()
+		if e.Note != "" {
+			fmt.Fprintf(w, "       * %s\n", e.Note)
+		}
+	}
+}
+
+func describeEntryOutcome(e gateway.Entry) string {
+	switch {
+	case e.Event == "gateway.send" || e.Event == "session_store.append_to_transcript":
+		return compactJSON(e.Outcome)
+	case strings.Contains(e.Event, ":"):
+		if list, ok := e.Outcome.([]any); ok && len(list) > 0 {
+			return "returned " + truncate(compactJSON(list), 100)
+		}
+		return ""
+	case e.Outcome == nil:
+		return ""
+	}
+	return describeOutcome(e.Outcome)
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n-3] + "..."
+}
