@@ -1,0 +1,314 @@
+package shell
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/hermes-hooks/hermes/internal/suggest"
+)
+
+// Timeouts of a shell hook (§5.1).
+const (
+	DefaultTimeout = 60 * time.Second
+	MaxTimeout     = 300 * time.Second
+)
+
+// Event names this package gives a meaning to; every other valid event is an observer.
+const (
+	eventPreToolCall             = "pre_tool_call"
+	eventPostToolCall            = "post_tool_call"
+	eventPreLLMCall              = "pre_llm_call"
+	eventTransformToolResult     = "transform_tool_result"
+	eventTransformTerminalOutput = "transform_terminal_output"
+	eventTransformLLMOutput      = "transform_llm_output"
+	eventPreGatewayDispatch      = "pre_gateway_dispatch"
+)
+
+// entryKeys are the keys a hook entry understands; others are ignored.
+var entryKeys = []string{"matcher", "command", "timeout", "fail_closed"}
+
+// Warning is one configuration problem, one line for the user.
+type Warning struct {
+	File string
+	Line int
+	Msg  string
+}
+
+// String renders the warning as "file:line: msg".
+func (w Warning) String() string {
+	switch {
+	case w.File != "" && w.Line > 0:
+		return fmt.Sprintf("%s:%d: %s", w.File, w.Line, w.Msg)
+	case w.File != "":
+		return w.File + ": " + w.Msg
+	case w.Line > 0:
+		return fmt.Sprintf("line %d: %s", w.Line, w.Msg)
+	}
+	return w.Msg
+}
+
+// Hook is one validated shell-hook entry from config.yaml. It is immutable after ParseHooks
+// and safe to share between goroutines.
+type Hook struct {
+	Event      string        // one of the valid event names
+	Matcher    string        // trimmed; "" = none (only kept for pre_tool_call/post_tool_call)
+	Command    string        // the command string as written, surrounding blanks trimmed (consent keys on it)
+	Argv       []string      // split words, ~ expanded
+	Timeout    time.Duration // DefaultTimeout unless configured; at most MaxTimeout
+	FailClosed bool          // pre_tool_call only
+	Line       int           // line of the entry in config.yaml
+
+	matcher *matcher // nil when Matcher == ""
+}
+
+// parser collects the hooks and warnings of one hooks: block.
+type parser struct {
+	file   string
+	valid  []string
+	hooks  []*Hook
+	warns  []Warning
+	seen   map[[3]string]int // (event, matcher, command) -> line of the first declaration
+	events map[string]bool
+}
+
+// ParseHooks validates the value of the top-level `hooks:` key of config.yaml (node may be nil).
+// file is used in warnings; validEvents lists the valid hook names. It never fails: each problem
+// is one Warning and the entry (or event) is skipped unless §5.1 says otherwise. Duplicates of
+// (event, matcher, command) are kept once, in config order.
+func ParseHooks(file string, node *yaml.Node, validEvents []string) ([]*Hook, []Warning) {
+	p := &parser{file: file, valid: validEvents, seen: map[[3]string]int{}, events: map[string]bool{}}
+	for _, e := range validEvents {
+		p.events[e] = true
+	}
+	node = resolve(node)
+	if node != nil && node.Kind == yaml.DocumentNode && len(node.Content) > 0 {
+		node = resolve(node.Content[0])
+	}
+	if isNull(node) {
+		return nil, nil
+	}
+	if node.Kind != yaml.MappingNode {
+		p.warn(node, "hooks: expected a mapping of event name to a list of hooks, got %s; no shell hooks loaded", kindName(node))
+		return nil, p.warns
+	}
+	for i := 0; i+1 < len(node.Content); i += 2 {
+		p.event(node.Content[i], resolve(node.Content[i+1]))
+	}
+	return p.hooks, p.warns
+}
+
+func (p *parser) warn(n *yaml.Node, format string, args ...any) {
+	line := 0
+	if n != nil {
+		line = n.Line
+	}
+	p.warns = append(p.warns, Warning{File: p.file, Line: line, Msg: fmt.Sprintf(format, args...)})
+}
+
+// event validates one `<event>: [entries]` pair.
+func (p *parser) event(key, value *yaml.Node) {
+	name := key.Value
+	if key.Kind != yaml.ScalarNode {
+		p.warn(key, "hooks: event names must be strings, got %s; skipped", kindName(key))
+		return
+	}
+	if !p.events[name] {
+		if s := suggest.Closest(name, p.valid); s != "" {
+			p.warn(key, "hooks: unknown event %q, did you mean '%s'? (skipped)", name, s)
+		} else {
+			p.warn(key, "hooks: unknown event %q (valid events: %s); skipped", name, strings.Join(p.valid, ", "))
+		}
+		return
+	}
+	if isNull(value) {
+		return // `pre_tool_call:` with every entry commented out
+	}
+	if value.Kind != yaml.SequenceNode {
+		p.warn(value, "hooks.%s: expected a list of hooks, got %s; skipped", name, kindName(value))
+		return
+	}
+	for i, entry := range value.Content {
+		if h := p.entry(name, i, resolve(entry)); h != nil {
+			p.add(h)
+		}
+	}
+}
+
+// add registers h unless the same (event, matcher, command) was declared before.
+func (p *parser) add(h *Hook) {
+	k := [3]string{h.Event, h.Matcher, h.Command}
+	if first, dup := p.seen[k]; dup {
+		p.warns = append(p.warns, Warning{File: p.file, Line: h.Line,
+			Msg: fmt.Sprintf("hooks.%s: duplicate of the hook on line %d (same matcher and command); registered once", h.Event, first)})
+		return
+	}
+	p.seen[k] = h.Line
+	p.hooks = append(p.hooks, h)
+}
+
+// entry validates one list entry; nil means skipped.
+func (p *parser) entry(event string, idx int, n *yaml.Node) *Hook {
+	where := fmt.Sprintf("hooks.%s[%d]", event, idx)
+	if n.Kind != yaml.MappingNode {
+		p.warn(n, "%s: expected a mapping with a 'command' key, got %s; skipped", where, kindName(n))
+		return nil
+	}
+	fields := map[string]*yaml.Node{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := n.Content[i].Value
+		if _, known := fields[k]; !known && isEntryKey(k) {
+			fields[k] = resolve(n.Content[i+1])
+		} else if !isEntryKey(k) {
+			if s := suggest.Closest(k, entryKeys); s != "" {
+				p.warn(n.Content[i], "%s: unknown key %q ignored, did you mean '%s'?", where, k, s)
+			}
+		}
+	}
+	h := &Hook{Event: event, Line: n.Line}
+	if !p.command(h, where, n, fields["command"]) {
+		return nil
+	}
+	p.matcherField(h, where, fields["matcher"])
+	h.Timeout = p.timeout(where, fields["timeout"])
+	h.FailClosed = p.failClosed(event, where, fields["fail_closed"])
+	return h
+}
+
+func isEntryKey(k string) bool {
+	for _, e := range entryKeys {
+		if e == k {
+			return true
+		}
+	}
+	return false
+}
+
+// command fills Command and Argv; false means the entry is skipped.
+func (p *parser) command(h *Hook, where string, entry, n *yaml.Node) bool {
+	if n == nil || n.Kind != yaml.ScalarNode || n.Tag != "!!str" || strings.TrimSpace(n.Value) == "" {
+		at := entry
+		if n != nil {
+			at = n
+		}
+		p.warn(at, "%s: missing a non-empty string 'command'; skipped", where)
+		return false
+	}
+	h.Command = strings.TrimSpace(n.Value)
+	argv, hashWords, err := splitCommand(h.Command)
+	if err != nil {
+		p.warn(n, "%s: cannot split command %q: %v; skipped", where, h.Command, err)
+		return false
+	}
+	h.Argv = argv
+	for _, w := range hashWords {
+		p.warn(n, "%s: word %q of the command starts with '#': hooks run without a shell, so it is passed to the program as an argument, not treated as a comment", where, w)
+	}
+	return true
+}
+
+// matcherField fills Matcher and the compiled matcher.
+func (p *parser) matcherField(h *Hook, where string, n *yaml.Node) {
+	if isNull(n) {
+		return
+	}
+	if n.Kind != yaml.ScalarNode {
+		p.warn(n, "%s: matcher must be a string regex, got %s; ignored (the hook fires for every tool)", where, kindName(n))
+		return
+	}
+	m := strings.TrimSpace(n.Value)
+	if m == "" {
+		return
+	}
+	if h.Event != eventPreToolCall && h.Event != eventPostToolCall {
+		p.warn(n, "%s: matcher %q is ignored: matchers are only honoured for pre_tool_call and post_tool_call; the hook fires on every %s", where, m, h.Event)
+		return
+	}
+	h.Matcher = m
+	var err error
+	h.matcher, err = compileMatcher(m)
+	if err != nil {
+		p.warn(n, "%s: matcher %q is not a valid regular expression (%v); matching the tool name literally", where, m, err)
+	}
+}
+
+// timeout parses the timeout field in seconds.
+func (p *parser) timeout(where string, n *yaml.Node) time.Duration {
+	if isNull(n) {
+		return DefaultTimeout
+	}
+	var secs int64
+	ok := false
+	if n.Kind == yaml.ScalarNode && (n.Tag == "!!int" || n.Tag == "!!str") {
+		if n.Tag == "!!int" {
+			ok = n.Decode(&secs) == nil
+		} else {
+			var err error
+			secs, err = strconv.ParseInt(strings.TrimSpace(n.Value), 10, 64)
+			ok = err == nil
+		}
+	}
+	switch {
+	case !ok:
+		p.warn(n, "%s: timeout must be a whole number of seconds, got %q; using %d", where, n.Value, int(DefaultTimeout.Seconds()))
+		return DefaultTimeout
+	case secs < 1:
+		p.warn(n, "%s: timeout must be at least 1 second, got %d; using %d", where, secs, int(DefaultTimeout.Seconds()))
+		return DefaultTimeout
+	case secs > int64(MaxTimeout/time.Second):
+		p.warn(n, "%s: timeout %d exceeds the maximum of %d seconds; using %d", where, secs, int(MaxTimeout.Seconds()), int(MaxTimeout.Seconds()))
+		return MaxTimeout
+	}
+	return time.Duration(secs) * time.Second
+}
+
+// failClosed parses fail_closed, honoured on pre_tool_call only.
+func (p *parser) failClosed(event, where string, n *yaml.Node) bool {
+	if isNull(n) {
+		return false
+	}
+	var v bool
+	if n.Kind != yaml.ScalarNode || n.Decode(&v) != nil {
+		p.warn(n, "%s: fail_closed must be true or false, got %q; using false (fail open)", where, n.Value)
+		return false
+	}
+	if v && event != eventPreToolCall {
+		p.warn(n, "%s: fail_closed is ignored: it only applies to pre_tool_call; this hook fails open", where)
+		return false
+	}
+	return v
+}
+
+// resolve follows YAML aliases.
+func resolve(n *yaml.Node) *yaml.Node {
+	for n != nil && n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	return n
+}
+
+func isNull(n *yaml.Node) bool {
+	return n == nil || n.Kind == 0 || (n.Kind == yaml.ScalarNode && n.Tag == "!!null")
+}
+
+// kindName names a node's type for warnings.
+func kindName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		switch n.Tag {
+		case "!!null":
+			return "null"
+		case "!!str":
+			return fmt.Sprintf("the string %q", n.Value)
+		}
+		return fmt.Sprintf("%s %s", strings.TrimPrefix(n.Tag, "!!"), n.Value)
+	}
+	return "an unexpected node"
+}

@@ -1,0 +1,53 @@
+// Package shell owns shell hooks (§5 of the spec): the `hooks:` block of config.yaml, the tool
+// matcher, command splitting, the subprocess wire protocol and process handling. Consent
+// (§5.5) and merging answers across hooks (§4.3) belong to other packages: shell only runs one
+// hook and says what it answered.
+//
+// # Model
+//
+// ParseHooks turns the `hooks:` YAML node into validated *Hook values, in config order, plus
+// one Warning per problem; it never fails (a bad entry is skipped or repaired with a warning,
+// §5.1). A Hook holds its event, optional matcher, the command string as written (what consent
+// keys on), its argv (split by SplitCommand, `~` expanded), a timeout and fail_closed.
+//
+// Hook.Matches says whether a tool name selects the hook: the matcher regex (RE2 syntax) must
+// match the whole name, an invalid regex is compared literally, no matcher matches everything.
+//
+// Hook.Run fires the hook once and returns a Result; it never returns a Go error: spawn failures,
+// timeouts, non-zero exits and malformed output are a Status plus an Err text for the log.
+//
+// # Protocol
+//
+// The hook's argv is executed directly, without a shell, with the environment inherited and the
+// host's working directory. Its stdin receives one JSON document (BuildPayload) and is then
+// closed:
+//
+//	{"hook_event_name": "pre_tool_call", "tool_name": "terminal", "tool_input": {...},
+//	 "session_id": "...", "cwd": "/path", "extra": {...every other kwarg...}}
+//
+// Its stdout may hold one JSON object. ParseOutput decodes it (Result.Parsed, shown to users as
+// the raw answer) and normalises it into the value a Lua callback would return for the same
+// event (Result.Value), so the engine merges Lua and shell answers with one set of rules: a
+// pre_tool_call block ({"action":"block","message":...} or {"decision":"block","reason":...}),
+// pre_llm_call context, the replacement string of the transform events, or the action object of
+// pre_gateway_dispatch. Empty output, {}, non-objects and unknown shapes have no effect. A
+// non-zero exit is reported but its stdout still counts; on pre_tool_call exit code 2 blocks even
+// without JSON (message from stdout's block, else stderr, else DefaultBlockMessage). With
+// fail_closed (pre_tool_call only) a spawn error, timeout or unparseable stdout becomes a block
+// that names the hook and the cause. stderr only goes to the debug log.
+//
+// # Processes
+//
+// Each run gets its own process group; on timeout (Hook.Timeout) or when the caller's context is
+// done the whole group is killed with SIGKILL, and Run returns within about a second even if a
+// grandchild escaped the group and keeps the output pipes open. stdout and stderr are captured up
+// to RunOptions.MaxOutput bytes each (1 MiB by default) and drained beyond it; truncated stdout
+// is treated as malformed. Process groups need a Unix system; elsewhere only the hook's own
+// process is killed.
+//
+// # Thread safety
+//
+// A Hook is immutable after ParseHooks, and Run only uses per-call state, so one Hook may be run
+// from many goroutines at once. Hooks for one firing are meant to be run one after another, in
+// config order, by the caller.
+package shell

@@ -1,0 +1,79 @@
+package shell
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func FuzzParseOutput(f *testing.F) {
+	for _, s := range []string{
+		"", "{}", "not json", "[1, 2]", `{"decision":"allow"}`,
+		`{"action":"block","message":"no"}`, `{"decision":"block","reason":"r"}`,
+		`{"context":"c"}`, `{"result":""}`, `{"action":"rewrite","text":"t"}`, `{"n": 1e999}`, `{} {}`,
+	} {
+		for _, ev := range []string{"pre_tool_call", "pre_llm_call", "transform_tool_result", "pre_gateway_dispatch", "post_llm_call"} {
+			f.Add(ev, []byte(s))
+		}
+	}
+	f.Fuzz(func(t *testing.T, event string, stdout []byte) {
+		parsed, value, err := ParseOutput(event, stdout)
+		if err != nil {
+			if !errors.Is(err, ErrMalformedOutput) || parsed != nil || value != nil {
+				t.Fatalf("err %v with parsed %v value %v", err, parsed, value)
+			}
+			return
+		}
+		if value != nil {
+			if _, ok := parsed.(map[string]any); !ok {
+				t.Fatalf("value %v from a non-object %v", value, parsed)
+			}
+		}
+		if event == "pre_tool_call" && value != nil {
+			m := value.(map[string]any)
+			if msg, _ := m["message"].(string); m["action"] != "block" || msg == "" {
+				t.Fatalf("pre_tool_call value %v is not a block with a message", value)
+			}
+		}
+	})
+}
+
+func FuzzSplitCommand(f *testing.F) {
+	for _, s := range []string{
+		"/bin/echo hi", `"a b" 'c d' e\ f`, "~/x ~ '~'", "hook.sh #c a#b", `"\d" "\"" '\'`,
+		"run 'oops", `x \`, "a\\\nb", "", "\t\n", "\xff\xfe #",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, cmd string) {
+		if !utf8.ValidString(cmd) {
+			// shlex reads runes: invalid bytes become U+FFFD, so only check for panics.
+			SplitCommand(cmd)
+			return
+		}
+		argv, hash, err := splitCommand(cmd)
+		if err != nil {
+			if argv != nil {
+				t.Fatalf("argv %q with error %v", argv, err)
+			}
+			return
+		}
+		if len(argv) == 0 {
+			t.Fatalf("no words and no error for %q", cmd)
+		}
+		if len(hash) > len(argv) {
+			t.Fatalf("%d hash words for %d words", len(hash), len(argv))
+		}
+		// Quoting every word and splitting again gives the same words back.
+		quoted := make([]string, len(argv))
+		for i, w := range argv {
+			quoted[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+		}
+		again, _, err := splitCommand(strings.Join(quoted, " "))
+		if err != nil || !slices.Equal(again, argv) {
+			t.Fatalf("round trip of %q: got %q, %v", argv, again, err)
+		}
+	})
+}

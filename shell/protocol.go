@@ -1,0 +1,355 @@
+package shell
+
+import (
+	"bytes"
+	"encoding"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"math"
+	"reflect"
+	"strconv"
+	"strings"
+)
+
+// DefaultBlockMessage is the message of a pre_tool_call block that carries no usable message.
+const DefaultBlockMessage = "Blocked by shell hook."
+
+// ErrMalformedOutput wraps every error of ParseOutput.
+var ErrMalformedOutput = errors.New("shell: hook stdout is not valid JSON")
+
+// payloadKeys are the kwargs promoted to top-level payload keys; the rest go to "extra".
+var payloadKeys = map[string]bool{"tool_name": true, "args": true, "session_id": true, "parent_session_id": true}
+
+// payload is the JSON document written to a hook's stdin (§5.2); field order is wire order.
+type payload struct {
+	HookEventName string         `json:"hook_event_name"`
+	ToolName      any            `json:"tool_name"`
+	ToolInput     any            `json:"tool_input"`
+	SessionID     string         `json:"session_id"`
+	Cwd           string         `json:"cwd"`
+	Extra         map[string]any `json:"extra"`
+}
+
+// BuildPayload renders the stdin document of one firing (§5.2): exactly the keys
+// hook_event_name, tool_name (null when absent), tool_input (the "args" kwarg or null),
+// session_id (session_id, else parent_session_id, else ""), cwd and extra (every other kwarg).
+// Values that cannot be encoded as JSON (functions, channels, cycles, NaN, host objects that fail
+// to marshal) are replaced by strings, so it does not fail in practice; the error is kept for
+// the encoder's sake. The document ends with a newline.
+func BuildPayload(event string, kwargs map[string]any, cwd string) ([]byte, error) {
+	w := &sanitizer{budget: maxSanitizeNodes}
+	p := payload{
+		HookEventName: event,
+		ToolName:      w.value(kwargs["tool_name"], 0),
+		ToolInput:     w.value(kwargs["args"], 0),
+		SessionID:     firstString(kwargs["session_id"], kwargs["parent_session_id"]),
+		Cwd:           cwd,
+		Extra:         map[string]any{},
+	}
+	for k, v := range kwargs {
+		if !payloadKeys[k] {
+			p.Extra[k] = w.value(v, 0)
+		}
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(p); err != nil {
+		return nil, fmt.Errorf("shell: encode payload: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// firstString returns the first value that renders as a non-empty string.
+func firstString(vals ...any) string {
+	for _, v := range vals {
+		var s string
+		switch x := v.(type) {
+		case nil:
+		case string:
+			s = x
+		default:
+			s = fmt.Sprint(x)
+		}
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// Limits of sanitizer: deeper or larger values are cut and replaced by a marker string.
+const (
+	maxSanitizeDepth = 64
+	maxSanitizeNodes = 100_000
+)
+
+// sanitizer turns arbitrary Go values into values encoding/json always accepts.
+type sanitizer struct {
+	budget int
+	path   []uintptr // maps, slices and pointers on the current path, for cycle detection
+}
+
+func (w *sanitizer) value(v any, depth int) any {
+	w.budget--
+	if w.budget < 0 {
+		return "<truncated>"
+	}
+	if depth > maxSanitizeDepth {
+		return "<too deep>"
+	}
+	switch x := v.(type) {
+	case nil, bool, string, int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64, uintptr:
+		return x
+	case float64:
+		return finite(x)
+	case float32:
+		return finite(float64(x))
+	case json.Marshaler, encoding.TextMarshaler:
+		return marshalOrString(x)
+	}
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Map:
+		return w.mapValue(rv, depth)
+	case reflect.Slice, reflect.Array:
+		return w.listValue(rv, depth)
+	case reflect.Pointer, reflect.Interface:
+		if rv.IsNil() {
+			return nil
+		}
+		if rv.Kind() == reflect.Pointer && !w.enter(rv.Pointer()) {
+			return "<cycle>"
+		}
+		defer w.leave(rv.Kind() == reflect.Pointer)
+		return w.value(rv.Elem().Interface(), depth+1)
+	case reflect.Func, reflect.Chan, reflect.UnsafePointer:
+		return "<" + rv.Type().String() + ">"
+	case reflect.Bool:
+		return rv.Bool()
+	case reflect.String:
+		return rv.String()
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return rv.Int()
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return rv.Uint()
+	case reflect.Float32, reflect.Float64:
+		return finite(rv.Float())
+	case reflect.Struct:
+		return marshalOrString(v)
+	}
+	return fmt.Sprint(v) // complex numbers and anything new
+}
+
+func (w *sanitizer) mapValue(rv reflect.Value, depth int) any {
+	if rv.IsNil() {
+		return nil
+	}
+	if !w.enter(rv.Pointer()) {
+		return "<cycle>"
+	}
+	defer w.leave(true)
+	out := make(map[string]any, rv.Len())
+	iter := rv.MapRange()
+	for iter.Next() {
+		k := iter.Key()
+		key := fmt.Sprint(k.Interface())
+		if k.Kind() == reflect.String {
+			key = k.String()
+		}
+		out[key] = w.value(iter.Value().Interface(), depth+1)
+	}
+	return out
+}
+
+func (w *sanitizer) listValue(rv reflect.Value, depth int) any {
+	if rv.Kind() == reflect.Slice {
+		if rv.IsNil() {
+			return nil
+		}
+		if rv.Len() > 0 && !w.enter(rv.Pointer()) {
+			return "<cycle>"
+		}
+		defer w.leave(rv.Len() > 0)
+	}
+	out := make([]any, rv.Len())
+	for i := range out {
+		out[i] = w.value(rv.Index(i).Interface(), depth+1)
+	}
+	return out
+}
+
+// enter records p on the current path; false means p is already on it (a cycle).
+func (w *sanitizer) enter(p uintptr) bool {
+	for _, q := range w.path {
+		if q == p {
+			return false
+		}
+	}
+	w.path = append(w.path, p)
+	return true
+}
+
+func (w *sanitizer) leave(entered bool) {
+	if entered {
+		w.path = w.path[:len(w.path)-1]
+	}
+}
+
+// finite keeps f, or renders NaN and infinities (which JSON cannot hold) as strings.
+func finite(f float64) any {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return strconv.FormatFloat(f, 'g', -1, 64)
+	}
+	return f
+}
+
+// marshalOrString encodes v with encoding/json, or falls back to its fmt rendering when v
+// cannot be encoded (or its MarshalJSON panics).
+func marshalOrString(v any) (out any) {
+	defer func() {
+		if recover() != nil {
+			out = fmt.Sprintf("<%T>", v)
+		}
+	}()
+	b, err := json.Marshal(v)
+	if err != nil || !json.Valid(b) {
+		return fmt.Sprint(v)
+	}
+	return json.RawMessage(b)
+}
+
+// ParseOutput decodes a hook's stdout for event. parsed is the decoded JSON value (nil for
+// empty or blank output and for JSON null); value is the answer normalised into the shape a Lua
+// callback would return for event, or nil for no effect:
+//   - pre_tool_call: {"action":"block","message":msg} for {"action":"block",...} or the
+//     Claude-Code form {"decision":"block","reason":...}; when both are present the canonical
+//     one decides; msg is message (canonical) or reason (Claude-Code), falling back to the other
+//     field, else DefaultBlockMessage.
+//   - pre_llm_call: {"context": s} when context is a non-blank string.
+//   - transform_tool_result, transform_terminal_output: the string in "result" / "output"
+//     (the empty string counts); transform_llm_output: the non-empty string in "response_text".
+//   - pre_gateway_dispatch: a copy of the object when its "action" is a string.
+//   - any other event: nil (observers).
+//
+// err (wrapping ErrMalformedOutput) is set when stdout is not exactly one JSON value; JSON that
+// is not an object is no error, only no effect. Numbers decode as int64 when integral, else float64.
+func ParseOutput(event string, stdout []byte) (parsed any, value any, err error) {
+	parsed, value, err = parseOutput(event, stdout)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", ErrMalformedOutput, err)
+	}
+	return parsed, value, nil
+}
+
+// parseOutput is ParseOutput with the decoder's error unwrapped.
+func parseOutput(event string, stdout []byte) (parsed any, value any, err error) {
+	parsed, err = decodeOutput(stdout)
+	if err != nil {
+		return nil, nil, err
+	}
+	obj, ok := parsed.(map[string]any)
+	if !ok {
+		return parsed, nil, nil
+	}
+	return parsed, normalise(event, obj), nil
+}
+
+// decodeOutput decodes exactly one JSON value from b; blank input is nil.
+func decodeOutput(b []byte) (any, error) {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 {
+		return nil, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("unexpected data after the JSON value")
+	}
+	return numbers(v), nil
+}
+
+// numbers replaces json.Number by int64 (integral, in range) or float64, in place.
+func numbers(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		if i, err := x.Int64(); err == nil {
+			return i
+		}
+		f, _ := x.Float64() // out of range: ±Inf, still a float
+		return finite(f)
+	case map[string]any:
+		for k, e := range x {
+			x[k] = numbers(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = numbers(e)
+		}
+	}
+	return v
+}
+
+// normalise maps a decoded stdout object to the value a Lua callback would return (see ParseOutput).
+func normalise(event string, obj map[string]any) any {
+	switch event {
+	case eventPreToolCall:
+		if msg, ok := blockMessage(obj); ok {
+			return blockValue(msg)
+		}
+	case eventPreLLMCall:
+		if s, ok := obj["context"].(string); ok && strings.TrimSpace(s) != "" {
+			return map[string]any{"context": s}
+		}
+	case eventTransformToolResult:
+		if s, ok := obj["result"].(string); ok {
+			return s
+		}
+	case eventTransformTerminalOutput:
+		if s, ok := obj["output"].(string); ok {
+			return s
+		}
+	case eventTransformLLMOutput:
+		if s, ok := obj["response_text"].(string); ok && s != "" {
+			return s
+		}
+	case eventPreGatewayDispatch:
+		if _, ok := obj["action"].(string); ok {
+			return maps.Clone(obj)
+		}
+	}
+	return nil
+}
+
+// blockMessage reports whether obj is a pre_tool_call block, and its message.
+func blockMessage(obj map[string]any) (string, bool) {
+	primary, secondary := "", ""
+	if action, canonical := obj["action"].(string); canonical {
+		if action != "block" {
+			return "", false
+		}
+		primary, secondary = "message", "reason"
+	} else if obj["decision"] == "block" {
+		primary, secondary = "reason", "message"
+	} else {
+		return "", false
+	}
+	for _, k := range []string{primary, secondary} {
+		if s, ok := obj[k].(string); ok && strings.TrimSpace(s) != "" {
+			return s, true
+		}
+	}
+	return DefaultBlockMessage, true
+}
+
+// blockValue is the normalised pre_tool_call block.
+func blockValue(msg string) map[string]any {
+	return map[string]any{"action": "block", "message": msg}
+}

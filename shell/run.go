@@ -1,0 +1,283 @@
+package shell
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"os/exec"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+	"unicode/utf8"
+)
+
+// DefaultMaxOutput caps stdout and stderr each when RunOptions.MaxOutput is 0.
+const DefaultMaxOutput = 1 << 20
+
+// exitBlock is the pre_tool_call exit code that blocks without JSON (§5.4).
+const exitBlock = 2
+
+// stderrMessageLimit caps, in characters, a block message taken from stderr.
+const stderrMessageLimit = 400
+
+// waitGrace bounds how long Run waits for the output pipes after the hook exited or was
+// killed: a grandchild that escaped the process group and keeps stdout open cannot hold us.
+const waitGrace = time.Second
+
+// RunOptions configure one Run; the zero value works.
+type RunOptions struct {
+	Logger    *slog.Logger // debug logs of the run; nil = discard
+	MaxOutput int          // cap in bytes for stdout and for stderr each; 0 = DefaultMaxOutput
+	Cwd       string       // working directory of the hook and the payload's cwd; "" = os.Getwd
+}
+
+// Status is the outcome of a Run.
+type Status string
+
+// Statuses of a Run.
+const (
+	StatusOK      Status = "ok"      // the hook ran and exited (with any exit code)
+	StatusError   Status = "error"   // the hook could not be started, or the run was cancelled
+	StatusTimeout Status = "timeout" // the hook ran out of time; its process group was killed
+	StatusSkipped Status = "skipped" // the matcher did not match the tool: nothing was spawned
+)
+
+// Result is the outcome of one firing.
+type Result struct {
+	Status   Status
+	ExitCode int    // -1 when not started or killed by a signal
+	Stdout   string // as captured, capped
+	Stderr   string // as captured, capped
+	Parsed   any    // stdout decoded as JSON (nil if empty or invalid): the hook's raw answer
+	Value    any    // the answer normalised like a Lua callback's return (see ParseOutput); nil = no effect
+	Err      string // warning or error for the user's log; "" when fine
+	Duration time.Duration
+}
+
+// Run fires the hook once: the JSON payload of BuildPayload on stdin (then closed), argv run
+// without a shell, environment inherited, working directory opts.Cwd or the host's, in its own
+// process group. On timeout or when ctx is done the whole group is killed. stdout and stderr are
+// captured up to the cap and drained beyond it. For the tool events, a hook whose matcher does
+// not match kwargs["tool_name"] is not spawned (StatusSkipped). Run never panics on a bad hook
+// and never returns a Go error: every problem is in the Result. Safe for concurrent use.
+func (h *Hook) Run(ctx context.Context, kwargs map[string]any, opts RunOptions) Result {
+	start := time.Now()
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	log = log.With("hook", h.Command, "event", h.Event)
+	res := h.run(ctx, kwargs, opts, log)
+	res.Duration = time.Since(start)
+	log.Debug("shell hook finished", "status", res.Status, "exit_code", res.ExitCode,
+		"duration", res.Duration, "err", res.Err)
+	return res
+}
+
+func (h *Hook) run(ctx context.Context, kwargs map[string]any, opts RunOptions, log *slog.Logger) Result {
+	if h.Event == eventPreToolCall || h.Event == eventPostToolCall {
+		if name, _ := kwargs["tool_name"].(string); !h.Matches(name) {
+			return Result{Status: StatusSkipped, ExitCode: -1}
+		}
+	}
+	cwd := opts.Cwd
+	if cwd == "" {
+		cwd, _ = os.Getwd()
+	}
+	in, err := BuildPayload(h.Event, kwargs, cwd)
+	if err != nil {
+		return h.failed(StatusError, err.Error())
+	}
+	if len(h.Argv) == 0 {
+		return h.failed(StatusError, "empty command")
+	}
+	if err := ctx.Err(); err != nil {
+		return h.failed(StatusError, "not started: "+err.Error())
+	}
+	return h.spawn(ctx, in, opts, log)
+}
+
+// spawn runs the process and interprets its outcome.
+func (h *Hook) spawn(ctx context.Context, stdin []byte, opts RunOptions, log *slog.Logger) Result {
+	timeout := h.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	limit := opts.MaxOutput
+	if limit <= 0 {
+		limit = DefaultMaxOutput
+	}
+	tctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	var killed atomic.Bool
+	cmd := exec.CommandContext(tctx, h.Argv[0], h.Argv[1:]...)
+	cmd.Dir = opts.Cwd
+	cmd.Stdin = bytes.NewReader(stdin)
+	stdout, stderr := &capWriter{max: limit}, &capWriter{max: limit}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	setProcessGroup(cmd)
+	cmd.Cancel = func() error {
+		killed.Store(true)
+		return killProcessGroup(cmd.Process)
+	}
+	cmd.WaitDelay = waitGrace
+
+	log.Debug("shell hook starting", "argv", h.Argv, "timeout", timeout)
+	if err := cmd.Start(); err != nil {
+		return h.failed(StatusError, h.spawnError(err, opts.Cwd))
+	}
+	waitErr := cmd.Wait()
+	res := Result{Status: StatusOK, ExitCode: cmd.ProcessState.ExitCode(),
+		Stdout: stdout.String(), Stderr: stderr.String()}
+	if stderr.truncated > 0 {
+		log.Debug("shell hook stderr truncated", "dropped_bytes", stderr.truncated)
+	}
+	if s := strings.TrimSpace(res.Stderr); s != "" {
+		log.Debug("shell hook stderr", "stderr", truncateChars(s, stderrMessageLimit))
+	}
+	if errors.Is(waitErr, exec.ErrWaitDelay) {
+		log.Debug("shell hook left its output open after exiting; pipes closed")
+	}
+	if killed.Load() {
+		why := fmt.Sprintf("cancelled (%v)", context.Cause(ctx))
+		res.Status = StatusError
+		if ctx.Err() == nil {
+			why, res.Status = fmt.Sprintf("timed out after %s", timeout), StatusTimeout
+		}
+		res.Err = h.errorf("%s; process group killed", why)
+		h.failClosed(&res, why)
+		return res
+	}
+	h.interpret(&res, cmd.ProcessState, stdout, limit)
+	return res
+}
+
+// interpret parses the output of a hook that exited, applying §5.2 and §5.4.
+func (h *Hook) interpret(res *Result, state *os.ProcessState, stdout *capWriter, limit int) {
+	var problems []string
+	malformed := ""
+	if stdout.truncated > 0 {
+		malformed = fmt.Sprintf("stdout exceeded %d bytes and was truncated", limit)
+		problems = append(problems, malformed+"; output ignored")
+	} else {
+		var err error
+		res.Parsed, res.Value, err = parseOutput(h.Event, stdout.buf.Bytes())
+		if err != nil {
+			malformed = "unparseable stdout (expected a JSON object)"
+			problems = append(problems, fmt.Sprintf("stdout is not valid JSON (%v): %q",
+				err, truncateChars(strings.TrimSpace(res.Stdout), 80)))
+		} else if _, isObj := res.Parsed.(map[string]any); !isObj && strings.TrimSpace(res.Stdout) != "" && res.Parsed != nil {
+			malformed = "unparseable stdout (expected a JSON object)"
+		}
+	}
+	if h.Event == eventPreToolCall && res.ExitCode == exitBlock {
+		if _, isBlock := res.Value.(map[string]any); !isBlock {
+			msg := truncateChars(strings.TrimSpace(res.Stderr), stderrMessageLimit)
+			if msg = strings.TrimSpace(msg); msg == "" {
+				msg = DefaultBlockMessage
+			}
+			res.Value = blockValue(msg)
+		}
+	} else if res.ExitCode > 0 {
+		problems = append(problems, fmt.Sprintf("exited with status %d", res.ExitCode))
+	} else if res.ExitCode < 0 {
+		problems = append(problems, "terminated: "+state.String())
+	}
+	if len(problems) > 0 {
+		res.Err = h.errorf("%s", strings.Join(problems, "; "))
+	}
+	if malformed != "" && res.Value == nil {
+		h.failClosed(res, malformed)
+	}
+}
+
+// failClosed turns res into a block when the hook is fail_closed (pre_tool_call only).
+func (h *Hook) failClosed(res *Result, why string) {
+	if h.FailClosed && h.Event == eventPreToolCall {
+		res.Value = blockValue(fmt.Sprintf("shell hook %q failed closed: %s", h.Command, why))
+	}
+}
+
+// failed is the Result of a hook that did not run.
+func (h *Hook) failed(status Status, msg string) Result {
+	res := Result{Status: status, ExitCode: -1, Err: h.errorf("%s", msg)}
+	h.failClosed(&res, msg)
+	return res
+}
+
+// errorf prefixes a message with the hook's command.
+func (h *Hook) errorf(format string, args ...any) string {
+	return fmt.Sprintf("shell hook %q: ", h.Command) + fmt.Sprintf(format, args...)
+}
+
+// spawnError explains why the process could not be started, with what to do about it.
+func (h *Hook) spawnError(err error, dir string) string {
+	var execErr *exec.Error
+	if errors.As(err, &execErr) {
+		if errors.Is(execErr.Err, exec.ErrNotFound) {
+			return fmt.Sprintf("cannot run %s: executable file not found in $PATH", execErr.Name)
+		}
+		return fmt.Sprintf("cannot run %s: %v", execErr.Name, execErr.Err)
+	}
+	var pe *fs.PathError
+	if !errors.As(err, &pe) {
+		return "cannot start: " + err.Error()
+	}
+	if pe.Op == "chdir" {
+		return fmt.Sprintf("cannot use working directory %s: %v", pe.Path, pe.Err)
+	}
+	path := pe.Path
+	info, statErr := os.Stat(path)
+	if dir != "" && !strings.HasPrefix(path, "/") {
+		info, statErr = os.Stat(dir + "/" + path)
+	}
+	switch {
+	case errors.Is(pe.Err, fs.ErrNotExist) && statErr == nil:
+		return fmt.Sprintf("cannot run %s: its interpreter was not found (check the #! line)", path)
+	case errors.Is(pe.Err, fs.ErrNotExist):
+		return fmt.Sprintf("cannot run %s: no such file or directory", path)
+	case errors.Is(pe.Err, fs.ErrPermission) && statErr == nil && info.IsDir():
+		return fmt.Sprintf("cannot run %s: is a directory", path)
+	case errors.Is(pe.Err, fs.ErrPermission):
+		return fmt.Sprintf("cannot run %s: permission denied (make it executable: chmod +x %s)", path, path)
+	case errors.Is(pe.Err, syscall.ENOEXEC):
+		return fmt.Sprintf("cannot run %s: exec format error (a script needs a #! line, e.g. #!/bin/sh)", path)
+	}
+	return fmt.Sprintf("cannot run %s: %v", path, pe.Err)
+}
+
+// truncateChars returns the first n characters (runes) of s.
+func truncateChars(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n])
+}
+
+// capWriter keeps the first max bytes written to it and counts, then discards, the rest, so a
+// hook writing forever never blocks on a full pipe and memory stays bounded.
+type capWriter struct {
+	buf       bytes.Buffer
+	max       int
+	truncated int64
+}
+
+var _ io.Writer = (*capWriter)(nil)
+
+func (w *capWriter) Write(p []byte) (int, error) {
+	if room := w.max - w.buf.Len(); room < len(p) {
+		w.truncated += int64(len(p) - max(room, 0))
+		w.buf.Write(p[:max(room, 0)])
+		return len(p), nil
+	}
+	return w.buf.Write(p)
+}
+
+func (w *capWriter) String() string { return w.buf.String() }
