@@ -1,18 +1,106 @@
 package engine
 
-import "context"
+import (
+	"context"
+	"log/slog"
 
-// ShellHookInfo describes one shell hook declared in config.yaml.
+	"github.com/hermes-hooks/hermes/consent"
+	"github.com/hermes-hooks/hermes/shell"
+)
+
+// ShellHookInfo describes one shell hook declared in config.yaml and its consent.
 type ShellHookInfo struct {
-	Event   string `json:"event"`
-	Command string `json:"command"`
+	Event      string  `json:"event"`
+	Matcher    string  `json:"matcher,omitempty"`
+	Command    string  `json:"command"`
+	Timeout    float64 `json:"timeout_s"`
+	FailClosed bool    `json:"fail_closed"`
+	Line       int     `json:"line"`
+
+	// Registered reports whether this engine fires the hook.
+	Registered bool `json:"registered"`
+	// ApprovedBy says how consent was given ("allowlist", "flag", "env", "config",
+	// "prompt"), "" when it was not, and "ignored" when consent was not asked for.
+	ApprovedBy string `json:"approved_by"`
+	// Consent is the allowlist's view of the pair, under the configured mode.
+	Consent consent.Status `json:"consent"`
+
+	hook *shell.Hook
 }
+
+// Hook is the parsed hook, for tools that run it directly (doctor).
+func (i *ShellHookInfo) Hook() *shell.Hook { return i.hook }
 
 type loadedShellHook struct {
 	info *ShellHookInfo
-	cb   callback // nil when not registered (not approved)
+	cb   callback // nil when not registered
 }
 
+// ConsentStore returns the allowlist of a home.
+func ConsentStore(home string, logger *slog.Logger) *consent.Store {
+	return consent.Open(consent.DefaultPath(home), logger)
+}
+
+// loadShellHooks parses the hooks: of config.yaml and decides each one's consent.
 func (e *Engine) loadShellHooks(ctx context.Context, cfg *config) ([]loadedShellHook, []Warning) {
-	return nil, nil
+	hooks, shellWarns := shell.ParseHooks(cfg.file, cfg.hooks, hookNames)
+	var warns []Warning
+	for _, w := range shellWarns {
+		warns = append(warns, Warning{File: w.File, Line: w.Line, Msg: w.Msg})
+	}
+	if len(hooks) == 0 {
+		return nil, warns
+	}
+	mode, err := consent.ParseMode(cfg.consentMode)
+	if err != nil {
+		warns = append(warns, Warning{File: cfg.file, Msg: err.Error() + "; using pinned"})
+	}
+	store := ConsentStore(e.home, e.logger)
+	decider := &consent.Decider{
+		Store: store, Mode: mode, AcceptFlag: e.opts.AcceptHooks, Getenv: getenv(e.opts.Getenv),
+		ConfigAutoAccept: cfg.autoAccept, Logger: e.logger,
+	}
+	if p := e.opts.Prompt; p != nil {
+		decider.Interactive, decider.In, decider.Out = true, p.In, p.Out
+	}
+	out := make([]loadedShellHook, 0, len(hooks))
+	for _, h := range hooks {
+		info := &ShellHookInfo{
+			Event: h.Event, Matcher: h.Matcher, Command: h.Command, Timeout: h.Timeout.Seconds(),
+			FailClosed: h.FailClosed, Line: h.Line, hook: h,
+		}
+		if e.opts.IgnoreConsent {
+			info.Registered, info.ApprovedBy = true, "ignored"
+		} else {
+			info.Registered, info.ApprovedBy = decider.Decide(ctx, h.Event, h.Command)
+		}
+		info.Consent = store.Check(h.Event, h.Command, mode)
+		l := loadedShellHook{info: info}
+		if info.Registered {
+			l.cb = &shellCallback{hook: h, logger: e.logger}
+		}
+		out = append(out, l)
+	}
+	return out, warns
+}
+
+// shellCallback fires one shell hook.
+type shellCallback struct {
+	hook   *shell.Hook
+	logger *slog.Logger
+}
+
+func (c *shellCallback) fire(ctx context.Context, hook string, kwargs map[string]any) HookResult {
+	res := c.hook.Run(ctx, kwargs, shell.RunOptions{Logger: c.logger})
+	r := HookResult{
+		Source: SourceShell, Name: c.hook.Command, Status: Status(res.Status), Result: res.Parsed, value: res.Value,
+		Err: res.Err, Duration: res.Duration,
+	}
+	if res.Status != shell.StatusSkipped {
+		r.ExitCode, r.Stdout, r.Stderr = &res.ExitCode, &res.Stdout, &res.Stderr
+	}
+	if res.Err != "" {
+		c.logger.Warn("shell hook: "+res.Err, "hook", hook, "command", c.hook.Command, "status", string(res.Status))
+	}
+	return r
 }
