@@ -100,7 +100,7 @@ func (c *shellCallback) fire(ctx context.Context, hook string, kwargs map[string
 		r.ExitCode, r.Stdout, r.Stderr = &res.ExitCode, &res.Stdout, &res.Stderr
 	}
 	if res.Err != "" {
-		c.logger.Warn("shell hook: "+res.Err, "hook", hook, "command", c.hook.Command, "status", string(res.Status))
+		c.logger.Warn(res.Err, "hook", hook, "status", string(res.Status))
 	}
 	return r
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io/fs"
 	"os"
@@ -38,7 +39,8 @@ func runDemo(c *cli, args []string) int {
 	return c.replay(filepath.Join(dir, "transcript.jsonl"), home)
 }
 
-// copyFS writes the tree of fsys into dir, keeping executable bits of scripts.
+// copyFS writes the tree of fsys into dir, marking scripts executable and pointing the
+// demo config.yaml at the copy.
 func copyFS(dir string, fsys fs.FS) error {
 	return fs.WalkDir(fsys, ".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -51,6 +53,9 @@ func copyFS(dir string, fsys fs.FS) error {
 		data, err := fs.ReadFile(fsys, path)
 		if err != nil {
 			return err
+		}
+		if path == "home/config.yaml" {
+			data = bytes.ReplaceAll(data, []byte("$DEMO_HOME"), []byte(filepath.Join(dir, "home")))
 		}
 		mode := os.FileMode(0o644)
 		if ext := filepath.Ext(path); ext == ".sh" || ext == ".py" {

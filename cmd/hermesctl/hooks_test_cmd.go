@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/hermes-hooks/hermes/engine"
+	"github.com/hermes-hooks/hermes/gateway"
 	"github.com/hermes-hooks/hermes/internal/suggest"
 )
 
@@ -33,12 +34,16 @@ func runHooksTest(c *cli, args []string) int {
 	event := args[0]
 	cwd, _ := os.Getwd()
 	payload := engine.DefaultPayload(event, cwd)
+	isGateway := payload == nil && gateway.IsEvent(event)
+	if isGateway {
+		payload = gateway.DefaultContext(event)
+	}
 	if payload == nil {
 		hint := ""
 		if s := suggest.Closest(event, engine.HookNames()); s != "" {
 			hint = fmt.Sprintf(" (did you mean %q?)", s)
 		}
-		return c.fail(exitUsage, "unknown event %q%s; valid events: %s", event, hint, strings.Join(engine.HookNames(), ", "))
+		return c.fail(exitUsage, "unknown event %q%s; valid events: %s, or a gateway event such as agent:step or command:reset", event, hint, strings.Join(engine.HookNames(), ", "))
 	}
 	if c.forTool != "" {
 		payload["tool_name"] = c.forTool
@@ -52,12 +57,32 @@ func runHooksTest(c *cli, args []string) int {
 			payload[k] = v
 		}
 	}
-	eng, code := c.openEngine(engine.Options{IgnoreConsent: true})
-	if eng == nil {
-		return code
+	var rep engine.Report
+	if isGateway {
+		l, code := c.loadHome()
+		if l == nil {
+			return code
+		}
+		defer l.close(c)
+		hooks := l.gw.EmitSync(c.ctx, event, payload)
+		outcome := []any{}
+		for _, h := range hooks {
+			if h.Result != nil {
+				outcome = append(outcome, h.Result)
+			}
+		}
+		rep = engine.Report{Event: event, Payload: payload, Hooks: hooks, Outcome: outcome}
+	} else {
+		eng, code := c.openEngine(engine.Options{IgnoreConsent: true})
+		if eng == nil {
+			return code
+		}
+		defer eng.Close(c.ctx)
+		rep = eng.Fire(c.ctx, event, payload)
 	}
-	defer eng.Close(c.ctx)
-	rep := eng.Fire(c.ctx, event, payload)
+	if rep.Hooks == nil {
+		rep.Hooks = []engine.HookResult{}
+	}
 	if c.json {
 		c.printJSON(rep)
 	} else {
@@ -155,6 +180,8 @@ func describeOutcome(o any) string {
 	switch {
 	case o == nil:
 		return "none (nothing changed)"
+	case isEmptyList(o):
+		return "none (nothing changed)"
 	case !ok:
 		return compactJSON(o)
 	case m["action"] == "block":
@@ -171,4 +198,9 @@ func describeOutcome(o any) string {
 		return fmt.Sprintf("replace with: %q", m["text"])
 	}
 	return compactJSON(o)
+}
+
+func isEmptyList(o any) bool {
+	l, ok := o.([]any)
+	return ok && len(l) == 0
 }

@@ -43,7 +43,10 @@ type command struct {
 var commands []*command
 
 func init() {
-	commands = []*command{hooksTestCommand, pluginsListCommand, replayCommand, demoCommand}
+	commands = []*command{
+		hooksListCommand, hooksTestCommand, hooksAllowCommand, hooksRevokeCommand, hooksDoctorCommand,
+		pluginsListCommand, replayCommand, demoCommand,
+	}
 }
 
 // valueFlags take a value as the next argument.

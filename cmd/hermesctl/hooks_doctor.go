@@ -1,0 +1,197 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/hermes-hooks/hermes/consent"
+	"github.com/hermes-hooks/hermes/engine"
+	"github.com/hermes-hooks/hermes/shell"
+)
+
+var hooksDoctorCommand = &command{
+	name: "hooks doctor",
+	help: "check every hook as the engine loads it; smoke-run approved shell hooks; exit 3 when a problem is found",
+	run:  runHooksDoctor,
+}
+
+// check is one hook's health, the same in text and JSON.
+type check struct {
+	Source   string   `json:"source"`
+	Name     string   `json:"name"`
+	Events   []string `json:"events"`
+	OK       bool     `json:"ok"`
+	Problems []string `json:"problems"`
+	Notes    []string `json:"notes"`
+}
+
+func (ch *check) problem(format string, args ...any) {
+	ch.Problems = append(ch.Problems, fmt.Sprintf(format, args...))
+}
+func (ch *check) note(format string, args ...any) {
+	ch.Notes = append(ch.Notes, fmt.Sprintf(format, args...))
+}
+
+func runHooksDoctor(c *cli, args []string) int {
+	if !c.wantArgs(args, 0) {
+		return exitUsage
+	}
+	l, code := c.loadHome()
+	if l == nil {
+		return code
+	}
+	defer l.close(c)
+	var checks []*check
+	for _, h := range l.gw.Hooks() {
+		ch := &check{Source: engine.SourceGateway, Name: h.Name, Events: h.Events}
+		luaCheck(ch, h.Status, h.Error, h.Permissions)
+		checks = append(checks, ch)
+	}
+	for _, p := range l.eng.Plugins() {
+		ch := &check{Source: engine.SourcePlugin, Name: p.Name, Events: p.Hooks}
+		luaCheck(ch, p.Status, p.Error, p.Permissions)
+		if p.Status == "loaded" && len(p.Hooks) == 0 {
+			ch.problem("register(ctx) registered no hook")
+		}
+		checks = append(checks, ch)
+	}
+	for _, s := range l.eng.ShellHooks() {
+		checks = append(checks, c.shellCheck(s))
+	}
+	problems := 0
+	for _, ch := range checks {
+		ch.OK = len(ch.Problems) == 0
+		if !ch.OK {
+			problems++
+		}
+		ch.Problems, ch.Notes = nonNil(ch.Problems), nonNil(ch.Notes)
+	}
+	warnings := l.eng.Warnings()
+	for _, w := range l.gw.Warnings() {
+		warnings = append(warnings, w)
+	}
+	if c.json {
+		c.printJSON(map[string]any{"home": l.eng.Home(), "checks": nonNilChecks(checks), "warnings": warningStrings(warnings), "problems": problems})
+	} else {
+		printChecks(c, checks, warnings, problems)
+	}
+	if problems > 0 {
+		return exitFailed
+	}
+	return exitOK
+}
+
+func luaCheck(ch *check, status, errText string, perms engine.Permissions) {
+	switch status {
+	case "disabled":
+		ch.note("disabled")
+	case "loaded":
+		ch.note("loads and registers %s", orDash(strings.Join(ch.Events, ", ")))
+	default:
+		ch.problem("does not load: %s", errText)
+	}
+	ch.note("permissions: %s", describePermissions(perms))
+}
+
+// shellCheck inspects a shell hook; it runs the hook only when it is approved.
+func (c *cli) shellCheck(s *engine.ShellHookInfo) *check {
+	ch := &check{Source: engine.SourceShell, Name: s.Command, Events: []string{s.Event}}
+	st := s.Consent
+	switch {
+	case !st.Exists:
+		ch.problem("script %s does not exist", st.Script)
+	case !st.Executable:
+		ch.problem("script %s is not executable (chmod +x %s)", st.Script, st.Script)
+	default:
+		ch.note("script %s exists and is executable", orDash(st.Resolved))
+	}
+	if st.ContentDrift {
+		ch.problem("script content changed since approval: %s", st.Reason)
+	} else if st.MtimeDrift {
+		ch.problem("script modified since approval (mtime): %s", st.Reason)
+	}
+	if !st.Approved {
+		reason := st.Reason
+		if reason == "" {
+			reason = "approve it with `" + consent.AllowHint(s.Event, s.Command) + "`"
+		}
+		ch.problem("not approved, so the engine does not run it (%s); not run by doctor either", reason)
+		return ch
+	}
+	ch.note("approved")
+	if !st.Exists || !st.Executable {
+		return ch
+	}
+	cwd, _ := os.Getwd()
+	res := s.Hook().Run(c.ctx, engine.DefaultPayload(s.Event, cwd), shell.RunOptions{Logger: c.logger})
+	took := res.Duration.Round(100 * time.Microsecond)
+	switch {
+	case res.Status != shell.StatusOK:
+		ch.problem("smoke run %s after %s: %s", res.Status, took, res.Err)
+	case strings.TrimSpace(res.Stdout) == "":
+		ch.note("smoke run ok in %s (no output: no effect)", took)
+	case res.Parsed == nil:
+		ch.problem("smoke run printed output that is not JSON (%s): %q", took, truncate(strings.TrimSpace(res.Stdout), 80))
+	default:
+		if _, isObject := res.Parsed.(map[string]any); !isObject {
+			ch.problem("smoke run printed JSON that is not an object (%s): %s", took, truncate(compactJSON(res.Parsed), 80))
+		} else {
+			ch.note("smoke run ok in %s: %s", took, truncate(compactJSON(res.Parsed), 80))
+		}
+	}
+	if res.Status == shell.StatusOK && res.ExitCode != 0 && !(s.Event == engine.PreToolCall && res.ExitCode == 2) {
+		ch.problem("smoke run exited with code %d", res.ExitCode)
+	}
+	return ch
+}
+
+func printChecks(c *cli, checks []*check, warnings []engine.Warning, problems int) {
+	for _, ch := range checks {
+		mark := "ok  "
+		if !ch.OK {
+			mark = "FAIL"
+		}
+		fmt.Fprintf(c.stdout, "%s %-7s %s [%s]\n", mark, ch.Source, ch.Name, strings.Join(ch.Events, ", "))
+		for _, p := range ch.Problems {
+			fmt.Fprintf(c.stdout, "       problem: %s\n", p)
+		}
+		for _, n := range ch.Notes {
+			fmt.Fprintf(c.stdout, "       %s\n", n)
+		}
+	}
+	for _, w := range warnings {
+		fmt.Fprintf(c.stdout, "warning: %s\n", w)
+	}
+	if len(checks) == 0 {
+		fmt.Fprintln(c.stdout, "no hooks found")
+	}
+	if problems == 0 {
+		fmt.Fprintln(c.stdout, "healthy: no problem found")
+	} else {
+		fmt.Fprintf(c.stdout, "%d hook(s) with problems\n", problems)
+	}
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func nonNilChecks(c []*check) []*check {
+	if c == nil {
+		return []*check{}
+	}
+	return c
+}
+
+func warningStrings(ws []engine.Warning) []string {
+	out := []string{}
+	for _, w := range ws {
+		out = append(out, w.String())
+	}
+	return out
+}
