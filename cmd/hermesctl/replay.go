@@ -3,9 +3,11 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/hermes-hooks/hermes/consent"
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/gateway"
 )
@@ -26,7 +28,11 @@ func runReplay(c *cli, args []string) int {
 
 // replay runs the transcript at path against home and prints the timeline.
 func (c *cli) replay(path, home string) int {
-	tl, err := gateway.ReplayFile(c.ctx, path, engine.Options{Home: home, Logger: c.logger, AcceptHooks: c.acceptHooks}, gateway.Options{})
+	opts := engine.Options{Home: home, Logger: c.logger, AcceptHooks: c.acceptHooks}
+	if f, ok := c.stdin.(*os.File); ok && consent.IsTerminal(f) {
+		opts.Prompt = &engine.Prompt{In: f, Out: c.stderr}
+	}
+	tl, err := gateway.ReplayFile(c.ctx, path, opts, gateway.Options{})
 	if err != nil && len(tl.Events) == 0 {
 		return c.fail(exitConfig, "replay: %v", err)
 	}

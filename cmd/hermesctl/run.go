@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"strings"
 
+	"github.com/hermes-hooks/hermes/consent"
 	"github.com/hermes-hooks/hermes/engine"
 )
 
@@ -185,6 +187,9 @@ func (c *cli) openEngine(opts engine.Options) (*engine.Engine, int) {
 	opts.Home = c.home
 	opts.Logger = c.logger
 	opts.AcceptHooks = opts.AcceptHooks || c.acceptHooks
+	if f, ok := c.stdin.(*os.File); ok && !opts.IgnoreConsent && consent.IsTerminal(f) {
+		opts.Prompt = &engine.Prompt{In: f, Out: c.stderr}
+	}
 	eng, err := engine.New(c.ctx, opts)
 	if err != nil {
 		return nil, c.fail(exitConfig, "cannot load %s: %v", engine.ResolveHome(c.home), err)
