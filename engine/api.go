@@ -8,7 +8,7 @@ func (e *Engine) PreToolCall(ctx context.Context, call ToolCall) *Block {
 	if !e.HasHooks(PreToolCall) {
 		return nil
 	}
-	return mergeBlock(e.invoke(ctx, PreToolCall, call.kwargs(false)))
+	return e.invoke(ctx, PreToolCall, call.kwargs(false)).Block()
 }
 
 // PostToolCall fires post_tool_call (an observer) with call.Result and call.DurationMS.
@@ -24,7 +24,7 @@ func (e *Engine) TransformToolResult(ctx context.Context, call ToolCall) string 
 	if !e.HasHooks(TransformToolResult) {
 		return call.Result
 	}
-	if s, ok := mergeTransform(e.invoke(ctx, TransformToolResult, call.kwargs(true)), true); ok {
+	if s, ok := e.invoke(ctx, TransformToolResult, call.kwargs(true)).Text(); ok {
 		return s
 	}
 	return call.Result
@@ -37,7 +37,7 @@ func (e *Engine) TransformTerminalOutput(ctx context.Context, out TerminalOutput
 		return out.Output
 	}
 	kw := map[string]any{"command": out.Command, "output": out.Output, "exit_code": out.ExitCode, "cwd": out.Cwd, "task_id": out.TaskID}
-	if s, ok := mergeTransform(e.invoke(ctx, TransformTerminalOutput, kw), true); ok {
+	if s, ok := e.invoke(ctx, TransformTerminalOutput, kw).Text(); ok {
 		return s
 	}
 	return out.Output
@@ -49,7 +49,7 @@ func (e *Engine) PreLLMCall(ctx context.Context, turn LLMTurn) string {
 	if !e.HasHooks(PreLLMCall) {
 		return ""
 	}
-	return mergeContext(e.invoke(ctx, PreLLMCall, turn.preKwargs()))
+	return e.invoke(ctx, PreLLMCall, turn.preKwargs()).Context()
 }
 
 // PostLLMCall fires post_llm_call (an observer) with turn.AssistantResponse.
@@ -66,7 +66,7 @@ func (e *Engine) TransformLLMOutput(ctx context.Context, out LLMOutput) string {
 		return out.ResponseText
 	}
 	kw := map[string]any{"response_text": out.ResponseText, "session_id": out.SessionID, "model": out.Model, "platform": out.Platform}
-	if s, ok := mergeTransform(e.invoke(ctx, TransformLLMOutput, kw), false); ok {
+	if s, ok := e.invoke(ctx, TransformLLMOutput, kw).Text(); ok {
 		return s
 	}
 	return out.ResponseText
@@ -79,22 +79,22 @@ func (e *Engine) PreGatewayDispatch(ctx context.Context, ev DispatchEvent, host 
 		return Dispatch{Action: DispatchAllow}
 	}
 	kw := map[string]any{"event": ev.Table(), "gateway": host.Gateway, "session_store": host.SessionStore}
-	return mergeDispatch(e.invoke(ctx, PreGatewayDispatch, kw))
+	return e.invoke(ctx, PreGatewayDispatch, kw).Dispatch()
 }
 
 // Invoke fires any hook with the given keyword arguments and returns every hook's result,
 // in order. Use it for observers (on_session_start, subagent_stop, ...) and for hooks a
 // host defines itself; results of observers are not merged.
 func (e *Engine) Invoke(ctx context.Context, hook string, kwargs map[string]any) []HookResult {
-	return e.invoke(ctx, hook, kwargs)
+	return e.invoke(ctx, hook, kwargs).Hooks
 }
 
 // Fire fires hook with kwargs and returns the full report: every hook's result and the
 // merged outcome in the wire shape of §8.
 func (e *Engine) Fire(ctx context.Context, hook string, kwargs map[string]any) Report {
-	rs := e.invoke(ctx, hook, kwargs)
-	if rs == nil {
-		rs = []HookResult{}
+	rep := e.invoke(ctx, hook, kwargs)
+	if rep.Hooks == nil {
+		rep.Hooks = []HookResult{}
 	}
-	return Report{Event: hook, Payload: kwargs, Hooks: rs, Outcome: outcome(hook, rs)}
+	return rep
 }

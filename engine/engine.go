@@ -41,6 +41,8 @@ type Options struct {
 	IgnoreConsent bool
 	// HostFuncs are added to the hermes module of every Lua hook (e.g. run_agent).
 	HostFuncs map[string]Func
+	// Metrics, when non-nil, counts every hook call (see Metrics); nil counts nothing.
+	Metrics *Metrics
 }
 
 // Prompt is where to ask the user about an unapproved shell hook.
@@ -67,7 +69,7 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 	if e.logger == nil {
 		e.logger = slog.New(slog.DiscardHandler)
 	}
-	set, err := e.load(ctx)
+	set, err := e.load(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -78,19 +80,22 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 // Home is the directory the engine loads from.
 func (e *Engine) Home() string { return e.home }
 
-// load builds a new hook set from the home.
-func (e *Engine) load(ctx context.Context) (*hookSet, error) {
+// load builds a new hook set from the home. A plugin that fails to load but was running
+// in prev keeps running in its previous version, so a broken edit does not remove it.
+func (e *Engine) load(ctx context.Context, prev *hookSet) (*hookSet, error) {
 	cfg, warns, err := loadConfig(e.home)
 	if err != nil {
 		return nil, err
 	}
 	set := &hookSet{byHook: map[string][]callback{}, warnings: warns}
 	plugins, infos, w := e.loadPlugins(ctx, e.home, cfg)
-	set.plugins, set.warnings = infos, append(set.warnings, w...)
+	set.warnings = append(set.warnings, w...)
+	plugins, infos, w = keepPrevious(prev, plugins, infos)
+	set.plugins, set.warnings, set.loaded = infos, append(set.warnings, w...), plugins
 	for _, p := range plugins {
-		set.closers = append(set.closers, p.lp.Close)
 		for i, r := range p.lp.Registrations() {
-			set.byHook[r.Hook] = append(set.byHook[r.Hook], &pluginCallback{p: p, index: i, line: r.Line, logger: e.logger})
+			set.byHook[r.Hook] = append(set.byHook[r.Hook], &pluginCallback{p: p, index: i, line: r.Line, logger: e.logger,
+				metrics: e.opts.Metrics.forHook(SourcePlugin, p.info.Name, r.Hook)})
 		}
 	}
 	shell, w := e.loadShellHooks(ctx, cfg)
@@ -116,15 +121,21 @@ func (e *Engine) Reload(ctx context.Context) error {
 	if e.closed {
 		return ErrClosed
 	}
-	set, err := e.load(ctx)
+	old := e.set.Load()
+	set, err := e.load(ctx, old)
 	if err != nil {
 		return err
 	}
-	e.retire(e.set.Swap(set))
+	e.retire(e.set.Swap(set), set)
 	return nil
 }
 
-func (e *Engine) retire(old *hookSet) {
+// retire closes old once its calls are done, except the plugins next still runs.
+func (e *Engine) retire(old, next *hookSet) {
+	old.keep = map[*plugin]bool{}
+	for _, p := range next.loaded {
+		old.keep[p] = true
+	}
 	old.retired.Store(true)
 	if old.refs.Load() == 0 {
 		old.close()
@@ -143,7 +154,7 @@ func (e *Engine) Close(ctx context.Context) error {
 		return nil
 	}
 	e.closed = true
-	e.retire(e.set.Swap(&hookSet{byHook: map[string][]callback{}}))
+	e.retire(e.set.Swap(&hookSet{byHook: map[string][]callback{}}), &hookSet{})
 	return nil
 }
 

@@ -16,6 +16,7 @@ import (
 // fire never panics and never returns a Go error: failures are in the HookResult.
 type callback interface {
 	fire(ctx context.Context, hook string, kwargs map[string]any) HookResult
+	stats() *hookMetrics // nil without Options.Metrics
 }
 
 // hookSet is one immutable generation of loaded hooks. Calls hold a reference while they
@@ -23,6 +24,8 @@ type callback interface {
 type hookSet struct {
 	byHook   map[string][]callback // in invocation order: plugins, then shell hooks
 	plugins  []*PluginInfo
+	loaded   []*plugin // running plugins, closed with the set unless the next set keeps them
+	keep     map[*plugin]bool
 	shell    []*ShellHookInfo
 	warnings []Warning
 	closers  []func()
@@ -34,6 +37,11 @@ type hookSet struct {
 
 func (s *hookSet) close() {
 	s.closeOnce.Do(func() {
+		for _, p := range s.loaded {
+			if !s.keep[p] {
+				p.lp.Close()
+			}
+		}
 		for _, c := range s.closers {
 			c()
 		}
@@ -58,11 +66,12 @@ func (e *Engine) release(s *hookSet) {
 	}
 }
 
-// invoke is the one invoker: it runs every callback of hook in order and returns their
-// results. It returns nil at once when nothing is registered.
-func (e *Engine) invoke(ctx context.Context, hook string, kwargs map[string]any) []HookResult {
+// invoke is the one invoker: it runs every callback of hook in order and returns the
+// report of what each did and what they decided together. Decisions that change
+// something are audited and counted. With nothing registered it returns at once.
+func (e *Engine) invoke(ctx context.Context, hook string, kwargs map[string]any) Report {
 	if len(e.set.Load().byHook[hook]) == 0 {
-		return nil
+		return Report{Event: hook, Payload: kwargs}
 	}
 	s := e.acquire()
 	defer e.release(s)
@@ -71,21 +80,34 @@ func (e *Engine) invoke(ctx context.Context, hook string, kwargs map[string]any)
 	for _, cb := range cbs {
 		results = append(results, cb.fire(ctx, hook, kwargs))
 	}
-	return results
+	rep := Report{Event: hook, Payload: kwargs, Hooks: results, Outcome: outcome(hook, results)}
+	if rep.Outcome != nil {
+		if i := blockIndex(results); hook == PreToolCall && i >= 0 {
+			if m := cbs[i].stats(); m != nil {
+				m.blocks.Inc()
+			}
+		}
+		e.audit(ctx, rep)
+	}
+	return rep
 }
 
 // pluginCallback is one function a plugin registered.
 type pluginCallback struct {
-	p      *plugin
-	index  int
-	line   int
-	logger *slog.Logger
+	p       *plugin
+	index   int
+	line    int
+	logger  *slog.Logger
+	metrics *hookMetrics
 }
+
+func (c *pluginCallback) stats() *hookMetrics { return c.metrics }
 
 func (c *pluginCallback) fire(ctx context.Context, hook string, kwargs map[string]any) HookResult {
 	start := time.Now()
 	v, err := c.p.lp.Call(ctx, c.index, kwargs)
 	r := HookResult{Source: SourcePlugin, Name: c.p.info.Name, Status: StatusOK, Result: v, value: v, Duration: time.Since(start)}
+	defer func() { c.metrics.observe(r.Status, r.Duration) }()
 	if err == nil {
 		return r
 	}

@@ -27,16 +27,25 @@ const (
 // mergeBlock: the first result of the exact form {action="block", message=<non-empty
 // string>} wins; anything else is ignored.
 func mergeBlock(rs []HookResult) *Block {
-	for _, r := range rs {
+	i := blockIndex(rs)
+	if i < 0 {
+		return nil
+	}
+	return &Block{Message: rs[i].value.(map[string]any)["message"].(string), Source: rs[i].Source, Hook: rs[i].Name}
+}
+
+// blockIndex is the index of the winning block, or -1.
+func blockIndex(rs []HookResult) int {
+	for i, r := range rs {
 		m, ok := r.value.(map[string]any)
 		if !ok || m["action"] != "block" {
 			continue
 		}
 		if msg, ok := m["message"].(string); ok && msg != "" {
-			return &Block{Message: msg, Source: r.Source, Hook: r.Name}
+			return i
 		}
 	}
-	return nil
+	return -1
 }
 
 // mergeContext joins, in order, every table with a non-empty string context and every

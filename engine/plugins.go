@@ -79,9 +79,7 @@ func (e *Engine) loadPlugins(ctx context.Context, home string, cfg *config) ([]*
 			loaded = append(loaded, p)
 		}
 	}
-	slices.SortStableFunc(loaded, func(a, b *plugin) int {
-		return cmp.Or(cmp.Compare(b.info.Priority, a.info.Priority), cmp.Compare(a.info.dirName, b.info.dirName))
-	})
+	sortPlugins(loaded)
 	return loaded, infos, warns
 }
 
@@ -202,4 +200,35 @@ func parsePluginManifest(file string, info *PluginInfo) ([]Warning, error) {
 		}
 	}
 	return warns, nil
+}
+
+// keepPrevious replaces every plugin that failed to load by its running version in prev,
+// if there is one, with a warning saying so; the result is in invocation order again.
+func keepPrevious(prev *hookSet, loaded []*plugin, infos []*PluginInfo) ([]*plugin, []*PluginInfo, []Warning) {
+	if prev == nil {
+		return loaded, infos, nil
+	}
+	running := map[string]*plugin{}
+	for _, p := range prev.loaded {
+		running[p.info.Dir] = p
+	}
+	var warns []Warning
+	for i, info := range infos {
+		old := running[info.Dir]
+		if info.Status != "error" || old == nil {
+			continue
+		}
+		loaded = append(loaded, old)
+		infos[i] = old.info
+		warns = append(warns, Warning{File: info.Dir, Msg: "failed to reload (" + info.Error + "); the previous version keeps running"})
+	}
+	sortPlugins(loaded)
+	return loaded, infos, warns
+}
+
+// sortPlugins orders plugins for invocation: priority (higher first), then directory name.
+func sortPlugins(ps []*plugin) {
+	slices.SortStableFunc(ps, func(a, b *plugin) int {
+		return cmp.Or(cmp.Compare(b.info.Priority, a.info.Priority), cmp.Compare(a.info.dirName, b.info.dirName))
+	})
 }

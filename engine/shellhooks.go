@@ -77,7 +77,7 @@ func (e *Engine) loadShellHooks(ctx context.Context, cfg *config) ([]loadedShell
 		info.Consent = store.Check(h.Event, h.Command, mode)
 		l := loadedShellHook{info: info}
 		if info.Registered {
-			l.cb = &shellCallback{hook: h, logger: e.logger}
+			l.cb = &shellCallback{hook: h, logger: e.logger, metrics: e.opts.Metrics.forHook(SourceShell, h.Command, h.Event)}
 		}
 		out = append(out, l)
 	}
@@ -86,9 +86,12 @@ func (e *Engine) loadShellHooks(ctx context.Context, cfg *config) ([]loadedShell
 
 // shellCallback fires one shell hook.
 type shellCallback struct {
-	hook   *shell.Hook
-	logger *slog.Logger
+	hook    *shell.Hook
+	logger  *slog.Logger
+	metrics *hookMetrics
 }
+
+func (c *shellCallback) stats() *hookMetrics { return c.metrics }
 
 func (c *shellCallback) fire(ctx context.Context, hook string, kwargs map[string]any) HookResult {
 	res := c.hook.Run(ctx, kwargs, shell.RunOptions{Logger: c.logger})
@@ -102,5 +105,6 @@ func (c *shellCallback) fire(ctx context.Context, hook string, kwargs map[string
 	if res.Err != "" {
 		c.logger.Warn(res.Err, "hook", hook, "status", string(res.Status))
 	}
+	c.metrics.observe(r.Status, r.Duration)
 	return r
 }

@@ -1,0 +1,85 @@
+package engine
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"log/slog"
+)
+
+// audit logs one decision that changed something (a block, a skip, a rewrite, an injected
+// context, a transform) as structured fields: the hook, the event, who decided, and
+// digests of the value before and after, so nothing sensitive is logged in full.
+func (e *Engine) audit(ctx context.Context, rep Report) {
+	if rep.Outcome == nil || !e.logger.Enabled(ctx, slog.LevelInfo) {
+		return
+	}
+	var decision, by string
+	var before, after any
+	switch rep.Event {
+	case PreToolCall:
+		b := rep.Block()
+		decision, by, before, after = "block", b.Hook, rep.Payload["args"], b.Message
+	case PreLLMCall:
+		decision, by, before, after = "inject_context", contributors(rep.Hooks), rep.Payload["user_message"], rep.Context()
+	case TransformToolResult, TransformTerminalOutput, TransformLLMOutput:
+		t, _ := rep.Text()
+		decision, by, before, after = "transform", firstString(rep), rep.Payload[transformedKey[rep.Event]], t
+	case PreGatewayDispatch:
+		d := rep.Dispatch()
+		ev, _ := rep.Payload["event"].(map[string]any)
+		decision, by, before = d.Action, d.Hook, ev["text"]
+		if d.Action == DispatchRewrite {
+			after = d.Text
+		}
+		if d.Action == DispatchAllow {
+			return
+		}
+	default:
+		return
+	}
+	e.logger.LogAttrs(ctx, slog.LevelInfo, "hook decision",
+		slog.String("audit", decision), slog.String("event", rep.Event), slog.String("by", by),
+		slog.String("before_sha256", digest(before)), slog.String("after_sha256", digest(after)))
+}
+
+// transformedKey is the kwarg a transform replaces.
+var transformedKey = map[string]string{
+	TransformToolResult: "result", TransformTerminalOutput: "output", TransformLLMOutput: "response_text",
+}
+
+// digest is a short SHA-256 of a value's JSON form ("" for nil).
+func digest(v any) string {
+	if v == nil {
+		return ""
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:8])
+}
+
+func contributors(rs []HookResult) string {
+	var by string
+	for _, r := range rs {
+		if mergeContext([]HookResult{r}) != "" {
+			if by != "" {
+				by += ","
+			}
+			by += r.Name
+		}
+	}
+	return by
+}
+
+func firstString(rep Report) string {
+	for _, r := range rep.Hooks {
+		if _, ok := mergeTransform([]HookResult{r}, rep.Event != TransformLLMOutput); ok {
+			return r.Name
+		}
+	}
+	return ""
+}

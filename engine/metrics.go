@@ -1,0 +1,106 @@
+package engine
+
+import (
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Metrics counts what every hook does: calls, errors, timeouts, blocks, dropped events
+// and a latency histogram, labelled by source (plugin, shell, gateway), hook name and
+// event. It is a prometheus.Collector: register it with the host's registry. One Metrics
+// may serve an engine and its gateway (pass it in both Options). Safe for concurrent use.
+type Metrics struct {
+	calls    *prometheus.CounterVec
+	errors   *prometheus.CounterVec
+	timeouts *prometheus.CounterVec
+	blocks   *prometheus.CounterVec
+	drops    *prometheus.CounterVec
+	latency  *prometheus.HistogramVec
+}
+
+var metricLabels = []string{"source", "hook", "event"}
+
+// NewMetrics returns empty metrics named hermes_hook_*.
+func NewMetrics() *Metrics {
+	counter := func(name, help string) *prometheus.CounterVec {
+		return prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "hermes", Subsystem: "hook", Name: name, Help: help}, metricLabels)
+	}
+	return &Metrics{
+		calls:    counter("calls_total", "Hook calls, by hook and event."),
+		errors:   counter("errors_total", "Hook calls that failed (error raised, crashed, could not start)."),
+		timeouts: counter("timeouts_total", "Hook calls interrupted at their timeout."),
+		blocks:   counter("blocks_total", "Tool calls blocked, counted for the hook whose block won."),
+		drops:    counter("drops_total", "Gateway events dropped because the hook's queue was full."),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Namespace: "hermes", Subsystem: "hook", Name: "duration_seconds", Help: "Duration of hook calls.",
+			Buckets: []float64{.00001, .00005, .0001, .0005, .001, .005, .01, .05, .1, .5, 1, 5, 30},
+		}, metricLabels),
+	}
+}
+
+// Describe implements prometheus.Collector.
+func (m *Metrics) Describe(ch chan<- *prometheus.Desc) {
+	for _, c := range m.collectors() {
+		c.Describe(ch)
+	}
+}
+
+// Collect implements prometheus.Collector.
+func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
+	for _, c := range m.collectors() {
+		c.Collect(ch)
+	}
+}
+
+func (m *Metrics) collectors() []prometheus.Collector {
+	return []prometheus.Collector{m.calls, m.errors, m.timeouts, m.blocks, m.drops, m.latency}
+}
+
+// hookMetrics are one hook's series for one event, resolved once so that a call costs a
+// few atomic adds.
+type hookMetrics struct {
+	calls, errors, timeouts, blocks prometheus.Counter
+	latency                         prometheus.Observer
+}
+
+// For returns the series of (source, name, event); nil Metrics give nil.
+func (m *Metrics) forHook(source, name, event string) *hookMetrics {
+	if m == nil {
+		return nil
+	}
+	return &hookMetrics{
+		calls:    m.calls.WithLabelValues(source, name, event),
+		errors:   m.errors.WithLabelValues(source, name, event),
+		timeouts: m.timeouts.WithLabelValues(source, name, event),
+		blocks:   m.blocks.WithLabelValues(source, name, event),
+		latency:  m.latency.WithLabelValues(source, name, event),
+	}
+}
+
+// observe records one call.
+func (h *hookMetrics) observe(status Status, d time.Duration) {
+	if h == nil || status == StatusSkipped {
+		return
+	}
+	h.calls.Inc()
+	h.latency.Observe(d.Seconds())
+	switch status {
+	case StatusError:
+		h.errors.Inc()
+	case StatusTimeout:
+		h.timeouts.Inc()
+	}
+}
+
+// Observe records one call of a hook that is not run by the engine (gateway hooks).
+func (m *Metrics) Observe(source, name, event string, status Status, d time.Duration) {
+	m.forHook(source, name, event).observe(status, d)
+}
+
+// Drop records an event dropped by a full queue.
+func (m *Metrics) Drop(source, name, event string) {
+	if m != nil {
+		m.drops.WithLabelValues(source, name, event).Inc()
+	}
+}

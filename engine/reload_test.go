@@ -1,0 +1,157 @@
+package engine
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+)
+
+// TestReloadWhileCalling edits a plugin while calls run: no call fails, every call sees the
+// old or the new behaviour, and after the reload only the new one.
+func TestReloadWhileCalling(t *testing.T) {
+	home := writeHome(t, pluginFiles("p", "", one("pre_llm_call", `return "old"`)))
+	e, _ := newEngine(t, home)
+	var stop atomic.Bool
+	var bad, sawNew atomic.Int64
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for !stop.Load() {
+				switch got := e.PreLLMCall(context.Background(), LLMTurn{}); got {
+				case "old":
+				case "new":
+					sawNew.Add(1)
+				default:
+					bad.Add(1)
+				}
+			}
+		}()
+	}
+	time.Sleep(20 * time.Millisecond)
+	writeFile(t, filepath.Join(home, "plugins/p/handler.lua"), one("pre_llm_call", `return "new"`))
+	for range 5 {
+		if err := e.Reload(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	time.Sleep(20 * time.Millisecond)
+	stop.Store(true)
+	wg.Wait()
+	if bad.Load() != 0 {
+		t.Errorf("%d calls saw neither version", bad.Load())
+	}
+	for range 10 {
+		if got := e.PreLLMCall(context.Background(), LLMTurn{}); got != "new" {
+			t.Fatalf("after reload got %q", got)
+		}
+	}
+}
+
+func TestBrokenEditKeepsPreviousVersion(t *testing.T) {
+	home := writeHome(t, merge(
+		pluginFiles("p", "", one("pre_llm_call", `return "v1"`)),
+		pluginFiles("q", "", one("pre_llm_call", `return "q1"`)),
+	))
+	e, logs := newEngine(t, home)
+	writeFile(t, filepath.Join(home, "plugins/p/handler.lua"), "function register(ctx)\n  ctx.register_hook('pre_llm_call', function() return = end)\nend")
+	writeFile(t, filepath.Join(home, "plugins/q/handler.lua"), one("pre_llm_call", `return "q2"`))
+	if err := e.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.PreLLMCall(context.Background(), LLMTurn{}); got != "v1\n\nq2" {
+		t.Errorf("got %q, want the old p and the new q", got)
+	}
+	if !strings.Contains(logs.String(), "plugins/p/handler.lua:2:") || !strings.Contains(logs.String(), "previous version keeps running") {
+		t.Errorf("reload problem not reported with file and line:\n%s", logs.String())
+	}
+	// Fixing it loads the new version; the kept one was not closed by the first reload.
+	writeFile(t, filepath.Join(home, "plugins/p/handler.lua"), one("pre_llm_call", `return "v3"`))
+	if err := e.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.PreLLMCall(context.Background(), LLMTurn{}); got != "v3\n\nq2" {
+		t.Errorf("after the fix got %q", got)
+	}
+}
+
+func TestMetricsCountPerHook(t *testing.T) {
+	home := writeHome(t, merge(
+		pluginFiles("guard", "", one("pre_tool_call", `if kw.args.command == "rm" then return {action="block", message="no"} end`)),
+		pluginFiles("flaky", "timeout: 0.1", one("pre_tool_call", `if kw.args.command == "loop" then while true do end end error("x")`)),
+	))
+	m := NewMetrics()
+	e, err := New(context.Background(), Options{Home: home, Metrics: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close(context.Background())
+	for _, cmd := range []string{"rm", "ls", "loop", "rm"} {
+		e.PreToolCall(context.Background(), ToolCall{Name: "terminal", Args: map[string]any{"command": cmd}})
+	}
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(m)
+	want := `
+# HELP hermes_hook_blocks_total Tool calls blocked, counted for the hook whose block won.
+# TYPE hermes_hook_blocks_total counter
+hermes_hook_blocks_total{event="pre_tool_call",hook="flaky",source="plugin"} 0
+hermes_hook_blocks_total{event="pre_tool_call",hook="guard",source="plugin"} 2
+# HELP hermes_hook_calls_total Hook calls, by hook and event.
+# TYPE hermes_hook_calls_total counter
+hermes_hook_calls_total{event="pre_tool_call",hook="flaky",source="plugin"} 4
+hermes_hook_calls_total{event="pre_tool_call",hook="guard",source="plugin"} 4
+# HELP hermes_hook_errors_total Hook calls that failed (error raised, crashed, could not start).
+# TYPE hermes_hook_errors_total counter
+hermes_hook_errors_total{event="pre_tool_call",hook="flaky",source="plugin"} 3
+hermes_hook_errors_total{event="pre_tool_call",hook="guard",source="plugin"} 0
+# HELP hermes_hook_timeouts_total Hook calls interrupted at their timeout.
+# TYPE hermes_hook_timeouts_total counter
+hermes_hook_timeouts_total{event="pre_tool_call",hook="flaky",source="plugin"} 1
+hermes_hook_timeouts_total{event="pre_tool_call",hook="guard",source="plugin"} 0
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "hermes_hook_calls_total", "hermes_hook_errors_total",
+		"hermes_hook_timeouts_total", "hermes_hook_blocks_total"); err != nil {
+		t.Error(err)
+	}
+	if n := testutil.CollectAndCount(m, "hermes_hook_duration_seconds"); n != 2 {
+		t.Errorf("%d latency series, want 2", n)
+	}
+}
+
+func TestAuditRecords(t *testing.T) {
+	home := writeHome(t, merge(
+		pluginFiles("guard", "", one("pre_tool_call", `return {action="block", message="no"}`)),
+		pluginFiles("mem", "", one("pre_llm_call", `return {context="secret fact"}`)),
+		pluginFiles("redact", "", one("transform_tool_result", `return "[redacted]"`)),
+	))
+	e, logs := newEngine(t, home)
+	ctx := context.Background()
+	e.PreToolCall(ctx, call)
+	e.PreLLMCall(ctx, LLMTurn{UserMessage: "hi"})
+	c := call
+	c.Result = "sk-verysecret"
+	e.TransformToolResult(ctx, c)
+	out := logs.String()
+	for _, want := range []string{
+		`msg="hook decision" audit=block event=pre_tool_call by=guard before_sha256=`,
+		`audit=inject_context event=pre_llm_call by=mem`,
+		`audit=transform event=transform_tool_result by=redact`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing audit record %q in:\n%s", want, out)
+		}
+	}
+	for _, secret := range []string{"sk-verysecret", "secret fact"} {
+		if strings.Contains(out, secret) {
+			t.Errorf("audit log contains %q in full", secret)
+		}
+	}
+}
