@@ -155,3 +155,66 @@ func TestAuditRecords(t *testing.T) {
 		}
 	}
 }
+
+func TestWatchHome(t *testing.T) {
+	home := writeHome(t, pluginFiles("p", "", one("pre_llm_call", `return "v1"`)))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	changes := make(chan []string, 10)
+	done := make(chan error, 1)
+	go func() { done <- WatchHome(ctx, home, 50*time.Millisecond, func(c []string) { changes <- c }) }()
+	time.Sleep(100 * time.Millisecond) // let the watches be set up
+	writeFile(t, filepath.Join(home, "plugins/p/handler.lua"), one("pre_llm_call", `return "v2"`))
+	writeFile(t, filepath.Join(home, "plugins/p/handler.lua"), one("pre_llm_call", `return "v3"`))
+	select {
+	case c := <-changes:
+		if len(c) != 1 || !strings.HasSuffix(c[0], "plugins/p/handler.lua") {
+			t.Errorf("changed = %v, want the handler once (debounced)", c)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no change reported")
+	}
+	// A new plugin directory is watched too.
+	writeFile(t, filepath.Join(home, "config.yaml"), "plugins: {disabled: [p]}\n")
+	select {
+	case c := <-changes:
+		if !strings.HasSuffix(c[0], "config.yaml") {
+			t.Errorf("changed = %v", c)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("config change not reported")
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Error(err)
+	}
+}
+
+// TestRevokeStopsShellHookAtReload: a revoke written by another process (another Store on
+// the same file) unregisters the hook at the next reload, without a restart.
+func TestRevokeStopsShellHookAtReload(t *testing.T) {
+	home := t.TempDir()
+	s := script(t, home, "ctx.sh", `cat >/dev/null; echo '{"context":"from shell"}'`)
+	writeFile(t, filepath.Join(home, "config.yaml"), "hooks:\n  pre_llm_call:\n    - command: "+s+"\n")
+	other := ConsentStore(home, nil)
+	if _, err := other.Approve(context.Background(), PreLLMCall, s); err != nil {
+		t.Fatal(err)
+	}
+	e, err := New(context.Background(), Options{Home: home, Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close(context.Background())
+	if got := e.PreLLMCall(context.Background(), LLMTurn{}); got != "from shell" {
+		t.Fatalf("approved hook not registered: %q", got)
+	}
+	if n, err := ConsentStore(home, nil).Revoke(context.Background(), s); n != 1 || err != nil {
+		t.Fatalf("revoke: %d, %v", n, err)
+	}
+	if err := e.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.PreLLMCall(context.Background(), LLMTurn{}); got != "" {
+		t.Errorf("revoked hook still runs after reload: %q", got)
+	}
+}

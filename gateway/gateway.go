@@ -2,7 +2,9 @@ package gateway
 
 import (
 	"context"
+	"errors"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -22,6 +24,8 @@ type Options struct {
 	QueueSize int
 	// HostFuncs are added to the hermes module of every gateway hook (e.g. run_agent).
 	HostFuncs map[string]engine.Func
+	// Metrics, when non-nil, counts every hook call and dropped event.
+	Metrics *engine.Metrics
 }
 
 // Gateway runs the gateway event hooks of a home (§3) next to an engine's plugin and shell
@@ -33,18 +37,27 @@ type Gateway struct {
 	opts   Options
 	logger *slog.Logger
 
+	routes atomic.Pointer[routes]
+
+	base     context.Context // workers' calls; cancelled when Close gives up waiting
+	cancel   context.CancelFunc
+	mu       sync.RWMutex // read by Emit; written when queues are closed (Reload, Close)
+	reloadMu sync.Mutex   // serialises Reload and Close
+	closed   bool
+	workers  sync.WaitGroup
+}
+
+// routes is one generation of loaded hooks and who subscribes to what.
+type routes struct {
 	hooks    []*hook
 	infos    []*HookInfo
 	warnings []manifest.Warning
 	exact    map[string][]*hook // event -> exact subscribers, in directory order
 	wildcard map[string][]*hook // prefix -> "<prefix>:*" subscribers, in directory order
-
-	base    context.Context // workers' calls; cancelled when Close gives up waiting
-	cancel  context.CancelFunc
-	mu      sync.RWMutex // guards closed against sends on closed queues
-	closed  bool
-	workers sync.WaitGroup
 }
+
+// ErrClosed is returned by Reload after Close.
+var ErrClosed = errors.New("gateway: closed")
 
 // New loads <home>/hooks (the engine's home) and starts one worker per loaded hook.
 // Broken hooks are skipped with a warning; New fails only if ctx is done.
@@ -52,33 +65,87 @@ func New(ctx context.Context, eng *engine.Engine, opts Options) (*Gateway, error
 	if opts.QueueSize <= 0 {
 		opts.QueueSize = 1024
 	}
-	g := &Gateway{eng: eng, home: eng.Home(), opts: opts, logger: opts.Logger,
-		exact: map[string][]*hook{}, wildcard: map[string][]*hook{}}
+	g := &Gateway{eng: eng, home: eng.Home(), opts: opts, logger: opts.Logger}
 	if g.logger == nil {
 		g.logger = slog.New(slog.DiscardHandler)
 	}
-	g.hooks, g.infos, g.warnings = g.discover(ctx)
-	for _, w := range g.warnings {
-		g.logger.Warn(w.String())
-	}
+	g.base, g.cancel = context.WithCancel(context.Background())
+	r := g.load(ctx, nil)
 	if err := ctx.Err(); err != nil {
-		g.closeHandlers()
+		g.cancel()
+		for _, h := range r.hooks {
+			close(h.worker.queue)
+		}
 		return nil, err
 	}
-	g.base, g.cancel = context.WithCancel(context.Background())
-	for _, h := range g.hooks {
-		for _, ev := range h.info.Events {
-			if prefix, ok := strings.CutSuffix(ev, ":*"); ok {
-				g.wildcard[prefix] = appendOnce(g.wildcard[prefix], h)
-			} else {
-				g.exact[ev] = appendOnce(g.exact[ev], h)
+	g.routes.Store(r)
+	return g, nil
+}
+
+// load discovers the hooks, keeps the running version of any hook that fails to load
+// and was loaded in prev, and starts a worker for every new hook.
+func (g *Gateway) load(ctx context.Context, prev *routes) *routes {
+	hooks, infos, warnings := g.discover(ctx)
+	if prev != nil {
+		running := map[string]*hook{}
+		for _, h := range prev.hooks {
+			running[h.info.Dir] = h
+		}
+		for i, info := range infos {
+			if old := running[info.Dir]; old != nil && info.Status == "error" {
+				hooks = append(hooks, old)
+				infos[i] = old.info
+				warnings = append(warnings, manifest.Warning{File: info.Dir, Msg: "failed to reload (" + info.Error + "); the previous version keeps running"})
 			}
 		}
-		h.worker = &worker{queue: make(chan job, opts.QueueSize)}
-		g.workers.Add(1)
-		go g.run(h)
+		slices.SortFunc(hooks, func(a, b *hook) int { return strings.Compare(a.info.Dir, b.info.Dir) })
 	}
-	return g, nil
+	for _, w := range warnings {
+		g.logger.Warn(w.String())
+	}
+	r := &routes{hooks: hooks, infos: infos, warnings: warnings, exact: map[string][]*hook{}, wildcard: map[string][]*hook{}}
+	for _, h := range hooks {
+		for _, ev := range h.info.Events {
+			if prefix, ok := strings.CutSuffix(ev, ":*"); ok {
+				r.wildcard[prefix] = appendOnce(r.wildcard[prefix], h)
+			} else {
+				r.exact[ev] = appendOnce(r.exact[ev], h)
+			}
+		}
+		if h.worker == nil {
+			h.worker = &worker{queue: make(chan job, g.opts.QueueSize)}
+			g.workers.Add(1)
+			go g.run(h)
+		}
+	}
+	return r
+}
+
+// Reload re-reads <home>/hooks and swaps the new hooks in atomically. Hooks that are
+// unchanged in name but failed to load keep their running version; removed or replaced
+// hooks finish their queued events first. Events emitted during the swap reach either
+// the old or the new hooks.
+func (g *Gateway) Reload(ctx context.Context) error {
+	g.reloadMu.Lock()
+	defer g.reloadMu.Unlock()
+	if g.closed {
+		return ErrClosed
+	}
+	old := g.routes.Load()
+	r := g.load(ctx, old)
+	kept := map[*hook]bool{}
+	for _, h := range r.hooks {
+		kept[h] = true
+	}
+	g.mu.Lock()
+	g.routes.Store(r)
+	for _, h := range old.hooks {
+		if !kept[h] {
+			close(h.worker.queue) // its worker drains the queue, then closes the handler
+		}
+	}
+	g.mu.Unlock()
+	return nil
 }
 
 func appendOnce(hs []*hook, h *hook) []*hook {
@@ -94,17 +161,17 @@ func appendOnce(hs []*hook, h *hook) []*hook {
 func (g *Gateway) Engine() *engine.Engine { return g.eng }
 
 // Hooks describes every hook directory found, loaded or not, in directory order.
-func (g *Gateway) Hooks() []*HookInfo { return g.infos }
+func (g *Gateway) Hooks() []*HookInfo { return g.routes.Load().infos }
 
 // Warnings lists the problems found while loading.
-func (g *Gateway) Warnings() []manifest.Warning { return g.warnings }
+func (g *Gateway) Warnings() []manifest.Warning { return g.routes.Load().warnings }
 
 // matching returns the hooks for event: exact subscribers first, then wildcard ones, each
 // hook once.
-func (g *Gateway) matching(event string) []*hook {
-	exact := g.exact[event]
+func (r *routes) matching(event string) []*hook {
+	exact := r.exact[event]
 	prefix, _, _ := strings.Cut(event, ":")
-	wild := g.wildcard[prefix]
+	wild := r.wildcard[prefix]
 	if len(wild) == 0 {
 		return exact
 	}
@@ -139,11 +206,12 @@ func (g *Gateway) Emit(event string, data map[string]any) {
 	if g.closed {
 		return
 	}
-	for _, h := range g.matching(event) {
+	for _, h := range g.routes.Load().matching(event) {
 		select {
 		case h.worker.queue <- job{event, data}:
 		default:
 			n := h.worker.dropped.Add(1)
+			g.opts.Metrics.Drop(engine.SourceGateway, h.info.Name, event)
 			now := time.Now().UnixNano()
 			if last := h.worker.lastWarn.Load(); now-last >= int64(dropWarnEvery) && h.worker.lastWarn.CompareAndSwap(last, now) {
 				g.logger.Warn("gateway hook queue full: event dropped", "hook", h.info.Name, "event", event, "dropped_total", n)
@@ -152,18 +220,19 @@ func (g *Gateway) Emit(event string, data map[string]any) {
 	}
 }
 
-// run is one hook's worker.
+// run is one hook's worker; when its queue is closed and drained it closes the handler.
 func (g *Gateway) run(h *hook) {
 	defer g.workers.Done()
 	for j := range h.worker.queue {
 		g.call(g.base, h, j.event, j.data)
 	}
+	h.handler.Close()
 }
 
 // EmitSync runs the matching handlers now, in order (exact subscribers, then wildcard),
 // and returns one result per handler.
 func (g *Gateway) EmitSync(ctx context.Context, event string, data map[string]any) []engine.HookResult {
-	hooks := g.matching(event)
+	hooks := g.routes.Load().matching(event)
 	results := make([]engine.HookResult, 0, len(hooks))
 	for _, h := range hooks {
 		results = append(results, g.call(ctx, h, event, data))
@@ -194,13 +263,15 @@ func (g *Gateway) call(ctx context.Context, h *hook, event string, data map[stri
 		}
 		g.logger.Warn("gateway hook failed", "hook", h.info.Name, "event", event, "status", string(r.Status), "error", r.Err)
 	}
+	g.opts.Metrics.Observe(engine.SourceGateway, h.info.Name, event, r.Status, r.Duration)
 	return r
 }
 
 // Dropped reports how many events each hook's full queue has dropped.
 func (g *Gateway) Dropped() map[string]int64 {
-	out := make(map[string]int64, len(g.hooks))
-	for _, h := range g.hooks {
+	r := g.routes.Load()
+	out := make(map[string]int64, len(r.hooks))
+	for _, h := range r.hooks {
 		out[h.info.Name] = h.worker.dropped.Load()
 	}
 	return out
@@ -209,13 +280,15 @@ func (g *Gateway) Dropped() map[string]int64 {
 // Close stops accepting events and waits for the queued ones to be handled, up to ctx's
 // deadline; then it interrupts running handlers and returns ctx's error.
 func (g *Gateway) Close(ctx context.Context) error {
+	g.reloadMu.Lock()
+	defer g.reloadMu.Unlock()
 	g.mu.Lock()
 	if g.closed {
 		g.mu.Unlock()
 		return nil
 	}
 	g.closed = true
-	for _, h := range g.hooks {
+	for _, h := range g.routes.Load().hooks {
 		close(h.worker.queue)
 	}
 	g.mu.Unlock()
@@ -230,14 +303,7 @@ func (g *Gateway) Close(ctx context.Context) error {
 		<-done
 	}
 	g.cancel()
-	g.closeHandlers()
 	return err
-}
-
-func (g *Gateway) closeHandlers() {
-	for _, h := range g.hooks {
-		h.handler.Close()
-	}
 }
 
 func seconds(f float64) time.Duration { return time.Duration(f * float64(time.Second)) }

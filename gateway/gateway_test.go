@@ -264,3 +264,10 @@ func TestCloseDeadlineInterrupts(t *testing.T) {
 	}
 	g.Emit("agent:end", nil) // after Close: ignored, no panic
 }
+
+func writeFileErr(path, content string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, []byte(content), 0o644)
+}

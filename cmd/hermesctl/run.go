@@ -31,6 +31,7 @@ type cli struct {
 	// command-specific flags
 	forTool     string
 	payloadFile string
+	prometheus  bool
 }
 
 // command is one subcommand.
@@ -47,7 +48,7 @@ var commands []*command
 func init() {
 	commands = []*command{
 		hooksListCommand, hooksTestCommand, hooksAllowCommand, hooksRevokeCommand, hooksDoctorCommand,
-		pluginsListCommand, replayCommand, demoCommand,
+		hooksWatchCommand, hooksStatsCommand, pluginsListCommand, replayCommand, demoCommand,
 	}
 }
 

@@ -1,0 +1,135 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"math"
+	"sort"
+	"text/tabwriter"
+
+	"github.com/hermes-hooks/hermes/engine"
+	"github.com/hermes-hooks/hermes/gateway"
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+)
+
+var hooksStatsCommand = &command{
+	name: "hooks stats",
+	args: "<transcript.jsonl>",
+	help: "replay a transcript and print per-hook calls, errors, timeouts, blocks, drops and latency (--prometheus for the exposition format)",
+	flags: func(fs *flag.FlagSet, c *cli) {
+		fs.BoolVar(&c.prometheus, "prometheus", false, "print the Prometheus text exposition format")
+	},
+	run: runHooksStats,
+}
+
+// statRow is one hook's numbers for one event.
+type statRow struct {
+	Source   string  `json:"source"`
+	Hook     string  `json:"hook"`
+	Event    string  `json:"event"`
+	Calls    int64   `json:"calls"`
+	Errors   int64   `json:"errors"`
+	Timeouts int64   `json:"timeouts"`
+	Blocks   int64   `json:"blocks"`
+	Drops    int64   `json:"drops"`
+	MeanMS   float64 `json:"mean_ms"`
+}
+
+func runHooksStats(c *cli, args []string) int {
+	if !c.wantArgs(args, 1) {
+		return exitUsage
+	}
+	m := engine.NewMetrics()
+	_, err := gateway.ReplayFile(c.ctx, args[0], engine.Options{Home: c.home, Logger: c.logger, AcceptHooks: c.acceptHooks, Metrics: m},
+		gateway.Options{Metrics: m})
+	if err != nil {
+		return c.fail(exitConfig, "replay: %v", err)
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(m)
+	families, err := reg.Gather()
+	if err != nil {
+		return c.fail(exitInternal, "metrics: %v", err)
+	}
+	if c.prometheus {
+		for _, f := range families {
+			if _, err := expfmt.MetricFamilyToText(c.stdout, f); err != nil {
+				return c.fail(exitInternal, "metrics: %v", err)
+			}
+		}
+		return exitOK
+	}
+	rows := statRows(families)
+	if c.json {
+		c.printJSON(rows)
+		return exitOK
+	}
+	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SOURCE\tHOOK\tEVENT\tCALLS\tERRORS\tTIMEOUTS\tBLOCKS\tDROPS\tMEAN")
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%.3f ms\n", r.Source, r.Hook, r.Event, r.Calls, r.Errors, r.Timeouts, r.Blocks, r.Drops, r.MeanMS)
+	}
+	tw.Flush()
+	return exitOK
+}
+
+// statRows folds the metric families into one row per (source, hook, event).
+func statRows(families []*dto.MetricFamily) []statRow {
+	rows := map[[3]string]*statRow{}
+	row := func(m *dto.Metric) *statRow {
+		var k [3]string
+		for _, l := range m.GetLabel() {
+			switch l.GetName() {
+			case "source":
+				k[0] = l.GetValue()
+			case "hook":
+				k[1] = l.GetValue()
+			case "event":
+				k[2] = l.GetValue()
+			}
+		}
+		if rows[k] == nil {
+			rows[k] = &statRow{Source: k[0], Hook: k[1], Event: k[2]}
+		}
+		return rows[k]
+	}
+	for _, f := range families {
+		for _, m := range f.GetMetric() {
+			r := row(m)
+			v := int64(m.GetCounter().GetValue())
+			switch f.GetName() {
+			case "hermes_hook_calls_total":
+				r.Calls = v
+			case "hermes_hook_errors_total":
+				r.Errors = v
+			case "hermes_hook_timeouts_total":
+				r.Timeouts = v
+			case "hermes_hook_blocks_total":
+				r.Blocks = v
+			case "hermes_hook_drops_total":
+				r.Drops = v
+			case "hermes_hook_duration_seconds":
+				if h := m.GetHistogram(); h.GetSampleCount() > 0 {
+					r.MeanMS = math.Round(h.GetSampleSum()/float64(h.GetSampleCount())*1e6) / 1e3
+				}
+			}
+		}
+	}
+	out := make([]statRow, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, *r)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Source != b.Source {
+			return a.Source < b.Source
+		}
+		if a.Hook != b.Hook {
+			return a.Hook < b.Hook
+		}
+		return a.Event < b.Event
+	})
+	return out
+}

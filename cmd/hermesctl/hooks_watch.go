@@ -1,0 +1,116 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/hermes-hooks/hermes/engine"
+	"github.com/hermes-hooks/hermes/gateway"
+)
+
+var hooksWatchCommand = &command{
+	name: "hooks watch",
+	help: "load the home, then reload it whenever its hooks, config or allowlist change; print what changed (Ctrl-C stops)",
+	run:  runHooksWatch,
+}
+
+func runHooksWatch(c *cli, args []string) int {
+	if !c.wantArgs(args, 0) {
+		return exitUsage
+	}
+	eng, code := c.openEngine(engine.Options{})
+	if eng == nil {
+		return code
+	}
+	defer eng.Close(c.ctx)
+	gw, err := gateway.New(c.ctx, eng, gateway.Options{Logger: c.logger})
+	if err != nil {
+		return c.fail(exitInternal, "%v", err)
+	}
+	defer gw.Close(c.ctx)
+	l := &loaded{eng: eng, gw: gw}
+	before := signatures(l.entries())
+	fmt.Fprintf(c.stdout, "watching %s: %s\n", eng.Home(), summary(l))
+	err = engine.WatchHome(c.ctx, eng.Home(), 300*time.Millisecond, func(changed []string) {
+		for i, p := range changed {
+			if rel, err := filepath.Rel(eng.Home(), p); err == nil {
+				changed[i] = rel
+			}
+		}
+		fmt.Fprintf(c.stdout, "changed: %s\n", strings.Join(changed, ", "))
+		if err := eng.Reload(c.ctx); err != nil {
+			fmt.Fprintf(c.stdout, "reload failed, the previous hooks keep running: %v\n", err)
+			return
+		}
+		if err := gw.Reload(c.ctx); err != nil {
+			fmt.Fprintf(c.stdout, "gateway reload failed: %v\n", err)
+			return
+		}
+		after := signatures(l.entries())
+		for _, line := range diffSignatures(before, after) {
+			fmt.Fprintln(c.stdout, "  "+line)
+		}
+		before = after
+		fmt.Fprintf(c.stdout, "reloaded: %s\n", summary(l))
+	})
+	if err != nil {
+		return c.fail(exitInternal, "cannot watch %s: %v", eng.Home(), err)
+	}
+	return exitOK
+}
+
+// signatures maps "source name" to a description that changes when the hook does.
+func signatures(entries []listEntry) map[string]string {
+	out := map[string]string{}
+	for _, e := range entries {
+		key := e.Source + " " + e.Name
+		if e.Source == engine.SourceShell {
+			key += " (" + strings.Join(e.Events, ",") + ")"
+		}
+		out[key] = fmt.Sprintf("%s %s %v %s", describeState(e), strings.Join(e.Events, ","), e.Timeout, strings.Join(e.Drift, ","))
+	}
+	return out
+}
+
+func diffSignatures(before, after map[string]string) []string {
+	var lines []string
+	for k, v := range after {
+		switch old, ok := before[k]; {
+		case !ok:
+			lines = append(lines, "+ "+k+": "+v)
+		case old != v:
+			lines = append(lines, "~ "+k+": "+v)
+		}
+	}
+	for k := range before {
+		if _, ok := after[k]; !ok {
+			lines = append(lines, "- "+k)
+		}
+	}
+	sort.Strings(lines)
+	return lines
+}
+
+func summary(l *loaded) string {
+	plugins, shellOn := 0, 0
+	for _, p := range l.eng.Plugins() {
+		if p.Status == "loaded" {
+			plugins++
+		}
+	}
+	for _, s := range l.eng.ShellHooks() {
+		if s.Registered {
+			shellOn++
+		}
+	}
+	gw := 0
+	for _, h := range l.gw.Hooks() {
+		if h.Status == "loaded" {
+			gw++
+		}
+	}
+	return fmt.Sprintf("%d plugin(s), %d of %d shell hook(s) registered, %d gateway hook(s)", plugins, shellOn, len(l.eng.ShellHooks()), gw)
+}
