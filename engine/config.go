@@ -22,7 +22,7 @@ type config struct {
 	autoAccept      any        // hooks_auto_accept as written
 	consentMode     any        // hooks_consent as written
 	disabledPlugins []string
-	gatewayHooks    *yaml.Node // gateway_hooks, for package gateway
+	disabledGateway []string // gateway_hooks.disabled, for package gateway
 }
 
 // ResolveHome returns dir, else $HERMES_HOME, else ~/.hermes.
@@ -62,7 +62,11 @@ func loadConfig(home string) (*config, []Warning, error) {
 		case "hooks_consent":
 			cfg.consentMode, _ = manifest.Any(file, v, k.Value)
 		case "gateway_hooks":
-			cfg.gatewayHooks = v
+			w, err := cfg.parseGatewayHooks(v)
+			if err != nil {
+				return nil, nil, err
+			}
+			warns = append(warns, w...)
 		case "plugins":
 			w, err := cfg.parsePlugins(v)
 			if err != nil {
@@ -81,7 +85,7 @@ func (c *config) parsePlugins(n *yaml.Node) ([]Warning, error) {
 	if n.Kind != yaml.MappingNode {
 		return nil, manifest.Errorf(c.file, n, "plugins must be a mapping (e.g. plugins: {disabled: [name]})")
 	}
-	fields, warns := manifest.Fields(c.file, n, []string{"disabled", "enabled"})
+	fields, warns := manifest.Fields(c.file, n, []string{"disabled"})
 	if d, ok := fields["disabled"]; ok {
 		list, err := manifest.StringList(c.file, d, "plugins.disabled")
 		if err != nil {
@@ -90,4 +94,32 @@ func (c *config) parsePlugins(n *yaml.Node) ([]Warning, error) {
 		c.disabledPlugins = list
 	}
 	return warns, nil
+}
+
+func (c *config) parseGatewayHooks(n *yaml.Node) ([]Warning, error) {
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
+		return nil, nil
+	}
+	if n.Kind != yaml.MappingNode {
+		return nil, manifest.Errorf(c.file, n, "gateway_hooks must be a mapping (e.g. gateway_hooks: {disabled: [name]})")
+	}
+	fields, warns := manifest.Fields(c.file, n, []string{"disabled"})
+	if d, ok := fields["disabled"]; ok {
+		list, err := manifest.StringList(c.file, d, "gateway_hooks.disabled")
+		if err != nil {
+			return warns, err
+		}
+		c.disabledGateway = list
+	}
+	return warns, nil
+}
+
+// DisabledGatewayHooks reads gateway_hooks.disabled from config.yaml now (the gateway
+// calls it at each load); nil when the file is missing or invalid (New reports that).
+func (e *Engine) DisabledGatewayHooks() []string {
+	cfg, _, err := loadConfig(e.home)
+	if err != nil {
+		return nil
+	}
+	return cfg.disabledGateway
 }

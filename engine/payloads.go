@@ -40,8 +40,10 @@ func DefaultPayload(hook, cwd string) map[string]any {
 		return map[string]any{"response_text": "Sunny.", "session_id": "test-session", "model": "gpt-4", "platform": "cli"}
 	case PreAPIRequest, PostAPIRequest:
 		return map[string]any{"session_id": "test-session", "model": "gpt-4", "platform": "cli", "api_call_count": 1}
-	case OnSessionStart, OnSessionFinalize, OnSessionReset:
+	case OnSessionStart:
 		return map[string]any{"session_id": "test-session", "model": "gpt-4", "platform": "cli"}
+	case OnSessionFinalize, OnSessionReset:
+		return map[string]any{"session_id": "test-session", "platform": "cli"}
 	case OnSessionEnd:
 		return map[string]any{"session_id": "test-session", "completed": true, "interrupted": false, "model": "gpt-4", "platform": "cli"}
 	case SubagentStop:

@@ -53,9 +53,13 @@ func (e *Engine) loadShellHooks(ctx context.Context, cfg *config) ([]loadedShell
 	}
 	mode, err := consent.ParseMode(cfg.consentMode)
 	if err != nil {
-		warns = append(warns, Warning{File: cfg.file, Msg: err.Error() + "; using pinned"})
+		warns = append(warns, Warning{File: cfg.file, Msg: err.Error()})
 	}
-	store := ConsentStore(e.home, e.logger)
+	storeLogger := e.logger
+	if e.opts.IgnoreConsent {
+		storeLogger = slog.New(slog.DiscardHandler) // nothing is decided: the file's state is reported, not warned about
+	}
+	store := ConsentStore(e.home, storeLogger)
 	decider := &consent.Decider{
 		Store: store, Mode: mode, AcceptFlag: e.opts.AcceptHooks, Getenv: getenv(e.opts.Getenv),
 		ConfigAutoAccept: cfg.autoAccept, Logger: e.logger,

@@ -62,14 +62,16 @@ func hint(name string) string {
 // DefaultContext returns the sample context `hermesctl hooks test` uses for a gateway
 // event (§8.1): the context keys of §3.2 with test values.
 func DefaultContext(event string) map[string]any {
-	base := map[string]any{"platform": "cli", "user_id": "test-user", "session_id": "test-session", "session_key": "cli:test-user"}
+	base := map[string]any{"platform": "cli", "user_id": "test-user", "session_id": "test-session"}
 	switch {
 	case event == GatewayStartup:
 		return map[string]any{"platforms": []any{"cli"}}
 	case event == SessionStart:
+		base["session_key"] = "cli:test-user"
 		return base
 	case event == SessionEnd || event == SessionReset:
 		delete(base, "session_id")
+		base["session_key"] = "cli:test-user"
 		return base
 	case event == AgentStart:
 		base["message"] = "hello"

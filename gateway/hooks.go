@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/hermes-hooks/hermes/internal/manifest"
@@ -55,11 +56,12 @@ func (g *Gateway) discover(ctx context.Context) ([]*hook, []*HookInfo, []manifes
 	var hooks []*hook
 	var infos []*HookInfo
 	var warns []manifest.Warning
+	disabled := g.eng.DisabledGatewayHooks()
 	for _, ent := range entries {
 		if !ent.IsDir() || strings.HasPrefix(ent.Name(), ".") {
 			continue
 		}
-		h, info, w := g.loadHook(ctx, filepath.Join(dir, ent.Name()))
+		h, info, w := g.loadHook(ctx, filepath.Join(dir, ent.Name()), disabled)
 		warns = append(warns, w...)
 		infos = append(infos, info)
 		if h != nil {
@@ -69,7 +71,7 @@ func (g *Gateway) discover(ctx context.Context) ([]*hook, []*HookInfo, []manifes
 	return hooks, infos, warns
 }
 
-func (g *Gateway) loadHook(ctx context.Context, dir string) (*hook, *HookInfo, []manifest.Warning) {
+func (g *Gateway) loadHook(ctx context.Context, dir string, disabled []string) (*hook, *HookInfo, []manifest.Warning) {
 	info := &HookInfo{Name: filepath.Base(dir), Dir: dir, Enabled: true, Timeout: defaultHookTimeout, Events: []string{}}
 	mfile := filepath.Join(dir, "HOOK.yaml")
 	hfile := filepath.Join(dir, "handler.lua")
@@ -91,6 +93,9 @@ func (g *Gateway) loadHook(ctx context.Context, dir string) (*hook, *HookInfo, [
 			return fail(me.Warning)
 		}
 		return fail(manifest.Warning{File: mfile, Msg: err.Error()})
+	}
+	if slices.Contains(disabled, info.Name) || slices.Contains(disabled, filepath.Base(dir)) {
+		info.Enabled = false
 	}
 	if !info.Enabled {
 		info.Status = "disabled"
@@ -135,6 +140,9 @@ func parseHookManifest(file string, info *HookInfo) ([]manifest.Warning, error) 
 		switch key {
 		case "name":
 			info.Name, err = manifest.String(file, n, key)
+			if err == nil && strings.TrimSpace(info.Name) == "" {
+				err = manifest.Errorf(file, n, "name must not be empty")
+			}
 		case "description":
 			info.Description, err = manifest.String(file, n, key)
 		case "enabled":

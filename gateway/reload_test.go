@@ -93,3 +93,23 @@ hermes_hook_errors_total{event="pre_tool_call",hook="guard",source="plugin"} 0
 		t.Error(err)
 	}
 }
+
+func TestGatewayHooksDisabledInConfig(t *testing.T) {
+	home := writeHome(t, merge(
+		hookFiles("a", `events: ["agent:end"]`, `function handle() return "a" end`),
+		hookFiles("b", `events: ["agent:end"]`, `function handle() return "b" end`),
+		hookFiles("c", "name: \"\"\nevents: [agent:end]\n", `function handle() return "c" end`),
+		map[string]string{"config.yaml": "gateway_hooks:\n  disabled: [b]\n"},
+	))
+	g, _ := newGateway(t, home, Options{})
+	if got := g.EmitCollect(context.Background(), "agent:end", nil); !cmp.Equal(got, []any{"a"}) {
+		t.Errorf("got %v, want only a (b disabled in config.yaml, c has an empty name)", got)
+	}
+	status := map[string]string{}
+	for _, h := range g.Hooks() {
+		status[filepath.Base(h.Dir)] = h.Status
+	}
+	if diff := cmp.Diff(map[string]string{"a": "loaded", "b": "disabled", "c": "error"}, status); diff != "" {
+		t.Errorf("statuses (-want +got):\n%s", diff)
+	}
+}

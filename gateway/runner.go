@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"slices"
 	"sync"
 	"time"
@@ -267,7 +268,8 @@ func (r *Runner) terminalOutput(ctx context.Context, call engine.ToolCall, resul
 	}
 	exit, _ := obj["exit_code"].(float64)
 	cmd, _ := argsOf(call)["command"].(string)
-	rep := r.fire(ctx, engine.TransformTerminalOutput, map[string]any{"command": cmd, "output": output, "exit_code": int(exit), "cwd": "", "task_id": call.TaskID})
+	cwd, _ := os.Getwd()
+	rep := r.fire(ctx, engine.TransformTerminalOutput, map[string]any{"command": cmd, "output": output, "exit_code": int(exit), "cwd": cwd, "task_id": call.TaskID})
 	t, ok := rep.Text()
 	if !ok {
 		return result

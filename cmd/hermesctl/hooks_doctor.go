@@ -115,9 +115,9 @@ func (c *cli) shellCheck(s *engine.ShellHookInfo) *check {
 	if !st.Approved {
 		reason := st.Reason
 		if reason == "" {
-			reason = "approve it with `" + consent.AllowHint(s.Event, s.Command) + "`"
+			reason = "not approved; approve it with `" + consent.AllowHint(s.Event, s.Command) + "`"
 		}
-		ch.problem("not approved, so the engine does not run it (%s); not run by doctor either", reason)
+		ch.problem("%s; the engine does not run it, nor does doctor", reason)
 		return ch
 	}
 	ch.note("approved")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -9,6 +10,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 	"text/tabwriter"
 
 	"github.com/hermes-hooks/hermes/engine"
@@ -57,6 +59,10 @@ func runHooksTest(c *cli, args []string) int {
 			payload[k] = v
 		}
 	}
+	host := &hostRecorder{}
+	if event == engine.PreGatewayDispatch {
+		host.install(payload)
+	}
 	var rep engine.Report
 	if isGateway {
 		l, code := c.loadHome()
@@ -83,10 +89,17 @@ func runHooksTest(c *cli, args []string) int {
 	if rep.Hooks == nil {
 		rep.Hooks = []engine.HookResult{}
 	}
+	host.uninstall(payload)
 	if c.json {
-		c.printJSON(rep)
+		c.printJSON(struct {
+			engine.Report
+			HostCalls []hostCall `json:"host_calls,omitempty"`
+		}{rep, host.calls})
 	} else {
 		printReport(c.stdout, rep)
+		for _, hc := range host.calls {
+			fmt.Fprintf(c.stdout, "host call: %s%s\n", hc.Func, compactJSON(hc.Args))
+		}
 	}
 	for _, h := range rep.Hooks {
 		if h.Status == engine.StatusError || h.Status == engine.StatusTimeout {
@@ -203,4 +216,53 @@ func describeOutcome(o any) string {
 func isEmptyList(o any) bool {
 	l, ok := o.([]any)
 	return ok && len(l) == 0
+}
+
+// hostCall is one call a hook made on the stand-in host objects of pre_gateway_dispatch.
+type hostCall struct {
+	Func string `json:"func"`
+	Args []any  `json:"args"`
+}
+
+// hostRecorder provides stand-ins for the gateway and session_store objects a real
+// gateway passes to pre_gateway_dispatch: their functions record calls and succeed.
+type hostRecorder struct {
+	mu        sync.Mutex
+	calls     []hostCall
+	installed []string
+}
+
+func (h *hostRecorder) fn(name string) engine.Func {
+	return func(_ context.Context, args []any) (any, error) {
+		if len(args) > 0 {
+			if _, self := args[0].(map[string]any); self { // obj:method(...) form
+				args = args[1:]
+			}
+		}
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		h.calls = append(h.calls, hostCall{Func: name, Args: args})
+		return true, nil
+	}
+}
+
+// install adds the stand-ins to payload, unless the payload file gave its own values.
+func (h *hostRecorder) install(payload map[string]any) {
+	objects := map[string]map[string]any{
+		"gateway":       {"send": h.fn("gateway.send")},
+		"session_store": {"append_to_transcript": h.fn("session_store.append_to_transcript")},
+	}
+	for key, obj := range objects {
+		if _, given := payload[key]; !given {
+			payload[key] = obj
+			h.installed = append(h.installed, key)
+		}
+	}
+}
+
+// uninstall replaces the stand-ins by a description, so the payload prints as JSON.
+func (h *hostRecorder) uninstall(payload map[string]any) {
+	for _, key := range h.installed {
+		payload[key] = "<host object: " + key + ">"
+	}
 }

@@ -183,7 +183,7 @@ func (c *cli) fail(code int, format string, args ...any) int {
 	return code
 }
 
-// openEngine loads the home; a config error is reported as exit code 1 with the file and line.
+// openEngine loads the home; a config error is reported (exit code 5) with the file and line.
 func (c *cli) openEngine(opts engine.Options) (*engine.Engine, int) {
 	opts.Home = c.home
 	opts.Logger = c.logger
