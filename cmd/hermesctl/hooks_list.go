@@ -38,12 +38,15 @@ type loaded struct {
 	gw  *gateway.Gateway
 }
 
-func (c *cli) loadHome() (*loaded, int) {
-	eng, code := c.openEngine(engine.Options{IgnoreConsent: true})
+func (c *cli) loadHome() (*loaded, int) { return c.loadHomeWith(nil) }
+
+// loadHomeWith loads the home with extra host functions for Lua hooks.
+func (c *cli) loadHomeWith(host map[string]engine.Func) (*loaded, int) {
+	eng, code := c.openEngine(engine.Options{IgnoreConsent: true, HostFuncs: host})
 	if eng == nil {
 		return nil, code
 	}
-	gw, err := gateway.New(c.ctx, eng, gateway.Options{Logger: c.logger})
+	gw, err := gateway.New(c.ctx, eng, gateway.Options{Logger: c.logger, HostFuncs: host})
 	if err != nil {
 		eng.Close(c.ctx)
 		return nil, c.fail(exitInternal, "%v", err)

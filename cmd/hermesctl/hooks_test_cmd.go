@@ -65,7 +65,7 @@ func runHooksTest(c *cli, args []string) int {
 	}
 	var rep engine.Report
 	if isGateway {
-		l, code := c.loadHome()
+		l, code := c.loadHomeWith(host.funcs())
 		if l == nil {
 			return code
 		}
@@ -79,7 +79,7 @@ func runHooksTest(c *cli, args []string) int {
 		}
 		rep = engine.Report{Event: event, Payload: payload, Hooks: hooks, Outcome: outcome}
 	} else {
-		eng, code := c.openEngine(engine.Options{IgnoreConsent: true})
+		eng, code := c.openEngine(engine.Options{IgnoreConsent: true, HostFuncs: host.funcs()})
 		if eng == nil {
 			return code
 		}
@@ -224,8 +224,8 @@ type hostCall struct {
 	Args []any  `json:"args"`
 }
 
-// hostRecorder provides stand-ins for the gateway and session_store objects a real
-// gateway passes to pre_gateway_dispatch: their functions record calls and succeed.
+// hostRecorder provides stand-ins for what a real gateway gives hooks: the gateway and
+// session_store objects of pre_gateway_dispatch and hermes.run_agent. Calls are recorded.
 type hostRecorder struct {
 	mu        sync.Mutex
 	calls     []hostCall
@@ -244,6 +244,16 @@ func (h *hostRecorder) fn(name string) engine.Func {
 		h.calls = append(h.calls, hostCall{Func: name, Args: args})
 		return true, nil
 	}
+}
+
+// funcs are the host functions of the hermes module a gateway provides: run_agent is
+// answered with "[SILENT]" (nothing needs attention) and recorded.
+func (h *hostRecorder) funcs() map[string]engine.Func {
+	record := h.fn("hermes.run_agent")
+	return map[string]engine.Func{"run_agent": func(ctx context.Context, args []any) (any, error) {
+		record(ctx, args)
+		return "[SILENT]", nil
+	}}
 }
 
 // install adds the stand-ins to payload, unless the payload file gave its own values.
