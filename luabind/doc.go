@@ -24,18 +24,75 @@
 //
 // Every call runs under a context with the handler's timeout (Options.Timeout, default 5s):
 // the interpreter checks it between instructions, so `while true do end` is interrupted,
-// and time.sleep and host functions receive it. The call stack (200 frames) and value stack
-// are bounded, so runaway recursion fails that call only; string.rep is capped. A Go panic
-// in a host function is recovered and reported as the call's error. Calls are always
-// protected: no Lua error or panic escapes to the caller.
+// and time.sleep, http, exec and host functions receive it. A call fails alone, with a
+// KindLimit error naming the limit, when it passes one of these:
+//
+//   - call depth: 200 Lua frames; coroutines resumed inside one another: 128 deep;
+//   - value stack (registry): 2^18 slots, so unpack or string.byte cannot push millions;
+//   - strings: string.rep and file reads return at most 16 MiB; http bodies 1 MiB; exec
+//     output is cut at 1 MiB per stream; a call may hold 64 files open;
+//   - memory: the call may grow the Go heap by Options.MemoryLimit (default 256 MiB).
+//
+// gopher-lua has no allocation hook, so the memory guard samples the heap: one watchdog
+// goroutine per process reads runtime/metrics (heap objects and GC goal, ~250ns) every 5ms
+// while any call is in flight, and cancels the context of a call whose growth since its
+// first sample passes its budget; it exits after a second without calls. Watching a call is
+// a mutex-guarded append and removal on a guard embedded in the state (no allocation, no
+// goroutine, no timer per call; about 40ns), because a pre_tool_call callback takes a few
+// µs. The heap is process-wide, so growth is attributed by time: calls waiting in sleep,
+// http, exec or a host function are not charged for what the heap gains meanwhile, and the
+// garbage the GC was going to allow anyway (up to one budget) is headroom, not growth; two
+// calls running Lua at the same moment share the blame. The check happens between
+// instructions, and one instruction (`s .. s`, a gsub) can allocate a large string at once,
+// so the peak may reach about twice the budget (four in the worst case) before the call
+// stops. A call stopped for memory also discards its Lua state, since its globals may hold
+// what it allocated: the next call builds a fresh state (chunk and register run again, so a
+// plugin's globals restart). The guard also covers loading. A Go panic in a host function
+// is recovered and reported as the call's error. Calls are always protected: no Lua error
+// or panic escapes to the caller.
 //
 // # Environment
 //
 // Handlers see string, table, math, coroutine, the base functions without dofile/loadfile,
-// os.time/clock/date, os.getenv limited to Permissions.Env, print (into the log), and
-// require for the modules json, log, re, time and hermes. Modules are a fixed table whose
-// entries say, from the hook's Permissions, whether they exist for that hook: modules gated
-// by a permission are absent, not merely refused, for hooks that did not declare it.
+// os.time/clock/date, os.getenv limited to Permissions.Env, an io table limited to
+// Permissions.FS, print (into the log), and require for the modules json, log, re, time
+// and hermes, plus http and exec when their permission is declared. gopher-lua's own io and
+// os libraries are never exposed. Modules are a fixed table whose entries say, from the
+// hook's Permissions, whether they exist for that hook: a gated module is absent, and
+// require names the permission it needs.
+//
+// # Permissions
+//
+// Permissions.FS: io.open(path, mode) (r, w, a, r+, w+, a+, with or without b) returns a
+// file with read("a"|"l"|"L"|"n"|count, ...), write(...), lines(...), seek(whence,
+// offset), flush and close; io.lines(path), io.close(f) and io.type(v) complete it. A path
+// is resolved like the entries (once, at load): "~" expanded, made absolute, cleaned, and
+// symbolic links resolved in its longest existing prefix; it must then lie inside an
+// entry, and it is opened through os.Root, so a symbolic link inside an allowed directory
+// that leads outside is refused even if it changes after the check. Refusals raise errors
+// naming permissions.fs; operating-system failures return nil and a message, as in Lua.
+// Files are tracked per call and closed when the call ends (and when the state closes); a
+// file kept in a global is closed for the next call. Without the permission io.open exists
+// and refuses.
+//
+// Permissions.Net: require("http") gives request{method, url, headers, body | json,
+// timeout}, get(url, opts) and post(url, body, opts) (a table body is sent as JSON). The
+// result is {status, headers (lower-case names), body, json (when the answer is JSON)}.
+// Only listed hosts are reached ("host", "host:port", "*"; case-insensitive), checked on
+// the URL, on every redirect (at most 5) and again when dialling; a proxy from the
+// environment is used only if the proxy itself is listed. Timeout: 10s by default, never
+// beyond the call's deadline. Each state has its own client.
+//
+// Permissions.Exec: require("exec").run(argv, {stdin, timeout, cwd}) returns {code, stdout,
+// stderr} (and truncated = true when output was cut). No shell: argv[1] must equal an entry
+// or, for an entry without a slash, have it as base name ("black" allows "black" on PATH
+// and "/usr/bin/black"). The program runs in its own process group, killed on timeout
+// (default 10s), when the call ends, and after it exits (so background children do not
+// outlive it); a child holding the pipes cannot delay the call more than a second. It gets
+// only PATH, HOME, USER, LOGNAME, LANG, LC_ALL, LC_CTYPE, TMPDIR, TZ and the variables
+// Permissions.Env allows.
+//
+// Permissions.Env: os.getenv answers only for listed names ("*" = all).
 //
 // # Conversions
 //

@@ -24,7 +24,8 @@ const (
 	KindTimeout
 	// KindCanceled means the caller's context was cancelled during the call.
 	KindCanceled
-	// KindLimit means the call hit a resource limit (call stack, registry, string size).
+	// KindLimit means the call hit a resource limit (call stack, coroutine nesting, registry,
+	// string size, open files, memory); the message names it.
 	KindLimit
 	// KindConvert means a value could not cross between Lua and Go (a function returned, a cycle, ...).
 	KindConvert
@@ -77,8 +78,9 @@ func (e *Error) Is(target error) bool { return target == ErrTimeout && e.Kind ==
 // locRE finds "file:line:" prefixes in gopher-lua messages.
 var locRE = regexp.MustCompile(`^(.*?):(\d+):\s*(.*)$`)
 
-// fromParseError converts a gopher-lua syntax error.
-func fromParseError(file string, err error) *Error {
+// fromParseError converts a gopher-lua syntax error. An error at the end of the file (often
+// a missing `end`) is located on lastLine, the file's last line.
+func fromParseError(file string, lastLine int, err error) *Error {
 	var pe *parse.Error
 	if errors.As(err, &pe) {
 		msg := pe.Message
@@ -87,7 +89,7 @@ func fromParseError(file string, err error) *Error {
 		}
 		line := pe.Pos.Line
 		if line < 0 {
-			line, msg = 0, pe.Message+" at end of file"
+			line, msg = lastLine, pe.Message+" at end of file (a missing `end`?)"
 		}
 		return &Error{Kind: KindSyntax, File: file, Line: line, Msg: msg}
 	}

@@ -139,7 +139,8 @@ func TestSandbox(t *testing.T) {
 		body string
 		want any
 	}{
-		{"return dofile == nil and loadfile == nil and io == nil and debug == nil and package == nil", true},
+		{"return dofile == nil and loadfile == nil and debug == nil and package == nil", true},
+		{"return io.popen == nil and io.write == nil and io.read == nil and io.stdout == nil and io.tmpfile == nil and type(io.open) == 'function'", true},
 		{"return os.execute == nil and os.remove == nil and os.exit == nil and os.rename == nil", true},
 		{"return type(os.time()) == 'number' and type(os.clock()) == 'number' and type(os.date('%Y')) == 'string'", true},
 		{"return os.getenv('HERMES_TEST_SECRET') == nil", true},
@@ -364,5 +365,12 @@ func TestClosedPluginRefusesCalls(t *testing.T) {
 	p.Close()
 	if _, err := p.Call(context.Background(), 0, nil); err == nil {
 		t.Error("call after Close succeeded")
+	}
+}
+
+func TestSyntaxErrorAtEndOfFileHasALine(t *testing.T) {
+	_, err := LoadPlugin(context.Background(), []byte("function register(ctx)\n  if x then\n    y()\nend\n"), Options{File: "f.lua"})
+	if err == nil || !strings.HasPrefix(err.Error(), "f.lua:4: ") || !strings.Contains(err.Error(), "missing `end`") {
+		t.Errorf("err = %v, want f.lua:4: ... missing `end`", err)
 	}
 }

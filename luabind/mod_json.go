@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 
 	lua "github.com/yuin/gopher-lua"
 )
@@ -22,12 +23,43 @@ func isMarkedArray(t *lua.LTable) bool {
 	return ok && mt.RawGetString(arrayMarkKey) == lua.LString("array")
 }
 
+// jsonValues are one state's json.null and the metatable json.array sets. The json module
+// and the http module's decoded responses share them, so `v == json.null` holds for both.
+type jsonValues struct {
+	null      *lua.LUserData
+	arrayMeta *lua.LTable
+}
+
+// jsonValues returns the state's json values, creating them on first use.
+func (e *env) jsonValues(L *lua.LState) *jsonValues {
+	if e.json == nil {
+		null := L.NewUserData()
+		null.Value = nullValue
+		arrayMeta := L.CreateTable(0, 1)
+		arrayMeta.RawSetString(arrayMarkKey, lua.LString("array"))
+		e.json = &jsonValues{null: null, arrayMeta: arrayMeta}
+	}
+	return e.json
+}
+
+// decodeJSON decodes exactly one JSON value.
+func decodeJSON(s string) (any, error) {
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, errors.New("unexpected data after the JSON value")
+	}
+	return v, nil
+}
+
 // openJSON builds the json module: encode, decode, null, array.
-func openJSON(L *lua.LState, _ *env) lua.LValue {
-	null := L.NewUserData()
-	null.Value = nullValue
-	arrayMeta := L.CreateTable(0, 1)
-	arrayMeta.RawSetString(arrayMarkKey, lua.LString("array"))
+func openJSON(L *lua.LState, e *env) lua.LValue {
+	jv := e.jsonValues(L)
+	null, arrayMeta := jv.null, jv.arrayMeta
 
 	mod := L.CreateTable(0, 4)
 	mod.RawSetString("null", null)
@@ -44,15 +76,9 @@ func openJSON(L *lua.LState, _ *env) lua.LValue {
 		return 1
 	}))
 	mod.RawSetString("decode", L.NewFunction(func(L *lua.LState) int {
-		s := L.CheckString(1)
-		dec := json.NewDecoder(bytes.NewReader([]byte(s)))
-		dec.UseNumber()
-		var v any
-		if err := dec.Decode(&v); err != nil {
+		v, err := decodeJSON(L.CheckString(1))
+		if err != nil {
 			L.RaiseError("json.decode: %v", err)
-		}
-		if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-			L.RaiseError("json.decode: unexpected data after the JSON value")
 		}
 		L.Push(jsonToLua(L, v, null, arrayMeta))
 		return 1
@@ -108,7 +134,10 @@ func jsonToLua(L *lua.LState, v any, null lua.LValue, arrayMeta *lua.LTable) lua
 	case nil:
 		return null
 	case json.Number:
-		f, _ := x.Float64()
+		f, err := x.Float64()
+		if err != nil {
+			L.RaiseError("json.decode: number %s is out of range", x)
+		}
 		return lua.LNumber(f)
 	case []any:
 		t := L.CreateTable(len(x), 0)

@@ -8,7 +8,7 @@ import (
 
 // openTime builds the time module: now() in seconds since the epoch (with fractions) and
 // sleep(seconds), which stops early with an error when the call's context ends.
-func openTime(L *lua.LState, _ *env) lua.LValue {
+func openTime(L *lua.LState, e *env) lua.LValue {
 	mod := L.CreateTable(0, 2)
 	mod.RawSetString("now", L.NewFunction(func(L *lua.LState) int {
 		L.Push(lua.LNumber(float64(time.Now().UnixNano()) / 1e9))
@@ -19,6 +19,7 @@ func openTime(L *lua.LState, _ *env) lua.LValue {
 		if d <= 0 {
 			return 0
 		}
+		defer e.guard.wait()()
 		ctx := L.Context()
 		if ctx == nil {
 			time.Sleep(d)

@@ -12,11 +12,15 @@ import (
 // file I/O) join this table with an available function that checks their permission.
 type module struct {
 	name      string
+	perm      string // the permission that gates the module, for messages; "" = none
 	available func(*env) bool
 	open      func(*lua.LState, *env) lua.LValue
 }
 
 func always(*env) bool { return true }
+
+func hasNet(e *env) bool  { return len(e.perms.Net) > 0 }
+func hasExec(e *env) bool { return len(e.perms.Exec) > 0 }
 
 // modules is the fixed table of libraries. It is never modified after init.
 var modules = []module{
@@ -25,6 +29,8 @@ var modules = []module{
 	{name: "re", available: always, open: openRe},
 	{name: "time", available: always, open: openTime},
 	{name: "hermes", available: always, open: openHermes},
+	{name: "http", perm: "net", available: hasNet, open: openHTTP},
+	{name: "exec", perm: "exec", available: hasExec, open: openExec},
 }
 
 // openHermes builds the hermes module: home, version, and the host's functions.
@@ -34,7 +40,11 @@ func openHermes(L *lua.LState, e *env) lua.LValue {
 	mod.RawSetString("version", lua.LString(Version))
 	mod.RawSetString("name", lua.LString(e.name))
 	for name, f := range e.hostFuncs {
-		mod.RawSetString(name, L.NewFunction(wrapFunc(f)))
+		call := wrapFunc(f)
+		mod.RawSetString(name, L.NewFunction(func(L *lua.LState) int {
+			defer e.guard.wait()()
+			return call(L)
+		}))
 	}
 	return mod
 }
@@ -57,7 +67,7 @@ func installRequire(L *lua.LState, e *env) {
 				continue
 			}
 			if !m.available(e) {
-				L.RaiseError("module %q is not available to this hook: declare the permission it needs in the manifest", name)
+				L.RaiseError("module %q needs permissions.%s in the manifest (add it to the hook's permissions to use %s)", name, m.perm, name)
 			}
 			v := m.open(L, e)
 			loaded.RawSetString(name, v)

@@ -1,39 +1,68 @@
 package luabind
 
 import (
+	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
 )
 
-// env is what a state's modules need to know about their hook.
-type env struct {
+// hook is what every state of one handler shares. It is read-only after load.
+type hook struct {
 	name      string
 	home      string
 	logger    *slog.Logger
 	perms     Permissions
 	hostFuncs map[string]Func
+	fsRoots   []string // permissions.fs entries, resolved once at load (see resolvePath)
+}
+
+// env is one state's view of its hook, plus the resources of that state: the memory guard
+// of the call in progress, the files it opened, the http client. A state runs one call at
+// a time, so these need no lock, except the guard fields the watchdog reads.
+type env struct {
+	*hook
+	guard    callGuard
+	coDepth  int // coroutines being resumed inside one another
+	files    openFiles
+	httpDone func() // closes the http module's idle connections; nil if never opened
+	json     *jsonValues
+}
+
+// closeCall releases what the call in progress left open.
+func (e *env) closeCall() { e.files.closeAll() }
+
+// close releases everything the state holds outside Lua.
+func (e *env) close() {
+	e.files.closeAll()
+	if e.httpDone != nil {
+		e.httpDone()
+	}
 }
 
 // Limits of every state.
 const (
-	callStackSize   = 200     // Lua call frames: deep recursion fails the call, not the host
-	registrySize    = 1024    // initial value stack
-	registryMaxSize = 1 << 18 // the value stack never grows beyond this
-	maxStringRep    = 16 << 20
+	callStackSize    = 200      // Lua call frames: deep recursion fails the call, not the host
+	registrySize     = 1024     // initial value stack
+	registryMaxSize  = 1 << 18  // the value stack never grows beyond this
+	registryGrowStep = 1 << 14  // growth is linear: a small step makes filling the stack quadratic
+	maxStringSize    = 16 << 20 // results of string.rep and of io reads
+	maxCoroutines    = 128      // coroutines resumed inside one another (Lua's "C stack overflow")
 )
 
 // newSandbox creates a state with only the standard environment of a hook: string, table,
 // math, coroutine, the base functions without dofile/loadfile, os.time/clock/date and a
-// filtered os.getenv, print into the log, and require for the modules.
+// filtered os.getenv, io limited to permissions.fs, print into the log, and require for the
+// modules. gopher-lua's own io and os libraries are never exposed.
 func newSandbox(e *env) *lua.LState {
 	L := lua.NewState(lua.Options{
 		SkipOpenLibs:     true,
 		CallStackSize:    callStackSize,
 		RegistrySize:     registrySize,
 		RegistryMaxSize:  registryMaxSize,
-		RegistryGrowStep: 256,
+		RegistryGrowStep: registryGrowStep,
 	})
 	for _, lib := range []struct {
 		name string
@@ -61,6 +90,8 @@ func newSandbox(e *env) *lua.LState {
 	}))
 	restrictOs(L, e)
 	limitStringRep(L)
+	limitCoroutines(L, e)
+	installIO(L, e)
 	installRequire(L, e)
 	return L
 }
@@ -93,10 +124,64 @@ func limitStringRep(L *lua.LState) {
 			L.Push(lua.LString(""))
 			return 1
 		}
-		if float64(len(s))*float64(n) > maxStringRep {
-			L.RaiseError("%sstring.rep result larger than %d bytes", limitPrefix, maxStringRep)
+		if float64(len(s))*float64(n) > maxStringSize {
+			L.RaiseError("%sstring.rep result larger than %d bytes", limitPrefix, maxStringSize)
 		}
 		L.Push(lua.LString(strings.Repeat(s, int(n))))
+		return 1
+	}))
+}
+
+// limitCoroutines bounds how deeply coroutines may resume one another. Each resume nests
+// the Go stack and each coroutine has its own Lua stacks, so `local function f()
+// coroutine.wrap(f)() end` would otherwise grow both without bound. coroutine.wrap is
+// rebuilt over the same check.
+func limitCoroutines(L *lua.LState, e *env) {
+	co := L.GetGlobal("coroutine").(*lua.LTable)
+	enter := func(L *lua.LState) func() {
+		if e.coDepth >= maxCoroutines {
+			L.Error(lua.LString(fmt.Sprintf("%scoroutines resumed inside one another more than %d deep", limitPrefix, maxCoroutines)), 0)
+		}
+		e.coDepth++
+		return func() { e.coDepth-- }
+	}
+	resume := co.RawGetString("resume")
+	co.RawSetString("resume", L.NewFunction(func(L *lua.LState) int {
+		defer enter(L)()
+		L.Insert(resume, 1)
+		L.Call(L.GetTop()-1, lua.MultRet)
+		return L.GetTop()
+	}))
+	co.RawSetString("wrap", L.NewFunction(func(L *lua.LState) int {
+		fn := L.CheckFunction(1)
+		th, _ := L.NewThread() // its context ends with the call's
+		L.Push(L.NewFunction(func(L *lua.LState) int {
+			defer enter(L)()
+			args := make([]lua.LValue, L.GetTop())
+			for i := range args {
+				args[i] = L.Get(i + 1)
+			}
+			if th == nil {
+				L.Error(lua.LString("cannot resume dead coroutine"), 0)
+			}
+			st, err, values := L.Resume(th, fn, args...)
+			if st != lua.ResumeYield {
+				// Dead: forget it, so that a stale reference to this function (gopher-lua
+				// keeps finished call frames) does not keep its stacks alive.
+				th, fn = nil, nil
+			}
+			if st == lua.ResumeError {
+				var ae *lua.ApiError
+				if errors.As(err, &ae) && ae.Object != nil {
+					L.Error(ae.Object, 0)
+				}
+				L.Error(lua.LString(err.Error()), 0)
+			}
+			for _, v := range values {
+				L.Push(v)
+			}
+			return len(values)
+		}))
 		return 1
 	}))
 }

@@ -34,6 +34,9 @@ type Options struct {
 	Permissions Permissions     // what the hook may touch
 	HostFuncs   map[string]Func // extra functions of the hermes module, e.g. run_agent
 	Config      any             // plugins only: visible to Lua as ctx.config
+	// MemoryLimit is how much a call may grow the Go heap before it is stopped with a
+	// KindLimit error (see doc.go, Limits); 0 = 256 MiB; negative = no memory guard.
+	MemoryLimit int64
 }
 
 const defaultTimeout = 5 * time.Second
@@ -43,7 +46,7 @@ const defaultTimeout = 5 * time.Second
 type script struct {
 	opts        Options
 	proto       *lua.FunctionProto
-	env         *env
+	hook        *hook
 	timeoutText string
 	setup       func(ctx context.Context, st *state) error
 
@@ -57,18 +60,25 @@ type script struct {
 // state is one Lua state with the functions the handler gave us.
 type state struct {
 	L   *lua.LState
+	env *env
 	fns []*lua.LFunction
+}
+
+// close closes the Lua state and what its modules hold outside Lua (files, connections).
+func (st *state) close() {
+	st.L.Close()
+	st.env.close()
 }
 
 // compile parses and compiles src once; syntax errors carry the file and line.
 func compile(file string, src []byte) (*lua.FunctionProto, error) {
 	chunk, err := parse.Parse(bytes.NewReader(src), file)
 	if err != nil {
-		return nil, fromParseError(file, err)
+		return nil, fromParseError(file, lastLine(src), err)
 	}
 	proto, err := lua.Compile(chunk, file)
 	if err != nil {
-		return nil, fromParseError(file, err)
+		return nil, fromParseError(file, lastLine(src), err)
 	}
 	return proto, nil
 }
@@ -83,6 +93,9 @@ func newScript(src []byte, opts Options) (*script, error) {
 	if opts.Name == "" {
 		opts.Name = opts.File
 	}
+	if opts.MemoryLimit == 0 {
+		opts.MemoryLimit = defaultMemoryLimit
+	}
 	logger := opts.Logger
 	if logger == nil {
 		logger = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -91,10 +104,15 @@ func newScript(src []byte, opts Options) (*script, error) {
 	if err != nil {
 		return nil, err
 	}
+	roots, err := resolveRoots(opts.Permissions.FS, opts.Home)
+	if err != nil {
+		return nil, &Error{Kind: KindLoad, File: opts.File, Msg: err.Error()}
+	}
 	return &script{
-		opts:        opts,
-		proto:       proto,
-		env:         &env{name: opts.Name, home: opts.Home, logger: logger, perms: opts.Permissions, hostFuncs: opts.HostFuncs},
+		opts:  opts,
+		proto: proto,
+		hook: &hook{name: opts.Name, home: opts.Home, logger: logger, perms: opts.Permissions,
+			hostFuncs: opts.HostFuncs, fsRoots: roots},
 		timeoutText: fmt.Sprintf("timed out after %s", opts.Timeout),
 		idle:        make(chan *state, opts.States),
 	}, nil
@@ -110,32 +128,41 @@ func (s *script) start(ctx context.Context) error {
 	return nil
 }
 
-// newState builds a sandbox, runs the chunk and the script's setup, under the timeout.
+// newState builds a sandbox, runs the chunk and the script's setup, under the timeout and
+// the memory guard. Files the chunk or setup opened are closed when loading ends.
 func (s *script) newState(ctx context.Context) (st *state, err error) {
 	ctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
 	defer cancel()
-	L := newSandbox(s.env)
+	e := &env{hook: s.hook}
+	built := &state{L: newSandbox(e), env: e}
+	heapWatch.watch(&e.guard, s.opts.MemoryLimit, cancel)
 	defer func() {
+		heapWatch.unwatch(&e.guard)
 		if r := recover(); r != nil {
 			err = &Error{Kind: KindRuntime, File: s.opts.File, Msg: fmt.Sprintf("panic while loading: %v", r)}
 		}
+		if err != nil && e.guard.tripped.Load() {
+			err = e.guard.limitError(s.opts.File)
+		}
+		e.closeCall()
 		if err != nil {
-			L.Close()
+			built.close()
+			st = nil
 		}
 	}()
+	L := built.L
 	L.SetContext(ctx)
 	defer L.RemoveContext()
 	L.Push(L.NewFunctionFromProto(s.proto))
 	if err := L.PCall(0, 0, nil); err != nil {
 		return nil, fromCallError(s.opts.File, ctx, "timed out while loading after "+s.opts.Timeout.String(), err)
 	}
-	st = &state{L: L}
 	if s.setup != nil {
-		if err := s.setup(ctx, st); err != nil {
+		if err := s.setup(ctx, built); err != nil {
 			return nil, err
 		}
 	}
-	return st, nil
+	return built, nil
 }
 
 // acquire takes an idle state, creates one if the pool may grow, or waits for one.
@@ -177,7 +204,7 @@ func (s *script) release(st *state) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		st.L.Close()
+		st.close()
 		return
 	}
 	s.idle <- st
@@ -194,7 +221,7 @@ func (s *script) discard(st *state) {
 			break
 		}
 	}
-	st.L.Close()
+	st.close()
 }
 
 // close closes idle states now and busy ones when their call returns.
@@ -208,7 +235,7 @@ func (s *script) close() {
 	for {
 		select {
 		case st := <-s.idle:
-			st.L.Close()
+			st.close()
 		default:
 			return
 		}
@@ -230,7 +257,14 @@ func (s *script) call(ctx context.Context, pick func(*state) *lua.LFunction, arg
 		}
 		return nil, &Error{Kind: KindCanceled, File: s.opts.File, Msg: "call canceled by the host"}
 	}
+	g := &st.env.guard
+	heapWatch.watch(g, s.opts.MemoryLimit, cancel)
 	v, err, panicked := s.invoke(callCtx, st, pick(st), args)
+	heapWatch.unwatch(g)
+	if err != nil && g.tripped.Load() {
+		// What the call allocated may be reachable from its globals: start afresh.
+		v, err, panicked = nil, g.limitError(s.opts.File), true
+	}
 	if panicked {
 		s.discard(st)
 	} else {
@@ -240,10 +274,11 @@ func (s *script) call(ctx context.Context, pick func(*state) *lua.LFunction, arg
 }
 
 // invoke calls fn in st. It never lets a panic escape; panicked reports that the state
-// should not be reused.
+// should not be reused. Files the call opened are closed when it returns.
 func (s *script) invoke(ctx context.Context, st *state, fn *lua.LFunction, args []any) (v any, err error, panicked bool) {
 	L := st.L
 	top := L.GetTop()
+	defer st.env.closeCall()
 	defer func() {
 		if r := recover(); r != nil {
 			v, err, panicked = nil, &Error{Kind: KindRuntime, File: s.opts.File, Msg: fmt.Sprintf("panic: %v", r)}, true
@@ -260,11 +295,21 @@ func (s *script) invoke(ctx context.Context, st *state, fn *lua.LFunction, args 
 		return nil, fromCallError(s.opts.File, ctx, s.timeoutText, err), false
 	}
 	v, err = ToGo(L.Get(-1))
+	if err == nil {
+		if ferr := checkFinite(v); ferr != nil { // NaN and infinities have no wire (JSON) form
+			v, err = nil, &Error{Kind: KindConvert, Msg: "unsupported value: " + ferr.Error()}
+		}
+	}
 	if err != nil {
 		le := err.(*Error)
 		le.File, le.Line = s.opts.File, fn.Proto.LineDefined
-		le.Msg = "returned an " + le.Msg
+		le.Msg = "bad return value: " + le.Msg
 		return nil, le, false
 	}
 	return v, nil, false
+}
+
+// lastLine is the number of the last non-empty line of src.
+func lastLine(src []byte) int {
+	return bytes.Count(bytes.TrimRight(src, "\n"), []byte("\n")) + 1
 }

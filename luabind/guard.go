@@ -1,0 +1,154 @@
+package luabind
+
+import (
+	"context"
+	"fmt"
+	"runtime/metrics"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// defaultMemoryLimit is the heap growth a call may cause when Options.MemoryLimit is 0.
+const defaultMemoryLimit = 256 << 20
+
+// A callGuard watches one call (or one state's loading). The watchdog owns every field but
+// the atomics while the call is watched; a state runs one call at a time, so each state
+// embeds one guard and watching a call allocates nothing.
+type callGuard struct {
+	on bool // watched; read and written only by the goroutine running the call
+
+	budget  int64
+	cancel  context.CancelFunc // cancels the call's context; nil once used
+	idx     int                // position in watchdog.calls
+	sampled bool               // base and last are set
+	base    int64              // heap size the call's growth is measured from
+	last    int64              // heap size at the previous sample
+
+	waiting atomic.Int32 // > 0 while the call waits in a host function (sleep, http, exec, ...)
+	tripped atomic.Bool  // the watchdog stopped the call
+}
+
+// wait marks the call as blocked in a host function until the returned func is called:
+// heap growth meanwhile is the host's, not the call's.
+func (g *callGuard) wait() func() {
+	g.waiting.Add(1)
+	return func() { g.waiting.Add(-1) }
+}
+
+// limitError is the error of a call the watchdog stopped.
+func (g *callGuard) limitError(file string) *Error {
+	return &Error{Kind: KindLimit, File: file, Msg: fmt.Sprintf(
+		"%smemory: the call grew the heap by more than %s (runaway allocation?)", limitPrefix, byteSize(g.budget))}
+}
+
+// watchdog samples the Go heap while Lua calls are in flight and stops a call whose growth
+// passes its budget, by cancelling the call's context: the interpreter checks it between
+// instructions. One sampler goroutine serves every call in the process, because the heap is
+// one process-wide resource; it runs only while calls are in flight, and exits after a
+// second without any (see doc.go).
+type watchdog struct {
+	every time.Duration // sampling period
+	idle  time.Duration // the sampler exits after this long without calls
+
+	mu      sync.Mutex
+	calls   []*callGuard
+	running bool
+}
+
+var heapWatch = &watchdog{every: 5 * time.Millisecond, idle: time.Second}
+
+// watch starts watching g for a call whose context cancel cancels. budget <= 0 means off.
+func (w *watchdog) watch(g *callGuard, budget int64, cancel context.CancelFunc) {
+	g.tripped.Store(false)
+	g.on = budget > 0
+	if !g.on {
+		return
+	}
+	w.mu.Lock()
+	g.budget, g.cancel, g.sampled = budget, cancel, false
+	g.idx = len(w.calls)
+	w.calls = append(w.calls, g)
+	if !w.running {
+		w.running = true
+		go w.run()
+	}
+	w.mu.Unlock()
+}
+
+// unwatch stops watching g. It is a no-op for a guard that watch did not add.
+func (w *watchdog) unwatch(g *callGuard) {
+	if !g.on {
+		return
+	}
+	g.on = false
+	w.mu.Lock()
+	last := len(w.calls) - 1
+	moved := w.calls[last]
+	w.calls[g.idx], moved.idx = moved, g.idx
+	w.calls[last] = nil
+	w.calls = w.calls[:last]
+	g.cancel = nil
+	w.mu.Unlock()
+}
+
+// run is the sampler goroutine.
+func (w *watchdog) run() {
+	t := time.NewTicker(w.every)
+	defer t.Stop()
+	samples := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/gc/heap/goal:bytes"}}
+	lastBusy := time.Now()
+	for now := range t.C {
+		w.mu.Lock()
+		busy := len(w.calls) > 0
+		if !busy && now.Sub(lastBusy) >= w.idle {
+			w.running = false
+			w.mu.Unlock()
+			return
+		}
+		w.mu.Unlock()
+		if !busy {
+			continue
+		}
+		lastBusy = now
+		metrics.Read(samples)
+		w.check(int64(samples[0].Value.Uint64()), int64(samples[1].Value.Uint64()))
+	}
+}
+
+// check compares one heap sample with every watched call. A call's first sample sets its
+// base: the heap then, plus the headroom the GC was going to allow anyway (the heap goal,
+// at most the budget), so that garbage others leave behind does not count against it.
+// While a call waits in a host function its base follows the heap up.
+func (w *watchdog) check(heap, goal int64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, g := range w.calls {
+		if !g.sampled {
+			g.sampled, g.base, g.last = true, heap+min(max(goal-heap, 0), g.budget), heap
+			continue
+		}
+		if g.waiting.Load() > 0 && heap > g.last {
+			g.base += heap - g.last
+		}
+		g.last = heap
+		if heap-g.base > g.budget && g.cancel != nil {
+			g.tripped.Store(true)
+			g.cancel()
+			g.cancel = nil
+		}
+	}
+}
+
+// byteSize formats n for messages: "256 MiB", "1 MiB", "512 bytes".
+func byteSize(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return fmt.Sprintf("%d GiB", n>>30)
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
