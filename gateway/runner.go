@@ -161,9 +161,8 @@ func (r *Runner) HandleMessage(ctx context.Context, in Inbound) (string, error) 
 			text = d.Text
 		}
 	}
-	s := r.session(in.Platform, in.UserID, in.ChatID)
-	if !s.started {
-		s.started = true
+	s, first := r.session(in.Platform, in.UserID, in.ChatID)
+	if first {
 		r.emit(ctx, SessionStart, map[string]any{"platform": s.platform, "user_id": s.userID, "session_id": s.id, "session_key": s.key}, "")
 		r.fire(ctx, engine.OnSessionStart, map[string]any{"session_id": s.id, "model": r.opts.Model, "platform": s.platform})
 	}
@@ -344,24 +343,30 @@ func (r *Runner) Shutdown(ctx context.Context) error {
 	return r.gw.Close(ctx)
 }
 
-// session returns the session of a chat, creating it (not yet started) if needed.
-func (r *Runner) session(platform, userID, chatID string) *session {
+// session returns the session of a chat, creating it if needed, and whether this call starts
+// it: of concurrent messages to a new chat, exactly one does.
+func (r *Runner) session(platform, userID, chatID string) (*session, bool) {
 	key := sessionKey(platform, userID, chatID)
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	s := r.sessions[key]
-	r.mu.Unlock()
 	if s == nil {
-		s = r.newSession(platform, userID, key)
+		s = r.addSession(platform, userID, key)
 	}
-	r.mu.Lock()
 	r.lastID = s.id
-	r.mu.Unlock()
-	return s
+	first := !s.started
+	s.started = true
+	return s, first
 }
 
 func (r *Runner) newSession(platform, userID, key string) *session {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	return r.addSession(platform, userID, key)
+}
+
+// addSession creates the session of key, replacing any; r.mu must be held.
+func (r *Runner) addSession(platform, userID, key string) *session {
 	r.nextID++
 	s := &session{id: fmt.Sprintf("sess-%d", r.nextID), key: key, platform: platform, userID: userID}
 	r.sessions[key] = s

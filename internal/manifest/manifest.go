@@ -52,6 +52,10 @@ func Errorf(file string, node *yaml.Node, format string, args ...any) *Error {
 // Read reads and parses a YAML file whose top level must be a mapping. An empty file is an
 // empty mapping. Errors are *Error values with the file and, where known, the line.
 func Read(path string) (*yaml.Node, error) {
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		// Opening a FIFO would block until someone writes to it; devices never end.
+		return nil, &Error{Warning{File: path, Msg: "not a regular file"}}
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err

@@ -1,0 +1,101 @@
+package manifest
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// billionLaughs returns YAML mapping key to nine levels of nine aliases each: 9^9 "lol"s
+// once every alias is expanded, from under a kilobyte of text.
+func billionLaughs(key string) string {
+	var b strings.Builder
+	b.WriteString(key + ":\n  l0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n")
+	for i := 1; i <= 9; i++ {
+		prev := "*l" + string(rune('0'+i-1))
+		b.WriteString("  l" + string(rune('0'+i)) + ": &l" + string(rune('0'+i)) + " [" +
+			strings.TrimSuffix(strings.Repeat(prev+", ", 9), ", ") + "]\n")
+	}
+	return b.String()
+}
+
+// bounded runs f and fails when it takes more than limit (a hang, not a benchmark: limits
+// are generous) or allocates more than maxAlloc.
+func bounded(t *testing.T, limit time.Duration, maxAlloc uint64, f func()) {
+	t.Helper()
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	start := time.Now()
+	f()
+	elapsed := time.Since(start)
+	runtime.ReadMemStats(&after)
+	alloc := after.TotalAlloc - before.TotalAlloc
+	if elapsed > limit || alloc > maxAlloc {
+		t.Errorf("took %v and allocated %d bytes, want under %v and %d", elapsed, alloc, limit, maxAlloc)
+	}
+	t.Logf("took %v, allocated %d KiB", elapsed.Round(time.Microsecond), alloc>>10)
+}
+
+func TestAliasBombIsRefused(t *testing.T) {
+	data := []byte(billionLaughs("config"))
+	var err error
+	bounded(t, 20*time.Second, 64<<20, func() {
+		root := must(Parse("plugin.yaml", data))
+		fields, _ := Fields("plugin.yaml", root, []string{"config"})
+		_, err = Any("plugin.yaml", fields["config"], "config")
+	})
+	var me *Error
+	if !errors.As(err, &me) || me.File != "plugin.yaml" || me.Line != 2 || !strings.Contains(err.Error(), "excessive aliasing") {
+		t.Errorf("Any on a billion laughs: error %v, want plugin.yaml:2 and excessive aliasing", err)
+	}
+}
+
+func must(root *yaml.Node, err error) *yaml.Node {
+	if err != nil {
+		panic(err)
+	}
+	return root
+}
+
+func TestReadRefusesLargeFiles(t *testing.T) {
+	dir := t.TempDir()
+	for _, tt := range []struct {
+		name string
+		size int
+		ok   bool
+	}{
+		{"exactly the limit", MaxSize, true},
+		{"one byte over", MaxSize + 1, false},
+		{"50 MB", 50 << 20, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(dir, "config.yaml")
+			content := "a: 1\n#" + strings.Repeat("x", tt.size-7) + "\n"
+			if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var err error
+			maxAlloc := uint64(8 << 20) // refused: only the first MiB and a byte are read
+			if tt.ok {
+				maxAlloc = 64 << 20 // parsed
+			}
+			bounded(t, 20*time.Second, maxAlloc, func() { _, err = Read(path) })
+			if tt.ok {
+				if err != nil {
+					t.Errorf("Read of %d bytes: %v", tt.size, err)
+				}
+				return
+			}
+			if err == nil || !strings.HasPrefix(err.Error(), path+": ") || !strings.Contains(err.Error(), "larger than") {
+				t.Errorf("Read of %d bytes: error %v, want one naming the file and the size limit", tt.size, err)
+			}
+		})
+	}
+}
