@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -16,6 +17,9 @@ func TestMain(m *testing.M) {
 	})
 }
 
+// repoRoot is the repository root (tests start in cmd/hermesctl).
+var repoRoot, _ = filepath.Abs(filepath.Join("..", ".."))
+
 // TestScripts runs the CLI scenarios in testdata/script: one file per behaviour.
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
@@ -23,6 +27,7 @@ func TestScripts(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("HERMES_HOME", env.WorkDir+"/home")
 			env.Setenv("HOME", env.WorkDir+"/userhome")
+			env.Setenv("REPO", repoRoot) // the repository, for scripts that run its examples
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"cmpjson": cmpJSON},
