@@ -1,0 +1,87 @@
+// Package deps holds the dependency policy of the project as a table and checks it with
+// `go list`, the way the Go tree checks its own (src/go/build/deps_test.go).
+package deps
+
+import (
+	"encoding/json"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/hermes-hooks/hermes/"
+
+// forbidden lists, per package, what it must not depend on, directly or not (SPEC §1).
+var forbidden = map[string][]string{
+	"luabind":  {"engine", "gateway", "shell", "consent", "cmd/hermesctl"},
+	"shell":    {"engine", "gateway", "luabind", "consent", "github.com/yuin/gopher-lua", "layeh.com/gopher-luar"},
+	"consent":  {"engine", "gateway", "luabind", "shell", "github.com/yuin/gopher-lua", "github.com/google/shlex"},
+	"engine":   {"gateway", "cmd/hermesctl"},
+	"gateway":  {"cmd/hermesctl"},
+	"internal": {"engine", "gateway", "cmd/hermesctl"},
+}
+
+// onlyImportedBy lists third-party packages that only one of our packages may import
+// directly: everything else reaches them through it.
+var onlyImportedBy = map[string]string{
+	"github.com/yuin/gopher-lua":       "luabind",
+	"github.com/yuin/gopher-lua/parse": "luabind",
+	"layeh.com/gopher-luar":            "luabind",
+	"github.com/google/shlex":          "shell",
+	"github.com/fsnotify/fsnotify":     "engine",
+	"github.com/gofrs/flock":           "consent",
+}
+
+type pkg struct {
+	ImportPath string
+	Imports    []string
+	Deps       []string
+}
+
+func list(t *testing.T) []pkg {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-json", "../../...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	var pkgs []pkg
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	for dec.More() {
+		var p pkg
+		if err := dec.Decode(&p); err != nil {
+			t.Fatal(err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	return pkgs
+}
+
+func TestDependencyPolicy(t *testing.T) {
+	pkgs := list(t)
+	if len(pkgs) < 8 {
+		t.Fatalf("go list found only %d packages", len(pkgs))
+	}
+	for _, p := range pkgs {
+		name := strings.TrimPrefix(p.ImportPath, module)
+		for owner, bad := range forbidden {
+			if name != owner && !strings.HasPrefix(name, owner+"/") {
+				continue
+			}
+			for _, b := range bad {
+				full := b
+				if !strings.Contains(b, ".") {
+					full = module + b
+				}
+				if slices.Contains(p.Deps, full) {
+					t.Errorf("%s depends on %s", name, b)
+				}
+			}
+		}
+		for _, imp := range p.Imports {
+			if owner, ok := onlyImportedBy[imp]; ok && name != owner && !strings.HasPrefix(name, "tests/") {
+				t.Errorf("%s imports %s directly; only %s may", name, imp, owner)
+			}
+		}
+	}
+}
