@@ -2,14 +2,15 @@ package consent
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -96,55 +97,6 @@ func TestHostileAllowlistContent(t *testing.T) {
 			}
 			if fi, err := os.Stat(s.Path()); err != nil || fi.Mode().Perm() != 0o600 {
 				t.Errorf("mode %v (%v), want 0600", fi.Mode().Perm(), err)
-			}
-		})
-	}
-}
-
-// TestHostileAllowlistHuge documents that the allowlist has no size cap: a 50 MB file is
-// read whole by every Lookup (each shell hook's consent decision and check reads it).
-func TestHostileAllowlistHuge(t *testing.T) {
-	if testing.Short() {
-		t.Skip("writes and reads a 50 MB file")
-	}
-	const size = 50 << 20
-	for _, tt := range []struct {
-		name, content string
-		found         bool
-	}{
-		{"valid with a huge unknown field", `{"padding": "` + strings.Repeat("x", size) + `", "approvals": [{"event": "pre_tool_call", "command": "kept.sh"}]}`, true},
-		{"garbage", "{" + strings.Repeat("x", size), false},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			s := hostileStore(t)
-			if err := os.WriteFile(s.Path(), []byte(tt.content), 0o600); err != nil {
-				t.Fatal(err)
-			}
-			runtime.GC()
-			var before, after runtime.MemStats
-			runtime.ReadMemStats(&before)
-			start := time.Now()
-			_, ok := s.Lookup("pre_tool_call", "kept.sh")
-			elapsed := time.Since(start)
-			runtime.ReadMemStats(&after)
-			if ok != tt.found {
-				t.Errorf("Lookup found %v, want %v", ok, tt.found)
-			}
-			t.Logf("no size cap: one Lookup of a %d MB file took %v and allocated %d MB",
-				size>>20, elapsed.Round(time.Millisecond), (after.TotalAlloc-before.TotalAlloc)>>20)
-			if _, err := s.Approve(context.Background(), "pre_tool_call", "new.sh"); err != nil {
-				t.Fatalf("Approve: %v", err)
-			}
-			data, err := os.ReadFile(s.Path())
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := validAllowlist(t, data)
-			if _, ok := find(got, "pre_tool_call", "new.sh"); !ok {
-				t.Error("the new approval is not in the rewritten file")
-			}
-			if tt.found && !strings.Contains(string(data), strings.Repeat("x", 1024)) {
-				t.Error("the unknown field was dropped by the rewrite")
 			}
 		})
 	}
@@ -325,5 +277,40 @@ func mergeFirst(first string, rest <-chan string) func(func(string) bool) {
 				return
 			}
 		}
+	}
+}
+
+func TestHugeAllowlistIsIgnoredNotRewritten(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, FileName)
+	huge := append([]byte(`{"approvals": [{"event": "pre_tool_call", "command": "/x.sh"}], "pad": "`), bytes.Repeat([]byte("x"), MaxFileSize)...)
+	huge = append(huge, []byte(`"}`)...)
+	if err := os.WriteFile(path, huge, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := Open(path, nil)
+	if got, _ := s.Approvals(); len(got) != 0 {
+		t.Errorf("approvals from an oversized file: %v", got)
+	}
+	if _, err := s.Approve(context.Background(), "pre_tool_call", "/y.sh"); err == nil || !strings.Contains(err.Error(), "larger than") {
+		t.Errorf("Approve on an oversized file: err = %v", err)
+	}
+	if data, _ := os.ReadFile(path); !bytes.Equal(data, huge) {
+		t.Error("the oversized file was modified")
+	}
+}
+
+func TestStaleTempFilesAreRemoved(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, FileName)
+	stale := path + ".tmp-12345"
+	if err := os.WriteFile(stale, []byte("{"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(path, nil).Approve(context.Background(), "pre_tool_call", "/y.sh"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("stale temp file still there: %v", err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -100,7 +101,12 @@ func find(list []Approval, event, command string) (Approval, bool) {
 // load reads and parses the file, logging its problems once. A missing file is an empty
 // document.
 func (s *Store) load() (*document, error) {
-	data, err := os.ReadFile(s.path)
+	data, err := readAllowlist(s.path)
+	if errors.Is(err, errTooLarge) {
+		s.warnOnce("too-large", "allowlist file is larger than the limit; it is ignored and no shell hook is approved until it is fixed",
+			"limit_bytes", MaxFileSize)
+		return &document{}, nil
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		s.warnOnce("missing", "allowlist file does not exist: no shell hook is approved yet")
 		return &document{}, nil
@@ -227,8 +233,12 @@ func (s *Store) update(ctx context.Context, change func(*document) bool) (err er
 		return fmt.Errorf("lock: %w", err)
 	}
 	defer lock.Unlock()
+	removeStaleTemps(s.path)
 
-	data, err := os.ReadFile(s.path)
+	data, err := readAllowlist(s.path)
+	if errors.Is(err, errTooLarge) {
+		return fmt.Errorf("the file is larger than %d MiB; it was left alone (move it aside to start a new one)", MaxFileSize>>20)
+	}
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
@@ -317,4 +327,46 @@ func (s *Store) writeAtomic(data []byte) (err error) {
 		d.Close()
 	}
 	return nil
+}
+
+// MaxFileSize bounds the allowlist read: a larger file is ignored (no approvals) and never
+// rewritten, so a runaway file cannot slow every engine start or be silently truncated.
+const MaxFileSize = 8 << 20
+
+var errTooLarge = errors.New("allowlist file too large")
+
+// readAllowlist reads the allowlist if it is a regular file within MaxFileSize.
+func readAllowlist(path string) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if fi.IsDir() {
+		return nil, fmt.Errorf("%s is a directory", path)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	if fi.Size() > MaxFileSize {
+		return nil, errTooLarge
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err == nil && len(data) > MaxFileSize {
+		err = errTooLarge
+	}
+	return data, err
+}
+
+// removeStaleTemps deletes temporary files left by writers killed mid-write. It runs with
+// the lock held, so none of them belongs to a live writer.
+func removeStaleTemps(path string) {
+	matches, _ := filepath.Glob(path + ".tmp-*")
+	for _, m := range matches {
+		os.Remove(m)
+	}
 }

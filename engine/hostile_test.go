@@ -55,14 +55,14 @@ func TestHostileYAML(t *testing.T) {
 	}{
 		{name: "billion laughs in a plugin's config", manifest: "name: p\n" + laughs("config"),
 			pluginErr: "plugin.yaml:3: config: yaml: document contains excessive aliasing"},
-		{name: "plugin.yaml over 1 MiB", manifest: "name: p\n" + big, pluginErr: "plugin.yaml: file larger than 1048576 bytes"},
+		{name: "plugin.yaml over 1 MiB", manifest: "name: p\n" + big, pluginErr: "plugin.yaml: file larger than 1024 KiB"},
 		{name: "billion laughs as hooks_auto_accept",
 			config:   laughs("anchors") + "hooks_auto_accept: *l9\nhooks:\n  pre_tool_call:\n    - command: /bin/true\n",
 			manifest: "name: p\n"},
 		{name: "billion laughs as the disabled list", config: laughs("anchors") + "plugins: {disabled: *l9}\n",
 			manifest: "name: p\n", wantErr: "config.yaml:12: plugins.disabled must be a list of strings"},
 		{name: "billion laughs as the hooks", config: laughs("anchors") + "hooks: *l9\n", manifest: "name: p\n"},
-		{name: "config.yaml over 1 MiB", config: big, manifest: "name: p\n", wantErr: "config.yaml: file larger than 1048576 bytes"},
+		{name: "config.yaml over 1 MiB", config: big, manifest: "name: p\n", wantErr: "config.yaml: file larger than 1024 KiB"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -21,6 +21,7 @@ const (
 	defaultPluginTimeout = 5.0
 	maxTimeout           = 300.0
 	maxStates            = 64
+	maxHandlerSize       = 4 << 20
 )
 
 var pluginKeys = []string{"name", "description", "version", "enabled", "priority", "timeout", "fail_closed", "config", "permissions", "states"}
@@ -112,7 +113,7 @@ func (e *Engine) loadPlugin(ctx context.Context, dir string, cfg *config) (*plug
 		info.Status = "disabled"
 		return nil, info, warns
 	}
-	src, err := os.ReadFile(hfile)
+	src, err := manifest.ReadFile(hfile, maxHandlerSize)
 	if err != nil {
 		msg := err.Error()
 		if errors.Is(err, fs.ErrNotExist) {

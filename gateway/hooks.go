@@ -17,6 +17,7 @@ import (
 const (
 	defaultHookTimeout = 10.0
 	maxHookTimeout     = 300.0
+	maxHandlerSize     = 4 << 20
 )
 
 var hookKeys = []string{"name", "description", "events", "enabled", "timeout", "permissions"}
@@ -101,7 +102,7 @@ func (g *Gateway) loadHook(ctx context.Context, dir string, disabled []string) (
 		info.Status = "disabled"
 		return nil, info, warns
 	}
-	src, err := os.ReadFile(hfile)
+	src, err := manifest.ReadFile(hfile, maxHandlerSize)
 	if err != nil {
 		return fail(manifest.Warning{File: hfile, Msg: err.Error()})
 	}

@@ -73,7 +73,9 @@ func runHooksDoctor(c *cli, args []string) int {
 		warnings = append(warnings, w)
 	}
 	if c.json {
-		c.printJSON(map[string]any{"home": l.eng.Home(), "checks": nonNilChecks(checks), "warnings": warningStrings(warnings), "problems": problems})
+		if code := c.printJSON(map[string]any{"home": l.eng.Home(), "checks": nonNilChecks(checks), "warnings": warningStrings(warnings), "problems": problems}); code != exitOK {
+			return code
+		}
 	} else {
 		printChecks(c, checks, warnings, problems)
 	}

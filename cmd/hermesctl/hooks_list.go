@@ -102,8 +102,7 @@ func runHooksList(c *cli, args []string) int {
 		if entries == nil {
 			entries = []listEntry{}
 		}
-		c.printJSON(map[string]any{"home": l.eng.Home(), "hooks": entries})
-		return exitOK
+		return c.printJSON(map[string]any{"home": l.eng.Home(), "hooks": entries})
 	}
 	if len(entries) == 0 {
 		fmt.Fprintf(c.stdout, "no hooks in %s\n", l.eng.Home())

@@ -63,8 +63,7 @@ func runHooksStats(c *cli, args []string) int {
 	}
 	rows := statRows(families)
 	if c.json {
-		c.printJSON(rows)
-		return exitOK
+		return c.printJSON(rows)
 	}
 	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SOURCE\tHOOK\tEVENT\tCALLS\tERRORS\tTIMEOUTS\tBLOCKS\tDROPS\tMEAN")

@@ -91,10 +91,12 @@ func runHooksTest(c *cli, args []string) int {
 	}
 	host.uninstall(payload)
 	if c.json {
-		c.printJSON(struct {
+		if code := c.printJSON(struct {
 			engine.Report
 			HostCalls []hostCall `json:"host_calls,omitempty"`
-		}{rep, host.calls})
+		}{rep, host.calls}); code != exitOK {
+			return code
+		}
 	} else {
 		printReport(c.stdout, rep)
 		for _, hc := range host.calls {
@@ -152,11 +154,18 @@ func fromJSONNumbers(v any) any {
 	return v
 }
 
-func (c *cli) printJSON(v any) {
-	enc := json.NewEncoder(c.stdout)
+// printJSON prints v indented. A value that cannot be encoded is an internal error (exit
+// 1), never silently empty output.
+func (c *cli) printJSON(v any) int {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return c.fail(exitInternal, "cannot encode the result as JSON: %v", err)
+	}
+	c.stdout.Write(buf.Bytes())
+	return exitOK
 }
 
 // compactJSON renders v on one line for text output.

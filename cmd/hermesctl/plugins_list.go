@@ -28,8 +28,7 @@ func runPluginsList(c *cli, args []string) int {
 		if plugins == nil {
 			plugins = []*engine.PluginInfo{}
 		}
-		c.printJSON(plugins)
-		return exitOK
+		return c.printJSON(plugins)
 	}
 	if len(plugins) == 0 {
 		fmt.Fprintf(c.stdout, "no plugins in %s\n", eng.Home()+"/plugins")

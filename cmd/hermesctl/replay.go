@@ -37,7 +37,9 @@ func (c *cli) replay(path, home string) int {
 		return c.fail(exitConfig, "replay: %v", err)
 	}
 	if c.json {
-		c.printJSON(tl)
+		if code := c.printJSON(tl); code != exitOK {
+			return code
+		}
 	} else {
 		printTimeline(c.stdout, tl)
 	}

@@ -52,6 +52,16 @@ func Errorf(file string, node *yaml.Node, format string, args ...any) *Error {
 // Read reads and parses a YAML file whose top level must be a mapping. An empty file is an
 // empty mapping. Errors are *Error values with the file and, where known, the line.
 func Read(path string) (*yaml.Node, error) {
+	data, err := ReadFile(path, MaxSize)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(path, data)
+}
+
+// ReadFile reads a regular file of at most max bytes. A missing file is an error
+// satisfying errors.Is(err, fs.ErrNotExist); other problems are *Error values.
+func ReadFile(path string, max int) ([]byte, error) {
 	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
 		// Opening a FIFO would block until someone writes to it; devices never end.
 		return nil, &Error{Warning{File: path, Msg: "not a regular file"}}
@@ -61,14 +71,14 @@ func Read(path string) (*yaml.Node, error) {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxSize+1))
+	data, err := io.ReadAll(io.LimitReader(f, int64(max)+1))
 	if err != nil {
 		return nil, &Error{Warning{File: path, Msg: err.Error()}}
 	}
-	if len(data) > MaxSize {
-		return nil, &Error{Warning{File: path, Msg: fmt.Sprintf("file larger than %d bytes", MaxSize)}}
+	if len(data) > max {
+		return nil, &Error{Warning{File: path, Msg: fmt.Sprintf("file larger than %d KiB", max>>10)}}
 	}
-	return Parse(path, data)
+	return data, nil
 }
 
 // Parse parses data as the YAML file named file.
