@@ -2,7 +2,7 @@ package consent
 
 import "strings"
 
-// EnvAcceptHooks is the environment variable that approves every shell hook (§5.5).
+// EnvAcceptHooks is the environment variable that approves every shell hook.
 const EnvAcceptHooks = "HERMES_ACCEPT_HOOKS"
 
 // EnvAccepts reports whether a value of HERMES_ACCEPT_HOOKS approves hooks: "1", "true",

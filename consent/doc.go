@@ -1,4 +1,4 @@
-// Package consent decides whether a shell hook may run (§5.5 of the spec). Every distinct
+// Package consent decides whether a shell hook may run. Every distinct
 // (event, command) pair declared under hooks: in config.yaml must be approved before the
 // engine registers it. The package owns the allowlist file, the terminal prompt, the bypass
 // switches, the script-path rule and the drift checks. It runs no hook and imports neither
@@ -71,7 +71,7 @@
 //
 // # Deciding
 //
-// Decider.Decide applies the order of §5.5: an approved pair runs; otherwise any bypass
+// Decider.Decide applies this order: an approved pair runs; otherwise any bypass
 // (--accept-hooks, HERMES_ACCEPT_HOOKS=1/true/yes/on, hooks_auto_accept: true) approves it
 // and records the approval; otherwise, on a terminal, Prompt asks and only y/yes approves;
 // otherwise the hook is refused with one warning that says how to approve it

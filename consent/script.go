@@ -11,7 +11,7 @@ import (
 	"strings"
 )
 
-// scriptExtensions are the suffixes that mark a word as the script of a command (§5.5),
+// scriptExtensions are the suffixes that mark a word as the script of a command,
 // compared case-insensitively.
 var scriptExtensions = []string{
 	".sh", ".bash", ".zsh", ".fish", ".py", ".pyw", ".rb", ".pl", ".lua", ".js", ".mjs", ".cjs", ".ts",
@@ -33,7 +33,7 @@ func ScriptPath(command string) string {
 	return expandHome(script)
 }
 
-// scriptWord applies the §5.5 rule to the words of command; first reports whether the
+// scriptWord applies the script-path rule to the words of command; first reports whether the
 // chosen word is the command's first word (the program itself rather than an argument).
 func scriptWord(command string) (word string, first bool) {
 	words, err := splitWords(command)

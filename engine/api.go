@@ -90,7 +90,7 @@ func (e *Engine) Invoke(ctx context.Context, hook string, kwargs map[string]any)
 }
 
 // Fire fires hook with kwargs and returns the full report: every hook's result and the
-// merged outcome in the wire shape of §8.
+// merged outcome in its wire shape.
 func (e *Engine) Fire(ctx context.Context, hook string, kwargs map[string]any) Report {
 	rep := e.invoke(ctx, hook, kwargs)
 	if rep.Hooks == nil {

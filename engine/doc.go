@@ -11,7 +11,7 @@
 // shell hooks in config order.
 //
 // The one invoker runs every callback of a hook sequentially, in that order, and the typed
-// calls merge their results (§4.3): PreToolCall (first valid block wins), PreLLMCall
+// calls merge their results: PreToolCall (first valid block wins), PreLLMCall
 // (contexts joined by a blank line), TransformToolResult / TransformTerminalOutput (first
 // string, even ""), TransformLLMOutput (first non-empty string), PreGatewayDispatch (first
 // recognised action). Invoke fires any hook for observers; Fire returns the full Report.

@@ -2,7 +2,7 @@ package engine
 
 import "slices"
 
-// Plugin hook names (§4.2).
+// Plugin hook names.
 const (
 	PreToolCall             = "pre_tool_call"
 	PostToolCall            = "post_tool_call"
@@ -23,7 +23,7 @@ const (
 	PostApprovalResponse    = "post_approval_response"
 )
 
-// hookNames lists every hook in the order of §4.2.
+// hookNames lists every hook in the documented order.
 var hookNames = []string{
 	PreToolCall, PostToolCall, TransformToolResult, TransformTerminalOutput,
 	PreLLMCall, PostLLMCall, TransformLLMOutput, PreAPIRequest, PostAPIRequest,

@@ -102,7 +102,7 @@ func mergeDispatch(rs []HookResult) Dispatch {
 	return Dispatch{Action: DispatchAllow}
 }
 
-// outcome is the merged result of hook in the wire shape of §8.
+// outcome is the merged result of hook in its wire shape.
 func outcome(hook string, rs []HookResult) any {
 	switch hook {
 	case PreToolCall:

@@ -1,7 +1,7 @@
 package engine
 
 // DefaultPayload returns the sample keyword arguments `hermesctl hooks test` uses for a
-// plugin hook (§8.1), or nil for a name that is not a plugin hook. cwd fills the cwd of
+// plugin hook, or nil for a name that is not a plugin hook. cwd fills the cwd of
 // transform_terminal_output.
 func DefaultPayload(hook, cwd string) map[string]any {
 	tool := func() map[string]any {

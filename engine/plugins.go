@@ -16,7 +16,7 @@ import (
 	"github.com/hermes-hooks/hermes/luabind"
 )
 
-// Plugin manifest limits (§4.1).
+// Plugin manifest limits.
 const (
 	defaultPluginTimeout = 5.0
 	maxTimeout           = 300.0

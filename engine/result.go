@@ -43,7 +43,7 @@ type HookResult struct {
 	value any
 }
 
-// MarshalJSON renders the §8 shape: source, name, status, (exit_code, stdout, stderr),
+// MarshalJSON renders the documented shape: source, name, status, (exit_code, stdout, stderr),
 // result, error (null when fine), duration_ms.
 func (r HookResult) MarshalJSON() ([]byte, error) {
 	var errText *string
@@ -67,7 +67,7 @@ func (r HookResult) MarshalJSON() ([]byte, error) {
 func durationMS(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // Report is the full story of one firing: the payload, every hook's result and the merged
-// outcome (§8): {"action":"block","message":…} for pre_tool_call, {"context":…} for
+// outcome: {"action":"block","message":…} for pre_tool_call, {"context":…} for
 // pre_llm_call, {"text":…} for transforms, the action object for pre_gateway_dispatch,
 // nil when nothing applies and for observers.
 type Report struct {

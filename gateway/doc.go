@@ -22,7 +22,7 @@
 //
 // # Runner
 //
-// Runner is the reference gateway of §7.1: for each inbound message it fires
+// Runner is the reference gateway described in the docs: for each inbound message it fires
 // pre_gateway_dispatch, the session and agent events, pre_llm_call, the tool-call hooks
 // and the output transforms in the documented order, asking an Agent for the model's
 // steps. Replay drives it from a JSON-lines transcript and records a Timeline.

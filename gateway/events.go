@@ -7,7 +7,7 @@ import (
 	"github.com/hermes-hooks/hermes/internal/suggest"
 )
 
-// Gateway event names (§3.2). Any "command:<name>" is an event too.
+// Gateway event names. Any "command:<name>" is an event too.
 const (
 	GatewayStartup = "gateway:startup"
 	SessionStart   = "session:start"
@@ -60,7 +60,7 @@ func hint(name string) string {
 }
 
 // DefaultContext returns the sample context `hermesctl hooks test` uses for a gateway
-// event (§8.1): the context keys of §3.2 with test values.
+// event: the documented context keys with test values.
 func DefaultContext(event string) map[string]any {
 	base := map[string]any{"platform": "cli", "user_id": "test-user", "session_id": "test-session"}
 	switch {

@@ -28,7 +28,7 @@ type Options struct {
 	Metrics *engine.Metrics
 }
 
-// Gateway runs the gateway event hooks of a home (§3) next to an engine's plugin and shell
+// Gateway runs the gateway event hooks of a home next to an engine's plugin and shell
 // hooks. Emit never waits for a handler; each hook has its own worker and queue, so a slow
 // hook delays only itself. All methods are safe for concurrent use.
 type Gateway struct {

@@ -13,7 +13,7 @@ import (
 	"github.com/hermes-hooks/hermes/engine"
 )
 
-// Line is one line of a transcript (§7.1): one object with a "type".
+// Line is one line of a transcript: one object with a "type".
 type Line struct {
 	Type string `json:"type"` // startup, message, llm, command, approval, subagent, prompt_reply, shutdown
 

@@ -14,7 +14,7 @@ import (
 	"github.com/yuin/gopher-lua/parse"
 )
 
-// Permissions are the side effects a hook declares in its manifest (§6.4). The zero value
+// Permissions are the side effects a hook declares in its manifest. The zero value
 // allows none of them.
 type Permissions struct {
 	FS   []string `json:"fs,omitempty"`   // paths file I/O may touch

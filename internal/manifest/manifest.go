@@ -191,7 +191,7 @@ func Any(file string, n *yaml.Node, key string) (any, error) {
 	return v, nil
 }
 
-// Permissions decodes a permissions mapping (§6.4).
+// Permissions decodes a permissions mapping.
 func Permissions(file string, n *yaml.Node) (luabind.Permissions, []Warning, error) {
 	var p luabind.Permissions
 	if n.Kind != yaml.MappingNode {

@@ -12,7 +12,7 @@ import (
 
 const module = "github.com/hermes-hooks/hermes/"
 
-// forbidden lists, per package, what it must not depend on, directly or not (SPEC §1).
+// forbidden lists, per package, what it must not depend on, directly or not.
 var forbidden = map[string][]string{
 	"luabind":  {"engine", "gateway", "shell", "consent", "cmd/hermesctl"},
 	"shell":    {"engine", "gateway", "luabind", "consent", "github.com/yuin/gopher-lua", "layeh.com/gopher-luar"},
