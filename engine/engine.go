@@ -18,7 +18,7 @@ type Func = luabind.Func
 // Object hands a Go facade to Lua as userdata; every exported field and method is reachable.
 type Object = luabind.Object
 
-// Permissions are the side effects a Lua hook declares (§6.4).
+// Permissions are the side effects a Lua hook declares.
 type Permissions = luabind.Permissions
 
 // Options configure an Engine. The zero value works: home from $HERMES_HOME or
@@ -104,6 +104,7 @@ func (e *Engine) load(ctx context.Context, prev *hookSet) (*hookSet, error) {
 		set.shell = append(set.shell, h.info)
 		if h.cb != nil {
 			set.byHook[h.info.Event] = append(set.byHook[h.info.Event], h.cb)
+			set.closers = append(set.closers, h.info.hook.Close) // stops a persistent hook's process
 		}
 	}
 	for _, w := range set.warnings {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"gopkg.in/yaml.v3"
@@ -11,7 +12,7 @@ import (
 	"github.com/hermes-hooks/hermes/internal/suggest"
 )
 
-// Timeouts of a shell hook (§5.1).
+// Timeouts of a shell hook.
 const (
 	DefaultTimeout = 60 * time.Second
 	MaxTimeout     = 300 * time.Second
@@ -29,7 +30,7 @@ const (
 )
 
 // entryKeys are the keys a hook entry understands; others are ignored.
-var entryKeys = []string{"matcher", "command", "timeout", "fail_closed"}
+var entryKeys = []string{"matcher", "command", "timeout", "fail_closed", "persistent"}
 
 // Warning is one configuration problem, one line for the user.
 type Warning struct {
@@ -60,9 +61,11 @@ type Hook struct {
 	Argv       []string      // split words, ~ expanded
 	Timeout    time.Duration // DefaultTimeout unless configured; at most MaxTimeout
 	FailClosed bool          // pre_tool_call only
+	Persistent bool          // one long-lived process answering a line per firing (persistent.go)
 	Line       int           // line of the entry in config.yaml
 
-	matcher *matcher // nil when Matcher == ""
+	matcher *matcher                   // nil when Matcher == ""
+	persist atomic.Pointer[persistent] // the process of a persistent hook, once it fired
 }
 
 // parser collects the hooks and warnings of one hooks: block.
@@ -77,7 +80,7 @@ type parser struct {
 
 // ParseHooks validates the value of the top-level `hooks:` key of config.yaml (node may be nil).
 // file is used in warnings; validEvents lists the valid hook names. It never fails: each problem
-// is one Warning and the entry (or event) is skipped unless §5.1 says otherwise. Duplicates of
+// is one Warning and the entry (or event) is skipped unless noted otherwise. Duplicates of
 // (event, matcher, command) are kept once, in config order.
 func ParseHooks(file string, node *yaml.Node, validEvents []string) ([]*Hook, []Warning) {
 	p := &parser{file: file, valid: validEvents, seen: map[[3]string]int{}, events: map[string]bool{}}
@@ -175,6 +178,7 @@ func (p *parser) entry(event string, idx int, n *yaml.Node) *Hook {
 	p.matcherField(h, where, fields["matcher"])
 	h.Timeout = p.timeout(where, fields["timeout"])
 	h.FailClosed = p.failClosed(event, where, fields["fail_closed"])
+	h.Persistent = p.persistentField(where, fields["persistent"])
 	return h
 }
 

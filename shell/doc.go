@@ -1,13 +1,13 @@
-// Package shell owns shell hooks (§5 of the spec): the `hooks:` block of config.yaml, the tool
+// Package shell owns shell hooks: the `hooks:` block of config.yaml, the tool
 // matcher, command splitting, the subprocess wire protocol and process handling. Consent
-// (§5.5) and merging answers across hooks (§4.3) belong to other packages: shell only runs one
+// and merging answers across hooks belong to other packages: shell only runs one
 // hook and says what it answered.
 //
 // # Model
 //
 // ParseHooks turns the `hooks:` YAML node into validated *Hook values, in config order, plus
-// one Warning per problem; it never fails (a bad entry is skipped or repaired with a warning,
-// §5.1). A Hook holds its event, optional matcher, the command string as written (what consent
+// one Warning per problem; it never fails (a bad entry is skipped or repaired with a warning).
+// A Hook holds its event, optional matcher, the command string as written (what consent
 // keys on), its argv (split by SplitCommand, `~` expanded), a timeout and fail_closed.
 //
 // Hook.Matches says whether a tool name selects the hook: the matcher regex (RE2 syntax) must
@@ -40,14 +40,25 @@
 //
 // Each run gets its own process group; on timeout (Hook.Timeout) or when the caller's context is
 // done the whole group is killed with SIGKILL, and Run returns within about a second even if a
-// grandchild escaped the group and keeps the output pipes open. stdout and stderr are captured up
+// grandchild escaped the group and keeps the output pipes open. When the hook exits, what is
+// left of its group (background jobs) is killed too: nothing outlives the run except a
+// descendant that left the group (setsid), which Run cannot reach. stdout and stderr are captured up
 // to RunOptions.MaxOutput bytes each (1 MiB by default) and drained beyond it; truncated stdout
 // is treated as malformed. Process groups need a Unix system; elsewhere only the hook's own
 // process is killed.
 //
+// # Persistent hooks
+//
+// With `persistent: true` the command is started once, on the hook's first firing, and answers
+// one JSON line on stdout per JSON line of payload on its stdin (persistent.go): no fork/exec per
+// firing. Firings of one hook are serialised; a process that exited is restarted on the next
+// firing with a warning; a timeout or cancellation kills its process group and the next firing
+// starts a new one. Hook.Close stops the process (the engine closes hooks on Close and Reload).
+//
 // # Thread safety
 //
-// A Hook is immutable after ParseHooks, and Run only uses per-call state, so one Hook may be run
-// from many goroutines at once. Hooks for one firing are meant to be run one after another, in
-// config order, by the caller.
+// A Hook is immutable after ParseHooks apart from the process of a persistent hook, which Run
+// starts and Close stops under the hook's own lock; Run only uses per-call state otherwise, so
+// one Hook may be run from many goroutines at once. Hooks for one firing are meant to be run one
+// after another, in config order, by the caller.
 package shell

@@ -23,7 +23,7 @@ var ErrMalformedOutput = errors.New("shell: hook stdout is not valid JSON")
 // payloadKeys are the kwargs promoted to top-level payload keys; the rest go to "extra".
 var payloadKeys = map[string]bool{"tool_name": true, "args": true, "session_id": true, "parent_session_id": true}
 
-// payload is the JSON document written to a hook's stdin (§5.2); field order is wire order.
+// payload is the JSON document written to a hook's stdin; field order is wire order.
 type payload struct {
 	HookEventName string         `json:"hook_event_name"`
 	ToolName      any            `json:"tool_name"`
@@ -33,7 +33,7 @@ type payload struct {
 	Extra         map[string]any `json:"extra"`
 }
 
-// BuildPayload renders the stdin document of one firing (§5.2): exactly the keys
+// BuildPayload renders the stdin document of one firing: exactly the keys
 // hook_event_name, tool_name (null when absent), tool_input (the "args" kwarg or null),
 // session_id (session_id, else parent_session_id, else ""), cwd and extra (every other kwarg).
 // Values that cannot be encoded as JSON (functions, channels, cycles, NaN, host objects that fail

@@ -20,7 +20,7 @@ import (
 // DefaultMaxOutput caps stdout and stderr each when RunOptions.MaxOutput is 0.
 const DefaultMaxOutput = 1 << 20
 
-// exitBlock is the pre_tool_call exit code that blocks without JSON (§5.4).
+// exitBlock is the pre_tool_call exit code that blocks without JSON.
 const exitBlock = 2
 
 // stderrMessageLimit caps, in characters, a block message taken from stderr.
@@ -100,6 +100,9 @@ func (h *Hook) run(ctx context.Context, kwargs map[string]any, opts RunOptions, 
 	if err := ctx.Err(); err != nil {
 		return h.failed(StatusError, "not started: "+err.Error())
 	}
+	if h.Persistent {
+		return h.exchange(ctx, in, opts, log)
+	}
 	return h.spawn(ctx, in, opts, log)
 }
 
@@ -134,6 +137,10 @@ func (h *Hook) spawn(ctx context.Context, stdin []byte, opts RunOptions, log *sl
 		return h.failed(StatusError, h.spawnError(err, opts.Cwd))
 	}
 	waitErr := cmd.Wait()
+	// Nothing the hook started outlives its run: kill what is left of its process group
+	// (background jobs, daemons that did not leave the group). The group id cannot have been
+	// reused while any member is alive; if none is, this finds no process.
+	killProcessGroup(cmd.Process)
 	res := Result{Status: StatusOK, ExitCode: cmd.ProcessState.ExitCode(),
 		Stdout: stdout.String(), Stderr: stderr.String()}
 	if stderr.truncated > 0 {
@@ -159,7 +166,7 @@ func (h *Hook) spawn(ctx context.Context, stdin []byte, opts RunOptions, log *sl
 	return res
 }
 
-// interpret parses the output of a hook that exited, applying §5.2 and §5.4.
+// interpret parses the output of a hook that exited, applying the wire protocol, exit code 2 and fail_closed.
 func (h *Hook) interpret(res *Result, state *os.ProcessState, stdout *capWriter, limit int) {
 	var problems []string
 	malformed := ""
