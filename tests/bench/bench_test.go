@@ -1,0 +1,596 @@
+//go:build unix
+
+package bench
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/hermes-hooks/hermes/engine"
+	"github.com/hermes-hooks/hermes/gateway"
+	"github.com/hermes-hooks/hermes/shell"
+)
+
+// The tool call every dispatch benchmark makes: the Lua and Python references let it through.
+var (
+	allowed     = engine.ToolCall{Name: "terminal", Args: map[string]any{"command": "ls -la /tmp"}, TaskID: "t", SessionID: "s", ToolCallID: "c"}
+	dangerous   = engine.ToolCall{Name: "terminal", Args: map[string]any{"command": "rm -rf /"}, TaskID: "t", SessionID: "s", ToolCallID: "c"}
+	allowedArgs = map[string]any{"tool_name": "terminal", "args": map[string]any{"command": "ls -la /tmp"}, "task_id": "t", "session_id": "s", "tool_call_id": "c"}
+)
+
+// BenchmarkInvokeNoHooks measures the cost of firing an event nobody subscribed to: the
+// engine's fast path, paid by a host on every tool call even with an empty home.
+func BenchmarkInvokeNoHooks(b *testing.B) {
+	eng := newEngine(b, writeHome(b, nil), engine.Options{})
+	ctx := context.Background()
+	b.Run("PreToolCall", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if eng.PreToolCall(ctx, allowed) != nil {
+				b.Fatal("blocked with no hooks")
+			}
+		}
+	})
+	b.Run("Invoke", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if eng.Invoke(ctx, engine.OnSessionStart, allowedArgs) != nil {
+				b.Fatal("results with no hooks")
+			}
+		}
+	})
+}
+
+// BenchmarkPreToolCallLua measures PreToolCall through the engine with testdata/reference.lua
+// loaded as a plugin, on a call it lets through: kwargs map, hook-set reference, pool,
+// timeout context, Go->Lua table, the Lua call, Lua->Go result, merge.
+func BenchmarkPreToolCallLua(b *testing.B) {
+	eng := referenceEngine(b, 1)
+	ctx := context.Background()
+	b.ReportAllocs()
+	defer reportCPU(b)()
+	for b.Loop() {
+		if eng.PreToolCall(ctx, allowed) != nil {
+			b.Fatal("allowed call blocked")
+		}
+	}
+}
+
+// BenchmarkPreToolCallLuaRaw is the floor of BenchmarkPreToolCallLua: the same Lua function
+// called with gopher-lua directly on an equivalent table (build the table, PCall, read the
+// result). "ctx" sets a context on the state once (gopher-lua then runs its slower
+// mainLoopWithContext, which the engine needs for timeouts); "noctx" is the bare interpreter.
+// The engine is compared with "ctx".
+func BenchmarkPreToolCallLuaRaw(b *testing.B) {
+	for _, withCtx := range []bool{true, false} {
+		name := "noctx"
+		if withCtx {
+			name = "ctx"
+		}
+		b.Run(name, func(b *testing.B) {
+			L, fn := rawReference(b)
+			if withCtx {
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				L.SetContext(ctx)
+			}
+			tool, cmd, task, sess, call := "terminal", "ls -la /tmp", "t", "s", "c"
+			b.ReportAllocs()
+			defer reportCPU(b)()
+			for b.Loop() {
+				kw := L.CreateTable(0, 5)
+				kw.RawSetString("tool_name", lua.LString(tool))
+				args := L.CreateTable(0, 1)
+				args.RawSetString("command", lua.LString(cmd))
+				kw.RawSetString("args", args)
+				kw.RawSetString("task_id", lua.LString(task))
+				kw.RawSetString("session_id", lua.LString(sess))
+				kw.RawSetString("tool_call_id", lua.LString(call))
+				L.Push(fn)
+				L.Push(kw)
+				if err := L.PCall(1, 1, nil); err != nil {
+					b.Fatal(err)
+				}
+				if L.Get(-1) != lua.LNil {
+					b.Fatal("allowed call blocked")
+				}
+				L.Pop(1)
+			}
+		})
+	}
+}
+
+// BenchmarkPreToolCallLuaLadder rebuilds BenchmarkPreToolCallLua on top of the "ctx" floor one
+// engine cost at a time, each step including the previous ones, so that the difference
+// between two steps is what that cost adds: "1-timeout-ctx" a context.WithTimeout per call set
+// on the state (luabind/script.go call/invoke); "2-pool" taking and returning the state
+// through the pool channel; "3-kwargs-map" building the kwargs map[string]any
+// (engine/kwargs.go) and converting it to a table by type switch like luabind.toLua. What
+// BenchmarkPreToolCallLua costs beyond the last step is the engine's bookkeeping (hook-set
+// reference, results, Report, outcome, timing).
+func BenchmarkPreToolCallLuaLadder(b *testing.B) {
+	for step, name := range []string{"1-timeout-ctx", "2-pool", "3-kwargs-map"} {
+		b.Run(name, func(b *testing.B) {
+			L, fn := rawReference(b)
+			pool := make(chan *lua.LState, 1)
+			pool <- L
+			var mu sync.Mutex
+			ctx := context.Background()
+			tool, cmd, task, sess, call := "terminal", "ls -la /tmp", "t", "s", "c"
+			b.ReportAllocs()
+			defer reportCPU(b)()
+			for b.Loop() {
+				callCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
+				st := L
+				if step >= 1 {
+					st = <-pool
+				}
+				st.SetContext(callCtx)
+				var kw *lua.LTable
+				if step >= 2 {
+					kw = mapToLua(st, map[string]any{"tool_name": tool, "args": map[string]any{"command": cmd}, "task_id": task, "session_id": sess, "tool_call_id": call})
+				} else {
+					kw = st.CreateTable(0, 5)
+					kw.RawSetString("tool_name", lua.LString(tool))
+					args := st.CreateTable(0, 1)
+					args.RawSetString("command", lua.LString(cmd))
+					kw.RawSetString("args", args)
+					kw.RawSetString("task_id", lua.LString(task))
+					kw.RawSetString("session_id", lua.LString(sess))
+					kw.RawSetString("tool_call_id", lua.LString(call))
+				}
+				st.Push(fn)
+				st.Push(kw)
+				if err := st.PCall(1, 1, nil); err != nil {
+					b.Fatal(err)
+				}
+				if st.Get(-1) != lua.LNil {
+					b.Fatal("allowed call blocked")
+				}
+				st.Pop(1)
+				st.RemoveContext()
+				if step >= 1 {
+					mu.Lock()
+					pool <- st
+					mu.Unlock()
+				}
+				cancel()
+			}
+		})
+	}
+}
+
+// mapToLua converts like luabind.toLua does: a type switch per value, tables for maps.
+func mapToLua(L *lua.LState, v any) *lua.LTable {
+	m := v.(map[string]any)
+	t := L.CreateTable(0, len(m))
+	for k, e := range m {
+		switch x := e.(type) {
+		case string:
+			t.RawSetString(k, lua.LString(x))
+		case map[string]any:
+			t.RawSetString(k, mapToLua(L, x))
+		}
+	}
+	return t
+}
+
+// BenchmarkPreToolCallLuaParallel is BenchmarkPreToolCallLua from every core at once
+// (b.RunParallel): with the default states: 1 the plugin's one Lua state serialises the
+// calls; with states: 2 two calls run at once. Throughput = ns/op of the serial benchmark
+// divided by ns/op here.
+func BenchmarkPreToolCallLuaParallel(b *testing.B) {
+	for _, states := range []int{1, 2} {
+		b.Run(fmt.Sprintf("states=%d", states), func(b *testing.B) {
+			eng := referenceEngine(b, states)
+			ctx := context.Background()
+			b.ReportAllocs()
+			b.ResetTimer()
+			defer reportCPU(b)()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					if eng.PreToolCall(ctx, allowed) != nil {
+						b.Error("allowed call blocked")
+						return
+					}
+				}
+			})
+		})
+	}
+}
+
+// BenchmarkShellHook measures PreToolCall through the engine with testdata/noop-hook.sh
+// registered as a pre_tool_call shell hook (approved with AcceptHooks): payload, spawn in
+// its own process group, captured output, parse.
+func BenchmarkShellHook(b *testing.B) {
+	eng := shellEngine(b, "noop-hook.sh", false)
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if eng.PreToolCall(ctx, allowed) != nil {
+			b.Fatal("allowed call blocked")
+		}
+	}
+}
+
+// BenchmarkShellHookRawExec is the floor of BenchmarkShellHook: os/exec of the same script
+// with the same stdin payload, stdout and stderr captured, no process group, no parsing.
+func BenchmarkShellHookRawExec(b *testing.B) {
+	script := testdata(b, "noop-hook.sh")
+	cwd, _ := os.Getwd()
+	payload, err := shell.BuildPayload(engine.PreToolCall, allowedArgs, cwd)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		var stdout, stderr bytes.Buffer
+		cmd := exec.Command(script)
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = bytes.NewReader(payload), &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			b.Fatal(err)
+		}
+		if stdout.String() != "{}\n" {
+			b.Fatalf("stdout %q", stdout.String())
+		}
+	}
+}
+
+// BenchmarkShellHookPersistent is BenchmarkShellHook with persistent: true: the script is
+// started once and answers one line per firing. "perl" is testdata/noop-persistent.sh, which
+// reads its stdin buffered; "sh-read-loop" is testdata/noop-persistent-read.sh, the plain
+// `while read` loop, whose read builtin takes one byte per system call from a pipe.
+func BenchmarkShellHookPersistent(b *testing.B) {
+	for _, tc := range []struct{ name, script string }{
+		{"perl", "noop-persistent.sh"},
+		{"sh-read-loop", "noop-persistent-read.sh"},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			eng := shellEngine(b, tc.script, true)
+			ctx := context.Background()
+			b.ReportAllocs()
+			for b.Loop() {
+				if eng.PreToolCall(ctx, allowed) != nil {
+					b.Fatal("allowed call blocked")
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkGatewayEmit measures Gateway.Emit of one event to 10 subscribed gateway hooks.
+// "queued": every handler blocks on its first event and each queue holds b.N events, so every
+// send lands in a queue and nothing is dropped: Emit's own cost. "full-queues": the same
+// blocked handlers with the default queue of 1024, so Emit drops (about 10 drops/op): its
+// ns/op shows that Emit never waits for a handler. "draining": trivial handlers that run
+// while Emit does; the emitter then shares the two cores with 10 busy workers, so its ns/op
+// is mostly scheduling (informational). drops/op is reported for each.
+func BenchmarkGatewayEmit(b *testing.B) {
+	const blocked = `require("time").sleep(120)`
+	for _, tc := range []struct {
+		name, body string
+		queue      func(n int) int
+	}{
+		{"queued", blocked, func(n int) int { return n + 1 }},
+		{"full-queues", blocked, func(int) int { return 1024 }},
+		{"draining", "", func(n int) int { return n + 1 }},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			files := map[string]string{}
+			for i := range 10 {
+				dir := fmt.Sprintf("hooks/h%02d/", i)
+				files[dir+"HOOK.yaml"] = "events: [agent:step]\ntimeout: 300\n"
+				files[dir+"handler.lua"] = "function handle(event_type, context) " + tc.body + " end\n"
+			}
+			eng := newEngine(b, writeHome(b, files), engine.Options{})
+			ctx := context.Background()
+			prefault(10 * tc.queue(b.N) * 32) // queue memory: page faults are not Emit's cost
+			gw, err := gateway.New(ctx, eng, gateway.Options{QueueSize: tc.queue(b.N)})
+			if err != nil {
+				b.Fatal(err)
+			}
+			data := map[string]any{"platform": "telegram", "user_id": "u1", "session_id": "s", "iteration": 1, "tool_names": []any{"terminal"}}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				gw.Emit(gateway.AgentStep, data)
+			}
+			b.StopTimer()
+			var drops int64
+			for _, n := range gw.Dropped() {
+				drops += n
+			}
+			b.ReportMetric(float64(drops)/float64(b.N), "drops/op")
+			wait := time.Minute // let the draining handlers finish
+			if tc.body == blocked {
+				wait = 10 * time.Millisecond // interrupt the sleeping handlers
+			}
+			cctx, cancel := context.WithTimeout(ctx, wait)
+			defer cancel()
+			if err := gw.Close(cctx); err != nil && tc.body != blocked {
+				b.Errorf("Close: %v", err)
+			}
+		})
+	}
+}
+
+// BenchmarkLoadHome measures loading a home with 100 plugins (testdata/reference.lua each)
+// and 100 gateway hooks: engine.New + gateway.New, then Close. heap-KB/hook is the live heap
+// the loaded home holds (HeapAlloc after a GC with everything loaded, minus before), per hook.
+func BenchmarkLoadHome(b *testing.B) {
+	src := string(readTestdata(b, "reference.lua"))
+	files := map[string]string{}
+	for i := range 100 {
+		p := fmt.Sprintf("plugins/p%03d/", i)
+		files[p+"plugin.yaml"] = fmt.Sprintf("name: p%03d\n", i)
+		files[p+"handler.lua"] = src
+		h := fmt.Sprintf("hooks/h%03d/", i)
+		files[h+"HOOK.yaml"] = "events: [agent:step, \"command:*\"]\n"
+		files[h+"handler.lua"] = "function handle(event_type, context) return event_type end\n"
+	}
+	home := writeHome(b, files)
+	ctx := context.Background()
+	var heap float64
+	b.ReportAllocs()
+	for b.Loop() {
+		b.StopTimer()
+		before := liveHeap()
+		b.StartTimer()
+		eng, err := engine.New(ctx, engine.Options{Home: home})
+		if err != nil {
+			b.Fatal(err)
+		}
+		gw, err := gateway.New(ctx, eng, gateway.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		if n := len(eng.Plugins()) + len(gw.Hooks()); n != 200 {
+			b.Fatalf("loaded %d hooks, want 200", n)
+		}
+		heap += float64(liveHeap()-before) / 200
+		b.StartTimer()
+		gw.Close(ctx)
+		eng.Close(ctx)
+	}
+	b.ReportMetric(heap/float64(b.N)/1024, "heap-KB/hook")
+}
+
+// BenchmarkReplayTurn measures one conversation turn through the reference runner with the
+// demo home (scripts/examples/demo): a message from an allowed user, pre_gateway_dispatch,
+// session start, pre_llm_call, three terminal tool calls (pre_tool_call with the Lua and the
+// shell hook, transform_terminal_output, post_tool_call, transform_tool_result), agent:step,
+// the final response and its hooks. "live" emits gateway events asynchronously like a
+// running gateway; "replay" waits for them (RunnerOptions.Sync) like hermesctl replay.
+func BenchmarkReplayTurn(b *testing.B) {
+	for _, sync := range []bool{false, true} {
+		name := "live"
+		if sync {
+			name = "replay"
+		}
+		b.Run(name, func(b *testing.B) {
+			eng, gw := demoHome(b)
+			ctx := context.Background()
+			in := gateway.Inbound{Platform: "telegram", UserID: "u1", ChatID: "c1", ChatType: "dm", MessageID: "1", Text: "tidy up"}
+			b.ReportAllocs()
+			for b.Loop() {
+				r := gateway.NewRunner(eng, gw, threeCalls{}, gateway.RunnerOptions{Sync: sync, Model: "m1"})
+				resp, err := r.HandleMessage(ctx, in)
+				if err != nil || resp == "" {
+					b.Fatalf("turn: %q, %v", resp, err)
+				}
+			}
+		})
+	}
+}
+
+// threeCalls is an agent whose every turn makes three terminal calls, then answers.
+type threeCalls struct{}
+
+func (threeCalls) Step(_ context.Context, req gateway.StepRequest) (gateway.Step, error) {
+	if req.Iteration > 0 {
+		return gateway.Step{Model: "m1", Response: "done", Final: true}, nil
+	}
+	calls := make([]engine.ToolCall, 3)
+	for i, cmd := range []string{"ls -la /tmp", "cat notes.txt", "git status"} {
+		calls[i] = engine.ToolCall{Name: "terminal", Args: map[string]any{"command": cmd}, ToolCallID: fmt.Sprintf("call-%d", i)}
+	}
+	return gateway.Step{Model: "m1", ToolCalls: calls}, nil
+}
+
+func (threeCalls) RunTool(context.Context, engine.ToolCall) (string, error) {
+	return `{"output":"a\nb\nc","exit_code":0}`, nil
+}
+
+func (threeCalls) Prompt(context.Context, string) (string, error) { return "[SILENT]", nil }
+
+// TestBenchmarkHomes checks the homes the benchmarks load, so that a benchmark never
+// measures a home that silently failed to load.
+func TestBenchmarkHomes(t *testing.T) {
+	ctx := context.Background()
+	for states := 1; states <= 2; states++ {
+		eng := referenceEngine(t, states)
+		if blk := eng.PreToolCall(ctx, dangerous); blk == nil || blk.Message != "rm -rf / is not permitted" {
+			t.Errorf("states=%d: reference.lua did not block rm -rf /: %+v", states, blk)
+		}
+		if eng.PreToolCall(ctx, allowed) != nil {
+			t.Errorf("states=%d: reference.lua blocked an allowed call", states)
+		}
+	}
+	for _, tc := range []struct {
+		script     string
+		persistent bool
+	}{{"noop-hook.sh", false}, {"noop-persistent.sh", true}, {"noop-persistent-read.sh", true}} {
+		eng := shellEngine(t, tc.script, tc.persistent)
+		rs := eng.Invoke(ctx, engine.PreToolCall, allowedArgs)
+		if len(rs) != 1 || rs[0].Status != engine.StatusOK || rs[0].Err != "" {
+			t.Errorf("%s: results %+v, want one ok result", tc.script, rs)
+		}
+	}
+	eng, gw := demoHome(t)
+	if len(eng.ShellHooks()) == 0 || !eng.ShellHooks()[0].Registered || len(gw.Hooks()) == 0 {
+		t.Errorf("demo home: shell hooks %+v, gateway hooks %d", eng.ShellHooks(), len(gw.Hooks()))
+	}
+}
+
+// TestPersistentShellHookClosedWithEngine checks the engine wiring of persistent: true: one
+// process across firings, stopped by Reload and by Close.
+func TestPersistentShellHookClosedWithEngine(t *testing.T) {
+	home := writeHome(t, map[string]string{
+		"config.yaml": "hooks:\n  pre_llm_call:\n    - command: " + quoteYAML(testdata(t, "pid-persistent.sh")) + "\n      persistent: true\n",
+	})
+	ctx := context.Background()
+	eng, err := engine.New(ctx, engine.Options{Home: home, AcceptHooks: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close(ctx)
+	pid := func() int {
+		var n int
+		fmt.Sscan(eng.PreLLMCall(ctx, engine.LLMTurn{SessionID: "s"}), &n)
+		return n
+	}
+	first := pid()
+	if first == 0 || pid() != first {
+		t.Fatalf("pids differ across firings (first %d): want one process", first)
+	}
+	if err := eng.Reload(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if second := pid(); second == first || second == 0 {
+		t.Errorf("after Reload the same process %d answered, want a new one", second)
+	}
+	waitGone(t, first)
+	last := pid()
+	eng.Close(ctx)
+	waitGone(t, last)
+}
+
+// referenceEngine loads a home whose one plugin is testdata/reference.lua.
+func referenceEngine(tb testing.TB, states int) *engine.Engine {
+	tb.Helper()
+	home := writeHome(tb, map[string]string{
+		"plugins/reference/plugin.yaml": fmt.Sprintf("name: reference\nstates: %d\n", states),
+		"plugins/reference/handler.lua": string(readTestdata(tb, "reference.lua")),
+	})
+	eng := newEngine(tb, home, engine.Options{})
+	if len(eng.Plugins()) != 1 || eng.Plugins()[0].Status != "loaded" {
+		tb.Fatalf("reference plugin not loaded: %+v", eng.Warnings())
+	}
+	return eng
+}
+
+// shellEngine loads a home whose one shell hook is testdata/<script> on pre_tool_call.
+func shellEngine(tb testing.TB, script string, persistent bool) *engine.Engine {
+	tb.Helper()
+	cfg := "hooks:\n  pre_tool_call:\n    - command: " + quoteYAML(testdata(tb, script)) + "\n"
+	if persistent {
+		cfg += "      persistent: true\n"
+	}
+	eng := newEngine(tb, writeHome(tb, map[string]string{"config.yaml": cfg}), engine.Options{AcceptHooks: true})
+	if hs := eng.ShellHooks(); len(hs) != 1 || !hs[0].Registered {
+		tb.Fatalf("shell hook not registered: %+v %v", hs, eng.Warnings())
+	}
+	return eng
+}
+
+// demoHome copies the demo home into a temporary directory, like hermesctl demo, and
+// loads it with its shell hooks approved.
+func demoHome(tb testing.TB) (*engine.Engine, *gateway.Gateway) {
+	tb.Helper()
+	dir := tb.TempDir()
+	if err := copyDemo(dir); err != nil {
+		tb.Fatal(err)
+	}
+	eng := newEngine(tb, filepath.Join(dir, "home"), engine.Options{AcceptHooks: true})
+	ctx := context.Background()
+	gw, err := gateway.New(ctx, eng, gateway.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { gw.Close(ctx) })
+	return eng, gw
+}
+
+func newEngine(tb testing.TB, home string, opts engine.Options) *engine.Engine {
+	tb.Helper()
+	opts.Home = home
+	eng, err := engine.New(context.Background(), opts)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { eng.Close(context.Background()) })
+	return eng
+}
+
+// rawReference loads reference.lua into a bare gopher-lua state (the same limits as the
+// engine's sandbox) and returns the function its register(ctx) registered.
+func rawReference(tb testing.TB) (*lua.LState, *lua.LFunction) {
+	tb.Helper()
+	L := lua.NewState(lua.Options{CallStackSize: 200, RegistrySize: 1024, RegistryMaxSize: 1 << 18, RegistryGrowStep: 256})
+	tb.Cleanup(L.Close)
+	if err := L.DoString(string(readTestdata(tb, "reference.lua"))); err != nil {
+		tb.Fatal(err)
+	}
+	var fn *lua.LFunction
+	ctxTable := L.NewTable()
+	ctxTable.RawSetString("register_hook", L.NewFunction(func(L *lua.LState) int {
+		fn = L.CheckFunction(2)
+		return 0
+	}))
+	if err := L.CallByParam(lua.P{Fn: L.GetGlobal("register"), Protect: true}, ctxTable); err != nil || fn == nil {
+		tb.Fatalf("register: %v", err)
+	}
+	return L, fn
+}
+
+// reportCPU starts measuring the CPU time of the process (every thread: the garbage collector
+// included) and returns the function that reports it as cpu-ns/op. Unlike ns/op it does not
+// grow when other processes compete for the cores, so it cross-checks a run on a busy machine.
+func reportCPU(b *testing.B) func() {
+	start := cpuTime()
+	return func() {
+		if b.N > 0 {
+			b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
+		}
+	}
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// prefault touches n bytes of heap and frees them, so that the next large allocation reuses
+// pages the process already faulted in instead of faulting them in the timed loop.
+func prefault(n int) {
+	buf := make([]byte, n)
+	for i := 0; i < len(buf); i += 4096 {
+		buf[i] = 1
+	}
+	runtime.KeepAlive(buf)
+	buf = nil
+	runtime.GC()
+}
+
+// liveHeap is the heap in use after a full collection.
+func liveHeap() uint64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}

@@ -1,0 +1,219 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+type config struct {
+	count   int
+	python  string
+	strict  bool
+	verbose bool
+	only    string
+}
+
+// group is one `go test -bench` invocation: benchmarks that share a -benchtime.
+type group struct {
+	bench     string // -bench regexp
+	benchtime string
+}
+
+// groups split the benchmarks by how long one op takes, so that the whole run stays within
+// a few minutes: the emit benchmark keeps a queue of b.N events per hook, so it gets a
+// fixed count; loading and replaying take tens of milliseconds per op.
+var groups = []group{
+	{`^Benchmark(InvokeNoHooks|PreToolCallLua|PreToolCallLuaRaw|PreToolCallLuaLadder|PreToolCallLuaParallel)$`, "1s"},
+	{`^Benchmark(ShellHook|ShellHookRawExec|ShellHookPersistent)$`, "1s"},
+	{`^BenchmarkGatewayEmit$`, "100000x"},
+	{`^Benchmark(LoadHome|ReplayTurn)$`, "1s"},
+}
+
+// results holds every measurement: benchmark name (without the -procs suffix) -> unit ->
+// the values of each run.
+type results struct {
+	bench   map[string]map[string][]float64
+	python  map[string][]float64 // "dispatch", "shell" -> ns/op of each run
+	pyNote  string               // why the Python column is missing, "" if it is not
+	env     []string             // go version, CPU, date, load: printed with the table
+	elapsed time.Duration
+}
+
+// value is the median of a benchmark's unit over the runs, and whether it was measured.
+func (r *results) value(name, unit string) (float64, bool) {
+	return median(r.bench[name][unit])
+}
+
+func median(xs []float64) (float64, bool) {
+	if len(xs) == 0 {
+		return 0, false
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2], true
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2, true
+}
+
+// measure runs the benchmark groups and the Python reference.
+func measure(ctx context.Context, cfg config, log io.Writer) (*results, error) {
+	start := time.Now()
+	dir, err := benchDir(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res := &results{bench: map[string]map[string][]float64{}, python: map[string][]float64{}}
+	res.env = environment(ctx, "before")
+	for _, g := range groups {
+		if cfg.only != "" && !strings.Contains(g.bench, cfg.only) {
+			continue
+		}
+		args := []string{"test", "-run", "^$", "-bench", g.bench, "-benchtime", g.benchtime,
+			"-count", strconv.Itoa(cfg.count), "-benchmem", "-timeout", "30m", "."}
+		fmt.Fprintf(log, "compare: go %s\n", strings.Join(args, " "))
+		cmd := exec.CommandContext(ctx, "go", args...)
+		cmd.Dir = dir
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if cfg.verbose {
+			cmd.Stdout, cmd.Stderr = io.MultiWriter(&out, log), io.MultiWriter(&out, log)
+		}
+		if err := cmd.Run(); err != nil {
+			return nil, fmt.Errorf("go test failed: %v\n%s", err, out.String())
+		}
+		parseBench(&out, res.bench)
+	}
+	pythonReference(ctx, cfg, dir, res, log)
+	res.env = append(res.env, environment(ctx, "after")...)
+	res.elapsed = time.Since(start)
+	return res, nil
+}
+
+// benchDir finds tests/bench of this module, wherever in the repository we run.
+func benchDir(ctx context.Context) (string, error) {
+	out, err := exec.CommandContext(ctx, "go", "list", "-f", "{{.Dir}}", "github.com/hermes-hooks/hermes/tests/bench").Output()
+	if err != nil {
+		return "", fmt.Errorf("cannot find tests/bench (run from inside the repository): %v", err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// parseBench reads `go test -bench` output into into: one value per unit per line.
+func parseBench(r io.Reader, into map[string]map[string][]float64) {
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) < 4 || !strings.HasPrefix(f[0], "Benchmark") {
+			continue
+		}
+		if _, err := strconv.Atoi(f[1]); err != nil {
+			continue
+		}
+		name := f[0]
+		if i := strings.LastIndexByte(name, '-'); i > 0 {
+			if _, err := strconv.Atoi(name[i+1:]); err == nil {
+				name = name[:i]
+			}
+		}
+		for i := 2; i+1 < len(f); i += 2 {
+			v, err := strconv.ParseFloat(f[i], 64)
+			if err != nil {
+				continue
+			}
+			if into[name] == nil {
+				into[name] = map[string][]float64{}
+			}
+			into[name][f[i+1]] = append(into[name][f[i+1]], v)
+		}
+	}
+}
+
+// pythonReference runs testdata/py_reference.py dispatch and shell, count times each.
+func pythonReference(ctx context.Context, cfg config, dir string, res *results, log io.Writer) {
+	if cfg.python == "" {
+		res.pyNote = "Python reference skipped (-python \"\")"
+		return
+	}
+	py, err := exec.LookPath(cfg.python)
+	if err != nil {
+		res.pyNote = fmt.Sprintf("Python reference skipped: %s not found", cfg.python)
+		return
+	}
+	script := filepath.Join(dir, "testdata", "py_reference.py")
+	hook := filepath.Join(dir, "testdata", "noop-hook.sh")
+	runs := []struct {
+		key  string
+		args []string
+	}{
+		{"dispatch", []string{script, "dispatch"}},
+		{"shell", []string{script, "shell", hook}},
+	}
+	for i := 0; i < cfg.count; i++ {
+		for _, r := range runs {
+			fmt.Fprintf(log, "compare: %s %s\n", cfg.python, strings.Join(r.args, " "))
+			out, err := exec.CommandContext(ctx, py, r.args...).Output()
+			if err != nil {
+				res.pyNote = fmt.Sprintf("Python reference failed: %v", err)
+				return
+			}
+			f := strings.Fields(string(out))
+			if len(f) != 2 {
+				res.pyNote = fmt.Sprintf("Python reference printed %q", out)
+				return
+			}
+			v, err := strconv.ParseFloat(f[1], 64)
+			if err != nil {
+				res.pyNote = fmt.Sprintf("Python reference printed %q", out)
+				return
+			}
+			res.python[r.key] = append(res.python[r.key], v)
+		}
+	}
+	if v, err := exec.CommandContext(ctx, py, "--version").CombinedOutput(); err == nil {
+		res.env = append(res.env, "python: "+strings.TrimSpace(string(v)))
+	}
+}
+
+// environment describes the machine for the record.
+func environment(ctx context.Context, when string) []string {
+	var env []string
+	if when == "before" {
+		if v, err := exec.CommandContext(ctx, "go", "version").Output(); err == nil {
+			env = append(env, "go: "+strings.TrimSpace(string(v)))
+		}
+		env = append(env, fmt.Sprintf("cpu: %s (%d logical CPUs)", cpuModel(), runtime.NumCPU()))
+		env = append(env, "date: "+time.Now().UTC().Format(time.RFC3339))
+	}
+	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
+		f := strings.Fields(string(b))
+		if len(f) >= 3 {
+			env = append(env, fmt.Sprintf("load average %s: %s %s %s", when, f[0], f[1], f[2]))
+		}
+	}
+	return env
+}
+
+func cpuModel() string {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return runtime.GOARCH
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return runtime.GOARCH
+}
