@@ -24,7 +24,7 @@ const (
 	maxHandlerSize       = 4 << 20
 )
 
-var pluginKeys = []string{"name", "description", "version", "enabled", "priority", "timeout", "fail_closed", "config", "permissions", "states"}
+var pluginKeys = []string{"name", "description", "version", "enabled", "priority", "timeout", "fail_closed", "config", "permissions", "states", "reuse_kwargs"}
 
 // PluginInfo describes one plugin directory as found and loaded.
 type PluginInfo struct {
@@ -36,6 +36,7 @@ type PluginInfo struct {
 	Timeout     float64             `json:"timeout_s"`
 	FailClosed  bool                `json:"fail_closed"`
 	States      int                 `json:"states"`
+	ReuseKwargs bool                `json:"reuse_kwargs,omitempty"`
 	Enabled     bool                `json:"enabled"`
 	Status      string              `json:"status"` // "loaded", "disabled" or "error"
 	Error       string              `json:"error,omitempty"`
@@ -125,7 +126,7 @@ func (e *Engine) loadPlugin(ctx context.Context, dir string, cfg *config) (*plug
 	lp, err := luabind.LoadPlugin(ctx, src, luabind.Options{
 		Name: info.Name, File: hfile, Home: e.home, Logger: e.logger.With("plugin", info.Name),
 		Timeout: seconds(info.Timeout), States: info.States, Permissions: info.Permissions,
-		HostFuncs: e.opts.HostFuncs, Config: info.config,
+		HostFuncs: e.opts.HostFuncs, Config: info.config, ReuseKwargs: info.ReuseKwargs,
 	})
 	if err != nil {
 		var le *luabind.Error
@@ -184,6 +185,8 @@ func parsePluginManifest(file string, info *PluginInfo) ([]Warning, error) {
 			var w []Warning
 			info.Timeout, w, err = manifest.Timeout(file, n, defaultPluginTimeout, maxTimeout)
 			warns = append(warns, w...)
+		case "reuse_kwargs":
+			info.ReuseKwargs, err = manifest.Bool(file, n, key)
 		case "states":
 			info.States, err = manifest.Int(file, n, key)
 			if err == nil && (info.States < 1 || info.States > maxStates) {

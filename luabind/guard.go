@@ -12,19 +12,19 @@ import (
 // defaultMemoryLimit is the heap growth a call may cause when Options.MemoryLimit is 0.
 const defaultMemoryLimit = 256 << 20
 
-// A callGuard watches one call (or one state's loading). The watchdog owns every field but
-// the atomics while the call is watched; a state runs one call at a time, so each state
-// embeds one guard and watching a call allocates nothing.
+// A callGuard watches the calls of one state (and its loading). It is registered with the
+// watchdog once, when the state is built, and armed for each call, so a call costs two
+// uncontended lock operations and no allocation; states never contend with each other.
 type callGuard struct {
-	on bool // watched; read and written only by the goroutine running the call
-
-	budget  int64
-	cancel  context.CancelFunc // cancels the call's context; nil once used
-	idx     int                // position in watchdog.calls
+	mu      sync.Mutex         // guards the fields below against the sampler
+	active  bool               // a call is being watched
+	budget  int64              //
+	cancel  context.CancelFunc // stops the call; nil once used
 	sampled bool               // base and last are set
 	base    int64              // heap size the call's growth is measured from
 	last    int64              // heap size at the previous sample
 
+	on      bool         // watched; only the goroutine running the call reads and writes it
 	waiting atomic.Int32 // > 0 while the call waits in a host function (sleep, http, exec, ...)
 	tripped atomic.Bool  // the watchdog stopped the call
 }
@@ -51,12 +51,27 @@ type watchdog struct {
 	every time.Duration // sampling period
 	idle  time.Duration // the sampler exits after this long without calls
 
-	mu      sync.Mutex
-	calls   []*callGuard
-	running bool
+	active  atomic.Int64 // calls being watched
+	running atomic.Bool  // the sampler goroutine is running
+
+	mu     sync.Mutex // guards guards
+	guards map[*callGuard]struct{}
 }
 
-var heapWatch = &watchdog{every: 5 * time.Millisecond, idle: time.Second}
+var heapWatch = &watchdog{every: 5 * time.Millisecond, idle: time.Second, guards: map[*callGuard]struct{}{}}
+
+// register adds a state's guard; unregister removes it when the state closes.
+func (w *watchdog) register(g *callGuard) {
+	w.mu.Lock()
+	w.guards[g] = struct{}{}
+	w.mu.Unlock()
+}
+
+func (w *watchdog) unregister(g *callGuard) {
+	w.mu.Lock()
+	delete(w.guards, g)
+	w.mu.Unlock()
+}
 
 // watch starts watching g for a call whose context cancel cancels. budget <= 0 means off.
 func (w *watchdog) watch(g *callGuard, budget int64, cancel context.CancelFunc) {
@@ -65,31 +80,25 @@ func (w *watchdog) watch(g *callGuard, budget int64, cancel context.CancelFunc) 
 	if !g.on {
 		return
 	}
-	w.mu.Lock()
-	g.budget, g.cancel, g.sampled = budget, cancel, false
-	g.idx = len(w.calls)
-	w.calls = append(w.calls, g)
-	if !w.running {
-		w.running = true
+	g.mu.Lock()
+	g.active, g.budget, g.cancel, g.sampled = true, budget, cancel, false
+	g.mu.Unlock()
+	w.active.Add(1)
+	if !w.running.Load() && w.running.CompareAndSwap(false, true) {
 		go w.run()
 	}
-	w.mu.Unlock()
 }
 
-// unwatch stops watching g. It is a no-op for a guard that watch did not add.
+// unwatch stops watching g. It is a no-op for a guard that watch did not arm.
 func (w *watchdog) unwatch(g *callGuard) {
 	if !g.on {
 		return
 	}
 	g.on = false
-	w.mu.Lock()
-	last := len(w.calls) - 1
-	moved := w.calls[last]
-	w.calls[g.idx], moved.idx = moved, g.idx
-	w.calls[last] = nil
-	w.calls = w.calls[:last]
-	g.cancel = nil
-	w.mu.Unlock()
+	g.mu.Lock()
+	g.active, g.cancel = false, nil
+	g.mu.Unlock()
+	w.active.Add(-1)
 }
 
 // run is the sampler goroutine.
@@ -99,16 +108,16 @@ func (w *watchdog) run() {
 	samples := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/gc/heap/goal:bytes"}}
 	lastBusy := time.Now()
 	for now := range t.C {
-		w.mu.Lock()
-		busy := len(w.calls) > 0
-		if !busy && now.Sub(lastBusy) >= w.idle {
-			w.running = false
-			w.mu.Unlock()
-			return
-		}
-		w.mu.Unlock()
-		if !busy {
-			continue
+		if w.active.Load() == 0 {
+			if now.Sub(lastBusy) < w.idle {
+				continue
+			}
+			w.running.Store(false)
+			// A call may have started between the check and the store: keep going for it
+			// unless another sampler has already been started.
+			if w.active.Load() == 0 || !w.running.CompareAndSwap(false, true) {
+				return
+			}
 		}
 		lastBusy = now
 		metrics.Read(samples)
@@ -123,20 +132,28 @@ func (w *watchdog) run() {
 func (w *watchdog) check(heap, goal int64) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	for _, g := range w.calls {
-		if !g.sampled {
-			g.sampled, g.base, g.last = true, heap+min(max(goal-heap, 0), g.budget), heap
-			continue
+	for g := range w.guards {
+		g.mu.Lock()
+		if g.active {
+			g.sample(heap, goal)
 		}
-		if g.waiting.Load() > 0 && heap > g.last {
-			g.base += heap - g.last
-		}
-		g.last = heap
-		if heap-g.base > g.budget && g.cancel != nil {
-			g.tripped.Store(true)
-			g.cancel()
-			g.cancel = nil
-		}
+		g.mu.Unlock()
+	}
+}
+
+func (g *callGuard) sample(heap, goal int64) {
+	if !g.sampled {
+		g.sampled, g.base, g.last = true, heap+min(max(goal-heap, 0), g.budget), heap
+		return
+	}
+	if g.waiting.Load() > 0 && heap > g.last {
+		g.base += heap - g.last
+	}
+	g.last = heap
+	if heap-g.base > g.budget && g.cancel != nil {
+		g.tripped.Store(true)
+		g.cancel()
+		g.cancel = nil
 	}
 }
 

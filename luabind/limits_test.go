@@ -206,13 +206,14 @@ func TestMemoryGuardWhileLoading(t *testing.T) {
 }
 
 func TestWatchdog(t *testing.T) {
-	w := &watchdog{every: time.Millisecond, idle: 20 * time.Millisecond}
+	w := &watchdog{every: time.Millisecond, idle: 20 * time.Millisecond, guards: map[*callGuard]struct{}{}}
 	var keep [][]byte
 	runtime.GC() // garbage of earlier tests, collected meanwhile, would offset the growth
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var g callGuard
+	w.register(&g)
 	w.watch(&g, 4<<20, cancel)
 	time.Sleep(10 * time.Millisecond) // first sample: the base
 	release := g.wait()
@@ -243,6 +244,8 @@ func TestWatchdog(t *testing.T) {
 	for range 16 {
 		wg.Go(func() {
 			var g callGuard
+			w.register(&g)
+			defer w.unregister(&g)
 			for range 200 {
 				w.watch(&g, 1<<40, func() {})
 				w.unwatch(&g)
@@ -252,9 +255,7 @@ func TestWatchdog(t *testing.T) {
 	wg.Wait()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		w.mu.Lock()
-		running, n := w.running, len(w.calls)
-		w.mu.Unlock()
+		running, n := w.running.Load(), w.active.Load()
 		if n != 0 {
 			t.Fatalf("%d calls still watched after every call ended", n)
 		}

@@ -45,7 +45,7 @@ func (e *env) close() {
 // Limits of every state.
 const (
 	callStackSize    = 200      // Lua call frames: deep recursion fails the call, not the host
-	registrySize     = 1024     // initial value stack
+	registrySize     = 256      // initial value stack (it grows on demand)
 	registryMaxSize  = 1 << 18  // the value stack never grows beyond this
 	registryGrowStep = 1 << 14  // growth is linear: a small step makes filling the stack quadratic
 	maxStringSize    = 16 << 20 // results of string.rep and of io reads
@@ -58,11 +58,12 @@ const (
 // modules. gopher-lua's own io and os libraries are never exposed.
 func newSandbox(e *env) *lua.LState {
 	L := lua.NewState(lua.Options{
-		SkipOpenLibs:     true,
-		CallStackSize:    callStackSize,
-		RegistrySize:     registrySize,
-		RegistryMaxSize:  registryMaxSize,
-		RegistryGrowStep: registryGrowStep,
+		SkipOpenLibs:        true,
+		CallStackSize:       callStackSize,
+		MinimizeStackMemory: true, // call frames grow on demand: most hooks are shallow
+		RegistrySize:        registrySize,
+		RegistryMaxSize:     registryMaxSize,
+		RegistryGrowStep:    registryGrowStep,
 	})
 	for _, lib := range []struct {
 		name string

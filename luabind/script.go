@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	lua "github.com/yuin/gopher-lua"
@@ -34,6 +36,10 @@ type Options struct {
 	Permissions Permissions     // what the hook may touch
 	HostFuncs   map[string]Func // extra functions of the hermes module, e.g. run_agent
 	Config      any             // plugins only: visible to Lua as ctx.config
+	// ReuseKwargs passes the same kwargs table to every call of a state, refilled each
+	// time, instead of building a new one (about a third of a short callback's cost). A
+	// callback must then not keep the table (or store into it) beyond its call.
+	ReuseKwargs bool
 	// MemoryLimit is how much a call may grow the Go heap before it is stopped with a
 	// KindLimit error (see doc.go, Limits); 0 = 256 MiB; negative = no memory guard.
 	MemoryLimit int64
@@ -53,19 +59,46 @@ type script struct {
 	idle    chan *state
 	mu      sync.Mutex
 	created int
-	closed  bool
+	closed  atomic.Bool
 	all     []*state
 }
 
 // state is one Lua state with the functions the handler gave us.
 type state struct {
-	L   *lua.LState
-	env *env
-	fns []*lua.LFunction
+	L      *lua.LState
+	env    *env
+	fns    []*lua.LFunction
+	ctx    *callContext // re-armed for every call
+	cancel func()       // ctx.cancel, bound once
+	kw     *lua.LTable  // the reused kwargs table (Options.ReuseKwargs)
+}
+
+// kwargsTable refills the state's reused kwargs table with m: stale keys (and anything a
+// callback stored) are removed, and the metatable is reset.
+func (st *state) kwargsTable(m map[string]any) *lua.LTable {
+	t := st.kw
+	if t == nil {
+		t = st.L.CreateTable(0, len(m))
+		st.kw = t
+	}
+	t.Metatable = lua.LNil
+	t.ForEach(func(k, _ lua.LValue) {
+		if s, ok := k.(lua.LString); ok {
+			if _, keep := m[string(s)]; keep {
+				return
+			}
+		}
+		t.RawSet(k, lua.LNil)
+	})
+	for k, v := range m {
+		t.RawSetString(k, toLua(st.L, v))
+	}
+	return t
 }
 
 // close closes the Lua state and what its modules hold outside Lua (files, connections).
 func (st *state) close() {
+	heapWatch.unregister(&st.env.guard)
 	st.L.Close()
 	st.env.close()
 }
@@ -80,7 +113,23 @@ func compile(file string, src []byte) (*lua.FunctionProto, error) {
 	if err != nil {
 		return nil, fromParseError(file, lastLine(src), err)
 	}
+	shrink(proto)
 	return proto, nil
+}
+
+// shrink copies the compiler's over-allocated slices into right-sized ones: the bytecode
+// lives as long as the hook, and a home may load hundreds of hooks.
+func shrink(p *lua.FunctionProto) {
+	p.Code = slices.Clone(p.Code)
+	p.Constants = slices.Clone(p.Constants)
+	p.DbgSourcePositions = slices.Clone(p.DbgSourcePositions)
+	p.DbgLocals = slices.Clone(p.DbgLocals)
+	p.DbgCalls = slices.Clone(p.DbgCalls)
+	p.DbgUpvalues = slices.Clone(p.DbgUpvalues)
+	p.FunctionPrototypes = slices.Clone(p.FunctionPrototypes)
+	for _, child := range p.FunctionPrototypes {
+		shrink(child)
+	}
 }
 
 func newScript(src []byte, opts Options) (*script, error) {
@@ -134,7 +183,9 @@ func (s *script) newState(ctx context.Context) (st *state, err error) {
 	ctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
 	defer cancel()
 	e := &env{hook: s.hook}
-	built := &state{L: newSandbox(e), env: e}
+	cc := newCallContext()
+	built := &state{L: newSandbox(e), env: e, ctx: cc, cancel: cc.cancel}
+	heapWatch.register(&e.guard)
 	heapWatch.watch(&e.guard, s.opts.MemoryLimit, cancel)
 	defer func() {
 		heapWatch.unwatch(&e.guard)
@@ -165,6 +216,21 @@ func (s *script) newState(ctx context.Context) (st *state, err error) {
 	return built, nil
 }
 
+// acquireFor takes a state for a call: at once when one is idle, else waiting at most the
+// hook's timeout. It returns how much of the timeout is left for the call.
+func (s *script) acquireFor(ctx context.Context) (*state, time.Duration, error) {
+	select {
+	case st := <-s.idle:
+		return st, s.opts.Timeout, nil
+	default:
+	}
+	start := time.Now()
+	waitCtx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
+	defer cancel()
+	st, err := s.acquire(waitCtx)
+	return st, max(s.opts.Timeout-time.Since(start), time.Millisecond), err
+}
+
 // acquire takes an idle state, creates one if the pool may grow, or waits for one.
 func (s *script) acquire(ctx context.Context) (*state, error) {
 	select {
@@ -173,7 +239,7 @@ func (s *script) acquire(ctx context.Context) (*state, error) {
 	default:
 	}
 	s.mu.Lock()
-	if s.closed {
+	if s.closed.Load() {
 		s.mu.Unlock()
 		return nil, &Error{Kind: KindLoad, File: s.opts.File, Msg: "hook is closed"}
 	}
@@ -199,15 +265,17 @@ func (s *script) acquire(ctx context.Context) (*state, error) {
 	}
 }
 
-// release returns a state to the pool, or closes it when the script is closed.
+// release returns a state to the pool, or closes it when the script is closed. It takes
+// no lock: concurrent calls of one hook do not contend here.
 func (s *script) release(st *state) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
+	if s.closed.Load() {
 		st.close()
 		return
 	}
 	s.idle <- st
+	if s.closed.Load() { // close may have drained the pool before the send
+		s.drain()
+	}
 }
 
 // discard drops a state that may be inconsistent (a Go panic unwound through it).
@@ -228,10 +296,14 @@ func (s *script) discard(st *state) {
 func (s *script) close() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed {
+	if s.closed.Swap(true) {
 		return
 	}
-	s.closed = true
+	s.drain()
+}
+
+// drain closes every idle state.
+func (s *script) drain() {
 	for {
 		select {
 		case st := <-s.idle:
@@ -244,9 +316,7 @@ func (s *script) close() {
 
 // call runs the function pick chooses in some state, with the hook's timeout.
 func (s *script) call(ctx context.Context, pick func(*state) *lua.LFunction, args ...any) (any, error) {
-	callCtx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
-	defer cancel()
-	st, err := s.acquire(callCtx)
+	st, left, err := s.acquireFor(ctx)
 	if err != nil {
 		var le *Error
 		if errors.As(err, &le) {
@@ -258,9 +328,11 @@ func (s *script) call(ctx context.Context, pick func(*state) *lua.LFunction, arg
 		return nil, &Error{Kind: KindCanceled, File: s.opts.File, Msg: "call canceled by the host"}
 	}
 	g := &st.env.guard
-	heapWatch.watch(g, s.opts.MemoryLimit, cancel)
-	v, err, panicked := s.invoke(callCtx, st, pick(st), args)
+	st.ctx.begin(ctx, left)
+	heapWatch.watch(g, s.opts.MemoryLimit, st.cancel)
+	v, err, panicked := s.invoke(st.ctx, st, pick(st), args)
 	heapWatch.unwatch(g)
+	st.ctx.end()
 	if err != nil && g.tripped.Load() {
 		// What the call allocated may be reachable from its globals: start afresh.
 		v, err, panicked = nil, g.limitError(s.opts.File), true
@@ -289,6 +361,10 @@ func (s *script) invoke(ctx context.Context, st *state, fn *lua.LFunction, args 
 	defer L.SetTop(top)
 	L.Push(fn)
 	for _, a := range args {
+		if m, ok := a.(map[string]any); ok && s.opts.ReuseKwargs {
+			L.Push(st.kwargsTable(m))
+			continue
+		}
 		L.Push(toLua(L, a))
 	}
 	if err := L.PCall(len(args), 1, nil); err != nil {

@@ -56,7 +56,21 @@ func BenchmarkInvokeNoHooks(b *testing.B) {
 // loaded as a plugin, on a call it lets through: kwargs map, hook-set reference, pool,
 // timeout context, Go->Lua table, the Lua call, Lua->Go result, merge.
 func BenchmarkPreToolCallLua(b *testing.B) {
-	eng := referenceEngine(b, 1)
+	eng := referenceEngine(b, 1, false)
+	ctx := context.Background()
+	b.ReportAllocs()
+	defer reportCPU(b)()
+	for b.Loop() {
+		if eng.PreToolCall(ctx, allowed) != nil {
+			b.Fatal("allowed call blocked")
+		}
+	}
+}
+
+// BenchmarkPreToolCallLuaReuse is BenchmarkPreToolCallLua with reuse_kwargs: true in the
+// plugin's manifest: the state's kwargs table is refilled instead of rebuilt.
+func BenchmarkPreToolCallLuaReuse(b *testing.B) {
+	eng := referenceEngine(b, 1, true)
 	ctx := context.Background()
 	b.ReportAllocs()
 	defer reportCPU(b)()
@@ -191,9 +205,16 @@ func mapToLua(L *lua.LState, v any) *lua.LTable {
 // calls; with states: 2 two calls run at once. Throughput = ns/op of the serial benchmark
 // divided by ns/op here.
 func BenchmarkPreToolCallLuaParallel(b *testing.B) {
-	for _, states := range []int{1, 2} {
-		b.Run(fmt.Sprintf("states=%d", states), func(b *testing.B) {
-			eng := referenceEngine(b, states)
+	for _, v := range []struct {
+		states int
+		reuse  bool
+	}{{1, false}, {2, false}, {2, true}} {
+		name := fmt.Sprintf("states=%d", v.states)
+		if v.reuse {
+			name += "/reuse"
+		}
+		b.Run(name, func(b *testing.B) {
+			eng := referenceEngine(b, v.states, v.reuse)
 			ctx := context.Background()
 			b.ReportAllocs()
 			b.ResetTimer()
@@ -420,12 +441,14 @@ func (threeCalls) Prompt(context.Context, string) (string, error) { return "[SIL
 func TestBenchmarkHomes(t *testing.T) {
 	ctx := context.Background()
 	for states := 1; states <= 2; states++ {
-		eng := referenceEngine(t, states)
-		if blk := eng.PreToolCall(ctx, dangerous); blk == nil || blk.Message != "rm -rf / is not permitted" {
-			t.Errorf("states=%d: reference.lua did not block rm -rf /: %+v", states, blk)
-		}
-		if eng.PreToolCall(ctx, allowed) != nil {
-			t.Errorf("states=%d: reference.lua blocked an allowed call", states)
+		for _, reuse := range []bool{false, true} {
+			eng := referenceEngine(t, states, reuse)
+			if blk := eng.PreToolCall(ctx, dangerous); blk == nil || blk.Message != "rm -rf / is not permitted" {
+				t.Errorf("states=%d: reference.lua did not block rm -rf /: %+v", states, blk)
+			}
+			if eng.PreToolCall(ctx, allowed) != nil {
+				t.Errorf("states=%d: reference.lua blocked an allowed call", states)
+			}
 		}
 	}
 	for _, tc := range []struct {
@@ -478,10 +501,10 @@ func TestPersistentShellHookClosedWithEngine(t *testing.T) {
 }
 
 // referenceEngine loads a home whose one plugin is testdata/reference.lua.
-func referenceEngine(tb testing.TB, states int) *engine.Engine {
+func referenceEngine(tb testing.TB, states int, reuse bool) *engine.Engine {
 	tb.Helper()
 	home := writeHome(tb, map[string]string{
-		"plugins/reference/plugin.yaml": fmt.Sprintf("name: reference\nstates: %d\n", states),
+		"plugins/reference/plugin.yaml": fmt.Sprintf("name: reference\nstates: %d\nreuse_kwargs: %v\n", states, reuse),
 		"plugins/reference/handler.lua": string(readTestdata(tb, "reference.lua")),
 	})
 	eng := newEngine(tb, home, engine.Options{})
