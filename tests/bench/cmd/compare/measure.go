@@ -34,7 +34,7 @@ type group struct {
 // a few minutes: the emit benchmark keeps a queue of b.N events per hook, so it gets a
 // fixed count; loading and replaying take tens of milliseconds per op.
 var groups = []group{
-	{`^Benchmark(InvokeNoHooks|PreToolCallLua|PreToolCallLuaRaw|PreToolCallLuaLadder|PreToolCallLuaParallel)$`, "1s"},
+	{`^Benchmark(InvokeNoHooks|PreToolCallLua|PreToolCallLuaReuse|PreToolCallLuaRaw|PreToolCallLuaLadder|PreToolCallLuaParallel)$`, "1s"},
 	{`^Benchmark(ShellHook|ShellHookRawExec|ShellHookPersistent)$`, "1s"},
 	{`^BenchmarkGatewayEmit$`, "100000x"},
 	{`^Benchmark(LoadHome|ReplayTurn)$`, "1s"},

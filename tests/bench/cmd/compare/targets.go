@@ -116,10 +116,13 @@ var targets = []target{
 			figure: fmt.Sprintf("%.1f ns", worst), state: verdictOf(worst <= 50 && aa == 0 && ba == 0)}
 	}},
 	{"PreToolCallLua / PreToolCallLuaRaw (ctx floor)", "<= 1.25", ratioCheck("BenchmarkPreToolCallLua", "BenchmarkPreToolCallLuaRaw/ctx", 1.25, false, "%s / %s")},
+	{"PreToolCallLuaReuse (reuse_kwargs: true) / Raw (ctx floor)", "<= 1.25 (opt-in)", ratioCheck("BenchmarkPreToolCallLuaReuse", "BenchmarkPreToolCallLuaRaw/ctx", 1.25, false, "%s / %s")},
 	{"PreToolCallLua / PreToolCallLuaRaw (noctx)", "(info)", infoOf(ratioCheck("BenchmarkPreToolCallLua", "BenchmarkPreToolCallLuaRaw/noctx", 1.25, false, "%s / %s"))},
 	{"PreToolCallLua vs Python dispatch", "< 1.0", pythonCheck("BenchmarkPreToolCallLua", "dispatch")},
 	{"Parallel throughput, states: 1 (default)", "(info)", infoOf(ratioCheck("BenchmarkPreToolCallLua", "BenchmarkPreToolCallLuaParallel/states=1", 1.7, true, "serial %s / parallel %s"))},
 	{"Parallel throughput, states: 2", ">= 1.7x", ratioCheck("BenchmarkPreToolCallLua", "BenchmarkPreToolCallLuaParallel/states=2", 1.7, true, "serial %s / parallel %s")},
+	{"Parallel throughput, states: 2, reuse_kwargs", ">= 1.7x (opt-in)", ratioCheck("BenchmarkPreToolCallLuaReuse", "BenchmarkPreToolCallLuaParallel/states=2/reuse", 1.7, true, "serial %s / parallel %s")},
+	{"PreToolCallLuaReuse vs Python dispatch", "< 1.0 (opt-in)", pythonCheck("BenchmarkPreToolCallLuaReuse", "dispatch")},
 	{"ShellHook / ShellHookRawExec", "<= 1.10", ratioCheck("BenchmarkShellHook", "BenchmarkShellHookRawExec", 1.10, false, "%s / %s")},
 	{"ShellHook vs Python shell firing", "< 1.0", pythonCheck("BenchmarkShellHook", "shell")},
 	{"ShellHook / ShellHookPersistent (perl)", ">= 50x", ratioCheck("BenchmarkShellHook", "BenchmarkShellHookPersistent/perl", 50, true, "%s / %s")},
