@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hermes-hooks/hermes/internal/procgroup"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -149,10 +150,10 @@ func (e *env) runProgram(L *lua.LState, argv []string, o execOpts) *lua.LTable {
 	}
 	stdout, stderr := &capWriter{max: execMaxOutput}, &capWriter{max: execMaxOutput}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	setProcessGroup(cmd)
+	procgroup.Set(cmd)
 	cmd.Cancel = func() error {
 		killed.Store(true)
-		return killProcessGroup(cmd.Process)
+		return procgroup.Kill(cmd.Process)
 	}
 	cmd.WaitDelay = execWaitDelay
 
@@ -160,7 +161,7 @@ func (e *env) runProgram(L *lua.LState, argv []string, o execOpts) *lua.LTable {
 	err = cmd.Run()
 	done()
 	if cmd.Process != nil {
-		_ = killProcessGroup(cmd.Process) // what it left running in the background
+		_ = procgroup.Kill(cmd.Process) // what it left running in the background
 	}
 	switch {
 	case killed.Load() && parent.Err() != nil:

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hermes-hooks/hermes/internal/procgroup"
 	"gopkg.in/yaml.v3"
 )
 
@@ -269,7 +270,7 @@ func (h *Hook) start(opts RunOptions, log *slog.Logger) (*proc, error) {
 	cmd.Stdin, cmd.Stdout = inR, outW
 	cmd.Stderr = &stderrLog{log: log}
 	cmd.WaitDelay = waitGrace
-	setProcessGroup(cmd)
+	procgroup.Set(cmd)
 	log.Debug("persistent shell hook starting", "argv", h.Argv)
 	err = cmd.Start()
 	inR.Close()
@@ -353,7 +354,7 @@ func (pr *proc) shutdown(grace time.Duration) {
 			}
 			t.Stop()
 		}
-		killProcessGroup(pr.cmd.Process) // the leader, or children it left behind
+		procgroup.Kill(pr.cmd.Process) // the leader, or children it left behind
 		pr.stdout.Close()
 		<-pr.done
 	})

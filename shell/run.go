@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"time"
 	"unicode/utf8"
+
+	"github.com/hermes-hooks/hermes/internal/procgroup"
 )
 
 // DefaultMaxOutput caps stdout and stderr each when RunOptions.MaxOutput is 0.
@@ -125,10 +127,10 @@ func (h *Hook) spawn(ctx context.Context, stdin []byte, opts RunOptions, log *sl
 	cmd.Stdin = bytes.NewReader(stdin)
 	stdout, stderr := &capWriter{max: limit}, &capWriter{max: limit}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	setProcessGroup(cmd)
+	procgroup.Set(cmd)
 	cmd.Cancel = func() error {
 		killed.Store(true)
-		return killProcessGroup(cmd.Process)
+		return procgroup.Kill(cmd.Process)
 	}
 	cmd.WaitDelay = waitGrace
 
@@ -140,7 +142,7 @@ func (h *Hook) spawn(ctx context.Context, stdin []byte, opts RunOptions, log *sl
 	// Nothing the hook started outlives its run: kill what is left of its process group
 	// (background jobs, daemons that did not leave the group). The group id cannot have been
 	// reused while any member is alive; if none is, this finds no process.
-	killProcessGroup(cmd.Process)
+	procgroup.Kill(cmd.Process)
 	res := Result{Status: StatusOK, ExitCode: cmd.ProcessState.ExitCode(),
 		Stdout: stdout.String(), Stderr: stderr.String()}
 	if stderr.truncated > 0 {
