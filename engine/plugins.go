@@ -159,6 +159,14 @@ func parsePluginManifest(file string, info *PluginInfo) ([]Warning, error) {
 		return nil, err
 	}
 	fields, warns := manifest.Fields(file, root, pluginKeys)
+	common := manifest.Common{Name: info.Name, Enabled: info.Enabled, Timeout: info.Timeout}
+	w, err := common.Decode(file, fields, maxTimeout)
+	warns = append(warns, w...)
+	if err != nil {
+		return warns, err
+	}
+	info.Name, info.Description, info.Enabled = common.Name, common.Description, common.Enabled
+	info.Timeout, info.Permissions = common.Timeout, common.Permissions
 	for _, key := range pluginKeys {
 		n, ok := fields[key]
 		if !ok {
@@ -166,25 +174,12 @@ func parsePluginManifest(file string, info *PluginInfo) ([]Warning, error) {
 		}
 		var err error
 		switch key {
-		case "name":
-			info.Name, err = manifest.String(file, n, key)
-			if err == nil && strings.TrimSpace(info.Name) == "" {
-				err = manifest.Errorf(file, n, "name must not be empty")
-			}
-		case "description":
-			info.Description, err = manifest.String(file, n, key)
 		case "version":
 			info.Version, err = manifest.String(file, n, key)
-		case "enabled":
-			info.Enabled, err = manifest.Bool(file, n, key)
 		case "priority":
 			info.Priority, err = manifest.Int(file, n, key)
 		case "fail_closed":
 			info.FailClosed, err = manifest.Bool(file, n, key)
-		case "timeout":
-			var w []Warning
-			info.Timeout, w, err = manifest.Timeout(file, n, defaultPluginTimeout, maxTimeout)
-			warns = append(warns, w...)
 		case "reuse_kwargs":
 			info.ReuseKwargs, err = manifest.Bool(file, n, key)
 		case "states":
@@ -194,10 +189,6 @@ func parsePluginManifest(file string, info *PluginInfo) ([]Warning, error) {
 			}
 		case "config":
 			info.config, err = manifest.Any(file, n, key)
-		case "permissions":
-			var w []Warning
-			info.Permissions, w, err = manifest.Permissions(file, n)
-			warns = append(warns, w...)
 		}
 		if err != nil {
 			return warns, err

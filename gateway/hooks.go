@@ -132,51 +132,28 @@ func parseHookManifest(file string, info *HookInfo) ([]manifest.Warning, error) 
 	if !ok {
 		return warns, manifest.Errorf(file, root, "missing events: list the events to handle, e.g. events: [agent:start]")
 	}
-	for _, key := range hookKeys {
-		n, ok := fields[key]
-		if !ok {
+	common := manifest.Common{Name: info.Name, Enabled: info.Enabled, Timeout: info.Timeout}
+	w, err := common.Decode(file, fields, maxHookTimeout)
+	warns = append(warns, w...)
+	if err != nil {
+		return warns, err
+	}
+	info.Name, info.Description, info.Enabled = common.Name, common.Description, common.Enabled
+	info.Timeout, info.Permissions = common.Timeout, common.Permissions
+	events, err := manifest.StringList(file, evNode, "events")
+	if err != nil {
+		return warns, err
+	}
+	for i, ev := range events {
+		warning, subErr := checkSubscription(ev)
+		if subErr != nil {
+			warns = append(warns, manifest.Warning{File: file, Line: evNode.Content[i].Line, Msg: subErr.Error() + " (skipped)"})
 			continue
 		}
-		var err error
-		switch key {
-		case "name":
-			info.Name, err = manifest.String(file, n, key)
-			if err == nil && strings.TrimSpace(info.Name) == "" {
-				err = manifest.Errorf(file, n, "name must not be empty")
-			}
-		case "description":
-			info.Description, err = manifest.String(file, n, key)
-		case "enabled":
-			info.Enabled, err = manifest.Bool(file, n, key)
-		case "timeout":
-			var w []manifest.Warning
-			info.Timeout, w, err = manifest.Timeout(file, n, defaultHookTimeout, maxHookTimeout)
-			warns = append(warns, w...)
-		case "permissions":
-			var w []manifest.Warning
-			info.Permissions, w, err = manifest.Permissions(file, n)
-			warns = append(warns, w...)
-		case "events":
-			var events []string
-			events, err = manifest.StringList(file, n, key)
-			for i, ev := range events {
-				if err != nil {
-					break
-				}
-				warning, subErr := checkSubscription(ev)
-				if subErr != nil {
-					warns = append(warns, manifest.Warning{File: file, Line: n.Content[i].Line, Msg: subErr.Error() + " (skipped)"})
-					continue
-				}
-				if warning != "" {
-					warns = append(warns, manifest.Warning{File: file, Line: n.Content[i].Line, Msg: warning})
-				}
-				info.Events = append(info.Events, ev)
-			}
+		if warning != "" {
+			warns = append(warns, manifest.Warning{File: file, Line: evNode.Content[i].Line, Msg: warning})
 		}
-		if err != nil {
-			return warns, err
-		}
+		info.Events = append(info.Events, ev)
 	}
 	if len(info.Events) == 0 {
 		return warns, manifest.Errorf(file, evNode, "events is empty: list the events to handle, e.g. events: [agent:start]")

@@ -228,3 +228,48 @@ func Timeout(file string, n *yaml.Node, def, maxSeconds float64) (float64, []War
 	}
 	return f, nil, nil
 }
+
+// Common holds the keys plugin.yaml and HOOK.yaml share. Set the defaults before Decode.
+type Common struct {
+	Name        string
+	Description string
+	Enabled     bool
+	Timeout     float64 // seconds
+	Permissions luabind.Permissions
+}
+
+// CommonKeys are the keys Decode reads.
+var CommonKeys = []string{"name", "description", "enabled", "timeout", "permissions"}
+
+// Decode reads the shared keys present in fields; timeouts above maxTimeout are capped.
+func (c *Common) Decode(file string, fields map[string]*yaml.Node, maxTimeout float64) ([]Warning, error) {
+	var warns []Warning
+	for _, key := range CommonKeys {
+		n, ok := fields[key]
+		if !ok {
+			continue
+		}
+		var err error
+		var w []Warning
+		switch key {
+		case "name":
+			c.Name, err = String(file, n, key)
+			if err == nil && strings.TrimSpace(c.Name) == "" {
+				err = Errorf(file, n, "name must not be empty")
+			}
+		case "description":
+			c.Description, err = String(file, n, key)
+		case "enabled":
+			c.Enabled, err = Bool(file, n, key)
+		case "timeout":
+			c.Timeout, w, err = Timeout(file, n, c.Timeout, maxTimeout)
+		case "permissions":
+			c.Permissions, w, err = Permissions(file, n)
+		}
+		warns = append(warns, w...)
+		if err != nil {
+			return warns, err
+		}
+	}
+	return warns, nil
+}
