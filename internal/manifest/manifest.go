@@ -210,8 +210,8 @@ func Permissions(file string, n *yaml.Node) (luabind.Permissions, []Warning, err
 	return p, warns, nil
 }
 
-// Timeout decodes a timeout in seconds: default when absent; values below 1 second use
-// the default and values above max use max, each with a warning.
+// Timeout decodes a timeout in seconds: def when absent; zero or negative values use def and
+// values above maxSeconds use maxSeconds, each with a warning. Fractions are allowed.
 func Timeout(file string, n *yaml.Node, def, maxSeconds float64) (float64, []Warning, error) {
 	if n == nil {
 		return def, nil, nil
