@@ -94,7 +94,7 @@ func (e *Engine) load(ctx context.Context, prev *hookSet) (*hookSet, error) {
 	set.plugins, set.warnings, set.loaded = infos, append(set.warnings, w...), plugins
 	for _, p := range plugins {
 		for i, r := range p.lp.Registrations() {
-			set.byHook[r.Hook] = append(set.byHook[r.Hook], &pluginCallback{p: p, index: i, line: r.Line, logger: e.logger,
+			set.byHook[r.Hook] = append(set.byHook[r.Hook], &pluginCallback{p: p, index: i, logger: e.logger,
 				metrics: e.opts.Metrics.forHook(SourcePlugin, p.info.Name, r.Hook)})
 		}
 	}

@@ -96,7 +96,6 @@ func (e *Engine) invoke(ctx context.Context, hook string, kwargs map[string]any)
 type pluginCallback struct {
 	p       *plugin
 	index   int
-	line    int
 	logger  *slog.Logger
 	metrics *hookMetrics
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -68,10 +69,7 @@ func runHooksDoctor(c *cli, args []string) int {
 		}
 		ch.Problems, ch.Notes = nonNil(ch.Problems), nonNil(ch.Notes)
 	}
-	warnings := l.eng.Warnings()
-	for _, w := range l.gw.Warnings() {
-		warnings = append(warnings, w)
-	}
+	warnings := append(slices.Clone(l.eng.Warnings()), l.gw.Warnings()...)
 	if c.json {
 		if code := c.printJSON(map[string]any{"home": l.eng.Home(), "checks": nonNilChecks(checks), "warnings": warningStrings(warnings), "problems": problems}); code != exitOK {
 			return code
