@@ -53,7 +53,7 @@ func loadConfig(home string) (*config, []Warning, error) {
 	}
 	var warns []Warning
 	for i := 0; i+1 < len(root.Content); i += 2 {
-		k, v := root.Content[i], root.Content[i+1]
+		k, v := root.Content[i], manifest.Resolve(root.Content[i+1])
 		switch k.Value {
 		case "hooks":
 			cfg.hooks = v

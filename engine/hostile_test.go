@@ -60,7 +60,7 @@ func TestHostileYAML(t *testing.T) {
 			config:   laughs("anchors") + "hooks_auto_accept: *l9\nhooks:\n  pre_tool_call:\n    - command: /bin/true\n",
 			manifest: "name: p\n"},
 		{name: "billion laughs as the disabled list", config: laughs("anchors") + "plugins: {disabled: *l9}\n",
-			manifest: "name: p\n", wantErr: "config.yaml:12: plugins.disabled must be a list of strings"},
+			manifest: "name: p\n", wantErr: "config.yaml:11: plugins.disabled must be a list of strings"},
 		{name: "billion laughs as the hooks", config: laughs("anchors") + "hooks: *l9\n", manifest: "name: p\n"},
 		{name: "config.yaml over 1 MiB", config: big, manifest: "name: p\n", wantErr: "config.yaml: file larger than 1024 KiB"},
 	}

@@ -58,7 +58,7 @@ func TestHostileHookManifests(t *testing.T) {
 		t.Errorf("loading took %v", elapsed)
 	}
 	want := map[string]string{
-		"a-bomb":  "HOOK.yaml:11: events must be a list of strings",
+		"a-bomb":  "HOOK.yaml:10: events must be a list of strings",
 		"b-big":   "HOOK.yaml: file larger than 1024 KiB",
 		"c-good":  "",
 		"d-alias": "HOOK.yaml:12: description must be a string",

@@ -99,3 +99,18 @@ func TestReadRefusesLargeFiles(t *testing.T) {
 		})
 	}
 }
+
+func TestAliasesAreFollowed(t *testing.T) {
+	root, err := Parse("HOOK.yaml", []byte("x-common: &ev [agent:start, agent:end]\nevents: *ev\ndesc: &d hello\ndescription: *d\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fields, _ := Fields("HOOK.yaml", root, []string{"events", "description", "x-common", "desc"})
+	got, err := StringList("HOOK.yaml", fields["events"], "events")
+	if err != nil || len(got) != 2 || got[1] != "agent:end" {
+		t.Errorf("events = %v, %v", got, err)
+	}
+	if s, err := String("HOOK.yaml", fields["description"], "description"); err != nil || s != "hello" {
+		t.Errorf("description = %q, %v", s, err)
+	}
+}

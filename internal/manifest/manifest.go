@@ -113,13 +113,28 @@ func yamlError(file string, err error) *Error {
 	return &Error{Warning{File: file, Line: line, Msg: "invalid YAML: " + msg}}
 }
 
+// Resolve follows YAML aliases (*name) to the node they stand for, keeping the alias's
+// position so that errors point where the value is used.
+func Resolve(n *yaml.Node) *yaml.Node {
+	if n == nil || n.Kind != yaml.AliasNode {
+		return n
+	}
+	target := n
+	for i := 0; target.Kind == yaml.AliasNode && target.Alias != nil && i < 100; i++ {
+		target = target.Alias
+	}
+	resolved := *target
+	resolved.Line, resolved.Column = n.Line, n.Column
+	return &resolved
+}
+
 // Fields returns the values of a mapping by key. Keys not in known give one warning each,
 // with a "did you mean" hint when one is close; they are still returned.
 func Fields(file string, m *yaml.Node, known []string) (map[string]*yaml.Node, []Warning) {
 	out := make(map[string]*yaml.Node, len(m.Content)/2)
 	var warns []Warning
 	for i := 0; i+1 < len(m.Content); i += 2 {
-		k, v := m.Content[i], m.Content[i+1]
+		k, v := m.Content[i], Resolve(m.Content[i+1])
 		out[k.Value] = v
 		if !slices.Contains(known, k.Value) {
 			msg := fmt.Sprintf("unknown key %q (ignored)", k.Value)
@@ -174,7 +189,11 @@ func StringList(file string, n *yaml.Node, key string) ([]string, error) {
 	}
 	out := make([]string, 0, len(n.Content))
 	for _, item := range n.Content {
-		if item.Kind != yaml.ScalarNode || item.Tag != "!!str" {
+		item = Resolve(item)
+		if item.Kind != yaml.ScalarNode {
+			return nil, Errorf(file, item, "%s must be a list of strings, found a nested list or mapping", key)
+		}
+		if item.Tag != "!!str" {
 			return nil, Errorf(file, item, "%s must be a list of strings, found %q", key, item.Value)
 		}
 		out = append(out, item.Value)
