@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
@@ -41,7 +42,7 @@ func (c *cli) replay(path, home string) int {
 			return code
 		}
 	} else {
-		printTimeline(c.stdout, tl)
+		printTimeline(c.stdout, tl, engine.ResolveHome(home))
 	}
 	if err != nil {
 		return c.fail(exitFailed, "replay stopped: %v", err)
@@ -49,8 +50,9 @@ func (c *cli) replay(path, home string) int {
 	return exitOK
 }
 
-// printTimeline prints a timeline for people: one block per event.
-func printTimeline(w io.Writer, tl gateway.Timeline) {
+// printTimeline prints a timeline for people: one block per event. Shell hooks inside the
+// home are shown relative to it.
+func printTimeline(w io.Writer, tl gateway.Timeline, home string) {
 	for i, e := range tl.Events {
 		head := fmt.Sprintf("%3d  %s", i+1, e.Event)
 		if o := describeEntryOutcome(e); o != "" {
@@ -59,7 +61,8 @@ func printTimeline(w io.Writer, tl gateway.Timeline) {
 		fmt.Fprintln(w, head)
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		for _, h := range e.Hooks {
-			line := fmt.Sprintf("       %s\t%s\t%s\t%.2f ms", h.Source, h.Name, h.Status, float64(h.Duration.Microseconds())/1000)
+			name := strings.TrimPrefix(h.Name, home+string(filepath.Separator))
+			line := fmt.Sprintf("       %s\t%s\t%s\t%.2f ms", h.Source, name, h.Status, float64(h.Duration.Microseconds())/1000)
 			if h.Result != nil {
 				line += "\t" + truncate(compactJSON(h.Result), 100)
 			}
