@@ -202,7 +202,7 @@ func ReplayReader(ctx context.Context, name string, rd io.Reader, opts engine.Op
 	if err != nil {
 		return Timeline{}, err
 	}
-	r := NewRunner(eng, gw, agent, RunnerOptions{Sync: true})
+	r := NewRunner(eng, gw, agent, RunnerOptions{Sync: true, Model: firstModel(lines)})
 	err = Replay(ctx, r, agent)
 	if err != nil {
 		gw.Close(ctx)
@@ -220,4 +220,15 @@ func mergeFuncs(a, b map[string]engine.Func) map[string]engine.Func {
 		out[k] = v
 	}
 	return out
+}
+
+// firstModel is the model of the transcript's first llm line that names one, so that hooks
+// fired before the first step (on_session_start, pre_llm_call) see it too.
+func firstModel(lines []Line) string {
+	for _, l := range lines {
+		if l.Type == "llm" && l.Model != "" {
+			return l.Model
+		}
+	}
+	return ""
 }
