@@ -43,7 +43,7 @@ func (p *Plugin) Registrations() []Registration { return p.regs }
 // Call runs callback i with one argument, the kwargs table, under the plugin's timeout, and
 // returns its first result converted to Go.
 func (p *Plugin) Call(ctx context.Context, i int, kwargs map[string]any) (any, error) {
-	return p.s.call(ctx, func(st *state) *lua.LFunction { return st.fns[i] }, kwargs)
+	return p.s.call(ctx, i, []any{kwargs})
 }
 
 // Close releases the plugin's Lua states; calls in flight finish first.

@@ -314,8 +314,8 @@ func (s *script) drain() {
 	}
 }
 
-// call runs the function pick chooses in some state, with the hook's timeout.
-func (s *script) call(ctx context.Context, pick func(*state) *lua.LFunction, args ...any) (any, error) {
+// call runs function fn (an index into state.fns) in some state, with the hook's timeout.
+func (s *script) call(ctx context.Context, fn int, args []any) (any, error) {
 	st, left, err := s.acquireFor(ctx)
 	if err != nil {
 		var le *Error
@@ -330,7 +330,7 @@ func (s *script) call(ctx context.Context, pick func(*state) *lua.LFunction, arg
 	g := &st.env.guard
 	st.ctx.begin(ctx, left)
 	heapWatch.watch(g, s.opts.MemoryLimit, st.cancel)
-	v, err, panicked := s.invoke(st.ctx, st, pick(st), args)
+	v, err, panicked := s.invoke(st.ctx, st, st.fns[fn], args)
 	heapWatch.unwatch(g)
 	st.ctx.end()
 	if err != nil && g.tripped.Load() {
