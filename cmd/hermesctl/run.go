@@ -125,10 +125,17 @@ func findCommand(args []string) (*command, []string, error) {
 		return nil, nil, errors.New("no command given")
 	}
 	name := strings.Join(words, " ")
+	var subs []string
 	for _, cmd := range commands {
 		if cmd.name == name {
 			return cmd, rest, nil
 		}
+		if group, sub, ok := strings.Cut(cmd.name, " "); ok && group == words[0] {
+			subs = append(subs, sub)
+		}
+	}
+	if len(words) == 1 && len(subs) > 0 {
+		return nil, nil, fmt.Errorf("%q needs a subcommand: %s", name, strings.Join(subs, ", "))
 	}
 	return nil, nil, fmt.Errorf("unknown command %q", name)
 }
@@ -187,6 +194,11 @@ func (c *cli) fail(code int, format string, args ...any) int {
 func (c *cli) openEngine(opts engine.Options) (*engine.Engine, int) {
 	opts.Home = c.home
 	opts.Logger = c.logger
+	if c.home != "" {
+		if _, err := os.Stat(c.home); err != nil {
+			c.logger.Warn("the home given with --home does not exist (nothing to load)", "home", c.home)
+		}
+	}
 	opts.AcceptHooks = opts.AcceptHooks || c.acceptHooks
 	if f, ok := c.stdin.(*os.File); ok && !opts.IgnoreConsent && consent.IsTerminal(f) {
 		opts.Prompt = &engine.Prompt{In: f, Out: c.stderr}
