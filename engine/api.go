@@ -8,13 +8,13 @@ func (e *Engine) PreToolCall(ctx context.Context, call ToolCall) *Block {
 	if !e.HasHooks(PreToolCall) {
 		return nil
 	}
-	return e.invoke(ctx, PreToolCall, call.kwargs(false)).Block()
+	return e.invoke(ctx, PreToolCall, &toolArgs{call: call}, false).Block()
 }
 
 // PostToolCall fires post_tool_call (an observer) with call.Result and call.DurationMS.
 func (e *Engine) PostToolCall(ctx context.Context, call ToolCall) {
 	if e.HasHooks(PostToolCall) {
-		e.invoke(ctx, PostToolCall, call.kwargs(true))
+		e.invoke(ctx, PostToolCall, mapArgs(call.kwargs(true)), false)
 	}
 }
 
@@ -24,7 +24,7 @@ func (e *Engine) TransformToolResult(ctx context.Context, call ToolCall) string 
 	if !e.HasHooks(TransformToolResult) {
 		return call.Result
 	}
-	if s, ok := e.invoke(ctx, TransformToolResult, call.kwargs(true)).Text(); ok {
+	if s, ok := e.invoke(ctx, TransformToolResult, mapArgs(call.kwargs(true)), false).Text(); ok {
 		return s
 	}
 	return call.Result
@@ -37,7 +37,7 @@ func (e *Engine) TransformTerminalOutput(ctx context.Context, out TerminalOutput
 		return out.Output
 	}
 	kw := map[string]any{"command": out.Command, "output": out.Output, "exit_code": out.ExitCode, "cwd": out.Cwd, "task_id": out.TaskID}
-	if s, ok := e.invoke(ctx, TransformTerminalOutput, kw).Text(); ok {
+	if s, ok := e.invoke(ctx, TransformTerminalOutput, mapArgs(kw), false).Text(); ok {
 		return s
 	}
 	return out.Output
@@ -49,13 +49,13 @@ func (e *Engine) PreLLMCall(ctx context.Context, turn LLMTurn) string {
 	if !e.HasHooks(PreLLMCall) {
 		return ""
 	}
-	return e.invoke(ctx, PreLLMCall, turn.preKwargs()).Context()
+	return e.invoke(ctx, PreLLMCall, mapArgs(turn.preKwargs()), false).Context()
 }
 
 // PostLLMCall fires post_llm_call (an observer) with turn.AssistantResponse.
 func (e *Engine) PostLLMCall(ctx context.Context, turn LLMTurn) {
 	if e.HasHooks(PostLLMCall) {
-		e.invoke(ctx, PostLLMCall, turn.postKwargs())
+		e.invoke(ctx, PostLLMCall, mapArgs(turn.postKwargs()), false)
 	}
 }
 
@@ -66,7 +66,7 @@ func (e *Engine) TransformLLMOutput(ctx context.Context, out LLMOutput) string {
 		return out.ResponseText
 	}
 	kw := map[string]any{"response_text": out.ResponseText, "session_id": out.SessionID, "model": out.Model, "platform": out.Platform}
-	if s, ok := e.invoke(ctx, TransformLLMOutput, kw).Text(); ok {
+	if s, ok := e.invoke(ctx, TransformLLMOutput, mapArgs(kw), false).Text(); ok {
 		return s
 	}
 	return out.ResponseText
@@ -79,20 +79,20 @@ func (e *Engine) PreGatewayDispatch(ctx context.Context, ev DispatchEvent, host 
 		return Dispatch{Action: DispatchAllow}
 	}
 	kw := map[string]any{"event": ev.Table(), "gateway": host.Gateway, "session_store": host.SessionStore}
-	return e.invoke(ctx, PreGatewayDispatch, kw).Dispatch()
+	return e.invoke(ctx, PreGatewayDispatch, mapArgs(kw), false).Dispatch()
 }
 
 // Invoke fires any hook with the given keyword arguments and returns every hook's result,
 // in order. Use it for observers (on_session_start, subagent_stop, ...) and for hooks a
 // host defines itself; results of observers are not merged.
 func (e *Engine) Invoke(ctx context.Context, hook string, kwargs map[string]any) []HookResult {
-	return e.invoke(ctx, hook, kwargs).Hooks
+	return e.invoke(ctx, hook, mapArgs(kwargs), false).Hooks
 }
 
 // Fire fires hook with kwargs and returns the full report: every hook's result and the
 // merged outcome in its wire shape.
 func (e *Engine) Fire(ctx context.Context, hook string, kwargs map[string]any) Report {
-	rep := e.invoke(ctx, hook, kwargs)
+	rep := e.invoke(ctx, hook, mapArgs(kwargs), true)
 	if rep.Hooks == nil {
 		rep.Hooks = []HookResult{}
 	}

@@ -15,7 +15,7 @@ import (
 // callback is one registered hook function: a Lua plugin callback or a shell hook.
 // fire never panics and never returns a Go error: failures are in the HookResult.
 type callback interface {
-	fire(ctx context.Context, hook string, kwargs map[string]any) HookResult
+	fire(ctx context.Context, hook string, kw args) HookResult
 	stats() *hookMetrics // nil without Options.Metrics
 }
 
@@ -69,18 +69,26 @@ func (e *Engine) release(s *hookSet) {
 // invoke is the one invoker: it runs every callback of hook in order and returns the
 // report of what each did and what they decided together. Decisions that change
 // something are audited and counted. With nothing registered it returns at once.
-func (e *Engine) invoke(ctx context.Context, hook string, kwargs map[string]any) Report {
+// Report.Payload is filled when a decision was made, or when payload is true.
+func (e *Engine) invoke(ctx context.Context, hook string, kw args, payload bool) Report {
 	if len(e.set.Load().byHook[hook]) == 0 {
-		return Report{Event: hook, Payload: kwargs}
+		rep := Report{Event: hook}
+		if payload {
+			rep.Payload = kw.Map()
+		}
+		return rep
 	}
 	s := e.acquire()
 	defer e.release(s)
 	cbs := s.byHook[hook]
 	results := make([]HookResult, 0, len(cbs))
 	for _, cb := range cbs {
-		results = append(results, cb.fire(ctx, hook, kwargs))
+		results = append(results, cb.fire(ctx, hook, kw))
 	}
-	rep := Report{Event: hook, Payload: kwargs, Hooks: results, Outcome: outcome(hook, results)}
+	rep := Report{Event: hook, Hooks: results, Outcome: outcome(hook, results)}
+	if payload || rep.Outcome != nil {
+		rep.Payload = kw.Map()
+	}
 	if rep.Outcome != nil {
 		if i := blockIndex(results); hook == PreToolCall && i >= 0 {
 			if m := cbs[i].stats(); m != nil {
@@ -102,9 +110,9 @@ type pluginCallback struct {
 
 func (c *pluginCallback) stats() *hookMetrics { return c.metrics }
 
-func (c *pluginCallback) fire(ctx context.Context, hook string, kwargs map[string]any) HookResult {
+func (c *pluginCallback) fire(ctx context.Context, hook string, kw args) HookResult {
 	start := time.Now()
-	v, err := c.p.lp.Call(ctx, c.index, kwargs)
+	v, err := c.p.lp.Call(ctx, c.index, kw.lua())
 	r := HookResult{Source: SourcePlugin, Name: c.p.info.Name, Status: StatusOK, Result: v, value: v, Duration: time.Since(start)}
 	defer func() { c.metrics.observe(r.Status, r.Duration) }()
 	if err == nil {

@@ -1,5 +1,48 @@
 package engine
 
+import "github.com/hermes-hooks/hermes/luabind"
+
+// args are a hook's keyword arguments in the two forms callbacks need: what Lua receives
+// and the map shell hooks and reports use.
+type args interface {
+	lua() any            // passed to Lua callbacks
+	Map() map[string]any // the same as a map; may be built on first use
+}
+
+// mapArgs are kwargs given as a map.
+type mapArgs map[string]any
+
+func (m mapArgs) lua() any            { return map[string]any(m) }
+func (m mapArgs) Map() map[string]any { return m }
+
+// toolArgs are pre_tool_call's kwargs: the hot path. Lua gets them written straight into its
+// table (luabind.Table); the map is built only when a shell hook or an audit needs it.
+type toolArgs struct {
+	call ToolCall
+	m    map[string]any
+}
+
+func (a *toolArgs) lua() any { return a }
+
+func (a *toolArgs) Map() map[string]any {
+	if a.m == nil {
+		a.m = a.call.kwargs(false)
+	}
+	return a.m
+}
+
+// FillLua implements luabind.Table.
+func (a *toolArgs) FillLua(w luabind.TableWriter) {
+	w.String("tool_name", a.call.Name)
+	w.Value("args", argsOrEmpty(a.call.Args))
+	w.String("task_id", a.call.TaskID)
+	w.String("session_id", a.call.SessionID)
+	w.String("tool_call_id", a.call.ToolCallID)
+}
+
+// FieldCount implements luabind.Table.
+func (a *toolArgs) FieldCount() int { return 5 }
+
 // ToolCall describes one tool call, for PreToolCall, PostToolCall and TransformToolResult.
 type ToolCall struct {
 	Name       string         // tool_name

@@ -97,8 +97,8 @@ type shellCallback struct {
 
 func (c *shellCallback) stats() *hookMetrics { return c.metrics }
 
-func (c *shellCallback) fire(ctx context.Context, hook string, kwargs map[string]any) HookResult {
-	res := c.hook.Run(ctx, kwargs, shell.RunOptions{Logger: c.logger})
+func (c *shellCallback) fire(ctx context.Context, hook string, kw args) HookResult {
+	res := c.hook.Run(ctx, kw.Map(), shell.RunOptions{Logger: c.logger})
 	r := HookResult{
 		Source: SourceShell, Name: c.hook.Command, Status: Status(res.Status), Result: res.Parsed, value: res.Value,
 		Err: res.Err, Duration: res.Duration,

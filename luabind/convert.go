@@ -21,6 +21,25 @@ type Func func(ctx context.Context, args []any) (any, error)
 // as facades for Lua: every exported field and method becomes reachable.
 type Object struct{ V any }
 
+// Table is a Go value that fills a new Lua table itself, field by field. On a hot path it
+// saves building a map[string]any and boxing every value in it.
+type Table interface {
+	FillLua(w TableWriter)
+	FieldCount() int // a size hint
+}
+
+// TableWriter sets the fields of the Lua table a Table fills.
+type TableWriter struct {
+	L *lua.LState
+	t *lua.LTable
+}
+
+// String sets field k to the string v.
+func (w TableWriter) String(k, v string) { w.t.RawSetString(k, lua.LString(v)) }
+
+// Value sets field k to v, converted like any other Go value.
+func (w TableWriter) Value(k string, v any) { w.t.RawSetString(k, toLua(w.L, v)) }
+
 // Limits on values converted back from Lua.
 const (
 	maxConvertDepth = 64
@@ -52,6 +71,10 @@ func toLua(L *lua.LState, v any) lua.LValue {
 		return lua.LNumber(x)
 	case float32:
 		return lua.LNumber(x)
+	case Table:
+		t := L.CreateTable(0, x.FieldCount())
+		x.FillLua(TableWriter{L: L, t: t})
+		return t
 	case map[string]any:
 		t := L.CreateTable(0, len(x))
 		for k, e := range x {

@@ -40,9 +40,9 @@ func LoadPlugin(ctx context.Context, src []byte, opts Options) (*Plugin, error) 
 // the index to pass to Call.
 func (p *Plugin) Registrations() []Registration { return p.regs }
 
-// Call runs callback i with one argument, the kwargs table, under the plugin's timeout, and
-// returns its first result converted to Go.
-func (p *Plugin) Call(ctx context.Context, i int, kwargs map[string]any) (any, error) {
+// Call runs callback i with one argument, the kwargs (a map[string]any or a Table), under
+// the plugin's timeout, and returns its first result converted to Go.
+func (p *Plugin) Call(ctx context.Context, i int, kwargs any) (any, error) {
 	return p.s.call(ctx, i, []any{kwargs})
 }
 

@@ -73,6 +73,14 @@ type state struct {
 	kw     *lua.LTable  // the reused kwargs table (Options.ReuseKwargs)
 }
 
+// kwargsTable refills the state's reused kwargs table with a Table: every key is removed
+// first (the table keeps its key index, so setting them again allocates nothing).
+func (st *state) reusedTable(tb Table) *lua.LTable {
+	t := st.kwargsTable(nil)
+	tb.FillLua(TableWriter{L: st.L, t: t})
+	return t
+}
+
 // kwargsTable refills the state's reused kwargs table with m: stale keys (and anything a
 // callback stored) are removed, and the metatable is reset.
 func (st *state) kwargsTable(m map[string]any) *lua.LTable {
@@ -361,9 +369,15 @@ func (s *script) invoke(ctx context.Context, st *state, fn *lua.LFunction, args 
 	defer L.SetTop(top)
 	L.Push(fn)
 	for _, a := range args {
-		if m, ok := a.(map[string]any); ok && s.opts.ReuseKwargs {
-			L.Push(st.kwargsTable(m))
-			continue
+		if s.opts.ReuseKwargs {
+			switch x := a.(type) {
+			case map[string]any:
+				L.Push(st.kwargsTable(x))
+				continue
+			case Table:
+				L.Push(st.reusedTable(x))
+				continue
+			}
 		}
 		L.Push(toLua(L, a))
 	}
