@@ -61,57 +61,37 @@ func loadConfig(home string) (*config, []Warning, error) {
 			cfg.autoAccept, _ = manifest.Any(file, v, k.Value)
 		case "hooks_consent":
 			cfg.consentMode, _ = manifest.Any(file, v, k.Value)
-		case "gateway_hooks":
-			w, err := cfg.parseGatewayHooks(v)
+		case "gateway_hooks", "plugins":
+			list, w, err := disabledList(file, k.Value, v)
 			if err != nil {
 				return nil, nil, err
 			}
 			warns = append(warns, w...)
-		case "plugins":
-			w, err := cfg.parsePlugins(v)
-			if err != nil {
-				return nil, nil, err
+			if k.Value == "plugins" {
+				cfg.disabledPlugins = list
+			} else {
+				cfg.disabledGateway = list
 			}
-			warns = append(warns, w...)
 		}
 	}
 	return cfg, warns, nil
 }
 
-func (c *config) parsePlugins(n *yaml.Node) ([]Warning, error) {
+// disabledList reads a section of the form `<key>: {disabled: [name, ...]}`.
+func disabledList(file, key string, n *yaml.Node) ([]string, []Warning, error) {
 	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if n.Kind != yaml.MappingNode {
-		return nil, manifest.Errorf(c.file, n, "plugins must be a mapping (e.g. plugins: {disabled: [name]})")
+		return nil, nil, manifest.Errorf(file, n, "%s must be a mapping (e.g. %s: {disabled: [name]})", key, key)
 	}
-	fields, warns := manifest.Fields(c.file, n, []string{"disabled"})
-	if d, ok := fields["disabled"]; ok {
-		list, err := manifest.StringList(c.file, d, "plugins.disabled")
-		if err != nil {
-			return warns, err
-		}
-		c.disabledPlugins = list
+	fields, warns := manifest.Fields(file, n, []string{"disabled"})
+	d, ok := fields["disabled"]
+	if !ok {
+		return nil, warns, nil
 	}
-	return warns, nil
-}
-
-func (c *config) parseGatewayHooks(n *yaml.Node) ([]Warning, error) {
-	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
-		return nil, nil
-	}
-	if n.Kind != yaml.MappingNode {
-		return nil, manifest.Errorf(c.file, n, "gateway_hooks must be a mapping (e.g. gateway_hooks: {disabled: [name]})")
-	}
-	fields, warns := manifest.Fields(c.file, n, []string{"disabled"})
-	if d, ok := fields["disabled"]; ok {
-		list, err := manifest.StringList(c.file, d, "gateway_hooks.disabled")
-		if err != nil {
-			return warns, err
-		}
-		c.disabledGateway = list
-	}
-	return warns, nil
+	list, err := manifest.StringList(file, d, key+".disabled")
+	return list, warns, err
 }
 
 // DisabledGatewayHooks reads gateway_hooks.disabled from config.yaml now (the gateway
