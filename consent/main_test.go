@@ -1,15 +1,15 @@
 package consent
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
+
+	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
 // TestMain lets the test binary act as a separate process that approves one pair, for the
@@ -30,31 +30,13 @@ func helperApprove() int {
 	return 0
 }
 
-// logBuf collects log output; safe for concurrent writes.
-type logBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuf) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuf) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
-func newLogger() (*slog.Logger, *logBuf) {
-	lb := &logBuf{}
+func newLogger() (*slog.Logger, *testutil.Buffer) {
+	lb := &testutil.Buffer{}
 	return slog.New(slog.NewTextHandler(lb, &slog.HandlerOptions{Level: slog.LevelDebug})), lb
 }
 
 // testStore returns a Store on an allowlist in a fresh home, with HOME set to that home.
-func testStore(t *testing.T) (*Store, *logBuf, string) {
+func testStore(t *testing.T) (*Store, *testutil.Buffer, string) {
 	t.Helper()
 	home := t.TempDir()
 	t.Setenv("HOME", home)

@@ -1,30 +1,13 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"os"
-	"path/filepath"
-	"sync"
 	"testing"
-)
 
-// writeHome creates a home directory holding files (path -> content).
-func writeHome(t *testing.T, files map[string]string) string {
-	t.Helper()
-	home := t.TempDir()
-	for name, content := range files {
-		p := filepath.Join(home, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return home
-}
+	"github.com/hermes-hooks/hermes/internal/testutil"
+)
 
 // pluginFiles returns the two files of a plugin named name with the given manifest extra and
 // handler source.
@@ -40,37 +23,9 @@ func one(hook, body string) string {
 	return "function register(ctx)\n  ctx.register_hook(\"" + hook + "\", function(kw)\n" + body + "\n  end)\nend\n"
 }
 
-func merge(ms ...map[string]string) map[string]string {
-	out := map[string]string{}
-	for _, m := range ms {
-		for k, v := range m {
-			out[k] = v
-		}
-	}
-	return out
-}
-
-// syncBuffer is a goroutine-safe log sink.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-func newEngine(t *testing.T, home string) (*Engine, *syncBuffer) {
+func newEngine(t *testing.T, home string) (*Engine, *testutil.Buffer) {
 	t.Helper()
-	logs := &syncBuffer{}
+	logs := &testutil.Buffer{}
 	e, err := New(context.Background(), Options{Home: home, Logger: slog.New(slog.NewTextHandler(logs, nil))})
 	if err != nil {
 		t.Fatalf("New: %v", err)
@@ -86,4 +41,4 @@ func writeFile(t *testing.T, path, content string) {
 	}
 }
 
-func newTestLogger(w *syncBuffer) *slog.Logger { return slog.New(slog.NewTextHandler(w, nil)) }
+func newTestLogger(w *testutil.Buffer) *slog.Logger { return slog.New(slog.NewTextHandler(w, nil)) }

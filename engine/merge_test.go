@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
 var call = ToolCall{Name: "terminal", Args: map[string]any{"command": "ls"}, SessionID: "s", TaskID: "t", ToolCallID: "c"}
@@ -14,14 +16,14 @@ func TestPreToolCallMerge(t *testing.T) {
 		`return {message="x"}`, `return {action="block", message=123}`, `return {action="block", message=""}`, `error("boom")`}
 	for _, body := range invalid {
 		t.Run("ignored "+body, func(t *testing.T) {
-			e, _ := newEngine(t, writeHome(t, pluginFiles("p", "", one("pre_tool_call", body))))
+			e, _ := newEngine(t, testutil.Home(t, pluginFiles("p", "", one("pre_tool_call", body))))
 			if b := e.PreToolCall(context.Background(), call); b != nil {
 				t.Errorf("blocked with %+v, want nil", b)
 			}
 		})
 	}
 	t.Run("first valid block wins, observers after it still run", func(t *testing.T) {
-		home := writeHome(t, merge(
+		home := testutil.Home(t, testutil.Merge(
 			pluginFiles("a", "", one("pre_tool_call", `return {action="block"}`)),
 			pluginFiles("b", "", one("pre_tool_call", `return {action="block", message="from b"}`)),
 			pluginFiles("c", "", one("pre_tool_call", `return {action="block", message="from c"}`)),
@@ -38,7 +40,7 @@ func TestPreToolCallMerge(t *testing.T) {
 		}
 	})
 	t.Run("callback sees the kwargs", func(t *testing.T) {
-		e, _ := newEngine(t, writeHome(t, pluginFiles("p", "", one("pre_tool_call",
+		e, _ := newEngine(t, testutil.Home(t, pluginFiles("p", "", one("pre_tool_call",
 			`if kw.tool_name == "terminal" and kw.args.command == "ls" and kw.session_id == "s" and kw.task_id == "t" and kw.tool_call_id == "c" then return {action="block", message="saw all"} end`))))
 		if b := e.PreToolCall(context.Background(), call); b == nil || b.Message != "saw all" {
 			t.Errorf("got %+v", b)
@@ -47,7 +49,7 @@ func TestPreToolCallMerge(t *testing.T) {
 }
 
 func TestPreLLMCallMerge(t *testing.T) {
-	home := writeHome(t, merge(
+	home := testutil.Home(t, testutil.Merge(
 		pluginFiles("ccc", "", one("pre_llm_call", `return {context = "from ccc"}`)),
 		pluginFiles("aaa", "", one("pre_llm_call", `return {context = "from aaa"}`)),
 		pluginFiles("bbb", "", one("pre_llm_call", `return "plain string from bbb"`)),
@@ -83,9 +85,9 @@ func TestTransformMerge(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			files := map[string]string{}
 			for i, b := range tt.bodies {
-				files = merge(files, pluginFiles(string(rune('a'+i)), "", one(tt.hook, b)))
+				files = testutil.Merge(files, pluginFiles(string(rune('a'+i)), "", one(tt.hook, b)))
 			}
-			e, _ := newEngine(t, writeHome(t, files))
+			e, _ := newEngine(t, testutil.Home(t, files))
 			var got string
 			ctx := context.Background()
 			switch tt.hook {
@@ -122,9 +124,9 @@ func TestDispatchMerge(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			files := map[string]string{}
 			for i, b := range tt.bodies {
-				files = merge(files, pluginFiles(string(rune('a'+i)), "", one(PreGatewayDispatch, b)))
+				files = testutil.Merge(files, pluginFiles(string(rune('a'+i)), "", one(PreGatewayDispatch, b)))
 			}
-			e, _ := newEngine(t, writeHome(t, files))
+			e, _ := newEngine(t, testutil.Home(t, files))
 			got := e.PreGatewayDispatch(context.Background(), DispatchEvent{Text: "hello", Platform: "telegram"}, DispatchHost{})
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("dispatch (-want +got):\n%s", diff)
@@ -132,7 +134,7 @@ func TestDispatchMerge(t *testing.T) {
 		})
 	}
 	t.Run("internal events never fire the hook", func(t *testing.T) {
-		e, _ := newEngine(t, writeHome(t, pluginFiles("a", "", one(PreGatewayDispatch, `return {action="skip"}`))))
+		e, _ := newEngine(t, testutil.Home(t, pluginFiles("a", "", one(PreGatewayDispatch, `return {action="skip"}`))))
 		if got := e.PreGatewayDispatch(context.Background(), DispatchEvent{Text: "x", Internal: true}, DispatchHost{}); got.Action != DispatchAllow {
 			t.Errorf("internal event: %+v", got)
 		}
@@ -140,7 +142,7 @@ func TestDispatchMerge(t *testing.T) {
 	t.Run("host objects are callable", func(t *testing.T) {
 		var sent []any
 		host := DispatchHost{Gateway: map[string]any{"send": Func(func(_ context.Context, a []any) (any, error) { sent = a; return nil, nil })}}
-		e, _ := newEngine(t, writeHome(t, pluginFiles("a", "", one(PreGatewayDispatch, `kw.gateway.send(kw.event.platform, kw.event.chat_id, "denied") return {action="skip"}`))))
+		e, _ := newEngine(t, testutil.Home(t, pluginFiles("a", "", one(PreGatewayDispatch, `kw.gateway.send(kw.event.platform, kw.event.chat_id, "denied") return {action="skip"}`))))
 		e.PreGatewayDispatch(context.Background(), DispatchEvent{Platform: "telegram", ChatID: "c1"}, DispatchHost{Gateway: host.Gateway})
 		if diff := cmp.Diff([]any{"telegram", "c1", "denied"}, sent); diff != "" {
 			t.Errorf("gateway.send args (-want +got):\n%s", diff)

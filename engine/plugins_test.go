@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
 // order returns the names of the plugins whose pre_tool_call callbacks ran, in order.
@@ -22,27 +24,27 @@ func order(t *testing.T, e *Engine) []string {
 }
 
 func TestDiscoveryOrder(t *testing.T) {
-	files := merge(
+	files := testutil.Merge(
 		pluginFiles("charlie", "", one("pre_tool_call", "")),
 		pluginFiles("alpha", "", one("pre_tool_call", "")),
 		pluginFiles("bravo", "", one("pre_tool_call", "")),
 	)
-	e, _ := newEngine(t, writeHome(t, files))
+	e, _ := newEngine(t, testutil.Home(t, files))
 	if diff := cmp.Diff([]string{"alpha", "bravo", "charlie"}, order(t, e)); diff != "" {
 		t.Errorf("alphabetical order (-want +got):\n%s", diff)
 	}
-	files = merge(files,
+	files = testutil.Merge(files,
 		pluginFiles("charlie", "priority: 10", one("pre_tool_call", "")),
 		pluginFiles("delta", "priority: -1", one("pre_tool_call", "")),
 		pluginFiles("bravo", "priority: 10", one("pre_tool_call", "")))
-	e, _ = newEngine(t, writeHome(t, files))
+	e, _ = newEngine(t, testutil.Home(t, files))
 	if diff := cmp.Diff([]string{"bravo", "charlie", "alpha", "delta"}, order(t, e)); diff != "" {
 		t.Errorf("priority order (-want +got):\n%s", diff)
 	}
 }
 
 func TestRegistrationOrderWithinPlugin(t *testing.T) {
-	e, _ := newEngine(t, writeHome(t, pluginFiles("p", "", `function register(ctx)
+	e, _ := newEngine(t, testutil.Home(t, pluginFiles("p", "", `function register(ctx)
   ctx.register_hook("pre_llm_call", function() return "first" end)
   ctx.register_hook("pre_llm_call", function() return "second" end)
 end`)))
@@ -52,13 +54,13 @@ end`)))
 }
 
 func TestDisabledPlugins(t *testing.T) {
-	files := merge(
+	files := testutil.Merge(
 		pluginFiles("off", "enabled: false", one("pre_tool_call", "")),
 		pluginFiles("cfgoff", "", one("pre_tool_call", "")),
 		pluginFiles("on", "", one("pre_tool_call", "")),
 		map[string]string{"config.yaml": "model: gpt-4\nplugins:\n  disabled: [cfgoff]\n"},
 	)
-	e, _ := newEngine(t, writeHome(t, files))
+	e, _ := newEngine(t, testutil.Home(t, files))
 	if diff := cmp.Diff([]string{"on"}, order(t, e)); diff != "" {
 		t.Errorf("running plugins (-want +got):\n%s", diff)
 	}
@@ -72,7 +74,7 @@ func TestDisabledPlugins(t *testing.T) {
 }
 
 func TestBrokenPluginsAreReportedAndOthersLoad(t *testing.T) {
-	files := merge(
+	files := testutil.Merge(
 		pluginFiles("good", "", one("pre_tool_call", "")),
 		map[string]string{
 			"plugins/badyaml/plugin.yaml":    "name: badyaml\npriority: [1,\n",
@@ -90,7 +92,7 @@ func TestBrokenPluginsAreReportedAndOthersLoad(t *testing.T) {
 		pluginFiles("unknownkey", "descripton: typo\n", one("pre_tool_call", "")),
 		pluginFiles("unknownhook", "", "function register(ctx)\n  ctx.register_hook('pre_tools_call', function() end)\nend"),
 	)
-	home := writeHome(t, files)
+	home := testutil.Home(t, files)
 	e, logs := newEngine(t, home)
 	if diff := cmp.Diff([]string{"good", "unknownkey"}, order(t, e)); diff != "" {
 		t.Errorf("running plugins (-want +got):\n%s", diff)
@@ -131,7 +133,7 @@ func TestBrokenPluginsAreReportedAndOthersLoad(t *testing.T) {
 }
 
 func TestInvalidConfigIsAnError(t *testing.T) {
-	home := writeHome(t, map[string]string{"config.yaml": "plugins: [\n"})
+	home := testutil.Home(t, map[string]string{"config.yaml": "plugins: [\n"})
 	_, err := New(context.Background(), Options{Home: home})
 	if err == nil || !strings.Contains(err.Error(), "config.yaml:") {
 		t.Fatalf("err = %v, want an error naming config.yaml and the line", err)
@@ -140,7 +142,7 @@ func TestInvalidConfigIsAnError(t *testing.T) {
 
 func TestTimeoutInterruptsAndNextCallbackRuns(t *testing.T) {
 	before := runtime.NumGoroutine()
-	home := writeHome(t, merge(
+	home := testutil.Home(t, testutil.Merge(
 		pluginFiles("a_loop", "timeout: 0.2", one("pre_tool_call", "while true do end")),
 		pluginFiles("b_next", "", one("pre_tool_call", `return {action="block", message="b ran"}`)),
 	))
@@ -173,7 +175,7 @@ func TestFailClosed(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			e, _ := newEngine(t, writeHome(t, pluginFiles("guard", "fail_closed: true\ntimeout: 0.2", one("pre_tool_call", tt.body))))
+			e, _ := newEngine(t, testutil.Home(t, pluginFiles("guard", "fail_closed: true\ntimeout: 0.2", one("pre_tool_call", tt.body))))
 			b := e.PreToolCall(context.Background(), call)
 			if b == nil || !strings.Contains(b.Message, tt.want) {
 				t.Errorf("block = %+v, want message containing %q", b, tt.want)
@@ -181,13 +183,13 @@ func TestFailClosed(t *testing.T) {
 		})
 	}
 	t.Run("ok result lets the call through", func(t *testing.T) {
-		e, _ := newEngine(t, writeHome(t, pluginFiles("guard", "fail_closed: true", one("pre_tool_call", "return nil"))))
+		e, _ := newEngine(t, testutil.Home(t, pluginFiles("guard", "fail_closed: true", one("pre_tool_call", "return nil"))))
 		if b := e.PreToolCall(context.Background(), call); b != nil {
 			t.Errorf("blocked: %+v", b)
 		}
 	})
 	t.Run("ignored on other hooks", func(t *testing.T) {
-		e, _ := newEngine(t, writeHome(t, pluginFiles("guard", "fail_closed: true", `function register(ctx)
+		e, _ := newEngine(t, testutil.Home(t, pluginFiles("guard", "fail_closed: true", `function register(ctx)
   ctx.register_hook("pre_tool_call", function() return nil end)
   ctx.register_hook("pre_llm_call", function() error("x") end)
 end`)))
@@ -200,7 +202,7 @@ end`)))
 // TestConcurrentPreToolCall: many goroutines get the same answers as one, with -race.
 func TestConcurrentPreToolCall(t *testing.T) {
 	for _, states := range []string{"states: 1", "states: 4"} {
-		e, _ := newEngine(t, writeHome(t, merge(
+		e, _ := newEngine(t, testutil.Home(t, testutil.Merge(
 			pluginFiles("guard", states, one("pre_tool_call", `
 if busy then error("state entered twice") end
 busy = true
@@ -243,7 +245,7 @@ if blocked then return {action="block", message="no " .. kw.tool_call_id} end`))
 }
 
 func TestReloadSwapsHooks(t *testing.T) {
-	home := writeHome(t, pluginFiles("p", "", one("pre_llm_call", `return "v1"`)))
+	home := testutil.Home(t, pluginFiles("p", "", one("pre_llm_call", `return "v1"`)))
 	e, _ := newEngine(t, home)
 	if got := e.PreLLMCall(context.Background(), LLMTurn{}); got != "v1" {
 		t.Fatalf("got %q", got)

@@ -10,13 +10,15 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/testutil"
+	promtest "github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
 // TestReloadWhileCalling edits a plugin while calls run: no call fails, every call sees the
 // old or the new behaviour, and after the reload only the new one.
 func TestReloadWhileCalling(t *testing.T) {
-	home := writeHome(t, pluginFiles("p", "", one("pre_llm_call", `return "old"`)))
+	home := testutil.Home(t, pluginFiles("p", "", one("pre_llm_call", `return "old"`)))
 	e, _ := newEngine(t, home)
 	var stop atomic.Bool
 	var bad, sawNew atomic.Int64
@@ -57,7 +59,7 @@ func TestReloadWhileCalling(t *testing.T) {
 }
 
 func TestBrokenEditKeepsPreviousVersion(t *testing.T) {
-	home := writeHome(t, merge(
+	home := testutil.Home(t, testutil.Merge(
 		pluginFiles("p", "", one("pre_llm_call", `return "v1"`)),
 		pluginFiles("q", "", one("pre_llm_call", `return "q1"`)),
 	))
@@ -84,7 +86,7 @@ func TestBrokenEditKeepsPreviousVersion(t *testing.T) {
 }
 
 func TestMetricsCountPerHook(t *testing.T) {
-	home := writeHome(t, merge(
+	home := testutil.Home(t, testutil.Merge(
 		pluginFiles("guard", "", one("pre_tool_call", `if kw.args.command == "rm" then return {action="block", message="no"} end`)),
 		pluginFiles("flaky", "timeout: 0.1", one("pre_tool_call", `if kw.args.command == "loop" then while true do end end error("x")`)),
 	))
@@ -117,17 +119,17 @@ hermes_hook_errors_total{event="pre_tool_call",hook="guard",source="plugin"} 0
 hermes_hook_timeouts_total{event="pre_tool_call",hook="flaky",source="plugin"} 1
 hermes_hook_timeouts_total{event="pre_tool_call",hook="guard",source="plugin"} 0
 `
-	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "hermes_hook_calls_total", "hermes_hook_errors_total",
+	if err := promtest.GatherAndCompare(reg, strings.NewReader(want), "hermes_hook_calls_total", "hermes_hook_errors_total",
 		"hermes_hook_timeouts_total", "hermes_hook_blocks_total"); err != nil {
 		t.Error(err)
 	}
-	if n := testutil.CollectAndCount(m, "hermes_hook_duration_seconds"); n != 2 {
+	if n := promtest.CollectAndCount(m, "hermes_hook_duration_seconds"); n != 2 {
 		t.Errorf("%d latency series, want 2", n)
 	}
 }
 
 func TestAuditRecords(t *testing.T) {
-	home := writeHome(t, merge(
+	home := testutil.Home(t, testutil.Merge(
 		pluginFiles("guard", "", one("pre_tool_call", `return {action="block", message="no"}`)),
 		pluginFiles("mem", "", one("pre_llm_call", `return {context="secret fact"}`)),
 		pluginFiles("redact", "", one("transform_tool_result", `return "[redacted]"`)),
@@ -157,7 +159,7 @@ func TestAuditRecords(t *testing.T) {
 }
 
 func TestWatchHome(t *testing.T) {
-	home := writeHome(t, pluginFiles("p", "", one("pre_llm_call", `return "v1"`)))
+	home := testutil.Home(t, pluginFiles("p", "", one("pre_llm_call", `return "v1"`)))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	changes := make(chan []string, 10)

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
 // script writes an executable shell script into home/agent-hooks and returns its path.
@@ -25,7 +27,7 @@ func script(t *testing.T, home, name, body string) string {
 }
 
 func TestShellHooksJoinTheInvokerAfterPlugins(t *testing.T) {
-	home := writeHome(t, pluginFiles("lua", "", one("pre_tool_call", `return {action="block", message="lua says no"}`)))
+	home := testutil.Home(t, pluginFiles("lua", "", one("pre_tool_call", `return {action="block", message="lua says no"}`)))
 	block := script(t, home, "block.sh", `cat >/dev/null; echo '{"decision":"block","reason":"shell says no"}'`)
 	marker := filepath.Join(home, "observer-ran")
 	observer := script(t, home, "observer.sh", "cat > "+marker)
@@ -115,7 +117,7 @@ func TestShellConsent(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			home, s := setup(t, tt.config)
-			logs := &syncBuffer{}
+			logs := &testutil.Buffer{}
 			tt.opts.Home = home
 			tt.opts.Logger = newTestLogger(logs)
 			if tt.opts.Getenv == nil {

@@ -1,7 +1,6 @@
 package gateway
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"os"
@@ -13,57 +12,17 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/hermes-hooks/hermes/engine"
-)
 
-func writeHome(t *testing.T, files map[string]string) string {
-	t.Helper()
-	home := t.TempDir()
-	for name, content := range files {
-		p := filepath.Join(home, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return home
-}
+	"github.com/hermes-hooks/hermes/internal/testutil"
+)
 
 func hookFiles(name, manifest, handler string) map[string]string {
 	return map[string]string{"hooks/" + name + "/HOOK.yaml": manifest, "hooks/" + name + "/handler.lua": handler}
 }
 
-func merge(ms ...map[string]string) map[string]string {
-	out := map[string]string{}
-	for _, m := range ms {
-		for k, v := range m {
-			out[k] = v
-		}
-	}
-	return out
-}
-
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-func newGateway(t *testing.T, home string, opts Options) (*Gateway, *syncBuffer) {
+func newGateway(t *testing.T, home string, opts Options) (*Gateway, *testutil.Buffer) {
 	t.Helper()
-	logs := &syncBuffer{}
+	logs := &testutil.Buffer{}
 	logger := slog.New(slog.NewTextHandler(logs, nil))
 	eng, err := engine.New(context.Background(), engine.Options{Home: home, Logger: logger})
 	if err != nil {
@@ -84,7 +43,7 @@ func newGateway(t *testing.T, home string, opts Options) (*Gateway, *syncBuffer)
 const echoHandler = `function handle(ev, ctx) return ev end`
 
 func TestDiscovery(t *testing.T) {
-	files := merge(
+	files := testutil.Merge(
 		hookFiles("good", "events: [agent:start]\n", echoHandler),
 		map[string]string{"hooks/nomanifest/handler.lua": echoHandler, "hooks/nohandler/HOOK.yaml": "events: [agent:start]\n"},
 		hookFiles("emptyevents", "events: []\n", echoHandler),
@@ -95,7 +54,7 @@ func TestDiscovery(t *testing.T) {
 		hookFiles("off", "events: [agent:start]\nenabled: false\n", echoHandler),
 		hookFiles("typo", "events: [agent:stpe, agent:start]\ncolour: red\n", echoHandler),
 	)
-	home := writeHome(t, files)
+	home := testutil.Home(t, files)
 	g, _ := newGateway(t, home, Options{})
 	got := map[string]string{}
 	for _, h := range g.Hooks() {
@@ -143,7 +102,7 @@ func TestNoHooksDir(t *testing.T) {
 }
 
 func TestWildcards(t *testing.T) {
-	home := writeHome(t, merge(
+	home := testutil.Home(t, testutil.Merge(
 		hookFiles("a_wild", `events: ["command:*"]`, `function handle(ev, ctx) return "wild " .. ev .. " " .. ctx.command end`),
 		hookFiles("b_both", `events: ["command:*", "command:reset"]`, `n = 0 function handle(ev) n = n + 1 return "both " .. n end`),
 		hookFiles("c_exact", `events: ["command:reset"]`, `function handle(ev) return "exact" end`),
@@ -176,7 +135,7 @@ func TestEmitDoesNotWaitAndKeepsOrder(t *testing.T) {
 		seen = append(seen, args[0])
 		return nil, nil
 	})
-	home := writeHome(t, hookFiles("slow", `events: ["agent:step"]`, `
+	home := testutil.Home(t, hookFiles("slow", `events: ["agent:step"]`, `
 local t = require("time")
 local hermes = require("hermes")
 function handle(ev, ctx)
@@ -205,7 +164,7 @@ end`))
 }
 
 func TestFullQueueDropsAndCounts(t *testing.T) {
-	home := writeHome(t, hookFiles("slow", `events: ["agent:step"]`, `function handle() require("time").sleep(0.5) end`))
+	home := testutil.Home(t, hookFiles("slow", `events: ["agent:step"]`, `function handle() require("time").sleep(0.5) end`))
 	g, logs := newGateway(t, home, Options{QueueSize: 2})
 	start := time.Now()
 	for i := 0; i < 50; i++ {
@@ -224,7 +183,7 @@ func TestFullQueueDropsAndCounts(t *testing.T) {
 }
 
 func TestFailuresNeverReachTheCaller(t *testing.T) {
-	home := writeHome(t, merge(
+	home := testutil.Home(t, testutil.Merge(
 		hookFiles("a_err", `events: ["agent:end"]`, "function handle()\n  error('boom')\nend"),
 		hookFiles("b_slow", "events: [agent:end]\ntimeout: 0.2\n", `function handle() while true do end end`),
 		hookFiles("c_ok", `events: ["agent:end"]`, `function handle() return "ok" end`),
@@ -249,7 +208,7 @@ func TestFailuresNeverReachTheCaller(t *testing.T) {
 }
 
 func TestCloseDeadlineInterrupts(t *testing.T) {
-	home := writeHome(t, hookFiles("stuck", "events: [agent:end]\ntimeout: 60\n", `function handle() while true do end end`))
+	home := testutil.Home(t, hookFiles("stuck", "events: [agent:end]\ntimeout: 60\n", `function handle() while true do end end`))
 	g, _ := newGateway(t, home, Options{})
 	g.Emit("agent:end", nil)
 	time.Sleep(50 * time.Millisecond)

@@ -9,11 +9,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/testutil"
+	promtest "github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
 func TestGatewayReload(t *testing.T) {
-	home := writeHome(t, merge(
+	home := testutil.Home(t, testutil.Merge(
 		hookFiles("a", `events: ["agent:end"]`, `function handle() return "a1" end`),
 		hookFiles("b", `events: ["agent:end"]`, `function handle() return "b1" end`),
 		hookFiles("c", `events: ["agent:end"]`, `function handle() return "c1" end`),
@@ -51,7 +53,7 @@ func TestGatewayReload(t *testing.T) {
 }
 
 func TestReplayMetrics(t *testing.T) {
-	home := writeHome(t, merge(
+	home := testutil.Home(t, testutil.Merge(
 		map[string]string{"plugins/guard/plugin.yaml": "name: guard\n", "plugins/guard/handler.lua": `
 function register(ctx)
   ctx.register_hook("pre_tool_call", function(kw)
@@ -89,13 +91,13 @@ hermes_hook_errors_total{event="agent:end",hook="steps",source="gateway"} 1
 hermes_hook_errors_total{event="agent:step",hook="steps",source="gateway"} 0
 hermes_hook_errors_total{event="pre_tool_call",hook="guard",source="plugin"} 0
 `
-	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "hermes_hook_calls_total", "hermes_hook_errors_total", "hermes_hook_blocks_total"); err != nil {
+	if err := promtest.GatherAndCompare(reg, strings.NewReader(want), "hermes_hook_calls_total", "hermes_hook_errors_total", "hermes_hook_blocks_total"); err != nil {
 		t.Error(err)
 	}
 }
 
 func TestGatewayHooksDisabledInConfig(t *testing.T) {
-	home := writeHome(t, merge(
+	home := testutil.Home(t, testutil.Merge(
 		hookFiles("a", `events: ["agent:end"]`, `function handle() return "a" end`),
 		hookFiles("b", `events: ["agent:end"]`, `function handle() return "b" end`),
 		hookFiles("c", "name: \"\"\nevents: [agent:end]\n", `function handle() return "c" end`),

@@ -7,6 +7,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/hermes-hooks/hermes/engine"
+
+	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
 // everyHook registers a callback on every plugin hook; the dispatch and tool hooks act on
@@ -45,7 +47,7 @@ func (a *recordingAgent) Step(ctx context.Context, req StepRequest) (Step, error
 
 func replay(t *testing.T, transcript string) (*Runner, *recordingAgent, []string) {
 	t.Helper()
-	home := writeHome(t, merge(
+	home := testutil.Home(t, testutil.Merge(
 		map[string]string{"plugins/all/plugin.yaml": "name: all\n", "plugins/all/handler.lua": everyHook},
 		hookFiles("events", `events: ["gateway:*", "session:*", "agent:*", "command:*"]`, `function handle(ev, ctx) return nil end`),
 	))
@@ -176,7 +178,7 @@ func TestTranscriptErrors(t *testing.T) {
 }
 
 func TestRunAgentHostFunc(t *testing.T) {
-	home := writeHome(t, hookFiles("boot", `events: ["gateway:startup"]`, `
+	home := testutil.Home(t, hookFiles("boot", `events: ["gateway:startup"]`, `
 function handle(ev, ctx)
   local reply = require("hermes").run_agent("Run the BOOT.md checklist")
   if reply ~= "[SILENT]" then return reply end

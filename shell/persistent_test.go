@@ -3,7 +3,6 @@
 package shell
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
@@ -17,25 +16,9 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/hermes-hooks/hermes/internal/testutil"
 )
-
-// logBuffer is a goroutine-safe log sink.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *logBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // persistentHook builds a persistent hook running body as a /bin/sh script, closed at cleanup.
 func persistentHook(t *testing.T, event, body string, mods ...func(*Hook)) *Hook {
@@ -147,7 +130,7 @@ while IFS= read -r line; do
   [ "$n" -ge 2 ] && exit 3
 done
 `)
-	logs := &logBuffer{}
+	logs := &testutil.Buffer{}
 	opts := RunOptions{Logger: slog.New(slog.NewTextHandler(logs, nil))}
 	_, first := fire(t, h, context.Background(), "a", opts)
 	_, second := fire(t, h, context.Background(), "b", opts)
@@ -180,7 +163,7 @@ done
 		t.Run(fmt.Sprintf("fail_closed=%v", fc), func(t *testing.T) {
 			h := persistentHook(t, "pre_tool_call", body)
 			h.FailClosed = fc
-			logs := &logBuffer{}
+			logs := &testutil.Buffer{}
 			opts := RunOptions{Logger: slog.New(slog.NewTextHandler(logs, nil))}
 			kw := map[string]any{"tool_name": "terminal"}
 			if res := h.Run(context.Background(), kw, opts); res.Status != StatusOK {
@@ -212,7 +195,7 @@ func TestPersistentTimeoutKillsAndRestarts(t *testing.T) {
   printf '{"context":"%s"}\n' "$$"
 done
 `, withTimeout(300*time.Millisecond))
-	logs := &logBuffer{}
+	logs := &testutil.Buffer{}
 	opts := RunOptions{Logger: slog.New(slog.NewTextHandler(logs, nil))}
 	_, leader := fire(t, h, context.Background(), "ok", opts)
 	if leader == 0 {

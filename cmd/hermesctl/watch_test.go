@@ -5,27 +5,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/hermes-hooks/hermes/internal/testutil"
 )
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // TestHooksWatch edits a plugin under a running `hooks watch` and sees the reload reported.
 func TestHooksWatch(t *testing.T) {
@@ -35,7 +19,7 @@ func TestHooksWatch(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "plugin.yaml"), []byte("name: p\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "handler.lua"), []byte(`function register(ctx) ctx.register_hook("pre_llm_call", function() end) end`), 0o644)
 	ctx, cancel := context.WithCancel(context.Background())
-	var out, errOut lockedBuffer
+	var out, errOut testutil.Buffer
 	done := make(chan int)
 	go func() { done <- run(ctx, []string{"--home", home, "hooks", "watch"}, nil, &out, &errOut) }()
 	waitFor := func(want string) {

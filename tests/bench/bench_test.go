@@ -20,6 +20,8 @@ import (
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/gateway"
 	"github.com/hermes-hooks/hermes/shell"
+
+	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
 // The tool call every dispatch benchmark makes: the Lua and Python references let it through.
@@ -32,7 +34,7 @@ var (
 // BenchmarkInvokeNoHooks measures the cost of firing an event nobody subscribed to: the
 // engine's fast path, paid by a host on every tool call even with an empty home.
 func BenchmarkInvokeNoHooks(b *testing.B) {
-	eng := newEngine(b, writeHome(b, nil), engine.Options{})
+	eng := newEngine(b, testutil.Home(b, nil), engine.Options{})
 	ctx := context.Background()
 	b.Run("PreToolCall", func(b *testing.B) {
 		b.ReportAllocs()
@@ -314,7 +316,7 @@ func BenchmarkGatewayEmit(b *testing.B) {
 				files[dir+"HOOK.yaml"] = "events: [agent:step]\ntimeout: 300\n"
 				files[dir+"handler.lua"] = "function handle(event_type, context) " + tc.body + " end\n"
 			}
-			eng := newEngine(b, writeHome(b, files), engine.Options{})
+			eng := newEngine(b, testutil.Home(b, files), engine.Options{})
 			ctx := context.Background()
 			prefault(10 * tc.queue(b.N) * 32) // queue memory: page faults are not Emit's cost
 			gw, err := gateway.New(ctx, eng, gateway.Options{QueueSize: tc.queue(b.N)})
@@ -360,7 +362,7 @@ func BenchmarkLoadHome(b *testing.B) {
 		files[h+"HOOK.yaml"] = "events: [agent:step, \"command:*\"]\n"
 		files[h+"handler.lua"] = "function handle(event_type, context) return event_type end\n"
 	}
-	home := writeHome(b, files)
+	home := testutil.Home(b, files)
 	ctx := context.Background()
 	var heap float64
 	b.ReportAllocs()
@@ -470,7 +472,7 @@ func TestBenchmarkHomes(t *testing.T) {
 // TestPersistentShellHookClosedWithEngine checks the engine wiring of persistent: true: one
 // process across firings, stopped by Reload and by Close.
 func TestPersistentShellHookClosedWithEngine(t *testing.T) {
-	home := writeHome(t, map[string]string{
+	home := testutil.Home(t, map[string]string{
 		"config.yaml": "hooks:\n  pre_llm_call:\n    - command: " + quoteYAML(testdata(t, "pid-persistent.sh")) + "\n      persistent: true\n",
 	})
 	ctx := context.Background()
@@ -503,7 +505,7 @@ func TestPersistentShellHookClosedWithEngine(t *testing.T) {
 // referenceEngine loads a home whose one plugin is testdata/reference.lua.
 func referenceEngine(tb testing.TB, states int, reuse bool) *engine.Engine {
 	tb.Helper()
-	home := writeHome(tb, map[string]string{
+	home := testutil.Home(tb, map[string]string{
 		"plugins/reference/plugin.yaml": fmt.Sprintf("name: reference\nstates: %d\nreuse_kwargs: %v\n", states, reuse),
 		"plugins/reference/handler.lua": string(readTestdata(tb, "reference.lua")),
 	})
@@ -521,7 +523,7 @@ func shellEngine(tb testing.TB, script string, persistent bool) *engine.Engine {
 	if persistent {
 		cfg += "      persistent: true\n"
 	}
-	eng := newEngine(tb, writeHome(tb, map[string]string{"config.yaml": cfg}), engine.Options{AcceptHooks: true})
+	eng := newEngine(tb, testutil.Home(tb, map[string]string{"config.yaml": cfg}), engine.Options{AcceptHooks: true})
 	if hs := eng.ShellHooks(); len(hs) != 1 || !hs[0].Registered {
 		tb.Fatalf("shell hook not registered: %+v %v", hs, eng.Warnings())
 	}

@@ -16,22 +16,6 @@ import (
 	"github.com/hermes-hooks/hermes/scripts/examples"
 )
 
-// writeHome creates a home directory holding files (path -> content).
-func writeHome(tb testing.TB, files map[string]string) string {
-	tb.Helper()
-	home := tb.TempDir()
-	for name, content := range files {
-		p := filepath.Join(home, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			tb.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	return home
-}
-
 // testdata returns the absolute path of a file in testdata/.
 func testdata(tb testing.TB, name string) string {
 	tb.Helper()

@@ -2,7 +2,6 @@ package examples
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -19,6 +18,8 @@ import (
 
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/gateway"
+
+	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
 // repoRoot is the repository root, found before any test changes directory (tests start
@@ -59,33 +60,15 @@ func install(t *testing.T, name string) string {
 	return home
 }
 
-// syncBuffer is a goroutine-safe log sink.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-func newLogger(logs *syncBuffer) *slog.Logger {
+func newLogger(logs *testutil.Buffer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 }
 
 // newEngine loads home as a host would, approving its shell hooks (--accept-hooks). It fails
 // the test on any load warning: an example must load cleanly.
-func newEngine(t *testing.T, home string) (*engine.Engine, *syncBuffer) {
+func newEngine(t *testing.T, home string) (*engine.Engine, *testutil.Buffer) {
 	t.Helper()
-	logs := &syncBuffer{}
+	logs := &testutil.Buffer{}
 	eng, err := engine.New(context.Background(), engine.Options{Home: home, Logger: newLogger(logs), AcceptHooks: true})
 	if err != nil {
 		t.Fatal(err)
@@ -103,7 +86,7 @@ func newEngine(t *testing.T, home string) (*engine.Engine, *syncBuffer) {
 }
 
 // newGateway loads the gateway hooks of eng's home.
-func newGateway(t *testing.T, eng *engine.Engine, logs *syncBuffer, opts gateway.Options) *gateway.Gateway {
+func newGateway(t *testing.T, eng *engine.Engine, logs *testutil.Buffer, opts gateway.Options) *gateway.Gateway {
 	t.Helper()
 	opts.Logger = newLogger(logs)
 	gw, err := gateway.New(context.Background(), eng, opts)
@@ -199,7 +182,7 @@ func needTools(t *testing.T, tools ...string) {
 }
 
 // logLines returns the log lines (slog text format) whose message is msg.
-func logLines(logs *syncBuffer, msg string) []string {
+func logLines(logs *testutil.Buffer, msg string) []string {
 	needle := "msg=" + msg
 	if strings.ContainsAny(msg, " =\"") {
 		needle = "msg=" + strconv.Quote(msg)

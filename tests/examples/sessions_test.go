@@ -9,13 +9,15 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/gateway"
+
+	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
 // The sessions home: session lifecycle and subagent observers, and a shell hook.
 
-func replaySessions(t *testing.T, home string) (gateway.Timeline, *syncBuffer) {
+func replaySessions(t *testing.T, home string) (gateway.Timeline, *testutil.Buffer) {
 	t.Helper()
-	logs := &syncBuffer{}
+	logs := &testutil.Buffer{}
 	// Two turns of one session (two tool calls), a reset, a subagent and a shutdown.
 	tl, err := gateway.ReplayFile(context.Background(), filepath.Join(exampleDir("sessions"), "transcript.jsonl"),
 		engine.Options{Home: home, Logger: newLogger(logs), AcceptHooks: true}, gateway.Options{})
