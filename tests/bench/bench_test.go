@@ -57,22 +57,15 @@ func BenchmarkInvokeNoHooks(b *testing.B) {
 // BenchmarkPreToolCallLua measures PreToolCall through the engine with testdata/reference.lua
 // loaded as a plugin, on a call it lets through: kwargs map, hook-set reference, pool,
 // timeout context, Go->Lua table, the Lua call, Lua->Go result, merge.
-func BenchmarkPreToolCallLua(b *testing.B) {
-	eng := referenceEngine(b, 1, false)
-	ctx := context.Background()
-	b.ReportAllocs()
-	defer reportCPU(b)()
-	for b.Loop() {
-		if eng.PreToolCall(ctx, allowed) != nil {
-			b.Fatal("allowed call blocked")
-		}
-	}
-}
+func BenchmarkPreToolCallLua(b *testing.B) { benchPreToolCall(b, false) }
 
 // BenchmarkPreToolCallLuaReuse is BenchmarkPreToolCallLua with reuse_kwargs: true in the
 // plugin's manifest: the state's kwargs table is refilled instead of rebuilt.
-func BenchmarkPreToolCallLuaReuse(b *testing.B) {
-	eng := referenceEngine(b, 1, true)
+func BenchmarkPreToolCallLuaReuse(b *testing.B) { benchPreToolCall(b, true) }
+
+// benchPreToolCall calls PreToolCall serially on the reference plugin.
+func benchPreToolCall(b *testing.B, reuse bool) {
+	eng := referenceEngine(b, 1, reuse)
 	ctx := context.Background()
 	b.ReportAllocs()
 	defer reportCPU(b)()
