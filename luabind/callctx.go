@@ -5,15 +5,20 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	lua "github.com/yuin/gopher-lua"
 )
 
 // callContext is the context of one state's calls. A state runs one call at a time, so it
 // keeps one callContext and re-arms it for every call: a call allocates no context, timer
 // or goroutine (context.WithTimeout costs five allocations and a timer per call, a large
-// share of a short hook's cost). begin arms the deadline, end disarms it; the interpreter
-// polls Done between instructions.
+// share of a short hook's cost). begin arms the deadline, end disarms it; the watchdog
+// (guard.go) expires a call past its deadline; the interpreter polls Done between
+// instructions.
 type callContext struct {
-	done atomic.Pointer[chan struct{}] // read by Done on every instruction
+	_    cacheLinePad
+	poll atomic.Pointer[chan struct{}] // nil, or done once closed: what pollContext returns
+	done atomic.Pointer[chan struct{}] // the current call's Done channel
 
 	mu         sync.Mutex // guards everything below
 	parent     context.Context
@@ -21,9 +26,14 @@ type callContext struct {
 	err        error
 	armed      bool
 	gen        uint64 // which call is armed, for the parent's late cancellation
-	timer      *time.Timer
 	stopParent func() bool
+	_          cacheLinePad
 }
+
+// cacheLinePad keeps what one state writes on every call off the cache lines of objects
+// allocated next to it (another state's): two cores writing one line take turns owning it.
+// It is two lines long because x86 cores prefetch lines in pairs.
+type cacheLinePad [128]byte
 
 func newCallContext() *callContext {
 	c := &callContext{parent: context.Background()}
@@ -32,13 +42,14 @@ func newCallContext() *callContext {
 	return c
 }
 
-// begin arms c for a call of at most timeout under parent.
-func (c *callContext) begin(parent context.Context, timeout time.Duration) {
+// begin arms c for a call of at most timeout under parent and returns its deadline.
+func (c *callContext) begin(parent context.Context, timeout time.Duration) time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.err != nil { // the previous call was cancelled: its channel is closed
 		ch := make(chan struct{})
 		c.done.Store(&ch)
+		c.poll.Store(nil)
 		c.err = nil
 	}
 	c.parent, c.armed = parent, true
@@ -49,18 +60,13 @@ func (c *callContext) begin(parent context.Context, timeout time.Duration) {
 	}
 	if err := parent.Err(); err != nil {
 		c.cancelLocked(err)
-		return
-	}
-	wait := time.Until(c.deadline)
-	if c.timer == nil {
-		c.timer = time.AfterFunc(wait, c.expire)
-	} else {
-		c.timer.Reset(wait)
+		return c.deadline
 	}
 	if parent.Done() != nil {
 		gen := c.gen
 		c.stopParent = context.AfterFunc(parent, func() { c.cancelGen(gen, parent.Err()) })
 	}
+	return c.deadline
 }
 
 // end disarms c after the call.
@@ -68,9 +74,6 @@ func (c *callContext) end() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.armed = false
-	if c.timer != nil {
-		c.timer.Stop()
-	}
 	if c.stopParent != nil {
 		c.stopParent()
 		c.stopParent = nil
@@ -78,8 +81,7 @@ func (c *callContext) end() {
 	c.parent = context.Background()
 }
 
-// expire runs when the timer fires. A firing left over from an earlier call finds the
-// call disarmed or its deadline not reached, and does nothing.
+// expire times out the call in progress once its deadline has passed.
 func (c *callContext) expire() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -109,6 +111,7 @@ func (c *callContext) cancelLocked(err error) {
 	if c.err == nil {
 		c.err = err
 		close(*c.done.Load())
+		c.poll.Store(c.done.Load())
 	}
 }
 
@@ -135,4 +138,33 @@ func (c *callContext) Value(key any) any {
 	p := c.parent
 	c.mu.Unlock()
 	return p.Value(key)
+}
+
+// pollContext is the view of a callContext the interpreter polls between instructions
+// (gopher-lua selects on Done before every instruction). Its Done is nil until the call is
+// cancelled: a select on a nil channel touches no shared memory, where one on a channel
+// reads the channel's lock word, which two cores running two states keep stealing from
+// each other when the channels sit on one cache line. Host functions, which wait on Done,
+// get the callContext itself through hostContext. Successive calls of Done may return
+// different values, so a pollContext must not be handed to anything but gopher-lua.
+type pollContext struct{ *callContext }
+
+// Done implements context.Context, for the interpreter's poll only.
+func (p pollContext) Done() <-chan struct{} {
+	if ch := p.poll.Load(); ch != nil {
+		return *ch
+	}
+	return nil
+}
+
+// hostContext is the context a host function called from Lua should honour.
+func hostContext(L *lua.LState) context.Context {
+	switch ctx := L.Context().(type) {
+	case nil:
+		return context.Background()
+	case pollContext:
+		return ctx.callContext
+	default:
+		return ctx
+	}
 }

@@ -30,15 +30,30 @@ type Table interface {
 
 // TableWriter sets the fields of the Lua table a Table fills.
 type TableWriter struct {
-	L *lua.LState
-	t *lua.LTable
+	L  *lua.LState
+	t  *lua.LTable
+	kw *kwTable // set when refilling a reused table
 }
 
 // String sets field k to the string v.
-func (w TableWriter) String(k, v string) { w.t.RawSetString(k, lua.LString(v)) }
+func (w TableWriter) String(k, v string) {
+	if w.kw != nil {
+		w.kw.note(k)
+		w.kw.setString(k, v)
+		return
+	}
+	w.t.RawSetString(k, lua.LString(v))
+}
 
 // Value sets field k to v, converted like any other Go value.
-func (w TableWriter) Value(k string, v any) { w.t.RawSetString(k, toLua(w.L, v)) }
+func (w TableWriter) Value(k string, v any) {
+	if w.kw != nil {
+		w.kw.note(k)
+		w.kw.setValue(w.L, k, v)
+		return
+	}
+	w.t.RawSetString(k, toLua(w.L, v))
+}
 
 // Limits on values converted back from Lua.
 const (
@@ -159,11 +174,7 @@ func wrapFunc(f Func) lua.LGFunction {
 			}
 			args[i] = v
 		}
-		ctx := L.Context()
-		if ctx == nil {
-			ctx = context.Background()
-		}
-		res, err := callFunc(ctx, f, args)
+		res, err := callFunc(hostContext(L), f, args)
 		if err != nil {
 			L.RaiseError("%v", err)
 		}

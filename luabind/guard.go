@@ -16,13 +16,15 @@ const defaultMemoryLimit = 256 << 20
 // watchdog once, when the state is built, and armed for each call, so a call costs two
 // uncontended lock operations and no allocation; states never contend with each other.
 type callGuard struct {
-	mu      sync.Mutex         // guards the fields below against the sampler
-	active  bool               // a call is being watched
-	budget  int64              //
-	cancel  context.CancelFunc // stops the call; nil once used
-	sampled bool               // base and last are set
-	base    int64              // heap size the call's growth is measured from
-	last    int64              // heap size at the previous sample
+	mu       sync.Mutex         // guards the fields below against the sampler
+	active   bool               // a call is being watched
+	budget   int64              // heap growth allowed; <= 0: no memory check
+	cancel   context.CancelFunc // stops the call; nil once used
+	deadline time.Time          // when the call times out; zero: no deadline
+	expire   func()             // times the call out; nil once used
+	sampled  bool               // base and last are set
+	base     int64              // heap size the call's growth is measured from
+	last     int64              // heap size at the previous sample
 
 	on      bool         // watched; only the goroutine running the call reads and writes it
 	waiting atomic.Int32 // > 0 while the call waits in a host function (sleep, http, exec, ...)
@@ -43,16 +45,16 @@ func (g *callGuard) limitError(file string) *Error {
 }
 
 // watchdog samples the Go heap while Lua calls are in flight and stops a call whose growth
-// passes its budget, by cancelling the call's context: the interpreter checks it between
-// instructions. One sampler goroutine serves every call in the process, because the heap is
+// passes its budget, or whose deadline has passed, by cancelling the call's context: the
+// interpreter checks it between instructions. One sampler goroutine serves every call in the process, because the heap is
 // one process-wide resource; it runs only while calls are in flight, and exits after a
 // second without any (see doc.go).
 type watchdog struct {
 	every time.Duration // sampling period
 	idle  time.Duration // the sampler exits after this long without calls
 
-	active  atomic.Int64 // calls being watched
-	running atomic.Bool  // the sampler goroutine is running
+	running atomic.Bool // the sampler goroutine is running; read by every call, so never
+	// put a field written per call next to it
 
 	mu     sync.Mutex // guards guards
 	guards map[*callGuard]struct{}
@@ -73,17 +75,20 @@ func (w *watchdog) unregister(g *callGuard) {
 	w.mu.Unlock()
 }
 
-// watch starts watching g for a call whose context cancel cancels. budget <= 0 means off.
-func (w *watchdog) watch(g *callGuard, budget int64, cancel context.CancelFunc) {
+// watch starts watching g for a call: cancel stops it when it grows the heap by more than
+// budget (<= 0: no limit), expire when deadline (zero: none) has passed. The deadline is
+// checked on the sampler's period, so a call times out up to one period late; in return a
+// call arms no timer of its own.
+func (w *watchdog) watch(g *callGuard, budget int64, deadline time.Time, cancel context.CancelFunc, expire func()) {
 	g.tripped.Store(false)
-	g.on = budget > 0
+	g.on = budget > 0 || !deadline.IsZero()
 	if !g.on {
 		return
 	}
 	g.mu.Lock()
 	g.active, g.budget, g.cancel, g.sampled = true, budget, cancel, false
+	g.deadline, g.expire = deadline, expire
 	g.mu.Unlock()
-	w.active.Add(1)
 	if !w.running.Load() && w.running.CompareAndSwap(false, true) {
 		go w.run()
 	}
@@ -96,9 +101,8 @@ func (w *watchdog) unwatch(g *callGuard) {
 	}
 	g.on = false
 	g.mu.Lock()
-	g.active, g.cancel = false, nil
+	g.active, g.cancel, g.expire = false, nil, nil
 	g.mu.Unlock()
-	w.active.Add(-1)
 }
 
 // run is the sampler goroutine.
@@ -108,37 +112,61 @@ func (w *watchdog) run() {
 	samples := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/gc/heap/goal:bytes"}}
 	lastBusy := time.Now()
 	for now := range t.C {
-		if w.active.Load() == 0 {
-			if now.Sub(lastBusy) < w.idle {
-				continue
-			}
-			w.running.Store(false)
-			// A call may have started between the check and the store: keep going for it
-			// unless another sampler has already been started.
-			if w.active.Load() == 0 || !w.running.CompareAndSwap(false, true) {
-				return
-			}
-		}
-		lastBusy = now
 		metrics.Read(samples)
-		w.check(int64(samples[0].Value.Uint64()), int64(samples[1].Value.Uint64()))
+		if w.check(int64(samples[0].Value.Uint64()), int64(samples[1].Value.Uint64()), now) {
+			lastBusy = now
+			continue
+		}
+		if now.Sub(lastBusy) < w.idle {
+			continue
+		}
+		w.running.Store(false)
+		// A call may have started between the check and the store: keep going for it
+		// unless another sampler has already been started.
+		if !w.busy() || !w.running.CompareAndSwap(false, true) {
+			return
+		}
 	}
+}
+
+// busy reports whether a call is being watched.
+func (w *watchdog) busy() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for g := range w.guards {
+		g.mu.Lock()
+		active := g.active
+		g.mu.Unlock()
+		if active {
+			return true
+		}
+	}
+	return false
 }
 
 // check compares one heap sample with every watched call. A call's first sample sets its
 // base: the heap then, plus the headroom the GC was going to allow anyway (the heap goal,
 // at most the budget), so that garbage others leave behind does not count against it.
 // While a call waits in a host function its base follows the heap up.
-func (w *watchdog) check(heap, goal int64) {
+// A call past its deadline is expired. check reports whether any call is being watched.
+func (w *watchdog) check(heap, goal int64, now time.Time) (busy bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for g := range w.guards {
 		g.mu.Lock()
 		if g.active {
-			g.sample(heap, goal)
+			busy = true
+			if g.expire != nil && !g.deadline.IsZero() && !now.Before(g.deadline) {
+				g.expire()
+				g.expire = nil
+			}
+			if g.budget > 0 {
+				g.sample(heap, goal)
+			}
 		}
 		g.mu.Unlock()
 	}
+	return busy
 }
 
 func (g *callGuard) sample(heap, goal int64) {

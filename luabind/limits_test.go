@@ -223,7 +223,7 @@ func TestWatchdog(t *testing.T) {
 	defer cancel()
 	var g callGuard
 	w.register(&g)
-	w.watch(&g, 4<<20, cancel)
+	w.watch(&g, 4<<20, time.Time{}, cancel, nil)
 	time.Sleep(10 * time.Millisecond) // first sample: the base
 	release := g.wait()
 	keep = append(keep, make([]byte, 16<<20))
@@ -256,7 +256,7 @@ func TestWatchdog(t *testing.T) {
 			w.register(&g)
 			defer w.unregister(&g)
 			for range 200 {
-				w.watch(&g, 1<<40, func() {})
+				w.watch(&g, 1<<40, time.Time{}, func() {}, nil)
 				w.unwatch(&g)
 			}
 		})
@@ -264,9 +264,9 @@ func TestWatchdog(t *testing.T) {
 	wg.Wait()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		running, n := w.running.Load(), w.active.Load()
-		if n != 0 {
-			t.Fatalf("%d calls still watched after every call ended", n)
+		running := w.running.Load()
+		if w.busy() {
+			t.Fatal("calls still watched after every call ended")
 		}
 		if !running {
 			break
@@ -336,7 +336,7 @@ func BenchmarkWatch(b *testing.B) {
 	cancel := func() {}
 	b.ReportAllocs()
 	for b.Loop() {
-		heapWatch.watch(&g, defaultMemoryLimit, cancel)
+		heapWatch.watch(&g, defaultMemoryLimit, time.Time{}, cancel, nil)
 		heapWatch.unwatch(&g)
 	}
 }

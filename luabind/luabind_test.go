@@ -215,8 +215,19 @@ function register(ctx)
   ctx.register_hook("sleep", function() require("time").sleep(60) end)
   ctx.register_hook("pcall_loop", function() while true do pcall(function() while true do end end) end end)
   ctx.register_hook("ok", function() return "fine" end)
-end`, Options{Timeout: 100 * time.Millisecond})
-	for i, name := range []string{"loop", "sleep", "pcall_loop"} {
+  -- coroutines made at load, and in an earlier call, run under the current call's deadline
+  ctx.register_hook("co_load", function() coroutine.resume(at_load) end)
+  ctx.register_hook("co_make", function() later = coroutine.wrap(function() coroutine.yield() while true do end end); later() end)
+  ctx.register_hook("co_later", function() later() end)
+end
+at_load = coroutine.create(function() while true do end end)`, Options{Timeout: 100 * time.Millisecond})
+	if _, err := p.Call(context.Background(), 5, nil); err != nil {
+		t.Fatal(err)
+	}
+	for i, name := range []string{"loop", "sleep", "pcall_loop", "", "co_load", "", "co_later"} {
+		if name == "" {
+			continue
+		}
 		start := time.Now()
 		_, err := p.Call(context.Background(), i, nil)
 		if !errors.Is(err, ErrTimeout) {
@@ -335,7 +346,7 @@ end`, Options{States: states})
 		if bad.Load() != 0 {
 			t.Errorf("states=%d: %d bad calls", states, bad.Load())
 		}
-		if got := len(p.s.all); got > states {
+		if got := p.s.pool.size(); got > states {
 			t.Errorf("states=%d: created %d states", states, got)
 		}
 	}

@@ -134,10 +134,7 @@ func (e *env) runProgram(L *lua.LState, argv []string, o execOpts) *lua.LTable {
 	if err != nil {
 		L.RaiseError("exec: cwd: %v", err)
 	}
-	parent := L.Context()
-	if parent == nil {
-		parent = context.Background()
-	}
+	parent := hostContext(L)
 	ctx, cancel := context.WithTimeout(parent, o.timeout)
 	defer cancel()
 

@@ -261,10 +261,7 @@ func (e *env) doHTTP(L *lua.LState, client *http.Client, rules netRules, fn stri
 	if !rules.allowsURL(u) {
 		L.RaiseError("http: %s", &refusedError{host: u.Hostname(), port: urlPort(u), rules: rules})
 	}
-	parent := L.Context()
-	if parent == nil {
-		parent = context.Background()
-	}
+	parent := hostContext(L)
 	ctx, cancel := context.WithTimeout(parent, r.timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, r.method, u.String(), bytes.NewReader(r.body))

@@ -1,7 +1,6 @@
 package luabind
 
 import (
-	"context"
 	"log/slog"
 	"strings"
 
@@ -25,10 +24,7 @@ func openLog(L *lua.LState, e *env) lua.LValue {
 
 // logFromLua logs the message at index first and an optional table of fields after it.
 func logFromLua(L *lua.LState, logger *slog.Logger, level slog.Level, first int) {
-	ctx := L.Context()
-	if ctx == nil {
-		ctx = context.Background()
-	}
+	ctx := hostContext(L)
 	if !logger.Enabled(ctx, level) {
 		return
 	}

@@ -20,11 +20,7 @@ func openTime(L *lua.LState, e *env) lua.LValue {
 			return 0
 		}
 		defer e.guard.wait()()
-		ctx := L.Context()
-		if ctx == nil {
-			time.Sleep(d)
-			return 0
-		}
+		ctx := hostContext(L)
 		t := time.NewTimer(d)
 		defer t.Stop()
 		select {

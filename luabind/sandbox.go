@@ -1,6 +1,7 @@
 package luabind
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -23,12 +24,15 @@ type hook struct {
 // of the call in progress, the files it opened, the http client. A state runs one call at
 // a time, so these need no lock, except the guard fields the watchdog reads.
 type env struct {
+	_ cacheLinePad
 	*hook
+	poll     context.Context // the state's pollContext, for the interpreter and coroutines
 	guard    callGuard
 	coDepth  int // coroutines being resumed inside one another
 	files    openFiles
 	httpDone func() // closes the http module's idle connections; nil if never opened
 	json     *jsonValues
+	_        cacheLinePad
 }
 
 // closeCall releases what the call in progress left open.
@@ -146,6 +150,16 @@ func limitCoroutines(L *lua.LState, e *env) {
 		e.coDepth++
 		return func() { e.coDepth-- }
 	}
+	// A coroutine polls the state's context, as the state itself does; gopher-lua would
+	// derive one from the context current at its creation, which may be an earlier call's.
+	create := co.RawGetString("create")
+	co.RawSetString("create", L.NewFunction(func(L *lua.LState) int {
+		L.Insert(create, 1)
+		L.Call(L.GetTop()-1, 1)
+		th := L.CheckThread(-1)
+		th.SetContext(e.poll)
+		return 1
+	}))
 	resume := co.RawGetString("resume")
 	co.RawSetString("resume", L.NewFunction(func(L *lua.LState) int {
 		defer enter(L)()
@@ -155,7 +169,8 @@ func limitCoroutines(L *lua.LState, e *env) {
 	}))
 	co.RawSetString("wrap", L.NewFunction(func(L *lua.LState) int {
 		fn := L.CheckFunction(1)
-		th, _ := L.NewThread() // its context ends with the call's
+		th, _ := L.NewThread()
+		th.SetContext(e.poll)
 		L.Push(L.NewFunction(func(L *lua.LState) int {
 			defer enter(L)()
 			args := make([]lua.LValue, L.GetTop())

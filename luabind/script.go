@@ -8,8 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"slices"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	lua "github.com/yuin/gopher-lua"
@@ -36,9 +34,10 @@ type Options struct {
 	Permissions Permissions     // what the hook may touch
 	HostFuncs   map[string]Func // extra functions of the hermes module, e.g. run_agent
 	Config      any             // plugins only: visible to Lua as ctx.config
-	// ReuseKwargs passes the same kwargs table to every call of a state, refilled each
-	// time, instead of building a new one (about a third of a short callback's cost). A
-	// callback must then not keep the table (or store into it) beyond its call.
+	// ReuseKwargs refills one kwargs table per callback and state instead of building a
+	// new one for every call, even for callbacks that may keep or change it (a callback
+	// that only reads its kwargs gets this without asking; see doc.go). A callback must
+	// then not keep the table (or store into it) beyond its call.
 	ReuseKwargs bool
 	// MemoryLimit is how much a call may grow the Go heap before it is stopped with a
 	// KindLimit error (see doc.go, Limits); 0 = 256 MiB; negative = no memory guard.
@@ -56,11 +55,7 @@ type script struct {
 	timeoutText string
 	setup       func(ctx context.Context, st *state) error
 
-	idle    chan *state
-	mu      sync.Mutex
-	created int
-	closed  atomic.Bool
-	all     []*state
+	pool *pool
 }
 
 // state is one Lua state with the functions the handler gave us.
@@ -68,40 +63,41 @@ type state struct {
 	L      *lua.LState
 	env    *env
 	fns    []*lua.LFunction
+	kws    []*kwTable   // per function: its reused kwargs table, or nil (reuse.go)
+	slot   *slot        // where the pool keeps it
+	index  int          // of slot
 	ctx    *callContext // re-armed for every call
 	cancel func()       // ctx.cancel, bound once
-	kw     *lua.LTable  // the reused kwargs table (Options.ReuseKwargs)
+	expire func()       // ctx.expire, bound once
 }
 
-// kwargsTable refills the state's reused kwargs table with a Table: every key is removed
-// first (the table keeps its key index, so setting them again allocates nothing).
-func (st *state) reusedTable(tb Table) *lua.LTable {
-	t := st.kwargsTable(nil)
-	tb.FillLua(TableWriter{L: st.L, t: t})
-	return t
-}
-
-// kwargsTable refills the state's reused kwargs table with m: stale keys (and anything a
-// callback stored) are removed, and the metatable is reset.
-func (st *state) kwargsTable(m map[string]any) *lua.LTable {
-	t := st.kw
-	if t == nil {
-		t = st.L.CreateTable(0, len(m))
-		st.kw = t
-	}
-	t.Metatable = lua.LNil
-	t.ForEach(func(k, _ lua.LValue) {
-		if s, ok := k.(lua.LString); ok {
-			if _, keep := m[string(s)]; keep {
-				return
-			}
+// planReuse decides, once per state, which callbacks get their kwargs table refilled.
+func (st *state) planReuse(forced bool) {
+	st.kws = make([]*kwTable, len(st.fns))
+	for i, fn := range st.fns {
+		var use kwargsUse
+		if !fn.IsG {
+			use = analyzeKwargs(fn.Proto)
 		}
-		t.RawSet(k, lua.LNil)
-	})
-	for k, v := range m {
-		t.RawSetString(k, toLua(st.L, v))
+		if use.readOnly || forced {
+			st.kws[i] = newKWTable(use, !use.readOnly)
+		}
 	}
-	return t
+}
+
+// arg converts a call's argument to Lua: into the callback's reused table when it has one.
+func (st *state) arg(fn int, v any, only bool) lua.LValue {
+	if k := st.kws[fn]; k != nil && only {
+		switch x := v.(type) {
+		case map[string]any:
+			k.fillMap(st.L, x)
+			return k.t
+		case Table:
+			k.fillTable(st.L, x)
+			return k.t
+		}
+	}
+	return toLua(st.L, v)
 }
 
 // close closes the Lua state and what its modules hold outside Lua (files, connections).
@@ -165,14 +161,15 @@ func newScript(src []byte, opts Options) (*script, error) {
 	if err != nil {
 		return nil, &Error{Kind: KindLoad, File: opts.File, Msg: err.Error()}
 	}
-	return &script{
+	s := &script{
 		opts:  opts,
 		proto: proto,
 		hook: &hook{name: opts.Name, home: opts.Home, logger: logger, perms: opts.Permissions,
 			hostFuncs: opts.HostFuncs, fsRoots: roots},
 		timeoutText: fmt.Sprintf("timed out after %s", opts.Timeout),
-		idle:        make(chan *state, opts.States),
-	}, nil
+	}
+	s.pool = newPool(opts.States, s.newState)
+	return s, nil
 }
 
 // start creates the first state, so that load errors surface at load time.
@@ -181,22 +178,22 @@ func (s *script) start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	s.release(st)
+	s.pool.release(st)
 	return nil
 }
 
 // newState builds a sandbox, runs the chunk and the script's setup, under the timeout and
 // the memory guard. Files the chunk or setup opened are closed when loading ends.
-func (s *script) newState(ctx context.Context) (st *state, err error) {
-	ctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
-	defer cancel()
-	e := &env{hook: s.hook}
+func (s *script) newState(parent context.Context) (st *state, err error) {
 	cc := newCallContext()
-	built := &state{L: newSandbox(e), env: e, ctx: cc, cancel: cc.cancel}
+	e := &env{hook: s.hook, poll: pollContext{cc}}
+	built := &state{L: newSandbox(e), env: e, ctx: cc, cancel: cc.cancel, expire: cc.expire}
 	heapWatch.register(&e.guard)
-	heapWatch.watch(&e.guard, s.opts.MemoryLimit, cancel)
+	deadline := cc.begin(parent, s.opts.Timeout)
+	heapWatch.watch(&e.guard, s.opts.MemoryLimit, deadline, cc.cancel, cc.expire)
 	defer func() {
 		heapWatch.unwatch(&e.guard)
+		cc.end()
 		if r := recover(); r != nil {
 			err = &Error{Kind: KindRuntime, File: s.opts.File, Msg: fmt.Sprintf("panic while loading: %v", r)}
 		}
@@ -210,27 +207,26 @@ func (s *script) newState(ctx context.Context) (st *state, err error) {
 		}
 	}()
 	L := built.L
-	L.SetContext(ctx)
+	L.SetContext(e.poll)
 	defer L.RemoveContext()
 	L.Push(L.NewFunctionFromProto(s.proto))
 	if err := L.PCall(0, 0, nil); err != nil {
-		return nil, fromCallError(s.opts.File, ctx, "timed out while loading after "+s.opts.Timeout.String(), err)
+		return nil, fromCallError(s.opts.File, cc, "timed out while loading after "+s.opts.Timeout.String(), err)
 	}
 	if s.setup != nil {
-		if err := s.setup(ctx, built); err != nil {
+		if err := s.setup(cc, built); err != nil {
 			return nil, err
 		}
 	}
+	built.planReuse(s.opts.ReuseKwargs)
 	return built, nil
 }
 
 // acquireFor takes a state for a call: at once when one is idle, else waiting at most the
 // hook's timeout. It returns how much of the timeout is left for the call.
 func (s *script) acquireFor(ctx context.Context) (*state, time.Duration, error) {
-	select {
-	case st := <-s.idle:
+	if st := s.pool.tryIdle(); st != nil {
 		return st, s.opts.Timeout, nil
-	default:
 	}
 	start := time.Now()
 	waitCtx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
@@ -239,88 +235,17 @@ func (s *script) acquireFor(ctx context.Context) (*state, time.Duration, error) 
 	return st, max(s.opts.Timeout-time.Since(start), time.Millisecond), err
 }
 
-// acquire takes an idle state, creates one if the pool may grow, or waits for one.
+// acquire takes a state from the pool.
 func (s *script) acquire(ctx context.Context) (*state, error) {
-	select {
-	case st := <-s.idle:
-		return st, nil
-	default:
+	st, err := s.pool.acquire(ctx)
+	if err == errClosed {
+		err = &Error{Kind: KindLoad, File: s.opts.File, Msg: "hook is closed"}
 	}
-	s.mu.Lock()
-	if s.closed.Load() {
-		s.mu.Unlock()
-		return nil, &Error{Kind: KindLoad, File: s.opts.File, Msg: "hook is closed"}
-	}
-	if s.created < s.opts.States {
-		s.created++
-		s.mu.Unlock()
-		st, err := s.newState(ctx)
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		if err != nil {
-			s.created--
-			return nil, err
-		}
-		s.all = append(s.all, st)
-		return st, nil
-	}
-	s.mu.Unlock()
-	select {
-	case st := <-s.idle:
-		return st, nil
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-}
-
-// release returns a state to the pool, or closes it when the script is closed. It takes
-// no lock: concurrent calls of one hook do not contend here.
-func (s *script) release(st *state) {
-	if s.closed.Load() {
-		st.close()
-		return
-	}
-	s.idle <- st
-	if s.closed.Load() { // close may have drained the pool before the send
-		s.drain()
-	}
-}
-
-// discard drops a state that may be inconsistent (a Go panic unwound through it).
-func (s *script) discard(st *state) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.created--
-	for i, x := range s.all {
-		if x == st {
-			s.all = append(s.all[:i], s.all[i+1:]...)
-			break
-		}
-	}
-	st.close()
+	return st, err
 }
 
 // close closes idle states now and busy ones when their call returns.
-func (s *script) close() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed.Swap(true) {
-		return
-	}
-	s.drain()
-}
-
-// drain closes every idle state.
-func (s *script) drain() {
-	for {
-		select {
-		case st := <-s.idle:
-			st.close()
-		default:
-			return
-		}
-	}
-}
+func (s *script) close() { s.pool.close() }
 
 // call runs function fn (an index into state.fns) in some state, with the hook's timeout.
 func (s *script) call(ctx context.Context, fn int, args []any) (any, error) {
@@ -336,9 +261,9 @@ func (s *script) call(ctx context.Context, fn int, args []any) (any, error) {
 		return nil, &Error{Kind: KindCanceled, File: s.opts.File, Msg: "call canceled by the host"}
 	}
 	g := &st.env.guard
-	st.ctx.begin(ctx, left)
-	heapWatch.watch(g, s.opts.MemoryLimit, st.cancel)
-	v, err, panicked := s.invoke(st.ctx, st, st.fns[fn], args)
+	deadline := st.ctx.begin(ctx, left)
+	heapWatch.watch(g, s.opts.MemoryLimit, deadline, st.cancel, st.expire)
+	v, err, panicked := s.invoke(st.ctx, st, fn, args)
 	heapWatch.unwatch(g)
 	st.ctx.end()
 	if err != nil && g.tripped.Load() {
@@ -346,17 +271,17 @@ func (s *script) call(ctx context.Context, fn int, args []any) (any, error) {
 		v, err, panicked = nil, g.limitError(s.opts.File), true
 	}
 	if panicked {
-		s.discard(st)
+		s.pool.discard(st)
 	} else {
-		s.release(st)
+		s.pool.release(st)
 	}
 	return v, err
 }
 
 // invoke calls fn in st. It never lets a panic escape; panicked reports that the state
 // should not be reused. Files the call opened are closed when it returns.
-func (s *script) invoke(ctx context.Context, st *state, fn *lua.LFunction, args []any) (v any, err error, panicked bool) {
-	L := st.L
+func (s *script) invoke(ctx context.Context, st *state, i int, args []any) (v any, err error, panicked bool) {
+	L, fn := st.L, st.fns[i]
 	top := L.GetTop()
 	defer st.env.closeCall()
 	defer func() {
@@ -364,22 +289,12 @@ func (s *script) invoke(ctx context.Context, st *state, fn *lua.LFunction, args 
 			v, err, panicked = nil, &Error{Kind: KindRuntime, File: s.opts.File, Msg: fmt.Sprintf("panic: %v", r)}, true
 		}
 	}()
-	L.SetContext(ctx)
+	L.SetContext(st.env.poll)
 	defer L.RemoveContext()
 	defer L.SetTop(top)
 	L.Push(fn)
 	for _, a := range args {
-		if s.opts.ReuseKwargs {
-			switch x := a.(type) {
-			case map[string]any:
-				L.Push(st.kwargsTable(x))
-				continue
-			case Table:
-				L.Push(st.reusedTable(x))
-				continue
-			}
-		}
-		L.Push(toLua(L, a))
+		L.Push(st.arg(i, a, len(args) == 1))
 	}
 	if err := L.PCall(len(args), 1, nil); err != nil {
 		return nil, fromCallError(s.opts.File, ctx, s.timeoutText, err), false

@@ -1,0 +1,215 @@
+package luabind
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	lua "github.com/yuin/gopher-lua"
+)
+
+// callbackProto compiles `return function(kw) <body> end` and returns the inner function.
+func callbackProto(t *testing.T, body string) *lua.FunctionProto {
+	t.Helper()
+	proto, err := compile("t.lua", []byte("local up = {}\nreturn function(kw, ...)\n"+body+"\nend\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return proto.FunctionPrototypes[0]
+}
+
+func TestAnalyzeKwargs(t *testing.T) {
+	for _, tt := range []struct {
+		body     string
+		readOnly bool
+		escape   []string // fields whose tables may escape
+		anyField bool
+	}{
+		// Reads only.
+		{`if kw.tool_name == "terminal" and string.find(kw.args.command or "", "rm -rf /", 1, true) then return {action = "block"} end`, true, nil, false},
+		{`local a = kw.args; local b = a; return b.command`, true, nil, false},
+		{`return #kw.args > 0 and not kw.x`, true, nil, false},
+		{`for i = 1, 3 do if kw.args[i] == nil then return i end end`, true, nil, false},
+		{`local t = kw.args or {}; return t.x`, true, nil, false},
+		{`while kw.x do local y = kw.args.y; if y then return y end end`, true, nil, false},
+		{`if kw == nil then return end; return kw.a`, true, []string{"a"}, false},
+		{`local s = string.format("%s", kw.tool_name); return s`, true, []string{"tool_name"}, false},
+		// A field escapes, kw does not.
+		{`return kw.args`, true, []string{"args"}, false},
+		{`up.last = kw.args`, true, []string{"args"}, false},
+		{`json_encode(kw.args)`, true, []string{"args"}, false},
+		{`local k = "args"; return kw[k]`, true, nil, true},
+		{`kw.args.x = 1`, true, []string{"args"}, false},
+		// kw escapes.
+		{`return kw`, false, nil, false},
+		{`last = kw`, false, nil, false},
+		{`up.kw = kw`, false, nil, false},
+		{`up[kw] = true`, false, nil, false},
+		{`table.insert(up, kw)`, false, nil, false},
+		{`local t = {kw}; return t`, false, nil, false},
+		{`local t = {x = kw}; return t`, false, nil, false},
+		{`return function() return kw end`, false, nil, false},
+		{`kw.x = 1`, false, nil, false},
+		{`setmetatable(kw, {})`, false, nil, false},
+		{`for k, v in pairs(kw) do end`, false, nil, false},
+		{`local a = kw; last = a`, false, nil, false},
+		{`local a = kw or {}; last = a`, false, nil, false},
+		{`return kw:method()`, false, nil, false},
+		{`return up < kw`, false, nil, false},
+		{`return up .. kw`, false, nil, false},
+		{`return up[kw]`, false, nil, false},
+		{`return -kw`, false, nil, false},
+		{`error(kw)`, false, nil, false},
+		{`coroutine.yield(kw)`, false, nil, false},
+		{`return select(1, kw)`, false, nil, false},
+		{`kw = {}; return kw`, true, nil, false}, // the parameter is overwritten first
+		{`if kw.x then kw = {} end; last = kw`, false, nil, false},
+	} {
+		got := analyzeKwargs(callbackProto(t, tt.body))
+		want := kwargsUse{readOnly: tt.readOnly, escapeKey: tt.escape, anyField: tt.anyField}
+		if !tt.readOnly {
+			want = kwargsUse{}
+		}
+		if diff := cmp.Diff(want, got, cmp.AllowUnexported(kwargsUse{})); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tt.body, diff)
+		}
+	}
+}
+
+func TestAnalyzeKwargsNeedsAParameter(t *testing.T) {
+	proto, err := compile("t.lua", []byte("return function(...) local kw = ... return kw.x end"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := analyzeKwargs(proto.FunctionPrototypes[0]); got.readOnly {
+		t.Error("a vararg callback's kwargs were judged read-only")
+	}
+}
+
+// A callback that keeps its kwargs (or a table in them) must see what it kept unchanged
+// by later calls, whatever way it kept them.
+func TestKeptKwargsDoNotChange(t *testing.T) {
+	for _, keep := range []string{
+		`kept = kw`,
+		`kept = {kw = kw}; kept = kept.kw`,
+		`table.insert(list, kw); kept = list[#list]`,
+		`local f = function() return kw end; kept = f()`,
+		`kept = select(1, kw)`,
+		`kept = {args = kw.args, tool_name = kw.tool_name}`,
+		`local a = kw.args; kept = {args = a, tool_name = kw.tool_name}`,
+		`local k = "args"; kept = {args = kw[k], tool_name = kw.tool_name}`,
+	} {
+		t.Run(keep, func(t *testing.T) {
+			for _, force := range []bool{false, true} {
+				p := loadPlugin(t, `
+list = {}
+function register(ctx)
+  ctx.register_hook("x", function(kw)
+    if kept then
+      return {tool_name = kept.tool_name, command = kept.args.command}
+    end
+    `+keep+`
+  end)
+end`, Options{ReuseKwargs: force})
+				first := map[string]any{"tool_name": "one", "args": map[string]any{"command": "ls"}}
+				second := map[string]any{"tool_name": "two", "args": map[string]any{"command": "rm"}}
+				if _, err := p.Call(context.Background(), 0, first); err != nil {
+					t.Fatal(err)
+				}
+				got, err := p.Call(context.Background(), 0, second)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := map[string]any{"tool_name": "one", "command": "ls"}
+				if force { // ReuseKwargs: keeping kw itself is not allowed, its fields are
+					if !strings.Contains(keep, "args =") {
+						continue
+					}
+				}
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("ReuseKwargs=%v: kept kwargs changed (-want +got):\n%s", force, diff)
+				}
+			}
+		})
+	}
+}
+
+// A refilled table shows exactly the current call's kwargs: keys of earlier calls are gone,
+// changed values and types are seen, nested tables are complete.
+func TestRefilledKwargs(t *testing.T) {
+	p := loadPlugin(t, `
+function register(ctx)
+  ctx.register_hook("x", function(kw)
+    local n, keys = 0, {}
+    local seen = {}
+    for _, k in ipairs({"a", "b", "c", "args", "n", "flag"}) do
+      local v = kw[k]
+      if type(v) == "table" then
+        local inner = {}
+        for _, ik in ipairs({"x", "y", "list"}) do
+          local iv = v[ik]
+          if type(iv) == "table" then iv = "list of " .. #iv end
+          if iv ~= nil then inner[ik] = iv end
+        end
+        v = inner
+      end
+      seen[k] = v
+    end
+    return seen
+  end)
+end`, Options{})
+	if !p.s.pool.slots[0].st.kws[0].use.readOnly {
+		t.Fatal("the callback was not judged read-only: this test would not test refilling")
+	}
+	calls := []map[string]any{
+		{"a": "1", "b": "2", "args": map[string]any{"x": "x1", "y": 1.5}},
+		{"a": "1", "c": "3", "args": map[string]any{"y": 2, "list": []any{1, 2, 3}}},
+		{"a": 7, "args": nil, "n": int64(4), "flag": true},
+		{"a": "1", "args": map[string]any{"x": "x2"}, "flag": false},
+		{},
+	}
+	want := []map[string]any{
+		{"a": "1", "b": "2", "args": map[string]any{"x": "x1", "y": 1.5}},
+		{"a": "1", "c": "3", "args": map[string]any{"y": int64(2), "list": "list of 3"}},
+		{"a": int64(7), "n": int64(4), "flag": true},
+		{"a": "1", "args": map[string]any{"x": "x2"}, "flag": false},
+		nil, // an empty table converts to nil
+	}
+	for i, kw := range calls {
+		got, err := p.Call(context.Background(), 0, kw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want[i] == nil {
+			if got != nil && fmt.Sprint(got) != "map[]" {
+				t.Errorf("call %d: got %v, want nothing", i, got)
+			}
+			continue
+		}
+		if diff := cmp.Diff(want[i], got); diff != "" {
+			t.Errorf("call %d (-want +got):\n%s", i, diff)
+		}
+	}
+}
+
+// A table refilled with ever-new keys is rebuilt rather than growing gopher-lua's key index.
+func TestRefillKeyChurn(t *testing.T) {
+	p := loadPlugin(t, `
+function register(ctx)
+  ctx.register_hook("x", function(kw) return kw.args.k end)
+end`, Options{})
+	var tables = map[*lua.LTable]bool{}
+	for i := range 3 * maxKeyChurn {
+		key := fmt.Sprintf("key%d", i)
+		got, err := p.Call(context.Background(), 0, map[string]any{"args": map[string]any{key: i, "k": key}})
+		if err != nil || got != key {
+			t.Fatalf("call %d: %v, %v", i, got, err)
+		}
+		tables[p.s.pool.slots[0].st.kws[0].fields["args"].t] = true
+	}
+	if len(tables) < 2 {
+		t.Error("the args table was never rebuilt")
+	}
+}
