@@ -8,13 +8,16 @@ func (e *Engine) PreToolCall(ctx context.Context, call ToolCall) *Block {
 	if !e.HasHooks(PreToolCall) {
 		return nil
 	}
-	return e.invoke(ctx, PreToolCall, &toolArgs{call: call}, false).Block()
+	sc := getScratch()
+	defer putScratch(sc)
+	sc.tool = toolArgs{call: call}
+	return e.invoke(ctx, PreToolCall, &sc.tool, false, sc).Block()
 }
 
 // PostToolCall fires post_tool_call (an observer) with call.Result and call.DurationMS.
 func (e *Engine) PostToolCall(ctx context.Context, call ToolCall) {
 	if e.HasHooks(PostToolCall) {
-		e.invoke(ctx, PostToolCall, mapArgs(call.kwargs(true)), false)
+		invokeFor(e, ctx, PostToolCall, mapArgs(call.kwargs(true)), observed)
 	}
 }
 
@@ -24,8 +27,8 @@ func (e *Engine) TransformToolResult(ctx context.Context, call ToolCall) string 
 	if !e.HasHooks(TransformToolResult) {
 		return call.Result
 	}
-	if s, ok := e.invoke(ctx, TransformToolResult, mapArgs(call.kwargs(true)), false).Text(); ok {
-		return s
+	if t := invokeFor(e, ctx, TransformToolResult, mapArgs(call.kwargs(true)), Report.text); t.ok {
+		return t.s
 	}
 	return call.Result
 }
@@ -37,8 +40,8 @@ func (e *Engine) TransformTerminalOutput(ctx context.Context, out TerminalOutput
 		return out.Output
 	}
 	kw := map[string]any{"command": out.Command, "output": out.Output, "exit_code": out.ExitCode, "cwd": out.Cwd, "task_id": out.TaskID}
-	if s, ok := e.invoke(ctx, TransformTerminalOutput, mapArgs(kw), false).Text(); ok {
-		return s
+	if t := invokeFor(e, ctx, TransformTerminalOutput, mapArgs(kw), Report.text); t.ok {
+		return t.s
 	}
 	return out.Output
 }
@@ -49,13 +52,13 @@ func (e *Engine) PreLLMCall(ctx context.Context, turn LLMTurn) string {
 	if !e.HasHooks(PreLLMCall) {
 		return ""
 	}
-	return e.invoke(ctx, PreLLMCall, mapArgs(turn.preKwargs()), false).Context()
+	return invokeFor(e, ctx, PreLLMCall, mapArgs(turn.preKwargs()), Report.Context)
 }
 
 // PostLLMCall fires post_llm_call (an observer) with turn.AssistantResponse.
 func (e *Engine) PostLLMCall(ctx context.Context, turn LLMTurn) {
 	if e.HasHooks(PostLLMCall) {
-		e.invoke(ctx, PostLLMCall, mapArgs(turn.postKwargs()), false)
+		invokeFor(e, ctx, PostLLMCall, mapArgs(turn.postKwargs()), observed)
 	}
 }
 
@@ -66,8 +69,8 @@ func (e *Engine) TransformLLMOutput(ctx context.Context, out LLMOutput) string {
 		return out.ResponseText
 	}
 	kw := map[string]any{"response_text": out.ResponseText, "session_id": out.SessionID, "model": out.Model, "platform": out.Platform}
-	if s, ok := e.invoke(ctx, TransformLLMOutput, mapArgs(kw), false).Text(); ok {
-		return s
+	if t := invokeFor(e, ctx, TransformLLMOutput, mapArgs(kw), Report.text); t.ok {
+		return t.s
 	}
 	return out.ResponseText
 }
@@ -79,22 +82,44 @@ func (e *Engine) PreGatewayDispatch(ctx context.Context, ev DispatchEvent, host 
 		return Dispatch{Action: DispatchAllow}
 	}
 	kw := map[string]any{"event": ev.Table(), "gateway": host.Gateway, "session_store": host.SessionStore}
-	return e.invoke(ctx, PreGatewayDispatch, mapArgs(kw), false).Dispatch()
+	return invokeFor(e, ctx, PreGatewayDispatch, mapArgs(kw), Report.Dispatch)
 }
 
 // Invoke fires any hook with the given keyword arguments and returns every hook's result,
 // in order. Use it for observers (on_session_start, subagent_stop, ...) and for hooks a
 // host defines itself; results of observers are not merged.
 func (e *Engine) Invoke(ctx context.Context, hook string, kwargs map[string]any) []HookResult {
-	return e.invoke(ctx, hook, mapArgs(kwargs), false).Hooks
+	return e.invoke(ctx, hook, mapArgs(kwargs), false, nil).Hooks
 }
 
 // Fire fires hook with kwargs and returns the full report: every hook's result and the
 // merged outcome in its wire shape.
 func (e *Engine) Fire(ctx context.Context, hook string, kwargs map[string]any) Report {
-	rep := e.invoke(ctx, hook, mapArgs(kwargs), true)
+	rep := e.invoke(ctx, hook, mapArgs(kwargs), true, nil)
 	if rep.Hooks == nil {
 		rep.Hooks = []HookResult{}
 	}
 	return rep
 }
+
+// invokeFor runs hook for a typed call, which keeps nothing of the report but what pick
+// returns, so the report's results can go back to a pool.
+func invokeFor[T any](e *Engine, ctx context.Context, hook string, kw args, pick func(Report) T) T {
+	sc := getScratch()
+	defer putScratch(sc)
+	return pick(e.invoke(ctx, hook, kw, false, sc))
+}
+
+// textResult is what Text returns, as one value for invokeFor.
+type textResult struct {
+	s  string
+	ok bool
+}
+
+func (r Report) text() textResult {
+	s, ok := r.Text()
+	return textResult{s, ok}
+}
+
+// observed is the pick of observers: nothing to decide.
+func observed(Report) struct{} { return struct{}{} }

@@ -138,7 +138,7 @@ func (e *Engine) retire(old, next *hookSet) {
 		old.keep[p] = true
 	}
 	old.retired.Store(true)
-	if old.refs.Load() == 0 {
+	if old.refs.zero() {
 		old.close()
 	}
 }

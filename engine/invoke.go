@@ -30,7 +30,7 @@ type hookSet struct {
 	warnings []Warning
 	closers  []func()
 
-	refs      atomic.Int64
+	refs      refCount
 	retired   atomic.Bool
 	closeOnce sync.Once
 }
@@ -48,20 +48,22 @@ func (s *hookSet) close() {
 	})
 }
 
-// acquire returns the current set with a reference held; release it when done.
-func (e *Engine) acquire() *hookSet {
+// acquire returns the current set with a reference held in the given shard of its
+// counter; release it when done.
+func (e *Engine) acquire(shard int) *hookSet {
 	for {
 		s := e.set.Load()
-		s.refs.Add(1)
+		s.refs.add(shard)
 		if !s.retired.Load() {
 			return s
 		}
-		e.release(s)
+		e.release(s, shard)
 	}
 }
 
-func (e *Engine) release(s *hookSet) {
-	if s.refs.Add(-1) == 0 && s.retired.Load() {
+func (e *Engine) release(s *hookSet, shard int) {
+	s.refs.drop(shard)
+	if s.retired.Load() && s.refs.zero() {
 		s.close()
 	}
 }
@@ -70,7 +72,10 @@ func (e *Engine) release(s *hookSet) {
 // report of what each did and what they decided together. Decisions that change
 // something are audited and counted. With nothing registered it returns at once.
 // Report.Payload is filled when a decision was made, or when payload is true.
-func (e *Engine) invoke(ctx context.Context, hook string, kw args, payload bool) Report {
+//
+// With sc, the results are built in sc's buffer: the caller must not keep the report
+// beyond putScratch.
+func (e *Engine) invoke(ctx context.Context, hook string, kw args, payload bool, sc *scratch) Report {
 	if len(e.set.Load().byHook[hook]) == 0 {
 		rep := Report{Event: hook}
 		if payload {
@@ -78,12 +83,25 @@ func (e *Engine) invoke(ctx context.Context, hook string, kw args, payload bool)
 		}
 		return rep
 	}
-	s := e.acquire()
-	defer e.release(s)
+	pooled := sc != nil
+	if !pooled {
+		sc = getScratch() // for its reference counter only
+		defer putScratch(sc)
+	}
+	s := e.acquire(sc.shard)
+	defer e.release(s, sc.shard)
 	cbs := s.byHook[hook]
-	results := make([]HookResult, 0, len(cbs))
+	var results []HookResult
+	if pooled {
+		results = sc.results[:0]
+	} else {
+		results = make([]HookResult, 0, len(cbs))
+	}
 	for _, cb := range cbs {
 		results = append(results, cb.fire(ctx, hook, kw))
+	}
+	if pooled {
+		sc.results = results
 	}
 	rep := Report{Event: hook, Hooks: results, Outcome: outcome(hook, results)}
 	if payload || rep.Outcome != nil {

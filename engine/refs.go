@@ -1,0 +1,60 @@
+package engine
+
+import (
+	"sync"
+	"sync/atomic"
+)
+
+// refCount counts the calls holding a hook set. Every call takes and drops a reference, so
+// the count is spread over counters on separate cache lines, one per scratch (below): a
+// scratch stays with the processor that last used it, so each core keeps writing its own
+// line. One counter would move between the cores on every call, which costs more than a
+// short Lua callback.
+type refCount struct {
+	shards [refShards + 1]struct {
+		_ [128]byte // x86 cores prefetch cache lines in pairs
+		n atomic.Int64
+	}
+}
+
+const refShards = 16
+
+func (r *refCount) add(shard int)  { r.shards[shard].n.Add(1) }
+func (r *refCount) drop(shard int) { r.shards[shard].n.Add(-1) }
+
+// zero reports whether no reference is held. It is exact once no new reference can be
+// taken (the set is retired) and those taken before have been dropped.
+func (r *refCount) zero() bool {
+	for i := range r.shards {
+		if r.shards[i].n.Load() != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// scratch is what one typed call needs and nothing keeps after it. Scratches are pooled
+// (sync.Pool keeps one per processor), so that a pre_tool_call allocates nothing in the
+// steady state.
+type scratch struct {
+	shard   int // of refCount
+	tool    toolArgs
+	results []HookResult
+}
+
+var (
+	scratchPool = sync.Pool{New: func() any {
+		return &scratch{shard: int(scratchSeq.Add(1) % refShards)}
+	}}
+	scratchSeq atomic.Uint32
+)
+
+func getScratch() *scratch { return scratchPool.Get().(*scratch) }
+
+// putScratch returns sc to the pool, without the references its call left in it.
+func putScratch(sc *scratch) {
+	clear(sc.results)
+	sc.results = sc.results[:0]
+	sc.tool = toolArgs{}
+	scratchPool.Put(sc)
+}
