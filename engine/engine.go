@@ -107,6 +107,7 @@ func (e *Engine) load(ctx context.Context, prev *hookSet) (*hookSet, error) {
 			set.closers = append(set.closers, h.info.hook.Close) // stops a persistent hook's process
 		}
 	}
+	set.preTool = set.byHook[PreToolCall]
 	for _, w := range set.warnings {
 		e.logger.Warn(w.String())
 	}
@@ -169,7 +170,7 @@ func (e *Engine) ShellHooks() []*ShellHookInfo { return e.set.Load().shell }
 func (e *Engine) Warnings() []Warning { return e.set.Load().warnings }
 
 // HasHooks reports whether anything is registered for hook.
-func (e *Engine) HasHooks(hook string) bool { return len(e.set.Load().byHook[hook]) > 0 }
+func (e *Engine) HasHooks(hook string) bool { return len(e.set.Load().callbacks(hook)) > 0 }
 
 func getenv(f func(string) string) func(string) string {
 	if f == nil {

@@ -15,7 +15,9 @@ import (
 // callback is one registered hook function: a Lua plugin callback or a shell hook.
 // fire never panics and never returns a Go error: failures are in the HookResult.
 type callback interface {
-	fire(ctx context.Context, hook string, kw args) HookResult
+	// fire runs the callback. Unless timed, a Lua callback's Duration may be left 0 (the
+	// caller keeps no report and the callback has no metrics): a clock read less.
+	fire(ctx context.Context, hook string, kw args, timed bool) HookResult
 	stats() *hookMetrics // nil without Options.Metrics
 }
 
@@ -23,6 +25,7 @@ type callback interface {
 // run, so Reload can swap in a new set and close the old one once its calls finish.
 type hookSet struct {
 	byHook   map[string][]callback // in invocation order: plugins, then shell hooks
+	preTool  []callback            // byHook[PreToolCall], which every tool call looks up
 	plugins  []*PluginInfo
 	loaded   []*plugin // running plugins, closed with the set unless the next set keeps them
 	keep     map[*plugin]bool
@@ -46,6 +49,14 @@ func (s *hookSet) close() {
 			c()
 		}
 	})
+}
+
+// callbacks are hook's callbacks.
+func (s *hookSet) callbacks(hook string) []callback {
+	if hook == PreToolCall {
+		return s.preTool
+	}
+	return s.byHook[hook]
 }
 
 // acquire returns the current set with a reference held in the given shard of its
@@ -76,7 +87,9 @@ func (e *Engine) release(s *hookSet, shard int) {
 // With sc, the results are built in sc's buffer: the caller must not keep the report
 // beyond putScratch.
 func (e *Engine) invoke(ctx context.Context, hook string, kw args, payload bool, sc *scratch) Report {
-	if len(e.set.Load().byHook[hook]) == 0 {
+	set := e.set.Load()
+	cbs := set.callbacks(hook)
+	if len(cbs) == 0 {
 		rep := Report{Event: hook}
 		if payload {
 			rep.Payload = kw.Map()
@@ -90,7 +103,9 @@ func (e *Engine) invoke(ctx context.Context, hook string, kw args, payload bool,
 	}
 	s := e.acquire(sc.shard)
 	defer e.release(s, sc.shard)
-	cbs := s.byHook[hook]
+	if s != set { // reloaded meanwhile
+		cbs = s.callbacks(hook)
+	}
 	var results []HookResult
 	if pooled {
 		results = sc.results[:0]
@@ -98,7 +113,7 @@ func (e *Engine) invoke(ctx context.Context, hook string, kw args, payload bool,
 		results = make([]HookResult, 0, len(cbs))
 	}
 	for _, cb := range cbs {
-		results = append(results, cb.fire(ctx, hook, kw))
+		results = append(results, cb.fire(ctx, hook, kw, !pooled))
 	}
 	if pooled {
 		sc.results = results
@@ -128,10 +143,16 @@ type pluginCallback struct {
 
 func (c *pluginCallback) stats() *hookMetrics { return c.metrics }
 
-func (c *pluginCallback) fire(ctx context.Context, hook string, kw args) HookResult {
-	start := time.Now()
-	v, err := c.p.lp.Call(ctx, c.index, kw.lua())
-	r := HookResult{Source: SourcePlugin, Name: c.p.info.Name, Status: StatusOK, Result: v, value: v, Duration: time.Since(start)}
+func (c *pluginCallback) fire(ctx context.Context, hook string, kw args, timed bool) HookResult {
+	var v any
+	var took time.Duration
+	var err error
+	if timed || c.metrics != nil {
+		v, took, err = c.p.lp.CallTimed(ctx, c.index, kw.lua())
+	} else {
+		v, err = c.p.lp.Call(ctx, c.index, kw.lua())
+	}
+	r := HookResult{Source: SourcePlugin, Name: c.p.info.Name, Status: StatusOK, Result: v, value: v, Duration: took}
 	defer func() { c.metrics.observe(r.Status, r.Duration) }()
 	if err == nil {
 		return r

@@ -97,7 +97,7 @@ type shellCallback struct {
 
 func (c *shellCallback) stats() *hookMetrics { return c.metrics }
 
-func (c *shellCallback) fire(ctx context.Context, hook string, kw args) HookResult {
+func (c *shellCallback) fire(ctx context.Context, hook string, kw args, _ bool) HookResult {
 	res := c.hook.Run(ctx, kw.Map(), shell.RunOptions{Logger: c.logger})
 	r := HookResult{
 		Source: SourceShell, Name: c.hook.Command, Status: Status(res.Status), Result: res.Parsed, value: res.Value,

@@ -12,9 +12,9 @@ import (
 // callContext is the context of one state's calls. A state runs one call at a time, so it
 // keeps one callContext and re-arms it for every call: a call allocates no context, timer
 // or goroutine (context.WithTimeout costs five allocations and a timer per call, a large
-// share of a short hook's cost). begin arms the deadline, end disarms it; the watchdog
-// (guard.go) expires a call past its deadline; the interpreter polls Done between
-// instructions.
+// share of a short hook's cost). begin arms the deadline and the memory guard, end disarms
+// them; the watchdog (guard.go) stops a call past its deadline or budget; the interpreter
+// polls Done between instructions.
 type callContext struct {
 	_    cacheLinePad
 	poll atomic.Pointer[chan struct{}] // nil, or done once closed: what pollContext returns
@@ -22,11 +22,15 @@ type callContext struct {
 
 	mu         sync.Mutex // guards everything below
 	parent     context.Context
-	deadline   time.Time
+	deadline   monoTime
 	err        error
 	armed      bool
 	gen        uint64 // which call is armed, for the parent's late cancellation
 	stopParent func() bool
+	guard      callGuard // watched by heapWatch while a call is armed
+	budget     int64     // the guard's memory budget; <= 0: none
+	onLimit    func()    // the guard's cancel and expire, bound once
+	onDeadline func()
 	_          cacheLinePad
 }
 
@@ -35,15 +39,29 @@ type callContext struct {
 // It is two lines long because x86 cores prefetch lines in pairs.
 type cacheLinePad [128]byte
 
-func newCallContext() *callContext {
-	c := &callContext{parent: context.Background()}
+// newCallContext makes a state's context; budget is its memory guard's (<= 0: none).
+func newCallContext(budget int64) *callContext {
+	c := &callContext{parent: context.Background(), budget: budget}
 	ch := make(chan struct{})
 	c.done.Store(&ch)
+	c.guard.mu = &c.mu
+	c.onLimit = func() {
+		if c.armed {
+			c.cancelLocked(context.Canceled)
+		}
+	}
+	c.onDeadline = func() {
+		if c.armed && monoNow() >= c.deadline {
+			c.cancelLocked(context.DeadlineExceeded)
+		}
+	}
+	heapWatch.register(&c.guard)
 	return c
 }
 
-// begin arms c for a call of at most timeout under parent and returns its deadline.
-func (c *callContext) begin(parent context.Context, timeout time.Duration) time.Time {
+// begin arms c, and its guard, for a call started at now of at most timeout under parent.
+func (c *callContext) begin(parent context.Context, timeout time.Duration, now monoTime) {
+	defer heapWatch.start()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.err != nil { // the previous call was cancelled: its channel is closed
@@ -54,19 +72,19 @@ func (c *callContext) begin(parent context.Context, timeout time.Duration) time.
 	}
 	c.parent, c.armed = parent, true
 	c.gen++
-	c.deadline = time.Now().Add(timeout)
-	if d, ok := parent.Deadline(); ok && d.Before(c.deadline) {
-		c.deadline = d
+	c.deadline = now + monoTime(timeout)
+	if d, ok := parent.Deadline(); ok {
+		c.deadline = min(c.deadline, monoTime(d.Sub(clockBase)))
 	}
+	c.guard.arm(c.budget, c.deadline, c.onLimit, c.onDeadline)
 	if err := parent.Err(); err != nil {
 		c.cancelLocked(err)
-		return c.deadline
+		return
 	}
 	if parent.Done() != nil {
 		gen := c.gen
 		c.stopParent = context.AfterFunc(parent, func() { c.cancelGen(gen, parent.Err()) })
 	}
-	return c.deadline
 }
 
 // end disarms c after the call.
@@ -74,29 +92,12 @@ func (c *callContext) end() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.armed = false
+	c.guard.disarm()
 	if c.stopParent != nil {
 		c.stopParent()
 		c.stopParent = nil
 	}
 	c.parent = context.Background()
-}
-
-// expire times out the call in progress once its deadline has passed.
-func (c *callContext) expire() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.armed && !time.Now().Before(c.deadline) {
-		c.cancelLocked(context.DeadlineExceeded)
-	}
-}
-
-// cancel stops the call in progress (the memory guard uses it).
-func (c *callContext) cancel() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.armed {
-		c.cancelLocked(context.Canceled)
-	}
 }
 
 func (c *callContext) cancelGen(gen uint64, err error) {
@@ -119,7 +120,7 @@ func (c *callContext) cancelLocked(err error) {
 func (c *callContext) Deadline() (time.Time, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.deadline, c.armed
+	return clockBase.Add(time.Duration(c.deadline)), c.armed
 }
 
 // Done implements context.Context.
@@ -168,3 +169,12 @@ func hostContext(L *lua.LState) context.Context {
 		return ctx
 	}
 }
+
+// monoTime is a point in time as the monotonic clock's nanoseconds since clockBase. Reading
+// it (monoNow) costs one clock read where time.Now costs two (wall and monotonic): calls
+// read the clock twice each, and on a virtual machine a read can take 40ns.
+type monoTime time.Duration
+
+var clockBase = time.Now()
+
+func monoNow() monoTime { return monoTime(time.Since(clockBase)) }

@@ -38,8 +38,7 @@ type TableWriter struct {
 // String sets field k to the string v.
 func (w TableWriter) String(k, v string) {
 	if w.kw != nil {
-		w.kw.note(k)
-		w.kw.setString(k, v)
+		w.kw.setString(w.kw.at(k), k, v)
 		return
 	}
 	w.t.RawSetString(k, lua.LString(v))
@@ -48,8 +47,7 @@ func (w TableWriter) String(k, v string) {
 // Value sets field k to v, converted like any other Go value.
 func (w TableWriter) Value(k string, v any) {
 	if w.kw != nil {
-		w.kw.note(k)
-		w.kw.setValue(w.L, k, v)
+		w.kw.setValue(w.L, w.kw.at(k), k, v)
 		return
 	}
 	w.t.RawSetString(k, toLua(w.L, v))
@@ -197,12 +195,12 @@ func callFunc(ctx context.Context, f Func, args []any) (res any, err error) {
 // map[string]any for other tables. json.null becomes nil. Functions, userdata, threads,
 // cycles and values nested deeper than 64 levels are errors naming where they were found.
 func ToGo(v lua.LValue) (any, error) {
-	c := converter{seen: map[*lua.LTable]bool{}}
+	var c converter
 	return c.value(v, "value", 0)
 }
 
 type converter struct {
-	seen  map[*lua.LTable]bool
+	seen  map[*lua.LTable]bool // tables being converted (cycles); made on the first table
 	items int
 }
 
@@ -240,6 +238,9 @@ func (c *converter) table(t *lua.LTable, path string, depth int) (any, error) {
 	}
 	if c.seen[t] {
 		return nil, &Error{Kind: KindConvert, Msg: "table contains itself (a cycle) at " + path}
+	}
+	if c.seen == nil {
+		c.seen = map[*lua.LTable]bool{}
 	}
 	c.seen[t] = true
 	defer delete(c.seen, t)

@@ -13,20 +13,20 @@ import (
 const defaultMemoryLimit = 256 << 20
 
 // A callGuard watches the calls of one state (and its loading). It is registered with the
-// watchdog once, when the state is built, and armed for each call, so a call costs two
-// uncontended lock operations and no allocation; states never contend with each other.
+// watchdog once, when the state is built, and armed for each call under the lock of the
+// state's callContext, which the call takes anyway: watching a call costs no lock and no
+// allocation of its own, and states never contend with each other.
 type callGuard struct {
-	mu       sync.Mutex         // guards the fields below against the sampler
+	mu       *sync.Mutex        // guards the fields below against the sampler
 	active   bool               // a call is being watched
 	budget   int64              // heap growth allowed; <= 0: no memory check
 	cancel   context.CancelFunc // stops the call; nil once used
-	deadline time.Time          // when the call times out; zero: no deadline
+	deadline monoTime           // when the call times out; 0: no deadline
 	expire   func()             // times the call out; nil once used
 	sampled  bool               // base and last are set
 	base     int64              // heap size the call's growth is measured from
 	last     int64              // heap size at the previous sample
 
-	on      bool         // watched; only the goroutine running the call reads and writes it
 	waiting atomic.Int32 // > 0 while the call waits in a host function (sleep, http, exec, ...)
 	tripped atomic.Bool  // the watchdog stopped the call
 }
@@ -79,30 +79,36 @@ func (w *watchdog) unregister(g *callGuard) {
 // budget (<= 0: no limit), expire when deadline (zero: none) has passed. The deadline is
 // checked on the sampler's period, so a call times out up to one period late; in return a
 // call arms no timer of its own.
-func (w *watchdog) watch(g *callGuard, budget int64, deadline time.Time, cancel context.CancelFunc, expire func()) {
-	g.tripped.Store(false)
-	g.on = budget > 0 || !deadline.IsZero()
-	if !g.on {
-		return
-	}
+// The sampler calls cancel and expire holding g.mu.
+func (w *watchdog) watch(g *callGuard, budget int64, deadline monoTime, cancel context.CancelFunc, expire func()) {
 	g.mu.Lock()
+	g.arm(budget, deadline, cancel, expire)
+	g.mu.Unlock()
+	w.start()
+}
+
+// unwatch stops watching g.
+func (w *watchdog) unwatch(g *callGuard) {
+	g.mu.Lock()
+	g.disarm()
+	g.mu.Unlock()
+}
+
+// arm and disarm are watch and unwatch for a caller holding g.mu, which must then call
+// start.
+func (g *callGuard) arm(budget int64, deadline monoTime, cancel context.CancelFunc, expire func()) {
+	g.tripped.Store(false)
 	g.active, g.budget, g.cancel, g.sampled = true, budget, cancel, false
 	g.deadline, g.expire = deadline, expire
-	g.mu.Unlock()
+}
+
+func (g *callGuard) disarm() { g.active, g.cancel, g.expire = false, nil, nil }
+
+// start makes sure the sampler runs.
+func (w *watchdog) start() {
 	if !w.running.Load() && w.running.CompareAndSwap(false, true) {
 		go w.run()
 	}
-}
-
-// unwatch stops watching g. It is a no-op for a guard that watch did not arm.
-func (w *watchdog) unwatch(g *callGuard) {
-	if !g.on {
-		return
-	}
-	g.on = false
-	g.mu.Lock()
-	g.active, g.cancel, g.expire = false, nil, nil
-	g.mu.Unlock()
 }
 
 // run is the sampler goroutine.
@@ -110,14 +116,15 @@ func (w *watchdog) run() {
 	t := time.NewTicker(w.every)
 	defer t.Stop()
 	samples := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/gc/heap/goal:bytes"}}
-	lastBusy := time.Now()
-	for now := range t.C {
+	lastBusy := monoNow()
+	for range t.C {
+		now := monoNow()
 		metrics.Read(samples)
 		if w.check(int64(samples[0].Value.Uint64()), int64(samples[1].Value.Uint64()), now) {
 			lastBusy = now
 			continue
 		}
-		if now.Sub(lastBusy) < w.idle {
+		if time.Duration(now-lastBusy) < w.idle {
 			continue
 		}
 		w.running.Store(false)
@@ -149,14 +156,14 @@ func (w *watchdog) busy() bool {
 // at most the budget), so that garbage others leave behind does not count against it.
 // While a call waits in a host function its base follows the heap up.
 // A call past its deadline is expired. check reports whether any call is being watched.
-func (w *watchdog) check(heap, goal int64, now time.Time) (busy bool) {
+func (w *watchdog) check(heap, goal int64, now monoTime) (busy bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for g := range w.guards {
 		g.mu.Lock()
 		if g.active {
 			busy = true
-			if g.expire != nil && !g.deadline.IsZero() && !now.Before(g.deadline) {
+			if g.expire != nil && g.deadline != 0 && now >= g.deadline {
 				g.expire()
 				g.expire = nil
 			}

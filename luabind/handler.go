@@ -34,7 +34,8 @@ func LoadHandler(ctx context.Context, src []byte, fn string, opts Options) (*Han
 // Call runs the handler's function with args converted to Lua, under the hook's timeout,
 // and returns its first result converted to Go.
 func (h *Handler) Call(ctx context.Context, args ...any) (any, error) {
-	return h.s.call(ctx, 0, args)
+	v, _, err := h.s.call(ctx, 0, args, false)
+	return v, err
 }
 
 // Close releases the handler's Lua states; calls in flight finish first.

@@ -221,9 +221,9 @@ func TestWatchdog(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var g callGuard
+	g := callGuard{mu: new(sync.Mutex)}
 	w.register(&g)
-	w.watch(&g, 4<<20, time.Time{}, cancel, nil)
+	w.watch(&g, 4<<20, 0, cancel, nil)
 	time.Sleep(10 * time.Millisecond) // first sample: the base
 	release := g.wait()
 	keep = append(keep, make([]byte, 16<<20))
@@ -252,11 +252,11 @@ func TestWatchdog(t *testing.T) {
 	var wg sync.WaitGroup
 	for range 16 {
 		wg.Go(func() {
-			var g callGuard
+			g := callGuard{mu: new(sync.Mutex)}
 			w.register(&g)
 			defer w.unregister(&g)
 			for range 200 {
-				w.watch(&g, 1<<40, time.Time{}, func() {}, nil)
+				w.watch(&g, 1<<40, 0, func() {}, nil)
 				w.unwatch(&g)
 			}
 		})
@@ -330,13 +330,15 @@ end`), Options{MemoryLimit: bc.limit, States: runtime.GOMAXPROCS(0)})
 	}
 }
 
-// BenchmarkWatch is the guard's whole per-call cost: watch and unwatch around a call.
-func BenchmarkWatch(b *testing.B) {
-	var g callGuard
-	cancel := func() {}
+// BenchmarkArm is a call's whole bookkeeping: arming and disarming its context, deadline
+// and memory guard.
+func BenchmarkArm(b *testing.B) {
+	c := newCallContext(defaultMemoryLimit)
+	defer heapWatch.unregister(&c.guard)
+	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		heapWatch.watch(&g, defaultMemoryLimit, time.Time{}, cancel, nil)
-		heapWatch.unwatch(&g)
+		c.begin(ctx, time.Second, monoNow())
+		c.end()
 	}
 }

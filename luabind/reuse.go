@@ -15,24 +15,36 @@ import (
 // kwTable is the kwargs table one state passes to every call of one callback. In the
 // steady state (same keys, same order, most values unchanged) a refill writes nothing but
 // the changed values: not even its own bookkeeping, since anything written on every call
-// may share a cache line with another state's.
+// may share a cache line with another state's. Unless forced, the table holds exactly what
+// the last fill put in it, so values are compared with a copy kept here (vals) rather than
+// looked up in the table.
 type kwTable struct {
 	_        cacheLinePad
 	t        *lua.LTable
 	use      kwargsUse
-	forced   bool                // reused without the analysis' clearance: Lua may have changed it
-	keys     []string            // the keys the last fill set
-	pos      int                 // a Table fill in progress set keys[:pos] again, in order
-	diverged bool                // ... until it set another key: cur then has all it set
-	cur      []string            //
-	fields   map[string]*kwTable // refilled table-valued fields
-	added    int                 // keys added since the table was made (see begin)
+	forced   bool         // reused without the analysis' clearance: Lua may have changed it
+	keys     []string     // the keys the last fill set
+	vals     []lua.LValue // and their values
+	pos      int          // a Table fill in progress set keys[:pos] again, in order
+	diverged bool         // ... until it set another key: cur then has all it set
+	cur      []string     //
+	fields   []field      // refilled table-valued fields
+	added    int          // keys added since the table was made (see begin)
 	_        cacheLinePad
+}
+
+// field is a table-valued field of a kwTable, refilled in turn.
+type field struct {
+	key string
+	t   *kwTable
 }
 
 // maxKeyChurn bounds how many keys a reused table may have seen added: gopher-lua never
 // forgets a key once set, so a table refilled with ever-new keys is rebuilt past it.
 const maxKeyChurn = 256
+
+// maxScan is the size up to which a map fill finds a key's copy by scanning keys.
+const maxScan = 8
 
 func newKWTable(use kwargsUse, forced bool) *kwTable {
 	return &kwTable{use: use, forced: forced}
@@ -41,84 +53,117 @@ func newKWTable(use kwargsUse, forced bool) *kwTable {
 // begin starts a fill.
 func (k *kwTable) begin(L *lua.LState, hint int) {
 	if k.t == nil || k.added > maxKeyChurn {
-		k.t, k.keys, k.added = L.CreateTable(0, hint), k.keys[:0], 0
-		clear(k.fields)
+		k.t, k.keys, k.vals, k.added = L.CreateTable(0, hint), k.keys[:0], k.vals[:0], 0
+		k.fields = k.fields[:0]
 	}
 	if k.forced {
 		k.t.Metatable = lua.LNil
 	}
 }
 
-// set sets field key to v when it differs from what the table holds.
-func (k *kwTable) set(key string, v lua.LValue) {
-	old := k.t.RawGetString(key)
-	if old == v {
-		return
+// old is the value field key (at keys[i], or i < 0: unknown) holds.
+func (k *kwTable) old(i int, key string) lua.LValue {
+	if i >= 0 && !k.forced {
+		return k.vals[i]
 	}
+	return k.t.RawGetString(key)
+}
+
+// set sets field key (at keys[i], or i < 0) to v when it differs from what it holds.
+func (k *kwTable) set(i int, key string, v lua.LValue) {
+	if old := k.old(i, key); old != v {
+		k.store(i, key, old, v)
+	}
+}
+
+func (k *kwTable) store(i int, key string, old, v lua.LValue) {
 	if old == lua.LNil {
 		k.added++
 	}
 	k.t.RawSetString(key, v)
+	if i >= 0 {
+		k.vals[i] = v
+	}
 }
 
 // setString is set for a string, without boxing it when it did not change.
-func (k *kwTable) setString(key, v string) {
-	if old, ok := k.t.RawGetString(key).(lua.LString); ok && string(old) == v {
+func (k *kwTable) setString(i int, key, v string) {
+	old := k.old(i, key)
+	if s, ok := old.(lua.LString); ok && string(s) == v {
 		return
 	}
-	k.set(key, lua.LString(v))
+	k.store(i, key, old, lua.LString(v))
 }
 
-func (k *kwTable) setNumber(key string, v lua.LNumber) {
-	if old, ok := k.t.RawGetString(key).(lua.LNumber); ok && old == v {
+func (k *kwTable) setNumber(i int, key string, v lua.LNumber) {
+	old := k.old(i, key)
+	if n, ok := old.(lua.LNumber); ok && n == v {
 		return
 	}
-	k.set(key, v)
+	k.store(i, key, old, v)
 }
 
 // setValue is set for any Go value, converted like toLua. Maps in fields the callback only
 // reads are refilled too.
-func (k *kwTable) setValue(L *lua.LState, key string, v any) {
+func (k *kwTable) setValue(L *lua.LState, i int, key string, v any) {
 	switch x := v.(type) {
 	case string:
-		k.setString(key, x)
+		k.setString(i, key, x)
 		return
 	case bool:
-		k.set(key, lua.LBool(x))
+		k.set(i, key, lua.LBool(x))
 		return
 	case int:
-		k.setNumber(key, lua.LNumber(x))
+		k.setNumber(i, key, lua.LNumber(x))
 		return
 	case int64:
-		k.setNumber(key, lua.LNumber(x))
+		k.setNumber(i, key, lua.LNumber(x))
 		return
 	case float64:
-		k.setNumber(key, lua.LNumber(x))
+		k.setNumber(i, key, lua.LNumber(x))
 		return
 	case map[string]any:
 		if !k.forced && k.use.reuseField(key) {
-			f := k.fields[key]
-			if f == nil {
-				if k.fields == nil {
-					k.fields = map[string]*kwTable{}
-				}
-				// What is read out of a field is not tracked: its own tables are fresh.
-				f = newKWTable(kwargsUse{readOnly: true, anyField: true}, false)
-				k.fields[key] = f
-			}
+			f := k.field(key)
 			f.fillMap(L, x)
-			k.set(key, f.t)
+			k.set(i, key, f.t)
 			return
 		}
 	}
-	k.set(key, toLua(L, v))
+	k.set(i, key, toLua(L, v))
+}
+
+// field returns the kwTable of field key, made on first use.
+func (k *kwTable) field(key string) *kwTable {
+	for _, f := range k.fields {
+		if f.key == key {
+			return f.t
+		}
+	}
+	// What is read out of a field is not tracked: its own tables are fresh.
+	f := field{key, newKWTable(kwargsUse{readOnly: true, anyField: true}, false)}
+	k.fields = append(k.fields, f)
+	return f.t
 }
 
 // fillMap refills the table with m.
 func (k *kwTable) fillMap(L *lua.LState, m map[string]any) {
 	k.begin(L, len(m))
+	if len(m) == len(k.keys) && len(m) <= maxScan && k.refillSameKeys(L, m) {
+		k.scrub()
+		return
+	}
 	for key, v := range m {
-		k.setValue(L, key, v)
+		i := -1
+		if len(k.keys) <= maxScan {
+			for j, old := range k.keys {
+				if old == key {
+					i = j
+					break
+				}
+			}
+		}
+		k.setValue(L, i, key, v)
 	}
 	same := len(m) == len(k.keys)
 	for _, old := range k.keys {
@@ -132,8 +177,23 @@ func (k *kwTable) fillMap(L *lua.LState, m map[string]any) {
 		for key := range m {
 			k.keys = append(k.keys, key)
 		}
+		k.shadow()
 	}
 	k.scrub()
+}
+
+// refillSameKeys refills the table from m by looking up the last fill's keys in m, which
+// costs less than ranging over m, and reports whether m has all of them (and, being of the
+// same size, no other).
+func (k *kwTable) refillSameKeys(L *lua.LState, m map[string]any) bool {
+	for i, key := range k.keys {
+		v, ok := m[key]
+		if !ok {
+			return false
+		}
+		k.setValue(L, i, key, v)
+	}
+	return true
 }
 
 // fillTable refills the table with a Table.
@@ -151,21 +211,32 @@ func (k *kwTable) fillTable(L *lua.LState, tb Table) {
 			}
 		}
 		k.keys, k.cur = k.cur, k.keys
+		k.shadow()
 	}
 	k.scrub()
 }
 
-// note records that a Table fill set key.
-func (k *kwTable) note(key string) {
+// at records that a Table fill sets key and returns where its value is kept (vals[i]), or
+// -1 once the fill has left the last one's order.
+func (k *kwTable) at(key string) int {
 	if !k.diverged {
 		if k.pos < len(k.keys) && k.keys[k.pos] == key {
 			k.pos++
-			return
+			return k.pos - 1
 		}
 		k.diverged = true
 		k.cur = append(k.cur[:0], k.keys[:k.pos]...)
 	}
 	k.cur = append(k.cur, key)
+	return -1
+}
+
+// shadow copies the values of keys out of the table, after the keys changed.
+func (k *kwTable) shadow() {
+	k.vals = k.vals[:0]
+	for _, key := range k.keys {
+		k.vals = append(k.vals, k.t.RawGetString(key))
+	}
 }
 
 // scrub removes from a forced table whatever the callback added to it.

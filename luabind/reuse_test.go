@@ -207,7 +207,7 @@ end`, Options{})
 		if err != nil || got != key {
 			t.Fatalf("call %d: %v, %v", i, got, err)
 		}
-		tables[p.s.pool.slots[0].st.kws[0].fields["args"].t] = true
+		tables[p.s.pool.slots[0].st.kws[0].field("args").t] = true
 	}
 	if len(tables) < 2 {
 		t.Error("the args table was never rebuilt")

@@ -27,8 +27,8 @@ type env struct {
 	_ cacheLinePad
 	*hook
 	poll     context.Context // the state's pollContext, for the interpreter and coroutines
-	guard    callGuard
-	coDepth  int // coroutines being resumed inside one another
+	guard    *callGuard      // the state's, in its callContext
+	coDepth  int             // coroutines being resumed inside one another
 	files    openFiles
 	httpDone func() // closes the http module's idle connections; nil if never opened
 	json     *jsonValues

@@ -60,15 +60,13 @@ type script struct {
 
 // state is one Lua state with the functions the handler gave us.
 type state struct {
-	L      *lua.LState
-	env    *env
-	fns    []*lua.LFunction
-	kws    []*kwTable   // per function: its reused kwargs table, or nil (reuse.go)
-	slot   *slot        // where the pool keeps it
-	index  int          // of slot
-	ctx    *callContext // re-armed for every call
-	cancel func()       // ctx.cancel, bound once
-	expire func()       // ctx.expire, bound once
+	L     *lua.LState
+	env   *env
+	fns   []*lua.LFunction
+	kws   []*kwTable   // per function: its reused kwargs table, or nil (reuse.go)
+	slot  *slot        // where the pool keeps it
+	index int          // of slot
+	ctx   *callContext // re-armed for every call
 }
 
 // planReuse decides, once per state, which callbacks get their kwargs table refilled.
@@ -102,7 +100,7 @@ func (st *state) arg(fn int, v any, only bool) lua.LValue {
 
 // close closes the Lua state and what its modules hold outside Lua (files, connections).
 func (st *state) close() {
-	heapWatch.unregister(&st.env.guard)
+	heapWatch.unregister(st.env.guard)
 	st.L.Close()
 	st.env.close()
 }
@@ -185,14 +183,11 @@ func (s *script) start(ctx context.Context) error {
 // newState builds a sandbox, runs the chunk and the script's setup, under the timeout and
 // the memory guard. Files the chunk or setup opened are closed when loading ends.
 func (s *script) newState(parent context.Context) (st *state, err error) {
-	cc := newCallContext()
-	e := &env{hook: s.hook, poll: pollContext{cc}}
-	built := &state{L: newSandbox(e), env: e, ctx: cc, cancel: cc.cancel, expire: cc.expire}
-	heapWatch.register(&e.guard)
-	deadline := cc.begin(parent, s.opts.Timeout)
-	heapWatch.watch(&e.guard, s.opts.MemoryLimit, deadline, cc.cancel, cc.expire)
+	cc := newCallContext(s.opts.MemoryLimit)
+	e := &env{hook: s.hook, poll: pollContext{cc}, guard: &cc.guard}
+	built := &state{L: newSandbox(e), env: e, ctx: cc}
+	cc.begin(parent, s.opts.Timeout, monoNow())
 	defer func() {
-		heapWatch.unwatch(&e.guard)
 		cc.end()
 		if r := recover(); r != nil {
 			err = &Error{Kind: KindRuntime, File: s.opts.File, Msg: fmt.Sprintf("panic while loading: %v", r)}
@@ -223,16 +218,14 @@ func (s *script) newState(parent context.Context) (st *state, err error) {
 }
 
 // acquireFor takes a state for a call: at once when one is idle, else waiting at most the
-// hook's timeout. It returns how much of the timeout is left for the call.
-func (s *script) acquireFor(ctx context.Context) (*state, time.Duration, error) {
+// hook's timeout.
+func (s *script) acquireFor(ctx context.Context) (*state, error) {
 	if st := s.pool.tryIdle(); st != nil {
-		return st, s.opts.Timeout, nil
+		return st, nil
 	}
-	start := time.Now()
 	waitCtx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
 	defer cancel()
-	st, err := s.acquire(waitCtx)
-	return st, max(s.opts.Timeout-time.Since(start), time.Millisecond), err
+	return s.acquire(waitCtx)
 }
 
 // acquire takes a state from the pool.
@@ -247,24 +240,32 @@ func (s *script) acquire(ctx context.Context) (*state, error) {
 // close closes idle states now and busy ones when their call returns.
 func (s *script) close() { s.pool.close() }
 
-// call runs function fn (an index into state.fns) in some state, with the hook's timeout.
-func (s *script) call(ctx context.Context, fn int, args []any) (any, error) {
-	st, left, err := s.acquireFor(ctx)
+// call runs function fn (an index into state.fns) in some state, with the hook's timeout
+// counted from now, waiting for a state included. It also returns how long it took
+// (when timed; else 0: a clock read less).
+func (s *script) call(ctx context.Context, fn int, args []any, timed bool) (any, time.Duration, error) {
+	start := monoNow()
+	took := func() time.Duration {
+		if !timed {
+			return 0
+		}
+		return time.Duration(monoNow() - start)
+	}
+	st, err := s.acquireFor(ctx)
 	if err != nil {
 		var le *Error
-		if errors.As(err, &le) {
-			return nil, err
+		switch {
+		case errors.As(err, &le):
+		case errors.Is(err, context.DeadlineExceeded):
+			err = &Error{Kind: KindTimeout, File: s.opts.File, Msg: s.timeoutText + " waiting for a free Lua state"}
+		default:
+			err = &Error{Kind: KindCanceled, File: s.opts.File, Msg: "call canceled by the host"}
 		}
-		if errors.Is(err, context.DeadlineExceeded) {
-			return nil, &Error{Kind: KindTimeout, File: s.opts.File, Msg: s.timeoutText + " waiting for a free Lua state"}
-		}
-		return nil, &Error{Kind: KindCanceled, File: s.opts.File, Msg: "call canceled by the host"}
+		return nil, took(), err
 	}
-	g := &st.env.guard
-	deadline := st.ctx.begin(ctx, left)
-	heapWatch.watch(g, s.opts.MemoryLimit, deadline, st.cancel, st.expire)
+	g := st.env.guard
+	st.ctx.begin(ctx, s.opts.Timeout, start)
 	v, err, panicked := s.invoke(st.ctx, st, fn, args)
-	heapWatch.unwatch(g)
 	st.ctx.end()
 	if err != nil && g.tripped.Load() {
 		// What the call allocated may be reachable from its globals: start afresh.
@@ -275,7 +276,7 @@ func (s *script) call(ctx context.Context, fn int, args []any) (any, error) {
 	} else {
 		s.pool.release(st)
 	}
-	return v, err
+	return v, took(), err
 }
 
 // invoke calls fn in st. It never lets a panic escape; panicked reports that the state
