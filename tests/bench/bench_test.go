@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -55,17 +54,27 @@ func BenchmarkInvokeNoHooks(b *testing.B) {
 }
 
 // BenchmarkPreToolCallLua measures PreToolCall through the engine with testdata/reference.lua
-// loaded as a plugin, on a call it lets through: kwargs map, hook-set reference, pool,
-// timeout context, Go->Lua table, the Lua call, Lua->Go result, merge.
-func BenchmarkPreToolCallLua(b *testing.B) { benchPreToolCall(b, false) }
+// loaded as a plugin, on a call it lets through: hook-set reference, state pool, deadline and
+// memory guard, the kwargs refilled into the callback's table, the Lua call, the result back
+// to Go, merge.
+func BenchmarkPreToolCallLua(b *testing.B) { benchPreToolCall(b, referenceEngine(b, 1)) }
 
-// BenchmarkPreToolCallLuaReuse is BenchmarkPreToolCallLua with reuse_kwargs: true in the
-// plugin's manifest: the state's kwargs table is refilled instead of rebuilt.
-func BenchmarkPreToolCallLuaReuse(b *testing.B) { benchPreToolCall(b, true) }
+// BenchmarkPreToolCallLuaEscaping is BenchmarkPreToolCallLua with a callback that hands its
+// kwargs to a helper function (escapingHandler), so the engine cannot prove the table unused
+// after the call: "fresh" builds new tables for every call, "reuse_kwargs" is the same plugin
+// with reuse_kwargs: true, which refills one table and scrubs what the callback left in it.
+func BenchmarkPreToolCallLuaEscaping(b *testing.B) {
+	for _, reuse := range []bool{false, true} {
+		name := "fresh"
+		if reuse {
+			name = "reuse_kwargs"
+		}
+		b.Run(name, func(b *testing.B) { benchPreToolCall(b, escapingEngine(b, reuse)) })
+	}
+}
 
-// benchPreToolCall calls PreToolCall serially on the reference plugin.
-func benchPreToolCall(b *testing.B, reuse bool) {
-	eng := referenceEngine(b, 1, reuse)
+// benchPreToolCall calls PreToolCall serially.
+func benchPreToolCall(b *testing.B, eng *engine.Engine) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	defer reportCPU(b)()
@@ -77,27 +86,26 @@ func benchPreToolCall(b *testing.B, reuse bool) {
 }
 
 // BenchmarkPreToolCallLuaRaw is the floor of BenchmarkPreToolCallLua: the same Lua function
-// called with gopher-lua directly on an equivalent table (build the table, PCall, read the
-// result). "ctx" sets a context on the state once (gopher-lua then runs its slower
-// mainLoopWithContext, which the engine needs for timeouts); "noctx" is the bare interpreter.
-// The engine is compared with "ctx".
+// called with gopher-lua directly on an equivalent table. "ctx" and "noctx" build the table
+// (and its args table) for every call, then PCall and read the result; "ctx" sets a context
+// on the state once, which switches gopher-lua to mainLoopWithContext (a select per
+// instruction), as the engine must for timeouts, and "noctx" is the bare interpreter.
+// "reused-ctx" and "reused-noctx" build the table once: the call alone, the floor of the
+// engine's refilled tables.
 func BenchmarkPreToolCallLuaRaw(b *testing.B) {
-	for _, withCtx := range []bool{true, false} {
-		name := "noctx"
-		if withCtx {
-			name = "ctx"
-		}
-		b.Run(name, func(b *testing.B) {
+	for _, v := range []struct {
+		name          string
+		withCtx, once bool
+	}{{"ctx", true, false}, {"noctx", false, false}, {"reused-ctx", true, true}, {"reused-noctx", false, true}} {
+		b.Run(v.name, func(b *testing.B) {
 			L, fn := rawReference(b)
-			if withCtx {
+			if v.withCtx {
 				ctx, cancel := context.WithCancel(context.Background())
 				defer cancel()
 				L.SetContext(ctx)
 			}
 			tool, cmd, task, sess, call := "terminal", "ls -la /tmp", "t", "s", "c"
-			b.ReportAllocs()
-			defer reportCPU(b)()
-			for b.Loop() {
+			build := func() *lua.LTable {
 				kw := L.CreateTable(0, 5)
 				kw.RawSetString("tool_name", lua.LString(tool))
 				args := L.CreateTable(0, 1)
@@ -106,6 +114,15 @@ func BenchmarkPreToolCallLuaRaw(b *testing.B) {
 				kw.RawSetString("task_id", lua.LString(task))
 				kw.RawSetString("session_id", lua.LString(sess))
 				kw.RawSetString("tool_call_id", lua.LString(call))
+				return kw
+			}
+			kw := build()
+			b.ReportAllocs()
+			defer reportCPU(b)()
+			for b.Loop() {
+				if !v.once {
+					kw = build()
+				}
 				L.Push(fn)
 				L.Push(kw)
 				if err := L.PCall(1, 1, nil); err != nil {
@@ -120,96 +137,14 @@ func BenchmarkPreToolCallLuaRaw(b *testing.B) {
 	}
 }
 
-// BenchmarkPreToolCallLuaLadder rebuilds BenchmarkPreToolCallLua on top of the "ctx" floor one
-// engine cost at a time, each step including the previous ones, so that the difference
-// between two steps is what that cost adds: "1-timeout-ctx" a context.WithTimeout per call set
-// on the state (luabind/script.go call/invoke); "2-pool" taking and returning the state
-// through the pool channel; "3-kwargs-map" building the kwargs map[string]any
-// (engine/kwargs.go) and converting it to a table by type switch like luabind.toLua. What
-// BenchmarkPreToolCallLua costs beyond the last step is the engine's bookkeeping (hook-set
-// reference, results, Report, outcome, timing).
-func BenchmarkPreToolCallLuaLadder(b *testing.B) {
-	for step, name := range []string{"1-timeout-ctx", "2-pool", "3-kwargs-map"} {
-		b.Run(name, func(b *testing.B) {
-			L, fn := rawReference(b)
-			pool := make(chan *lua.LState, 1)
-			pool <- L
-			var mu sync.Mutex
-			ctx := context.Background()
-			tool, cmd, task, sess, call := "terminal", "ls -la /tmp", "t", "s", "c"
-			b.ReportAllocs()
-			defer reportCPU(b)()
-			for b.Loop() {
-				callCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
-				st := L
-				if step >= 1 {
-					st = <-pool
-				}
-				st.SetContext(callCtx)
-				var kw *lua.LTable
-				if step >= 2 {
-					kw = mapToLua(st, map[string]any{"tool_name": tool, "args": map[string]any{"command": cmd}, "task_id": task, "session_id": sess, "tool_call_id": call})
-				} else {
-					kw = st.CreateTable(0, 5)
-					kw.RawSetString("tool_name", lua.LString(tool))
-					args := st.CreateTable(0, 1)
-					args.RawSetString("command", lua.LString(cmd))
-					kw.RawSetString("args", args)
-					kw.RawSetString("task_id", lua.LString(task))
-					kw.RawSetString("session_id", lua.LString(sess))
-					kw.RawSetString("tool_call_id", lua.LString(call))
-				}
-				st.Push(fn)
-				st.Push(kw)
-				if err := st.PCall(1, 1, nil); err != nil {
-					b.Fatal(err)
-				}
-				if st.Get(-1) != lua.LNil {
-					b.Fatal("allowed call blocked")
-				}
-				st.Pop(1)
-				st.RemoveContext()
-				if step >= 1 {
-					mu.Lock()
-					pool <- st
-					mu.Unlock()
-				}
-				cancel()
-			}
-		})
-	}
-}
-
-// mapToLua converts like luabind.toLua does: a type switch per value, tables for maps.
-func mapToLua(L *lua.LState, v any) *lua.LTable {
-	m := v.(map[string]any)
-	t := L.CreateTable(0, len(m))
-	for k, e := range m {
-		switch x := e.(type) {
-		case string:
-			t.RawSetString(k, lua.LString(x))
-		case map[string]any:
-			t.RawSetString(k, mapToLua(L, x))
-		}
-	}
-	return t
-}
-
 // BenchmarkPreToolCallLuaParallel is BenchmarkPreToolCallLua from every core at once
 // (b.RunParallel): with the default states: 1 the plugin's one Lua state serialises the
 // calls; with states: 2 two calls run at once. Throughput = ns/op of the serial benchmark
 // divided by ns/op here.
 func BenchmarkPreToolCallLuaParallel(b *testing.B) {
-	for _, v := range []struct {
-		states int
-		reuse  bool
-	}{{1, false}, {2, false}, {2, true}} {
-		name := fmt.Sprintf("states=%d", v.states)
-		if v.reuse {
-			name += "/reuse"
-		}
-		b.Run(name, func(b *testing.B) {
-			eng := referenceEngine(b, v.states, v.reuse)
+	for _, states := range []int{1, 2} {
+		b.Run(fmt.Sprintf("states=%d", states), func(b *testing.B) {
+			eng := referenceEngine(b, states)
 			ctx := context.Background()
 			b.ReportAllocs()
 			b.ResetTimer()
@@ -435,14 +370,17 @@ func (threeCalls) Prompt(context.Context, string) (string, error) { return "[SIL
 // measures a home that silently failed to load.
 func TestBenchmarkHomes(t *testing.T) {
 	ctx := context.Background()
-	for states := 1; states <= 2; states++ {
-		for _, reuse := range []bool{false, true} {
-			eng := referenceEngine(t, states, reuse)
+	engines := map[string]*engine.Engine{
+		"states=1": referenceEngine(t, 1), "states=2": referenceEngine(t, 2),
+		"escaping": escapingEngine(t, false), "escaping, reuse_kwargs": escapingEngine(t, true),
+	}
+	for name, eng := range engines {
+		for range 3 { // the first call fills the tables, the next ones refill them
 			if blk := eng.PreToolCall(ctx, dangerous); blk == nil || blk.Message != "rm -rf / is not permitted" {
-				t.Errorf("states=%d: reference.lua did not block rm -rf /: %+v", states, blk)
+				t.Errorf("%s: did not block rm -rf /: %+v", name, blk)
 			}
 			if eng.PreToolCall(ctx, allowed) != nil {
-				t.Errorf("states=%d: reference.lua blocked an allowed call", states)
+				t.Errorf("%s: blocked an allowed call", name)
 			}
 		}
 	}
@@ -496,10 +434,10 @@ func TestPersistentShellHookClosedWithEngine(t *testing.T) {
 }
 
 // referenceEngine loads a home whose one plugin is testdata/reference.lua.
-func referenceEngine(tb testing.TB, states int, reuse bool) *engine.Engine {
+func referenceEngine(tb testing.TB, states int) *engine.Engine {
 	tb.Helper()
 	home := testutil.Home(tb, map[string]string{
-		"plugins/reference/plugin.yaml": fmt.Sprintf("name: reference\nstates: %d\nreuse_kwargs: %v\n", states, reuse),
+		"plugins/reference/plugin.yaml": fmt.Sprintf("name: reference\nstates: %d\n", states),
 		"plugins/reference/handler.lua": string(readTestdata(tb, "reference.lua")),
 	})
 	eng := newEngine(tb, home, engine.Options{})
@@ -507,6 +445,28 @@ func referenceEngine(tb testing.TB, states int, reuse bool) *engine.Engine {
 		tb.Fatalf("reference plugin not loaded: %+v", eng.Warnings())
 	}
 	return eng
+}
+
+// escapingHandler is reference.lua written with a helper function that receives the kwargs
+// table: a common style, which keeps the engine from proving the table unused after the call.
+const escapingHandler = `local function check(kw)
+  if kw.tool_name == "terminal" and string.find(kw.args.command or "", "rm -rf /", 1, true) then
+    return { action = "block", message = "rm -rf / is not permitted" }
+  end
+end
+function register(ctx)
+  ctx.register_hook("pre_tool_call", function(kw) return check(kw) end)
+end
+`
+
+// escapingEngine loads escapingHandler as a plugin, with reuse_kwargs as given.
+func escapingEngine(tb testing.TB, reuse bool) *engine.Engine {
+	tb.Helper()
+	home := testutil.Home(tb, map[string]string{
+		"plugins/escaping/plugin.yaml": fmt.Sprintf("name: escaping\nreuse_kwargs: %v\n", reuse),
+		"plugins/escaping/handler.lua": escapingHandler,
+	})
+	return newEngine(tb, home, engine.Options{})
 }
 
 // shellEngine loads a home whose one shell hook is testdata/<script> on pre_tool_call.

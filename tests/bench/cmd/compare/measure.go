@@ -34,7 +34,7 @@ type group struct {
 // a few minutes: the emit benchmark keeps a queue of b.N events per hook, so it gets a
 // fixed count; loading and replaying take tens of milliseconds per op.
 var groups = []group{
-	{`^Benchmark(InvokeNoHooks|PreToolCallLua|PreToolCallLuaReuse|PreToolCallLuaRaw|PreToolCallLuaLadder|PreToolCallLuaParallel)$`, "1s"},
+	{`^Benchmark(InvokeNoHooks|PreToolCallLua|PreToolCallLuaEscaping|PreToolCallLuaRaw|PreToolCallLuaParallel)$`, "1s"},
 	{`^Benchmark(ShellHook|ShellHookRawExec|ShellHookPersistent)$`, "1s"},
 	{`^BenchmarkGatewayEmit$`, "100000x"},
 	{`^Benchmark(LoadHome|ReplayTurn)$`, "1s"},
@@ -67,35 +67,54 @@ func median(xs []float64) (float64, bool) {
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2, true
 }
 
-// measure runs the benchmark groups and the Python reference.
+// measure runs the benchmark groups and the Python reference in rounds: each round runs
+// every benchmark once and then the Python reference once, so that the two sides of a ratio
+// are measured close together even when the machine's speed drifts between rounds.
 func measure(ctx context.Context, cfg config, log io.Writer) (*results, error) {
 	start := time.Now()
 	dir, err := benchDir(ctx)
 	if err != nil {
 		return nil, err
 	}
+	tmp, err := os.MkdirTemp("", "compare-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	bin := filepath.Join(tmp, "bench.test")
+	fmt.Fprintf(log, "compare: go test -c -o %s\n", bin)
+	build := exec.CommandContext(ctx, "go", "test", "-c", "-o", bin, ".")
+	build.Dir = dir
+	if out, err := build.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("go test -c failed: %v\n%s", err, out)
+	}
 	res := &results{bench: map[string]map[string][]float64{}, python: map[string][]float64{}}
 	res.env = environment(ctx, "before")
-	for _, g := range groups {
-		if cfg.only != "" && !strings.Contains(g.bench, cfg.only) {
-			continue
+	py := pythonFor(ctx, cfg, dir, res)
+	for round := 1; round <= cfg.count; round++ {
+		for _, g := range groups {
+			if cfg.only != "" && !strings.Contains(g.bench, cfg.only) {
+				continue
+			}
+			args := []string{"-test.run", "^$", "-test.bench", g.bench, "-test.benchtime", g.benchtime,
+				"-test.count", "1", "-test.benchmem", "-test.timeout", "30m"}
+			fmt.Fprintf(log, "compare: round %d/%d: bench.test %s\n", round, cfg.count, strings.Join(args, " "))
+			cmd := exec.CommandContext(ctx, bin, args...)
+			cmd.Dir = dir
+			var out bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &out
+			if cfg.verbose {
+				cmd.Stdout, cmd.Stderr = io.MultiWriter(&out, log), io.MultiWriter(&out, log)
+			}
+			if err := cmd.Run(); err != nil {
+				return nil, fmt.Errorf("benchmarks failed: %v\n%s", err, out.String())
+			}
+			parseBench(&out, res.bench)
 		}
-		args := []string{"test", "-run", "^$", "-bench", g.bench, "-benchtime", g.benchtime,
-			"-count", strconv.Itoa(cfg.count), "-benchmem", "-timeout", "30m", "."}
-		fmt.Fprintf(log, "compare: go %s\n", strings.Join(args, " "))
-		cmd := exec.CommandContext(ctx, "go", args...)
-		cmd.Dir = dir
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		if cfg.verbose {
-			cmd.Stdout, cmd.Stderr = io.MultiWriter(&out, log), io.MultiWriter(&out, log)
+		if py != nil {
+			py.round(ctx, res, log)
 		}
-		if err := cmd.Run(); err != nil {
-			return nil, fmt.Errorf("go test failed: %v\n%s", err, out.String())
-		}
-		parseBench(&out, res.bench)
 	}
-	pythonReference(ctx, cfg, dir, res, log)
 	res.env = append(res.env, environment(ctx, "after")...)
 	res.elapsed = time.Since(start)
 	return res, nil
@@ -140,49 +159,58 @@ func parseBench(r io.Reader, into map[string]map[string][]float64) {
 	}
 }
 
-// pythonReference runs testdata/py_reference.py dispatch and shell, count times each.
-func pythonReference(ctx context.Context, cfg config, dir string, res *results, log io.Writer) {
+// python runs testdata/py_reference.py.
+type python struct {
+	path, script, hook string
+}
+
+// pythonFor finds the interpreter, or notes in res why the Python column is missing.
+func pythonFor(ctx context.Context, cfg config, dir string, res *results) *python {
 	if cfg.python == "" {
 		res.pyNote = "Python reference skipped (-python \"\")"
-		return
+		return nil
 	}
-	py, err := exec.LookPath(cfg.python)
+	path, err := exec.LookPath(cfg.python)
 	if err != nil {
 		res.pyNote = fmt.Sprintf("Python reference skipped: %s not found", cfg.python)
+		return nil
+	}
+	if v, err := exec.CommandContext(ctx, path, "--version").CombinedOutput(); err == nil {
+		res.env = append(res.env, "python: "+strings.TrimSpace(string(v)))
+	}
+	return &python{path: path, script: filepath.Join(dir, "testdata", "py_reference.py"),
+		hook: filepath.Join(dir, "testdata", "noop-hook.sh")}
+}
+
+// round runs the dispatch and shell references once each. A failure is noted in res and
+// ends the Python column.
+func (p *python) round(ctx context.Context, res *results, log io.Writer) {
+	if res.pyNote != "" {
 		return
 	}
-	script := filepath.Join(dir, "testdata", "py_reference.py")
-	hook := filepath.Join(dir, "testdata", "noop-hook.sh")
-	runs := []struct {
+	for _, r := range []struct {
 		key  string
 		args []string
 	}{
-		{"dispatch", []string{script, "dispatch"}},
-		{"shell", []string{script, "shell", hook}},
-	}
-	for i := 0; i < cfg.count; i++ {
-		for _, r := range runs {
-			fmt.Fprintf(log, "compare: %s %s\n", cfg.python, strings.Join(r.args, " "))
-			out, err := exec.CommandContext(ctx, py, r.args...).Output()
-			if err != nil {
-				res.pyNote = fmt.Sprintf("Python reference failed: %v", err)
-				return
-			}
-			f := strings.Fields(string(out))
-			if len(f) != 2 {
-				res.pyNote = fmt.Sprintf("Python reference printed %q", out)
-				return
-			}
-			v, err := strconv.ParseFloat(f[1], 64)
-			if err != nil {
-				res.pyNote = fmt.Sprintf("Python reference printed %q", out)
-				return
-			}
-			res.python[r.key] = append(res.python[r.key], v)
+		{"dispatch", []string{p.script, "dispatch"}},
+		{"shell", []string{p.script, "shell", p.hook}},
+	} {
+		fmt.Fprintf(log, "compare: python3 %s\n", strings.Join(r.args, " "))
+		out, err := exec.CommandContext(ctx, p.path, r.args...).Output()
+		if err != nil {
+			res.pyNote = fmt.Sprintf("Python reference failed: %v", err)
+			return
 		}
-	}
-	if v, err := exec.CommandContext(ctx, py, "--version").CombinedOutput(); err == nil {
-		res.env = append(res.env, "python: "+strings.TrimSpace(string(v)))
+		f := strings.Fields(string(out))
+		v, perr := 0.0, error(nil)
+		if len(f) == 2 {
+			v, perr = strconv.ParseFloat(f[1], 64)
+		}
+		if len(f) != 2 || perr != nil {
+			res.pyNote = fmt.Sprintf("Python reference printed %q", out)
+			return
+		}
+		res.python[r.key] = append(res.python[r.key], v)
 	}
 }
 
