@@ -37,10 +37,11 @@
 // goroutine per process reads runtime/metrics (heap objects and GC goal, ~250ns) every 5ms
 // while any call is in flight, and cancels the context of a call whose growth since its
 // first sample passes its budget; it exits after a second without calls. The same goroutine
-// times calls out: a call past its deadline is cancelled at the next sample, so timeouts are
-// up to 5ms late. Watching a call is a mutex-guarded store on a guard embedded in the state
-// (no allocation, no goroutine, no timer per call), because a pre_tool_call callback takes
-// well under a µs. The heap is process-wide, so growth is attributed by time: calls waiting in sleep,
+// times calls out, from the first sample that sees a call: a call is never stopped before
+// its timeout, and at most 10ms after it. Watching a call is a few stores under the lock
+// of the state's context, which the call takes anyway (no allocation, no goroutine, no
+// timer, no clock read per call), because a pre_tool_call callback takes well under a µs.
+// The heap is process-wide, so growth is attributed by time: calls waiting in sleep,
 // http, exec or a host function are not charged for what the heap gains meanwhile, and the
 // garbage the GC was going to allow anyway (up to one budget) is headroom, not growth; two
 // calls running Lua at the same moment share the blame. The check happens between

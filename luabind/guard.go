@@ -17,15 +17,17 @@ const defaultMemoryLimit = 256 << 20
 // state's callContext, which the call takes anyway: watching a call costs no lock and no
 // allocation of its own, and states never contend with each other.
 type callGuard struct {
-	mu       *sync.Mutex        // guards the fields below against the sampler
-	active   bool               // a call is being watched
-	budget   int64              // heap growth allowed; <= 0: no memory check
-	cancel   context.CancelFunc // stops the call; nil once used
-	deadline monoTime           // when the call times out; 0: no deadline
-	expire   func()             // times the call out; nil once used
-	sampled  bool               // base and last are set
-	base     int64              // heap size the call's growth is measured from
-	last     int64              // heap size at the previous sample
+	mu      *sync.Mutex        // guards the fields below against the sampler
+	active  bool               // a call is being watched
+	budget  int64              // heap growth allowed; <= 0: no memory check
+	cancel  context.CancelFunc // stops the call; nil once used
+	timeout time.Duration      // how long the call may run; 0: no limit
+	seen    bool               // the sampler has seen the call ...
+	since   monoTime           // ... first at this time
+	expire  func()             // times the call out; nil once used
+	sampled bool               // base and last are set
+	base    int64              // heap size the call's growth is measured from
+	last    int64              // heap size at the previous sample
 
 	waiting atomic.Int32 // > 0 while the call waits in a host function (sleep, http, exec, ...)
 	tripped atomic.Bool  // the watchdog stopped the call
@@ -76,13 +78,14 @@ func (w *watchdog) unregister(g *callGuard) {
 }
 
 // watch starts watching g for a call: cancel stops it when it grows the heap by more than
-// budget (<= 0: no limit), expire when deadline (zero: none) has passed. The deadline is
-// checked on the sampler's period, so a call times out up to one period late; in return a
-// call arms no timer of its own.
+// budget (<= 0: no limit), expire when it has run for timeout (0: no limit). The sampler
+// times the call from the first sample that sees it, which is at most one period after it
+// started: a call is never stopped early, and at most two periods late. In return a call
+// arms no timer and reads no clock.
 // The sampler calls cancel and expire holding g.mu.
-func (w *watchdog) watch(g *callGuard, budget int64, deadline monoTime, cancel context.CancelFunc, expire func()) {
+func (w *watchdog) watch(g *callGuard, budget int64, timeout time.Duration, cancel context.CancelFunc, expire func()) {
 	g.mu.Lock()
-	g.arm(budget, deadline, cancel, expire)
+	g.arm(budget, timeout, cancel, expire)
 	g.mu.Unlock()
 	w.start()
 }
@@ -96,10 +99,10 @@ func (w *watchdog) unwatch(g *callGuard) {
 
 // arm and disarm are watch and unwatch for a caller holding g.mu, which must then call
 // start.
-func (g *callGuard) arm(budget int64, deadline monoTime, cancel context.CancelFunc, expire func()) {
+func (g *callGuard) arm(budget int64, timeout time.Duration, cancel context.CancelFunc, expire func()) {
 	g.tripped.Store(false)
 	g.active, g.budget, g.cancel, g.sampled = true, budget, cancel, false
-	g.deadline, g.expire = deadline, expire
+	g.timeout, g.expire, g.seen = timeout, expire, false
 }
 
 func (g *callGuard) disarm() { g.active, g.cancel, g.expire = false, nil, nil }
@@ -155,7 +158,8 @@ func (w *watchdog) busy() bool {
 // base: the heap then, plus the headroom the GC was going to allow anyway (the heap goal,
 // at most the budget), so that garbage others leave behind does not count against it.
 // While a call waits in a host function its base follows the heap up.
-// A call past its deadline is expired. check reports whether any call is being watched.
+// A call that has run for its timeout is expired. check reports whether any call is being
+// watched.
 func (w *watchdog) check(heap, goal int64, now monoTime) (busy bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -163,7 +167,9 @@ func (w *watchdog) check(heap, goal int64, now monoTime) (busy bool) {
 		g.mu.Lock()
 		if g.active {
 			busy = true
-			if g.expire != nil && g.deadline != 0 && now >= g.deadline {
+			if !g.seen {
+				g.seen, g.since = true, now
+			} else if g.expire != nil && g.timeout > 0 && time.Duration(now-g.since) >= g.timeout {
 				g.expire()
 				g.expire = nil
 			}

@@ -338,7 +338,7 @@ func BenchmarkArm(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		c.begin(ctx, time.Second, monoNow())
+		c.begin(ctx, time.Second)
 		c.end()
 	}
 }

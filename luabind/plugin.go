@@ -49,8 +49,7 @@ func (p *Plugin) Call(ctx context.Context, i int, kwargs any) (any, error) {
 }
 
 // CallTimed is Call that also returns how long the call took, waiting for a free Lua state
-// included. It reads the clock twice (Call once, for the deadline), where timing Call from
-// outside takes three reads.
+// included. It reads the clock twice; Call reads it not at all.
 func (p *Plugin) CallTimed(ctx context.Context, i int, kwargs any) (any, time.Duration, error) {
 	return p.s.call(ctx, i, []any{kwargs}, true)
 }

@@ -186,7 +186,7 @@ func (s *script) newState(parent context.Context) (st *state, err error) {
 	cc := newCallContext(s.opts.MemoryLimit)
 	e := &env{hook: s.hook, poll: pollContext{cc}, guard: &cc.guard}
 	built := &state{L: newSandbox(e), env: e, ctx: cc}
-	cc.begin(parent, s.opts.Timeout, monoNow())
+	cc.begin(parent, s.opts.Timeout)
 	defer func() {
 		cc.end()
 		if r := recover(); r != nil {
@@ -218,14 +218,16 @@ func (s *script) newState(parent context.Context) (st *state, err error) {
 }
 
 // acquireFor takes a state for a call: at once when one is idle, else waiting at most the
-// hook's timeout.
-func (s *script) acquireFor(ctx context.Context) (*state, error) {
+// hook's timeout. It returns how much of the timeout is left for the call.
+func (s *script) acquireFor(ctx context.Context) (*state, time.Duration, error) {
 	if st := s.pool.tryIdle(); st != nil {
-		return st, nil
+		return st, s.opts.Timeout, nil
 	}
+	start := monoNow()
 	waitCtx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
 	defer cancel()
-	return s.acquire(waitCtx)
+	st, err := s.acquire(waitCtx)
+	return st, max(s.opts.Timeout-time.Duration(monoNow()-start), time.Millisecond), err
 }
 
 // acquire takes a state from the pool.
@@ -240,18 +242,21 @@ func (s *script) acquire(ctx context.Context) (*state, error) {
 // close closes idle states now and busy ones when their call returns.
 func (s *script) close() { s.pool.close() }
 
-// call runs function fn (an index into state.fns) in some state, with the hook's timeout
-// counted from now, waiting for a state included. It also returns how long it took
-// (when timed; else 0: a clock read less).
+// call runs function fn (an index into state.fns) in some state, with the hook's timeout,
+// waiting for a state included. When timed it also returns how long that took (else 0:
+// an untimed call reads no clock).
 func (s *script) call(ctx context.Context, fn int, args []any, timed bool) (any, time.Duration, error) {
-	start := monoNow()
+	var start monoTime
+	if timed {
+		start = monoNow()
+	}
 	took := func() time.Duration {
 		if !timed {
 			return 0
 		}
 		return time.Duration(monoNow() - start)
 	}
-	st, err := s.acquireFor(ctx)
+	st, left, err := s.acquireFor(ctx)
 	if err != nil {
 		var le *Error
 		switch {
@@ -264,7 +269,7 @@ func (s *script) call(ctx context.Context, fn int, args []any, timed bool) (any,
 		return nil, took(), err
 	}
 	g := st.env.guard
-	st.ctx.begin(ctx, s.opts.Timeout, start)
+	st.ctx.begin(ctx, left)
 	v, err, panicked := s.invoke(st.ctx, st, fn, args)
 	st.ctx.end()
 	if err != nil && g.tripped.Load() {

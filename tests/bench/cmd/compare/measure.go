@@ -24,20 +24,22 @@ type config struct {
 	only    string
 }
 
-// group is one `go test -bench` invocation: benchmarks that share a -benchtime.
+// group is one `go test -bench` invocation: benchmarks that share a -benchtime, and the
+// Python reference run right after them (the one their ratios use).
 type group struct {
 	bench     string // -bench regexp
 	benchtime string
+	python    string // "dispatch", "shell" or ""
 }
 
 // groups split the benchmarks by how long one op takes, so that the whole run stays within
 // a few minutes: the emit benchmark keeps a queue of b.N events per hook, so it gets a
 // fixed count; loading and replaying take tens of milliseconds per op.
 var groups = []group{
-	{`^Benchmark(InvokeNoHooks|PreToolCallLua|PreToolCallLuaEscaping|PreToolCallLuaRaw|PreToolCallLuaParallel)$`, "1s"},
-	{`^Benchmark(ShellHook|ShellHookRawExec|ShellHookPersistent)$`, "1s"},
-	{`^BenchmarkGatewayEmit$`, "100000x"},
-	{`^Benchmark(LoadHome|ReplayTurn)$`, "1s"},
+	{`^Benchmark(InvokeNoHooks|PreToolCallLua|PreToolCallLuaEscaping|PreToolCallLuaRaw|PreToolCallLuaParallel)$`, "1s", "dispatch"},
+	{`^Benchmark(ShellHook|ShellHookRawExec|ShellHookPersistent)$`, "1s", "shell"},
+	{`^BenchmarkGatewayEmit$`, "100000x", ""},
+	{`^Benchmark(LoadHome|ReplayTurn)$`, "1s", ""},
 }
 
 // results holds every measurement: benchmark name (without the -procs suffix) -> unit ->
@@ -68,8 +70,8 @@ func median(xs []float64) (float64, bool) {
 }
 
 // measure runs the benchmark groups and the Python reference in rounds: each round runs
-// every benchmark once and then the Python reference once, so that the two sides of a ratio
-// are measured close together even when the machine's speed drifts between rounds.
+// every benchmark once, each group followed by the Python reference its ratios use, so that
+// the two sides of a ratio are measured side by side even when the machine's speed drifts.
 func measure(ctx context.Context, cfg config, log io.Writer) (*results, error) {
 	start := time.Now()
 	dir, err := benchDir(ctx)
@@ -110,9 +112,9 @@ func measure(ctx context.Context, cfg config, log io.Writer) (*results, error) {
 				return nil, fmt.Errorf("benchmarks failed: %v\n%s", err, out.String())
 			}
 			parseBench(&out, res.bench)
-		}
-		if py != nil {
-			py.round(ctx, res, log)
+			if py != nil && g.python != "" {
+				py.run(ctx, g.python, res, log)
+			}
 		}
 	}
 	res.env = append(res.env, environment(ctx, "after")...)
@@ -182,36 +184,33 @@ func pythonFor(ctx context.Context, cfg config, dir string, res *results) *pytho
 		hook: filepath.Join(dir, "testdata", "noop-hook.sh")}
 }
 
-// round runs the dispatch and shell references once each. A failure is noted in res and
-// ends the Python column.
-func (p *python) round(ctx context.Context, res *results, log io.Writer) {
+// run runs the dispatch or shell reference once. A failure is noted in res and ends the
+// Python column.
+func (p *python) run(ctx context.Context, which string, res *results, log io.Writer) {
 	if res.pyNote != "" {
 		return
 	}
-	for _, r := range []struct {
-		key  string
-		args []string
-	}{
-		{"dispatch", []string{p.script, "dispatch"}},
-		{"shell", []string{p.script, "shell", p.hook}},
-	} {
-		fmt.Fprintf(log, "compare: python3 %s\n", strings.Join(r.args, " "))
-		out, err := exec.CommandContext(ctx, p.path, r.args...).Output()
-		if err != nil {
-			res.pyNote = fmt.Sprintf("Python reference failed: %v", err)
-			return
-		}
-		f := strings.Fields(string(out))
-		v, perr := 0.0, error(nil)
-		if len(f) == 2 {
-			v, perr = strconv.ParseFloat(f[1], 64)
-		}
-		if len(f) != 2 || perr != nil {
-			res.pyNote = fmt.Sprintf("Python reference printed %q", out)
-			return
-		}
-		res.python[r.key] = append(res.python[r.key], v)
+	args := []string{p.script, "dispatch"}
+	if which == "shell" {
+		args = []string{p.script, "shell", p.hook}
 	}
+	fmt.Fprintf(log, "compare: python3 %s\n", strings.Join(args, " "))
+	out, err := exec.CommandContext(ctx, p.path, args...).Output()
+	if err != nil {
+		res.pyNote = fmt.Sprintf("Python reference failed: %v", err)
+		return
+	}
+	f := strings.Fields(string(out))
+	v, perr := 0.0, error(nil)
+	if len(f) == 2 {
+		v, perr = strconv.ParseFloat(f[1], 64)
+	}
+	if len(f) != 2 || perr != nil {
+		res.pyNote = fmt.Sprintf("Python reference printed %q", out)
+		return
+	}
+	res.python[which] = append(res.python[which], v)
+	fmt.Fprintf(log, "compare: python %s: %.1f ns/op\n", which, v)
 }
 
 // environment describes the machine for the record.
