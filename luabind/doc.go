@@ -18,7 +18,19 @@
 // load time (counters, caches) are shared by every call, and concurrent calls wait for each
 // other. With States > 1, concurrent calls run in parallel on separate states, and each state
 // has its own copy of the globals (a counter counts per state). Plugin, Handler and all
-// their methods are safe for concurrent use.
+// their methods are safe for concurrent use. A state's pool slot is taken with a
+// compare-and-swap, preferring the slot the processor used last, so calls on different
+// cores touch different memory.
+//
+// # Kwargs tables
+//
+// A plugin callback's one argument (a map or a Table) becomes a Lua table. Building one is
+// most of a short callback's cost, so each state keeps the table it passed a callback last
+// time and refills it, writing only changed values, when the callback's bytecode shows it
+// only reads the table (escape.go: fields looked up, compared, tested; values read from it
+// may go anywhere). Table-valued fields such as args are refilled too unless the callback
+// lets them escape. Options.ReuseKwargs forces reuse for the other callbacks, scrubbing
+// the table each time (reuse.go).
 //
 // # Limits
 //
