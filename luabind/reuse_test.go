@@ -213,3 +213,70 @@ end`, Options{})
 		t.Error("the args table was never rebuilt")
 	}
 }
+
+// Whatever a callback does with its kwargs, it sees the same thing whether the engine
+// refills tables or builds new ones: the results of a series of calls are compared with
+// those of the same plugin run with the analysis switched off.
+func TestReuseIsInvisible(t *testing.T) {
+	bodies := []string{
+		`local r = prev and prev.tool_name; prev = kw; return r`,
+		`local r = prev and prev.command; prev = kw.args; return r`,
+		`local r = seen[1] and seen[1].tool_name; seen[#seen + 1] = kw; return r`,
+		`local r = last and last(); last = function() return kw.tool_name end; return r`,
+		`local r = keep and keep.x; keep = kw.args.nested; return r`,
+		`local r = kw.extra; kw.extra = kw.tool_name; return r`,
+		`local r = rawget(kw, "extra"); rawset(kw, "extra", 1); return r`,
+		`local r = kw.args.extra; kw.args.extra = 1; return r`,
+		`local n = 0; for _ in pairs(kw) do n = n + 1 end; return n`,
+		`local n = 0; for _ in pairs(kw.args) do n = n + 1 end; return n`,
+		`return kw.args.command`,
+		`return kw.args.nested and kw.args.nested.x`,
+		`local r = prevargs == kw.args; prevargs = kw.args; return r`,
+		`local r = prevkw == kw; prevkw = kw; return r`,
+		`local t = setmetatable({}, {__index = kw}); return t.tool_name`,
+		`local r = getmetatable(kw) ~= nil; setmetatable(kw, {}); return r`,
+		`return #kw.args`,
+		`local a = kw.args; if a.x then return a.x end; return kw.tool_name`,
+		`local k = "tool_name"; return kw[k]`,
+		`local r = saved and saved[1].command; saved = {kw.args}; return r`,
+		`local r = caught and caught.tool_name; local _, e = pcall(error, kw); caught = e; return r`,
+		`local r = co and co(); co = coroutine.wrap(function() coroutine.yield(kw.tool_name) end); return r`,
+		`local r = nested_seen == kw.args.nested; nested_seen = kw.args.nested; return r`,
+		`local r = lastn and lastn.x; lastn = kw.args.nested or lastn; return r`,
+	}
+	calls := []map[string]any{
+		{"tool_name": "one", "args": map[string]any{"command": "ls", "x": "1", "nested": map[string]any{"x": "n1"}}},
+		{"tool_name": "two", "args": map[string]any{"command": "rm"}},
+		{"tool_name": "two", "args": map[string]any{"command": "rm", "nested": map[string]any{"x": "n3"}}},
+		{"tool_name": "three", "args": map[string]any{}, "more": true},
+	}
+	run := func(body string) []any {
+		p := loadPlugin(t, "seen = {}\nfunction register(ctx)\n ctx.register_hook('x', function(kw)\n"+body+"\nend)\nend\n", Options{})
+		var out []any
+		for _, kw := range calls {
+			v, err := p.Call(context.Background(), 0, kw)
+			if err != nil {
+				v = "error: " + err.Error()
+			}
+			out = append(out, v)
+		}
+		return out
+	}
+	reused := 0
+	for _, body := range bodies {
+		got := run(body)
+		saved := analyze
+		analyze = func(*lua.FunctionProto) kwargsUse { return kwargsUse{} }
+		want := run(body)
+		analyze = saved
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s: results differ from fresh tables (-fresh +reused):\n%s", body, diff)
+		}
+		if analyzeKwargs(callbackProto(t, body)).readOnly {
+			reused++
+		}
+	}
+	if reused < 8 { // the comparison is only worth something if many bodies were refilled
+		t.Errorf("only %d of %d bodies had their kwargs refilled", reused, len(bodies))
+	}
+}

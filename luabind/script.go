@@ -69,13 +69,16 @@ type state struct {
 	ctx   *callContext // re-armed for every call
 }
 
+// analyze is analyzeKwargs; tests replace it to compare against fresh tables.
+var analyze = analyzeKwargs
+
 // planReuse decides, once per state, which callbacks get their kwargs table refilled.
 func (st *state) planReuse(forced bool) {
 	st.kws = make([]*kwTable, len(st.fns))
 	for i, fn := range st.fns {
 		var use kwargsUse
 		if !fn.IsG {
-			use = analyzeKwargs(fn.Proto)
+			use = analyze(fn.Proto)
 		}
 		if use.readOnly || forced {
 			st.kws[i] = newKWTable(use, !use.readOnly)
