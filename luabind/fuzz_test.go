@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	lua "github.com/yuin/gopher-lua"
 )
 
 // fuzzKwargs is what every fuzzed callback receives.
@@ -158,6 +160,77 @@ func FuzzJSONModule(f *testing.F) {
 		}
 		if diff := cmp.Diff(want, back); diff != "" {
 			t.Fatalf("round trip of %q through Lua changed the value (-want +got):\n%s", text, diff)
+		}
+	})
+}
+
+var hexAddr = regexp.MustCompile(`0x[0-9a-f]+`)
+
+// FuzzKwargsReuse runs a fuzzed callback body twice over a series of calls: as loaded, and
+// with the escape analysis switched off (fresh tables every call). The analysis must not
+// panic on any bytecode, and a callback whose kwargs are refilled must not be able to tell.
+func FuzzKwargsReuse(f *testing.F) {
+	for _, body := range []string{
+		`return kw.args.command`, `local r = prev and prev.tool_name; prev = kw; return r`,
+		`local r = prev and prev.command; prev = kw.args; return r`, `kw.x = 1`, `return #kw.args`,
+		`local a = kw.args; for i = 1, 3 do if a[i] then return i end end`, `return kw[kw.tool_name]`,
+		`local r = p == kw.args; p = kw.args; return r`, `while kw.flag do kw = kw.args end; return kw`,
+		`local t = {kw.tool_name, kw.args.command}; table.sort(t); return t`,
+		`local f = function() return kw end; return f().tool_name`, `return (kw.args or {}).n`,
+		`local n = 0; repeat n = n + 1 until kw.args.n <= n; return n`, `return kw.empty == kw.empty`,
+	} {
+		f.Add(body)
+	}
+	calls := []map[string]any{
+		fuzzKwargs,
+		{"tool_name": "two", "args": map[string]any{"command": "ls", "n": 1}, "flag": false},
+		{"tool_name": "args", "args": map[string]any{}, "empty": map[string]any{"x": 1}},
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		src := "seen = {}\nfunction register(ctx)\n  ctx.register_hook('x', function(kw)\n" + body + "\n  end)\nend\n"
+		if proto, err := compile("fuzz.lua", []byte(src)); err == nil {
+			var walk func(p *lua.FunctionProto)
+			walk = func(p *lua.FunctionProto) {
+				analyzeKwargs(p)
+				for _, c := range p.FunctionPrototypes {
+					walk(c)
+				}
+			}
+			walk(proto)
+		}
+		run := func() []any {
+			p, err := LoadPlugin(context.Background(), []byte(src), Options{File: "fuzz/handler.lua", Timeout: 200 * time.Millisecond})
+			if err != nil {
+				return nil
+			}
+			defer p.Close()
+			var out []any
+			for _, kw := range calls {
+				v, err := p.Call(context.Background(), 0, kw)
+				if errors.Is(err, ErrTimeout) {
+					return nil // may time out in one run and not the other
+				}
+				if err != nil {
+					v = err.Error()
+				}
+				out = append(out, v)
+			}
+			// Addresses ("table: 0x...") differ from run to run whatever the tables.
+			b, _ := json.Marshal(out)
+			return []any{hexAddr.ReplaceAllString(string(b), "0x")}
+		}
+		if strings.Contains(body, "pairs") || strings.Contains(body, "next") {
+			return // the order of a table's keys is not the same from one build to the next
+		}
+		got := run()
+		saved := analyze
+		analyze = func(*lua.FunctionProto) kwargsUse { return kwargsUse{} }
+		want, again := run(), run()
+		analyze = saved
+		if got != nil && want != nil && cmp.Equal(want, again) { // a body may not be deterministic (os.clock)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Fatalf("refilled kwargs told apart (-fresh +refilled):\n%s", diff)
+			}
 		}
 	})
 }
