@@ -5,9 +5,11 @@
 //	go run ./tests/bench/cmd/compare            # about 3 minutes on an idle 2-core machine
 //	go run ./tests/bench/cmd/compare -count 1   # a quicker, noisier look
 //
-// Every benchmark runs -count times and the median is used, so that one disturbed run does
-// not decide a target. The Python column needs python3 on $PATH (or -python); without it
-// those targets are reported as SKIP. The exit status is 0 unless the benchmarks could not
+// It runs -count rounds (default 5): each round runs every benchmark once, and the Python
+// reference right after the benchmarks compared with it, so that both sides of a ratio are
+// measured side by side even when a shared machine's speed drifts. The median of the rounds
+// is used, so that one disturbed run does not decide a target. The Python column needs
+// python3 on $PATH (or -python); without it those targets are reported as SKIP. The exit status is 0 unless the benchmarks could not
 // run, or -strict is given and a target is missed.
 package main
 
@@ -31,7 +33,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	cfg := config{}
-	fs.IntVar(&cfg.count, "count", 5, "runs of each benchmark; the median is used")
+	fs.IntVar(&cfg.count, "count", 5, "rounds; the median of each benchmark is used")
 	fs.StringVar(&cfg.python, "python", "python3", "Python interpreter for the reference (\"\" skips it)")
 	fs.BoolVar(&cfg.strict, "strict", false, "exit 1 when a target is missed")
 	fs.BoolVar(&cfg.verbose, "v", false, "echo the benchmark output while it runs")
