@@ -37,9 +37,11 @@ func (r *refCount) zero() bool {
 // (sync.Pool keeps one per processor), so that a pre_tool_call allocates nothing in the
 // steady state.
 type scratch struct {
-	shard   int // of refCount
+	_       [128]byte // scratches of different processors are allocated side by side:
+	shard   int       // keep their lines apart (see refCount)
 	tool    toolArgs
 	results []HookResult
+	_       [128]byte
 }
 
 var (
