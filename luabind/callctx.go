@@ -12,8 +12,8 @@ import (
 // callContext is the context of one state's calls. A state runs one call at a time, so it
 // keeps one callContext and re-arms it for every call: a call allocates no context, timer
 // or goroutine (context.WithTimeout costs five allocations and a timer per call, a large
-// share of a short hook's cost). begin arms the deadline and the memory guard, end disarms
-// them; the watchdog (guard.go) stops a call past its deadline or budget; the interpreter
+// share of a short hook's cost). begin arms the timeout and the memory guard, end disarms
+// them; the watchdog (guard.go) stops a call past its timeout or budget; the interpreter
 // polls Done between instructions.
 type callContext struct {
 	_    cacheLinePad

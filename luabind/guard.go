@@ -47,10 +47,10 @@ func (g *callGuard) limitError(file string) *Error {
 }
 
 // watchdog samples the Go heap while Lua calls are in flight and stops a call whose growth
-// passes its budget, or whose deadline has passed, by cancelling the call's context: the
-// interpreter checks it between instructions. One sampler goroutine serves every call in the process, because the heap is
-// one process-wide resource; it runs only while calls are in flight, and exits after a
-// second without any (see doc.go).
+// passes its budget, or that has run for its timeout, by cancelling the call's context: the
+// interpreter checks it between instructions. One sampler goroutine serves every call in
+// the process, because the heap is one process-wide resource; it runs only while calls are
+// in flight, and exits after a second without any (see doc.go).
 type watchdog struct {
 	every time.Duration // sampling period
 	idle  time.Duration // the sampler exits after this long without calls
@@ -81,8 +81,7 @@ func (w *watchdog) unregister(g *callGuard) {
 // budget (<= 0: no limit), expire when it has run for timeout (0: no limit). The sampler
 // times the call from the first sample that sees it, which is at most one period after it
 // started: a call is never stopped early, and at most two periods late. In return a call
-// arms no timer and reads no clock.
-// The sampler calls cancel and expire holding g.mu.
+// arms no timer and reads no clock. The sampler calls cancel and expire holding g.mu.
 func (w *watchdog) watch(g *callGuard, budget int64, timeout time.Duration, cancel context.CancelFunc, expire func()) {
 	g.mu.Lock()
 	g.arm(budget, timeout, cancel, expire)
