@@ -42,6 +42,10 @@ type PluginInfo struct {
 	Error       string              `json:"error,omitempty"`
 	Hooks       []string            `json:"hooks"`
 	Permissions luabind.Permissions `json:"permissions"`
+	// KwargsRebuilt lists the callbacks whose kwargs table is built afresh for every call
+	// instead of refilled, and why: "pre_tool_call at handler.lua:3: line 5: kw is passed
+	// to a function" (see docs/lua.md, Reusing the kwargs table).
+	KwargsRebuilt []string `json:"kwargs_rebuilt,omitempty"`
 
 	config  any
 	dirName string
@@ -138,6 +142,9 @@ func (e *Engine) loadPlugin(ctx context.Context, dir string, cfg *config) (*plug
 	}
 	for _, r := range lp.Registrations() {
 		info.Hooks = append(info.Hooks, r.Hook)
+		if r.FreshKwargs != "" {
+			info.KwargsRebuilt = append(info.KwargsRebuilt, fmt.Sprintf("%s at %s:%d: %s", r.Hook, filepath.Base(hfile), r.Line, r.FreshKwargs))
+		}
 		if !IsHook(r.Hook) {
 			warns = append(warns, Warning{File: hfile, Line: r.Line, Msg: fmt.Sprintf(
 				"unknown hook %q%s (kept for hosts that fire it); valid hooks: %s", r.Hook, didYouMean(r.Hook, hookNames), strings.Join(hookNames, ", "))})

@@ -1,6 +1,7 @@
 package luabind
 
 import (
+	"fmt"
 	"slices"
 
 	lua "github.com/yuin/gopher-lua"
@@ -24,6 +25,7 @@ type kwargsUse struct {
 	readOnly  bool     // kw itself never escapes and is never written
 	anyField  bool     // a field read with a key known only at run time may escape
 	escapeKey []string // fields (constant keys) whose values may escape
+	why       string   // when not readOnly: why, for a hook author ("line 5: kw is returned")
 }
 
 // reuseField reports whether the table in field k may be refilled rather than rebuilt.
@@ -41,9 +43,14 @@ const (
 // analyzeKwargs reads p's bytecode and reports what it does with its first parameter.
 // Anything it does not understand makes the table not reusable.
 func analyzeKwargs(p *lua.FunctionProto) kwargsUse {
-	a := flow{p: p, nreg: int(p.NumUsedRegisters) + 1}
-	if p.NumParameters < 1 || len(p.Code) == 0 || a.nreg*len(p.Code) > maxCells {
-		return kwargsUse{}
+	a := flow{p: p, nreg: registers(p)}
+	switch {
+	case p.NumParameters < 1 && p.IsVarArg == 0: // function() ... end cannot see its kwargs
+		return kwargsUse{readOnly: true}
+	case p.NumParameters < 1:
+		return kwargsUse{why: "the callback takes its kwargs through ..."}
+	case len(p.Code) == 0 || a.nreg*len(p.Code) > maxCells:
+		return kwargsUse{why: "the callback is too large to analyse"}
 	}
 	a.in = make([]uint64, a.nreg*len(p.Code))
 	a.reached = make([]bool, len(p.Code))
@@ -63,8 +70,11 @@ func analyzeKwargs(p *lua.FunctionProto) kwargsUse {
 			}
 		}
 	}
-	if a.failed || a.escaped&taintKW != 0 {
-		return kwargsUse{}
+	if a.failed {
+		return kwargsUse{why: "the callback's bytecode could not be analysed"}
+	}
+	if a.escaped&taintKW != 0 {
+		return kwargsUse{why: a.why}
 	}
 	u := kwargsUse{readOnly: true, anyField: a.escaped&taintAnyKey != 0}
 	for i := range min(taintKeyBits, len(p.Constants)) {
@@ -77,6 +87,24 @@ func analyzeKwargs(p *lua.FunctionProto) kwargsUse {
 	return u
 }
 
+// registers is how many registers p's instructions may touch. gopher-lua's
+// NumUsedRegisters can be short of it: an empty generic for writes its loop variables above.
+func registers(p *lua.FunctionProto) int {
+	n := int(p.NumUsedRegisters) + 1
+	for _, inst := range p.Code {
+		A := opA(inst)
+		switch int(inst >> 26) {
+		case lua.OP_TFORLOOP:
+			n = max(n, A+3+opC(inst)+1)
+		case lua.OP_FORLOOP, lua.OP_FORPREP:
+			n = max(n, A+4)
+		default:
+			n = max(n, A+1)
+		}
+	}
+	return min(n, 256)
+}
+
 // flow is the state of one analysis.
 type flow struct {
 	p       *lua.FunctionProto
@@ -84,7 +112,9 @@ type flow struct {
 	in      []uint64 // in[pc*nreg+r]: what register r may hold before instruction pc
 	reached []bool
 	cur     []uint64 // registers while one instruction is interpreted
+	pc      int      // the instruction being interpreted
 	escaped uint64   // union of the masks of every value that escapes
+	why     string   // where and how kw itself first escaped
 	failed  bool
 }
 
@@ -121,7 +151,61 @@ func (a *flow) set(r int, m uint64) {
 }
 
 // escape records that the value in register r may leave the callback's control.
-func (a *flow) escape(r int) { a.escaped |= a.reg(r) }
+func (a *flow) escape(r int) {
+	m := a.reg(r)
+	a.escaped |= m
+	if m&taintKW != 0 && a.why == "" {
+		a.why = a.describe(r)
+	}
+}
+
+// describe says, for a hook author, how instruction pc lets kw (in register r) escape.
+func (a *flow) describe(r int) string {
+	name := "kw"
+	if len(a.p.DbgLocals) > 0 && a.p.DbgLocals[0].Name != "" {
+		name = a.p.DbgLocals[0].Name
+	}
+	inst := a.p.Code[a.pc]
+	how := "is used in a way that may keep it"
+	switch int(inst >> 26) {
+	case lua.OP_CALL, lua.OP_TAILCALL:
+		how = "is passed to a function"
+		if r == opA(inst) {
+			how = "is called"
+		}
+	case lua.OP_RETURN:
+		how = "is returned"
+	case lua.OP_SETGLOBAL:
+		how = "is stored in a global"
+	case lua.OP_SETUPVAL:
+		how = "is stored in an upvalue"
+	case lua.OP_SETTABLE, lua.OP_SETTABLEKS:
+		how = "is stored in a table"
+		switch r {
+		case opA(inst):
+			how = "is written into"
+		case opB(inst):
+			how = "is used as a table key"
+		}
+	case lua.OP_SETLIST:
+		how = "is stored in a table"
+	case lua.OP_GETTABLE, lua.OP_GETTABLEKS:
+		how = "is used as a table key"
+	case lua.OP_SELF:
+		how = "has a method called on it"
+	case lua.OP_CLOSURE:
+		how = "is captured by a closure"
+	case lua.OP_TFORLOOP:
+		how = "is iterated by a generic for"
+	case lua.OP_ADD, lua.OP_SUB, lua.OP_MUL, lua.OP_DIV, lua.OP_MOD, lua.OP_POW, lua.OP_UNM,
+		lua.OP_CONCAT, lua.OP_LT, lua.OP_LE, lua.OP_FORLOOP, lua.OP_FORPREP:
+		how = "is an operand of an operator"
+	}
+	if a.pc < len(a.p.DbgSourcePositions) {
+		return fmt.Sprintf("line %d: %s %s", a.p.DbgSourcePositions[a.pc], name, how)
+	}
+	return name + " " + how
+}
 
 // escapeRK is escape for an RK operand (a register or a constant).
 func (a *flow) escapeRK(rk int) {
@@ -155,6 +239,7 @@ func opSBx(i uint32) int { return opBx(i) - (1<<18-1)>>1 }
 // step interprets instruction pc on its registers and returns the instructions that may
 // run next; the registers after it are left in a.cur.
 func (a *flow) step(pc int) []int {
+	a.pc = pc
 	a.cur = slices.Clone(a.in[pc*a.nreg : (pc+1)*a.nreg])
 	inst := a.p.Code[pc]
 	A, B, C := opA(inst), opB(inst), opC(inst)

@@ -13,6 +13,10 @@ import (
 type Registration struct {
 	Hook string // the hook name as given (not validated here)
 	Line int    // line of the register_hook call in the handler file
+	// FreshKwargs says why the callback gets a new kwargs table for every call rather than
+	// a refilled one ("line 5: kw is passed to a function"); "" when it is refilled (see
+	// doc.go, Kwargs tables).
+	FreshKwargs string
 }
 
 // Plugin is a loaded plugin handler: register(ctx) has run and its callbacks are known.
@@ -98,6 +102,15 @@ func (p *Plugin) register(ctx context.Context, st *state) error {
 			"register(ctx) registered different hooks in a second Lua state (%d vs %d): keep register deterministic", len(regs), len(p.regs))}
 	}
 	if p.regs == nil {
+		for i, fn := range fns {
+			switch {
+			case p.s.opts.ReuseKwargs:
+			case fn.IsG:
+				regs[i].FreshKwargs = "the callback is a Go function"
+			default:
+				regs[i].FreshKwargs = analyze(fn.Proto).why
+			}
+		}
 		p.regs = regs
 		if p.regs == nil {
 			p.regs = []Registration{}

@@ -26,51 +26,55 @@ func TestAnalyzeKwargs(t *testing.T) {
 		readOnly bool
 		escape   []string // fields whose tables may escape
 		anyField bool
+		why      string
 	}{
 		// Reads only.
-		{`if kw.tool_name == "terminal" and string.find(kw.args.command or "", "rm -rf /", 1, true) then return {action = "block"} end`, true, nil, false},
-		{`local a = kw.args; local b = a; return b.command`, true, nil, false},
-		{`return #kw.args > 0 and not kw.x`, true, nil, false},
-		{`for i = 1, 3 do if kw.args[i] == nil then return i end end`, true, nil, false},
-		{`local t = kw.args or {}; return t.x`, true, nil, false},
-		{`while kw.x do local y = kw.args.y; if y then return y end end`, true, nil, false},
-		{`if kw == nil then return end; return kw.a`, true, []string{"a"}, false},
-		{`local s = string.format("%s", kw.tool_name); return s`, true, []string{"tool_name"}, false},
+		{`if kw.tool_name == "terminal" and string.find(kw.args.command or "", "rm -rf /", 1, true) then return {action = "block"} end`, true, nil, false, ""},
+		{`local a = kw.args; local b = a; return b.command`, true, nil, false, ""},
+		{`return #kw.args > 0 and not kw.x`, true, nil, false, ""},
+		{`for i = 1, 3 do if kw.args[i] == nil then return i end end`, true, nil, false, ""},
+		{`local t = kw.args or {}; return t.x`, true, nil, false, ""},
+		{`while kw.x do local y = kw.args.y; if y then return y end end`, true, nil, false, ""},
+		{`if kw == nil then return end; return kw.a`, true, []string{"a"}, false, ""},
+		{`local s = string.format("%s", kw.tool_name); return s`, true, []string{"tool_name"}, false, ""},
 		// A field escapes, kw does not.
-		{`return kw.args`, true, []string{"args"}, false},
-		{`up.last = kw.args`, true, []string{"args"}, false},
-		{`json_encode(kw.args)`, true, []string{"args"}, false},
-		{`local k = "args"; return kw[k]`, true, nil, true},
-		{`kw.args.x = 1`, true, []string{"args"}, false},
+		{`return kw.args`, true, []string{"args"}, false, ""},
+		{`up.last = kw.args`, true, []string{"args"}, false, ""},
+		{`json_encode(kw.args)`, true, []string{"args"}, false, ""},
+		{`local k = "args"; return kw[k]`, true, nil, true, ""},
+		{`kw.args.x = 1`, true, []string{"args"}, false, ""},
 		// kw escapes.
-		{`return kw`, false, nil, false},
-		{`last = kw`, false, nil, false},
-		{`up.kw = kw`, false, nil, false},
-		{`up[kw] = true`, false, nil, false},
-		{`table.insert(up, kw)`, false, nil, false},
-		{`local t = {kw}; return t`, false, nil, false},
-		{`local t = {x = kw}; return t`, false, nil, false},
-		{`return function() return kw end`, false, nil, false},
-		{`kw.x = 1`, false, nil, false},
-		{`setmetatable(kw, {})`, false, nil, false},
-		{`for k, v in pairs(kw) do end`, false, nil, false},
-		{`local a = kw; last = a`, false, nil, false},
-		{`local a = kw or {}; last = a`, false, nil, false},
-		{`return kw:method()`, false, nil, false},
-		{`return up < kw`, false, nil, false},
-		{`return up .. kw`, false, nil, false},
-		{`return up[kw]`, false, nil, false},
-		{`return -kw`, false, nil, false},
-		{`error(kw)`, false, nil, false},
-		{`coroutine.yield(kw)`, false, nil, false},
-		{`return select(1, kw)`, false, nil, false},
-		{`kw = {}; return kw`, true, nil, false}, // the parameter is overwritten first
-		{`if kw.x then kw = {} end; last = kw`, false, nil, false},
+		{`return kw`, false, nil, false, "line 3: kw is returned"},
+		{`last = kw`, false, nil, false, "line 3: kw is stored in a global"},
+		{`up.kw = kw`, false, nil, false, "line 3: kw is stored in a table"},
+		{`up[kw] = true`, false, nil, false, "line 3: kw is used as a table key"},
+		{`table.insert(up, kw)`, false, nil, false, "line 3: kw is passed to a function"},
+		{`local t = {kw}; return t`, false, nil, false, "line 3: kw is stored in a table"},
+		{`local t = {x = kw}; return t`, false, nil, false, "line 3: kw is stored in a table"},
+		{`return function() return kw end`, false, nil, false, "line 3: kw is captured by a closure"},
+		{`kw.x = 1`, false, nil, false, "line 3: kw is written into"},
+		{`setmetatable(kw, {})`, false, nil, false, "line 3: kw is passed to a function"},
+		{`for k, v in pairs(kw) do end`, false, nil, false, "line 3: kw is passed to a function"},
+		{`local a = kw; last = a`, false, nil, false, "line 3: kw is stored in a global"},
+		{`local a = kw or {}; last = a`, false, nil, false, "line 3: kw is stored in a global"},
+		{`return kw:method()`, false, nil, false, "line 3: kw has a method called on it"},
+		{`return up < kw`, false, nil, false, "line 3: kw is an operand of an operator"},
+		{`return up .. kw`, false, nil, false, "line 3: kw is an operand of an operator"},
+		{`return up[kw]`, false, nil, false, "line 3: kw is used as a table key"},
+		{`return -kw`, false, nil, false, "line 3: kw is an operand of an operator"},
+		{`error(kw)`, false, nil, false, "line 3: kw is passed to a function"},
+		{`coroutine.yield(kw)`, false, nil, false, "line 3: kw is passed to a function"},
+		{`return select(1, kw)`, false, nil, false, "line 3: kw is passed to a function"},
+		{`kw = {}; return kw`, true, nil, false, ""}, // the parameter is overwritten first
+		{`for k, v in next, kw do end`, false, nil, false, "line 3: kw is iterated by a generic for"},
+		{`for _, p in ipairs(up) do if kw.x == p then return 1 end end`, true, nil, false, ""},
+		{`for _ in pairs(up) do end; for i = 1, 2 do end; return #kw.args`, true, nil, false, ""},
+		{`if kw.x then kw = {} end; last = kw`, false, nil, false, "line 3: kw is stored in a global"},
 	} {
 		got := analyzeKwargs(callbackProto(t, tt.body))
 		want := kwargsUse{readOnly: tt.readOnly, escapeKey: tt.escape, anyField: tt.anyField}
 		if !tt.readOnly {
-			want = kwargsUse{}
+			want = kwargsUse{why: tt.why}
 		}
 		if diff := cmp.Diff(want, got, cmp.AllowUnexported(kwargsUse{})); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", tt.body, diff)
@@ -83,8 +87,15 @@ func TestAnalyzeKwargsNeedsAParameter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := analyzeKwargs(proto.FunctionPrototypes[0]); got.readOnly {
-		t.Error("a vararg callback's kwargs were judged read-only")
+	if got := analyzeKwargs(proto.FunctionPrototypes[0]); got.readOnly || got.why != "the callback takes its kwargs through ..." {
+		t.Errorf("a vararg callback's kwargs: %+v", got)
+	}
+	proto, err = compile("t.lua", []byte("return function() return 1 end"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := analyzeKwargs(proto.FunctionPrototypes[0]); !got.readOnly {
+		t.Errorf("a callback without parameters cannot keep its kwargs, yet: %+v", got)
 	}
 }
 

@@ -56,6 +56,9 @@ func runHooksDoctor(c *cli, args []string) int {
 		if p.Status == "loaded" && len(p.Hooks) == 0 {
 			ch.problem("register(ctx) registered no hook")
 		}
+		for _, r := range p.KwargsRebuilt {
+			ch.note("kwargs rebuilt for every call (%s): pass the callback the fields it needs, or set reuse_kwargs: true if it never keeps kw", r)
+		}
 		checks = append(checks, ch)
 	}
 	for _, s := range l.eng.ShellHooks() {
