@@ -24,13 +24,13 @@
 //
 // # Kwargs tables
 //
-// A plugin callback's one argument (a map or a Table) becomes a Lua table. Building one is
-// most of a short callback's cost, so each state keeps the table it passed a callback last
-// time and refills it, writing only changed values, when the callback's bytecode shows it
-// only reads the table (escape.go: fields looked up, compared, tested; values read from it
-// may go anywhere). Table-valued fields such as args are refilled too unless the callback
-// lets them escape. Options.ReuseKwargs forces reuse for the other callbacks, scrubbing
-// the table each time (reuse.go).
+// A plugin callback's one argument (a map or a Table), and a gateway handler's second one,
+// becomes a Lua table. Building one is most of a short callback's cost, so each state keeps
+// the table it passed a function last time and refills it, writing only changed values,
+// when the function's bytecode shows it only reads the table (escape.go: fields looked up,
+// compared, tested; values read from it may go anywhere). Table-valued fields such as args
+// are refilled too unless the function lets them escape. Options.ReuseKwargs forces reuse
+// for the other plugin callbacks, scrubbing the table each time (reuse.go).
 //
 // # Limits
 //

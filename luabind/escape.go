@@ -41,20 +41,23 @@ const (
 )
 
 // analyzeKwargs reads p's bytecode and reports what it does with its first parameter.
-// Anything it does not understand makes the table not reusable.
-func analyzeKwargs(p *lua.FunctionProto) kwargsUse {
-	a := flow{p: p, nreg: registers(p)}
+func analyzeKwargs(p *lua.FunctionProto) kwargsUse { return analyzeParam(p, 0) }
+
+// analyzeParam reports what p does with its parameter number i (from 0). Anything it does
+// not understand makes the table not reusable.
+func analyzeParam(p *lua.FunctionProto, i int) kwargsUse {
+	a := flow{p: p, nreg: registers(p), param: i}
 	switch {
-	case p.NumParameters < 1 && p.IsVarArg == 0: // function() ... end cannot see its kwargs
+	case int(p.NumParameters) <= i && p.IsVarArg == 0: // the function cannot see the table
 		return kwargsUse{readOnly: true}
-	case p.NumParameters < 1:
-		return kwargsUse{why: "the callback takes its kwargs through ..."}
+	case int(p.NumParameters) <= i:
+		return kwargsUse{why: "the function takes its arguments through ..."}
 	case len(p.Code) == 0 || a.nreg*len(p.Code) > maxCells:
 		return kwargsUse{why: "the callback is too large to analyse"}
 	}
 	a.in = make([]uint64, a.nreg*len(p.Code))
 	a.reached = make([]bool, len(p.Code))
-	a.in[0] = taintKW
+	a.in[i] = taintKW
 	a.reached[0] = true
 	work := []int{0}
 	for len(work) > 0 && !a.failed {
@@ -112,6 +115,7 @@ type flow struct {
 	in      []uint64 // in[pc*nreg+r]: what register r may hold before instruction pc
 	reached []bool
 	cur     []uint64 // registers while one instruction is interpreted
+	param   int      // the register of the parameter analysed
 	pc      int      // the instruction being interpreted
 	escaped uint64   // union of the masks of every value that escapes
 	why     string   // where and how kw itself first escaped
@@ -162,8 +166,8 @@ func (a *flow) escape(r int) {
 // describe says, for a hook author, how instruction pc lets kw (in register r) escape.
 func (a *flow) describe(r int) string {
 	name := "kw"
-	if len(a.p.DbgLocals) > 0 && a.p.DbgLocals[0].Name != "" {
-		name = a.p.DbgLocals[0].Name
+	if a.param < len(a.p.DbgLocals) && a.p.DbgLocals[a.param].Name != "" {
+		name = a.p.DbgLocals[a.param].Name
 	}
 	inst := a.p.Code[a.pc]
 	how := "is used in a way that may keep it"

@@ -224,7 +224,7 @@ func FuzzKwargsReuse(f *testing.F) {
 		}
 		got := run()
 		saved := analyze
-		analyze = func(*lua.FunctionProto) kwargsUse { return kwargsUse{} }
+		analyze = func(*lua.FunctionProto, int) kwargsUse { return kwargsUse{} }
 		want, again := run(), run()
 		analyze = saved
 		if got != nil && want != nil && cmp.Equal(want, again) { // a body may not be deterministic (os.clock)

@@ -17,6 +17,7 @@ func LoadHandler(ctx context.Context, src []byte, fn string, opts Options) (*Han
 	if err != nil {
 		return nil, err
 	}
+	s.tableArg = 1 // handle(event_type, context)
 	s.setup = func(_ context.Context, st *state) error {
 		f, ok := st.L.GetGlobal(fn).(*lua.LFunction)
 		if !ok {

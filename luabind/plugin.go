@@ -108,7 +108,7 @@ func (p *Plugin) register(ctx context.Context, st *state) error {
 			case fn.IsG:
 				regs[i].FreshKwargs = "the callback is a Go function"
 			default:
-				regs[i].FreshKwargs = analyze(fn.Proto).why
+				regs[i].FreshKwargs = analyze(fn.Proto, 0).why
 			}
 		}
 		p.regs = regs

@@ -87,7 +87,7 @@ func TestAnalyzeKwargsNeedsAParameter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := analyzeKwargs(proto.FunctionPrototypes[0]); got.readOnly || got.why != "the callback takes its kwargs through ..." {
+	if got := analyzeKwargs(proto.FunctionPrototypes[0]); got.readOnly || got.why != "the function takes its arguments through ..." {
 		t.Errorf("a vararg callback's kwargs: %+v", got)
 	}
 	proto, err = compile("t.lua", []byte("return function() return 1 end"))
@@ -277,7 +277,7 @@ func TestReuseIsInvisible(t *testing.T) {
 	for _, body := range bodies {
 		got := run(body)
 		saved := analyze
-		analyze = func(*lua.FunctionProto) kwargsUse { return kwargsUse{} }
+		analyze = func(*lua.FunctionProto, int) kwargsUse { return kwargsUse{} }
 		want := run(body)
 		analyze = saved
 		if diff := cmp.Diff(want, got); diff != "" {
@@ -289,5 +289,53 @@ func TestReuseIsInvisible(t *testing.T) {
 	}
 	if reused < 8 { // the comparison is only worth something if many bodies were refilled
 		t.Errorf("only %d of %d bodies had their kwargs refilled", reused, len(bodies))
+	}
+}
+
+// A gateway handler's context table (its second argument) is refilled the same way, and
+// just as invisibly.
+func TestHandlerContextReuse(t *testing.T) {
+	bodies := []struct {
+		body     string
+		refilled bool // ctx itself
+	}{
+		{`return ctx.platform .. ":" .. tostring(ctx.user and ctx.user.id)`, true},
+		{`local r = prev and prev.platform; prev = ctx; return r`, false},
+		{`local r = prevuser and prevuser.id; prevuser = ctx.user; return r`, true}, // ctx.user is fresh
+		{`local r = ctx.seen; ctx.seen = event; return r`, false},
+	}
+	calls := []map[string]any{
+		{"platform": "telegram", "user": map[string]any{"id": "u1"}},
+		{"platform": "slack", "user": map[string]any{"id": "u2"}},
+		{"platform": "slack"},
+	}
+	run := func(body string) ([]any, *Handler) {
+		h, err := LoadHandler(context.Background(), []byte("function handle(event, ctx)\n"+body+"\nend\n"), "handle", Options{File: "h.lua"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(h.Close)
+		var out []any
+		for _, c := range calls {
+			v, err := h.Call(context.Background(), "agent:step", c)
+			if err != nil {
+				v = "error: " + err.Error()
+			}
+			out = append(out, v)
+		}
+		return out, h
+	}
+	for _, b := range bodies {
+		got, h := run(b.body)
+		if refilled := h.s.pool.slots[0].st.kws[0] != nil; refilled != b.refilled {
+			t.Errorf("%s: refilled = %v, want %v", b.body, refilled, b.refilled)
+		}
+		saved := analyze
+		analyze = func(*lua.FunctionProto, int) kwargsUse { return kwargsUse{} }
+		want, _ := run(b.body)
+		analyze = saved
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s: results differ from fresh tables (-fresh +reused):\n%s", b.body, diff)
+		}
 	}
 }

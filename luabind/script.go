@@ -54,6 +54,7 @@ type script struct {
 	hook        *hook
 	timeoutText string
 	setup       func(ctx context.Context, st *state) error
+	tableArg    int // which argument of a call is the table to refill: 0 for plugin callbacks
 
 	pool *pool
 }
@@ -69,16 +70,17 @@ type state struct {
 	ctx   *callContext // re-armed for every call
 }
 
-// analyze is analyzeKwargs; tests replace it to compare against fresh tables.
-var analyze = analyzeKwargs
+// analyze is analyzeParam; tests replace it to compare against fresh tables.
+var analyze = analyzeParam
 
-// planReuse decides, once per state, which callbacks get their kwargs table refilled.
-func (st *state) planReuse(forced bool) {
+// planReuse decides, once per state, which functions get their table argument (number
+// tableArg) refilled.
+func (st *state) planReuse(forced bool, tableArg int) {
 	st.kws = make([]*kwTable, len(st.fns))
 	for i, fn := range st.fns {
 		var use kwargsUse
 		if !fn.IsG {
-			use = analyze(fn.Proto)
+			use = analyze(fn.Proto, tableArg)
 		}
 		if use.readOnly || forced {
 			st.kws[i] = newKWTable(use, !use.readOnly)
@@ -86,9 +88,10 @@ func (st *state) planReuse(forced bool) {
 	}
 }
 
-// arg converts a call's argument to Lua: into the callback's reused table when it has one.
-func (st *state) arg(fn int, v any, only bool) lua.LValue {
-	if k := st.kws[fn]; k != nil && only {
+// arg converts a call's argument to Lua: into the function's reused table when it has one
+// and v is the table argument.
+func (st *state) arg(fn int, v any, table bool) lua.LValue {
+	if k := st.kws[fn]; k != nil && table {
 		switch x := v.(type) {
 		case map[string]any:
 			k.fillMap(st.L, x)
@@ -216,7 +219,7 @@ func (s *script) newState(parent context.Context) (st *state, err error) {
 			return nil, err
 		}
 	}
-	built.planReuse(s.opts.ReuseKwargs)
+	built.planReuse(s.opts.ReuseKwargs, s.tableArg)
 	return built, nil
 }
 
@@ -302,8 +305,8 @@ func (s *script) invoke(ctx context.Context, st *state, i int, args []any) (v an
 	defer L.RemoveContext()
 	defer L.SetTop(top)
 	L.Push(fn)
-	for _, a := range args {
-		L.Push(st.arg(i, a, len(args) == 1))
+	for j, a := range args {
+		L.Push(st.arg(i, a, j == s.tableArg))
 	}
 	if err := L.PCall(len(args), 1, nil); err != nil {
 		return nil, fromCallError(s.opts.File, ctx, s.timeoutText, err), false
