@@ -94,8 +94,8 @@
 // result is {status, headers (lower-case names), body, json (when the answer is JSON)}.
 // Only listed hosts are reached ("host", "host:port", "*"; case-insensitive), checked on
 // the URL, on every redirect (at most 5) and again when dialling; a proxy from the
-// environment is used only if the proxy itself is listed. Timeout: 10s by default, never
-// beyond the call's deadline. Each state has its own client.
+// environment is used only if the proxy itself is listed. Timeout: 10s by default; the
+// request is also cancelled when the call times out. Each state has its own client.
 //
 // Permissions.Exec: require("exec").run(argv, {stdin, timeout, cwd}) returns {code, stdout,
 // stderr} (and truncated = true when output was cut). No shell: argv[1] must equal an entry
