@@ -38,7 +38,9 @@ type TableWriter struct {
 // String sets field k to the string v.
 func (w TableWriter) String(k, v string) {
 	if w.kw != nil {
-		w.kw.setString(w.kw.at(k), k, v)
+		if i, ok := w.kw.index(k); ok {
+			w.kw.setString(i, k, v)
+		}
 		return
 	}
 	w.t.RawSetString(k, lua.LString(v))
@@ -47,7 +49,9 @@ func (w TableWriter) String(k, v string) {
 // Value sets field k to v, converted like any other Go value.
 func (w TableWriter) Value(k string, v any) {
 	if w.kw != nil {
-		w.kw.setValue(w.L, w.kw.at(k), k, v)
+		if i, ok := w.kw.index(k); ok {
+			w.kw.setValue(w.L, i, k, v)
+		}
 		return
 	}
 	w.t.RawSetString(k, toLua(w.L, v))

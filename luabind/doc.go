@@ -29,8 +29,9 @@
 // the table it passed a function last time and refills it, writing only changed values,
 // when the function's bytecode shows it only reads the table (escape.go: fields looked up,
 // compared, tested; values read from it may go anywhere). Table-valued fields such as args
-// are refilled too unless the function lets them escape. Options.ReuseKwargs forces reuse
-// for the other plugin callbacks, scrubbing the table each time (reuse.go).
+// are refilled too unless the function lets them escape, and keys it never reads (by name,
+// and no key computed at run time) are not filled in at all. Options.ReuseKwargs forces
+// reuse for the other plugin callbacks, scrubbing the table each time (reuse.go).
 //
 // # Limits
 //

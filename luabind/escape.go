@@ -26,6 +26,26 @@ type kwargsUse struct {
 	anyField  bool     // a field read with a key known only at run time may escape
 	escapeKey []string // fields (constant keys) whose values may escape
 	why       string   // when not readOnly: why, for a hook author ("line 5: kw is returned")
+
+	// When readOnly, the keys the callback may read from kw, and from the table in each of
+	// its fields (a field missing from fields: none). A key it never reads need not be
+	// filled in: it cannot tell, since it never lets the table out.
+	reads  keySet
+	fields map[string]keySet
+}
+
+// keySet is the keys a function may read from a table: all of them, or those listed.
+type keySet struct {
+	all  bool
+	keys []string
+}
+
+// fieldReads is the keySet of the table in field k.
+func (u kwargsUse) fieldReads(k string) keySet {
+	if u.fields == nil {
+		return keySet{all: true}
+	}
+	return u.fields[k] // none when the field's table is never read
 }
 
 // reuseField reports whether the table in field k may be refilled rather than rebuilt.
@@ -80,12 +100,33 @@ func analyzeParam(p *lua.FunctionProto, i int) kwargsUse {
 		return kwargsUse{why: a.why}
 	}
 	u := kwargsUse{readOnly: true, anyField: a.escaped&taintAnyKey != 0}
+	u.reads = keySet{all: a.kwReadsAll}
+	if !u.reads.all {
+		u.reads.keys = []string{}
+	}
+	u.fields = map[string]keySet{}
 	for i := range min(taintKeyBits, len(p.Constants)) {
-		if a.escaped&(1<<i) != 0 {
-			if s, ok := p.Constants[i].(lua.LString); ok {
-				u.escapeKey = append(u.escapeKey, string(s))
-			}
+		s, ok := p.Constants[i].(lua.LString)
+		if !ok {
+			continue
 		}
+		if a.escaped&(1<<i) != 0 {
+			u.escapeKey = append(u.escapeKey, string(s))
+		}
+		if a.kwReads&(1<<i) != 0 {
+			u.reads.keys = append(u.reads.keys, string(s))
+		}
+		if fs := (keySet{all: a.fieldReadsAll || a.fieldReadAll&(1<<i) != 0}); fs.all || a.fieldReads[i] != 0 {
+			for j := range min(taintKeyBits, len(p.Constants)) {
+				if c, ok := p.Constants[j].(lua.LString); ok && a.fieldReads[i]&(1<<j) != 0 && !fs.all {
+					fs.keys = append(fs.keys, string(c))
+				}
+			}
+			u.fields[string(s)] = fs
+		}
+	}
+	if a.fieldReadsAll { // a field read with a run-time key may be any field: read them all
+		u.fields = nil
 	}
 	return u
 }
@@ -120,6 +161,15 @@ type flow struct {
 	escaped uint64   // union of the masks of every value that escapes
 	why     string   // where and how kw itself first escaped
 	failed  bool
+
+	// The keys read: from kw (constant key numbers as bits; all of them), from the tables
+	// in its fields (per field's key number; fields read with a run-time key), and from a
+	// field read with a run-time key.
+	kwReads       uint64
+	kwReadsAll    bool
+	fieldReads    [taintKeyBits]uint64
+	fieldReadAll  uint64
+	fieldReadsAll bool
 }
 
 // merge adds the registers after instruction pc to those before next and reports whether
@@ -211,6 +261,30 @@ func (a *flow) describe(r int) string {
 	return name + " " + how
 }
 
+// read records that a table the mask base may hold is read with constant key number key
+// (-1: a key known only at run time).
+func (a *flow) read(base uint64, key int) {
+	if base&taintKW != 0 {
+		if key >= 0 {
+			a.kwReads |= 1 << key
+		} else {
+			a.kwReadsAll = true
+		}
+	}
+	if base&taintAnyKey != 0 {
+		a.fieldReadsAll = true
+	}
+	for f := range taintKeyBits {
+		if base&(1<<f) != 0 {
+			if key >= 0 {
+				a.fieldReads[f] |= 1 << key
+			} else {
+				a.fieldReadAll |= 1 << f
+			}
+		}
+	}
+}
+
 // escapeRK is escape for an RK operand (a register or a constant).
 func (a *flow) escapeRK(rk int) {
 	if rk&opBitRK == 0 {
@@ -264,14 +338,19 @@ func (a *flow) step(pc int) []int {
 		}
 	case lua.OP_GETTABLE, lua.OP_GETTABLEKS:
 		a.escapeRK(C) // a key is passed to the base's __index
+		key := -1     // the key's constant number, when it is a constant string
+		if C&opBitRK != 0 {
+			if k := C &^ opBitRK; k < min(taintKeyBits, len(a.p.Constants)) && a.p.Constants[k].Type() == lua.LTString {
+				key = k
+			}
+		}
+		base := a.reg(B)
+		a.read(base, key)
 		var m uint64
-		if a.reg(B)&taintKW != 0 {
+		if base&taintKW != 0 {
 			m = taintAnyKey
-			if C&opBitRK != 0 {
-				k := C &^ opBitRK
-				if k < min(taintKeyBits, len(a.p.Constants)) && a.p.Constants[k].Type() == lua.LTString {
-					m = 1 << k
-				}
+			if key >= 0 {
+				m = 1 << key
 			}
 		}
 		a.set(A, m) // what is read out of a field is fresh every call

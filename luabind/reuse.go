@@ -30,7 +30,14 @@ type kwTable struct {
 	cur      []string     //
 	fields   []field      // refilled table-valued fields
 	added    int          // keys added since the table was made (see begin)
-	_        cacheLinePad
+
+	// A restricted table holds only the keys its function may read (want, from the
+	// analysis): the others are never filled in. vals[i] is then want[i]'s value (LNil when
+	// absent), and seen marks the keys a Table fill in progress has set.
+	restricted bool
+	want       []string
+	seen       uint64
+	_          cacheLinePad
 }
 
 // field is a table-valued field of a kwTable, refilled in turn.
@@ -46,15 +53,28 @@ const maxKeyChurn = 256
 // maxScan is the size up to which a map fill finds a key's copy by scanning keys.
 const maxScan = 8
 
-func newKWTable(use kwargsUse, forced bool) *kwTable {
-	return &kwTable{use: use, forced: forced}
+// newKWTable makes the refilled table of a function that does use with it and may read
+// reads from it.
+func newKWTable(use kwargsUse, forced bool, reads keySet) *kwTable {
+	k := &kwTable{use: use, forced: forced}
+	if !forced && !reads.all {
+		k.restricted, k.want, k.vals = true, reads.keys, make([]lua.LValue, len(reads.keys))
+	}
+	return k
 }
 
 // begin starts a fill.
 func (k *kwTable) begin(L *lua.LState, hint int) {
 	if k.t == nil || k.added > maxKeyChurn {
-		k.t, k.keys, k.vals, k.added = L.CreateTable(0, hint), k.keys[:0], k.vals[:0], 0
+		k.t, k.keys, k.added = L.CreateTable(0, hint), k.keys[:0], 0
 		k.fields = k.fields[:0]
+		if k.restricted {
+			for i := range k.vals {
+				k.vals[i] = lua.LNil
+			}
+		} else {
+			k.vals = k.vals[:0]
+		}
 	}
 	if k.forced {
 		k.t.Metatable = lua.LNil
@@ -141,7 +161,7 @@ func (k *kwTable) field(key string) *kwTable {
 		}
 	}
 	// What is read out of a field is not tracked: its own tables are fresh.
-	f := field{key, newKWTable(kwargsUse{readOnly: true, anyField: true}, false)}
+	f := field{key, newKWTable(kwargsUse{readOnly: true, anyField: true}, false, k.use.fieldReads(key))}
 	k.fields = append(k.fields, f)
 	return f.t
 }
@@ -149,6 +169,16 @@ func (k *kwTable) field(key string) *kwTable {
 // fillMap refills the table with m.
 func (k *kwTable) fillMap(L *lua.LState, m map[string]any) {
 	k.begin(L, len(m))
+	if k.restricted {
+		for i, key := range k.want {
+			if v, ok := m[key]; ok {
+				k.setValue(L, i, key, v)
+			} else if k.vals[i] != lua.LNil {
+				k.store(i, key, k.vals[i], lua.LNil)
+			}
+		}
+		return
+	}
 	if len(m) == len(k.keys) && len(m) <= maxScan && k.refillSameKeys(L, m) {
 		k.scrub()
 		return
@@ -199,8 +229,16 @@ func (k *kwTable) refillSameKeys(L *lua.LState, m map[string]any) bool {
 // fillTable refills the table with a Table.
 func (k *kwTable) fillTable(L *lua.LState, tb Table) {
 	k.begin(L, tb.FieldCount())
-	k.pos, k.diverged = 0, false
+	k.pos, k.diverged, k.seen = 0, false, 0
 	tb.FillLua(TableWriter{L: L, kw: k})
+	if k.restricted {
+		for i, key := range k.want {
+			if k.seen&(1<<i) == 0 && k.vals[i] != lua.LNil {
+				k.store(i, key, k.vals[i], lua.LNil)
+			}
+		}
+		return
+	}
 	if k.diverged || k.pos != len(k.keys) {
 		if !k.diverged { // a prefix of the last keys
 			k.cur = append(k.cur[:0], k.keys[:k.pos]...)
@@ -214,6 +252,21 @@ func (k *kwTable) fillTable(L *lua.LState, tb Table) {
 		k.shadow()
 	}
 	k.scrub()
+}
+
+// index says where a Table fill keeps key's value (vals[i], or -1: not kept), and whether to
+// set key at all: a restricted table skips the keys its function never reads.
+func (k *kwTable) index(key string) (int, bool) {
+	if !k.restricted {
+		return k.at(key), true
+	}
+	for i, w := range k.want {
+		if w == key {
+			k.seen |= 1 << i
+			return i, true
+		}
+	}
+	return -1, false
 }
 
 // at records that a Table fill sets key and returns where its value is kept (vals[i]), or

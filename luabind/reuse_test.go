@@ -72,12 +72,47 @@ func TestAnalyzeKwargs(t *testing.T) {
 		{`if kw.x then kw = {} end; last = kw`, false, nil, false, "line 3: kw is stored in a global"},
 	} {
 		got := analyzeKwargs(callbackProto(t, tt.body))
+		got.reads, got.fields = keySet{}, nil // TestAnalyzeReads
 		want := kwargsUse{readOnly: tt.readOnly, escapeKey: tt.escape, anyField: tt.anyField}
 		if !tt.readOnly {
 			want = kwargsUse{why: tt.why}
 		}
-		if diff := cmp.Diff(want, got, cmp.AllowUnexported(kwargsUse{})); diff != "" {
+		if diff := cmp.Diff(want, got, cmp.AllowUnexported(kwargsUse{}, keySet{})); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", tt.body, diff)
+		}
+	}
+}
+
+// The keys a read-only callback reads, from kw and from the tables in its fields: only those
+// are filled in.
+func TestAnalyzeReads(t *testing.T) {
+	for _, tt := range []struct {
+		body   string
+		reads  keySet
+		fields map[string]keySet
+	}{
+		{`if kw.tool_name == "terminal" and string.find(kw.args.command or "", "rm", 1, true) then return 1 end`,
+			keySet{keys: []string{"tool_name", "args"}}, map[string]keySet{"args": {keys: []string{"command"}}}},
+		{`return 1`, keySet{keys: []string{}}, map[string]keySet{}},
+		{`local a = kw.args; if a then return a.x, a.y end`, keySet{keys: []string{"args"}}, map[string]keySet{"args": {keys: []string{"x", "y"}}}},
+		{`local k = "x"; return kw[k]`, keySet{all: true}, map[string]keySet{}},
+		{`local k = "x"; return kw[k].y`, keySet{all: true}, nil}, // any field's table: every key
+		{`local k = "x"; return kw.args[k]`, keySet{keys: []string{"args"}}, map[string]keySet{"args": {all: true}}},
+		{`return kw.a == kw.b`, keySet{keys: []string{"a", "b"}}, map[string]keySet{}},
+		{`return #kw.args`, keySet{keys: []string{"args"}}, map[string]keySet{}},
+		{`local t = kw.a or kw.b; return t.x`, keySet{keys: []string{"a", "b"}},
+			map[string]keySet{"a": {keys: []string{"x"}}, "b": {keys: []string{"x"}}}},
+	} {
+		got := analyzeKwargs(callbackProto(t, tt.body))
+		if !got.readOnly {
+			t.Errorf("%s: not read-only: %s", tt.body, got.why)
+			continue
+		}
+		if diff := cmp.Diff(tt.reads, got.reads, cmp.AllowUnexported(keySet{})); diff != "" {
+			t.Errorf("%s: reads (-want +got):\n%s", tt.body, diff)
+		}
+		if diff := cmp.Diff(tt.fields, got.fields, cmp.AllowUnexported(keySet{})); diff != "" {
+			t.Errorf("%s: fields (-want +got):\n%s", tt.body, diff)
 		}
 	}
 }
@@ -209,7 +244,7 @@ end`, Options{})
 func TestRefillKeyChurn(t *testing.T) {
 	p := loadPlugin(t, `
 function register(ctx)
-  ctx.register_hook("x", function(kw) return kw.args.k end)
+  ctx.register_hook("x", function(kw) local k = "k"; return kw.args[k] end) -- every key: not restricted
 end`, Options{})
 	var tables = map[*lua.LTable]bool{}
 	for i := range 3 * maxKeyChurn {
@@ -336,6 +371,63 @@ func TestHandlerContextReuse(t *testing.T) {
 		analyze = saved
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("%s: results differ from fresh tables (-fresh +reused):\n%s", b.body, diff)
+		}
+	}
+}
+
+// pairsTable is a Table that fills the given fields in order.
+type pairsTable []struct {
+	k string
+	v any
+}
+
+func (p pairsTable) FillLua(w TableWriter) {
+	for _, f := range p {
+		if s, ok := f.v.(string); ok {
+			w.String(f.k, s)
+		} else {
+			w.Value(f.k, f.v)
+		}
+	}
+}
+
+func (p pairsTable) FieldCount() int { return len(p) }
+
+// A Table source (what pre_tool_call passes) refilled into a table that holds only the keys
+// the callback reads: keys that come and go, in any order, read directly or through args.
+func TestRefilledTableSource(t *testing.T) {
+	calls := []pairsTable{
+		{{"a", "1"}, {"b", "2"}, {"args", map[string]any{"x": "x1", "y": 1}}},
+		{{"b", "2"}, {"a", "1"}},
+		{{"a", "3"}, {"args", map[string]any{"y": 2}}, {"c", true}},
+		{},
+		{{"args", map[string]any{"x": "x5"}}, {"a", "5"}},
+	}
+	for _, body := range []string{
+		`return {a = kw.a, b = kw.b, x = kw.args and kw.args.x}`,
+		`local k = "c"; return {a = kw.a, c = kw[k]}`,
+		`local args = kw.args or {}; return {x = args.x, y = args.y}`,
+		`return {n = #kw, a = kw.a}`,
+	} {
+		run := func() []any {
+			p := loadPlugin(t, "function register(ctx)\n ctx.register_hook('x', function(kw)\n"+body+"\nend)\nend\n", Options{})
+			var out []any
+			for _, c := range calls {
+				v, err := p.Call(context.Background(), 0, c)
+				if err != nil {
+					t.Fatal(err)
+				}
+				out = append(out, v)
+			}
+			return out
+		}
+		got := run()
+		saved := analyze
+		analyze = func(*lua.FunctionProto, int) kwargsUse { return kwargsUse{} }
+		want := run()
+		analyze = saved
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s: results differ from fresh tables (-fresh +refilled):\n%s", body, diff)
 		}
 	}
 }

@@ -83,7 +83,7 @@ func (st *state) planReuse(forced bool, tableArg int) {
 			use = analyze(fn.Proto, tableArg)
 		}
 		if use.readOnly || forced {
-			st.kws[i] = newKWTable(use, !use.readOnly)
+			st.kws[i] = newKWTable(use, !use.readOnly, use.reads)
 		}
 	}
 }

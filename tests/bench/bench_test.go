@@ -59,6 +59,28 @@ func BenchmarkInvokeNoHooks(b *testing.B) {
 // to Go, merge.
 func BenchmarkPreToolCallLua(b *testing.B) { benchPreToolCall(b, referenceEngine(b, 1)) }
 
+// BenchmarkPreToolCallLuaVarying is BenchmarkPreToolCallLua with calls that differ the way
+// real ones do: every call has its own tool_call_id and command (from a ring of 1024
+// prepared ones), so refilling the kwargs table writes two fields and its args table one.
+func BenchmarkPreToolCallLuaVarying(b *testing.B) {
+	eng := referenceEngine(b, 1)
+	calls := make([]engine.ToolCall, 1024)
+	for i := range calls {
+		calls[i] = engine.ToolCall{Name: "terminal", Args: map[string]any{"command": fmt.Sprintf("ls -la /tmp/%d", i)},
+			TaskID: "t", SessionID: "s", ToolCallID: fmt.Sprintf("call_%d", i)}
+	}
+	ctx := context.Background()
+	b.ReportAllocs()
+	defer reportCPU(b)()
+	i := 0
+	for b.Loop() {
+		if eng.PreToolCall(ctx, calls[i%len(calls)]) != nil {
+			b.Fatal("allowed call blocked")
+		}
+		i++
+	}
+}
+
 // BenchmarkPreToolCallLuaEscaping is BenchmarkPreToolCallLua with a callback that hands its
 // kwargs to a helper function (escapingHandler), so the engine cannot prove the table unused
 // after the call: "fresh" builds new tables for every call, "reuse_kwargs" is the same plugin

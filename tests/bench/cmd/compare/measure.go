@@ -36,7 +36,7 @@ type group struct {
 // a few minutes: the emit benchmark keeps a queue of b.N events per hook, so it gets a
 // fixed count; loading and replaying take tens of milliseconds per op.
 var groups = []group{
-	{`^Benchmark(InvokeNoHooks|PreToolCallLua|PreToolCallLuaEscaping|PreToolCallLuaRaw|PreToolCallLuaParallel)$`, "1s", "dispatch"},
+	{`^Benchmark(InvokeNoHooks|PreToolCallLua|PreToolCallLuaVarying|PreToolCallLuaEscaping|PreToolCallLuaRaw|PreToolCallLuaParallel)$`, "1s", "dispatch"},
 	{`^Benchmark(ShellHook|ShellHookRawExec|ShellHookPersistent)$`, "1s", "shell"},
 	{`^BenchmarkGatewayEmit$`, "100000x", ""},
 	{`^Benchmark(LoadHome|ReplayTurn)$`, "1s", ""},

@@ -118,6 +118,7 @@ var targets = []target{
 	{"PreToolCallLua / PreToolCallLuaRaw (ctx floor)", "<= 1.25", ratioCheck("BenchmarkPreToolCallLua", "BenchmarkPreToolCallLuaRaw/ctx", 1.25, false, "%s / %s")},
 	{"PreToolCallLua / PreToolCallLuaRaw (reused-ctx: the call alone)", "(info)", infoOf(ratioCheck("BenchmarkPreToolCallLua", "BenchmarkPreToolCallLuaRaw/reused-ctx", 1.25, false, "%s / %s"))},
 	{"PreToolCallLua vs Python dispatch", "< 1.0", pythonCheck("BenchmarkPreToolCallLua", "dispatch")},
+	{"PreToolCallLuaVarying vs Python dispatch", "(info)", infoOf(pythonCheck("BenchmarkPreToolCallLuaVarying", "dispatch"))},
 	{"PreToolCallLuaEscaping/fresh vs Python dispatch", "(info)", infoOf(pythonCheck("BenchmarkPreToolCallLuaEscaping/fresh", "dispatch"))},
 	{"PreToolCallLuaEscaping/reuse_kwargs vs Python dispatch", "(info)", infoOf(pythonCheck("BenchmarkPreToolCallLuaEscaping/reuse_kwargs", "dispatch"))},
 	{"Parallel throughput, states: 1 (default)", "(info)", infoOf(ratioCheck("BenchmarkPreToolCallLua", "BenchmarkPreToolCallLuaParallel/states=1", 1.7, true, "serial %s / parallel %s"))},
