@@ -6,8 +6,8 @@
 //	go run ./tests/bench/cmd/compare -count 1   # a quicker, noisier look
 //
 // It runs -count rounds (default 5): each round runs every benchmark once, and the Python
-// reference right after the benchmarks compared with it, so that both sides of a ratio are
-// measured side by side even when a shared machine's speed drifts. The median of the rounds
+// reference right before and right after the benchmarks compared with it, so that both
+// sides of a ratio are measured side by side even when a shared machine's speed drifts. The median of the rounds
 // is used, so that one disturbed run does not decide a target. The Python column needs
 // python3 on $PATH (or -python); without it those targets are reported as SKIP. The exit status is 0 unless the benchmarks could not
 // run, or -strict is given and a target is missed.

@@ -70,8 +70,9 @@ func median(xs []float64) (float64, bool) {
 }
 
 // measure runs the benchmark groups and the Python reference in rounds: each round runs
-// every benchmark once, each group followed by the Python reference its ratios use, so that
-// the two sides of a ratio are measured side by side even when the machine's speed drifts.
+// every benchmark once, each group between two runs of the Python reference its ratios
+// use, so that the two sides of a ratio are measured side by side even when the machine's
+// speed drifts.
 func measure(ctx context.Context, cfg config, log io.Writer) (*results, error) {
 	start := time.Now()
 	dir, err := benchDir(ctx)
@@ -101,6 +102,9 @@ func measure(ctx context.Context, cfg config, log io.Writer) (*results, error) {
 			args := []string{"-test.run", "^$", "-test.bench", g.bench, "-test.benchtime", g.benchtime,
 				"-test.count", "1", "-test.benchmem", "-test.timeout", "30m"}
 			fmt.Fprintf(log, "compare: round %d/%d: bench.test %s\n", round, cfg.count, strings.Join(args, " "))
+			if py != nil && g.python != "" {
+				py.run(ctx, g.python, res, log)
+			}
 			cmd := exec.CommandContext(ctx, bin, args...)
 			cmd.Dir = dir
 			var out bytes.Buffer
