@@ -57,7 +57,7 @@ func runHooksDoctor(c *cli, args []string) int {
 			ch.problem("register(ctx) registered no hook")
 		}
 		for _, r := range p.KwargsRebuilt {
-			ch.note("kwargs rebuilt for every call (%s): pass the callback the fields it needs, or set reuse_kwargs: true if it never keeps kw", r)
+			ch.note("kwargs rebuilt for every call (%s): keep kw inside the callback (hand helpers the fields they need), or set reuse_kwargs: true if nothing keeps it", r)
 		}
 		checks = append(checks, ch)
 	}
