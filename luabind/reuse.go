@@ -58,7 +58,7 @@ const maxScan = 8
 func newKWTable(use kwargsUse, forced bool, reads keySet) *kwTable {
 	k := &kwTable{use: use, forced: forced}
 	if !forced && !reads.all {
-		k.restricted, k.want, k.vals = true, reads.keys, make([]lua.LValue, len(reads.keys))
+		k.restricted, k.want, k.vals = true, reads.keys, make([]lua.LValue, len(reads.keys)) // LNil from begin
 	}
 	return k
 }
@@ -81,7 +81,7 @@ func (k *kwTable) begin(L *lua.LState, hint int) {
 	}
 }
 
-// old is the value field key (at keys[i], or i < 0: unknown) holds.
+// old is the value field key holds; i is where vals keeps it (-1: not kept).
 func (k *kwTable) old(i int, key string) lua.LValue {
 	if i >= 0 && !k.forced {
 		return k.vals[i]
@@ -89,7 +89,7 @@ func (k *kwTable) old(i int, key string) lua.LValue {
 	return k.t.RawGetString(key)
 }
 
-// set sets field key (at keys[i], or i < 0) to v when it differs from what it holds.
+// set sets field key (kept at vals[i], or i < 0) to v when it differs from what it holds.
 func (k *kwTable) set(i int, key string, v lua.LValue) {
 	if old := k.old(i, key); old != v {
 		k.store(i, key, old, v)
