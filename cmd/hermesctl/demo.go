@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -27,7 +25,7 @@ func runDemo(c *cli, args []string) int {
 		return c.fail(exitInternal, "demo: %v", err)
 	}
 	defer os.RemoveAll(dir)
-	if err := copyFS(dir, examples.Demo); err != nil {
+	if err := examples.CopyDemo(dir); err != nil {
 		return c.fail(exitInternal, "demo: %v", err)
 	}
 	home := filepath.Join(dir, "home")
@@ -37,30 +35,4 @@ func runDemo(c *cli, args []string) int {
 	}
 	c.acceptHooks = true
 	return c.replay(filepath.Join(dir, "transcript.jsonl"), home)
-}
-
-// copyFS writes the tree of fsys into dir, marking scripts executable and pointing the
-// demo config.yaml at the copy.
-func copyFS(dir string, fsys fs.FS) error {
-	return fs.WalkDir(fsys, ".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		target := filepath.Join(dir, path)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		data, err := fs.ReadFile(fsys, path)
-		if err != nil {
-			return err
-		}
-		if path == "home/config.yaml" {
-			data = bytes.ReplaceAll(data, []byte("$DEMO_HOME"), []byte(filepath.Join(dir, "home")))
-		}
-		mode := os.FileMode(0o644)
-		if ext := filepath.Ext(path); ext == ".sh" || ext == ".py" {
-			mode = 0o755
-		}
-		return os.WriteFile(target, data, mode)
-	})
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/gateway"
+	"github.com/hermes-hooks/hermes/scripts/examples"
 	"github.com/hermes-hooks/hermes/shell"
 
 	"github.com/hermes-hooks/hermes/internal/testutil"
@@ -510,7 +511,7 @@ func shellEngine(tb testing.TB, script string, persistent bool) *engine.Engine {
 func demoHome(tb testing.TB) (*engine.Engine, *gateway.Gateway) {
 	tb.Helper()
 	dir := tb.TempDir()
-	if err := copyDemo(dir); err != nil {
+	if err := examples.CopyDemo(dir); err != nil {
 		tb.Fatal(err)
 	}
 	eng := newEngine(tb, filepath.Join(dir, "home"), engine.Options{AcceptHooks: true})

@@ -5,15 +5,12 @@ package bench
 import (
 	"bytes"
 	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/hermes-hooks/hermes/scripts/examples"
 )
 
 // testdata returns the absolute path of a file in testdata/.
@@ -38,32 +35,6 @@ func readTestdata(tb testing.TB, name string) []byte {
 // quoteYAML renders s as a double-quoted YAML scalar (a path may hold spaces), itself
 // single-quoted for the command splitter.
 func quoteYAML(s string) string { return strconv.Quote("'" + s + "'") }
-
-// copyDemo writes the demo of scripts/examples into dir the way hermesctl demo does:
-// scripts executable, $DEMO_HOME in config.yaml replaced by the copy's home.
-func copyDemo(dir string) error {
-	return fs.WalkDir(examples.Demo, ".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		target := filepath.Join(dir, path)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		data, err := fs.ReadFile(examples.Demo, path)
-		if err != nil {
-			return err
-		}
-		if path == "home/config.yaml" {
-			data = bytes.ReplaceAll(data, []byte("$DEMO_HOME"), []byte(filepath.Join(dir, "home")))
-		}
-		mode := os.FileMode(0o644)
-		if ext := filepath.Ext(path); ext == ".sh" || ext == ".py" {
-			mode = 0o755
-		}
-		return os.WriteFile(target, data, mode)
-	})
-}
 
 // waitGone waits until pid no longer runs (gone or a zombie).
 func waitGone(tb testing.TB, pid int) {
