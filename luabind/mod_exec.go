@@ -1,7 +1,6 @@
 package luabind
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/hermes-hooks/hermes/internal/procgroup"
@@ -138,20 +136,15 @@ func (e *env) runProgram(L *lua.LState, argv []string, o execOpts) *lua.LTable {
 	ctx, cancel := context.WithTimeout(parent, o.timeout)
 	defer cancel()
 
-	var killed atomic.Bool
 	cmd := exec.CommandContext(ctx, path, argv[1:]...)
 	cmd.Args[0] = argv[0]
 	cmd.Env, cmd.Dir = e.childEnv(), cwd
 	if o.stdin != "" {
 		cmd.Stdin = strings.NewReader(o.stdin)
 	}
-	stdout, stderr := &capWriter{max: execMaxOutput}, &capWriter{max: execMaxOutput}
+	stdout, stderr := &procgroup.Capped{Max: execMaxOutput}, &procgroup.Capped{Max: execMaxOutput}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	procgroup.Set(cmd)
-	cmd.Cancel = func() error {
-		killed.Store(true)
-		return procgroup.Kill(cmd.Process)
-	}
+	killed := procgroup.KillOnCancel(cmd)
 	cmd.WaitDelay = execWaitDelay
 
 	done := e.guard.wait()
@@ -161,36 +154,19 @@ func (e *env) runProgram(L *lua.LState, argv []string, o execOpts) *lua.LTable {
 		_ = procgroup.Kill(cmd.Process) // what it left running in the background
 	}
 	switch {
-	case killed.Load() && parent.Err() != nil:
+	case killed() && parent.Err() != nil:
 		L.RaiseError("exec: %q interrupted: %v (process group killed)", argv[0], parent.Err())
-	case killed.Load():
+	case killed():
 		L.RaiseError("exec: %q timed out after %s (process group killed)", argv[0], o.timeout)
 	case cmd.ProcessState == nil:
 		L.RaiseError("exec: %q: %v", argv[0], pathErr(err))
 	}
 	res := L.CreateTable(0, 4)
 	res.RawSetString("code", lua.LNumber(cmd.ProcessState.ExitCode()))
-	res.RawSetString("stdout", lua.LString(stdout.buf.Bytes()))
-	res.RawSetString("stderr", lua.LString(stderr.buf.Bytes()))
-	if stdout.truncated || stderr.truncated {
+	res.RawSetString("stdout", lua.LString(stdout.Bytes()))
+	res.RawSetString("stderr", lua.LString(stderr.Bytes()))
+	if stdout.Dropped > 0 || stderr.Dropped > 0 {
 		res.RawSetString("truncated", lua.LTrue)
 	}
 	return res
-}
-
-// capWriter keeps the first max bytes written to it and discards the rest, so a program
-// writing forever never blocks on a full pipe and memory stays bounded.
-type capWriter struct {
-	buf       bytes.Buffer
-	max       int
-	truncated bool
-}
-
-func (w *capWriter) Write(p []byte) (int, error) {
-	if room := w.max - w.buf.Len(); room < len(p) {
-		w.truncated = true
-		w.buf.Write(p[:max(room, 0)])
-		return len(p), nil
-	}
-	return w.buf.Write(p)
 }

@@ -105,14 +105,7 @@ func (h *Hook) Starts() int {
 // exchange fires a persistent hook: payload is written as one line to its process, started
 // if needed, and one line is read back.
 func (h *Hook) exchange(ctx context.Context, payload []byte, opts RunOptions, log *slog.Logger) Result {
-	timeout := h.Timeout
-	if timeout <= 0 {
-		timeout = DefaultTimeout
-	}
-	limit := opts.MaxOutput
-	if limit <= 0 {
-		limit = DefaultMaxOutput
-	}
+	timeout, limit := h.limits(opts)
 	deadline := time.Now().Add(timeout)
 	p := h.state()
 	if res, ok := h.acquire(ctx, p, deadline, timeout); !ok {

@@ -5,13 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"log/slog"
 	"os"
 	"os/exec"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"time"
 	"unicode/utf8"
@@ -108,30 +106,30 @@ func (h *Hook) run(ctx context.Context, kwargs map[string]any, opts RunOptions, 
 	return h.spawn(ctx, in, opts, log)
 }
 
-// spawn runs the process and interprets its outcome.
-func (h *Hook) spawn(ctx context.Context, stdin []byte, opts RunOptions, log *slog.Logger) Result {
-	timeout := h.Timeout
+// limits are the hook's timeout and output cap, defaults applied.
+func (h *Hook) limits(opts RunOptions) (timeout time.Duration, maxOutput int) {
+	timeout, maxOutput = h.Timeout, opts.MaxOutput
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	limit := opts.MaxOutput
-	if limit <= 0 {
-		limit = DefaultMaxOutput
+	if maxOutput <= 0 {
+		maxOutput = DefaultMaxOutput
 	}
+	return timeout, maxOutput
+}
+
+// spawn runs the process and interprets its outcome.
+func (h *Hook) spawn(ctx context.Context, stdin []byte, opts RunOptions, log *slog.Logger) Result {
+	timeout, limit := h.limits(opts)
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
-	var killed atomic.Bool
 	cmd := exec.CommandContext(tctx, h.Argv[0], h.Argv[1:]...)
 	cmd.Dir = opts.Cwd
 	cmd.Stdin = bytes.NewReader(stdin)
-	stdout, stderr := &capWriter{max: limit}, &capWriter{max: limit}
+	stdout, stderr := &procgroup.Capped{Max: limit}, &procgroup.Capped{Max: limit}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	procgroup.Set(cmd)
-	cmd.Cancel = func() error {
-		killed.Store(true)
-		return procgroup.Kill(cmd.Process)
-	}
+	killed := procgroup.KillOnCancel(cmd)
 	cmd.WaitDelay = waitGrace
 
 	log.Debug("shell hook starting", "argv", h.Argv, "timeout", timeout)
@@ -145,8 +143,8 @@ func (h *Hook) spawn(ctx context.Context, stdin []byte, opts RunOptions, log *sl
 	procgroup.Kill(cmd.Process)
 	res := Result{Status: StatusOK, ExitCode: cmd.ProcessState.ExitCode(),
 		Stdout: stdout.String(), Stderr: stderr.String()}
-	if stderr.truncated > 0 {
-		log.Debug("shell hook stderr truncated", "dropped_bytes", stderr.truncated)
+	if stderr.Dropped > 0 {
+		log.Debug("shell hook stderr truncated", "dropped_bytes", stderr.Dropped)
 	}
 	if s := strings.TrimSpace(res.Stderr); s != "" {
 		log.Debug("shell hook stderr", "stderr", truncateChars(s, stderrMessageLimit))
@@ -154,7 +152,7 @@ func (h *Hook) spawn(ctx context.Context, stdin []byte, opts RunOptions, log *sl
 	if errors.Is(waitErr, exec.ErrWaitDelay) {
 		log.Debug("shell hook left its output open after exiting; pipes closed")
 	}
-	if killed.Load() {
+	if killed() {
 		why := fmt.Sprintf("cancelled (%v)", context.Cause(ctx))
 		res.Status = StatusError
 		if ctx.Err() == nil {
@@ -169,15 +167,15 @@ func (h *Hook) spawn(ctx context.Context, stdin []byte, opts RunOptions, log *sl
 }
 
 // interpret parses the output of a hook that exited, applying the wire protocol, exit code 2 and fail_closed.
-func (h *Hook) interpret(res *Result, state *os.ProcessState, stdout *capWriter, limit int) {
+func (h *Hook) interpret(res *Result, state *os.ProcessState, stdout *procgroup.Capped, limit int) {
 	var problems []string
 	malformed := ""
-	if stdout.truncated > 0 {
+	if stdout.Dropped > 0 {
 		malformed = fmt.Sprintf("stdout exceeded %d bytes and was truncated", limit)
 		problems = append(problems, malformed+"; output ignored")
 	} else {
 		var err error
-		res.Parsed, res.Value, err = parseOutput(h.Event, stdout.buf.Bytes())
+		res.Parsed, res.Value, err = parseOutput(h.Event, stdout.Bytes())
 		if err != nil {
 			malformed = "unparseable stdout (expected a JSON object)"
 			problems = append(problems, fmt.Sprintf("stdout is not valid JSON (%v): %q",
@@ -269,24 +267,3 @@ func truncateChars(s string, n int) string {
 	}
 	return string([]rune(s)[:n])
 }
-
-// capWriter keeps the first max bytes written to it and counts, then discards, the rest, so a
-// hook writing forever never blocks on a full pipe and memory stays bounded.
-type capWriter struct {
-	buf       bytes.Buffer
-	max       int
-	truncated int64
-}
-
-var _ io.Writer = (*capWriter)(nil)
-
-func (w *capWriter) Write(p []byte) (int, error) {
-	if room := w.max - w.buf.Len(); room < len(p) {
-		w.truncated += int64(len(p) - max(room, 0))
-		w.buf.Write(p[:max(room, 0)])
-		return len(p), nil
-	}
-	return w.buf.Write(p)
-}
-
-func (w *capWriter) String() string { return w.buf.String() }
