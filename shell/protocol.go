@@ -6,12 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"math"
 	"reflect"
 	"strconv"
 	"strings"
+
+	"github.com/hermes-hooks/hermes/internal/jsonvalue"
 )
 
 // DefaultBlockMessage is the message of a pre_tool_call block that carries no usable message.
@@ -264,37 +265,7 @@ func decodeOutput(b []byte) (any, error) {
 	if len(b) == 0 {
 		return nil, nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("unexpected data after the JSON value")
-	}
-	return numbers(v), nil
-}
-
-// numbers replaces json.Number by int64 (integral, in range) or float64, in place.
-func numbers(v any) any {
-	switch x := v.(type) {
-	case json.Number:
-		if i, err := x.Int64(); err == nil {
-			return i
-		}
-		f, _ := x.Float64() // out of range: ±Inf, still a float
-		return finite(f)
-	case map[string]any:
-		for k, e := range x {
-			x[k] = numbers(e)
-		}
-	case []any:
-		for i, e := range x {
-			x[i] = numbers(e)
-		}
-	}
-	return v
+	return jsonvalue.Decode(b)
 }
 
 // normalise maps a decoded stdout object to the value a Lua callback would return (see ParseOutput).

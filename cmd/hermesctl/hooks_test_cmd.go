@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/gateway"
+	"github.com/hermes-hooks/hermes/internal/jsonvalue"
 	"github.com/hermes-hooks/hermes/internal/suggest"
 )
 
@@ -117,41 +117,15 @@ func readPayloadFile(file string) (map[string]any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot read --payload-file: %v", err)
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
+	v, err := jsonvalue.Decode(data)
+	if err != nil {
 		return nil, fmt.Errorf("--payload-file %s is not valid JSON: %v", file, err)
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("--payload-file %s: unexpected data after the JSON object", file)
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
 		return nil, fmt.Errorf("--payload-file %s must hold a JSON object of kwargs, e.g. {\"tool_name\": \"terminal\"}", file)
 	}
-	return fromJSONNumbers(m).(map[string]any), nil
-}
-
-// fromJSONNumbers turns json.Number into int64 or float64.
-func fromJSONNumbers(v any) any {
-	switch x := v.(type) {
-	case json.Number:
-		if i, err := x.Int64(); err == nil {
-			return i
-		}
-		f, _ := x.Float64()
-		return f
-	case map[string]any:
-		for k, e := range x {
-			x[k] = fromJSONNumbers(e)
-		}
-	case []any:
-		for i, e := range x {
-			x[i] = fromJSONNumbers(e)
-		}
-	}
-	return v
+	return m, nil
 }
 
 // printJSON prints v indented. A value that cannot be encoded is an internal error (exit
