@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"reflect"
-	"sort"
 	"strconv"
 
 	lua "github.com/yuin/gopher-lua"
@@ -310,14 +309,4 @@ func arrayLen(t *lua.LTable) (int, bool) {
 		maxKey = max(maxKey, int(num))
 	})
 	return count, ok && count == maxKey
-}
-
-// sortedKeys returns the keys of m in order, for deterministic output.
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -2,6 +2,8 @@ package luabind
 
 import (
 	"log/slog"
+	"maps"
+	"slices"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
@@ -33,7 +35,7 @@ func logFromLua(L *lua.LState, logger *slog.Logger, level slog.Level, first int)
 	if t, ok := L.Get(first + 1).(*lua.LTable); ok {
 		if fields, err := ToGo(t); err == nil {
 			if m, ok := fields.(map[string]any); ok {
-				for _, k := range sortedKeys(m) {
+				for _, k := range slices.Sorted(maps.Keys(m)) {
 					attrs = append(attrs, slog.Any(k, m[k]))
 				}
 			}

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -336,7 +337,7 @@ func TestSchemaKeysLoadWithoutWarnings(t *testing.T) {
 	manifest := func(schema string, values map[string]string) string {
 		var b strings.Builder
 		props := get(t, readSchema(t, schema), "properties").(map[string]any)
-		for _, k := range sortedKeys(props) {
+		for _, k := range slices.Sorted(maps.Keys(props)) {
 			v, ok := values[k]
 			if !ok {
 				t.Fatalf("%s: key %q has no sample value in this test; add one", schema, k)
@@ -363,7 +364,7 @@ func TestSchemaKeysLoadWithoutWarnings(t *testing.T) {
 	b.WriteString("hooks:\n  pre_tool_call:\n")
 	entryProps := get(t, cfg, "$defs", "entry", "properties").(map[string]any)
 	first := true
-	for _, k := range sortedKeys(entryProps) {
+	for _, k := range slices.Sorted(maps.Keys(entryProps)) {
 		v, ok := entry[k]
 		if !ok {
 			t.Fatalf("config.schema.json: entry key %q has no sample value in this test; add one", k)
@@ -375,7 +376,7 @@ func TestSchemaKeysLoadWithoutWarnings(t *testing.T) {
 		fmt.Fprintf(&b, "%s%s: %s\n", prefix, k, v)
 	}
 	top := map[string]string{"hooks_auto_accept": "false", "hooks_consent": "command", "plugins": "{disabled: [nothing]}"}
-	for _, k := range sortedKeys(get(t, cfg, "properties").(map[string]any)) {
+	for _, k := range slices.Sorted(maps.Keys(get(t, cfg, "properties").(map[string]any))) {
 		if k == "hooks" {
 			continue
 		}
@@ -418,15 +419,6 @@ func TestSchemaKeysLoadWithoutWarnings(t *testing.T) {
 	if h := sh[0].Hook(); h.Matcher != "terminal" || h.Timeout.Seconds() != 7 || !h.FailClosed || !h.Persistent {
 		t.Errorf("shell hook = %+v, want every key of the entry applied", h)
 	}
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // luaDefs is what the test reads from the LuaLS definitions: each class's fields (with the
