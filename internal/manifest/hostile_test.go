@@ -4,49 +4,19 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
-// billionLaughs returns YAML mapping key to nine levels of nine aliases each: 9^9 "lol"s
-// once every alias is expanded, from under a kilobyte of text.
-func billionLaughs(key string) string {
-	var b strings.Builder
-	b.WriteString(key + ":\n  l0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n")
-	for i := 1; i <= 9; i++ {
-		prev := "*l" + string(rune('0'+i-1))
-		b.WriteString("  l" + string(rune('0'+i)) + ": &l" + string(rune('0'+i)) + " [" +
-			strings.TrimSuffix(strings.Repeat(prev+", ", 9), ", ") + "]\n")
-	}
-	return b.String()
-}
-
-// bounded runs f and fails when it takes more than limit (a hang, not a benchmark: limits
-// are generous) or allocates more than maxAlloc.
-func bounded(t *testing.T, limit time.Duration, maxAlloc uint64, f func()) {
-	t.Helper()
-	runtime.GC()
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	start := time.Now()
-	f()
-	elapsed := time.Since(start)
-	runtime.ReadMemStats(&after)
-	alloc := after.TotalAlloc - before.TotalAlloc
-	if elapsed > limit || alloc > maxAlloc {
-		t.Errorf("took %v and allocated %d bytes, want under %v and %d", elapsed, alloc, limit, maxAlloc)
-	}
-	t.Logf("took %v, allocated %d KiB", elapsed.Round(time.Microsecond), alloc>>10)
-}
-
 func TestAliasBombIsRefused(t *testing.T) {
-	data := []byte(billionLaughs("config"))
+	data := []byte(testutil.BillionLaughs("config"))
 	var err error
-	bounded(t, 20*time.Second, 64<<20, func() {
+	testutil.Bounded(t, 20*time.Second, 64<<20, func() {
 		root := must(Parse("plugin.yaml", data))
 		fields, _ := Fields("plugin.yaml", root, []string{"config"})
 		_, err = Any("plugin.yaml", fields["config"], "config")
@@ -86,7 +56,7 @@ func TestReadRefusesLargeFiles(t *testing.T) {
 			if tt.ok {
 				maxAlloc = 64 << 20 // parsed
 			}
-			bounded(t, 20*time.Second, maxAlloc, func() { _, err = Read(path) })
+			testutil.Bounded(t, 20*time.Second, maxAlloc, func() { _, err = Read(path) })
 			if tt.ok {
 				if err != nil {
 					t.Errorf("Read of %d bytes: %v", tt.size, err)

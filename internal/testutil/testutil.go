@@ -1,13 +1,17 @@
 // Package testutil holds helpers shared by the tests of several packages: a home directory
-// built from a map of files, and a goroutine-safe buffer for log output.
+// built from a map of files, a goroutine-safe buffer for log output, and hostile input
+// with a check that it is handled within bounds.
 package testutil
 
 import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // Home creates a temporary directory holding files (relative path -> content).
@@ -53,4 +57,36 @@ func (b *Buffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+// BillionLaughs returns YAML mapping key to nine levels of nine aliases each: 9^9 "lol"s
+// once every alias is expanded, from under a kilobyte of text. Under key, l9 is the anchor
+// of the largest level.
+func BillionLaughs(key string) string {
+	var b strings.Builder
+	b.WriteString(key + ":\n  l0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n")
+	for i := 1; i <= 9; i++ {
+		prev := "*l" + string(rune('0'+i-1))
+		b.WriteString("  l" + string(rune('0'+i)) + ": &l" + string(rune('0'+i)) + " [" +
+			strings.TrimSuffix(strings.Repeat(prev+", ", 9), ", ") + "]\n")
+	}
+	return b.String()
+}
+
+// Bounded runs f and fails tb when it takes more than limit or allocates more than maxAlloc
+// bytes (a hang or a blow-up, not a benchmark: the limits are generous).
+func Bounded(tb testing.TB, limit time.Duration, maxAlloc uint64, f func()) {
+	tb.Helper()
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	start := time.Now()
+	f()
+	elapsed := time.Since(start)
+	runtime.ReadMemStats(&after)
+	alloc := after.TotalAlloc - before.TotalAlloc
+	if elapsed > limit || alloc > maxAlloc {
+		tb.Errorf("took %v and allocated %d bytes, want under %v and %d", elapsed, alloc, limit, maxAlloc)
+	}
+	tb.Logf("took %v, allocated %d KiB", elapsed.Round(time.Microsecond), alloc>>10)
 }
