@@ -48,12 +48,11 @@ func (e *env) close() {
 
 // Limits of every state.
 const (
-	callStackSize    = 200      // Lua call frames: deep recursion fails the call, not the host
-	registrySize     = 256      // initial value stack (it grows on demand)
-	registryMaxSize  = 1 << 18  // the value stack never grows beyond this
-	registryGrowStep = 1 << 14  // growth is linear: a small step makes filling the stack quadratic
-	maxStringSize    = 16 << 20 // results of string.rep and of io reads
-	maxCoroutines    = 128      // coroutines resumed inside one another (Lua's "C stack overflow")
+	callStackSize    = 200     // Lua call frames: deep recursion fails the call, not the host
+	registrySize     = 256     // initial value stack (it grows on demand)
+	registryMaxSize  = 1 << 18 // the value stack never grows beyond this
+	registryGrowStep = 1 << 14 // growth is linear: a small step makes filling the stack quadratic
+	maxCoroutines    = 128     // coroutines resumed inside one another (Lua's "C stack overflow")
 )
 
 // newSandbox creates a state with only the standard environment of a hook: string, table,

@@ -1,0 +1,58 @@
+package luabind
+
+import (
+	"fmt"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// What no library function may do to the host (SPEC §6.6): build a value larger than
+// maxStringSize, or run for long without looking at the call's context. The interpreter
+// checks the context between instructions; a Go function called from Lua runs as one
+// instruction, so every library function that may allocate in proportion to its input, or
+// loop, checks the size of what it will build before building it (checkSize) and polls the
+// context while it works (poller).
+
+// maxStringSize is the largest string a call may build: with string.rep, `..`,
+// table.concat, string.format, gsub, json.encode, file reads, and the like.
+const maxStringSize = 64 << 20
+
+// checkSize raises a limit error, naming what, when a result of n bytes would be larger
+// than maxStringSize. Call it before allocating.
+func checkSize(L *lua.LState, what string, n int64) {
+	if n > maxStringSize || n < 0 {
+		L.RaiseError("%s%s result larger than %s", limitPrefix, what, byteSize(maxStringSize))
+	}
+}
+
+// sizeError is checkSize's message, for code that returns an error rather than raising.
+func sizeError(what string) error {
+	return fmt.Errorf("%s%s result larger than %s", limitPrefix, what, byteSize(maxStringSize))
+}
+
+// pollEvery is how many steps a poller lets pass between two looks at the context: a look
+// takes a lock (about 20ns); a step of a pattern match takes a few ns.
+const pollEvery = 1 << 12
+
+// A poller lets a long-running library function stop when its call is cancelled or times
+// out. Call tick once per unit of work (a pattern-matching step, a replacement, an element
+// encoded); every pollEvery ticks it checks the call's context and raises its error.
+type poller struct {
+	L *lua.LState
+	n int
+}
+
+// tick counts one unit of work.
+func (p *poller) tick() {
+	p.n++
+	if p.n&(pollEvery-1) == 0 {
+		p.check()
+	}
+}
+
+// check looks at the context now.
+func (p *poller) check() {
+	if err := hostContext(p.L).Err(); err != nil {
+		p.L.RaiseError("%s", err.Error())
+	}
+}
