@@ -116,7 +116,7 @@ func toLua(L *lua.LState, v any) lua.LValue {
 		}
 		return t
 	case Func:
-		return L.NewFunction(wrapFunc(x))
+		return L.NewFunction(wrapFunc(x, nil))
 	case Object:
 		return luar.New(L, x.V)
 	case fmt.Stringer:
@@ -164,8 +164,9 @@ func reflectToLua(L *lua.LState, rv reflect.Value) lua.LValue {
 	return lua.LNil
 }
 
-// wrapFunc adapts a Func to gopher-lua, converting arguments and recovering panics.
-func wrapFunc(f Func) lua.LGFunction {
+// wrapFunc adapts a Func to gopher-lua, converting arguments and recovering panics. With a
+// guard, the call is marked as waiting while f runs (not while its result is converted).
+func wrapFunc(f Func, g *callGuard) lua.LGFunction {
 	return func(L *lua.LState) int {
 		args := make([]any, L.GetTop())
 		for i := range args {
@@ -175,7 +176,14 @@ func wrapFunc(f Func) lua.LGFunction {
 			}
 			args[i] = v
 		}
+		var done func()
+		if g != nil {
+			done = g.wait()
+		}
 		res, err := callFunc(hostContext(L), f, args)
+		if done != nil {
+			done()
+		}
 		if err != nil {
 			L.RaiseError("%v", err)
 		}

@@ -54,15 +54,23 @@
 // its timeout, and at most 10ms after it. Watching a call is a few stores under the lock
 // of the state's context, which the call takes anyway (no allocation, no goroutine, no
 // timer, no clock read per call), because a pre_tool_call callback takes well under a µs.
-// The heap is process-wide, so growth is attributed by time: calls waiting in sleep,
-// http, exec or a host function are not charged for what the heap gains meanwhile, and the
-// garbage the GC was going to allow anyway (up to one budget) is headroom, not growth; two
-// calls running Lua at the same moment share the blame. The check happens between
-// instructions, and one instruction (`s .. s`, a gsub) can allocate a large string at once,
-// so the peak may reach about twice the budget (four in the worst case) before the call
-// stops. A call stopped for memory also discards its Lua state, since its globals may hold
-// what it allocated: the next call builds a fresh state (chunk and register run again, so a
-// plugin's globals restart). The guard also covers loading. A Go panic in a host function
+// The heap is process-wide, so growth is attributed by time: what the heap gains while a
+// call waits in sleep, http, exec or a host function (measured when the wait starts and
+// ends) is the host's and is forgiven, and the garbage the GC was going to allow anyway (up
+// to one budget) is headroom, not growth; two calls running Lua at the same moment share
+// the blame. A call's growth is judged at every sample that finds it running and whenever
+// it starts a wait, so allocating between sleeps hides nothing. No single step can build
+// more than 64 MiB: `..`, string.rep, gsub, format, table.concat, json.encode and reads
+// check the size of their result before building it. A call stopped for memory also
+// discards its Lua state, since its globals may hold what it allocated: the next call
+// builds a fresh state (chunk and register run again, so a plugin's globals restart). The
+// guard also covers loading.
+//
+// What a hook keeps between calls (a global that grows a little on every call) is bounded
+// by the same budget: whenever the heap that survives collection has grown by 32 MiB, each
+// state measures what its globals, upvalues and module tables reach at the end of its
+// next call, and one that keeps more than its budget is reset, that call failing with a
+// KindLimit error. Memory held only by a suspended coroutine's locals is not counted. A Go panic in a host function
 // is recovered and reported as the call's error. Calls are always protected: no Lua error
 // or panic escapes to the caller.
 //

@@ -27,17 +27,37 @@ type callGuard struct {
 	expire  func()             // times the call out; nil once used
 	sampled bool               // base and last are set
 	base    int64              // heap size the call's growth is measured from
-	last    int64              // heap size at the previous sample
 
-	waiting atomic.Int32 // > 0 while the call waits in a host function (sleep, http, exec, ...)
-	tripped atomic.Bool  // the watchdog stopped the call
+	waiting  atomic.Int32 // > 0 while the call waits in a host function (sleep, http, exec, ...)
+	forgiven atomic.Int64 // heap growth during the call's waits, which is the host's
+	tripped  atomic.Bool  // the watchdog stopped the call
 }
 
-// wait marks the call as blocked in a host function until the returned func is called:
-// heap growth meanwhile is the host's, not the call's.
-func (g *callGuard) wait() func() {
+// wait marks the call as blocked in a host function (sleep, http, exec, a host function)
+// until the returned func is called. What the heap gains meanwhile is the host's and is
+// forgiven, so the wait must not cover building what Lua receives (strings copied out of
+// a response, tables converted from a result). What the call grew before the wait is
+// judged when the wait starts, so a call that allocates and then waits, again and again,
+// cannot hide its growth in the waits.
+func (g *callGuard) wait() (done func()) {
+	h0 := heapObjects()
+	g.mu.Lock()
+	g.judge(h0)
+	g.mu.Unlock()
 	g.waiting.Add(1)
-	return func() { g.waiting.Add(-1) }
+	return func() {
+		if d := heapObjects() - h0; d > 0 {
+			g.forgiven.Add(d)
+		}
+		g.waiting.Add(-1)
+	}
+}
+
+// heapObjects reads the bytes in heap objects, live or not yet swept (about 250ns).
+func heapObjects() int64 {
+	s := [1]metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(s[:])
+	return int64(s[0].Value.Uint64())
 }
 
 // limitError is the error of a call the watchdog stopped.
@@ -60,6 +80,29 @@ type watchdog struct {
 
 	mu     sync.Mutex // guards guards
 	guards map[*callGuard]struct{}
+
+	// What hooks keep between calls (a growing global) is not growth of any one call. The
+	// sampler watches the heap that survived the last collection; each time it has grown by
+	// retainStep since the last mark, epoch advances, and every state measures what it keeps
+	// at the end of its next call (see keptSize).
+	epoch    atomic.Uint64
+	liveMark int64 // guarded by mu
+}
+
+// retainStep is the growth of the live heap after which every state measures what it keeps.
+const retainStep = 32 << 20
+
+// noteLive advances the epoch when the live heap has grown by retainStep since the mark.
+func (w *watchdog) noteLive(live int64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	switch {
+	case live < w.liveMark:
+		w.liveMark = live
+	case live-w.liveMark > retainStep:
+		w.liveMark = live
+		w.epoch.Add(1)
+	}
 }
 
 var heapWatch = &watchdog{every: 5 * time.Millisecond, idle: time.Second, guards: map[*callGuard]struct{}{}}
@@ -100,6 +143,7 @@ func (w *watchdog) unwatch(g *callGuard) {
 // start.
 func (g *callGuard) arm(budget int64, timeout time.Duration, cancel context.CancelFunc, expire func()) {
 	g.tripped.Store(false)
+	g.forgiven.Store(0)
 	g.active, g.budget, g.cancel, g.sampled = true, budget, cancel, false
 	g.timeout, g.expire, g.seen = timeout, expire, false
 }
@@ -117,11 +161,12 @@ func (w *watchdog) start() {
 func (w *watchdog) run() {
 	t := time.NewTicker(w.every)
 	defer t.Stop()
-	samples := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/gc/heap/goal:bytes"}}
+	samples := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/gc/heap/goal:bytes"}, {Name: "/gc/heap/live:bytes"}}
 	lastBusy := monoNow()
 	for range t.C {
 		now := monoNow()
 		metrics.Read(samples)
+		w.noteLive(int64(samples[2].Value.Uint64()))
 		if w.check(int64(samples[0].Value.Uint64()), int64(samples[1].Value.Uint64()), now) {
 			lastBusy = now
 			continue
@@ -183,14 +228,21 @@ func (w *watchdog) check(heap, goal int64, now monoTime) (busy bool) {
 
 func (g *callGuard) sample(heap, goal int64) {
 	if !g.sampled {
-		g.sampled, g.base, g.last = true, heap+min(max(goal-heap, 0), g.budget), heap
+		g.sampled, g.base = true, heap+min(max(goal-heap, 0), g.budget)
 		return
 	}
-	if g.waiting.Load() > 0 && heap > g.last {
-		g.base += heap - g.last
+	if g.waiting.Load() == 0 { // a wait in progress is judged when it ends
+		g.judge(heap)
 	}
-	g.last = heap
-	if heap-g.base > g.budget && g.cancel != nil {
+}
+
+// judge stops the call when the heap, less what its waits are forgiven, has grown past
+// its budget since its first sample. The caller holds g.mu.
+func (g *callGuard) judge(heap int64) {
+	if !g.active || !g.sampled || g.budget <= 0 || g.cancel == nil {
+		return
+	}
+	if heap-g.forgiven.Load()-g.base > g.budget {
 		g.tripped.Store(true)
 		g.cancel()
 		g.cancel = nil

@@ -40,11 +40,7 @@ func openHermes(L *lua.LState, e *env) lua.LValue {
 	mod.RawSetString("version", lua.LString(Version))
 	mod.RawSetString("name", lua.LString(e.name))
 	for name, f := range e.hostFuncs {
-		call := wrapFunc(f)
-		mod.RawSetString(name, L.NewFunction(func(L *lua.LState) int {
-			defer e.guard.wait()()
-			return call(L)
-		}))
+		mod.RawSetString(name, L.NewFunction(wrapFunc(f, e.guard)))
 	}
 	return mod
 }
@@ -56,6 +52,7 @@ const Version = "0.1.0"
 // first use. Unknown or unavailable names are errors that say why.
 func installRequire(L *lua.LState, e *env) {
 	loaded := L.CreateTable(0, len(modules))
+	e.loaded = loaded
 	L.SetGlobal("require", L.NewFunction(func(L *lua.LState) int {
 		name := L.CheckString(1)
 		if v := loaded.RawGetString(name); v != lua.LNil {

@@ -32,6 +32,8 @@ type env struct {
 	files    openFiles
 	httpDone func() // closes the http module's idle connections; nil if never opened
 	json     *jsonValues
+	loaded   *lua.LTable // the modules require has opened, for keptSize
+	kept     uint64      // the watchdog epoch at which keptSize last ran
 	_        cacheLinePad
 }
 

@@ -190,7 +190,7 @@ func (s *script) start(ctx context.Context) error {
 // the memory guard. Files the chunk or setup opened are closed when loading ends.
 func (s *script) newState(parent context.Context) (st *state, err error) {
 	cc := newCallContext(s.opts.MemoryLimit)
-	e := &env{hook: s.hook, poll: pollContext{cc}, guard: &cc.guard}
+	e := &env{hook: s.hook, poll: pollContext{cc}, guard: &cc.guard, kept: heapWatch.epoch.Load()}
 	built := &state{L: newSandbox(e), env: e, ctx: cc}
 	cc.begin(parent, s.opts.Timeout)
 	defer func() {
@@ -282,12 +282,28 @@ func (s *script) call(ctx context.Context, fn int, args []any, timed bool) (any,
 		// What the call allocated may be reachable from its globals: start afresh.
 		v, err, panicked = nil, g.limitError(s.opts.File), true
 	}
+	if !panicked && s.keepsTooMuch(st) {
+		v, err, panicked = nil, &Error{Kind: KindLimit, File: s.opts.File, Msg: fmt.Sprintf(
+			"%smemory: the hook keeps more than %s between calls (in globals, upvalues or module tables); its Lua state was reset",
+			limitPrefix, byteSize(s.opts.MemoryLimit))}, true
+	}
 	if panicked {
 		s.pool.discard(st)
 	} else {
 		s.pool.release(st)
 	}
 	return v, took(), err
+}
+
+// keepsTooMuch measures what st keeps between calls, once per watchdog epoch (see kept.go),
+// and reports whether it is more than the memory budget.
+func (s *script) keepsTooMuch(st *state) bool {
+	epoch := heapWatch.epoch.Load()
+	if st.env.kept == epoch || s.opts.MemoryLimit <= 0 {
+		return false
+	}
+	st.env.kept = epoch
+	return keptSize(st.L, st.env.loaded, s.opts.MemoryLimit) > s.opts.MemoryLimit
 }
 
 // invoke calls fn in st. It never lets a panic escape; panicked reports that the state
