@@ -50,8 +50,9 @@ type Status struct {
 	Approval *Approval `json:"approval"`
 	// Script is ScriptPath(command), "~" expanded.
 	Script string `json:"script"`
-	// Resolved is the file examined: Script, or for a bare program name the file found on
-	// $PATH; "" when a bare name is not on $PATH.
+	// Resolved is the file examined, the one the runner uses: Script taken against the
+	// working directory, or for a bare program name the file found on $PATH; "" when a
+	// bare name is not on $PATH or the command does not split.
 	Resolved string `json:"resolved"`
 	// Exists reports that Resolved can be stat'ed.
 	Exists bool `json:"exists"`

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hermes-hooks/hermes/internal/command"
 )
 
 func TestCheckDrift(t *testing.T) {
@@ -167,6 +169,7 @@ func TestParseMode(t *testing.T) {
 }
 
 func TestAllowHint(t *testing.T) {
+	t.Setenv("HOME", "") // split as a POSIX shell splits, with nothing to expand "~" to
 	tests := []struct{ event, command, want string }{
 		{"pre_tool_call", "~/x.sh", "hermesctl hooks allow pre_tool_call '~/x.sh'"},
 		{"pre_tool_call", "/p/h.sh", "hermesctl hooks allow pre_tool_call '/p/h.sh'"},
@@ -178,7 +181,8 @@ func TestAllowHint(t *testing.T) {
 			t.Errorf("AllowHint(%q, %q) = %s, want %s", tt.event, tt.command, got, tt.want)
 		}
 		// The hint survives the shell: splitting it gives back the command.
-		words, err := splitWords(AllowHint(tt.event, tt.command))
+		r, err := command.Resolve(AllowHint(tt.event, tt.command), "")
+		words := r.Argv
 		if err != nil || len(words) != 5 || words[3] != tt.event || words[4] != tt.command {
 			t.Errorf("AllowHint(%q, %q) splits to %q, %v", tt.event, tt.command, words, err)
 		}

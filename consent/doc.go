@@ -1,7 +1,7 @@
 // Package consent decides whether a shell hook may run. Every distinct
 // (event, command) pair declared under hooks: in config.yaml must be approved before the
 // engine registers it. The package owns the allowlist file, the terminal prompt, the bypass
-// switches, the script-path rule and the drift checks. It runs no hook and imports neither
+// switches, the script checks and the drift checks. It runs no hook and imports neither
 // the engine nor the Lua runtime.
 //
 // # The allowlist file
@@ -25,7 +25,10 @@
 // isoformat writes them. script_mtime_at_approval is null when the script could not be
 // stat'ed. script_sha256, the hex SHA-256 of the script's content, is this version's
 // addition; entries without it (written by the original) stay valid. The script is chosen
-// by ScriptPath; a bare program name is looked up on $PATH.
+// by ScriptPath. Its file is resolved by command.Resolve, the resolution the hook runner
+// executes: "~" expanded the same way (quoted or not), a bare program name looked up on
+// $PATH, a relative path taken against the working directory the hook runs in (the
+// process's). So the file fingerprinted is the file that runs.
 //
 // There is one entry per pair: approving again replaces it. Revoke removes every entry of a
 // command string, for any event. Fields and top-level keys this version does not know are

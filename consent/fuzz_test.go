@@ -1,10 +1,10 @@
 package consent
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/hermes-hooks/hermes/internal/command"
 )
 
 func FuzzParseDocument(f *testing.F) {
@@ -31,32 +31,27 @@ func FuzzParseDocument(f *testing.F) {
 	})
 }
 
-func FuzzSplitWords(f *testing.F) {
+func FuzzScriptPath(f *testing.F) {
 	for _, seed := range []string{
-		"python3 -u /p/hook.py", `a 'b c' "d \" e" f\ g`, "x\\\ny", `'open`, `"\$\\"`, "# x", "",
+		"python3 -u /p/hook.py", `a 'b c' "d \" e" f\ g`, "x\\\ny", `'open`, `"\$\\"`, "# x", "", "'~/x.sh'",
 	} {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		words, err := splitWords(s)
-		ScriptPath(s) // never panics, split or not
+		script := ScriptPath(s) // never panics, split or not
+		r, err := command.Resolve(s, "")
 		if err != nil {
+			if script != "" {
+				t.Fatalf("ScriptPath(%q) = %q for a command that does not split (%v)", s, script, err)
+			}
 			return
 		}
-		// Quoting each word and splitting again gives the same words.
-		quoted := make([]string, len(words))
-		for i, w := range words {
-			quoted[i] = singleQuote(w)
+		// The script is the word the runner passes, and the file checked is the one it uses.
+		if script != r.Argv[r.ScriptIndex] {
+			t.Fatalf("ScriptPath(%q) = %q, not the word %d of %q", s, script, r.ScriptIndex, r.Argv)
 		}
-		again, err := splitWords(strings.Join(quoted, " "))
-		if err != nil {
-			t.Fatalf("re-split of %q: %v", quoted, err)
-		}
-		if len(words) == 0 && len(again) == 0 {
-			return
-		}
-		if diff := cmp.Diff(words, again); diff != "" {
-			t.Fatalf("re-split differs (-first +second):\n%s", diff)
+		if _, file, first := resolveScript(s); file != r.ScriptFile || first != (r.ScriptIndex == 0) {
+			t.Fatalf("resolveScript(%q) = %q, %v; runner resolution %+v", s, file, first, r)
 		}
 	})
 }

@@ -5,8 +5,6 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
-
-	"github.com/google/go-cmp/cmp"
 )
 
 func TestScriptPath(t *testing.T) {
@@ -28,46 +26,15 @@ func TestScriptPath(t *testing.T) {
 		{"./bin/hook --flag", "./bin/hook"},
 		{"tool --config=/etc/hook.conf", "--config=/etc/hook.conf"},
 		{"lua5.4 hook.lua", "hook.lua"},
-		{"run # /p/x.sh", "/p/x.sh"},         // "#" is not a comment
-		{"python3 'oops /p/x.py", "/p/x.py"}, // unterminated quote: split at blanks
+		{"run # /p/x.sh", "/p/x.sh"},                            // "#" is not a comment
+		{"'~/quoted.sh' --x", filepath.Join(home, "quoted.sh")}, // quoted or not, ~ is home
+		{"python3 'oops /p/x.py", ""},                           // unterminated quote: nothing runs
 		{"", ""},
 		{"   ", ""},
 	}
 	for _, tt := range tests {
 		if got := ScriptPath(tt.command); got != tt.want {
 			t.Errorf("ScriptPath(%q) = %q, want %q", tt.command, got, tt.want)
-		}
-	}
-}
-
-func TestSplitWords(t *testing.T) {
-	tests := []struct {
-		in      string
-		want    []string
-		wantErr error
-	}{
-		{"a  b\tc\n", []string{"a", "b", "c"}, nil},
-		{`'a b' "c d" e\ f`, []string{"a b", "c d", "e f"}, nil},
-		{`"a \"q\" \$x \n" 'it''s'`, []string{`a "q" $x \n`, "its"}, nil},
-		{`ab""cd ''`, []string{"abcd", ""}, nil},
-		{"a\\\nb c", []string{"ab", "c"}, nil},
-		{`"line\` + "\n" + `cont"`, []string{"linecont"}, nil},
-		{"x #y", []string{"x", "#y"}, nil},
-		{"héllo wörld", []string{"héllo", "wörld"}, nil},
-		{"", nil, nil},
-		{`'open`, nil, errUnterminatedQuote},
-		{`"open`, nil, errUnterminatedQuote},
-		{`"open\"`, nil, errUnterminatedQuote},
-		{`end\`, nil, errTrailingBackslash},
-	}
-	for _, tt := range tests {
-		got, err := splitWords(tt.in)
-		if err != tt.wantErr {
-			t.Errorf("splitWords(%q) error = %v, want %v", tt.in, err, tt.wantErr)
-			continue
-		}
-		if diff := cmp.Diff(tt.want, got); diff != "" {
-			t.Errorf("splitWords(%q) (-want +got):\n%s", tt.in, diff)
 		}
 	}
 }

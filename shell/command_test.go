@@ -23,7 +23,9 @@ func TestSplitCommand(t *testing.T) {
 		{"a\\\nb", []string{"ab"}, nil},
 		{`'' x`, []string{"", "x"}, nil},
 		{"~/hooks/x.sh ~ ~/y", []string{"/home/it's me/hooks/x.sh", "/home/it's me", "/home/it's me/y"}, nil},
-		{`'~/q' ~user a~/b "~"/c`, []string{"~/q", "~user", "a~/b", "~/c"}, nil},
+		// Quoted or not, a word ~ or ~/... is the home: the user wrote ~ meaning home.
+		{`'~/q' ~user a~/b "~"/c '~'`, []string{"/home/it's me/q", "~user", "a~/b", "/home/it's me/c", "/home/it's me"}, nil},
+		{"./~/x \xff\xfe", []string{"./~/x", "\xff\xfe"}, nil}, // bytes kept as written
 		// '#' is never a comment: no shell runs the command.
 		{"hook.sh # comment words", []string{"hook.sh", "#", "comment", "words"}, nil},
 		{"hook.sh #tag a#b '#q' \\#e", []string{"hook.sh", "#tag", "a#b", "#q", "#e"}, nil},
@@ -48,11 +50,11 @@ func TestSplitCommand(t *testing.T) {
 }
 
 func TestSplitCommandReportsHashWords(t *testing.T) {
-	_, hash, err := splitCommand(`x #a b#c '#d' \#e #f`)
+	r, err := resolveCommand(`x #a b#c '#d' \#e #f`, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"#a", "#f"}, hash); diff != "" {
+	if diff := cmp.Diff([]string{"#a", "#f"}, r.HashWords); diff != "" {
 		t.Errorf("hash words (-want +got):\n%s", diff)
 	}
 }

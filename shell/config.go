@@ -58,7 +58,7 @@ type Hook struct {
 	Event      string        // one of the valid event names
 	Matcher    string        // trimmed; "" = none (only kept for pre_tool_call/post_tool_call)
 	Command    string        // the command string as written, surrounding blanks trimmed (consent keys on it)
-	Argv       []string      // split words, ~ expanded
+	Argv       []string      // split words, ~ expanded, at load (Run resolves Command again, see newCmd)
 	Timeout    time.Duration // DefaultTimeout unless configured; at most MaxTimeout
 	FailClosed bool          // pre_tool_call only
 	Persistent bool          // one long-lived process answering a line per firing (persistent.go)
@@ -202,13 +202,13 @@ func (p *parser) command(h *Hook, where string, entry, n *yaml.Node) bool {
 		return false
 	}
 	h.Command = strings.TrimSpace(n.Value)
-	argv, hashWords, err := splitCommand(h.Command)
+	r, err := resolveCommand(h.Command, "")
 	if err != nil {
 		p.warn(n, "%s: cannot split command %q: %v; skipped", where, h.Command, err)
 		return false
 	}
-	h.Argv = argv
-	for _, w := range hashWords {
+	h.Argv = r.Argv
+	for _, w := range r.HashWords {
 		p.warn(n, "%s: word %q of the command starts with '#': hooks run without a shell, so it is passed to the program as an argument, not treated as a comment", where, w)
 	}
 	return true

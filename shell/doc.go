@@ -8,7 +8,8 @@
 // ParseHooks turns the `hooks:` YAML node into validated *Hook values, in config order, plus
 // one Warning per problem; it never fails (a bad entry is skipped or repaired with a warning).
 // A Hook holds its event, optional matcher, the command string as written (what consent
-// keys on), its argv (split by SplitCommand, `~` expanded), a timeout and fail_closed.
+// keys on), its argv (split by SplitCommand, `~` expanded whether quoted or not), a timeout
+// and fail_closed.
 //
 // Hook.Matches says whether a tool name selects the hook: the matcher regex (RE2 syntax) must
 // match the whole name, an invalid regex is compared literally, no matcher matches everything.
@@ -19,8 +20,11 @@
 // # Protocol
 //
 // The hook's argv is executed directly, without a shell, with the environment inherited and the
-// host's working directory. Its stdin receives one JSON document (BuildPayload) and is then
-// closed:
+// host's working directory. Each start resolves the command string with internal/command's
+// Resolve, the function consent uses for its script checks: the file executed (a path taken
+// against the working directory, or a bare name found on $PATH) is the file consent examined,
+// and a script handed to an interpreter is the path consent fingerprinted. The hook's stdin receives
+// one JSON document (BuildPayload) and is then closed:
 //
 //	{"hook_event_name": "pre_tool_call", "tool_name": "terminal", "tool_input": {...},
 //	 "session_id": "...", "cwd": "/path", "extra": {...every other kwarg...}}

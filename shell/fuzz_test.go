@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"unicode/utf8"
 )
 
 func FuzzParseOutput(f *testing.F) {
@@ -48,12 +47,8 @@ func FuzzSplitCommand(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, cmd string) {
-		if !utf8.ValidString(cmd) {
-			// shlex reads runes: invalid bytes become U+FFFD, so only check for panics.
-			SplitCommand(cmd)
-			return
-		}
-		argv, hash, err := splitCommand(cmd)
+		r, err := resolveCommand(cmd, "")
+		argv := r.Argv
 		if err != nil {
 			if argv != nil {
 				t.Fatalf("argv %q with error %v", argv, err)
@@ -63,15 +58,15 @@ func FuzzSplitCommand(f *testing.F) {
 		if len(argv) == 0 {
 			t.Fatalf("no words and no error for %q", cmd)
 		}
-		if len(hash) > len(argv) {
-			t.Fatalf("%d hash words for %d words", len(hash), len(argv))
+		if len(r.HashWords) > len(argv) {
+			t.Fatalf("%d hash words for %d words", len(r.HashWords), len(argv))
 		}
 		// Quoting every word and splitting again gives the same words back.
 		quoted := make([]string, len(argv))
 		for i, w := range argv {
 			quoted[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
 		}
-		again, _, err := splitCommand(strings.Join(quoted, " "))
+		again, err := SplitCommand(strings.Join(quoted, " "))
 		if err != nil || !slices.Equal(again, argv) {
 			t.Fatalf("round trip of %q: got %q, %v", argv, again, err)
 		}

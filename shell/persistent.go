@@ -178,7 +178,7 @@ func (h *Hook) ready(p *persistent, opts RunOptions, log *slog.Logger) (*proc, e
 	}
 	pr, err := h.start(opts, log)
 	if err != nil {
-		return nil, errors.New(h.spawnError(err, opts.Cwd))
+		return nil, err
 	}
 	p.proc, p.why = pr, ""
 	p.starts++
@@ -246,32 +246,34 @@ func (h *Hook) answer(line []byte) Result {
 	return res
 }
 
-// start starts the hook's process in its own process group.
+// start starts the hook's process in its own process group. The error says why, for people.
 func (h *Hook) start(opts RunOptions, log *slog.Logger) (*proc, error) {
+	cmd, err := h.newCmd(context.Background(), opts.Cwd)
+	if err != nil {
+		return nil, errors.New(h.spawnError(err, nil))
+	}
 	inR, inW, err := os.Pipe()
 	if err != nil {
-		return nil, err
+		return nil, errors.New(h.spawnError(err, nil))
 	}
 	outR, outW, err := os.Pipe()
 	if err != nil {
 		inR.Close()
 		inW.Close()
-		return nil, err
+		return nil, errors.New(h.spawnError(err, nil))
 	}
-	cmd := exec.Command(h.Argv[0], h.Argv[1:]...)
-	cmd.Dir = opts.Cwd
 	cmd.Stdin, cmd.Stdout = inR, outW
 	cmd.Stderr = &stderrLog{log: log}
 	cmd.WaitDelay = waitGrace
 	procgroup.Set(cmd)
-	log.Debug("persistent shell hook starting", "argv", h.Argv)
+	log.Debug("persistent shell hook starting", "program", cmd.Path, "argv", cmd.Args)
 	err = cmd.Start()
 	inR.Close()
 	outW.Close()
 	if err != nil {
 		inW.Close()
 		outR.Close()
-		return nil, err
+		return nil, errors.New(h.spawnError(err, cmd))
 	}
 	pr := &proc{cmd: cmd, stdin: inW, stdout: outR, r: bufio.NewReaderSize(outR, 64<<10), done: make(chan struct{})}
 	go func() {

@@ -94,9 +94,6 @@ func (h *Hook) run(ctx context.Context, kwargs map[string]any, opts RunOptions, 
 	if err != nil {
 		return h.failed(StatusError, err.Error())
 	}
-	if len(h.Argv) == 0 {
-		return h.failed(StatusError, "empty command")
-	}
 	if err := ctx.Err(); err != nil {
 		return h.failed(StatusError, "not started: "+err.Error())
 	}
@@ -124,17 +121,19 @@ func (h *Hook) spawn(ctx context.Context, stdin []byte, opts RunOptions, log *sl
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
-	cmd := exec.CommandContext(tctx, h.Argv[0], h.Argv[1:]...)
-	cmd.Dir = opts.Cwd
+	cmd, err := h.newCmd(tctx, opts.Cwd)
+	if err != nil {
+		return h.failed(StatusError, h.spawnError(err, nil))
+	}
 	cmd.Stdin = bytes.NewReader(stdin)
 	stdout, stderr := &procgroup.Capped{Max: limit}, &procgroup.Capped{Max: limit}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	killed := procgroup.KillOnCancel(cmd)
 	cmd.WaitDelay = waitGrace
 
-	log.Debug("shell hook starting", "argv", h.Argv, "timeout", timeout)
+	log.Debug("shell hook starting", "program", cmd.Path, "argv", cmd.Args, "timeout", timeout)
 	if err := cmd.Start(); err != nil {
-		return h.failed(StatusError, h.spawnError(err, opts.Cwd))
+		return h.failed(StatusError, h.spawnError(err, cmd))
 	}
 	waitErr := cmd.Wait()
 	// Nothing the hook started outlives its run: kill what is left of its process group
@@ -224,8 +223,10 @@ func (h *Hook) errorf(format string, args ...any) string {
 	return fmt.Sprintf("shell hook %q: ", h.Command) + fmt.Sprintf(format, args...)
 }
 
-// spawnError explains why the process could not be started, with what to do about it.
-func (h *Hook) spawnError(err error, dir string) string {
+// spawnError explains why the process could not be started, with what to do about it. cmd is
+// the process that failed to start, nil when none could be built. The program is named as
+// written in the command (its argv[0]).
+func (h *Hook) spawnError(err error, cmd *exec.Cmd) string {
 	var execErr *exec.Error
 	if errors.As(err, &execErr) {
 		if errors.Is(execErr.Err, exec.ErrNotFound) {
@@ -234,16 +235,19 @@ func (h *Hook) spawnError(err error, dir string) string {
 		return fmt.Sprintf("cannot run %s: %v", execErr.Name, execErr.Err)
 	}
 	var pe *fs.PathError
-	if !errors.As(err, &pe) {
+	if !errors.As(err, &pe) || cmd == nil {
 		return "cannot start: " + err.Error()
 	}
 	if pe.Op == "chdir" {
 		return fmt.Sprintf("cannot use working directory %s: %v", pe.Path, pe.Err)
 	}
 	path := pe.Path
-	info, statErr := os.Stat(path)
-	if dir != "" && !strings.HasPrefix(path, "/") {
-		info, statErr = os.Stat(dir + "/" + path)
+	if path == cmd.Path {
+		path = cmd.Args[0]
+	}
+	info, statErr := os.Stat(pe.Path)
+	if cmd.Dir != "" && !strings.HasPrefix(pe.Path, "/") {
+		info, statErr = os.Stat(cmd.Dir + "/" + pe.Path)
 	}
 	switch {
 	case errors.Is(pe.Err, fs.ErrNotExist) && statErr == nil:

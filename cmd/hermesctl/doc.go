@@ -15,7 +15,9 @@
 //	demo                                 replay the bundled example
 //
 // The home is --home, else $HERMES_HOME, else ~/.hermes. Logs and warnings go to stderr,
-// results to stdout.
+// results to stdout. Text that comes from hooks (errors, results, output excerpts, names and
+// paths read from files, log lines) is printed with control characters escaped (printable);
+// --json output is JSON, escaped by the encoder.
 //
 // Exit codes:
 //

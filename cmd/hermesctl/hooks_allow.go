@@ -43,12 +43,12 @@ func runHooksAllow(c *cli, args []string) int {
 	if err != nil {
 		return c.fail(exitInternal, "approval not saved: %v", err)
 	}
-	fmt.Fprintf(c.stdout, "approved %s %s\n", event, command)
+	fmt.Fprintf(c.stdout, "approved %s %s\n", event, printable(command))
 	if a.ScriptSHA256 != "" {
 		fmt.Fprintf(c.stdout, "  script sha256 %s\n", a.ScriptSHA256)
 	}
 	if !declared(c, event, command) {
-		fmt.Fprintf(c.stderr, "hermesctl: note: %s declares no %s hook with this exact command; it is approved but will not run until it is declared\n", home+"/config.yaml", event)
+		fmt.Fprintf(c.stderr, "hermesctl: note: %s declares no %s hook with this exact command; it is approved but will not run until it is declared\n", printable(home+"/config.yaml"), event)
 	}
 	return exitOK
 }
@@ -78,9 +78,9 @@ func runHooksRevoke(c *cli, args []string) int {
 		return c.fail(exitInternal, "revoke not saved: %v", err)
 	}
 	if n == 0 {
-		fmt.Fprintf(c.stdout, "no approval of %s to revoke\n", args[0])
+		fmt.Fprintf(c.stdout, "no approval of %s to revoke\n", printable(args[0]))
 		return exitOK
 	}
-	fmt.Fprintf(c.stdout, "revoked %d approval(s) of %s\n", n, args[0])
+	fmt.Fprintf(c.stdout, "revoked %d approval(s) of %s\n", n, printable(args[0]))
 	return exitOK
 }

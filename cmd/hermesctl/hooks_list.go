@@ -105,7 +105,7 @@ func runHooksList(c *cli, args []string) int {
 		return c.printJSON(map[string]any{"home": l.eng.Home(), "hooks": entries})
 	}
 	if len(entries) == 0 {
-		fmt.Fprintf(c.stdout, "no hooks in %s\n", l.eng.Home())
+		fmt.Fprintf(c.stdout, "no hooks in %s\n", printable(l.eng.Home()))
 		return exitOK
 	}
 	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
@@ -119,8 +119,8 @@ func runHooksList(c *cli, args []string) int {
 		if e.Permissions != nil {
 			perms = describePermissions(*e.Permissions)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%gs\t%s\t%s\n", e.Source, e.Name, orDash(strings.Join(e.Events, ",")), prio,
-			orDash(e.Matcher), e.Timeout, perms, describeState(e))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%gs\t%s\t%s\n", e.Source, printable(e.Name), printable(orDash(strings.Join(e.Events, ","))), prio,
+			printable(orDash(e.Matcher)), e.Timeout, printable(perms), printable(describeState(e)))
 	}
 	tw.Flush()
 	return exitOK

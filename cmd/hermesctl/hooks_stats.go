@@ -54,6 +54,7 @@ func runHooksStats(c *cli, args []string) int {
 		return c.fail(exitInternal, "metrics: %v", err)
 	}
 	if c.prometheus {
+		printableLabels(families)
 		for _, f := range families {
 			if _, err := expfmt.MetricFamilyToText(c.stdout, f); err != nil {
 				return c.fail(exitInternal, "metrics: %v", err)
@@ -68,7 +69,8 @@ func runHooksStats(c *cli, args []string) int {
 	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SOURCE\tHOOK\tEVENT\tCALLS\tERRORS\tTIMEOUTS\tBLOCKS\tDROPS\tMEAN")
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%.3f ms\n", r.Source, r.Hook, r.Event, r.Calls, r.Errors, r.Timeouts, r.Blocks, r.Drops, r.MeanMS)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%.3f ms\n", printable(r.Source), printable(r.Hook), printable(r.Event),
+			r.Calls, r.Errors, r.Timeouts, r.Blocks, r.Drops, r.MeanMS)
 	}
 	tw.Flush()
 	return exitOK
@@ -131,4 +133,18 @@ func statRows(families []*dto.MetricFamily) []statRow {
 		return a.Event < b.Event
 	})
 	return out
+}
+
+// printableLabels makes label values printable for the text exposition format, which only
+// escapes backslashes, quotes and newlines: hook names come from files and commands.
+func printableLabels(families []*dto.MetricFamily) {
+	for _, f := range families {
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if v := printable(l.GetValue()); v != l.GetValue() {
+					l.Value = &v
+				}
+			}
+		}
+	}
 }

@@ -100,7 +100,7 @@ func runHooksTest(c *cli, args []string) int {
 	} else {
 		printReport(c.stdout, rep)
 		for _, hc := range host.calls {
-			fmt.Fprintf(c.stdout, "host call: %s%s\n", hc.Func, compactJSON(hc.Args))
+			fmt.Fprintf(c.stdout, "host call: %s%s\n", hc.Func, printable(compactJSON(hc.Args)))
 		}
 	}
 	for _, h := range rep.Hooks {
@@ -153,25 +153,31 @@ func compactJSON(v any) string {
 	return strings.TrimSpace(buf.String())
 }
 
-// printReport prints one firing for people.
+// printReport prints one firing for people; text from hooks is made printable.
 func printReport(w io.Writer, rep engine.Report) {
-	fmt.Fprintf(w, "%s: %d hook(s)\n", rep.Event, len(rep.Hooks))
+	fmt.Fprintf(w, "%s: %d hook(s)\n", printable(rep.Event), len(rep.Hooks))
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for _, h := range rep.Hooks {
-		detail := "result: " + compactJSON(h.Result)
+		detail := "result: " + printable(compactJSON(h.Result))
 		if h.ExitCode != nil {
 			detail = fmt.Sprintf("exit %d, %s", *h.ExitCode, detail)
 		}
 		if h.Err != "" {
-			detail += "; error: " + h.Err
+			detail += "; error: " + printable(h.Err)
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%.2f ms\t%s\n", h.Source, h.Name, h.Status, float64(h.Duration.Microseconds())/1000, detail)
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%.2f ms\t%s\n", h.Source, printable(h.Name), h.Status, float64(h.Duration.Microseconds())/1000, detail)
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "outcome: %s\n", describeOutcome(rep.Outcome))
 }
 
+// describeOutcome describes a merged outcome on one printable line.
 func describeOutcome(o any) string {
+	return printable(outcomeText(o))
+}
+
+// outcomeText describes o, the text not yet made printable.
+func outcomeText(o any) string {
 	m, ok := o.(map[string]any)
 	switch {
 	case o == nil:

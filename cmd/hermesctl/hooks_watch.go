@@ -33,25 +33,25 @@ func runHooksWatch(c *cli, args []string) int {
 	defer gw.Close(c.ctx)
 	l := &loaded{eng: eng, gw: gw}
 	before := signatures(l.entries())
-	fmt.Fprintf(c.stdout, "watching %s: %s\n", eng.Home(), summary(l))
+	fmt.Fprintf(c.stdout, "watching %s: %s\n", printable(eng.Home()), summary(l))
 	err = engine.WatchHome(c.ctx, eng.Home(), 300*time.Millisecond, func(changed []string) {
 		for i, p := range changed {
 			if rel, err := filepath.Rel(eng.Home(), p); err == nil {
 				changed[i] = rel
 			}
 		}
-		fmt.Fprintf(c.stdout, "changed: %s\n", strings.Join(changed, ", "))
+		fmt.Fprintf(c.stdout, "changed: %s\n", printable(strings.Join(changed, ", ")))
 		if err := eng.Reload(c.ctx); err != nil {
-			fmt.Fprintf(c.stdout, "reload failed, the previous hooks keep running: %v\n", err)
+			fmt.Fprintf(c.stdout, "reload failed, the previous hooks keep running: %s\n", printable(err.Error()))
 			return
 		}
 		if err := gw.Reload(c.ctx); err != nil {
-			fmt.Fprintf(c.stdout, "gateway reload failed: %v\n", err)
+			fmt.Fprintf(c.stdout, "gateway reload failed: %s\n", printable(err.Error()))
 			return
 		}
 		after := signatures(l.entries())
 		for _, line := range diffSignatures(before, after) {
-			fmt.Fprintln(c.stdout, "  "+line)
+			fmt.Fprintln(c.stdout, "  "+printable(line))
 		}
 		before = after
 		fmt.Fprintf(c.stdout, "reloaded: %s\n", summary(l))

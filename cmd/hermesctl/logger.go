@@ -10,6 +10,9 @@ import (
 )
 
 // lineHandler writes one readable line per record: "hermesctl: warning: msg (k=v ...)".
+// Messages, keys and values often hold text from hooks (errors, stderr, commands), so each
+// is made printable: a record is one line, and nothing in it reaches the terminal as a
+// control sequence.
 type lineHandler struct {
 	mu    *sync.Mutex
 	w     io.Writer
@@ -33,10 +36,10 @@ func (h *lineHandler) Handle(_ context.Context, r slog.Record) error {
 	if r.Level == slog.LevelWarn {
 		level = "warning"
 	}
-	fmt.Fprintf(&b, "hermesctl: %s: %s", level, r.Message)
+	fmt.Fprintf(&b, "hermesctl: %s: %s", level, printable(r.Message))
 	var kv []string
 	add := func(a slog.Attr) bool {
-		kv = append(kv, a.Key+"="+fmt.Sprint(a.Value.Any()))
+		kv = append(kv, printable(a.Key)+"="+printable(fmt.Sprint(a.Value.Resolve().Any())))
 		return true
 	}
 	for _, a := range h.attrs {

@@ -31,7 +31,7 @@ func runPluginsList(c *cli, args []string) int {
 		return c.printJSON(plugins)
 	}
 	if len(plugins) == 0 {
-		fmt.Fprintf(c.stdout, "no plugins in %s\n", eng.Home()+"/plugins")
+		fmt.Fprintf(c.stdout, "no plugins in %s\n", printable(eng.Home()+"/plugins"))
 		return exitOK
 	}
 	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
@@ -41,7 +41,8 @@ func runPluginsList(c *cli, args []string) int {
 		if p.Error != "" {
 			status += ": " + p.Error
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\n", p.Name, p.Priority, status, orDash(strings.Join(p.Hooks, ",")), describePermissions(p.Permissions))
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\n", printable(p.Name), p.Priority, printable(status),
+			printable(orDash(strings.Join(p.Hooks, ","))), printable(describePermissions(p.Permissions)))
 	}
 	tw.Flush()
 	return exitOK

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/hermes-hooks/hermes/consent"
 	"github.com/hermes-hooks/hermes/engine"
@@ -54,26 +55,26 @@ func (c *cli) replay(path, home string) int {
 // home are shown relative to it.
 func printTimeline(w io.Writer, tl gateway.Timeline, home string) {
 	for i, e := range tl.Events {
-		head := fmt.Sprintf("%3d  %s", i+1, e.Event)
+		head := fmt.Sprintf("%3d  %s", i+1, printable(e.Event))
 		if o := describeEntryOutcome(e); o != "" {
-			head += "  ->  " + o
+			head += "  ->  " + printable(o)
 		}
 		fmt.Fprintln(w, head)
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		for _, h := range e.Hooks {
 			name := strings.TrimPrefix(h.Name, home+string(filepath.Separator))
-			line := fmt.Sprintf("       %s\t%s\t%s\t%.2f ms", h.Source, name, h.Status, float64(h.Duration.Microseconds())/1000)
+			line := fmt.Sprintf("       %s\t%s\t%s\t%.2f ms", h.Source, printable(name), h.Status, float64(h.Duration.Microseconds())/1000)
 			if h.Result != nil {
-				line += "\t" + truncate(compactJSON(h.Result), 100)
+				line += "\t" + printable(truncate(compactJSON(h.Result), 100))
 			}
 			if h.Err != "" {
-				line += "\terror: " + h.Err
+				line += "\terror: " + printable(h.Err)
 			}
 			fmt.Fprintln(tw, line)
 		}
 		tw.Flush()
 		if e.Note != "" {
-			fmt.Fprintf(w, "       * %s\n", e.Note)
+			fmt.Fprintf(w, "       * %s\n", printable(e.Note))
 		}
 	}
 }
@@ -93,9 +94,14 @@ func describeEntryOutcome(e gateway.Entry) string {
 	return describeOutcome(e.Outcome)
 }
 
+// truncate cuts s to at most n bytes, "..." included, at a character boundary.
 func truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	return s[:n-3] + "..."
+	cut := n - 3
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "..."
 }

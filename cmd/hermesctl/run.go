@@ -184,9 +184,10 @@ func (c *cli) wantArgs(args []string, n int) bool {
 	return false
 }
 
-// fail prints a one-line error and returns code.
+// fail prints a one-line error, made printable (it may quote a hook or a file), and returns
+// code.
 func (c *cli) fail(code int, format string, args ...any) int {
-	fmt.Fprintf(c.stderr, "hermesctl: "+format+"\n", args...)
+	fmt.Fprintf(c.stderr, "hermesctl: %s\n", printable(fmt.Sprintf(format, args...)))
 	return code
 }
 

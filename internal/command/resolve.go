@@ -1,0 +1,149 @@
+package command
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// scriptExtensions are the suffixes that mark a word as the script of a command, compared
+// case-insensitively.
+var scriptExtensions = []string{
+	".sh", ".bash", ".zsh", ".fish", ".py", ".pyw", ".rb", ".pl", ".lua", ".js", ".mjs", ".cjs", ".ts",
+}
+
+// Resolved is a command line resolved against a working directory.
+type Resolved struct {
+	// Argv is what runs: the words, with "~" and a leading "~/" expanded. Argv[0] is the
+	// program as written (expanded), the name the program sees as its argv[0].
+	Argv []string
+	// Program is the file executed: Argv[0] taken relative to the working directory when it
+	// contains a "/", else the executable file found on $PATH; "" when none is found.
+	Program string
+	// Script is the script word (expanded, as written otherwise): the first word with a
+	// script extension, else the first containing "/" or starting with "~", else Argv[0].
+	Script string
+	// ScriptIndex is the index of Script in Argv: 0 when the script is the program itself,
+	// otherwise it is an argument the program (an interpreter) opens.
+	ScriptIndex int
+	// ScriptFile is the file consent fingerprints: Program when ScriptIndex is 0, else
+	// Script taken relative to the working directory.
+	ScriptFile string
+	// HashWords are the words that began with an unquoted '#' (there are no comments).
+	HashWords []string
+}
+
+// Resolve resolves the command line line as it runs in the working directory dir ("" means
+// the process's): the words that run, the program file and the script file. It is the one
+// resolution of a shell-hook command: the runner executes Program with Argv, and consent
+// checks ScriptFile. The error wraps ErrEmpty, ErrUnterminatedQuote or ErrTrailingBackslash.
+func Resolve(line, dir string) (Resolved, error) {
+	words, hashes, err := split(line)
+	if err != nil {
+		return Resolved{}, err
+	}
+	if len(words) == 0 {
+		return Resolved{}, ErrEmpty
+	}
+	home, _ := os.UserHomeDir()
+	for i, w := range words {
+		words[i] = expandHome(w, home)
+	}
+	r := Resolved{Argv: words, HashWords: hashes}
+	wd := workdir{dir: dir}
+	r.Program = programFile(words[0], &wd)
+	r.ScriptIndex = scriptIndex(words)
+	r.Script = words[r.ScriptIndex]
+	r.ScriptFile = r.Program
+	if r.ScriptIndex > 0 {
+		r.ScriptFile = wd.abs(r.Script)
+	}
+	return r, nil
+}
+
+// expandHome replaces the "~" of a word that is "~" or starts with "~/" by home. Other
+// words, and every word when home is unknown, are returned unchanged.
+func expandHome(w, home string) string {
+	switch {
+	case home == "":
+		return w
+	case w == "~":
+		return home
+	case strings.HasPrefix(w, "~/"):
+		return strings.TrimSuffix(home, "/") + w[1:]
+	}
+	return w
+}
+
+// scriptIndex applies the script-path rule to words (at least one).
+func scriptIndex(words []string) int {
+	for i, w := range words {
+		lw := strings.ToLower(w)
+		for _, ext := range scriptExtensions {
+			if strings.HasSuffix(lw, ext) {
+				return i
+			}
+		}
+	}
+	for i, w := range words {
+		if strings.Contains(w, "/") || strings.HasPrefix(w, "~") {
+			return i
+		}
+	}
+	return 0
+}
+
+// programFile returns the file that runs for the program word name: a path with a "/"
+// relative to the working directory, else the executable found on $PATH ("" when none).
+func programFile(name string, wd *workdir) string {
+	if strings.Contains(name, "/") {
+		return wd.abs(name)
+	}
+	return lookPath(name)
+}
+
+// lookPath finds an executable regular file named name in $PATH's absolute directories,
+// the way exec.LookPath does (relative entries are never used).
+func lookPath(name string) string {
+	if name == "" || name == "." || name == ".." {
+		return ""
+	}
+	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
+		if dir == "" || !filepath.IsAbs(dir) {
+			continue
+		}
+		p := filepath.Join(dir, name)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 {
+			return p
+		}
+	}
+	return ""
+}
+
+// workdir is the working directory of one resolution, looked up once and only when a
+// relative path needs it.
+type workdir struct {
+	dir    string
+	looked bool
+}
+
+// abs returns p relative to the working directory, joined without cleaning: "a/../b"
+// stays as the kernel walks it, through a symbolic link a. When the working directory
+// cannot be found, p is returned as is (relative to that same directory for the runner).
+func (wd *workdir) abs(p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	if !wd.looked {
+		wd.looked = true
+		if wd.dir == "" {
+			wd.dir, _ = os.Getwd()
+		} else if !filepath.IsAbs(wd.dir) {
+			wd.dir, _ = filepath.Abs(wd.dir)
+		}
+	}
+	if wd.dir == "" {
+		return p
+	}
+	return strings.TrimSuffix(wd.dir, string(filepath.Separator)) + string(filepath.Separator) + p
+}

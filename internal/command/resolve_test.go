@@ -1,0 +1,99 @@
+package command
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// fixture is a home, a working directory and a $PATH directory holding an executable.
+type fixture struct{ home, work, bin string }
+
+func newFixture(t *testing.T) fixture {
+	t.Helper()
+	root := t.TempDir()
+	f := fixture{home: filepath.Join(root, "home"), work: filepath.Join(root, "work"), bin: filepath.Join(root, "bin")}
+	for _, d := range []string{f.home, f.work, f.bin} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(f.bin, "my-binary"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(f.bin, "not-executable"), []byte("#!/bin/sh\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HOME", f.home)
+	t.Setenv("PATH", f.bin+string(os.PathListSeparator)+"relative-dir")
+	return f
+}
+
+func TestResolve(t *testing.T) {
+	f := newFixture(t)
+	h, w := f.home, f.work
+	tests := []struct {
+		line string
+		want Resolved
+	}{
+		{"~/x.sh", Resolved{Argv: []string{h + "/x.sh"}, Program: h + "/x.sh", Script: h + "/x.sh", ScriptFile: h + "/x.sh"}},
+		// Quoting does not stop the expansion: the user wrote ~ meaning home.
+		{"'~/x.sh'", Resolved{Argv: []string{h + "/x.sh"}, Program: h + "/x.sh", Script: h + "/x.sh", ScriptFile: h + "/x.sh"}},
+		{`"~/x.sh" --flag`, Resolved{Argv: []string{h + "/x.sh", "--flag"}, Program: h + "/x.sh", Script: h + "/x.sh", ScriptFile: h + "/x.sh"}},
+		{"python3 -u ~/h.py", Resolved{Argv: []string{"python3", "-u", h + "/h.py"}, Script: h + "/h.py", ScriptIndex: 2, ScriptFile: h + "/h.py"}},
+		{"/usr/bin/env bash ~/h.sh", Resolved{Argv: []string{"/usr/bin/env", "bash", h + "/h.sh"}, Program: "/usr/bin/env",
+			Script: h + "/h.sh", ScriptIndex: 2, ScriptFile: h + "/h.sh"}},
+		{"./rel.sh", Resolved{Argv: []string{"./rel.sh"}, Program: w + "/./rel.sh", Script: "./rel.sh", ScriptFile: w + "/./rel.sh"}},
+		{"lua5.4 hook.lua", Resolved{Argv: []string{"lua5.4", "hook.lua"}, Script: "hook.lua", ScriptIndex: 1, ScriptFile: w + "/hook.lua"}},
+		{"my-binary --verbose", Resolved{Argv: []string{"my-binary", "--verbose"}, Program: f.bin + "/my-binary",
+			Script: "my-binary", ScriptFile: f.bin + "/my-binary"}},
+		{"not-executable", Resolved{Argv: []string{"not-executable"}, Script: "not-executable"}},
+		{"~ ~user a~/b ~/", Resolved{Argv: []string{h, "~user", "a~/b", h + "/"}, Program: h, Script: h, ScriptFile: h}},
+		{"cat ~user a~/b", Resolved{Argv: []string{"cat", "~user", "a~/b"}, Script: "~user", ScriptIndex: 1, ScriptFile: w + "/~user"}},
+		{"./~/x.sh", Resolved{Argv: []string{"./~/x.sh"}, Program: w + "/./~/x.sh", Script: "./~/x.sh", ScriptFile: w + "/./~/x.sh"}},
+		{"run #tag", Resolved{Argv: []string{"run", "#tag"}, Script: "run", HashWords: []string{"#tag"}}},
+	}
+	for _, tt := range tests {
+		got, err := Resolve(tt.line, w)
+		if err != nil {
+			t.Errorf("Resolve(%q): %v", tt.line, err)
+			continue
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("Resolve(%q) (-want +got):\n%s", tt.line, diff)
+		}
+	}
+}
+
+func TestResolveErrors(t *testing.T) {
+	for line, want := range map[string]error{"": ErrEmpty, " \t": ErrEmpty, "x 'y": ErrUnterminatedQuote, `x \`: ErrTrailingBackslash} {
+		if r, err := Resolve(line, ""); !errors.Is(err, want) || r.Argv != nil {
+			t.Errorf("Resolve(%q) = %v, %v; want error %v", line, r, err, want)
+		}
+	}
+}
+
+// TestResolveDirectory: relative paths are taken against the given directory, made
+// absolute, or against the process's working directory when none is given.
+func TestResolveDirectory(t *testing.T) {
+	f := newFixture(t)
+	t.Chdir(f.work)
+	for dir, want := range map[string]string{"": f.work + "/bin/x", f.home: f.home + "/bin/x", "sub": f.work + "/sub/bin/x"} {
+		r, err := Resolve("bin/x", dir)
+		if err != nil || r.Program != want || r.ScriptFile != want {
+			t.Errorf("Resolve in %q: program %q script %q err %v, want %q", dir, r.Program, r.ScriptFile, err, want)
+		}
+	}
+}
+
+func TestResolveWithoutHome(t *testing.T) {
+	newFixture(t)
+	t.Setenv("HOME", "")
+	r, err := Resolve("~/x.sh", "/w")
+	if err != nil || r.Argv[0] != "~/x.sh" || r.Program != "/w/~/x.sh" || r.ScriptFile != r.Program {
+		t.Errorf("got %+v, %v; want ~ kept and resolved in /w by runner and consent alike", r, err)
+	}
+}
