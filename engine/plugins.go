@@ -36,7 +36,6 @@ type PluginInfo struct {
 	Timeout     float64             `json:"timeout_s"`
 	FailClosed  bool                `json:"fail_closed"`
 	States      int                 `json:"states"`
-	ReuseKwargs bool                `json:"reuse_kwargs,omitempty"`
 	Enabled     bool                `json:"enabled"`
 	Status      string              `json:"status"` // "loaded", "disabled" or "error"
 	Error       string              `json:"error,omitempty"`
@@ -130,7 +129,7 @@ func (e *Engine) loadPlugin(ctx context.Context, dir string, cfg *config) (*plug
 	lp, err := luabind.LoadPlugin(ctx, src, luabind.Options{
 		Name: info.Name, File: hfile, Home: e.home, Logger: e.logger.With("plugin", info.Name),
 		Timeout: seconds(info.Timeout), States: info.States, Permissions: info.Permissions,
-		HostFuncs: e.opts.HostFuncs, Config: info.config, ReuseKwargs: info.ReuseKwargs,
+		HostFuncs: e.opts.HostFuncs, Config: info.config,
 	})
 	if err != nil {
 		var le *luabind.Error
@@ -187,8 +186,9 @@ func parsePluginManifest(file string, info *PluginInfo) ([]Warning, error) {
 			info.Priority, err = manifest.Int(file, n, key)
 		case "fail_closed":
 			info.FailClosed, err = manifest.Bool(file, n, key)
-		case "reuse_kwargs":
-			info.ReuseKwargs, err = manifest.Bool(file, n, key)
+		case "reuse_kwargs": // accepted so that older manifests load; its value does not matter
+			warns = append(warns, Warning{File: file, Line: n.Line, Msg: "reuse_kwargs is no longer used: " +
+				"kwargs tables are reused automatically when the callback cannot tell (remove the key)"})
 		case "states":
 			info.States, err = manifest.Int(file, n, key)
 			if err == nil && (info.States < 1 || info.States > maxStates) {

@@ -6,11 +6,13 @@ import (
 	"errors"
 	"math"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/hermes-hooks/hermes/luabind/internal/kwflow"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -166,9 +168,79 @@ func FuzzJSONModule(f *testing.F) {
 
 var hexAddr = regexp.MustCompile(`0x[0-9a-f]+`)
 
-// FuzzKwargsReuse runs a fuzzed callback body twice over a series of calls: as loaded, and
-// with the escape analysis switched off (fresh tables every call). The analysis must not
-// panic on any bytecode, and a callback whose kwargs are refilled must not be able to tell.
+// fuzzStmts are what FuzzKwargsReuse builds callback bodies from, one statement per byte of
+// its program: closures and local helpers that capture the locals a and b before or after
+// they hold kw or one of its tables, nested functions reading upvalues, coroutines, and
+// tables and closures kept in globals, which the next call looks at first (fuzzPrologue).
+var fuzzStmts = []string{
+	"a = kw", "a = kw.args", "b = kw.args", "b = kw.args and kw.args.nested", "a, b = b, a",
+	"if kw.flag then a = kw.args end", "for i = 1, 3 do if i == 2 then b = kw end end",
+	"while b == nil and a ~= nil do b = a end",
+	"f = function() return a end", "g = function() K2 = b end", "local function h() return b end; F2 = h",
+	"f = function() return function() return a end end", "g = function() local x = a; return function() K1 = x end end",
+	"if f then K1 = f() end", "if g then local r = g(); if r then r() end end", "F1 = f", "F2 = g",
+	"K1 = a", "K2 = {b}", "K1 = kw.args", "a = {kw.args}",
+	"CO = coroutine.wrap(function() local x = a; coroutine.yield(show(x)); return show(x) end); out[#out + 1] = CO()",
+	"local th = coroutine.create(function(x) coroutine.yield(); K2 = x end); coroutine.resume(th, b); TH = th",
+	"TH = coroutine.create(function() coroutine.yield(); K1 = a end); coroutine.resume(TH)",
+	"out[#out + 1] = show(coroutine.wrap(function() return a end)())",
+	"do local c = kw.args; F2 = function() return c end end",
+	"do local c; F1 = function() return c end; c = kw end",
+	"local k = 'args'; a = kw[k]", "local k = 'args'; local v = kw[k]; F1 = function() return v end",
+	"out[#out + 1] = show(a) .. show(b)", "out[#out + 1] = show(f and f())",
+	"if type(b) == 'table' then b.extra = kw.tool_name end",
+	"a = nil; b = nil",
+	"local function id(t) return t end; K1 = id(a)",
+	"if kw.tool_name == 'terminal' and string.find(kw.args.command or '', 'rm -rf /', 1, true) then out[#out + 1] = 'blocked' end",
+	"local d = kw.args; local function bad() return string.find(d.command or '', 'rm', 1, true) end; out[#out + 1] = tostring(bad())",
+	"local e; local function seen() return e and e.tool_name end; e = kw; out[#out + 1] = tostring(seen())",
+	"out[#out + 1] = tostring(kw.task_id) .. tostring(kw.args.n) .. tostring(kw.empty and kw.empty.x)",
+	"for i = 1, 2 do local t = kw.args; F1 = function() return t end end",
+	"repeat local t = kw; F2 = function() return t end until true",
+	"local ok, e = pcall(error, a); K1 = e",
+	"local co = coroutine.create(function(x) while true do x = coroutine.yield(x) end end); coroutine.resume(co, a); TH = co",
+	"if F1 then local r = F1(); out[#out + 1] = tostring(r == kw.args) .. tostring(r == kw) end",
+}
+
+// fuzzPrologue starts every generated body: it shows what the previous calls kept.
+const fuzzPrologue = `local out = {}
+out[#out + 1] = show(K1) .. show(K2)
+out[#out + 1] = tostring(K1 == kw) .. tostring(K1 == kw.args) .. tostring(K2 == kw.args)
+if type(F1) == "function" then out[#out + 1] = show(F1()) end
+if type(F2) == "function" then local ok, v = pcall(F2); out[#out + 1] = tostring(ok) .. show(v) end
+if CO then local ok, v = pcall(CO); out[#out + 1] = tostring(ok) .. show(v) end
+if TH then out[#out + 1] = tostring(coroutine.resume(TH)) .. show(K1) .. show(K2) end
+`
+
+// fuzzShow is the chunk's function show, which describes a value without calling into it.
+const fuzzShow = `function show(v)
+  if type(v) ~= "table" then return tostring(v) end
+  local args = rawget(v, "args")
+  if type(args) == "table" then args = rawget(args, "command") end
+  return "{" .. tostring(rawget(v, "tool_name")) .. "," .. tostring(rawget(v, "command")) .. "," ..
+    tostring(rawget(v, "extra")) .. "," .. tostring(args) .. "," .. tostring(rawget(v, "x")) .. "}"
+end
+`
+
+// fuzzProgram is the program of the given statements of fuzzStmts, run as a plugin callback.
+func fuzzProgram(stmts ...string) []byte {
+	prog := []byte{0}
+	for _, s := range stmts {
+		i := slices.Index(fuzzStmts, s)
+		if i < 0 {
+			panic("not in fuzzStmts: " + s)
+		}
+		prog = append(prog, byte(i))
+	}
+	return prog
+}
+
+// FuzzKwargsReuse runs a callback over a series of calls twice: as loaded, and with the
+// analysis switched off (new tables every call). Its body is a fuzzed program of fuzzStmts
+// (prog: the first byte chooses between a plugin callback and a gateway handler, each next
+// one a statement) followed, for plugins, by a fuzzed Lua body. The analysis must not panic
+// on any bytecode, and a callback whose kwargs are refilled must not be able to tell: not
+// from what it returns, nor from what the tables and closures it kept show later.
 func FuzzKwargsReuse(f *testing.F) {
 	for _, body := range []string{
 		`return kw.args.command`, `local r = prev and prev.tool_name; prev = kw; return r`,
@@ -178,20 +250,65 @@ func FuzzKwargsReuse(f *testing.F) {
 		`local t = {kw.tool_name, kw.args.command}; table.sort(t); return t`,
 		`local f = function() return kw end; return f().tool_name`, `return (kw.args or {}).n`,
 		`local n = 0; repeat n = n + 1 until kw.args.n <= n; return n`, `return kw.empty == kw.empty`,
+		"local r = keep and keep.command\nlocal a\nlocal function k() keep = a end\na = kw.args\nk()\nreturn r",
+		"local r = getter and getter()\nlocal args = kw.args\ngetter = function() return args.command end\nreturn r",
+		"local r = co and co()\nlocal a\nco = coroutine.wrap(function() coroutine.yield(); return a.command end)\nco()\na = kw.args\nreturn r",
 	} {
-		f.Add(body)
+		f.Add(body, []byte{})
 	}
-	calls := []map[string]any{
+	for _, prog := range [][]byte{
+		fuzzProgram("f = function() return a end", "a = kw.args", "F1 = f"),
+		fuzzProgram("g = function() K2 = b end", "b = kw.args", "if g then local r = g(); if r then r() end end"),
+		fuzzProgram("TH = coroutine.create(function() coroutine.yield(); K1 = a end); coroutine.resume(TH)", "a = kw.args"),
+		fuzzProgram("CO = coroutine.wrap(function() local x = a; coroutine.yield(show(x)); return show(x) end); out[#out + 1] = CO()"),
+		fuzzProgram("f = function() return function() return a end end", "for i = 1, 3 do if i == 2 then b = kw end end", "a, b = b, a", "F1 = f"),
+		fuzzProgram("do local c; F1 = function() return c end; c = kw end"),
+		fuzzProgram("local k = 'args'; local v = kw[k]; F1 = function() return v end"),
+		fuzzProgram("local e; local function seen() return e and e.tool_name end; e = kw; out[#out + 1] = tostring(seen())",
+			"out[#out + 1] = tostring(kw.task_id) .. tostring(kw.args.n) .. tostring(kw.empty and kw.empty.x)"),
+		fuzzProgram("if kw.tool_name == 'terminal' and string.find(kw.args.command or '', 'rm -rf /', 1, true) then out[#out + 1] = 'blocked' end",
+			"local d = kw.args; local function bad() return string.find(d.command or '', 'rm', 1, true) end; out[#out + 1] = tostring(bad())"),
+	} {
+		f.Add("", prog)
+		handler := slices.Clone(prog)
+		handler[0] = 1
+		f.Add("", handler)
+	}
+	calls := []any{
 		fuzzKwargs,
-		{"tool_name": "two", "args": map[string]any{"command": "ls", "n": 1}, "flag": false},
-		{"tool_name": "args", "args": map[string]any{}, "empty": map[string]any{"x": 1}},
+		map[string]any{"tool_name": "two", "args": map[string]any{"command": "ls", "n": 1, "nested": map[string]any{"x": "n2"}}, "flag": false},
+		pairsTable{{"tool_name", "terminal"}, {"args", map[string]any{"command": "rm -rf / now", "nested": map[string]any{"x": "n3"}}},
+			{"flag", true}, {"task_id", "t3"}},
+		map[string]any{"tool_name": "args", "args": map[string]any{}, "empty": map[string]any{"x": 1}},
+		pairsTable{{"args", map[string]any{"command": "five", "n": 5}}, {"tool_name", "five"}},
 	}
-	f.Fuzz(func(t *testing.T, body string) {
-		src := "seen = {}\nfunction register(ctx)\n  ctx.register_hook('x', function(kw)\n" + body + "\n  end)\nend\n"
+	f.Fuzz(func(t *testing.T, body string, prog []byte) {
+		if strings.Contains(body, "pairs") || strings.Contains(body, "next") {
+			return // the order of a table's keys is not the same from one build to the next
+		}
+		if _, err := compile("fuzz.lua", []byte("return function(kw)\n"+body+"\nend")); err != nil {
+			body = "" // keep the program
+		}
+		handler := len(prog) > 0 && prog[0]&1 == 1
+		var gen strings.Builder
+		if len(prog) > 0 {
+			gen.WriteString(fuzzPrologue + "do\nlocal a, b, f, g\n")
+			for _, c := range prog[1:min(len(prog), 41)] {
+				gen.WriteString(fuzzStmts[int(c)%len(fuzzStmts)] + "\n")
+			}
+			gen.WriteString("end\nOUT = table.concat(out, ';')\n")
+		}
+		src := fuzzShow + "seen = {}\nfunction register(ctx)\n  ctx.register_hook('x', function(kw)\n" + gen.String() + body +
+			"\n  end)\n  ctx.register_hook('y', function() return OUT end)\nend\n"
+		if handler {
+			src = fuzzShow + "function handle(event, kw)\n" + gen.String() + "return OUT\nend\n"
+		}
 		if proto, err := compile("fuzz.lua", []byte(src)); err == nil {
 			var walk func(p *lua.FunctionProto)
 			walk = func(p *lua.FunctionProto) {
-				analyzeKwargs(p)
+				for i := range int(p.NumParameters) + 1 {
+					kwflow.Analyze(p, i)
+				}
 				for _, c := range p.FunctionPrototypes {
 					walk(c)
 				}
@@ -199,14 +316,34 @@ func FuzzKwargsReuse(f *testing.F) {
 			walk(proto)
 		}
 		run := func() []any {
-			p, err := LoadPlugin(context.Background(), []byte(src), Options{File: "fuzz/handler.lua", Timeout: 200 * time.Millisecond})
-			if err != nil {
-				return nil
+			opts := Options{File: "fuzz/handler.lua", Timeout: 200 * time.Millisecond}
+			var call func(kw any) (any, error)
+			if handler {
+				h, err := LoadHandler(context.Background(), []byte(src), "handle", opts)
+				if err != nil {
+					return nil
+				}
+				defer h.Close()
+				call = func(kw any) (any, error) { return h.Call(context.Background(), "agent:step", kw) }
+			} else {
+				p, err := LoadPlugin(context.Background(), []byte(src), opts)
+				if err != nil {
+					return nil
+				}
+				defer p.Close()
+				call = func(kw any) (any, error) {
+					v, err := p.Call(context.Background(), 0, kw)
+					if err == nil || !errors.Is(err, ErrTimeout) {
+						var kept any
+						kept, err = p.Call(context.Background(), 1, nil)
+						v = []any{v, kept, errString(err)}
+					}
+					return v, err
+				}
 			}
-			defer p.Close()
 			var out []any
 			for _, kw := range calls {
-				v, err := p.Call(context.Background(), 0, kw)
+				v, err := call(kw)
 				if errors.Is(err, ErrTimeout) {
 					return nil // may time out in one run and not the other
 				}
@@ -219,12 +356,9 @@ func FuzzKwargsReuse(f *testing.F) {
 			b, _ := json.Marshal(out)
 			return []any{hexAddr.ReplaceAllString(string(b), "0x")}
 		}
-		if strings.Contains(body, "pairs") || strings.Contains(body, "next") {
-			return // the order of a table's keys is not the same from one build to the next
-		}
 		got := run()
 		saved := analyze
-		analyze = func(*lua.FunctionProto, int) kwargsUse { return kwargsUse{} }
+		analyze = func(*lua.FunctionProto, int) kwflow.Use { return kwflow.Use{} }
 		want, again := run(), run()
 		analyze = saved
 		if got != nil && want != nil && cmp.Equal(want, again) { // a body may not be deterministic (os.clock)
@@ -232,8 +366,15 @@ func FuzzKwargsReuse(f *testing.F) {
 				got = run() // a second chance for a body whose timing shows (memory limit)
 			}
 			if diff := cmp.Diff(want, got); got != nil && diff != "" {
-				t.Fatalf("refilled kwargs told apart (-fresh +refilled):\n%s", diff)
+				t.Fatalf("refilled kwargs told apart (-fresh +refilled):\n%s\n%s", diff, src)
 			}
 		}
 	})
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
 }

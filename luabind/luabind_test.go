@@ -385,29 +385,3 @@ func TestSyntaxErrorAtEndOfFileHasALine(t *testing.T) {
 		t.Errorf("err = %v, want f.lua:4: ... missing `end`", err)
 	}
 }
-
-func TestReuseKwargs(t *testing.T) {
-	p := loadPlugin(t, `
-function register(ctx)
-  ctx.register_hook("x", function(kw)
-    local seen = {a = kw.a, b = kw.b, junk = kw.junk, mt = getmetatable(kw) ~= nil}
-    kw.junk = "left by the previous call"
-    setmetatable(kw, {})
-    return seen
-  end)
-end`, Options{ReuseKwargs: true})
-	first, err := p.Call(context.Background(), 0, map[string]any{"a": 1, "b": "x"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	second, err := p.Call(context.Background(), 0, map[string]any{"a": 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(map[string]any{"a": int64(1), "b": "x", "mt": false}, first); diff != "" {
-		t.Errorf("first call (-want +got):\n%s", diff)
-	}
-	if diff := cmp.Diff(map[string]any{"a": int64(2), "mt": false}, second); diff != "" {
-		t.Errorf("second call sees stale keys (-want +got):\n%s", diff)
-	}
-}

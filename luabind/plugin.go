@@ -103,12 +103,10 @@ func (p *Plugin) register(ctx context.Context, st *state) error {
 	}
 	if p.regs == nil {
 		for i, fn := range fns {
-			switch {
-			case p.s.opts.ReuseKwargs:
-			case fn.IsG:
+			if fn.IsG {
 				regs[i].FreshKwargs = "the callback is a Go function"
-			default:
-				regs[i].FreshKwargs = analyze(fn.Proto, 0).why
+			} else {
+				regs[i].FreshKwargs = analyze(fn.Proto, 0).Why
 			}
 		}
 		p.regs = regs

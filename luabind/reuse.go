@@ -3,26 +3,27 @@ package luabind
 import (
 	"slices"
 
+	"github.com/hermes-hooks/hermes/luabind/internal/kwflow"
 	lua "github.com/yuin/gopher-lua"
 )
 
 // Building a Lua table is most of what a short callback costs: gopher-lua gives every new
 // table three maps and a slice. A state therefore keeps, per callback, the kwargs table it
 // passed last time and refills it in place, setting only the fields whose values changed.
-// This is invisible to the callback when its bytecode shows that it only reads the table
-// (escape.go); Options.ReuseKwargs forces it for every callback.
+// It does so only when the callback's bytecode shows that it cannot tell (kwflow): the
+// callback only reads the table, and no closure can reach it. A refilled table always holds
+// exactly the keys of the Go value, as a new one would.
 
 // kwTable is the kwargs table one state passes to every call of one callback. In the
 // steady state (same keys, same order, most values unchanged) a refill writes nothing but
 // the changed values: not even its own bookkeeping, since anything written on every call
-// may share a cache line with another state's. Unless forced, the table holds exactly what
-// the last fill put in it, so values are compared with a copy kept here (vals) rather than
-// looked up in the table.
+// may share a cache line with another state's. The table holds exactly what the last fill
+// put in it (the callback never writes into it), so values are compared with a copy kept
+// here (vals) rather than looked up in the table.
 type kwTable struct {
 	_        cacheLinePad
 	t        *lua.LTable
-	use      kwargsUse
-	forced   bool         // reused without the analysis' clearance: Lua may have changed it
+	use      kwflow.Use   // which table-valued fields are refilled too (Use.Refill)
 	keys     []string     // the keys the last fill set
 	vals     []lua.LValue // and their values
 	pos      int          // a Table fill in progress set keys[:pos] again, in order
@@ -30,14 +31,7 @@ type kwTable struct {
 	cur      []string     //
 	fields   []field      // refilled table-valued fields
 	added    int          // keys added since the table was made (see begin)
-
-	// A restricted table holds only the keys its function may read (want, from the
-	// analysis): the others are never filled in. vals[i] is then want[i]'s value (LNil when
-	// absent), and seen marks the keys a Table fill in progress has set.
-	restricted bool
-	want       []string
-	seen       uint64
-	_          cacheLinePad
+	_        cacheLinePad
 }
 
 // field is a table-valued field of a kwTable, refilled in turn.
@@ -53,37 +47,20 @@ const maxKeyChurn = 256
 // maxScan is the size up to which a map fill finds a key's copy by scanning keys.
 const maxScan = 8
 
-// newKWTable makes the refilled table of a function that does use with it and may read
-// reads from it.
-func newKWTable(use kwargsUse, forced bool, reads keySet) *kwTable {
-	k := &kwTable{use: use, forced: forced}
-	if !forced && !reads.all {
-		k.restricted, k.want, k.vals = true, reads.keys, make([]lua.LValue, len(reads.keys)) // LNil from begin
-	}
-	return k
-}
+// newKWTable makes the refilled table of a function that does use with it.
+func newKWTable(use kwflow.Use) *kwTable { return &kwTable{use: use} }
 
 // begin starts a fill.
 func (k *kwTable) begin(L *lua.LState, hint int) {
 	if k.t == nil || k.added > maxKeyChurn {
-		k.t, k.keys, k.added = L.CreateTable(0, hint), k.keys[:0], 0
+		k.t, k.keys, k.vals, k.added = L.CreateTable(0, hint), k.keys[:0], k.vals[:0], 0
 		k.fields = k.fields[:0]
-		if k.restricted {
-			for i := range k.vals {
-				k.vals[i] = lua.LNil
-			}
-		} else {
-			k.vals = k.vals[:0]
-		}
-	}
-	if k.forced {
-		k.t.Metatable = lua.LNil
 	}
 }
 
 // old is the value field key holds; i is where vals keeps it (-1: not kept).
 func (k *kwTable) old(i int, key string) lua.LValue {
-	if i >= 0 && !k.forced {
+	if i >= 0 {
 		return k.vals[i]
 	}
 	return k.t.RawGetString(key)
@@ -143,7 +120,7 @@ func (k *kwTable) setValue(L *lua.LState, i int, key string, v any) {
 		k.setNumber(i, key, lua.LNumber(x))
 		return
 	case map[string]any:
-		if !k.forced && k.use.reuseField(key) {
+		if k.use.Refill(key) {
 			f := k.field(key)
 			f.fillMap(L, x)
 			k.set(i, key, f.t)
@@ -160,8 +137,8 @@ func (k *kwTable) field(key string) *kwTable {
 			return f.t
 		}
 	}
-	// What is read out of a field is not tracked: its own tables are fresh.
-	f := field{key, newKWTable(kwargsUse{readOnly: true, anyField: true}, false, k.use.fieldReads(key))}
+	// What is read out of a field is not tracked: its own tables are new for every call.
+	f := field{key, newKWTable(kwflow.Use{})}
 	k.fields = append(k.fields, f)
 	return f.t
 }
@@ -169,18 +146,7 @@ func (k *kwTable) field(key string) *kwTable {
 // fillMap refills the table with m.
 func (k *kwTable) fillMap(L *lua.LState, m map[string]any) {
 	k.begin(L, len(m))
-	if k.restricted {
-		for i, key := range k.want {
-			if v, ok := m[key]; ok {
-				k.setValue(L, i, key, v)
-			} else if k.vals[i] != lua.LNil {
-				k.store(i, key, k.vals[i], lua.LNil)
-			}
-		}
-		return
-	}
 	if len(m) == len(k.keys) && len(m) <= maxScan && k.refillSameKeys(L, m) {
-		k.scrub()
 		return
 	}
 	for key, v := range m {
@@ -209,7 +175,6 @@ func (k *kwTable) fillMap(L *lua.LState, m map[string]any) {
 		}
 		k.shadow()
 	}
-	k.scrub()
 }
 
 // refillSameKeys refills the table from m by looking up the last fill's keys in m, which
@@ -229,16 +194,8 @@ func (k *kwTable) refillSameKeys(L *lua.LState, m map[string]any) bool {
 // fillTable refills the table with a Table.
 func (k *kwTable) fillTable(L *lua.LState, tb Table) {
 	k.begin(L, tb.FieldCount())
-	k.pos, k.diverged, k.seen = 0, false, 0
+	k.pos, k.diverged = 0, false
 	tb.FillLua(TableWriter{L: L, kw: k})
-	if k.restricted {
-		for i, key := range k.want {
-			if k.seen&(1<<i) == 0 && k.vals[i] != lua.LNil {
-				k.store(i, key, k.vals[i], lua.LNil)
-			}
-		}
-		return
-	}
 	if k.diverged || k.pos != len(k.keys) {
 		if !k.diverged { // a prefix of the last keys
 			k.cur = append(k.cur[:0], k.keys[:k.pos]...)
@@ -251,23 +208,11 @@ func (k *kwTable) fillTable(L *lua.LState, tb Table) {
 		k.keys, k.cur = k.cur, k.keys
 		k.shadow()
 	}
-	k.scrub()
 }
 
-// index says where a Table fill keeps key's value (vals[i], or -1: not kept), and whether to
-// set key at all: a restricted table skips the keys its function never reads.
-func (k *kwTable) index(key string) (int, bool) {
-	if !k.restricted {
-		return k.at(key), true
-	}
-	for i, w := range k.want {
-		if w == key {
-			k.seen |= 1 << i
-			return i, true
-		}
-	}
-	return -1, false
-}
+// index says where a Table fill keeps key's value (vals[i], or -1: not kept), and that the
+// key is to be set: every key is, so that the table holds all of the call's kwargs.
+func (k *kwTable) index(key string) (int, bool) { return k.at(key), true }
 
 // at records that a Table fill sets key and returns where its value is kept (vals[i]), or
 // -1 once the fill has left the last one's order.
@@ -290,16 +235,4 @@ func (k *kwTable) shadow() {
 	for _, key := range k.keys {
 		k.vals = append(k.vals, k.t.RawGetString(key))
 	}
-}
-
-// scrub removes from a forced table whatever the callback added to it.
-func (k *kwTable) scrub() {
-	if !k.forced {
-		return
-	}
-	k.t.ForEach(func(key, _ lua.LValue) {
-		if s, ok := key.(lua.LString); !ok || !slices.Contains(k.keys, string(s)) {
-			k.t.RawSet(key, lua.LNil)
-		}
-	})
 }

@@ -3,10 +3,10 @@ package luabind
 import (
 	"context"
 	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/hermes-hooks/hermes/luabind/internal/kwflow"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -37,12 +37,15 @@ func TestAnalyzeKwargs(t *testing.T) {
 		{`while kw.x do local y = kw.args.y; if y then return y end end`, true, nil, false, ""},
 		{`if kw == nil then return end; return kw.a`, true, []string{"a"}, false, ""},
 		{`local s = string.format("%s", kw.tool_name); return s`, true, []string{"tool_name"}, false, ""},
+		{`local function f(s) return s .. "!" end; return f(kw.tool_name)`, true, []string{"tool_name"}, false, ""},
+		{`local n = 0; local function inc() n = n + 1 end; inc(); return kw.args.x, n`, true, nil, false, ""},
 		// A field escapes, kw does not.
 		{`return kw.args`, true, []string{"args"}, false, ""},
 		{`up.last = kw.args`, true, []string{"args"}, false, ""},
 		{`json_encode(kw.args)`, true, []string{"args"}, false, ""},
 		{`local k = "args"; return kw[k]`, true, nil, true, ""},
 		{`kw.args.x = 1`, true, []string{"args"}, false, ""},
+		{`local t = kw.args; return t:find("x")`, true, []string{"args"}, false, ""},
 		// kw escapes.
 		{`return kw`, false, nil, false, "line 3: kw is returned"},
 		{`last = kw`, false, nil, false, "line 3: kw is stored in a global"},
@@ -70,49 +73,39 @@ func TestAnalyzeKwargs(t *testing.T) {
 		{`for _, p in ipairs(up) do if kw.x == p then return 1 end end`, true, nil, false, ""},
 		{`for _ in pairs(up) do end; for i = 1, 2 do end; return #kw.args`, true, nil, false, ""},
 		{`if kw.x then kw = {} end; last = kw`, false, nil, false, "line 3: kw is stored in a global"},
+		// A closure can reach kw or a field: a register it captures is shared with it for as
+		// long as it lives, whatever the order of capture and assignment.
+		{"local a = kw.args\nlocal f = function() return a end\nreturn f().x", false, nil, false,
+			"line 3: kw.args is captured by a closure (the closure at line 4 captures a)"},
+		{"local a\nlocal f = function() return a end\na = kw.args\nreturn f().x", false, nil, false,
+			"line 5: kw.args is captured by a closure (the closure at line 4 captures a)"},
+		{"local a\nlocal f = function() return a end\na = kw\nreturn f().x", false, nil, false,
+			"line 5: kw is captured by a closure (the closure at line 4 captures a)"},
+		{"local f = function() return kw end\nkw = {}\nreturn f()", false, nil, false,
+			"line 3: kw is captured by a closure"},
+		{"local f = function() kw = {} end\nf()\nreturn kw.x", false, nil, false, "line 3: kw is captured by a closure"},
+		{"do local a; up.f = function() return a end end\nlocal b = kw.args\nreturn b.x", false, nil, false,
+			"line 4: kw.args is captured by a closure (the closure at line 3 captures a)"}, // b reuses a's register
+		{"local a = kw[up.k]\nreturn function() return a end", false, nil, false,
+			"line 3: a field of kw is captured by a closure (the closure at line 4 captures a)"},
+		{"local a = kw[\"x-y\"]\nreturn function() return a end", false, nil, false,
+			`line 3: kw["x-y"] is captured by a closure (the closure at line 4 captures a)`},
 	} {
-		got := analyzeKwargs(callbackProto(t, tt.body))
-		got.reads, got.fields = keySet{}, nil // TestAnalyzeReads
-		want := kwargsUse{readOnly: tt.readOnly, escapeKey: tt.escape, anyField: tt.anyField}
+		got := kwflow.Analyze(callbackProto(t, tt.body), 0)
+		want := kwflow.Use{ReadOnly: tt.readOnly, Escaping: tt.escape, AnyField: tt.anyField}
 		if !tt.readOnly {
-			want = kwargsUse{why: tt.why}
+			want = kwflow.Use{Why: tt.why}
 		}
-		if diff := cmp.Diff(want, got, cmp.AllowUnexported(kwargsUse{}, keySet{})); diff != "" {
+		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", tt.body, diff)
 		}
 	}
-}
-
-// The keys a read-only callback reads, from kw and from the tables in its fields: only those
-// are filled in.
-func TestAnalyzeReads(t *testing.T) {
-	for _, tt := range []struct {
-		body   string
-		reads  keySet
-		fields map[string]keySet
-	}{
-		{`if kw.tool_name == "terminal" and string.find(kw.args.command or "", "rm", 1, true) then return 1 end`,
-			keySet{keys: []string{"tool_name", "args"}}, map[string]keySet{"args": {keys: []string{"command"}}}},
-		{`return 1`, keySet{keys: []string{}}, map[string]keySet{}},
-		{`local a = kw.args; if a then return a.x, a.y end`, keySet{keys: []string{"args"}}, map[string]keySet{"args": {keys: []string{"x", "y"}}}},
-		{`local k = "x"; return kw[k]`, keySet{all: true}, map[string]keySet{}},
-		{`local k = "x"; return kw[k].y`, keySet{all: true}, nil}, // any field's table: every key
-		{`local k = "x"; return kw.args[k]`, keySet{keys: []string{"args"}}, map[string]keySet{"args": {all: true}}},
-		{`return kw.a == kw.b`, keySet{keys: []string{"a", "b"}}, map[string]keySet{}},
-		{`return #kw.args`, keySet{keys: []string{"args"}}, map[string]keySet{}},
-		{`local t = kw.a or kw.b; return t.x`, keySet{keys: []string{"a", "b"}},
-			map[string]keySet{"a": {keys: []string{"x"}}, "b": {keys: []string{"x"}}}},
-	} {
-		got := analyzeKwargs(callbackProto(t, tt.body))
-		if !got.readOnly {
-			t.Errorf("%s: not read-only: %s", tt.body, got.why)
-			continue
-		}
-		if diff := cmp.Diff(tt.reads, got.reads, cmp.AllowUnexported(keySet{})); diff != "" {
-			t.Errorf("%s: reads (-want +got):\n%s", tt.body, diff)
-		}
-		if diff := cmp.Diff(tt.fields, got.fields, cmp.AllowUnexported(keySet{})); diff != "" {
-			t.Errorf("%s: fields (-want +got):\n%s", tt.body, diff)
+	// The shapes of TestGuardSeesEveryKey: no callback a closure can reach kw from is
+	// read-only, and each says why.
+	for _, sh := range guardShapes {
+		got := kwflow.Analyze(callbackProto(t, sh.body), 0)
+		if diff := cmp.Diff(kwflow.Use{Why: sh.why}, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", sh.name, diff)
 		}
 	}
 }
@@ -122,14 +115,14 @@ func TestAnalyzeKwargsNeedsAParameter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := analyzeKwargs(proto.FunctionPrototypes[0]); got.readOnly || got.why != "the function takes its arguments through ..." {
+	if got := kwflow.Analyze(proto.FunctionPrototypes[0], 0); got.ReadOnly || got.Why != "the function takes its arguments through ..." {
 		t.Errorf("a vararg callback's kwargs: %+v", got)
 	}
 	proto, err = compile("t.lua", []byte("return function() return 1 end"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := analyzeKwargs(proto.FunctionPrototypes[0]); !got.readOnly {
+	if got := kwflow.Analyze(proto.FunctionPrototypes[0], 0); !got.ReadOnly {
 		t.Errorf("a callback without parameters cannot keep its kwargs, yet: %+v", got)
 	}
 }
@@ -146,10 +139,11 @@ func TestKeptKwargsDoNotChange(t *testing.T) {
 		`kept = {args = kw.args, tool_name = kw.tool_name}`,
 		`local a = kw.args; kept = {args = a, tool_name = kw.tool_name}`,
 		`local k = "args"; kept = {args = kw[k], tool_name = kw.tool_name}`,
+		`local a; local function keep() kept = a end; a = kw; keep()`,
+		`local a; local function keep() kept = {args = a, tool_name = kw.tool_name} end; a = kw.args; keep()`,
 	} {
 		t.Run(keep, func(t *testing.T) {
-			for _, force := range []bool{false, true} {
-				p := loadPlugin(t, `
+			p := loadPlugin(t, `
 list = {}
 function register(ctx)
   ctx.register_hook("x", function(kw)
@@ -158,25 +152,18 @@ function register(ctx)
     end
     `+keep+`
   end)
-end`, Options{ReuseKwargs: force})
-				first := map[string]any{"tool_name": "one", "args": map[string]any{"command": "ls"}}
-				second := map[string]any{"tool_name": "two", "args": map[string]any{"command": "rm"}}
-				if _, err := p.Call(context.Background(), 0, first); err != nil {
-					t.Fatal(err)
-				}
-				got, err := p.Call(context.Background(), 0, second)
-				if err != nil {
-					t.Fatal(err)
-				}
-				want := map[string]any{"tool_name": "one", "command": "ls"}
-				if force { // ReuseKwargs: keeping kw itself is not allowed, its fields are
-					if !strings.Contains(keep, "args =") {
-						continue
-					}
-				}
-				if diff := cmp.Diff(want, got); diff != "" {
-					t.Errorf("ReuseKwargs=%v: kept kwargs changed (-want +got):\n%s", force, diff)
-				}
+end`, Options{})
+			first := map[string]any{"tool_name": "one", "args": map[string]any{"command": "ls"}}
+			second := map[string]any{"tool_name": "two", "args": map[string]any{"command": "rm"}}
+			if _, err := p.Call(context.Background(), 0, first); err != nil {
+				t.Fatal(err)
+			}
+			got, err := p.Call(context.Background(), 0, second)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(map[string]any{"tool_name": "one", "command": "ls"}, got); diff != "" {
+				t.Errorf("kept kwargs changed (-want +got):\n%s", diff)
 			}
 		})
 	}
@@ -206,7 +193,7 @@ function register(ctx)
     return seen
   end)
 end`, Options{})
-	if !p.s.pool.slots[0].st.kws[0].use.readOnly {
+	if !p.s.pool.slots[0].st.kws[0].use.ReadOnly {
 		t.Fatal("the callback was not judged read-only: this test would not test refilling")
 	}
 	calls := []map[string]any{
@@ -244,7 +231,7 @@ end`, Options{})
 func TestRefillKeyChurn(t *testing.T) {
 	p := loadPlugin(t, `
 function register(ctx)
-  ctx.register_hook("x", function(kw) local k = "k"; return kw.args[k] end) -- every key: not restricted
+  ctx.register_hook("x", function(kw) local k = "k"; return kw.args[k] end)
 end`, Options{})
 	var tables = map[*lua.LTable]bool{}
 	for i := range 3 * maxKeyChurn {
@@ -312,13 +299,13 @@ func TestReuseIsInvisible(t *testing.T) {
 	for _, body := range bodies {
 		got := run(body)
 		saved := analyze
-		analyze = func(*lua.FunctionProto, int) kwargsUse { return kwargsUse{} }
+		analyze = func(*lua.FunctionProto, int) kwflow.Use { return kwflow.Use{} }
 		want := run(body)
 		analyze = saved
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("%s: results differ from fresh tables (-fresh +reused):\n%s", body, diff)
 		}
-		if analyzeKwargs(callbackProto(t, body)).readOnly {
+		if kwflow.Analyze(callbackProto(t, body), 0).ReadOnly {
 			reused++
 		}
 	}
@@ -366,7 +353,7 @@ func TestHandlerContextReuse(t *testing.T) {
 			t.Errorf("%s: refilled = %v, want %v", b.body, refilled, b.refilled)
 		}
 		saved := analyze
-		analyze = func(*lua.FunctionProto, int) kwargsUse { return kwargsUse{} }
+		analyze = func(*lua.FunctionProto, int) kwflow.Use { return kwflow.Use{} }
 		want, _ := run(b.body)
 		analyze = saved
 		if diff := cmp.Diff(want, got); diff != "" {
@@ -393,8 +380,8 @@ func (p pairsTable) FillLua(w TableWriter) {
 
 func (p pairsTable) FieldCount() int { return len(p) }
 
-// A Table source (what pre_tool_call passes) refilled into a table that holds only the keys
-// the callback reads: keys that come and go, in any order, read directly or through args.
+// A Table source (what pre_tool_call passes) refilled: keys that come and go, in any order,
+// read directly or through args.
 func TestRefilledTableSource(t *testing.T) {
 	calls := []pairsTable{
 		{{"a", "1"}, {"b", "2"}, {"args", map[string]any{"x": "x1", "y": 1}}},
@@ -423,7 +410,7 @@ func TestRefilledTableSource(t *testing.T) {
 		}
 		got := run()
 		saved := analyze
-		analyze = func(*lua.FunctionProto, int) kwargsUse { return kwargsUse{} }
+		analyze = func(*lua.FunctionProto, int) kwflow.Use { return kwflow.Use{} }
 		want := run()
 		analyze = saved
 		if diff := cmp.Diff(want, got); diff != "" {

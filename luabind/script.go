@@ -10,6 +10,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/hermes-hooks/hermes/luabind/internal/kwflow"
 	lua "github.com/yuin/gopher-lua"
 	"github.com/yuin/gopher-lua/parse"
 )
@@ -34,11 +35,6 @@ type Options struct {
 	Permissions Permissions     // what the hook may touch
 	HostFuncs   map[string]Func // extra functions of the hermes module, e.g. run_agent
 	Config      any             // plugins only: visible to Lua as ctx.config
-	// ReuseKwargs refills one kwargs table per callback and state instead of building a
-	// new one for every call, even for callbacks that may keep or change it (a callback
-	// that only reads its kwargs gets this without asking; see doc.go). A callback must
-	// then not keep the table (or store into it) beyond its call.
-	ReuseKwargs bool
 	// MemoryLimit is how much a call may grow the Go heap before it is stopped with a
 	// KindLimit error (see doc.go, Limits); 0 = 256 MiB; negative = no memory guard.
 	MemoryLimit int64
@@ -70,20 +66,19 @@ type state struct {
 	ctx   *callContext // re-armed for every call
 }
 
-// analyze is analyzeParam; tests replace it to compare against fresh tables.
-var analyze = analyzeParam
+// analyze is kwflow.Analyze; tests replace it to compare against fresh tables.
+var analyze = kwflow.Analyze
 
 // planReuse decides, once per state, which functions get their table argument (number
-// tableArg) refilled.
-func (st *state) planReuse(forced bool, tableArg int) {
+// tableArg) refilled: those whose bytecode shows they cannot tell (reuse.go).
+func (st *state) planReuse(tableArg int) {
 	st.kws = make([]*kwTable, len(st.fns))
 	for i, fn := range st.fns {
-		var use kwargsUse
-		if !fn.IsG {
-			use = analyze(fn.Proto, tableArg)
+		if fn.IsG {
+			continue
 		}
-		if use.readOnly || forced {
-			st.kws[i] = newKWTable(use, !use.readOnly, use.reads)
+		if use := analyze(fn.Proto, tableArg); use.ReadOnly {
+			st.kws[i] = newKWTable(use)
 		}
 	}
 }
@@ -219,7 +214,7 @@ func (s *script) newState(parent context.Context) (st *state, err error) {
 			return nil, err
 		}
 	}
-	built.planReuse(s.opts.ReuseKwargs, s.tableArg)
+	built.planReuse(s.tableArg)
 	return built, nil
 }
 

@@ -57,7 +57,8 @@ func runHooksDoctor(c *cli, args []string) int {
 			ch.problem("register(ctx) registered no hook")
 		}
 		for _, r := range p.KwargsRebuilt {
-			ch.note("kwargs rebuilt for every call (%s): keep kw inside the callback (hand helpers the fields they need), or set reuse_kwargs: true if nothing keeps it", r)
+			ch.note("kwargs rebuilt for every call (%s): the tables are refilled only for a callback that just reads kw and whose closures cannot reach it; "+
+				"keep kw inside the callback (hand helpers the fields they need)", r)
 		}
 		checks = append(checks, ch)
 	}
@@ -156,16 +157,16 @@ func printChecks(c *cli, checks []*check, warnings []engine.Warning, problems in
 		if !ch.OK {
 			mark = "FAIL"
 		}
-		fmt.Fprintf(c.stdout, "%s %-7s %s [%s]\n", mark, ch.Source, ch.Name, strings.Join(ch.Events, ", "))
+		fmt.Fprintf(c.stdout, "%s %-7s %s [%s]\n", mark, ch.Source, printable(ch.Name), printable(strings.Join(ch.Events, ", ")))
 		for _, p := range ch.Problems {
-			fmt.Fprintf(c.stdout, "       problem: %s\n", p)
+			fmt.Fprintf(c.stdout, "       problem: %s\n", printable(p))
 		}
 		for _, n := range ch.Notes {
-			fmt.Fprintf(c.stdout, "       %s\n", n)
+			fmt.Fprintf(c.stdout, "       %s\n", printable(n))
 		}
 	}
 	for _, w := range warnings {
-		fmt.Fprintf(c.stdout, "warning: %s\n", w)
+		fmt.Fprintf(c.stdout, "warning: %s\n", printable(w.String()))
 	}
 	if len(checks) == 0 {
 		fmt.Fprintln(c.stdout, "no hooks found")

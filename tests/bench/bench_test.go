@@ -84,16 +84,9 @@ func BenchmarkPreToolCallLuaVarying(b *testing.B) {
 
 // BenchmarkPreToolCallLuaEscaping is BenchmarkPreToolCallLua with a callback that hands its
 // kwargs to a helper function (escapingHandler), so the engine cannot prove the table unused
-// after the call: "fresh" builds new tables for every call, "reuse_kwargs" is the same plugin
-// with reuse_kwargs: true, which refills one table and scrubs what the callback left in it.
+// after the call: "fresh" builds new tables for every call.
 func BenchmarkPreToolCallLuaEscaping(b *testing.B) {
-	for _, reuse := range []bool{false, true} {
-		name := "fresh"
-		if reuse {
-			name = "reuse_kwargs"
-		}
-		b.Run(name, func(b *testing.B) { benchPreToolCall(b, escapingEngine(b, reuse)) })
-	}
+	b.Run("fresh", func(b *testing.B) { benchPreToolCall(b, escapingEngine(b)) })
 }
 
 // benchPreToolCall calls PreToolCall serially.
@@ -395,7 +388,7 @@ func TestBenchmarkHomes(t *testing.T) {
 	ctx := context.Background()
 	engines := map[string]*engine.Engine{
 		"states=1": referenceEngine(t, 1), "states=2": referenceEngine(t, 2),
-		"escaping": escapingEngine(t, false), "escaping, reuse_kwargs": escapingEngine(t, true),
+		"escaping": escapingEngine(t),
 	}
 	for name, eng := range engines {
 		for range 3 { // the first call fills the tables, the next ones refill them
@@ -482,11 +475,11 @@ function register(ctx)
 end
 `
 
-// escapingEngine loads escapingHandler as a plugin, with reuse_kwargs as given.
-func escapingEngine(tb testing.TB, reuse bool) *engine.Engine {
+// escapingEngine loads escapingHandler as a plugin.
+func escapingEngine(tb testing.TB) *engine.Engine {
 	tb.Helper()
 	home := testutil.Home(tb, map[string]string{
-		"plugins/escaping/plugin.yaml": fmt.Sprintf("name: escaping\nreuse_kwargs: %v\n", reuse),
+		"plugins/escaping/plugin.yaml": "name: escaping\n",
 		"plugins/escaping/handler.lua": escapingHandler,
 	})
 	return newEngine(tb, home, engine.Options{})

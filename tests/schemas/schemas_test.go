@@ -177,6 +177,7 @@ fail_closed: true
 states: 4
 config: {facts: {u1: Ada}, list: [1, 2]}
 permissions: {net: [api.telegram.org]}`, true},
+		{"plugin reuse_kwargs (deprecated, still accepted)", "plugin", "reuse_kwargs: true", true},
 		{"plugin priority a string", "plugin", "priority: high", false},
 		{"plugin priority a float", "plugin", "priority: 1.5", false},
 		{"plugin states zero", "plugin", "states: 0", false},
@@ -316,7 +317,8 @@ func TestSchemasAgreeWithCode(t *testing.T) {
 
 // TestSchemaKeysLoadWithoutWarnings writes a HOOK.yaml, a plugin.yaml and a config.yaml that
 // use every key their schemas allow (and validate) and checks that the loaders know them all:
-// no warning, everything loaded, every shell-hook key applied.
+// no warning, everything loaded, every shell-hook key applied. Keys the schemas mark
+// deprecated are left out: TestDeprecatedKeysWarn checks them.
 func TestSchemaKeysLoadWithoutWarnings(t *testing.T) {
 	home := t.TempDir()
 	write := func(rel, text string) {
@@ -338,6 +340,9 @@ func TestSchemaKeysLoadWithoutWarnings(t *testing.T) {
 		var b strings.Builder
 		props := get(t, readSchema(t, schema), "properties").(map[string]any)
 		for _, k := range slices.Sorted(maps.Keys(props)) {
+			if deprecated(props[k]) {
+				continue
+			}
 			v, ok := values[k]
 			if !ok {
 				t.Fatalf("%s: key %q has no sample value in this test; add one", schema, k)
@@ -353,7 +358,7 @@ func TestSchemaKeysLoadWithoutWarnings(t *testing.T) {
 	write("hooks/h/handler.lua", "function handle(event_type, context) end\n")
 	write("plugins/p/plugin.yaml", manifest("plugin.schema.json", map[string]string{
 		"name": "p", "description": "d", "version": "1.0.0", "enabled": "true", "priority": "3", "timeout": "2",
-		"fail_closed": "true", "states": "2", "reuse_kwargs": "true", "config": "{a: 1}", "permissions": "{env: [HOME]}",
+		"fail_closed": "true", "states": "2", "config": "{a: 1}", "permissions": "{env: [HOME]}",
 	}))
 	write("plugins/p/handler.lua", `function register(ctx) ctx.register_hook("pre_tool_call", function() end) end`+"\n")
 
@@ -418,6 +423,64 @@ func TestSchemaKeysLoadWithoutWarnings(t *testing.T) {
 	}
 	if h := sh[0].Hook(); h.Matcher != "terminal" || h.Timeout.Seconds() != 7 || !h.FailClosed || !h.Persistent {
 		t.Errorf("shell hook = %+v, want every key of the entry applied", h)
+	}
+}
+
+func deprecated(prop any) bool {
+	d, _ := prop.(map[string]any)["deprecated"].(bool)
+	return d
+}
+
+// TestDeprecatedKeysWarn checks the keys plugin.schema.json marks deprecated: a manifest with
+// one still validates and loads, with a warning that names the key and says to remove it.
+func TestDeprecatedKeysWarn(t *testing.T) {
+	samples := map[string]string{"reuse_kwargs": "true"}
+	props := get(t, readSchema(t, "plugin.schema.json"), "properties").(map[string]any)
+	n := 0
+	for _, k := range slices.Sorted(maps.Keys(props)) {
+		if !deprecated(props[k]) {
+			continue
+		}
+		n++
+		v, ok := samples[k]
+		if !ok {
+			t.Fatalf("plugin.schema.json: deprecated key %q has no sample value in this test; add one", k)
+		}
+		text := "name: p\n" + k + ": " + v + "\n"
+		if err := compile(t, "plugin.schema.json").Validate(decodeYAML(t, "plugin.yaml", []byte(text))); err != nil {
+			t.Errorf("%s: the schema rejects it: %v", k, err)
+		}
+		home := t.TempDir()
+		for rel, content := range map[string]string{
+			"plugins/p/plugin.yaml": text,
+			"plugins/p/handler.lua": `function register(ctx) ctx.register_hook("pre_tool_call", function() end) end` + "\n",
+		} {
+			if err := os.MkdirAll(filepath.Join(home, filepath.Dir(rel)), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(home, rel), []byte(content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ctx := context.Background()
+		eng, err := engine.New(ctx, engine.Options{Home: home})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var warns []string
+		for _, w := range eng.Warnings() {
+			warns = append(warns, w.String())
+		}
+		if len(warns) != 1 || !strings.Contains(warns[0], "plugin.yaml:2: "+k+" is no longer used") || !strings.Contains(warns[0], "remove the key") {
+			t.Errorf("%s: warnings %q, want one saying it is no longer used", k, warns)
+		}
+		if ps := eng.Plugins(); len(ps) != 1 || ps[0].Status != "loaded" {
+			t.Errorf("%s: the plugin does not load: %+v", k, ps)
+		}
+		eng.Close(ctx)
+	}
+	if n == 0 {
+		t.Skip("plugin.schema.json marks no key deprecated")
 	}
 }
 

@@ -120,7 +120,6 @@ var targets = []target{
 	{"PreToolCallLua vs Python dispatch", "< 1.0", pythonCheck("BenchmarkPreToolCallLua", "dispatch")},
 	{"PreToolCallLuaVarying vs Python dispatch", "(info)", infoOf(pythonCheck("BenchmarkPreToolCallLuaVarying", "dispatch"))},
 	{"PreToolCallLuaEscaping/fresh vs Python dispatch", "(info)", infoOf(pythonCheck("BenchmarkPreToolCallLuaEscaping/fresh", "dispatch"))},
-	{"PreToolCallLuaEscaping/reuse_kwargs vs Python dispatch", "(info)", infoOf(pythonCheck("BenchmarkPreToolCallLuaEscaping/reuse_kwargs", "dispatch"))},
 	{"Parallel throughput, states: 1 (default)", "(info)", infoOf(ratioCheck("BenchmarkPreToolCallLua", "BenchmarkPreToolCallLuaParallel/states=1", 1.7, true, "serial %s / parallel %s"))},
 	{"Parallel throughput, states: 2", ">= 1.7x", ratioCheck("BenchmarkPreToolCallLua", "BenchmarkPreToolCallLuaParallel/states=2", 1.7, true, "serial %s / parallel %s")},
 	{"ShellHook / ShellHookRawExec", "<= 1.10", ratioCheck("BenchmarkShellHook", "BenchmarkShellHookRawExec", 1.10, false, "%s / %s")},
@@ -187,7 +186,6 @@ func ladder(w io.Writer, r *results) {
 		{"BenchmarkPreToolCallLua", "= the engine (refill, deadline and guard, pool, results, merge)"},
 		{"BenchmarkPreToolCallLuaRaw/ctx", "gopher-lua building the two tables every call, for comparison"},
 		{"BenchmarkPreToolCallLuaEscaping/fresh", "the engine when the callback may keep its kwargs"},
-		{"BenchmarkPreToolCallLuaEscaping/reuse_kwargs", "the same with reuse_kwargs: true"},
 	}
 	fmt.Fprintln(w, "\nwhere PreToolCallLua's time goes:")
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)

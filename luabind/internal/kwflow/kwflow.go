@@ -1,0 +1,538 @@
+package kwflow
+
+import (
+	"fmt"
+	"math/bits"
+	"slices"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// Use is what a function may do with one of its parameters.
+type Use struct {
+	// ReadOnly: the table never leaves the call, no closure can reach it, and nothing is
+	// written into it. It may then be refilled for the next call.
+	ReadOnly bool
+	// Why the table is not ReadOnly, for a hook author ("line 5: kw is returned").
+	Why string
+	// Escaping lists the fields (constant keys) whose values may leave the call; AnyField
+	// says that a field read with a key known only at run time may. The table in such a
+	// field must be new for every call even when the table itself is refilled.
+	Escaping []string
+	AnyField bool
+}
+
+// Refill reports whether the table in field key may be refilled rather than rebuilt.
+func (u Use) Refill(key string) bool {
+	return u.ReadOnly && !u.AnyField && !slices.Contains(u.Escaping, key)
+}
+
+const (
+	taintTable   = uint64(1) << 63 // the table itself
+	taintAnyKey  = uint64(1) << 62 // a field read with a run-time key
+	taintKeyBits = 62              // bits below: a field read with constant key number i
+	maxCells     = 1 << 20         // registers × instructions analysed before giving up
+	maxRegisters = 256             // A is 8 bits wide
+)
+
+// Analyze reports what p does with its parameter number param (from 0). Anything it does
+// not understand makes the table not ReadOnly.
+func Analyze(p *lua.FunctionProto, param int) Use {
+	switch {
+	case int(p.NumParameters) <= param && p.IsVarArg == 0: // the function cannot see the table
+		return Use{ReadOnly: true}
+	case int(p.NumParameters) <= param:
+		return Use{Why: "the function takes its arguments through ..."}
+	case len(p.Code) == 0:
+		return Use{Why: "the callback's bytecode could not be analysed"}
+	}
+	a := &flow{p: p, param: param, whyPC: -1}
+	if !a.scan() {
+		return Use{Why: "the callback's bytecode could not be analysed"}
+	}
+	if a.nreg*len(p.Code) > maxCells {
+		return Use{Why: "the callback is too large to analyse"}
+	}
+	a.in = make([]uint64, a.nreg*len(p.Code))
+	a.reached = make([]bool, len(p.Code))
+	a.in[param] = taintTable
+	if a.captured[param] { // the parameter's own register is shared with a closure
+		a.pc = a.capturedBy[param]
+		a.capture(param, taintTable, a.capturedBy[param])
+	}
+	a.reached[0] = true
+	work := []int{0}
+	for len(work) > 0 && !a.failed {
+		pc := work[len(work)-1]
+		work = work[:len(work)-1]
+		for _, next := range a.step(pc) {
+			if next < 0 || next >= len(p.Code) || a.pseudo[next] {
+				a.failed = true
+				break
+			}
+			if a.merge(next) {
+				work = append(work, next)
+			}
+		}
+	}
+	switch {
+	case a.failed:
+		return Use{Why: "the callback's bytecode could not be analysed"}
+	case a.escaped&taintTable != 0 || a.closed != 0:
+		return Use{Why: a.why}
+	}
+	u := Use{ReadOnly: true, AnyField: a.escaped&taintAnyKey != 0}
+	for i := range min(taintKeyBits, len(p.Constants)) {
+		if s, ok := p.Constants[i].(lua.LString); ok && a.escaped&(1<<i) != 0 {
+			u.Escaping = append(u.Escaping, string(s))
+		}
+	}
+	return u
+}
+
+// flow is the state of one analysis.
+type flow struct {
+	p       *lua.FunctionProto
+	param   int    // the register of the parameter analysed
+	nreg    int    // registers tracked
+	pseudo  []bool // pseudo[pc]: the word is an operand of the instruction before, not one
+	in      []uint64
+	reached []bool
+	cur     []uint64 // registers while one instruction is interpreted
+	pc      int      // the instruction being interpreted
+	failed  bool
+
+	// captured[r]: some OP_CLOSURE of the function captures register r, the first one at
+	// instruction capturedBy[r], as its upvalue capturedAs[r].
+	captured   [maxRegisters]bool
+	capturedBy [maxRegisters]int
+	capturedAs [maxRegisters]string
+
+	escaped uint64 // union of the masks of every value that may leave the call
+	closed  uint64 // union of the masks of every value a closure may reach
+	why     string // the first reason the table is not read-only, by instruction order
+	whyPC   int
+}
+
+// scan reads the code once in order: it marks the words that are operands rather than
+// instructions, collects the registers closures capture, and sizes the register file. It
+// reports false when the code does not have the shape the invariants describe.
+func (a *flow) scan() bool {
+	code := a.p.Code
+	a.pseudo = make([]bool, len(code))
+	n := int(a.p.NumUsedRegisters) + 1
+	for pc := 0; pc < len(code); pc++ {
+		inst := code[pc]
+		A, C := opA(inst), opC(inst)
+		switch op(inst) {
+		case lua.OP_CLOSURE:
+			bx := opBx(inst)
+			if bx >= len(a.p.FunctionPrototypes) {
+				return false
+			}
+			child := a.p.FunctionPrototypes[bx]
+			ups := int(child.NumUpvalues)
+			if pc+ups >= len(code) {
+				return false
+			}
+			for i := 1; i <= ups; i++ {
+				up := code[pc+i]
+				a.pseudo[pc+i] = true
+				switch op(up) {
+				case lua.OP_MOVE:
+					r := opB(up)
+					if r >= maxRegisters {
+						return false
+					}
+					if !a.captured[r] {
+						a.captured[r], a.capturedBy[r] = true, pc
+						if i-1 < len(child.DbgUpvalues) {
+							a.capturedAs[r] = child.DbgUpvalues[i-1]
+						}
+					}
+					n = max(n, r+1)
+				case lua.OP_GETUPVAL:
+				default:
+					return false
+				}
+			}
+			n = max(n, A+1)
+			pc += ups
+		case lua.OP_SETLIST:
+			n = max(n, A+1)
+			if C == 0 {
+				if pc+1 >= len(code) {
+					return false
+				}
+				a.pseudo[pc+1] = true
+				pc++
+			}
+		case lua.OP_TFORLOOP:
+			n = max(n, A+6, A+3+C)
+		case lua.OP_FORLOOP, lua.OP_FORPREP:
+			n = max(n, A+4)
+		case lua.OP_LOADNIL:
+			n = max(n, A+1, opB(inst)+1)
+		default:
+			n = max(n, A+1)
+		}
+	}
+	a.nreg = min(n, maxRegisters)
+	return a.param < a.nreg
+}
+
+// merge adds the registers after the instruction just interpreted to those before next and
+// reports whether that changed anything.
+func (a *flow) merge(next int) bool {
+	changed := !a.reached[next]
+	a.reached[next] = true
+	dst := a.in[next*a.nreg : (next+1)*a.nreg]
+	for r, m := range a.cur {
+		if dst[r]|m != dst[r] {
+			dst[r] |= m
+			changed = true
+		}
+	}
+	return changed
+}
+
+// reg is register r's mask, or a failure when the bytecode names a register it should not.
+func (a *flow) reg(r int) uint64 {
+	if r < 0 || r >= a.nreg {
+		a.failed = true
+		return 0
+	}
+	return a.cur[r]
+}
+
+// set writes m into register r. A register a closure captures shares what it holds with
+// the closure, whenever the closure was or will be made.
+func (a *flow) set(r int, m uint64) {
+	if r < 0 || r >= a.nreg {
+		a.failed = true
+		return
+	}
+	a.cur[r] = m
+	if m != 0 && a.captured[r] {
+		a.capture(r, m, a.capturedBy[r])
+	}
+}
+
+// capture records that the value m, in register r at instruction a.pc, is reachable by the
+// closure made at instruction by.
+func (a *flow) capture(r int, m uint64, by int) {
+	a.closed |= m
+	what := a.value(m) + " is captured by a closure"
+	switch name := a.capturedAs[r]; {
+	case by == a.pc: // captured there and then
+	case name != "":
+		what += fmt.Sprintf(" (the closure at line %d captures %s)", a.line(by), name)
+	default:
+		what += fmt.Sprintf(" (the closure at line %d captures its register)", a.line(by))
+	}
+	a.note(what)
+}
+
+// escape records that the value in register r may leave the callback's control.
+func (a *flow) escape(r int) {
+	m := a.reg(r)
+	a.escaped |= m
+	if m&taintTable != 0 {
+		a.note(a.name() + " " + a.how(r))
+	}
+}
+
+// escapeRK is escape for an RK operand (a register or a constant).
+func (a *flow) escapeRK(rk int) {
+	if rk&opBitRK == 0 {
+		a.escape(rk)
+	}
+}
+
+// escapeFrom escapes every register from r up: an operand list that runs to the top.
+func (a *flow) escapeFrom(r int) {
+	for ; r < a.nreg; r++ {
+		a.escape(r)
+	}
+}
+
+// clearFrom sets every register from r up to values that are none of the table's.
+func (a *flow) clearFrom(r int) {
+	for ; r < a.nreg; r++ {
+		a.cur[r] = 0
+	}
+}
+
+// note keeps why as the reason, unless one found at an earlier instruction is kept already.
+func (a *flow) note(why string) {
+	if a.whyPC < 0 || a.pc < a.whyPC {
+		a.why, a.whyPC = fmt.Sprintf("line %d: %s", a.line(a.pc), why), a.pc
+	}
+}
+
+func (a *flow) line(pc int) int {
+	if pc < len(a.p.DbgSourcePositions) {
+		return a.p.DbgSourcePositions[pc]
+	}
+	return 0
+}
+
+// name is the parameter's name in the source, "kw" when the debug information lacks it.
+// Parameters are the first locals; the scopes of the others are not reliable (gopher-lua
+// records a local's end on the entry numbered by its register).
+func (a *flow) name() string {
+	if a.param < len(a.p.DbgLocals) && a.p.DbgLocals[a.param].Name != "" {
+		return a.p.DbgLocals[a.param].Name
+	}
+	return "kw"
+}
+
+// value names what a mask holds, for a hook author: kw, kw.args, a field of kw.
+func (a *flow) value(m uint64) string {
+	switch keys := m &^ (taintTable | taintAnyKey); {
+	case m&taintTable != 0:
+		return a.name()
+	case keys != 0:
+		i := bits.TrailingZeros64(keys)
+		if s, ok := a.p.Constants[i].(lua.LString); ok && isName(string(s)) {
+			return a.name() + "." + string(s)
+		}
+		return fmt.Sprintf("%s[%q]", a.name(), a.p.Constants[i].String())
+	default:
+		return "a field of " + a.name()
+	}
+}
+
+func isName(s string) bool {
+	for i, c := range s {
+		if !(c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || i > 0 && '0' <= c && c <= '9') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// how says how instruction a.pc lets the table (in register r) escape.
+func (a *flow) how(r int) string {
+	inst := a.p.Code[a.pc]
+	switch op(inst) {
+	case lua.OP_CALL, lua.OP_TAILCALL:
+		if r == opA(inst) {
+			return "is called"
+		}
+		return "is passed to a function"
+	case lua.OP_RETURN:
+		return "is returned"
+	case lua.OP_SETGLOBAL:
+		return "is stored in a global"
+	case lua.OP_SETUPVAL:
+		return "is stored in an upvalue"
+	case lua.OP_SETTABLE, lua.OP_SETTABLEKS:
+		switch r {
+		case opA(inst):
+			return "is written into"
+		case opB(inst):
+			return "is used as a table key"
+		}
+		return "is stored in a table"
+	case lua.OP_SETLIST:
+		return "is stored in a table"
+	case lua.OP_GETTABLE, lua.OP_GETTABLEKS:
+		return "is used as a table key"
+	case lua.OP_SELF:
+		return "has a method called on it"
+	case lua.OP_TFORLOOP:
+		return "is iterated by a generic for"
+	case lua.OP_ADD, lua.OP_SUB, lua.OP_MUL, lua.OP_DIV, lua.OP_MOD, lua.OP_POW, lua.OP_UNM,
+		lua.OP_CONCAT, lua.OP_LT, lua.OP_LE, lua.OP_FORLOOP, lua.OP_FORPREP:
+		return "is an operand of an operator"
+	}
+	return "is used in a way that may keep it"
+}
+
+// Instruction fields, as gopher-lua lays them out (opcode.go).
+const opBitRK = 1 << 8
+
+func op(i uint32) int    { return int(i >> 26) }
+func opA(i uint32) int   { return int(i>>18) & 0xff }
+func opB(i uint32) int   { return int(i & 0x1ff) }
+func opC(i uint32) int   { return int(i>>9) & 0x1ff }
+func opBx(i uint32) int  { return int(i & 0x3ffff) }
+func opSBx(i uint32) int { return opBx(i) - (1<<18-1)>>1 }
+
+// step interprets instruction pc on its registers and returns the instructions that may
+// run next; the registers after it are left in a.cur.
+func (a *flow) step(pc int) []int {
+	a.pc = pc
+	a.cur = slices.Clone(a.in[pc*a.nreg : (pc+1)*a.nreg])
+	code := a.p.Code
+	inst := code[pc]
+	A, B, C := opA(inst), opB(inst), opC(inst)
+	next := []int{pc + 1}
+	switch op(inst) {
+	case lua.OP_MOVE:
+		a.set(A, a.reg(B))
+	case lua.OP_MOVEN: // the MOVEs that follow are then read as such
+		for i := 1; i <= C; i++ {
+			if pc+i >= len(code) || op(code[pc+i]) != lua.OP_MOVE {
+				a.failed = true
+			}
+		}
+		a.set(A, a.reg(B))
+	case lua.OP_LOADK, lua.OP_GETUPVAL, lua.OP_GETGLOBAL, lua.OP_NEWTABLE:
+		a.set(A, 0)
+	case lua.OP_LOADBOOL:
+		a.set(A, 0)
+		if C != 0 {
+			next = []int{pc + 2}
+		}
+	case lua.OP_LOADNIL:
+		for r := A; r <= B; r++ {
+			a.set(r, 0)
+		}
+	case lua.OP_GETTABLE, lua.OP_GETTABLEKS:
+		a.escapeRK(C) // a key is passed to the base's __index
+		var m uint64
+		if a.reg(B)&taintTable != 0 { // a field of the table; anything else read is fresh
+			m = taintAnyKey
+			if k := C &^ opBitRK; C&opBitRK != 0 && k < min(taintKeyBits, len(a.p.Constants)) &&
+				a.p.Constants[k].Type() == lua.LTString {
+				m = 1 << k
+			}
+		}
+		a.set(A, m)
+	case lua.OP_SETGLOBAL, lua.OP_SETUPVAL:
+		a.escape(A)
+	case lua.OP_SETTABLE, lua.OP_SETTABLEKS:
+		a.escape(A) // writing into the table or a field counts as escaping
+		a.escapeRK(B)
+		a.escapeRK(C)
+	case lua.OP_SELF:
+		a.escape(B)
+		a.escapeRK(C)
+		self := a.reg(B)
+		a.set(A, 0)
+		a.set(A+1, self)
+	case lua.OP_ADD, lua.OP_SUB, lua.OP_MUL, lua.OP_DIV, lua.OP_MOD, lua.OP_POW:
+		a.escapeRK(B) // an operand's metamethod receives both
+		a.escapeRK(C)
+		a.set(A, 0)
+	case lua.OP_UNM:
+		a.escape(B)
+		a.set(A, 0)
+	case lua.OP_NOT, lua.OP_LEN: // the engine's tables have no metatable: no __len
+		a.reg(B)
+		a.set(A, 0)
+	case lua.OP_CONCAT:
+		for r := B; r <= C; r++ {
+			a.escape(r)
+		}
+		a.set(A, 0)
+	case lua.OP_JMP:
+		next = []int{pc + 1 + opSBx(inst)}
+	case lua.OP_EQ: // __eq runs only when both operands share it; the engine's tables have none
+		next = append(next, pc+2)
+	case lua.OP_LT, lua.OP_LE:
+		a.escapeRK(B)
+		a.escapeRK(C)
+		next = append(next, pc+2)
+	case lua.OP_TEST:
+		next = append(next, pc+2)
+	case lua.OP_TESTSET:
+		a.set(A, a.reg(A)|a.reg(B))
+		next = append(next, pc+2)
+	case lua.OP_CALL, lua.OP_TAILCALL:
+		a.escape(A)
+		if B == 0 {
+			a.escapeFrom(A + 1)
+		} else {
+			for r := A + 1; r < A+B; r++ {
+				a.escape(r)
+			}
+		}
+		if op(inst) == lua.OP_TAILCALL {
+			return nil
+		}
+		if C == 0 {
+			a.clearFrom(A)
+		} else {
+			for r := A; r < A+C-1; r++ {
+				a.set(r, 0)
+			}
+		}
+	case lua.OP_RETURN:
+		if B == 0 {
+			a.escapeFrom(A)
+		} else {
+			for r := A; r < A+B-1; r++ {
+				a.escape(r)
+			}
+		}
+		return nil
+	case lua.OP_FORLOOP:
+		a.escape(A)
+		a.escape(A + 1)
+		a.escape(A + 2)
+		a.set(A, 0)
+		a.set(A+3, 0)
+		next = append(next, pc+1+opSBx(inst))
+	case lua.OP_FORPREP:
+		a.escape(A)
+		a.escape(A + 1)
+		a.escape(A + 2)
+		a.set(A, 0)
+		next = []int{pc + 1 + opSBx(inst)}
+	case lua.OP_TFORLOOP:
+		if pc+1 >= len(code) || op(code[pc+1]) != lua.OP_JMP {
+			a.failed = true
+			return nil
+		}
+		a.escape(A)
+		a.escape(A + 1)
+		a.escape(A + 2)
+		gen, state, control := a.reg(A), a.reg(A+1), a.reg(A+2)
+		a.set(A+3, gen) // copies for the call, above the results when there are few
+		a.set(A+4, state)
+		a.set(A+5, control)
+		for r := A + 3; r < A+3+C; r++ {
+			a.set(r, 0)
+		}
+		a.set(A+2, control) // or the first result, which is fresh
+		// pc+1 is the OP_JMP back into the loop, pc+2 the way out.
+		next = append(next, pc+2)
+	case lua.OP_SETLIST:
+		if B == 0 {
+			a.escapeFrom(A + 1)
+		} else {
+			for r := A + 1; r <= A+B; r++ {
+				a.escape(r)
+			}
+		}
+		if C == 0 { // the next word is C itself
+			next = []int{pc + 2}
+		}
+	case lua.OP_CLOSE, lua.OP_NOP:
+	case lua.OP_CLOSURE:
+		ups := int(a.p.FunctionPrototypes[opBx(inst)].NumUpvalues) // checked by scan
+		a.set(A, 0)
+		for i := 1; i <= ups; i++ {
+			if up := code[pc+i]; op(up) == lua.OP_MOVE {
+				if m := a.reg(opB(up)); m != 0 {
+					a.capture(opB(up), m, pc)
+				}
+			}
+		}
+		next = []int{pc + 1 + ups}
+	case lua.OP_VARARG:
+		if B == 0 {
+			a.clearFrom(A)
+		} else {
+			for r := A; r < A+B-1; r++ {
+				a.set(r, 0)
+			}
+		}
+	default:
+		a.failed = true
+	}
+	return next
+}

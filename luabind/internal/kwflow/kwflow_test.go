@@ -1,0 +1,141 @@
+package kwflow
+
+import (
+	"strings"
+	"testing"
+
+	lua "github.com/yuin/gopher-lua"
+	"github.com/yuin/gopher-lua/parse"
+)
+
+// callback compiles `return function(<params>) <body> end` and returns the inner function.
+func callback(t *testing.T, params, body string) *lua.FunctionProto {
+	t.Helper()
+	chunk, err := parse.Parse(strings.NewReader("return function("+params+")\n"+body+"\nend\n"), "t.lua")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := lua.Compile(chunk, "t.lua")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p.FunctionPrototypes[0]
+}
+
+func abc(op, a, b, c int) uint32 { return uint32(op)<<26 | uint32(a)<<18 | uint32(c)<<9 | uint32(b) }
+func asbx(op, a, sbx int) uint32 { return uint32(op)<<26 | uint32(a)<<18 | uint32(sbx+(1<<18-1)>>1) }
+
+// Bytecode the compiler never emits is refused rather than guessed at.
+func TestMalformedBytecodeIsRefused(t *testing.T) {
+	ret := abc(lua.OP_RETURN, 0, 1, 0)
+	child := &lua.FunctionProto{NumUpvalues: 1}
+	for name, code := range map[string][]uint32{
+		"unknown opcode":                            {abc(lua.OP_NOP+1, 0, 0, 0), ret},
+		"jump past the end":                         {asbx(lua.OP_JMP, 0, 5), ret},
+		"jump before the start":                     {asbx(lua.OP_JMP, 0, -3), ret},
+		"falling off the end":                       {abc(lua.OP_MOVE, 1, 0, 0)},
+		"jump into a closure's upvalues":            {asbx(lua.OP_JMP, 0, 1), abc(lua.OP_CLOSURE, 1, 0, 0), abc(lua.OP_MOVE, 0, 0, 0), ret},
+		"closure upvalue neither MOVE nor GETUPVAL": {abc(lua.OP_CLOSURE, 1, 0, 0), abc(lua.OP_LOADK, 0, 0, 0), ret},
+		"closure of a missing prototype":            {abc(lua.OP_CLOSURE, 1, 0, 5), ret},
+		"closure upvalues past the end":             {ret, abc(lua.OP_CLOSURE, 1, 0, 0)},
+		"MOVEN followed by no MOVE":                 {abc(lua.OP_MOVEN, 1, 0, 1), abc(lua.OP_LOADK, 2, 0, 0), ret},
+		"TFORLOOP followed by no JMP":               {abc(lua.OP_TFORLOOP, 1, 0, 1), ret, ret},
+		"SETLIST's count past the end":              {abc(lua.OP_NEWTABLE, 1, 0, 0), abc(lua.OP_SETLIST, 1, 1, 0)},
+		"jump into SETLIST's count":                 {asbx(lua.OP_JMP, 0, 2), abc(lua.OP_NEWTABLE, 1, 0, 0), abc(lua.OP_SETLIST, 1, 1, 0), 1, ret},
+		"register out of range":                     {abc(lua.OP_MOVE, 1, 300, 0), ret},
+		"LOADBOOL skipping past the end":            {abc(lua.OP_LOADBOOL, 1, 1, 1), ret},
+		"closure capturing out of range":            {abc(lua.OP_CLOSURE, 1, 0, 0), abc(lua.OP_MOVE, 0, 300, 0), ret},
+	} {
+		p := &lua.FunctionProto{NumParameters: 1, NumUsedRegisters: 3, Code: code,
+			FunctionPrototypes: []*lua.FunctionProto{child}, Constants: []lua.LValue{lua.LString("k")}}
+		if got := Analyze(p, 0); got.ReadOnly || got.Why != "the callback's bytecode could not be analysed" {
+			t.Errorf("%s: %+v", name, got)
+		}
+	}
+}
+
+// The registers closures capture are collected before the flow is followed: whatever enters
+// one, at any point, is reachable by a closure.
+func TestCapturedRegisters(t *testing.T) {
+	for _, tt := range []struct {
+		body, why string
+	}{
+		{"local a\nlocal f = function() return a end\nif kw.x then a = kw end",
+			"line 4: kw is captured by a closure (the closure at line 3 captures a)"},
+		{"local a\nwhile true do\n  if a then return a.x end\n  a = kw\n  local f = function() return a end\nend",
+			"line 5: kw is captured by a closure (the closure at line 6 captures a)"},
+		{"local a, b\nlocal f = function() return b end\nfor i = 1, 2 do b = a; a = kw.args end", // on the second turn
+			"line 4: kw.args is captured by a closure (the closure at line 3 captures b)"},
+		{"local a = kw\nlocal f = function() return a end",
+			"line 2: kw is captured by a closure (the closure at line 3 captures a)"},
+		{"local a = kw.x and kw\nlocal f = function() return a end", // the first reason, by instruction
+			"line 2: kw.x is captured by a closure (the closure at line 3 captures a)"},
+		{"local function f() return f end\nlocal g = f\ng = kw\nf = g",
+			"line 5: kw is captured by a closure (the closure at line 2 captures f)"},
+		{"local t = {}\nlocal f = function() return t end\nt = kw.args or t",
+			"line 4: kw.args is captured by a closure (the closure at line 3 captures t)"},
+		{"local a = kw.args\nreturn coroutine.wrap(function() return a end)",
+			"line 2: kw.args is captured by a closure (the closure at line 3 captures a)"},
+		{"local f = function() return kw end", "line 2: kw is captured by a closure"},
+	} {
+		if got := Analyze(callback(t, "kw", tt.body), 0); got.ReadOnly || got.Why != tt.why {
+			t.Errorf("%s:\n got %+v\nwant why %q", tt.body, got, tt.why)
+		}
+	}
+	// Closures that capture nothing of the table leave it read-only.
+	for _, body := range []string{
+		"local n = 0\nlocal f = function() n = n + 1 end\nf()\nreturn kw.args.x",
+		"local function helper(s) return s .. '!' end\nreturn helper(kw.tool_name)",
+		"local s = kw.tool_name\nlocal f = function() return s end\nreturn f()", // a string, not a table: still kw.tool_name
+	} {
+		got := Analyze(callback(t, "kw", body), 0)
+		if strings.Contains(body, "local s = kw.tool_name") {
+			if got.ReadOnly || got.Why != "line 2: kw.tool_name is captured by a closure (the closure at line 3 captures s)" {
+				t.Errorf("%s: %+v", body, got) // fields are not told apart by type: any captured field counts
+			}
+			continue
+		}
+		if !got.ReadOnly {
+			t.Errorf("%s: not read-only: %s", body, got.Why)
+		}
+	}
+}
+
+// A gateway handler's table is its second parameter; the first is not tracked.
+func TestSecondParameter(t *testing.T) {
+	p := callback(t, "event, ctx", "last_event = event\nlocal u = ctx.user\nif u then return u.id end")
+	if got := Analyze(p, 1); !got.ReadOnly || got.Refill("user") != true {
+		t.Errorf("handle reading ctx: %+v", got)
+	}
+	p = callback(t, "event, ctx", "local f = function() return ctx end\nreturn event == 'x'")
+	if got := Analyze(p, 1); got.ReadOnly || got.Why != "line 2: ctx is captured by a closure" {
+		t.Errorf("handle whose closure captures ctx: %+v", got)
+	}
+	if got := Analyze(p, 0); !got.ReadOnly {
+		t.Errorf("event is not captured: %+v", got)
+	}
+	if got := Analyze(callback(t, "event", "return event"), 1); !got.ReadOnly {
+		t.Errorf("a function without the parameter cannot see the table: %+v", got)
+	}
+	if got := Analyze(callback(t, "event, ...", "return ..."), 1); got.ReadOnly {
+		t.Errorf("a function that takes the table through ...: %+v", got)
+	}
+}
+
+func TestRefill(t *testing.T) {
+	for _, tt := range []struct {
+		use  Use
+		want map[string]bool
+	}{
+		{Use{}, map[string]bool{"args": false}},
+		{Use{ReadOnly: true}, map[string]bool{"args": true, "x": true}},
+		{Use{ReadOnly: true, Escaping: []string{"args"}}, map[string]bool{"args": false, "x": true}},
+		{Use{ReadOnly: true, AnyField: true}, map[string]bool{"args": false, "x": false}},
+	} {
+		for key, want := range tt.want {
+			if got := tt.use.Refill(key); got != want {
+				t.Errorf("%+v.Refill(%q) = %v, want %v", tt.use, key, got, want)
+			}
+		}
+	}
+}
