@@ -27,11 +27,14 @@
 // A plugin callback's one argument (a map or a Table), and a gateway handler's second one,
 // becomes a Lua table. Building one is most of a short callback's cost, so each state keeps
 // the table it passed a function last time and refills it, writing only changed values,
-// when the function's bytecode shows it only reads the table (escape.go: fields looked up,
-// compared, tested; values read from it may go anywhere). Table-valued fields such as args
-// are refilled too unless the function lets them escape, and keys it never reads (by name,
-// and no key computed at run time) are not filled in at all. Options.ReuseKwargs forces
-// reuse for the other plugin callbacks, scrubbing the table each time (reuse.go).
+// when the function's bytecode shows it cannot tell (internal/kwflow): it only reads the
+// table (fields looked up, compared, tested; values read from it may go anywhere), and no
+// closure can reach it, whether a closure captured it before or after it held the table.
+// Table-valued fields such as args are refilled too unless the function lets them escape.
+// A refilled table always holds every key of the call, exactly as a new one would, and a
+// table a function may keep is never refilled: when the analysis cannot prove the function
+// blind to the reuse, the tables are new for every call, and for a plugin callback
+// Registration.FreshKwargs says why (reuse.go).
 //
 // # Limits
 //
@@ -42,9 +45,25 @@
 //
 //   - call depth: 200 Lua frames; coroutines resumed inside one another: 128 deep;
 //   - value stack (registry): 2^18 slots, so unpack or string.byte cannot push millions;
-//   - strings: string.rep and file reads return at most 16 MiB; http bodies 1 MiB; exec
-//     output is cut at 1 MiB per stream; a call may hold 64 files open;
-//   - memory: the call may grow the Go heap by Options.MemoryLimit (default 256 MiB).
+//   - strings: every library function that builds a string (`..`, string.rep, gsub and
+//     format, table.concat, json.encode, re.gsub, file reads) checks its size, at most 64
+//     MiB, before building it, and the string, table, json and re functions that loop poll
+//     the call's context, so a pathological pattern stops at the timeout; http bodies 1
+//     MiB; exec output is cut at 1 MiB per stream; a call may hold 64 files open;
+//   - memory: the call may grow the Go heap by Options.MemoryLimit (default 256 MiB);
+//   - logs: 1,000 records and 1 MiB of messages and fields per call through log.*, ctx.log
+//     and print; later records are dropped and counted, and one warning, logged when the
+//     call ends, says "log budget exceeded: N records dropped"; a message longer than 16
+//     KiB is cut and says how many bytes were cut.
+//
+// Source text, the handler file and every chunk loadstring or load compiles at call time, is
+// measured before gopher-lua parses it (nesting.go): gopher-lua compiles by recursion, so a
+// 1,000,000-deep table constructor would overflow the Go stack and kill the process. Source
+// larger than 4 MiB, or nested more than 200 levels deep (brackets, blocks, each elseif, and
+// operators and suffixes as the syntax tree nests them: `not not ...`, `a..b..c...`,
+// `1+1+...`, `a.b.c...`, `f()()...`), is refused with a KindSyntax error (KindLimit for the
+// size) naming the file and line, as C Lua refuses more than 200 "syntax levels"; loadstring
+// and load return nil and the message.
 //
 // gopher-lua has no allocation hook, so the memory guard samples the heap: one watchdog
 // goroutine per process reads runtime/metrics (heap objects and GC goal, ~250ns) every 5ms
@@ -91,8 +110,16 @@
 // offset), flush and close; io.lines(path), io.close(f) and io.type(v) complete it. A path
 // is resolved like the entries (once, at load): "~" expanded, made absolute, cleaned, and
 // symbolic links resolved in its longest existing prefix; it must then lie inside an
-// entry, and it is opened through os.Root, so a symbolic link inside an allowed directory
-// that leads outside is refused even if it changes after the check. Refusals raise errors
+// entry, and it is opened through an os.Root opened once, at load, for each entry: the
+// entry's directory, or, for an entry that is a file or does not exist yet, its nearest
+// existing parent directory (fspath.go). So a symbolic link inside an allowed directory
+// that leads outside is refused even if it changes after the check, and an allowed
+// directory swapped for a symbolic link after load is not followed: the path now resolves
+// outside and is refused, and a swap between the check and the open opens the file in the
+// directory that was there at load. Roots are closed with the hook (Close); a call still
+// in flight then cannot open files. Only regular files are opened: the open does not block
+// (O_NONBLOCK, cleared afterwards), and a FIFO, device, socket or directory raises an error
+// naming the path and saying only regular files can be opened. Refusals raise errors
 // naming permissions.fs; operating-system failures return nil and a message, as in Lua.
 // Files are tracked per call and closed when the call ends (and when the state closes); a
 // file kept in a global is closed for the next call. Without the permission io.open exists
@@ -107,12 +134,17 @@
 // request is also cancelled when the call times out. Each state has its own client.
 //
 // Permissions.Exec: require("exec").run(argv, {stdin, timeout, cwd}) returns {code, stdout,
-// stderr} (and truncated = true when output was cut). No shell: argv[1] must equal an entry
-// or, for an entry without a slash, have it as base name ("black" allows "black" on PATH
-// and "/usr/bin/black"). The program runs in its own process group, killed on timeout
-// (default 10s), when the call ends, and after it exits (so background children do not
-// outlive it); a child holding the pipes cannot delay the call more than a second. It gets
-// only PATH, HOME, USER, LOGNAME, LANG, LC_ALL, LC_CTYPE, TMPDIR, TZ and the variables
+// stderr} (and truncated = true when output was cut). No shell. Each entry names one file,
+// resolved at load: a bare name ("black") is the program exec.LookPath finds on PATH then,
+// a path is that file ("~" expanded, relative paths inside the home); symbolic links are
+// resolved. argv[1] is resolved the same way when the call runs and must be the file of an
+// entry, under the same base name (a multi-call binary acts on the name it is run under);
+// that resolved file is what runs, with argv[1] as its argv[0]. So "black" allows "black"
+// and the path PATH gave at load, never another file named black; a name that was not on
+// PATH at load is refused saying so. The program runs in its own process group, killed on
+// timeout (default 10s), when the call ends, and after it exits (so background children do
+// not outlive it); a child holding the pipes cannot delay the call more than a second. It
+// gets only PATH, HOME, USER, LOGNAME, LANG, LC_ALL, LC_CTYPE, TMPDIR, TZ and the variables
 // Permissions.Env allows.
 //
 // Permissions.Env: os.getenv answers only for listed names ("*" = all).

@@ -46,12 +46,27 @@ func resolvePath(p string) (string, error) {
 	}
 }
 
-// resolveRoots resolves the permissions.fs entries once, at load. A relative entry (not
-// starting with "/" or "~") names a path inside the hermes home, e.g. "logs".
-func resolveRoots(entries []string, home string) ([]string, error) {
-	roots := make([]string, 0, len(entries))
+// fsRoot is one permissions.fs entry, resolved and opened at load. Files are opened
+// through dir, a directory opened once at load, so that a directory swapped for a symbolic
+// link afterwards is never followed: the open happens in the directory that was there at
+// load. An entry that is a directory is its own dir; an entry that is a file, or that does
+// not exist at load, is opened through its nearest existing parent directory, and only the
+// entry (and, for one that does not exist yet, paths under it) may be opened there.
+type fsRoot struct {
+	path    string   // the entry, resolved (see resolvePath)
+	dirPath string   // the directory files are opened from: path or its nearest existing parent
+	dir     *os.Root // dirPath, opened at load; nil if that failed
+	dirErr  error    // why dir is nil
+}
+
+// resolveRoots resolves the permissions.fs entries and opens their directories, once, at
+// load. A relative entry (not starting with "/" or "~") names a path inside the hermes
+// home, e.g. "logs".
+func resolveRoots(entries []string, home string) ([]fsRoot, error) {
+	roots := make([]fsRoot, 0, len(entries))
 	for _, entry := range entries {
 		if strings.TrimSpace(entry) == "" {
+			closeRoots(roots)
 			return nil, fmt.Errorf("permissions.fs: empty entry")
 		}
 		if home != "" && !filepath.IsAbs(entry) && entry != "~" && !strings.HasPrefix(entry, "~/") {
@@ -59,11 +74,38 @@ func resolveRoots(entries []string, home string) ([]string, error) {
 		}
 		r, err := resolvePath(entry)
 		if err != nil {
+			closeRoots(roots)
 			return nil, fmt.Errorf("permissions.fs entry %q: %v", entry, err)
 		}
-		roots = append(roots, r)
+		roots = append(roots, openRoot(r))
 	}
 	return roots, nil
+}
+
+// openRoot opens the directory through which the files of the resolved entry p are opened.
+func openRoot(p string) fsRoot {
+	dirPath := p
+	for {
+		if fi, err := os.Stat(dirPath); err == nil && fi.IsDir() {
+			break
+		}
+		parent := filepath.Dir(dirPath)
+		if parent == dirPath {
+			break
+		}
+		dirPath = parent
+	}
+	dir, err := os.OpenRoot(dirPath)
+	return fsRoot{path: p, dirPath: dirPath, dir: dir, dirErr: err}
+}
+
+// closeRoots closes the directories resolveRoots opened.
+func closeRoots(roots []fsRoot) {
+	for _, r := range roots {
+		if r.dir != nil {
+			_ = r.dir.Close()
+		}
+	}
 }
 
 // within reports whether the resolved path p is root or inside it, and p relative to root.
@@ -75,22 +117,24 @@ func within(root, p string) (string, bool) {
 	return rel, true
 }
 
-// allowedPath resolves p and finds the permissions.fs root that contains it. It returns the
-// directory to open the file from and the name relative to it.
-func (h *hook) allowedPath(p string) (dir, name, resolved string, ok bool, err error) {
+// allowedPath resolves p and finds the permissions.fs entry that contains it. It returns
+// the entry and the name to open through its directory.
+func (h *hook) allowedPath(p string) (root *fsRoot, name, resolved string, err error) {
 	resolved, err = resolvePath(p)
 	if err != nil {
-		return "", "", "", false, err
+		return nil, "", "", err
 	}
-	for _, root := range h.fsRoots {
-		rel, in := within(root, resolved)
-		if !in {
+	for i := range h.fsRoots {
+		r := &h.fsRoots[i]
+		if _, in := within(r.path, resolved); !in {
 			continue
 		}
-		if rel == "." { // the entry itself, which may be a file: open it from its directory
-			return filepath.Dir(root), filepath.Base(root), resolved, true, nil
-		}
-		return root, rel, resolved, true, nil
+		name, _ = within(r.dirPath, resolved) // dirPath is r.path or one of its parents
+		return r, name, resolved, nil
 	}
-	return "", "", resolved, false, nil
+	return nil, "", resolved, nil
 }
+
+// closeFS closes the directories of the hook's permissions.fs entries. A call still in
+// flight can no longer open files.
+func (h *hook) closeFS() { closeRoots(h.fsRoots) }

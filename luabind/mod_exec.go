@@ -81,18 +81,75 @@ func execOptsFrom(L *lua.LState, t *lua.LTable) execOpts {
 	return o
 }
 
-// execAllowed reports whether permissions.exec allows argv0, found at path: an entry equal
-// to argv0 or to path, or a bare name equal to argv0's base name.
-func (e *env) execAllowed(argv0, path string) bool {
-	for _, entry := range e.perms.Exec {
-		if entry == argv0 || entry == path {
-			return true
+// execProgram is a permissions.exec entry, resolved at load to one file.
+type execProgram struct {
+	entry string // as written in the manifest
+	named string // the path the entry names (for a bare name, what PATH gave); "" if none
+	file  string // named, symbolic links resolved
+}
+
+// resolvePrograms resolves the permissions.exec entries once, at load. An entry that does
+// not resolve (a name not on PATH) is kept, and refused when a call runs it.
+func resolvePrograms(entries []string, home string) []execProgram {
+	out := make([]execProgram, 0, len(entries))
+	for _, entry := range entries {
+		p := execProgram{entry: entry}
+		if named, file, err := resolveProgram(entry, home); err == nil {
+			p.named, p.file = named, file
 		}
-		if !strings.ContainsAny(entry, `/\`) && filepath.Base(argv0) == entry {
-			return true
+		out = append(out, p)
+	}
+	return out
+}
+
+// resolveProgram finds the file a program name designates: for a bare name (no slash), the
+// program exec.LookPath finds on PATH; otherwise the path, "~" expanded and, when relative,
+// inside the hermes home. It returns the absolute, cleaned path and the same with symbolic
+// links resolved.
+func resolveProgram(name, home string) (named, file string, err error) {
+	if !strings.ContainsAny(name, `/\`) {
+		if named, err = exec.LookPath(name); err != nil {
+			var ee *exec.Error
+			if errors.As(err, &ee) {
+				err = ee.Err
+			}
+			return "", "", err
+		}
+	} else if named, err = expandHome(name); err != nil {
+		return "", "", err
+	} else if home != "" && !filepath.IsAbs(named) {
+		named = filepath.Join(home, named)
+	}
+	if named, err = filepath.Abs(named); err != nil {
+		return "", "", err
+	}
+	file, err = resolvePath(named)
+	return named, file, err
+}
+
+// program returns the file to run for argv0, resolved now as the entries were at load: it
+// must be the file of an entry, under the same name (a multi-call binary such as busybox
+// behaves according to the name it is run under). It raises the error that refuses it.
+func (e *env) program(L *lua.LState, argv0 string) string {
+	named, file, err := resolveProgram(argv0, e.home)
+	for _, p := range e.programs {
+		if err == nil && p.file != "" && p.file == file && filepath.Base(p.named) == filepath.Base(named) {
+			return file
 		}
 	}
-	return false
+	for _, p := range e.programs {
+		switch {
+		case p.entry != argv0:
+		case p.file == "":
+			L.RaiseError("exec: %q was not found on PATH when the hook loaded", argv0)
+		case err != nil:
+			L.RaiseError("exec: %q: %v", argv0, err)
+		default:
+			L.RaiseError("exec: %q is now %s, not the %s permissions.exec allowed when the hook loaded", argv0, file, p.file)
+		}
+	}
+	L.RaiseError("exec: %q is not in permissions.exec (add it to the manifest to allow it)", argv0)
+	return ""
 }
 
 // childEnv is the environment of a program: execBaseEnv and what permissions.env allows.
@@ -117,17 +174,7 @@ func (e *env) childEnv() []string {
 // runProgram runs argv without a shell in its own process group, killed with its children
 // on timeout or when the call ends, and returns {code, stdout, stderr}.
 func (e *env) runProgram(L *lua.LState, argv []string, o execOpts) *lua.LTable {
-	path, lookErr := exec.LookPath(argv[0])
-	if !e.execAllowed(argv[0], path) {
-		L.RaiseError("exec: %q is not in permissions.exec (add it to the manifest to allow it)", argv[0])
-	}
-	if lookErr != nil {
-		var ee *exec.Error
-		if errors.As(lookErr, &ee) {
-			lookErr = ee.Err
-		}
-		L.RaiseError("exec: %q: %v", argv[0], lookErr)
-	}
+	path := e.program(L, argv[0])
 	cwd, err := expandHome(o.cwd)
 	if err != nil {
 		L.RaiseError("exec: cwd: %v", err)

@@ -7,8 +7,10 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 
 	lua "github.com/yuin/gopher-lua"
 )
@@ -79,9 +81,10 @@ func ioType(L *lua.LState) int {
 	return 1
 }
 
-// openFile checks path against permissions.fs and opens it. A refused path raises an error
-// naming the permission; an operating-system failure returns nil and the message, as Lua's
-// io.open does.
+// openFile checks path against permissions.fs and opens it, through the directory of its
+// entry opened at load. A refused path raises an error naming the permission, and a file
+// that is not a regular file one saying so; an operating-system failure returns nil and
+// the message, as Lua's io.open does.
 func (e *env) openFile(L *lua.LState, fn, path, mode string) (*lua.LUserData, string) {
 	if len(e.fsRoots) == 0 {
 		L.RaiseError("%s: file access needs permissions.fs in the manifest", fn)
@@ -90,25 +93,23 @@ func (e *env) openFile(L *lua.LState, fn, path, mode string) (*lua.LUserData, st
 	if !ok {
 		L.ArgError(2, fmt.Sprintf("invalid mode %q (want r, w, a, r+, w+ or a+, optionally with b)", mode))
 	}
-	dir, name, resolved, allowed, err := e.allowedPath(path)
+	root, name, resolved, err := e.allowedPath(path)
 	if err != nil {
 		return nil, fmt.Sprintf("%s: %v", path, err)
 	}
-	if !allowed {
+	if root == nil {
 		L.RaiseError("%s: %q is outside permissions.fs (%s)%s", fn, path, strings.Join(e.perms.FS, ", "), resolvedNote(path, resolved))
 	}
 	if len(e.files.list) >= maxOpenFiles {
 		L.RaiseError("%s%s: more than %d files open in one call", limitPrefix, fn, maxOpenFiles)
 	}
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return nil, fmt.Sprintf("%s: %v", path, pathErr(err))
-	}
-	defer root.Close()
-	osf, err := root.OpenFile(name, flag, 0o666)
+	osf, err := openRegular(root, name, flag)
 	if err != nil {
 		if strings.Contains(err.Error(), "escapes") {
 			L.RaiseError("%s: %q leads outside permissions.fs through a symbolic link", fn, path)
+		}
+		if errors.Is(err, errNotRegular) {
+			L.RaiseError("%s: %q %v", fn, path, err)
 		}
 		return nil, fmt.Sprintf("%s: %v", path, pathErr(err))
 	}
@@ -118,6 +119,68 @@ func (e *env) openFile(L *lua.LState, fn, path, mode string) (*lua.LUserData, st
 	ud.Value = f
 	ud.Metatable = L.GetTypeMetatable(fileTypeName)
 	return ud, ""
+}
+
+// errNotRegular refuses a FIFO, a device, a socket or a directory.
+var errNotRegular = errors.New("is not a regular file: only regular files can be opened")
+
+// errHookClosed is what opening a file returns once the hook is closed.
+var errHookClosed = errors.New("the hook is closed")
+
+// nonblockFlag makes open(2) of a FIFO return at once instead of waiting for the other end.
+var nonblockFlag = func() int {
+	if runtime.GOOS == "windows" {
+		return 0
+	}
+	return syscall.O_NONBLOCK
+}()
+
+// openRegular opens name through the directory of root, refusing anything but a regular
+// file. The open itself does not block: a FIFO is opened without waiting for a writer (or
+// refused at once for lack of a reader), then refused once fstat shows what it is.
+func openRegular(root *fsRoot, name string, flag int) (*os.File, error) {
+	if root.dir == nil {
+		return nil, root.dirErr
+	}
+	osf, err := root.dir.OpenFile(name, flag|nonblockFlag, 0o666)
+	switch {
+	case errors.Is(err, syscall.ENXIO): // a FIFO without a reader, a device without a driver
+		return nil, errNotRegular
+	case errors.Is(err, os.ErrClosed):
+		return nil, errHookClosed
+	case err != nil:
+		return nil, err
+	}
+	fi, err := osf.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = errNotRegular
+	}
+	if err == nil && nonblockFlag != 0 {
+		err = setBlocking(osf)
+	}
+	if err != nil {
+		_ = osf.Close()
+		return nil, err
+	}
+	return osf, nil
+}
+
+// setBlocking clears O_NONBLOCK, so that reads and writes of the file behave as usual.
+func setBlocking(f *os.File) error {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var serr error
+	if err := rc.Control(func(fd uintptr) { serr = clearNonblock(syscall.SetNonblock, fd) }); err != nil {
+		return err
+	}
+	return serr
+}
+
+// clearNonblock calls syscall.SetNonblock, whose descriptor type differs between systems.
+func clearNonblock[FD ~int | ~uintptr](set func(FD, bool) error, fd uintptr) error {
+	return set(FD(fd), false)
 }
 
 func resolvedNote(path, resolved string) string {

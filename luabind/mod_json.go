@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	lua "github.com/yuin/gopher-lua"
 )
@@ -68,15 +70,19 @@ func openJSON(L *lua.LState, e *env) lua.LValue {
 		if err != nil {
 			L.RaiseError("json.encode: %v", err)
 		}
-		b, err := marshalJSON(v)
-		if err != nil {
+		b, err := marshalJSONPolled(v, &poller{L: L})
+		if errors.Is(err, errJSONSize) {
+			L.RaiseError("%s", err.Error())
+		} else if err != nil {
 			L.RaiseError("json.encode: %v", err)
 		}
 		L.Push(lua.LString(b))
 		return 1
 	}))
 	mod.RawSetString("decode", L.NewFunction(func(L *lua.LState) int {
-		v, err := decodeJSON(L.CheckString(1))
+		text := L.CheckString(1)
+		checkSize(L, "json.decode", int64(len(text)))
+		v, err := decodeJSON(text)
 		if err != nil {
 			L.RaiseError("json.decode: %v", err)
 		}
@@ -92,9 +98,17 @@ func openJSON(L *lua.LState, e *env) lua.LValue {
 	return mod
 }
 
+// errJSONSize is the error of an encoding larger than maxStringSize.
+var errJSONSize = sizeError("json.encode")
+
 // marshalJSON encodes without HTML escaping, as people expect from a JSON library.
-func marshalJSON(v any) ([]byte, error) {
-	if err := checkFinite(v); err != nil {
+func marshalJSON(v any) ([]byte, error) { return marshalJSONPolled(v, nil) }
+
+// marshalJSONPolled is marshalJSON, ticking poll (if not nil) for every value. It measures
+// the text first, and refuses with errJSONSize to build one larger than maxStringSize.
+func marshalJSONPolled(v any, poll *poller) ([]byte, error) {
+	z := jsonSizer{poll: poll}
+	if err := z.add(v); err != nil {
 		return nil, err
 	}
 	var buf bytes.Buffer
@@ -130,6 +144,12 @@ func checkFinite(v any) error {
 
 // jsonToLua converts decoded JSON; arrays keep their json.array mark so they re-encode as [].
 func jsonToLua(L *lua.LState, v any, null lua.LValue, arrayMeta *lua.LTable) lua.LValue {
+	return jsonToLuaPolled(L, v, null, arrayMeta, &poller{L: L})
+}
+
+// jsonToLuaPolled is jsonToLua, ticking poll for every value.
+func jsonToLuaPolled(L *lua.LState, v any, null lua.LValue, arrayMeta *lua.LTable, poll *poller) lua.LValue {
+	poll.tick()
 	switch x := v.(type) {
 	case nil:
 		return null
@@ -142,16 +162,117 @@ func jsonToLua(L *lua.LState, v any, null lua.LValue, arrayMeta *lua.LTable) lua
 	case []any:
 		t := L.CreateTable(len(x), 0)
 		for i, e := range x {
-			t.RawSetInt(i+1, jsonToLua(L, e, null, arrayMeta))
+			t.RawSetInt(i+1, jsonToLuaPolled(L, e, null, arrayMeta, poll))
 		}
 		t.Metatable = arrayMeta
 		return t
 	case map[string]any:
 		t := L.CreateTable(0, len(x))
 		for k, e := range x {
-			t.RawSetString(k, jsonToLua(L, e, null, arrayMeta))
+			t.RawSetString(k, jsonToLuaPolled(L, e, null, arrayMeta, poll))
 		}
 		return t
 	}
 	return toLua(L, v)
+}
+
+// jsonSizer adds up the size of the JSON text of values, as marshalJSON writes it: exact
+// for strings and integers, bounded for other numbers. It stops with errJSONSize as soon
+// as the total passes maxStringSize, and refuses NaN and the infinities as checkFinite
+// does.
+type jsonSizer struct {
+	n    int64
+	poll *poller
+}
+
+func (z *jsonSizer) add(v any) error {
+	if z.poll != nil {
+		z.poll.tick()
+	}
+	switch x := v.(type) {
+	case nil:
+		z.n += 4 // null
+	case bool:
+		z.n += 5 // false
+	case string:
+		if z.n+int64(len(x))+2 > maxStringSize {
+			return errJSONSize
+		}
+		z.n += jsonStringSize(x)
+	case int64:
+		var buf [24]byte
+		z.n += int64(len(strconv.AppendInt(buf[:0], x, 10)))
+	case float64:
+		if err := checkFinite(x); err != nil {
+			return err
+		}
+		z.n += 32 // at most 25: -0.0000012345678901234567
+	case []any:
+		return z.addArray(x)
+	case map[string]any:
+		return z.addObject(x)
+	default:
+		b, err := json.Marshal(x)
+		if err != nil {
+			return err
+		}
+		z.n += int64(len(b))
+	}
+	if z.n > maxStringSize {
+		return errJSONSize
+	}
+	return nil
+}
+
+func (z *jsonSizer) addArray(a []any) error {
+	z.n += int64(len(a)) + 1 // brackets and commas
+	for _, e := range a {
+		if err := z.add(e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (z *jsonSizer) addObject(m map[string]any) error {
+	z.n += 2*int64(len(m)) + 1 // braces, colons and commas
+	for k, e := range m {
+		if err := z.add(k); err != nil {
+			return err
+		}
+		if err := z.add(e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// jsonStringSize is the size of s encoded as a JSON string by encoding/json without HTML
+// escaping: quotes, two-byte escapes, \u00XX for other control bytes, \ufffd for each invalid
+// UTF-8 byte and \u2028, \u2029 escaped.
+func jsonStringSize(s string) int64 {
+	n := int64(2)
+	for i := 0; i < len(s); {
+		b := s[i]
+		if b < utf8.RuneSelf {
+			switch {
+			case b >= 0x20 && b != '"' && b != '\\':
+				n++
+			case b == '"' || b == '\\' || b == '\b' || b == '\f' || b == '\n' || b == '\r' || b == '\t':
+				n += 2
+			default:
+				n += 6
+			}
+			i++
+			continue
+		}
+		c, size := utf8.DecodeRuneInString(s[i:])
+		if c == utf8.RuneError && size == 1 || c == '\u2028' || c == '\u2029' {
+			n += 6
+		} else {
+			n += int64(size)
+		}
+		i += size
+	}
+	return n
 }

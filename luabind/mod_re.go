@@ -2,11 +2,23 @@ package luabind
 
 import (
 	"regexp"
+	"regexp/syntax"
+	"slices"
+	"strings"
+	"unicode/utf8"
+	"unsafe"
 
 	lua "github.com/yuin/gopher-lua"
 )
 
 const maxCachedRegexps = 256
+
+// re.find_all returns at most reMaxResults matches: each costs about reResultSize bytes
+// (its string header, its table slot and the boxed value), and checkSize refuses more.
+const (
+	reResultSize = 64
+	reMaxResults = maxStringSize / reResultSize
+)
 
 // openRe builds the re module: Go regular expressions (RE2 syntax).
 //
@@ -54,9 +66,17 @@ func openRe(L *lua.LState, _ *env) lua.LValue {
 	}))
 	mod.RawSetString("find_all", L.NewFunction(func(L *lua.LState) int {
 		s := L.CheckString(1)
-		all := compile(L, 2).FindAllString(s, L.OptInt(3, -1))
+		re := compile(L, 2)
+		n := L.OptInt(3, -1)
+		if n < 0 || n > reMaxResults {
+			n = reMaxResults + 1
+		}
+		all := re.FindAllString(s, n)
+		checkSize(L, "re.find_all", int64(len(all))*reResultSize)
+		poll := poller{L: L}
 		t := L.CreateTable(len(all), 0)
 		for i, m := range all {
+			poll.tick()
 			t.RawSetInt(i+1, lua.LString(m))
 		}
 		L.Push(t)
@@ -65,37 +85,15 @@ func openRe(L *lua.LState, _ *env) lua.LValue {
 	mod.RawSetString("gsub", L.NewFunction(func(L *lua.LState) int {
 		s := L.CheckString(1)
 		re := compile(L, 2)
-		count := 0
-		var out string
-		switch repl := L.Get(3).(type) {
-		case lua.LString:
-			out = re.ReplaceAllStringFunc(s, func(m string) string {
-				count++
-				return string(re.ExpandString(nil, string(repl), m, re.FindStringSubmatchIndex(m)))
-			})
-		case *lua.LFunction:
-			out = re.ReplaceAllStringFunc(s, func(m string) string {
-				count++
-				sub := re.FindStringSubmatch(m)
-				L.Push(repl)
-				for _, part := range sub {
-					L.Push(lua.LString(part))
-				}
-				L.Call(len(sub), 1)
-				r := L.Get(-1)
-				L.Pop(1)
-				if str, ok := r.(lua.LString); ok {
-					return string(str)
-				}
-				if num, ok := r.(lua.LNumber); ok {
-					return num.String()
-				}
-				return m
-			})
-		default:
-			L.ArgError(3, "string or function expected")
+		add := reReplacement(L, re, L.Get(3))
+		var out lua.LString
+		var count int
+		if reResumable(re) {
+			out, count = reReplaceAll(L, re, s, add)
+		} else {
+			out, count = reReplaceAllFunc(L, re, s, add)
 		}
-		L.Push(lua.LString(out))
+		L.Push(out)
 		L.Push(lua.LNumber(count))
 		return 2
 	}))
@@ -104,4 +102,154 @@ func openRe(L *lua.LState, _ *env) lua.LValue {
 		return 1
 	}))
 	return mod
+}
+
+// A reAdd appends to out the replacement of the match a (submatch indexes, or nil) of
+// src, all of src when a is nil.
+type reAdd func(out *resultBuilder, src string, a []int)
+
+// reReplacement returns what re.gsub replaces a match with: repl, a string with $1 /
+// ${name} references, or a function called with the match and its captures (a result that
+// is not a string or a number keeps the match).
+func reReplacement(L *lua.LState, re *regexp.Regexp, repl lua.LValue) reAdd {
+	switch repl := repl.(type) {
+	case lua.LString:
+		return func(out *resultBuilder, src string, a []int) { out.expand(re, string(repl), src, a) }
+	case *lua.LFunction:
+		return func(out *resultBuilder, src string, a []int) {
+			L.Push(repl)
+			for i := 0; i+1 < len(a); i += 2 {
+				if a[i] >= 0 {
+					L.Push(lua.LString(src[a[i]:a[i+1]]))
+				} else {
+					L.Push(lua.LString(""))
+				}
+			}
+			L.Call(len(a)/2, 1)
+			r := L.Get(-1)
+			L.Pop(1)
+			switch r := r.(type) {
+			case lua.LString:
+				out.add(string(r))
+			case lua.LNumber:
+				out.add(r.String())
+			default:
+				if a != nil {
+					src = src[a[0]:a[1]]
+				}
+				out.add(src)
+			}
+		}
+	}
+	L.ArgError(3, "string or function expected")
+	return nil
+}
+
+// reResumable reports whether a search for re can start in the middle of a string as if
+// it started there with the text before it: re has no ^, \A, \b or \B, which look before
+// their position.
+func reResumable(re *regexp.Regexp) bool {
+	tree, err := syntax.Parse(re.String(), syntax.Perl)
+	if err != nil {
+		return false
+	}
+	var lookBehind func(*syntax.Regexp) bool
+	lookBehind = func(r *syntax.Regexp) bool {
+		switch r.Op {
+		case syntax.OpBeginLine, syntax.OpBeginText, syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+			return true
+		}
+		return slices.ContainsFunc(r.Sub, lookBehind)
+	}
+	return !lookBehind(tree)
+}
+
+// reReplaceAll is regexp's ReplaceAllString (same matches, same rule for empty matches)
+// for a resumable re, building the result in a resultBuilder and polling per match.
+func reReplaceAll(L *lua.LState, re *regexp.Regexp, s string, add reAdd) (lua.LString, int) {
+	out := resultBuilder{L: L, what: "re.gsub"}
+	poll := poller{L: L}
+	last, search, count := 0, 0, 0
+	for search <= len(s) {
+		poll.tick()
+		a := re.FindStringSubmatchIndex(s[search:])
+		if a == nil {
+			break
+		}
+		for i := range a {
+			if a[i] >= 0 {
+				a[i] += search
+			}
+		}
+		out.add(s[last:a[0]])
+		if a[1] > last || a[0] == 0 { // not an empty match right after the previous one
+			count++
+			add(&out, s, a)
+		}
+		last = a[1]
+		_, width := utf8.DecodeRuneInString(s[search:])
+		switch {
+		case search+width > a[1]:
+			search += width
+		case search+1 > a[1]:
+			search++
+		default:
+			search = a[1]
+		}
+	}
+	if count == 0 {
+		return lua.LString(s), 0
+	}
+	out.add(s[last:])
+	return out.string(), count
+}
+
+// reReplaceAllFunc is re.gsub for the other regular expressions, through regexp's
+// ReplaceAllStringFunc, which hands over the text of a match only: its submatches are
+// found again in that text. What it builds is bounded by the size of its result if no
+// other match followed.
+func reReplaceAllFunc(L *lua.LState, re *regexp.Regexp, s string, add reAdd) (lua.LString, int) {
+	poll := poller{L: L}
+	count, size := 0, int64(len(s))
+	out := re.ReplaceAllStringFunc(s, func(m string) string {
+		count++
+		poll.tick()
+		piece := resultBuilder{L: L, what: "re.gsub"}
+		add(&piece, m, re.FindStringSubmatchIndex(m))
+		if size += int64(len(piece.b) - len(m)); size > maxStringSize {
+			checkSize(L, "re.gsub", size)
+		}
+		return string(piece.string())
+	})
+	return lua.LString(out), count
+}
+
+// expand appends template expanded for the match a of src (nothing for a reference when a
+// is nil). It expands one reference at a time, each into a scratch buffer first, since a
+// reference may repeat the whole match: every addition is checked before it is made.
+func (r *resultBuilder) expand(re *regexp.Regexp, template, src string, a []int) {
+	var scratch []byte
+	for template != "" {
+		end := reNextReference(template)
+		if template[0] != '$' {
+			r.add(template[:end])
+		} else {
+			scratch = re.ExpandString(scratch[:0], template[:end], src, a)
+			r.add(unsafe.String(unsafe.SliceData(scratch), len(scratch)))
+		}
+		template = template[end:]
+	}
+}
+
+// reNextReference returns the index of the first '$' in t after its start that begins a
+// reference ("$$" is an escaped '$', kept whole), or len(t).
+func reNextReference(t string) int {
+	i := 1
+	if strings.HasPrefix(t, "$$") {
+		i = 2
+	}
+	if j := strings.IndexByte(t[min(i, len(t)):], '$'); j >= 0 {
+		return i + j
+	}
+	return len(t)
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 
 	lua "github.com/yuin/gopher-lua"
 )
@@ -17,7 +16,8 @@ type hook struct {
 	logger    *slog.Logger
 	perms     Permissions
 	hostFuncs map[string]Func
-	fsRoots   []string // permissions.fs entries, resolved once at load (see resolvePath)
+	fsRoots   []fsRoot      // permissions.fs entries, resolved and opened once at load (fspath.go)
+	programs  []execProgram // permissions.exec entries, resolved once at load (mod_exec.go)
 }
 
 // env is one state's view of its hook, plus the resources of that state: the memory guard
@@ -30,15 +30,20 @@ type env struct {
 	guard    *callGuard      // the state's, in its callContext
 	coDepth  int             // coroutines being resumed inside one another
 	files    openFiles
-	httpDone func() // closes the http module's idle connections; nil if never opened
+	logs     logBudget // what the call in progress logged (mod_log.go)
+	httpDone func()    // closes the http module's idle connections; nil if never opened
 	json     *jsonValues
 	loaded   *lua.LTable // the modules require has opened, for keptSize
 	kept     uint64      // the watchdog epoch at which keptSize last ran
 	_        cacheLinePad
 }
 
-// closeCall releases what the call in progress left open.
-func (e *env) closeCall() { e.files.closeAll() }
+// closeCall releases what the call in progress left open, and reports the log records it
+// dropped.
+func (e *env) closeCall() {
+	e.files.closeAll()
+	e.logs.end(e.logger)
+}
 
 // close releases everything the state holds outside Lua.
 func (e *env) close() {
@@ -95,8 +100,9 @@ func newSandbox(e *env) *lua.LState {
 		return 1
 	}))
 	restrictOs(L, e)
-	limitStringRep(L)
+	installStringLib(L, e)
 	limitCoroutines(L, e)
+	installLoad(L, e)
 	installIO(L, e)
 	installRequire(L, e)
 	return L
@@ -118,24 +124,6 @@ func restrictOs(L *lua.LState, e *env) {
 		return 1
 	}))
 	L.SetGlobal("os", os)
-}
-
-// limitStringRep caps string.rep so one call cannot allocate gigabytes.
-func limitStringRep(L *lua.LState) {
-	str := L.GetGlobal("string").(*lua.LTable)
-	str.RawSetString("rep", L.NewFunction(func(L *lua.LState) int {
-		s := L.CheckString(1)
-		n := L.CheckInt64(2)
-		if n <= 0 {
-			L.Push(lua.LString(""))
-			return 1
-		}
-		if float64(len(s))*float64(n) > maxStringSize {
-			L.RaiseError("%sstring.rep result larger than %d bytes", limitPrefix, maxStringSize)
-		}
-		L.Push(lua.LString(strings.Repeat(s, int(n))))
-		return 1
-	}))
 }
 
 // limitCoroutines bounds how deeply coroutines may resume one another. Each resume nests

@@ -108,6 +108,9 @@ func (st *state) close() {
 
 // compile parses and compiles src once; syntax errors carry the file and line.
 func compile(file string, src []byte) (*lua.FunctionProto, error) {
+	if err := checkNesting(file, src); err != nil { // gopher-lua's compiler recurses
+		return nil, err
+	}
 	chunk, err := parse.Parse(bytes.NewReader(src), file)
 	if err != nil {
 		return nil, fromParseError(file, lastLine(src), err)
@@ -164,7 +167,7 @@ func newScript(src []byte, opts Options) (*script, error) {
 		opts:  opts,
 		proto: proto,
 		hook: &hook{name: opts.Name, home: opts.Home, logger: logger, perms: opts.Permissions,
-			hostFuncs: opts.HostFuncs, fsRoots: roots},
+			hostFuncs: opts.HostFuncs, fsRoots: roots, programs: resolvePrograms(opts.Permissions.Exec, opts.Home)},
 		timeoutText: fmt.Sprintf("timed out after %s", opts.Timeout),
 	}
 	s.pool = newPool(opts.States, s.newState)
@@ -241,7 +244,10 @@ func (s *script) acquire(ctx context.Context) (*state, error) {
 }
 
 // close closes idle states now and busy ones when their call returns.
-func (s *script) close() { s.pool.close() }
+func (s *script) close() {
+	s.pool.close()
+	s.hook.closeFS()
+}
 
 // call runs function fn (an index into state.fns) in some state, with the hook's timeout,
 // waiting for a state included. When timed it also returns how long that took (else 0:

@@ -1,0 +1,260 @@
+package hostile
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hermes-hooks/hermes/engine"
+)
+
+// An attack is a plugin named "attack" (priority 10) beside a plugin named "witness"
+// (priority 0) that blocks every call with the message "witness answered". The child fires
+// pre_tool_call once per command and reports what happened.
+type attack struct {
+	name     string
+	handler  string   // handler.lua of the attack plugin
+	manifest string   // extra plugin.yaml lines
+	commands []string // one pre_tool_call per command; default: one "ls"
+	setup    func(t *testing.T, home string)
+
+	status  engine.Status // the attack's status on every call ("" = not loaded)
+	errHas  string        // in the attack's error
+	blocks  []string      // per command, the block message wanted; default "witness answered"
+	maxCall time.Duration // the longest one call may take
+}
+
+// hook wraps body as the attack's pre_tool_call callback.
+func hook(body string) string {
+	return "function register(ctx)\n  HOME = ctx.home\n  ctx.register_hook('pre_tool_call', function(kw)\n" + body + "\n  end)\nend\n"
+}
+
+const maxRSS = 1536 << 20 // peak resident memory allowed to the child, default limits
+
+var attacks = []attack{
+	{name: "table.concat of a shared string", handler: hook(`local s = string.rep("x", 16*2^20); local t = {} for i = 1, 2000 do t[i] = s end
+    return {context = #table.concat(t)}`), status: engine.StatusError, errHas: "limit exceeded"},
+	{name: "gsub with a large replacement", handler: hook(`return #string.gsub(string.rep("x", 1024), "x", string.rep("y", 2^20))`),
+		status: engine.StatusError, errHas: "limit exceeded"},
+	{name: "json.encode of one string many times", handler: hook(`local s = string.rep("x", 2^20); local t = {} for i = 1, 2000 do t[i] = s end
+    return #require("json").encode(t)`), status: engine.StatusError, errHas: "limit exceeded"},
+	{name: "string.format with many %s", handler: hook(`local s = string.rep("x", 16*2^20); local t = {} for i = 1, 99 do t[i] = s end
+    return #string.format(string.rep("%s", 99), unpack(t))`), status: engine.StatusError, errHas: "limit exceeded"},
+	{name: "one long concatenation", handler: hook(`local s = string.rep("x", 16*2^20)
+    return #(s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s)`),
+		status: engine.StatusError, errHas: "limit exceeded"},
+	{name: "re.gsub with a large replacement", handler: hook(`return #require("re").gsub(string.rep("x", 1024), "x", string.rep("y", 2^20))`),
+		status: engine.StatusError, errHas: "limit exceeded"},
+	{name: "allocations between sleeps", handler: hook(`local t = {} for i = 1, 600 do t[i] = string.rep("x", 2^20) .. i; require("time").sleep(0.002) end
+    return #t`), manifest: "timeout: 60\n", status: engine.StatusError, errHas: "limit exceeded: memory"},
+	{name: "pathological pattern", handler: hook(`return string.find(string.rep("a", 5000), "a-a-a-b")`), manifest: "timeout: 1\n",
+		status: engine.StatusTimeout, maxCall: 2 * time.Second},
+	{name: "pathological pattern, short", handler: hook(`return string.find(string.rep("a", 300), "a-a-a-b")`), manifest: "timeout: 1\n",
+		status: engine.StatusTimeout, maxCall: 2 * time.Second},
+	{name: "gsub with an empty pattern", handler: hook(`return #string.gsub(string.rep("x", 262144), "", "")`), manifest: "timeout: 1\n",
+		status: engine.StatusOK, maxCall: 2 * time.Second},
+	{name: "nesting in handler.lua", handler: "return " + strings.Repeat("{", 1_000_000) + strings.Repeat("}", 1_000_000),
+		status: "", errHas: "nesting"},
+	{name: "nesting in loadstring", handler: hook(`return assert(loadstring("return " .. string.rep("{", 1e6) .. string.rep("}", 1e6)))()`),
+		status: engine.StatusError, errHas: "nesting"},
+	{name: "log flood", handler: hook(`local log = require("log") for i = 1, 1e6 do log.warn("flood " .. i) end`),
+		manifest: "timeout: 30\n", status: engine.StatusOK},
+	{name: "FIFO in an allowed folder", handler: hook(`local f, err = io.open(HOME .. "/data/fifo", "r") return {context = tostring(err)}`),
+		manifest: "timeout: 1\npermissions: {fs: [data]}\n", status: engine.StatusError, errHas: "regular",
+		maxCall: 2 * time.Second, setup: func(t *testing.T, home string) {
+			if err := syscall.Mkfifo(filepath.Join(home, "data", "fifo"), 0o600); err != nil {
+				t.Skipf("mkfifo: %v", err)
+			}
+		}},
+	{name: "guard with a local helper", handler: `function register(ctx)
+  ctx.register_hook("pre_tool_call", function(kw)
+    local args
+    local function bad() return string.find(args.command or "", "rm -rf /", 1, true) end
+    args = kw.args
+    if kw.tool_name == "terminal" and bad() then
+      return { action = "block", message = "rm -rf / is not permitted" }
+    end
+  end)
+end`, commands: []string{"ls", "rm -rf /", "echo hi", "rm -rf /"}, status: engine.StatusOK,
+		blocks: []string{"witness answered", "rm -rf / is not permitted", "witness answered", "rm -rf / is not permitted"}},
+}
+
+// report is what the child prints.
+type report struct {
+	Calls    []call   `json:"calls"`
+	Warnings []string `json:"warnings"`
+	LogBytes int64    `json:"log_bytes"`
+}
+
+// hookResult is what the child reports of the attack's call.
+type hookResult struct {
+	Status engine.Status `json:"status"`
+	Err    string        `json:"err"`
+}
+
+// call is one pre_tool_call: the attack's result, whether the witness answered, the
+// merged block and how long the call took.
+type call struct {
+	Attack     *hookResult `json:"attack"`
+	WitnessOK  bool        `json:"witness_ok"`
+	Block      string      `json:"block"`
+	DurationMS float64     `json:"duration_ms"`
+}
+
+func TestAttacksLeaveTheHostStanding(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a child process per attack")
+	}
+	for _, a := range attacks {
+		t.Run(a.name, func(t *testing.T) {
+			home := buildHome(t, a)
+			rep, rss := runChild(t, home, a.commands)
+			if rss > maxRSS && !raceEnabled {
+				t.Errorf("peak RSS %d MiB, want under %d MiB", rss>>20, maxRSS>>20)
+			}
+			checkCalls(t, a, rep)
+			if a.name == "log flood" && rep.LogBytes > 8<<20 {
+				t.Errorf("the log received %d bytes from one call; want it bounded", rep.LogBytes)
+			}
+		})
+	}
+}
+
+func checkCalls(t *testing.T, a attack, rep report) {
+	t.Helper()
+	if a.status == "" {
+		if !strings.Contains(strings.Join(rep.Warnings, "\n"), a.errHas) {
+			t.Errorf("load warnings %q do not mention %q", rep.Warnings, a.errHas)
+		}
+	}
+	for i, c := range rep.Calls {
+		want := "witness answered"
+		if a.blocks != nil {
+			want = a.blocks[i]
+		}
+		if c.Block != want || !c.WitnessOK {
+			t.Errorf("call %d: block %q (witness ok: %v), want %q", i, c.Block, c.WitnessOK, want)
+		}
+		if a.maxCall > 0 && time.Duration(c.DurationMS*float64(time.Millisecond)) > a.maxCall {
+			t.Errorf("call %d took %.0f ms, want at most %s", i, c.DurationMS, a.maxCall)
+		}
+		switch {
+		case a.status == "" && c.Attack != nil:
+			t.Errorf("call %d: the attack ran: %+v", i, *c.Attack)
+		case a.status == "":
+		case c.Attack == nil:
+			t.Errorf("call %d: the attack did not run", i)
+		case c.Attack.Status != a.status || !strings.Contains(c.Attack.Err, a.errHas):
+			t.Errorf("call %d: attack %s %q, want %s with %q", i, c.Attack.Status, c.Attack.Err, a.status, a.errHas)
+		}
+	}
+}
+
+func buildHome(t *testing.T, a attack) string {
+	home := t.TempDir()
+	write := func(rel, content string) {
+		p := filepath.Join(home, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("plugins/attack/plugin.yaml", "name: attack\npriority: 10\n"+a.manifest)
+	write("plugins/attack/handler.lua", a.handler)
+	write("plugins/witness/plugin.yaml", "name: witness\npriority: 0\n")
+	write("plugins/witness/handler.lua", hook(`return {action = "block", message = "witness answered"}`))
+	write("data/.keep", "")
+	if a.setup != nil {
+		a.setup(t, home)
+	}
+	return home
+}
+
+// runChild runs the attack in a child process and returns its report and peak RSS.
+func runChild(t *testing.T, home string, commands []string) (report, int64) {
+	t.Helper()
+	if commands == nil {
+		commands = []string{"ls"}
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "HERMES_HOSTILE_HOME="+home, "HERMES_HOSTILE_COMMANDS="+strings.Join(commands, "\n"))
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("the host process died: %v\n%s", err, tail(stderr.String()))
+	}
+	var rep report
+	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
+		t.Fatalf("child report: %v\n%s", err, tail(stdout.String()))
+	}
+	rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10 // KiB on Linux
+	t.Logf("peak RSS %d MiB", rss>>20)
+	return rep, rss
+}
+
+func tail(s string) string {
+	if len(s) > 2000 {
+		return "..." + s[len(s)-2000:]
+	}
+	return s
+}
+
+func TestMain(m *testing.M) {
+	if home := os.Getenv("HERMES_HOSTILE_HOME"); home != "" {
+		os.Exit(child(home, strings.Split(os.Getenv("HERMES_HOSTILE_COMMANDS"), "\n")))
+	}
+	os.Exit(m.Run())
+}
+
+// countingWriter counts what the engine logs.
+type countingWriter struct{ n atomic.Int64 }
+
+func (w *countingWriter) Write(p []byte) (int, error) { w.n.Add(int64(len(p))); return len(p), nil }
+
+// child loads home with the default limits and fires pre_tool_call once per command.
+func child(home string, commands []string) int {
+	ctx := context.Background()
+	logs := &countingWriter{}
+	eng, err := engine.New(ctx, engine.Options{Home: home, Logger: slog.New(slog.NewTextHandler(logs, nil))})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer eng.Close(ctx)
+	var rep report
+	for _, w := range eng.Warnings() {
+		rep.Warnings = append(rep.Warnings, fmt.Sprint(w))
+	}
+	for _, command := range commands {
+		start := time.Now()
+		r := eng.Fire(ctx, engine.PreToolCall, map[string]any{"tool_name": "terminal", "args": map[string]any{"command": command}})
+		entry := call{DurationMS: float64(time.Since(start)) / float64(time.Millisecond)}
+		for _, h := range r.Hooks {
+			switch h.Name {
+			case "attack":
+				entry.Attack = &hookResult{Status: h.Status, Err: h.Err}
+			case "witness":
+				entry.WitnessOK = h.Status == engine.StatusOK
+			}
+		}
+		if b := r.Block(); b != nil {
+			entry.Block = b.Message
+		}
+		rep.Calls = append(rep.Calls, entry)
+	}
+	rep.LogBytes = logs.n.Load()
+	_ = json.NewEncoder(os.Stdout).Encode(rep)
+	return 0
+}
