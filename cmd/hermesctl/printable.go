@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -62,24 +63,6 @@ func mustEscape(r rune) bool {
 
 // escapeRune writes r the way a Go string literal would.
 func escapeRune(r rune) string {
-	switch r {
-	case '\a':
-		return `\a`
-	case '\b':
-		return `\b`
-	case '\f':
-		return `\f`
-	case '\n':
-		return `\n`
-	case '\r':
-		return `\r`
-	case '\t':
-		return `\t`
-	case '\v':
-		return `\v`
-	}
-	if r < 0x80 {
-		return fmt.Sprintf(`\x%02x`, r)
-	}
-	return fmt.Sprintf(`\u%04x`, r)
+	q := strconv.QuoteRuneToASCII(r)
+	return q[1 : len(q)-1]
 }
