@@ -7,8 +7,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/hermes-hooks/hermes/luabind/internal/kwflow"
-	lua "github.com/yuin/gopher-lua"
 )
 
 // guardShapes are pre_tool_call guards that block `rm -rf /` through a closure, a helper or a
@@ -271,13 +269,6 @@ func TestKeepShapesAgreeWithFreshTables(t *testing.T) {
 		bodies = append(bodies, sh.body)
 	}
 	for _, body := range bodies {
-		got := run(body)
-		saved := analyze
-		analyze = func(*lua.FunctionProto, int) kwflow.Use { return kwflow.Use{} }
-		want := run(body)
-		analyze = saved
-		if diff := cmp.Diff(want, got); diff != "" {
-			t.Errorf("%s: results differ from fresh tables (-fresh +reused):\n%s", body, diff)
-		}
+		sameAsFresh(t, body, run)
 	}
 }

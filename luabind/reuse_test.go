@@ -297,14 +297,7 @@ func TestReuseIsInvisible(t *testing.T) {
 	}
 	reused := 0
 	for _, body := range bodies {
-		got := run(body)
-		saved := analyze
-		analyze = func(*lua.FunctionProto, int) kwflow.Use { return kwflow.Use{} }
-		want := run(body)
-		analyze = saved
-		if diff := cmp.Diff(want, got); diff != "" {
-			t.Errorf("%s: results differ from fresh tables (-fresh +reused):\n%s", body, diff)
-		}
+		sameAsFresh(t, body, run)
 		if kwflow.Analyze(callbackProto(t, body), 0).ReadOnly {
 			reused++
 		}
@@ -416,5 +409,19 @@ func TestRefilledTableSource(t *testing.T) {
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("%s: results differ from fresh tables (-fresh +refilled):\n%s", body, diff)
 		}
+	}
+}
+
+// sameAsFresh checks that run(body), as the engine runs it, gives what it gives with the
+// analysis off, when every call gets new tables.
+func sameAsFresh[T any](t *testing.T, body string, run func(string) T) {
+	t.Helper()
+	got := run(body)
+	saved := analyze
+	analyze = func(*lua.FunctionProto, int) kwflow.Use { return kwflow.Use{} }
+	want := run(body)
+	analyze = saved
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("%s: results differ from fresh tables (-fresh +reused):\n%s", body, diff)
 	}
 }
