@@ -2,6 +2,7 @@ package luabind
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -75,12 +76,12 @@ func (c *callContext) begin(parent context.Context, timeout time.Duration) {
 	c.gen++
 	c.guard.arm(c.budget, timeout, c.onLimit, c.onDeadline)
 	if err := parent.Err(); err != nil {
-		c.cancelLocked(err)
+		c.cancelLocked(stoppedBy(parent))
 		return
 	}
 	if parent.Done() != nil {
 		gen := c.gen
-		c.stopParent = context.AfterFunc(parent, func() { c.cancelGen(gen, parent.Err()) })
+		c.stopParent = context.AfterFunc(parent, func() { c.cancelGen(gen, stoppedBy(parent)) })
 	}
 }
 
@@ -103,6 +104,42 @@ func (c *callContext) cancelGen(gen uint64, err error) {
 	if c.armed && c.gen == gen {
 		c.cancelLocked(err)
 	}
+}
+
+// interrupt stops the call in flight, if any, because the hook is being closed.
+func (c *callContext) interrupt(why error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.armed {
+		c.cancelLocked(&hostStop{err: context.Canceled, why: why})
+	}
+}
+
+// hostStop is why a call ended early on its caller's side rather than at its own timeout:
+// the host's context was cancelled or passed its deadline, or the hook was closed. It is
+// the call context's Err and unwraps to context.Canceled or context.DeadlineExceeded.
+type hostStop struct {
+	err error // what the host's context said
+	why error // its cause, when it gave one
+}
+
+func stoppedBy(parent context.Context) *hostStop {
+	return &hostStop{err: parent.Err(), why: context.Cause(parent)}
+}
+
+func (h *hostStop) Error() string { return h.err.Error() }
+func (h *hostStop) Unwrap() error { return h.err }
+
+// message says what stopped the call, for its Error.
+func (h *hostStop) message() string {
+	msg := "canceled by the host"
+	if errors.Is(h.err, context.DeadlineExceeded) {
+		msg = "canceled by the host: its context's deadline passed"
+	}
+	if h.why != nil && h.why != h.err {
+		msg += " (" + h.why.Error() + ")"
+	}
+	return msg
 }
 
 func (c *callContext) cancelLocked(err error) {

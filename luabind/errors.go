@@ -31,6 +31,9 @@ const (
 	KindConvert
 	// KindLoad means the handler loaded but does not have the shape required (no register/handle).
 	KindLoad
+	// KindBusy means every Lua state of the hook stayed in use for the hook's busy timeout:
+	// the call did not start.
+	KindBusy
 )
 
 func (k Kind) String() string {
@@ -47,6 +50,8 @@ func (k Kind) String() string {
 		return "unsupported value"
 	case KindLoad:
 		return "load error"
+	case KindBusy:
+		return "busy"
 	}
 	return "runtime error"
 }
@@ -131,7 +136,10 @@ func fromCallError(file string, callCtx context.Context, timeoutText string, err
 			}
 		}
 	}
+	var stop *hostStop
 	switch {
+	case callCtx != nil && errors.As(callCtx.Err(), &stop):
+		e.Kind, e.Msg = KindCanceled, stop.message()
 	case callCtx != nil && errors.Is(callCtx.Err(), context.DeadlineExceeded):
 		e.Kind, e.Msg = KindTimeout, timeoutText
 	case callCtx != nil && errors.Is(callCtx.Err(), context.Canceled):

@@ -27,6 +27,7 @@ func LoadHandler(ctx context.Context, src []byte, fn string, opts Options) (*Han
 		return nil
 	}
 	if err := s.start(ctx); err != nil {
+		s.close()
 		return nil, err
 	}
 	return &Handler{s: s}, nil
@@ -41,3 +42,7 @@ func (h *Handler) Call(ctx context.Context, args ...any) (any, error) {
 
 // Close releases the handler's Lua states; calls in flight finish first.
 func (h *Handler) Close() { h.s.close() }
+
+// Interrupt stops the calls in flight now: they return a KindCanceled error that names why.
+// Use it after Close when waiting for them is over.
+func (h *Handler) Interrupt(why error) { h.s.interrupt(why) }

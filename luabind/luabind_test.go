@@ -242,17 +242,6 @@ at_load = coroutine.create(function() while true do end end)`, Options{Timeout: 
 	}
 }
 
-func TestCallerCancel(t *testing.T) {
-	p := loadPlugin(t, `function register(ctx) ctx.register_hook("loop", function() while true do end end) end`, Options{Timeout: time.Minute})
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	defer cancel()
-	_, err := p.Call(ctx, 0, nil)
-	var le *Error
-	if !errors.As(err, &le) || le.Kind != KindCanceled && le.Kind != KindTimeout {
-		t.Fatalf("err = %v, want canceled", err)
-	}
-}
-
 func TestLimits(t *testing.T) {
 	tests := []struct{ body, want string }{
 		{"local function f(n) return 1 + f(n + 1) end return f(1)", "call stack overflow"},

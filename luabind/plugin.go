@@ -36,6 +36,7 @@ func LoadPlugin(ctx context.Context, src []byte, opts Options) (*Plugin, error) 
 	p := &Plugin{s: s}
 	s.setup = p.register
 	if err := s.start(ctx); err != nil {
+		s.close()
 		return nil, err
 	}
 	return p, nil
@@ -60,6 +61,10 @@ func (p *Plugin) CallTimed(ctx context.Context, i int, kwargs any) (any, time.Du
 
 // Close releases the plugin's Lua states; calls in flight finish first.
 func (p *Plugin) Close() { p.s.close() }
+
+// Interrupt stops the calls in flight now: they return a KindCanceled error that names why.
+// Use it after Close when waiting for them is over.
+func (p *Plugin) Interrupt(why error) { p.s.interrupt(why) }
 
 // register runs the handler's register(ctx) in a fresh state. Every state must register
 // the same hooks in the same order, so that callback indexes agree across the pool.

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/hermes-hooks/hermes/luabind/internal/kwflow"
@@ -31,6 +32,10 @@ type Options struct {
 	Home        string          // the hermes home, visible as hermes.home and ctx.home
 	Logger      *slog.Logger    // nil = discard; the log module and print write here
 	Timeout     time.Duration   // per call (and for loading); 0 = 5s
+	// BusyTimeout bounds how long a call waits for a free Lua state when all States are in
+	// use; past it the call does not run and fails with KindBusy. 0 = Timeout. The call's
+	// own Timeout starts when it has a state.
+	BusyTimeout time.Duration
 	States      int             // Lua states kept for concurrent calls; 0 = 1 (see doc.go)
 	Permissions Permissions     // what the hook may touch
 	HostFuncs   map[string]Func // extra functions of the hermes module, e.g. run_agent
@@ -53,6 +58,9 @@ type script struct {
 	tableArg    int // which argument of a call is the table to refill: 0 for plugin callbacks
 
 	pool *pool
+
+	ccMu sync.Mutex
+	ccs  map[*callContext]struct{} // of every open state, for interrupt
 }
 
 // state is one Lua state with the functions the handler gave us.
@@ -61,9 +69,10 @@ type state struct {
 	env   *env
 	fns   []*lua.LFunction
 	kws   []*kwTable   // per function: its reused kwargs table, or nil (reuse.go)
-	slot  *slot        // where the pool keeps it
-	index int          // of slot
-	ctx   *callContext // re-armed for every call
+	slot   *slot        // where the pool keeps it
+	index  int          // of slot
+	ctx    *callContext // re-armed for every call
+	script *script
 }
 
 // analyze is kwflow.Analyze; tests replace it to compare against fresh tables.
@@ -101,6 +110,9 @@ func (st *state) arg(fn int, v any, table bool) lua.LValue {
 
 // close closes the Lua state and what its modules hold outside Lua (files, connections).
 func (st *state) close() {
+	st.script.ccMu.Lock()
+	delete(st.script.ccs, st.ctx)
+	st.script.ccMu.Unlock()
 	heapWatch.unregister(st.env.guard)
 	st.L.Close()
 	st.env.close()
@@ -142,6 +154,9 @@ func newScript(src []byte, opts Options) (*script, error) {
 	if opts.Timeout <= 0 {
 		opts.Timeout = defaultTimeout
 	}
+	if opts.BusyTimeout <= 0 {
+		opts.BusyTimeout = opts.Timeout
+	}
 	if opts.States <= 0 {
 		opts.States = 1
 	}
@@ -169,6 +184,7 @@ func newScript(src []byte, opts Options) (*script, error) {
 		hook: &hook{name: opts.Name, home: opts.Home, logger: logger, perms: opts.Permissions,
 			hostFuncs: opts.HostFuncs, fsRoots: roots, programs: resolvePrograms(opts.Permissions.Exec, opts.Home)},
 		timeoutText: fmt.Sprintf("timed out after %s", opts.Timeout),
+		ccs:         map[*callContext]struct{}{},
 	}
 	s.pool = newPool(opts.States, s.newState)
 	return s, nil
@@ -189,7 +205,10 @@ func (s *script) start(ctx context.Context) error {
 func (s *script) newState(parent context.Context) (st *state, err error) {
 	cc := newCallContext(s.opts.MemoryLimit)
 	e := &env{hook: s.hook, poll: pollContext{cc}, guard: &cc.guard, kept: heapWatch.epoch.Load()}
-	built := &state{L: newSandbox(e), env: e, ctx: cc}
+	built := &state{L: newSandbox(e), env: e, ctx: cc, script: s}
+	s.ccMu.Lock()
+	s.ccs[cc] = struct{}{}
+	s.ccMu.Unlock()
 	cc.begin(parent, s.opts.Timeout)
 	defer func() {
 		cc.end()
@@ -222,16 +241,37 @@ func (s *script) newState(parent context.Context) (st *state, err error) {
 }
 
 // acquireFor takes a state for a call: at once when one is idle, else waiting at most the
-// hook's timeout. It returns how much of the timeout is left for the call.
-func (s *script) acquireFor(ctx context.Context) (*state, time.Duration, error) {
+// hook's busy timeout. Its errors are *Error values: KindBusy when no state came free,
+// KindCanceled when the host gave up first.
+func (s *script) acquireFor(ctx context.Context) (*state, error) {
 	if st := s.pool.tryIdle(); st != nil {
-		return st, s.opts.Timeout, nil
+		return st, nil
 	}
-	start := monoNow()
-	waitCtx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
+	waitCtx, cancel := context.WithTimeoutCause(ctx, s.opts.BusyTimeout, errBusy)
 	defer cancel()
 	st, err := s.acquire(waitCtx)
-	return st, max(s.opts.Timeout-time.Duration(monoNow()-start), time.Millisecond), err
+	var le *Error
+	switch {
+	case err == nil || errors.As(err, &le):
+	case context.Cause(waitCtx) == errBusy:
+		err = &Error{Kind: KindBusy, File: s.opts.File, Msg: fmt.Sprintf(
+			"busy: all %d Lua state(s) of the hook stayed in use for %s, so this call did not run (raise states: or busy_timeout: in the manifest)",
+			len(s.pool.slots), s.opts.BusyTimeout)}
+	default:
+		err = &Error{Kind: KindCanceled, File: s.opts.File, Msg: stoppedBy(ctx).message() + " while waiting for a free Lua state"}
+	}
+	return st, err
+}
+
+var errBusy = errors.New("busy")
+
+// interrupt stops every call in flight, because the hook is being closed.
+func (s *script) interrupt(why error) {
+	s.ccMu.Lock()
+	defer s.ccMu.Unlock()
+	for cc := range s.ccs {
+		cc.interrupt(why)
+	}
 }
 
 // acquire takes a state from the pool.
@@ -263,20 +303,12 @@ func (s *script) call(ctx context.Context, fn int, args []any, timed bool) (any,
 		}
 		return time.Duration(monoNow() - start)
 	}
-	st, left, err := s.acquireFor(ctx)
+	st, err := s.acquireFor(ctx)
 	if err != nil {
-		var le *Error
-		switch {
-		case errors.As(err, &le):
-		case errors.Is(err, context.DeadlineExceeded):
-			err = &Error{Kind: KindTimeout, File: s.opts.File, Msg: s.timeoutText + " waiting for a free Lua state"}
-		default:
-			err = &Error{Kind: KindCanceled, File: s.opts.File, Msg: "call canceled by the host"}
-		}
 		return nil, took(), err
 	}
 	g := st.env.guard
-	st.ctx.begin(ctx, left)
+	st.ctx.begin(ctx, s.opts.Timeout)
 	v, err, panicked := s.invoke(st.ctx, st, fn, args)
 	st.ctx.end()
 	if err != nil && g.tripped.Load() {
