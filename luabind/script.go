@@ -27,11 +27,11 @@ type Permissions struct {
 
 // Options describe one handler file to load. The zero value of every field works.
 type Options struct {
-	Name        string          // hook or plugin name, for logs; "" = the file name
-	File        string          // path of the handler, used in every error message
-	Home        string          // the hermes home, visible as hermes.home and ctx.home
-	Logger      *slog.Logger    // nil = discard; the log module and print write here
-	Timeout     time.Duration   // per call (and for loading); 0 = 5s
+	Name    string        // hook or plugin name, for logs; "" = the file name
+	File    string        // path of the handler, used in every error message
+	Home    string        // the hermes home, visible as hermes.home and ctx.home
+	Logger  *slog.Logger  // nil = discard; the log module and print write here
+	Timeout time.Duration // per call (and for loading); 0 = 5s
 	// BusyTimeout bounds how long a call waits for a free Lua state when all States are in
 	// use; past it the call does not run and fails with KindBusy. 0 = Timeout. The call's
 	// own Timeout starts when it has a state.
@@ -65,10 +65,10 @@ type script struct {
 
 // state is one Lua state with the functions the handler gave us.
 type state struct {
-	L     *lua.LState
-	env   *env
-	fns   []*lua.LFunction
-	kws   []*kwTable   // per function: its reused kwargs table, or nil (reuse.go)
+	L      *lua.LState
+	env    *env
+	fns    []*lua.LFunction
+	kws    []*kwTable   // per function: its reused kwargs table, or nil (reuse.go)
 	slot   *slot        // where the pool keeps it
 	index  int          // of slot
 	ctx    *callContext // re-armed for every call
