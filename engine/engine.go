@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 
@@ -54,21 +55,28 @@ type Prompt struct {
 // Engine runs the plugin hooks and shell hooks of one home. All methods are safe for
 // concurrent use; none panics or returns a hook's failure as a Go error.
 type Engine struct {
-	opts   Options
-	home   string
-	logger *slog.Logger
-	set    atomic.Pointer[hookSet]
-	mu     sync.Mutex // serialises Reload and Close
-	closed bool
+	opts     Options
+	home     string
+	logger   *slog.Logger
+	loadLog  *slog.Logger // for what a load reports: repeats of the previous load are dropped
+	set      atomic.Pointer[hookSet]
+	mu       sync.Mutex // serialises Reload and Close
+	closed   bool
+	stop     context.Context // cancelled when Close stops waiting: shell hooks in flight end
+	stopNow  context.CancelCauseFunc
+	reported *reported
 }
 
 // New loads the home and returns a ready engine. It fails only when the home's
-// config.yaml cannot be read or parsed; broken hooks are skipped with a warning.
+// config.yaml cannot be read or parsed; broken hooks are skipped with a warning. A home
+// that does not exist yet is an engine without hooks.
 func New(ctx context.Context, opts Options) (*Engine, error) {
-	e := &Engine{opts: opts, home: ResolveHome(opts.Home), logger: opts.Logger}
+	e := &Engine{opts: opts, home: ResolveHome(opts.Home), logger: opts.Logger, reported: &reported{}}
 	if e.logger == nil {
 		e.logger = slog.New(slog.DiscardHandler)
 	}
+	e.loadLog = slog.New(&onceHandler{inner: e.logger.Handler(), seen: e.reported})
+	e.stop, e.stopNow = context.WithCancelCause(context.Background())
 	set, err := e.load(ctx, nil)
 	if err != nil {
 		return nil, err
@@ -80,15 +88,36 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 // Home is the directory the engine loads from.
 func (e *Engine) Home() string { return e.home }
 
-// load builds a new hook set from the home. A plugin that fails to load but was running
-// in prev keeps running in its previous version, so a broken edit does not remove it.
+// load builds a new hook set from the home. Plugins and shell hooks whose files and
+// settings did not change since prev are kept as they run (same Lua states, same
+// processes). A plugin that fails to load but was running in prev keeps running in its
+// previous version, so a broken edit does not remove it. With prev, a home that is missing,
+// unreadable or replaced while it is read fails the load.
 func (e *Engine) load(ctx context.Context, prev *hookSet) (*hookSet, error) {
+	e.reported.next()
+	home, err := e.openHome(prev != nil)
+	if err != nil {
+		return nil, err
+	}
 	cfg, warns, err := loadConfig(e.home)
 	if err != nil {
 		return nil, err
 	}
-	set := &hookSet{byHook: map[string][]callback{}, warnings: warns}
-	plugins, infos, w := e.loadPlugins(ctx, e.home, cfg)
+	set := newHookSet()
+	set.warnings = warns
+	done := false
+	defer func() {
+		if !done { // a failed load: close what it started
+			set.discard(prev)
+		}
+	}()
+	plugins, infos, w, err := e.loadPlugins(ctx, cfg, prev)
+	if err != nil {
+		if prev != nil {
+			return nil, err
+		}
+		w = append(w, Warning{File: filepath.Join(e.home, "plugins"), Msg: err.Error()})
+	}
 	set.warnings = append(set.warnings, w...)
 	plugins, infos, w = keepPrevious(prev, plugins, infos)
 	set.plugins, set.warnings, set.loaded = infos, append(set.warnings, w...), plugins
@@ -98,25 +127,30 @@ func (e *Engine) load(ctx context.Context, prev *hookSet) (*hookSet, error) {
 				metrics: e.opts.Metrics.forHook(SourcePlugin, p.info.Name, r.Hook)})
 		}
 	}
-	shell, w := e.loadShellHooks(ctx, cfg)
+	shell, w := e.loadShellHooks(ctx, cfg, prev)
 	set.warnings = append(set.warnings, w...)
 	for _, h := range shell {
 		set.shell = append(set.shell, h.info)
 		if h.cb != nil {
 			set.byHook[h.info.Event] = append(set.byHook[h.info.Event], h.cb)
-			set.closers = append(set.closers, h.info.hook.Close) // stops a persistent hook's process
+			set.hooks = append(set.hooks, h.info.hook)
 		}
 	}
 	set.preTool = set.byHook[PreToolCall]
-	for _, w := range set.warnings {
-		e.logger.Warn(w.String())
+	if err := home.unchanged(); err != nil {
+		return nil, err
 	}
+	for _, w := range set.warnings {
+		e.loadLog.Warn(w.String())
+	}
+	done = true
 	return set, nil
 }
 
 // Reload re-reads the home and swaps the new hook set in atomically. Calls in flight
-// finish on the old set. When the home fails to load, the old set stays and the error
-// says why.
+// finish on the old set. When the home fails to load (a broken config.yaml; a home that is
+// missing, unreadable or replaced while it is read), the old set stays and the error says
+// why. After Close it returns ErrClosed.
 func (e *Engine) Reload(ctx context.Context) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -132,11 +166,14 @@ func (e *Engine) Reload(ctx context.Context) error {
 	return nil
 }
 
-// retire closes old once its calls are done, except the plugins next still runs.
+// retire closes old once its calls are done, except what next still runs.
 func (e *Engine) retire(old, next *hookSet) {
-	old.keep = map[*plugin]bool{}
+	old.keep = map[any]bool{}
 	for _, p := range next.loaded {
 		old.keep[p] = true
+	}
+	for _, h := range next.hooks {
+		old.keep[h] = true
 	}
 	old.retired.Store(true)
 	if old.refs.zero() {
@@ -144,20 +181,35 @@ func (e *Engine) retire(old, next *hookSet) {
 	}
 }
 
-// ErrClosed is returned by Reload after Close.
-var ErrClosed = errors.New("engine: closed")
+// ErrClosed is returned by Reload after Close; a closed engine's PreToolCall blocks with
+// its message.
+var ErrClosed = errors.New("hook engine closed")
 
-// Close releases every hook once the calls in flight have finished. Calls made after
-// Close find no hooks.
+// Close shuts the engine down like http.Server.Shutdown: it stops accepting calls at once,
+// waits for the calls in flight until ctx is done, then interrupts them (they end as
+// cancelled) and returns ctx's error. After Close, PreToolCall blocks every tool call
+// with "hook engine closed", transforms return their input unchanged, and observers do
+// nothing: a closed engine never answers "allowed". Close may be called more than once.
 func (e *Engine) Close(ctx context.Context) error {
 	e.mu.Lock()
-	defer e.mu.Unlock()
 	if e.closed {
+		e.mu.Unlock()
 		return nil
 	}
 	e.closed = true
-	e.retire(e.set.Swap(&hookSet{byHook: map[string][]callback{}}), &hookSet{})
-	return nil
+	old := e.set.Swap(closedSet())
+	e.retire(old, &hookSet{})
+	e.mu.Unlock()
+	select {
+	case <-old.drained:
+		return nil
+	case <-ctx.Done():
+	}
+	for _, p := range old.loaded {
+		p.lp.Interrupt(ErrClosed)
+	}
+	e.stopNow(ErrClosed)
+	return ctx.Err()
 }
 
 // Plugins describes every plugin directory found, loaded or not, in directory order.

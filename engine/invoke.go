@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/hermes-hooks/hermes/internal/suggest"
-	"github.com/hermes-hooks/hermes/luabind"
+	"github.com/hermes-hooks/hermes/shell"
 )
 
 // callback is one registered hook function: a Lua plugin callback or a shell hook.
@@ -27,15 +27,16 @@ type hookSet struct {
 	byHook   map[string][]callback // in invocation order: plugins, then shell hooks
 	preTool  []callback            // byHook[PreToolCall], which every tool call looks up
 	plugins  []*PluginInfo
-	loaded   []*plugin // running plugins, closed with the set unless the next set keeps them
-	keep     map[*plugin]bool
+	loaded   []*plugin     // running plugins, closed with the set unless the next set keeps them
+	hooks    []*shell.Hook // registered shell hooks: their processes stop with the set, likewise
+	keep     map[any]bool  // what the next set still runs
 	shell    []*ShellHookInfo
 	warnings []Warning
-	closers  []func()
 
 	refs      refCount
 	retired   atomic.Bool
 	closeOnce sync.Once
+	drained   chan struct{} // closed by close: the set's last call has returned
 }
 
 func (s *hookSet) close() {
@@ -45,9 +46,12 @@ func (s *hookSet) close() {
 				p.lp.Close()
 			}
 		}
-		for _, c := range s.closers {
-			c()
+		for _, h := range s.hooks {
+			if !s.keep[h] {
+				h.Close() // stops a persistent hook's process
+			}
 		}
+		close(s.drained)
 	})
 }
 
@@ -157,10 +161,7 @@ func (c *pluginCallback) fire(ctx context.Context, hook string, kw args, timed b
 	if err == nil {
 		return r
 	}
-	r.Status, r.Err, r.Result, r.value = StatusError, err.Error(), nil, nil
-	if le, ok := err.(*luabind.Error); ok && le.Kind == luabind.KindTimeout {
-		r.Status = StatusTimeout
-	}
+	r.Status, r.Err, r.Result, r.value = statusOf(err), err.Error(), nil, nil
 	c.logger.Warn("plugin hook failed", "plugin", c.p.info.Name, "hook", hook, "status", string(r.Status), "error", r.Err)
 	if c.p.info.FailClosed && hook == PreToolCall {
 		r.value = map[string]any{"action": "block", "message": fmt.Sprintf(

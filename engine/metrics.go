@@ -6,14 +6,17 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// Metrics counts what every hook does: calls, errors, timeouts, blocks, dropped events
-// and a latency histogram, labelled by source (plugin, shell, gateway), hook name and
-// event. It is a prometheus.Collector: register it with the host's registry. One Metrics
+// Metrics counts what every hook does: calls, errors, timeouts, cancelled and busy calls,
+// blocks, dropped events and a latency histogram, labelled by source (plugin, shell,
+// gateway), hook name and event; drops also by reason ("queue_full", "closed"). Series
+// outlive reloads: a hook keeps counting under the same labels. It is a prometheus.Collector: register it with the host's registry. One Metrics
 // may serve an engine and its gateway (pass it in both Options). Safe for concurrent use.
 type Metrics struct {
 	calls    *prometheus.CounterVec
 	errors   *prometheus.CounterVec
 	timeouts *prometheus.CounterVec
+	cancels  *prometheus.CounterVec
+	busy     *prometheus.CounterVec
 	blocks   *prometheus.CounterVec
 	drops    *prometheus.CounterVec
 	latency  *prometheus.HistogramVec
@@ -30,8 +33,11 @@ func NewMetrics() *Metrics {
 		calls:    counter("calls_total", "Hook calls, by hook and event."),
 		errors:   counter("errors_total", "Hook calls that failed (error raised, crashed, could not start)."),
 		timeouts: counter("timeouts_total", "Hook calls interrupted at their timeout."),
+		cancels:  counter("cancelled_total", "Hook calls cancelled by the host, or interrupted when the engine closed."),
+		busy:     counter("busy_total", "Hook calls that did not run: every Lua state stayed in use for the busy timeout."),
 		blocks:   counter("blocks_total", "Tool calls blocked, counted for the hook whose block won."),
-		drops:    counter("drops_total", "Gateway events dropped because the hook's queue was full."),
+		drops: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "hermes", Subsystem: "hook", Name: "drops_total",
+			Help: "Gateway events not delivered to a hook: its queue was full, or the gateway was closed."}, append(metricLabels, "reason")),
 		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Namespace: "hermes", Subsystem: "hook", Name: "duration_seconds", Help: "Duration of hook calls.",
 			Buckets: []float64{.00001, .00005, .0001, .0005, .001, .005, .01, .05, .1, .5, 1, 5, 30},
@@ -54,14 +60,14 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 }
 
 func (m *Metrics) collectors() []prometheus.Collector {
-	return []prometheus.Collector{m.calls, m.errors, m.timeouts, m.blocks, m.drops, m.latency}
+	return []prometheus.Collector{m.calls, m.errors, m.timeouts, m.cancels, m.busy, m.blocks, m.drops, m.latency}
 }
 
 // hookMetrics are one hook's series for one event, resolved once so that a call costs a
 // few atomic adds.
 type hookMetrics struct {
-	calls, errors, timeouts, blocks prometheus.Counter
-	latency                         prometheus.Observer
+	calls, errors, timeouts, cancels, busy, blocks prometheus.Counter
+	latency                                        prometheus.Observer
 }
 
 // For returns the series of (source, name, event); nil Metrics give nil.
@@ -73,6 +79,8 @@ func (m *Metrics) forHook(source, name, event string) *hookMetrics {
 		calls:    m.calls.WithLabelValues(source, name, event),
 		errors:   m.errors.WithLabelValues(source, name, event),
 		timeouts: m.timeouts.WithLabelValues(source, name, event),
+		cancels:  m.cancels.WithLabelValues(source, name, event),
+		busy:     m.busy.WithLabelValues(source, name, event),
 		blocks:   m.blocks.WithLabelValues(source, name, event),
 		latency:  m.latency.WithLabelValues(source, name, event),
 	}
@@ -90,6 +98,10 @@ func (h *hookMetrics) observe(status Status, d time.Duration) {
 		h.errors.Inc()
 	case StatusTimeout:
 		h.timeouts.Inc()
+	case StatusCancelled:
+		h.cancels.Inc()
+	case StatusBusy:
+		h.busy.Inc()
 	}
 }
 
@@ -98,9 +110,15 @@ func (m *Metrics) Observe(source, name, event string, status Status, d time.Dura
 	m.forHook(source, name, event).observe(status, d)
 }
 
-// Drop records an event dropped by a full queue.
-func (m *Metrics) Drop(source, name, event string) {
+// Reasons an event was dropped, for Metrics.Drop.
+const (
+	DropQueueFull = "queue_full" // the hook's queue was full
+	DropClosed    = "closed"     // emitted after Close, or still queued when Close gave up waiting
+)
+
+// Drop records an event not delivered to a hook, and why (DropQueueFull, DropClosed).
+func (m *Metrics) Drop(source, name, event, reason string) {
 	if m != nil {
-		m.drops.WithLabelValues(source, name, event).Inc()
+		m.drops.WithLabelValues(source, name, event, reason).Inc()
 	}
 }

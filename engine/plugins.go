@@ -3,6 +3,7 @@ package engine
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -24,16 +25,19 @@ const (
 	maxHandlerSize       = 4 << 20
 )
 
-var pluginKeys = []string{"name", "description", "version", "enabled", "priority", "timeout", "fail_closed", "config", "permissions", "states", "reuse_kwargs"}
+var pluginKeys = []string{"name", "description", "version", "enabled", "priority", "timeout", "fail_closed", "config", "permissions", "states", "busy_timeout", "reuse_kwargs"}
 
 // PluginInfo describes one plugin directory as found and loaded.
 type PluginInfo struct {
-	Name        string              `json:"name"`
-	Dir         string              `json:"dir"`
-	Description string              `json:"description,omitempty"`
-	Version     string              `json:"version,omitempty"`
-	Priority    int                 `json:"priority"`
-	Timeout     float64             `json:"timeout_s"`
+	Name        string  `json:"name"`
+	Dir         string  `json:"dir"`
+	Description string  `json:"description,omitempty"`
+	Version     string  `json:"version,omitempty"`
+	Priority    int     `json:"priority"`
+	Timeout     float64 `json:"timeout_s"`
+	// BusyTimeout is how long a call waits for a free Lua state when all States are in
+	// use, in seconds; past it the call does not run (status busy). Default: Timeout.
+	BusyTimeout float64             `json:"busy_timeout_s"`
 	FailClosed  bool                `json:"fail_closed"`
 	States      int                 `json:"states"`
 	Enabled     bool                `json:"enabled"`
@@ -52,21 +56,31 @@ type PluginInfo struct {
 
 // plugin is a loaded plugin.
 type plugin struct {
-	info *PluginInfo
-	file string
-	lp   *luabind.Plugin
+	info  *PluginInfo
+	file  string
+	lp    *luabind.Plugin
+	sum   [sha256.Size]byte // of what it was loaded from (see pluginSum)
+	warns []Warning         // found when it was loaded
 }
 
 // loadPlugins discovers <home>/plugins/*, loads the enabled ones, and returns them in
-// invocation order (priority, then directory name) with every plugin's info.
-func (e *Engine) loadPlugins(ctx context.Context, home string, cfg *config) ([]*plugin, []*PluginInfo, []Warning) {
-	dir := filepath.Join(home, "plugins")
+// invocation order (priority, then directory name) with every plugin's info. A plugin
+// running in prev whose files did not change is kept as it runs. A plugins directory that
+// exists but cannot be read is an error.
+func (e *Engine) loadPlugins(ctx context.Context, cfg *config, prev *hookSet) ([]*plugin, []*PluginInfo, []Warning, error) {
+	dir := filepath.Join(e.home, "plugins")
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, nil, nil
+			return nil, nil, nil, nil
 		}
-		return nil, nil, []Warning{{File: dir, Msg: err.Error()}}
+		return nil, nil, nil, fmt.Errorf("plugins directory %s cannot be read (%s): the plugins loaded before keep running", dir, plainError(err))
+	}
+	running := map[string]*plugin{}
+	if prev != nil {
+		for _, p := range prev.loaded {
+			running[p.info.Dir] = p
+		}
 	}
 	var loaded []*plugin
 	var infos []*PluginInfo
@@ -75,7 +89,8 @@ func (e *Engine) loadPlugins(ctx context.Context, home string, cfg *config) ([]*
 		if !ent.IsDir() || strings.HasPrefix(ent.Name(), ".") {
 			continue
 		}
-		p, info, w := e.loadPlugin(ctx, filepath.Join(dir, ent.Name()), cfg)
+		path := filepath.Join(dir, ent.Name())
+		p, info, w := e.loadPlugin(ctx, path, cfg, running[path])
 		warns = append(warns, w...)
 		if info != nil {
 			infos = append(infos, info)
@@ -85,12 +100,26 @@ func (e *Engine) loadPlugins(ctx context.Context, home string, cfg *config) ([]*
 		}
 	}
 	sortPlugins(loaded)
-	return loaded, infos, warns
+	return loaded, infos, warns, nil
 }
 
-// loadPlugin loads one plugin directory. A nil plugin with a non-nil info means the plugin
-// is listed but not running (disabled or broken).
-func (e *Engine) loadPlugin(ctx context.Context, dir string, cfg *config) (*plugin, *PluginInfo, []Warning) {
+// pluginSum identifies what a plugin is loaded from: its two files and the plugins
+// config.yaml disables.
+func pluginSum(manifest, handler []byte, disabled []string) [sha256.Size]byte {
+	h := sha256.New()
+	for _, part := range [][]byte{manifest, handler, []byte(strings.Join(disabled, "\n"))} {
+		fmt.Fprintf(h, "%d:", len(part))
+		h.Write(part)
+	}
+	var sum [sha256.Size]byte
+	h.Sum(sum[:0])
+	return sum
+}
+
+// loadPlugin loads one plugin directory, or returns running as it is when its files did
+// not change. A nil plugin with a non-nil info means the plugin is listed but not running
+// (disabled or broken).
+func (e *Engine) loadPlugin(ctx context.Context, dir string, cfg *config, running *plugin) (*plugin, *PluginInfo, []Warning) {
 	base := filepath.Base(dir)
 	info := &PluginInfo{Name: base, Dir: dir, dirName: base, Enabled: true, Timeout: defaultPluginTimeout, States: 1, Hooks: []string{}}
 	mfile := filepath.Join(dir, "plugin.yaml")
@@ -99,7 +128,13 @@ func (e *Engine) loadPlugin(ctx context.Context, dir string, cfg *config) (*plug
 		info.Status, info.Error = "error", w.String()
 		return nil, info, []Warning{w}
 	}
-	warns, err := parsePluginManifest(mfile, info)
+	mdata, merr := manifest.ReadFile(mfile, manifest.MaxSize)
+	src, herr := manifest.ReadFile(hfile, maxHandlerSize)
+	sum := pluginSum(mdata, src, cfg.disabledPlugins)
+	if running != nil && merr == nil && herr == nil && running.sum == sum {
+		return running, running.info, running.warns
+	}
+	warns, err := parsePluginManifest(mfile, mdata, merr, info)
 	if err != nil {
 		var me *manifest.Error
 		if errors.As(err, &me) {
@@ -117,10 +152,9 @@ func (e *Engine) loadPlugin(ctx context.Context, dir string, cfg *config) (*plug
 		info.Status = "disabled"
 		return nil, info, warns
 	}
-	src, err := manifest.ReadFile(hfile, maxHandlerSize)
-	if err != nil {
-		msg := err.Error()
-		if errors.Is(err, fs.ErrNotExist) {
+	if herr != nil {
+		msg := herr.Error()
+		if errors.Is(herr, fs.ErrNotExist) {
 			msg = "missing handler.lua: define register(ctx) in it"
 		}
 		info.Status, info.Error = "error", Warning{File: hfile, Msg: msg}.String()
@@ -128,8 +162,8 @@ func (e *Engine) loadPlugin(ctx context.Context, dir string, cfg *config) (*plug
 	}
 	lp, err := luabind.LoadPlugin(ctx, src, luabind.Options{
 		Name: info.Name, File: hfile, Home: e.home, Logger: e.logger.With("plugin", info.Name),
-		Timeout: seconds(info.Timeout), States: info.States, Permissions: info.Permissions,
-		HostFuncs: e.opts.HostFuncs, Config: info.config,
+		Timeout: seconds(info.Timeout), BusyTimeout: seconds(info.BusyTimeout), States: info.States,
+		Permissions: info.Permissions, HostFuncs: e.opts.HostFuncs, Config: info.config,
 	})
 	if err != nil {
 		var le *luabind.Error
@@ -153,14 +187,17 @@ func (e *Engine) loadPlugin(ctx context.Context, dir string, cfg *config) (*plug
 		warns = append(warns, Warning{File: mfile, Msg: "fail_closed only applies to pre_tool_call, which this plugin does not register"})
 	}
 	info.Status = "loaded"
-	return &plugin{info: info, file: hfile, lp: lp}, info, warns
+	return &plugin{info: info, file: hfile, lp: lp, sum: sum, warns: warns}, info, warns
 }
 
 func seconds(f float64) time.Duration { return time.Duration(f * float64(time.Second)) }
 
-// parsePluginManifest fills info from plugin.yaml.
-func parsePluginManifest(file string, info *PluginInfo) ([]Warning, error) {
-	root, err := manifest.Read(file)
+// parsePluginManifest fills info from plugin.yaml, read as data (or failing with readErr).
+func parsePluginManifest(file string, data []byte, readErr error, info *PluginInfo) ([]Warning, error) {
+	if readErr != nil {
+		return nil, readErr
+	}
+	root, err := manifest.Parse(file, data)
 	if err != nil {
 		return nil, err
 	}
@@ -173,6 +210,7 @@ func parsePluginManifest(file string, info *PluginInfo) ([]Warning, error) {
 	}
 	info.Name, info.Description, info.Enabled = common.Name, common.Description, common.Enabled
 	info.Timeout, info.Permissions = common.Timeout, common.Permissions
+	info.BusyTimeout = info.Timeout
 	for _, key := range pluginKeys {
 		n, ok := fields[key]
 		if !ok {
@@ -189,6 +227,11 @@ func parsePluginManifest(file string, info *PluginInfo) ([]Warning, error) {
 		case "reuse_kwargs": // accepted so that older manifests load; its value does not matter
 			warns = append(warns, Warning{File: file, Line: n.Line, Msg: "reuse_kwargs is no longer used: " +
 				"kwargs tables are reused automatically when the callback cannot tell (remove the key)"})
+		case "busy_timeout":
+			info.BusyTimeout, err = manifest.Number(file, n, key)
+			if err == nil && (info.BusyTimeout <= 0 || info.BusyTimeout > maxTimeout) {
+				err = manifest.Errorf(file, n, "busy_timeout must be a number of seconds above 0 and at most %v", maxTimeout)
+			}
 		case "states":
 			info.States, err = manifest.Int(file, n, key)
 			if err == nil && (info.States < 1 || info.States > maxStates) {

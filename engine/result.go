@@ -2,7 +2,10 @@ package engine
 
 import (
 	"encoding/json"
+	"errors"
 	"time"
+
+	"github.com/hermes-hooks/hermes/luabind"
 )
 
 // Status is how one hook's call ended.
@@ -12,21 +15,53 @@ type Status string
 const (
 	StatusOK      Status = "ok"
 	StatusError   Status = "error"
-	StatusTimeout Status = "timeout"
+	StatusTimeout Status = "timeout" // the hook ran past its own timeout and was interrupted
 	StatusSkipped Status = "skipped" // matcher did not match, or the hook is disabled or unapproved
+	// StatusCancelled: the host cancelled the call (its context was cancelled or passed its
+	// deadline), or the engine was closed under it. Not the hook's fault.
+	StatusCancelled Status = "cancelled"
+	// StatusBusy: every Lua state of the hook stayed in use for its busy_timeout, so the
+	// call did not run (raise states: in the manifest).
+	StatusBusy Status = "busy"
 )
+
+// statusOf is the status of a Lua hook's failure.
+func statusOf(err error) Status {
+	var le *luabind.Error
+	if errors.As(err, &le) {
+		switch le.Kind {
+		case luabind.KindTimeout:
+			return StatusTimeout
+		case luabind.KindCanceled:
+			return StatusCancelled
+		case luabind.KindBusy:
+			return StatusBusy
+		}
+	}
+	return StatusError
+}
+
+// StatusOf is the status a Lua hook's call gets for err, the error of a luabind call:
+// StatusTimeout, StatusCancelled, StatusBusy, else StatusError (nil: StatusOK).
+func StatusOf(err error) Status {
+	if err == nil {
+		return StatusOK
+	}
+	return statusOf(err)
+}
 
 // Source names the kind of hook that produced a result.
 const (
 	SourcePlugin  = "plugin"
 	SourceShell   = "shell"
 	SourceGateway = "gateway"
+	SourceEngine  = "engine" // the engine itself: a closed engine's block
 )
 
 // HookResult is what one hook did for one call. A failing hook is a HookResult with a
 // Status, never a Go error.
 type HookResult struct {
-	Source   string        // SourcePlugin, SourceShell or SourceGateway
+	Source   string        // SourcePlugin, SourceShell, SourceGateway, or SourceEngine
 	Name     string        // plugin name, shell command, or gateway hook name
 	Status   Status        //
 	Result   any           // the hook's answer in wire shape: the Lua return value, or a shell hook's parsed stdout

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"log/slog"
+	"time"
 
 	"github.com/hermes-hooks/hermes/consent"
 	"github.com/hermes-hooks/hermes/shell"
@@ -26,6 +27,18 @@ type ShellHookInfo struct {
 	Consent consent.Status `json:"consent"`
 
 	hook *shell.Hook
+	cb   callback // nil when not registered
+}
+
+// shellKey is what makes two declarations of a shell hook the same hook.
+type shellKey struct {
+	event, matcher, command string
+	timeout                 time.Duration
+	failClosed, persistent  bool
+}
+
+func keyOf(h *shell.Hook) shellKey {
+	return shellKey{h.Event, h.Matcher, h.Command, h.Timeout, h.FailClosed, h.Persistent}
 }
 
 // Hook is the parsed hook, for tools that run it directly (doctor).
@@ -41,8 +54,10 @@ func ConsentStore(home string, logger *slog.Logger) *consent.Store {
 	return consent.Open(consent.DefaultPath(home), logger)
 }
 
-// loadShellHooks parses the hooks: of config.yaml and decides each one's consent.
-func (e *Engine) loadShellHooks(ctx context.Context, cfg *config) ([]loadedShellHook, []Warning) {
+// loadShellHooks parses the hooks: of config.yaml and decides each one's consent. A hook
+// registered in prev and declared the same way again is kept as it runs (a persistent
+// hook keeps its process).
+func (e *Engine) loadShellHooks(ctx context.Context, cfg *config, prev *hookSet) ([]loadedShellHook, []Warning) {
 	hooks, shellWarns := shell.ParseHooks(cfg.file, cfg.hooks, hookNames)
 	var warns []Warning
 	for _, w := range shellWarns {
@@ -55,17 +70,25 @@ func (e *Engine) loadShellHooks(ctx context.Context, cfg *config) ([]loadedShell
 	if err != nil {
 		warns = append(warns, Warning{File: cfg.file, Msg: err.Error()})
 	}
-	storeLogger := e.logger
+	storeLogger := e.loadLog
 	if e.opts.IgnoreConsent {
 		storeLogger = slog.New(slog.DiscardHandler) // nothing is decided: the file's state is reported, not warned about
 	}
 	store := ConsentStore(e.home, storeLogger)
 	decider := &consent.Decider{
 		Store: store, Mode: mode, AcceptFlag: e.opts.AcceptHooks, Getenv: getenv(e.opts.Getenv),
-		ConfigAutoAccept: cfg.autoAccept, Logger: e.logger,
+		ConfigAutoAccept: cfg.autoAccept, Logger: e.loadLog,
 	}
 	if p := e.opts.Prompt; p != nil {
 		decider.Interactive, decider.In, decider.Out = true, p.In, p.Out
+	}
+	running := map[shellKey]*ShellHookInfo{}
+	if prev != nil {
+		for _, info := range prev.shell {
+			if info.Registered {
+				running[keyOf(info.hook)] = info
+			}
+		}
 	}
 	out := make([]loadedShellHook, 0, len(hooks))
 	for _, h := range hooks {
@@ -80,9 +103,12 @@ func (e *Engine) loadShellHooks(ctx context.Context, cfg *config) ([]loadedShell
 		}
 		info.Consent = store.Check(h.Event, h.Command, mode)
 		l := loadedShellHook{info: info}
-		if info.Registered {
-			l.cb = &shellCallback{hook: h, logger: e.logger, metrics: e.opts.Metrics.forHook(SourceShell, h.Command, h.Event)}
+		if old := running[keyOf(h)]; info.Registered && old != nil {
+			info.hook, l.cb = old.hook, old.cb
+		} else if info.Registered {
+			l.cb = &shellCallback{hook: h, logger: e.logger, metrics: e.opts.Metrics.forHook(SourceShell, h.Command, h.Event), stop: e.stop}
 		}
+		info.cb = l.cb
 		out = append(out, l)
 	}
 	return out, warns
@@ -93,11 +119,15 @@ type shellCallback struct {
 	hook    *shell.Hook
 	logger  *slog.Logger
 	metrics *hookMetrics
+	stop    context.Context // the engine's: done when Close stops waiting for calls
 }
 
 func (c *shellCallback) stats() *hookMetrics { return c.metrics }
 
 func (c *shellCallback) fire(ctx context.Context, hook string, kw args, _ bool) HookResult {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	defer context.AfterFunc(c.stop, func() { cancel(context.Cause(c.stop)) })()
 	res := c.hook.Run(ctx, kw.Map(), shell.RunOptions{Logger: c.logger})
 	r := HookResult{
 		Source: SourceShell, Name: c.hook.Command, Status: Status(res.Status), Result: res.Parsed, value: res.Value,

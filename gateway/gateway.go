@@ -211,7 +211,7 @@ func (g *Gateway) Emit(event string, data map[string]any) {
 		case h.worker.queue <- job{event, data}:
 		default:
 			n := h.worker.dropped.Add(1)
-			g.opts.Metrics.Drop(engine.SourceGateway, h.info.Name, event)
+			g.opts.Metrics.Drop(engine.SourceGateway, h.info.Name, event, engine.DropQueueFull)
 			now := time.Now().UnixNano()
 			if last := h.worker.lastWarn.Load(); now-last >= int64(dropWarnEvery) && h.worker.lastWarn.CompareAndSwap(last, now) {
 				g.logger.Warn("gateway hook queue full: event dropped", "hook", h.info.Name, "event", event, "dropped_total", n)

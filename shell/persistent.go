@@ -147,12 +147,12 @@ func (h *Hook) acquire(ctx context.Context, p *persistent, deadline time.Time, t
 	case p.sem <- struct{}{}:
 		return Result{}, true
 	case <-t.C:
-		why := fmt.Sprintf("timed out after %s waiting for its process (busy with another firing)", timeout)
-		res := Result{Status: StatusTimeout, ExitCode: -1, Err: h.errorf("%s", why)}
+		why := fmt.Sprintf("busy: its process stayed busy with another firing for %s", timeout)
+		res := Result{Status: StatusBusy, ExitCode: -1, Err: h.errorf("%s", why)}
 		h.failClosed(&res, why)
 		return res, false
 	case <-ctx.Done():
-		return h.failed(StatusError, "not started: "+ctx.Err().Error()), false
+		return h.failed(StatusCancelled, "not started: "+ctx.Err().Error()), false
 	}
 }
 
@@ -207,7 +207,7 @@ func (h *Hook) lost(ctx context.Context, p *persistent, pr *proc, err error, tim
 		h.drop(p, pr, "timed out", log)
 		res.Err = h.errorf("%s; process group killed, restarted on the next firing", why)
 	case errors.Is(err, os.ErrDeadlineExceeded) || ctx.Err() != nil:
-		why = fmt.Sprintf("cancelled (%v)", context.Cause(ctx))
+		why, res.Status = fmt.Sprintf("cancelled (%v)", context.Cause(ctx)), StatusCancelled
 		h.drop(p, pr, "cancelled", log)
 		res.Err = h.errorf("%s; process group killed, restarted on the next firing", why)
 	case errors.Is(err, errLineTooLong):

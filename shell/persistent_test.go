@@ -237,7 +237,7 @@ func TestPersistentCancel(t *testing.T) {
 	defer cancel()
 	start := time.Now()
 	res := hang.Run(ctx, map[string]any{}, RunOptions{})
-	if res.Status != StatusError || !strings.Contains(res.Err, "cancelled") || time.Since(start) > 3*time.Second {
+	if res.Status != StatusCancelled || !strings.Contains(res.Err, "cancelled") || time.Since(start) > 3*time.Second {
 		t.Errorf("status %q err %q after %v, want a prompt cancellation", res.Status, res.Err, time.Since(start))
 	}
 	if res, again := fire(t, h, context.Background(), "ok", RunOptions{}); res.Status != StatusOK || again != pid {

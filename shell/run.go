@@ -43,9 +43,13 @@ type Status string
 // Statuses of a Run.
 const (
 	StatusOK      Status = "ok"      // the hook ran and exited (with any exit code)
-	StatusError   Status = "error"   // the hook could not be started, or the run was cancelled
+	StatusError   Status = "error"   // the hook could not be started, or failed
 	StatusTimeout Status = "timeout" // the hook ran out of time; its process group was killed
 	StatusSkipped Status = "skipped" // the matcher did not match the tool: nothing was spawned
+	// StatusCancelled: the caller's context was cancelled (or passed its deadline) first.
+	StatusCancelled Status = "cancelled"
+	// StatusBusy: a persistent hook's process stayed busy with another firing for the timeout.
+	StatusBusy Status = "busy"
 )
 
 // Result is the outcome of one firing.
@@ -95,7 +99,7 @@ func (h *Hook) run(ctx context.Context, kwargs map[string]any, opts RunOptions, 
 		return h.failed(StatusError, err.Error())
 	}
 	if err := ctx.Err(); err != nil {
-		return h.failed(StatusError, "not started: "+err.Error())
+		return h.failed(StatusCancelled, "not started: "+err.Error())
 	}
 	if h.Persistent {
 		return h.exchange(ctx, in, opts, log)
@@ -153,7 +157,7 @@ func (h *Hook) spawn(ctx context.Context, stdin []byte, opts RunOptions, log *sl
 	}
 	if killed() {
 		why := fmt.Sprintf("cancelled (%v)", context.Cause(ctx))
-		res.Status = StatusError
+		res.Status = StatusCancelled
 		if ctx.Err() == nil {
 			why, res.Status = fmt.Sprintf("timed out after %s", timeout), StatusTimeout
 		}

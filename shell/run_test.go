@@ -242,12 +242,12 @@ func TestRunContextCancel(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	res := h.Run(ctx, nil, RunOptions{})
-	if res.Status != StatusError || !strings.Contains(res.Err, "cancelled") {
-		t.Errorf("got status %q err %q, want error and a cancel message", res.Status, res.Err)
+	if res.Status != StatusCancelled || !strings.Contains(res.Err, "cancelled") {
+		t.Errorf("got status %q err %q, want cancelled and a cancel message", res.Status, res.Err)
 	}
 	res = h.Run(ctx, nil, RunOptions{}) // already done: not started
-	if res.Status != StatusError || !strings.Contains(res.Err, "not started") {
-		t.Errorf("got status %q err %q, want error and not started", res.Status, res.Err)
+	if res.Status != StatusCancelled || !strings.Contains(res.Err, "not started") {
+		t.Errorf("got status %q err %q, want cancelled and not started", res.Status, res.Err)
 	}
 }
 

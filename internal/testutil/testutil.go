@@ -18,8 +18,15 @@ import (
 func Home(tb testing.TB, files map[string]string) string {
 	tb.Helper()
 	home := tb.TempDir()
+	WriteFiles(tb, home, files)
+	return home
+}
+
+// WriteFiles writes files (relative path -> content) under dir, creating directories.
+func WriteFiles(tb testing.TB, dir string, files map[string]string) {
+	tb.Helper()
 	for name, content := range files {
-		p := filepath.Join(home, name)
+		p := filepath.Join(dir, name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			tb.Fatal(err)
 		}
@@ -27,7 +34,6 @@ func Home(tb testing.TB, files map[string]string) string {
 			tb.Fatal(err)
 		}
 	}
-	return home
 }
 
 // Merge returns one map holding the files of all ms (later ones win).
