@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hermes-hooks/hermes/consent"
+	"github.com/hermes-hooks/hermes/internal/command"
 	"github.com/hermes-hooks/hermes/shell"
 )
 
@@ -28,17 +29,27 @@ type ShellHookInfo struct {
 
 	hook *shell.Hook
 	cb   callback // nil when not registered
+	key  shellKey // as loaded
 }
 
-// shellKey is what makes two declarations of a shell hook the same hook.
+// shellKey is what makes two declarations of a shell hook the same hook: the same entry,
+// and for a persistent hook, whose process runs the script as it was when it started, the
+// same script content.
 type shellKey struct {
 	event, matcher, command string
 	timeout                 time.Duration
 	failClosed, persistent  bool
+	script                  string // SHA-256 of a persistent hook's script
 }
 
 func keyOf(h *shell.Hook) shellKey {
-	return shellKey{h.Event, h.Matcher, h.Command, h.Timeout, h.FailClosed, h.Persistent}
+	k := shellKey{h.Event, h.Matcher, h.Command, h.Timeout, h.FailClosed, h.Persistent, ""}
+	if h.Persistent {
+		if r, err := command.Resolve(h.Command, ""); err == nil && r.ScriptFile != "" {
+			_, k.script, _ = consent.Fingerprint(r.ScriptFile)
+		}
+	}
+	return k
 }
 
 // Hook is the parsed hook, for tools that run it directly (doctor).
@@ -86,7 +97,7 @@ func (e *Engine) loadShellHooks(ctx context.Context, cfg *config, prev *hookSet)
 	if prev != nil {
 		for _, info := range prev.shell {
 			if info.Registered {
-				running[keyOf(info.hook)] = info
+				running[info.key] = info
 			}
 		}
 	}
@@ -102,8 +113,9 @@ func (e *Engine) loadShellHooks(ctx context.Context, cfg *config, prev *hookSet)
 			info.Registered, info.ApprovedBy = decider.Decide(ctx, h.Event, h.Command)
 		}
 		info.Consent = store.Check(h.Event, h.Command, mode)
+		info.key = keyOf(h)
 		l := loadedShellHook{info: info}
-		if old := running[keyOf(h)]; info.Registered && old != nil {
+		if old := running[info.key]; info.Registered && old != nil {
 			info.hook, l.cb = old.hook, old.cb
 		} else if info.Registered {
 			l.cb = &shellCallback{hook: h, logger: e.logger, metrics: e.opts.Metrics.forHook(SourceShell, h.Command, h.Event), stop: e.stop}

@@ -417,10 +417,15 @@ func TestBenchmarkHomes(t *testing.T) {
 }
 
 // TestPersistentShellHookClosedWithEngine checks the engine wiring of persistent: true: one
-// process across firings, stopped by Reload and by Close.
+// process across firings and across reloads that change nothing, replaced by a reload after
+// its script changed, stopped by Close.
 func TestPersistentShellHookClosedWithEngine(t *testing.T) {
-	home := testutil.Home(t, map[string]string{
-		"config.yaml": "hooks:\n  pre_llm_call:\n    - command: " + quoteYAML(testdata(t, "pid-persistent.sh")) + "\n      persistent: true\n",
+	script := string(readTestdata(t, "pid-persistent.sh"))
+	home := testutil.Home(t, map[string]string{"pid.sh": script})
+	scriptPath := filepath.Join(home, "pid.sh")
+	os.Chmod(scriptPath, 0o755)
+	testutil.WriteFiles(t, home, map[string]string{
+		"config.yaml": "hooks:\n  pre_llm_call:\n    - command: " + quoteYAML(scriptPath) + "\n      persistent: true\n",
 	})
 	ctx := context.Background()
 	eng, err := engine.New(ctx, engine.Options{Home: home, AcceptHooks: true})
@@ -440,8 +445,17 @@ func TestPersistentShellHookClosedWithEngine(t *testing.T) {
 	if err := eng.Reload(ctx); err != nil {
 		t.Fatal(err)
 	}
+	if again := pid(); again != first {
+		t.Errorf("after a Reload that changed nothing process %d answered, want %d still", again, first)
+	}
+	if err := os.WriteFile(scriptPath, []byte(script+"# edited\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := eng.Reload(ctx); err != nil {
+		t.Fatal(err)
+	}
 	if second := pid(); second == first || second == 0 {
-		t.Errorf("after Reload the same process %d answered, want a new one", second)
+		t.Errorf("after its script changed the same process %d answered, want a new one", second)
 	}
 	waitGone(t, first)
 	last := pid()
