@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/hermes-hooks/hermes/internal/reload"
 	"github.com/hermes-hooks/hermes/luabind"
 )
 
@@ -55,27 +56,26 @@ type Prompt struct {
 // Engine runs the plugin hooks and shell hooks of one home. All methods are safe for
 // concurrent use; none panics or returns a hook's failure as a Go error.
 type Engine struct {
-	opts     Options
-	home     string
-	logger   *slog.Logger
-	loadLog  *slog.Logger // for what a load reports: repeats of the previous load are dropped
-	set      atomic.Pointer[hookSet]
-	mu       sync.Mutex // serialises Reload and Close
-	closed   bool
-	stop     context.Context // cancelled when Close stops waiting: shell hooks in flight end
-	stopNow  context.CancelCauseFunc
-	reported *reported
+	opts    Options
+	home    string
+	logger  *slog.Logger
+	loadLog *reload.Log // for what a load reports: repeats of the previous load are dropped
+	set     atomic.Pointer[hookSet]
+	mu      sync.Mutex // serialises Reload and Close
+	closed  bool
+	stop    context.Context // cancelled when Close stops waiting: shell hooks in flight end
+	stopNow context.CancelCauseFunc
 }
 
 // New loads the home and returns a ready engine. It fails only when the home's
 // config.yaml cannot be read or parsed; broken hooks are skipped with a warning. A home
 // that does not exist yet is an engine without hooks.
 func New(ctx context.Context, opts Options) (*Engine, error) {
-	e := &Engine{opts: opts, home: ResolveHome(opts.Home), logger: opts.Logger, reported: &reported{}}
+	e := &Engine{opts: opts, home: ResolveHome(opts.Home), logger: opts.Logger}
 	if e.logger == nil {
 		e.logger = slog.New(slog.DiscardHandler)
 	}
-	e.loadLog = slog.New(&onceHandler{inner: e.logger.Handler(), seen: e.reported})
+	e.loadLog = reload.NewLog(e.logger)
 	e.stop, e.stopNow = context.WithCancelCause(context.Background())
 	set, err := e.load(ctx, nil)
 	if err != nil {
@@ -94,8 +94,8 @@ func (e *Engine) Home() string { return e.home }
 // previous version, so a broken edit does not remove it. With prev, a home that is missing,
 // unreadable or replaced while it is read fails the load.
 func (e *Engine) load(ctx context.Context, prev *hookSet) (*hookSet, error) {
-	e.reported.next()
-	home, err := e.openHome(prev != nil)
+	e.loadLog.Next()
+	home, err := reload.Open(e.home, prev == nil)
 	if err != nil {
 		return nil, err
 	}
@@ -137,7 +137,7 @@ func (e *Engine) load(ctx context.Context, prev *hookSet) (*hookSet, error) {
 		}
 	}
 	set.preTool = set.byHook[PreToolCall]
-	if err := home.unchanged(); err != nil {
+	if err := home.Unchanged(); err != nil {
 		return nil, err
 	}
 	for _, w := range set.warnings {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hermes-hooks/hermes/internal/manifest"
+	"github.com/hermes-hooks/hermes/internal/reload"
 	"github.com/hermes-hooks/hermes/luabind"
 )
 
@@ -74,7 +75,7 @@ func (e *Engine) loadPlugins(ctx context.Context, cfg *config, prev *hookSet) ([
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil, nil, nil
 		}
-		return nil, nil, nil, fmt.Errorf("plugins directory %s cannot be read (%s): the plugins loaded before keep running", dir, plainError(err))
+		return nil, nil, nil, fmt.Errorf("plugins directory %s cannot be read (%s): the plugins loaded before keep running", dir, reload.Plain(err))
 	}
 	running := map[string]*plugin{}
 	if prev != nil {

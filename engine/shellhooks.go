@@ -81,14 +81,14 @@ func (e *Engine) loadShellHooks(ctx context.Context, cfg *config, prev *hookSet)
 	if err != nil {
 		warns = append(warns, Warning{File: cfg.file, Msg: err.Error()})
 	}
-	storeLogger := e.loadLog
+	storeLogger := e.loadLog.Logger
 	if e.opts.IgnoreConsent {
 		storeLogger = slog.New(slog.DiscardHandler) // nothing is decided: the file's state is reported, not warned about
 	}
 	store := ConsentStore(e.home, storeLogger)
 	decider := &consent.Decider{
 		Store: store, Mode: mode, AcceptFlag: e.opts.AcceptHooks, Getenv: getenv(e.opts.Getenv),
-		ConfigAutoAccept: cfg.autoAccept, Logger: e.loadLog,
+		ConfigAutoAccept: cfg.autoAccept, Logger: e.loadLog.Logger,
 	}
 	if p := e.opts.Prompt; p != nil {
 		decider.Interactive, decider.In, decider.Out = true, p.In, p.Out
