@@ -95,11 +95,12 @@ func disabledList(file, key string, n *yaml.Node) ([]string, []Warning, error) {
 }
 
 // DisabledGatewayHooks reads gateway_hooks.disabled from config.yaml now (the gateway
-// calls it at each load); nil when the file is missing or invalid (New reports that).
-func (e *Engine) DisabledGatewayHooks() []string {
+// calls it at each load); nil when the file is missing. An unreadable or invalid file is
+// an error: guessing could run a hook the user disabled.
+func (e *Engine) DisabledGatewayHooks() ([]string, error) {
 	cfg, _, err := loadConfig(e.home)
 	if err != nil {
-		return nil
+		return nil, err
 	}
-	return cfg.disabledGateway
+	return cfg.disabledGateway, nil
 }

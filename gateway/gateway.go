@@ -12,7 +12,7 @@ import (
 
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/internal/manifest"
-	"github.com/hermes-hooks/hermes/luabind"
+	"github.com/hermes-hooks/hermes/internal/reload"
 )
 
 // Options configure a Gateway. The zero value works.
@@ -37,14 +37,17 @@ type Gateway struct {
 	opts   Options
 	logger *slog.Logger
 
-	routes atomic.Pointer[routes]
+	routes  atomic.Pointer[routes]
+	loadLog *reload.Log // what loads report, once per change
+	drops   sync.Map    // hook name -> *atomic.Int64: events dropped, across reloads
 
-	base     context.Context // workers' calls; cancelled when Close gives up waiting
-	cancel   context.CancelFunc
-	mu       sync.RWMutex // read by Emit; written when queues are closed (Reload, Close)
-	reloadMu sync.Mutex   // serialises Reload and Close
-	closed   bool
-	workers  sync.WaitGroup
+	base      context.Context // workers' calls; cancelled when Close gives up waiting
+	cancel    context.CancelCauseFunc
+	abandoned atomic.Bool  // Close gave up waiting: queued events are dropped, not run
+	mu        sync.RWMutex // read by Emit; written when queues are closed (Reload, Close)
+	reloadMu  sync.Mutex   // serialises Reload and Close
+	closed    bool
+	workers   sync.WaitGroup
 }
 
 // routes is one generation of loaded hooks and who subscribes to what.
@@ -56,8 +59,8 @@ type routes struct {
 	wildcard map[string][]*hook // prefix -> "<prefix>:*" subscribers, in directory order
 }
 
-// ErrClosed is returned by Reload after Close.
-var ErrClosed = errors.New("gateway: closed")
+// ErrClosed is returned by Reload after Close, and is why events after Close are dropped.
+var ErrClosed = errors.New("gateway closed")
 
 // New loads <home>/hooks (the engine's home) and starts one worker per loaded hook.
 // Broken hooks are skipped with a warning; New fails only if ctx is done.
@@ -69,39 +72,64 @@ func New(ctx context.Context, eng *engine.Engine, opts Options) (*Gateway, error
 	if g.logger == nil {
 		g.logger = slog.New(slog.DiscardHandler)
 	}
-	g.base, g.cancel = context.WithCancel(context.Background())
-	r := g.load(ctx, nil)
-	if err := ctx.Err(); err != nil {
-		g.cancel()
-		for _, h := range r.hooks {
-			close(h.worker.queue)
+	g.loadLog = reload.NewLog(g.logger)
+	g.base, g.cancel = context.WithCancelCause(context.Background())
+	r, err := g.load(ctx, nil)
+	if err == nil {
+		err = ctx.Err()
+	}
+	if err != nil {
+		g.cancel(err)
+		if r != nil {
+			for _, h := range r.hooks {
+				h.handler.Close()
+			}
 		}
 		return nil, err
 	}
+	g.start(r, nil)
 	g.routes.Store(r)
 	return g, nil
 }
 
-// load discovers the hooks, keeps the running version of any hook that fails to load
-// and was loaded in prev, and starts a worker for every new hook.
-func (g *Gateway) load(ctx context.Context, prev *routes) *routes {
-	hooks, infos, warnings := g.discover(ctx)
+// load discovers the hooks. A hook running in prev whose files did not change is kept as
+// it runs (same Lua state, queue and worker); a hook that fails to load but runs in prev
+// keeps its running version. With prev, a home that is missing, unreadable or replaced
+// while it is read fails the load.
+func (g *Gateway) load(ctx context.Context, prev *routes) (*routes, error) {
+	g.loadLog.Next()
+	home, err := reload.Open(g.home, prev == nil)
+	if err != nil {
+		return nil, err
+	}
+	running := map[string]*hook{}
 	if prev != nil {
-		running := map[string]*hook{}
 		for _, h := range prev.hooks {
 			running[h.info.Dir] = h
 		}
-		for i, info := range infos {
-			if old := running[info.Dir]; old != nil && info.Status == "error" {
-				hooks = append(hooks, old)
-				infos[i] = old.info
-				warnings = append(warnings, manifest.Warning{File: info.Dir, Msg: "failed to reload (" + info.Error + "); the previous version keeps running"})
+	}
+	hooks, infos, warnings, err := g.discover(ctx, running)
+	if err == nil {
+		err = home.Unchanged()
+	}
+	if err != nil {
+		for _, h := range hooks {
+			if running[h.info.Dir] != h {
+				h.handler.Close()
 			}
 		}
-		slices.SortFunc(hooks, func(a, b *hook) int { return strings.Compare(a.info.Dir, b.info.Dir) })
+		return nil, err
 	}
+	for i, info := range infos {
+		if old := running[info.Dir]; old != nil && info.Status == "error" {
+			hooks = append(hooks, old)
+			infos[i] = old.info
+			warnings = append(warnings, manifest.Warning{File: info.Dir, Msg: "failed to reload (" + info.Error + "); the previous version keeps running"})
+		}
+	}
+	slices.SortFunc(hooks, func(a, b *hook) int { return strings.Compare(a.info.Dir, b.info.Dir) })
 	for _, w := range warnings {
-		g.logger.Warn(w.String())
+		g.loadLog.Warn(w.String())
 	}
 	r := &routes{hooks: hooks, infos: infos, warnings: warnings, exact: map[string][]*hook{}, wildcard: map[string][]*hook{}}
 	for _, h := range hooks {
@@ -112,19 +140,41 @@ func (g *Gateway) load(ctx context.Context, prev *routes) *routes {
 				r.exact[ev] = appendOnce(r.exact[ev], h)
 			}
 		}
-		if h.worker == nil {
-			h.worker = &worker{queue: make(chan job, g.opts.QueueSize)}
-			g.workers.Add(1)
-			go g.run(h)
-		}
 	}
-	return r
+	return r, nil
 }
 
-// Reload re-reads <home>/hooks and swaps the new hooks in atomically. Hooks that are
-// unchanged in name but failed to load keep their running version; removed or replaced
-// hooks finish their queued events first. Events emitted during the swap reach either
-// the old or the new hooks.
+// start starts a worker for every hook of r that has none. A new version of a hook in
+// prev starts once the old version's worker has handled its queue, so that the hook
+// sees its events in the order they were emitted across the reload.
+func (g *Gateway) start(r, prev *routes) {
+	old := map[string]*worker{}
+	if prev != nil {
+		for _, h := range prev.hooks {
+			old[h.info.Dir] = h.worker
+		}
+	}
+	for _, h := range r.hooks {
+		if h.worker != nil {
+			continue
+		}
+		n, _ := g.drops.LoadOrStore(h.info.Name, new(atomic.Int64))
+		h.worker = &worker{queue: make(chan job, g.opts.QueueSize), dropped: n.(*atomic.Int64), done: make(chan struct{})}
+		var after chan struct{}
+		if w := old[h.info.Dir]; w != nil {
+			after = w.done
+		}
+		g.workers.Add(1)
+		go g.run(h, after)
+	}
+}
+
+// Reload re-reads <home>/hooks and swaps the new hooks in atomically. Unchanged hooks keep
+// running as they are (same Lua state, queue and order); a changed hook's new version
+// starts after the old one has handled its queue; removed hooks finish their queue first;
+// a hook that fails to load keeps its running version. A home that is missing, unreadable
+// or replaced while it is read fails the reload and keeps every hook. Events emitted during
+// the swap reach either the old or the new hooks.
 func (g *Gateway) Reload(ctx context.Context) error {
 	g.reloadMu.Lock()
 	defer g.reloadMu.Unlock()
@@ -132,7 +182,11 @@ func (g *Gateway) Reload(ctx context.Context) error {
 		return ErrClosed
 	}
 	old := g.routes.Load()
-	r := g.load(ctx, old)
+	r, err := g.load(ctx, old)
+	if err != nil {
+		return err
+	}
+	g.start(r, old)
 	kept := map[*hook]bool{}
 	for _, h := range r.hooks {
 		kept[h] = true
@@ -190,40 +244,62 @@ type job struct {
 
 type worker struct {
 	queue    chan job
-	dropped  atomic.Int64
-	lastWarn atomic.Int64 // unix nanos of the last drop warning
+	dropped  *atomic.Int64 // the hook's count, shared by its versions across reloads
+	lastWarn atomic.Int64  // unix nanos of the last drop warning
+	done     chan struct{} // closed when the worker has handled its queue and closed the handler
 }
 
 // dropWarnEvery rate-limits the warning about a full queue, per hook.
 const dropWarnEvery = 10 * time.Second
 
 // Emit hands event to every subscribed hook's queue and returns at once. data must not be
-// modified after the call. A full queue drops the event for that hook (counted, warned).
-// Events reach a given hook in the order they were emitted.
+// modified after the call. A full queue drops the event for that hook (counted, warned);
+// after Close every event is dropped and counted (reason "closed"). Events reach a given
+// hook in the order they were emitted.
 func (g *Gateway) Emit(event string, data map[string]any) {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
-	if g.closed {
-		return
-	}
 	for _, h := range g.routes.Load().matching(event) {
+		if g.closed {
+			g.drop(h, event, engine.DropClosed)
+			continue
+		}
 		select {
 		case h.worker.queue <- job{event, data}:
 		default:
-			n := h.worker.dropped.Add(1)
-			g.opts.Metrics.Drop(engine.SourceGateway, h.info.Name, event, engine.DropQueueFull)
-			now := time.Now().UnixNano()
-			if last := h.worker.lastWarn.Load(); now-last >= int64(dropWarnEvery) && h.worker.lastWarn.CompareAndSwap(last, now) {
-				g.logger.Warn("gateway hook queue full: event dropped", "hook", h.info.Name, "event", event, "dropped_total", n)
-			}
+			g.drop(h, event, engine.DropQueueFull)
 		}
 	}
 }
 
-// run is one hook's worker; when its queue is closed and drained it closes the handler.
-func (g *Gateway) run(h *hook) {
+// drop counts an event not delivered to h; a full queue is also warned about, at most
+// every dropWarnEvery per hook.
+func (g *Gateway) drop(h *hook, event, reason string) {
+	n := h.worker.dropped.Add(1)
+	g.opts.Metrics.Drop(engine.SourceGateway, h.info.Name, event, reason)
+	if reason != engine.DropQueueFull {
+		return
+	}
+	now := time.Now().UnixNano()
+	if last := h.worker.lastWarn.Load(); now-last >= int64(dropWarnEvery) && h.worker.lastWarn.CompareAndSwap(last, now) {
+		g.logger.Warn("gateway hook queue full: event dropped", "hook", h.info.Name, "event", event, "dropped_total", n)
+	}
+}
+
+// run is one hook's worker: once after is closed (the previous version of the hook is
+// done), it handles the queue until it is closed, then closes the handler. Once Close has
+// given up waiting, what is left in the queue is dropped, not run.
+func (g *Gateway) run(h *hook, after <-chan struct{}) {
 	defer g.workers.Done()
+	defer close(h.worker.done)
+	if after != nil {
+		<-after
+	}
 	for j := range h.worker.queue {
+		if g.abandoned.Load() {
+			g.drop(h, j.event, engine.DropClosed)
+			continue
+		}
 		g.call(g.base, h, j.event, j.data)
 	}
 	h.handler.Close()
@@ -257,28 +333,28 @@ func (g *Gateway) call(ctx context.Context, h *hook, event string, data map[stri
 	v, err := h.handler.Call(ctx, event, data)
 	r := engine.HookResult{Source: engine.SourceGateway, Name: h.info.Name, Status: engine.StatusOK, Result: v, Duration: time.Since(start)}
 	if err != nil {
-		r.Status, r.Err, r.Result = engine.StatusError, err.Error(), nil
-		if le, ok := err.(*luabind.Error); ok && le.Kind == luabind.KindTimeout {
-			r.Status = engine.StatusTimeout
-		}
+		r.Status, r.Err, r.Result = engine.StatusOf(err), err.Error(), nil
 		g.logger.Warn("gateway hook failed", "hook", h.info.Name, "event", event, "status", string(r.Status), "error", r.Err)
 	}
 	g.opts.Metrics.Observe(engine.SourceGateway, h.info.Name, event, r.Status, r.Duration)
 	return r
 }
 
-// Dropped reports how many events each hook's full queue has dropped.
+// Dropped reports how many events each hook did not get, by hook name, since New: dropped
+// by a full queue, emitted after Close, or left queued when Close gave up waiting. Counts
+// survive reloads; a hook that was removed keeps its entry.
 func (g *Gateway) Dropped() map[string]int64 {
-	r := g.routes.Load()
-	out := make(map[string]int64, len(r.hooks))
-	for _, h := range r.hooks {
-		out[h.info.Name] = h.worker.dropped.Load()
-	}
+	out := map[string]int64{}
+	g.drops.Range(func(k, v any) bool {
+		out[k.(string)] = v.(*atomic.Int64).Load()
+		return true
+	})
 	return out
 }
 
-// Close stops accepting events and waits for the queued ones to be handled, up to ctx's
-// deadline; then it interrupts running handlers and returns ctx's error.
+// Close stops accepting events (later ones are dropped and counted) and waits for the
+// queued ones to be handled until ctx is done; then it interrupts running handlers, drops
+// (and counts) what is still queued, and returns ctx's error.
 func (g *Gateway) Close(ctx context.Context) error {
 	g.reloadMu.Lock()
 	defer g.reloadMu.Unlock()
@@ -299,10 +375,11 @@ func (g *Gateway) Close(ctx context.Context) error {
 	case <-done:
 	case <-ctx.Done():
 		err = ctx.Err()
-		g.cancel()
+		g.abandoned.Store(true)
+		g.cancel(ErrClosed)
 		<-done
 	}
-	g.cancel()
+	g.cancel(ErrClosed)
 	return err
 }
 

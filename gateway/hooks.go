@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -11,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/hermes-hooks/hermes/internal/manifest"
+	"github.com/hermes-hooks/hermes/internal/reload"
 	"github.com/hermes-hooks/hermes/luabind"
 )
 
@@ -41,38 +43,61 @@ type hook struct {
 	file    string
 	handler *luabind.Handler
 	worker  *worker
+	sum     [sha256.Size]byte // of what it was loaded from (see hookSum)
+	warns   []manifest.Warning
 }
 
-// discover loads every hook directory in alphabetical order. Broken hooks are returned as
-// infos with status "error" and one warning each; they never stop the others.
-func (g *Gateway) discover(ctx context.Context) ([]*hook, []*HookInfo, []manifest.Warning) {
+// discover loads every hook directory in alphabetical order; a hook in running whose
+// files did not change is returned as it is. Broken hooks are returned as infos with
+// status "error" and one warning each; they never stop the others. A hooks directory or a
+// config.yaml that cannot be read is an error.
+func (g *Gateway) discover(ctx context.Context, running map[string]*hook) ([]*hook, []*HookInfo, []manifest.Warning, error) {
+	disabled, err := g.eng.DisabledGatewayHooks()
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("%w: the hooks loaded before keep running", err)
+	}
 	dir := filepath.Join(g.home, "hooks")
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, nil, nil
+			return nil, nil, nil, nil
 		}
-		return nil, nil, []manifest.Warning{{File: dir, Msg: err.Error()}}
+		return nil, nil, nil, fmt.Errorf("hooks directory %s cannot be read (%s): the hooks loaded before keep running", dir, reload.Plain(err))
 	}
 	var hooks []*hook
 	var infos []*HookInfo
 	var warns []manifest.Warning
-	disabled := g.eng.DisabledGatewayHooks()
 	for _, ent := range entries {
 		if !ent.IsDir() || strings.HasPrefix(ent.Name(), ".") {
 			continue
 		}
-		h, info, w := g.loadHook(ctx, filepath.Join(dir, ent.Name()), disabled)
+		path := filepath.Join(dir, ent.Name())
+		h, info, w := g.loadHook(ctx, path, disabled, running[path])
 		warns = append(warns, w...)
 		infos = append(infos, info)
 		if h != nil {
 			hooks = append(hooks, h)
 		}
 	}
-	return hooks, infos, warns
+	return hooks, infos, warns, nil
 }
 
-func (g *Gateway) loadHook(ctx context.Context, dir string, disabled []string) (*hook, *HookInfo, []manifest.Warning) {
+// hookSum identifies what a hook is loaded from: its two files and the hooks config.yaml
+// disables.
+func hookSum(manifest, handler []byte, disabled []string) [sha256.Size]byte {
+	h := sha256.New()
+	for _, part := range [][]byte{manifest, handler, []byte(strings.Join(disabled, "\n"))} {
+		fmt.Fprintf(h, "%d:", len(part))
+		h.Write(part)
+	}
+	var sum [sha256.Size]byte
+	h.Sum(sum[:0])
+	return sum
+}
+
+// loadHook loads one hook directory, or returns running as it is when its files did not
+// change.
+func (g *Gateway) loadHook(ctx context.Context, dir string, disabled []string, running *hook) (*hook, *HookInfo, []manifest.Warning) {
 	info := &HookInfo{Name: filepath.Base(dir), Dir: dir, Enabled: true, Timeout: defaultHookTimeout, Events: []string{}}
 	mfile := filepath.Join(dir, "HOOK.yaml")
 	hfile := filepath.Join(dir, "handler.lua")
@@ -86,7 +111,13 @@ func (g *Gateway) loadHook(ctx context.Context, dir string, disabled []string) (
 			return fail(manifest.Warning{File: f, Msg: fmt.Sprintf("missing %s: a gateway hook needs HOOK.yaml and handler.lua", filepath.Base(f))})
 		}
 	}
-	w, err := parseHookManifest(mfile, info)
+	mdata, merr := manifest.ReadFile(mfile, manifest.MaxSize)
+	src, herr := manifest.ReadFile(hfile, maxHandlerSize)
+	sum := hookSum(mdata, src, disabled)
+	if running != nil && merr == nil && herr == nil && running.sum == sum {
+		return running, running.info, running.warns
+	}
+	w, err := parseHookManifest(mfile, mdata, merr, info)
 	warns = append(warns, w...)
 	if err != nil {
 		var me *manifest.Error
@@ -102,9 +133,8 @@ func (g *Gateway) loadHook(ctx context.Context, dir string, disabled []string) (
 		info.Status = "disabled"
 		return nil, info, warns
 	}
-	src, err := manifest.ReadFile(hfile, maxHandlerSize)
-	if err != nil {
-		return fail(manifest.Warning{File: hfile, Msg: err.Error()})
+	if herr != nil {
+		return fail(manifest.Warning{File: hfile, Msg: herr.Error()})
 	}
 	h, err := luabind.LoadHandler(ctx, src, "handle", luabind.Options{
 		Name: info.Name, File: hfile, Home: g.home, Logger: g.logger.With("hook", info.Name),
@@ -118,12 +148,15 @@ func (g *Gateway) loadHook(ctx context.Context, dir string, disabled []string) (
 		return fail(manifest.Warning{File: hfile, Msg: err.Error()})
 	}
 	info.Status = "loaded"
-	return &hook{info: info, file: hfile, handler: h}, info, warns
+	return &hook{info: info, file: hfile, handler: h, sum: sum, warns: warns}, info, warns
 }
 
-// parseHookManifest fills info from HOOK.yaml.
-func parseHookManifest(file string, info *HookInfo) ([]manifest.Warning, error) {
-	root, err := manifest.Read(file)
+// parseHookManifest fills info from HOOK.yaml, read as data (or failing with readErr).
+func parseHookManifest(file string, data []byte, readErr error, info *HookInfo) ([]manifest.Warning, error) {
+	if readErr != nil {
+		return nil, readErr
+	}
+	root, err := manifest.Parse(file, data)
 	if err != nil {
 		return nil, err
 	}

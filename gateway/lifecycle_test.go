@@ -1,0 +1,212 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hermes-hooks/hermes/engine"
+	"github.com/hermes-hooks/hermes/internal/testutil"
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// recorder is a host function record(hook, seq) that keeps what each hook saw, in order.
+type recorder struct {
+	mu   sync.Mutex
+	seen map[string][]int
+}
+
+func (r *recorder) funcs() map[string]engine.Func {
+	r.seen = map[string][]int{}
+	return map[string]engine.Func{"record": func(_ context.Context, args []any) (any, error) {
+		name, _ := args[0].(string)
+		var n int
+		switch v := args[1].(type) {
+		case int64:
+			n = int(v)
+		case float64:
+			n = int(v)
+		}
+		r.mu.Lock()
+		r.seen[name] = append(r.seen[name], n)
+		r.mu.Unlock()
+		return nil, nil
+	}}
+}
+
+func (r *recorder) get(name string) []int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]int(nil), r.seen[name]...)
+}
+
+// counting is a handler that records the event's seq and how many events this Lua state
+// has seen (its global counter).
+func counting(name string) string {
+	return `local n = 0
+function handle(event, ctx)
+  n = n + 1
+  require("hermes").record("` + name + `", ctx.seq or 0)
+  require("hermes").record("` + name + `-count", n)
+  return n
+end`
+}
+
+// A gateway reload keeps unchanged hooks as they run: the same Lua state (its counter goes
+// on) and the same queue, so events arrive in order across reloads; a changed hook's new
+// version starts after the old one has handled its queue, so its order holds too.
+func TestReloadKeepsHooksAndOrder(t *testing.T) {
+	home := testutil.Home(t, testutil.Merge(
+		hookFiles("same", "events: [agent:step]", counting("same")),
+		hookFiles("edited", "events: [agent:step]", counting("edited")),
+	))
+	rec := &recorder{}
+	g, _ := newGateway(t, home, Options{HostFuncs: rec.funcs(), QueueSize: 4096})
+	ctx := context.Background()
+	const events = 2000
+	for i := range events {
+		g.Emit(AgentStep, map[string]any{"seq": i + 1})
+		if i%200 == 199 {
+			edit := counting("edited") + "\n-- edit " + string(rune('a'+i/200)) + "\n"
+			if err := os.WriteFile(filepath.Join(home, "hooks/edited/handler.lua"), []byte(edit), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := g.Reload(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := g.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"same", "edited"} {
+		got := rec.get(name)
+		if len(got) != events {
+			t.Fatalf("%s saw %d events, want %d (dropped: %v)", name, len(got), events, g.Dropped())
+		}
+		for i, seq := range got {
+			if seq != i+1 {
+				t.Fatalf("%s: event %d arrived as number %d: out of order across reloads", name, seq, i+1)
+			}
+		}
+	}
+	if counts := rec.get("same-count"); counts[len(counts)-1] != events {
+		t.Errorf("the unchanged hook's counter ended at %d, want %d: its Lua state was rebuilt", counts[len(counts)-1], events)
+	}
+	if counts := rec.get("edited-count"); counts[len(counts)-1] == events {
+		t.Errorf("the edited hook kept its state across edits")
+	}
+}
+
+// Dropped counts across reloads, counts events emitted after Close (reason closed), and
+// counts what Close left queued when it gave up waiting; those events never run.
+func TestDropsAreCountedAcrossReloadsAndClose(t *testing.T) {
+	started, release := make(chan struct{}, 16), make(chan struct{})
+	funcs := map[string]engine.Func{
+		"started": func(context.Context, []any) (any, error) { started <- struct{}{}; return nil, nil },
+		"wait": func(ctx context.Context, _ []any) (any, error) {
+			select {
+			case <-release:
+			case <-ctx.Done():
+			}
+			return nil, nil
+		},
+	}
+	home := testutil.Home(t, hookFiles("slow", "events: [agent:step]\ntimeout: 60\n",
+		`function handle(event, ctx) require("hermes").started() require("hermes").wait() end`))
+	metrics := engine.NewMetrics()
+	g, logs := newGateway(t, home, Options{HostFuncs: funcs, QueueSize: 2, Metrics: metrics})
+	g.Emit(AgentStep, nil)
+	<-started // one runs, the next two wait in the queue, the rest are dropped
+	for range 9 {
+		g.Emit(AgentStep, nil)
+	}
+	if n := g.Dropped()["slow"]; n != 7 {
+		t.Fatalf("Dropped = %d, want 7", n)
+	}
+	if err := g.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	g.Emit(AgentStep, nil)
+	if n := g.Dropped()["slow"]; n != 8 {
+		t.Errorf("after a reload Dropped = %d, want 8 (counted across reloads)", n)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	if err := g.Close(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Close = %v, want the deadline's error", err)
+	}
+	g.Emit(AgentStep, nil)
+	// 8 dropped while running, 2 left queued at Close, 1 after Close.
+	if n := g.Dropped()["slow"]; n != 11 {
+		t.Errorf("after Close Dropped = %d, want 11", n)
+	}
+	closed, full := drops(t, metrics, engine.DropClosed), drops(t, metrics, engine.DropQueueFull)
+	if closed != 3 || full != 8 {
+		t.Errorf("drops_total: closed %v, queue_full %v; want 3 and 8", closed, full)
+	}
+	if n := len(started); n != 0 {
+		t.Errorf("%d queued events ran after Close gave up", n)
+	}
+	if n := strings.Count(logs.String(), "gateway hook failed"); n != 1 {
+		t.Errorf("%d failure warnings, want 1 (the interrupted call):\n%s", n, logs)
+	}
+	if !strings.Contains(logs.String(), "status=cancelled") || !strings.Contains(logs.String(), "gateway closed") {
+		t.Errorf("the interrupted call is not reported as cancelled by the gateway closing:\n%s", logs)
+	}
+}
+
+// A reload of a home that vanished fails and keeps every hook.
+func TestFailedReloadKeepsGatewayHooks(t *testing.T) {
+	for _, breakIt := range []func(home string){
+		func(home string) { os.Rename(home, home+".old") },
+		func(home string) { os.RemoveAll(home) },
+		func(home string) { writeFileErr(filepath.Join(home, "config.yaml"), "gateway_hooks: [oops\n") },
+		func(home string) {
+			os.RemoveAll(filepath.Join(home, "hooks"))
+			writeFileErr(filepath.Join(home, "hooks"), "")
+		},
+	} {
+		home := filepath.Join(t.TempDir(), "home")
+		testutil.WriteFiles(t, home, hookFiles("a", "events: [agent:end]", `function handle() return "a" end`))
+		g, _ := newGateway(t, home, Options{})
+		breakIt(home)
+		if err := g.Reload(context.Background()); err == nil || !strings.Contains(err.Error(), "keep running") {
+			t.Errorf("Reload = %v, want an error saying the hooks keep running", err)
+		}
+		if got := g.EmitCollect(context.Background(), AgentEnd, nil); len(got) != 1 {
+			t.Errorf("after a failed reload the hook answered %v", got)
+		}
+	}
+}
+
+// drops is the total of hermes_hook_drops_total for reason.
+func drops(t *testing.T, m *engine.Metrics, reason string) float64 {
+	t.Helper()
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(m)
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0.0
+	for _, f := range families {
+		if f.GetName() != "hermes_hook_drops_total" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "reason" && l.GetValue() == reason {
+					total += m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	return total
+}
