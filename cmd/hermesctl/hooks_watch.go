@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"sort"
@@ -25,28 +26,29 @@ func runHooksWatch(c *cli, args []string) int {
 	if eng == nil {
 		return code
 	}
-	defer eng.Close(c.ctx)
 	gw, err := gateway.New(c.ctx, eng, gateway.Options{Logger: c.logger})
 	if err != nil {
+		eng.Close(c.ctx)
 		return c.fail(exitInternal, "%v", err)
 	}
-	defer gw.Close(c.ctx)
+	host := &gateway.Host{Engine: eng, Gateway: gw}
+	defer func() { // Ctrl-C cancelled c.ctx: give what still runs a moment
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(c.ctx), 5*time.Second)
+		defer cancel()
+		host.Close(ctx)
+	}()
 	l := &loaded{eng: eng, gw: gw}
 	before := signatures(l.entries())
 	fmt.Fprintf(c.stdout, "watching %s: %s\n", printable(eng.Home()), summary(l))
-	err = engine.WatchHome(c.ctx, eng.Home(), 300*time.Millisecond, func(changed []string) {
+	err = host.Watch(c.ctx, 300*time.Millisecond, func(changed []string, err error) {
 		for i, p := range changed {
 			if rel, err := filepath.Rel(eng.Home(), p); err == nil {
 				changed[i] = rel
 			}
 		}
 		fmt.Fprintf(c.stdout, "changed: %s\n", printable(strings.Join(changed, ", ")))
-		if err := eng.Reload(c.ctx); err != nil {
+		if err != nil {
 			fmt.Fprintf(c.stdout, "reload failed, the previous hooks keep running: %s\n", printable(err.Error()))
-			return
-		}
-		if err := gw.Reload(c.ctx); err != nil {
-			fmt.Fprintf(c.stdout, "gateway reload failed: %s\n", printable(err.Error()))
 			return
 		}
 		after := signatures(l.entries())
