@@ -6,22 +6,27 @@ func newHookSet() *hookSet {
 	return &hookSet{byHook: map[string][]callback{}, drained: make(chan struct{})}
 }
 
-// closedSet is the hook set of a closed engine: pre_tool_call blocks, nothing else runs.
+// closedSet is the hook set of a closed engine: the guards (pre_tool_call and
+// pre_gateway_dispatch) refuse, nothing else runs.
 func closedSet() *hookSet {
 	s := newHookSet()
 	s.preTool = []callback{closedGuard{}}
 	s.byHook[PreToolCall] = s.preTool
+	s.byHook[PreGatewayDispatch] = s.preTool
 	return s
 }
 
-// closedGuard is a closed engine's answer to every tool call: blocked, never allowed.
+// closedGuard is a closed engine's answer to a guard: blocked, or skipped, never allowed.
 type closedGuard struct{}
 
 func (closedGuard) stats() *hookMetrics { return nil }
 
-func (closedGuard) fire(context.Context, string, args, bool) HookResult {
-	return HookResult{Source: SourceEngine, Name: "engine", Status: StatusError, Err: ErrClosed.Error(),
-		value: map[string]any{"action": "block", "message": "blocked: " + ErrClosed.Error()}}
+func (closedGuard) fire(_ context.Context, hook string, _ args, _ bool) HookResult {
+	answer := map[string]any{"action": "block", "message": "blocked: " + ErrClosed.Error()}
+	if hook == PreGatewayDispatch {
+		answer = map[string]any{"action": DispatchSkip, "reason": ErrClosed.Error()}
+	}
+	return HookResult{Source: SourceEngine, Name: "engine", Status: StatusError, Err: ErrClosed.Error(), value: answer}
 }
 
 // discard closes what s started that prev does not run (a load that failed).

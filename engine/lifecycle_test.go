@@ -59,8 +59,9 @@ func engineWith(t *testing.T, home string, opts Options) *Engine {
 	return e
 }
 
-// After Close a guard call never answers "allowed", whether or not hooks were loaded;
-// transforms return their input and observers do nothing.
+// After Close a guard call never answers "allowed", whether or not hooks were loaded: tool
+// calls are blocked, inbound messages skipped; transforms return their input and observers
+// do nothing.
 func TestClosedEngineNeverAllows(t *testing.T) {
 	for name, files := range map[string]map[string]string{
 		"with a guard":  guard,
@@ -78,6 +79,12 @@ func TestClosedEngineNeverAllows(t *testing.T) {
 			}
 			if rep := e.Fire(context.Background(), PreToolCall, map[string]any{"tool_name": "terminal"}); rep.Block() == nil {
 				t.Errorf("Fire(pre_tool_call) after Close = %+v, want a block", rep)
+			}
+			if d := e.PreGatewayDispatch(context.Background(), DispatchEvent{Text: "hi"}, DispatchHost{}); d.Action != DispatchSkip || d.Reason != "hook engine closed" {
+				t.Errorf("PreGatewayDispatch after Close = %+v, want a skip", d)
+			}
+			if d := e.PreGatewayDispatch(context.Background(), DispatchEvent{Internal: true}, DispatchHost{}); d.Action != DispatchAllow {
+				t.Errorf("an internal event after Close = %+v, want it allowed as always", d)
 			}
 			if got := e.TransformToolResult(context.Background(), ToolCall{Result: "input"}); got != "input" {
 				t.Errorf("TransformToolResult after Close = %q, want its input", got)

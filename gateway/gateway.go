@@ -306,9 +306,18 @@ func (g *Gateway) run(h *hook, after <-chan struct{}) {
 }
 
 // EmitSync runs the matching handlers now, in order (exact subscribers, then wildcard),
-// and returns one result per handler.
+// and returns one result per handler. After Close nothing runs: the event is counted as
+// dropped for each matching hook and there are no results.
 func (g *Gateway) EmitSync(ctx context.Context, event string, data map[string]any) []engine.HookResult {
+	g.mu.RLock()
 	hooks := g.routes.Load().matching(event)
+	if g.closed {
+		for _, h := range hooks {
+			g.drop(h, event, engine.DropClosed)
+		}
+		hooks = nil
+	}
+	g.mu.RUnlock()
 	results := make([]engine.HookResult, 0, len(hooks))
 	for _, h := range hooks {
 		results = append(results, g.call(ctx, h, event, data))

@@ -66,7 +66,10 @@ func TestHost(t *testing.T) {
 		t.Error("a closed host allowed a tool call")
 	}
 	h.Gateway.Emit(AgentEnd, nil)
-	if n := h.Gateway.Dropped()["g"]; n != 1 {
-		t.Errorf("an event after Close: Dropped = %d, want 1", n)
+	if rs := h.Gateway.EmitSync(ctx, AgentEnd, nil); len(rs) != 0 {
+		t.Errorf("EmitSync after Close ran %v", rs)
+	}
+	if n := h.Gateway.Dropped()["g"]; n != 2 {
+		t.Errorf("two events after Close: Dropped = %d, want 2", n)
 	}
 }
