@@ -158,40 +158,6 @@ func TestAuditRecords(t *testing.T) {
 	}
 }
 
-func TestWatchHome(t *testing.T) {
-	home := testutil.Home(t, pluginFiles("p", "", one("pre_llm_call", `return "v1"`)))
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	changes := make(chan []string, 10)
-	done := make(chan error, 1)
-	go func() { done <- WatchHome(ctx, home, 50*time.Millisecond, func(c []string) { changes <- c }) }()
-	time.Sleep(100 * time.Millisecond) // let the watches be set up
-	writeFile(t, filepath.Join(home, "plugins/p/handler.lua"), one("pre_llm_call", `return "v2"`))
-	writeFile(t, filepath.Join(home, "plugins/p/handler.lua"), one("pre_llm_call", `return "v3"`))
-	select {
-	case c := <-changes:
-		if len(c) != 1 || !strings.HasSuffix(c[0], "plugins/p/handler.lua") {
-			t.Errorf("changed = %v, want the handler once (debounced)", c)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("no change reported")
-	}
-	// A new plugin directory is watched too.
-	writeFile(t, filepath.Join(home, "config.yaml"), "plugins: {disabled: [p]}\n")
-	select {
-	case c := <-changes:
-		if !strings.HasSuffix(c[0], "config.yaml") {
-			t.Errorf("changed = %v", c)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("config change not reported")
-	}
-	cancel()
-	if err := <-done; err != nil {
-		t.Error(err)
-	}
-}
-
 // TestRevokeStopsShellHookAtReload: a revoke written by another process (another Store on
 // the same file) unregisters the hook at the next reload, without a restart.
 func TestRevokeStopsShellHookAtReload(t *testing.T) {
