@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -71,5 +72,68 @@ func TestHost(t *testing.T) {
 	}
 	if n := h.Gateway.Dropped()["g"]; n != 2 {
 		t.Errorf("two events after Close: Dropped = %d, want 2", n)
+	}
+}
+
+// A home renamed away under a watching host keeps its guards (the reload fails); a new home
+// moved into place is watched and loaded.
+func TestHostSurvivesHomeReplaced(t *testing.T) {
+	guard := func(msg string) map[string]string {
+		return map[string]string{
+			"plugins/guard/plugin.yaml": "name: guard\n",
+			"plugins/guard/handler.lua": `function register(ctx) ctx.register_hook("pre_tool_call", function() return {action = "block", message = "` + msg + `"} end) end`,
+		}
+	}
+	home := filepath.Join(t.TempDir(), "home")
+	testutil.WriteFiles(t, home, guard("old guard"))
+	ctx := context.Background()
+	h, err := NewHost(ctx, HostOptions{Engine: engine.Options{Home: home}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close(ctx)
+	reloads := make(chan error, 64)
+	watchCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	go h.Watch(watchCtx, 20*time.Millisecond, func(_ []string, err error) { reloads <- err })
+	message := func() string {
+		if blk := h.Engine.PreToolCall(ctx, engine.ToolCall{Name: "x"}); blk != nil {
+			return blk.Message
+		}
+		return "allowed"
+	}
+	// The watcher starts asynchronously: touch the home until it reports.
+	for i := 0; ; i++ {
+		writeFileErr(filepath.Join(home, "notes.txt"), strings.Repeat("x", i))
+		select {
+		case <-reloads:
+		case <-time.After(time.Second):
+			continue
+		}
+		break
+	}
+	if err := os.Rename(home, home+".old"); err != nil {
+		t.Fatal(err)
+	}
+	for err := error(nil); err == nil; { // reloads of the touches may still be queued
+		select {
+		case err = <-reloads:
+		case <-time.After(10 * time.Second):
+			t.Fatal("no failed reload reported for the vanished home")
+		}
+	}
+	if got := message(); got != "old guard" {
+		t.Fatalf("with the home gone: %q, want the old guard still", got)
+	}
+	testutil.WriteFiles(t, home+".new", guard("new guard"))
+	if err := os.Rename(home+".new", home); err != nil {
+		t.Fatal(err)
+	}
+	for got := ""; got != "new guard"; got = message() {
+		select {
+		case <-reloads:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("the new home was not loaded: %q", got)
+		}
 	}
 }
