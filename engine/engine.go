@@ -63,7 +63,7 @@ type Engine struct {
 	set     atomic.Pointer[hookSet]
 	mu      sync.Mutex // serialises Reload and Close
 	closed  bool
-	stop    context.Context // cancelled when Close stops waiting: shell hooks in flight end
+	stop    context.Context // cancelled when Close returns: shell hooks still in flight end
 	stopNow context.CancelCauseFunc
 }
 
@@ -168,13 +168,7 @@ func (e *Engine) Reload(ctx context.Context) error {
 
 // retire closes old once its calls are done, except what next still runs.
 func (e *Engine) retire(old, next *hookSet) {
-	old.keep = map[any]bool{}
-	for _, p := range next.loaded {
-		old.keep[p] = true
-	}
-	for _, h := range next.hooks {
-		old.keep[h] = true
-	}
+	old.keep = next.running()
 	old.retired.Store(true)
 	if old.refs.zero() {
 		old.close()
@@ -198,8 +192,9 @@ func (e *Engine) Close(ctx context.Context) error {
 	}
 	e.closed = true
 	old := e.set.Swap(closedSet())
-	e.retire(old, &hookSet{})
+	e.retire(old, nil)
 	e.mu.Unlock()
+	defer e.stopNow(ErrClosed) // shell hooks still in flight end
 	select {
 	case <-old.drained:
 		return nil
@@ -208,7 +203,6 @@ func (e *Engine) Close(ctx context.Context) error {
 	for _, p := range old.loaded {
 		p.lp.Interrupt(ErrClosed)
 	}
-	e.stopNow(ErrClosed)
 	return ctx.Err()
 }
 

@@ -31,14 +31,22 @@ func (closedGuard) fire(_ context.Context, hook string, _ args, _ bool) HookResu
 
 // discard closes what s started that prev does not run (a load that failed).
 func (s *hookSet) discard(prev *hookSet) {
-	s.keep = map[any]bool{}
-	if prev != nil {
-		for _, p := range prev.loaded {
-			s.keep[p] = true
-		}
-		for _, h := range prev.hooks {
-			s.keep[h] = true
-		}
-	}
+	s.keep = prev.running()
 	s.close()
+}
+
+// running is the set of plugins and shell hooks s runs (none for a nil s), which closing
+// another set must keep.
+func (s *hookSet) running() map[any]bool {
+	keep := map[any]bool{}
+	if s == nil {
+		return keep
+	}
+	for _, p := range s.loaded {
+		keep[p] = true
+	}
+	for _, h := range s.hooks {
+		keep[h] = true
+	}
+	return keep
 }
