@@ -104,7 +104,7 @@ func runHooksTest(c *cli, args []string) int {
 		}
 	}
 	for _, h := range rep.Hooks {
-		if h.Status == engine.StatusError || h.Status == engine.StatusTimeout {
+		if h.Status != engine.StatusOK && h.Status != engine.StatusSkipped { // failed, or did not run
 			return exitFailed
 		}
 	}
