@@ -32,7 +32,9 @@ func TestHost(t *testing.T) {
 	reloaded := make(chan error, 8)
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	watching := make(chan error)
-	go func() { watching <- h.Watch(watchCtx, 20*time.Millisecond, func(_ []string, err error) { reloaded <- err }) }()
+	go func() {
+		watching <- h.Watch(watchCtx, 20*time.Millisecond, func(_ []string, err error) { reloaded <- err })
+	}()
 	for i := 1; ; i++ { // edit until the watcher, which starts asynchronously, sees an edit
 		writeFileErr(filepath.Join(home, "plugins/p/handler.lua"),
 			`function register(ctx) ctx.register_hook("pre_llm_call", function() return "v2" end) end -- `+strings.Repeat("x", i))
