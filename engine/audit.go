@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"log/slog"
+	"strings"
 )
 
 // audit logs one decision that changed something (a block, a skip, a rewrite, an injected
@@ -22,10 +23,10 @@ func (e *Engine) audit(ctx context.Context, rep Report) {
 		b := rep.Block()
 		decision, by, before, after = "block", b.Hook, rep.Payload["args"], b.Message
 	case PreLLMCall:
-		decision, by, before, after = "inject_context", contributors(rep.Hooks), rep.Payload["user_message"], rep.Context()
+		decision, by, before, after = "inject_context", contributors(rep), rep.Payload["user_message"], rep.Context()
 	case TransformToolResult, TransformTerminalOutput, TransformLLMOutput:
 		t, _ := rep.Text()
-		decision, by, before, after = "transform", firstString(rep), rep.Payload[transformedKey[rep.Event]], t
+		decision, by, before, after = "transform", rep.decider().Name, rep.Payload[transformedKey[rep.Event]], t
 	case PreGatewayDispatch:
 		d := rep.Dispatch()
 		ev, _ := rep.Payload["event"].(map[string]any)
@@ -62,24 +63,11 @@ func digest(v any) string {
 	return hex.EncodeToString(sum[:8])
 }
 
-func contributors(rs []HookResult) string {
-	var by string
-	for _, r := range rs {
-		if mergeContext([]HookResult{r}) != "" {
-			if by != "" {
-				by += ","
-			}
-			by += r.Name
-		}
+// contributors names every hook that added context, in order.
+func contributors(rep Report) string {
+	names := make([]string, len(rep.Decision.From))
+	for i, j := range rep.Decision.From {
+		names[i] = rep.Hooks[j].Name
 	}
-	return by
-}
-
-func firstString(rep Report) string {
-	for _, r := range rep.Hooks {
-		if _, ok := mergeTransform([]HookResult{r}, rep.Event != TransformLLMOutput); ok {
-			return r.Name
-		}
-	}
-	return ""
+	return strings.Join(names, ",")
 }

@@ -1,38 +1,33 @@
 package engine
 
-import "slices"
+import "github.com/hermes-hooks/hermes/hookspec"
 
-// Plugin hook names.
+// Plugin hook names (the names of package hookspec).
 const (
-	PreToolCall             = "pre_tool_call"
-	PostToolCall            = "post_tool_call"
-	TransformToolResult     = "transform_tool_result"
-	TransformTerminalOutput = "transform_terminal_output"
-	PreLLMCall              = "pre_llm_call"
-	PostLLMCall             = "post_llm_call"
-	TransformLLMOutput      = "transform_llm_output"
-	PreAPIRequest           = "pre_api_request"
-	PostAPIRequest          = "post_api_request"
-	OnSessionStart          = "on_session_start"
-	OnSessionEnd            = "on_session_end"
-	OnSessionFinalize       = "on_session_finalize"
-	OnSessionReset          = "on_session_reset"
-	SubagentStop            = "subagent_stop"
-	PreGatewayDispatch      = "pre_gateway_dispatch"
-	PreApprovalRequest      = "pre_approval_request"
-	PostApprovalResponse    = "post_approval_response"
+	PreToolCall             = hookspec.PreToolCall
+	PostToolCall            = hookspec.PostToolCall
+	TransformToolResult     = hookspec.TransformToolResult
+	TransformTerminalOutput = hookspec.TransformTerminalOutput
+	PreLLMCall              = hookspec.PreLLMCall
+	PostLLMCall             = hookspec.PostLLMCall
+	TransformLLMOutput      = hookspec.TransformLLMOutput
+	PreAPIRequest           = hookspec.PreAPIRequest
+	PostAPIRequest          = hookspec.PostAPIRequest
+	OnSessionStart          = hookspec.OnSessionStart
+	OnSessionEnd            = hookspec.OnSessionEnd
+	OnSessionFinalize       = hookspec.OnSessionFinalize
+	OnSessionReset          = hookspec.OnSessionReset
+	SubagentStop            = hookspec.SubagentStop
+	PreGatewayDispatch      = hookspec.PreGatewayDispatch
+	PreApprovalRequest      = hookspec.PreApprovalRequest
+	PostApprovalResponse    = hookspec.PostApprovalResponse
 )
 
 // hookNames lists every hook in the documented order.
-var hookNames = []string{
-	PreToolCall, PostToolCall, TransformToolResult, TransformTerminalOutput,
-	PreLLMCall, PostLLMCall, TransformLLMOutput, PreAPIRequest, PostAPIRequest,
-	OnSessionStart, OnSessionEnd, OnSessionFinalize, OnSessionReset, SubagentStop,
-	PreGatewayDispatch, PreApprovalRequest, PostApprovalResponse,
-}
+var hookNames = hookspec.Names()
 
 // HookNames returns the names of every plugin hook, in the order of the spec.
-func HookNames() []string { return slices.Clone(hookNames) }
+func HookNames() []string { return hookspec.Names() }
 
 // IsHook reports whether name is a plugin hook name.
-func IsHook(name string) bool { return slices.Contains(hookNames, name) }
+func IsHook(name string) bool { return hookspec.IsHook(name) }

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/suggest"
 	"github.com/hermes-hooks/hermes/shell"
 )
@@ -122,15 +123,14 @@ func (e *Engine) invoke(ctx context.Context, hook string, kw args, payload bool,
 	if pooled {
 		sc.results = results
 	}
-	rep := Report{Event: hook, Hooks: results, Outcome: outcome(hook, results)}
-	if payload || rep.Outcome != nil {
+	dec := hookspec.Merge(hook, results)
+	rep := Report{Event: hook, Hooks: results, Outcome: dec.Outcome(), Decision: dec}
+	if payload || dec.Kind != hookspec.None {
 		rep.Payload = kw.Map()
 	}
-	if rep.Outcome != nil {
-		if i := blockIndex(results); hook == PreToolCall && i >= 0 {
-			if m := cbs[i].stats(); m != nil {
-				m.blocks.Inc()
-			}
+	if dec.Kind != hookspec.None {
+		if m := cbs[dec.By].stats(); m != nil && dec.Kind == hookspec.Block {
+			m.blocks.Inc()
 		}
 		e.audit(ctx, rep)
 	}
@@ -156,15 +156,16 @@ func (c *pluginCallback) fire(ctx context.Context, hook string, kw args, timed b
 	} else {
 		v, err = c.p.lp.Call(ctx, c.index, kw.lua())
 	}
-	r := HookResult{Source: SourcePlugin, Name: c.p.info.Name, Status: StatusOK, Result: v, value: v, Duration: took}
+	r := HookResult{Source: SourcePlugin, Name: c.p.info.Name, Status: StatusOK, Result: v, Duration: took}
 	defer func() { c.metrics.observe(r.Status, r.Duration) }()
 	if err == nil {
+		r.Answer = hookspec.Normalise(hook, v)
 		return r
 	}
-	r.Status, r.Err, r.Result, r.value = statusOf(err), err.Error(), nil, nil
+	r.Status, r.Err, r.Result = statusOf(err), err.Error(), nil
 	c.logger.Warn("plugin hook failed", "plugin", c.p.info.Name, "hook", hook, "status", string(r.Status), "error", r.Err)
 	if c.p.info.FailClosed && hook == PreToolCall {
-		r.value = map[string]any{"action": "block", "message": fmt.Sprintf(
+		r.Answer = hookspec.Answer{Kind: hookspec.Block, Message: fmt.Sprintf(
 			"blocked: plugin %q failed closed (%s: %s)", c.p.info.Name, r.Status, r.Err)}
 	}
 	return r

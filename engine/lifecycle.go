@@ -1,6 +1,10 @@
 package engine
 
-import "context"
+import (
+	"context"
+
+	"github.com/hermes-hooks/hermes/hookspec"
+)
 
 func newHookSet() *hookSet {
 	return &hookSet{byHook: map[string][]callback{}, drained: make(chan struct{})}
@@ -22,11 +26,11 @@ type closedGuard struct{}
 func (closedGuard) stats() *hookMetrics { return nil }
 
 func (closedGuard) fire(_ context.Context, hook string, _ args, _ bool) HookResult {
-	answer := map[string]any{"action": "block", "message": "blocked: " + ErrClosed.Error()}
+	answer := hookspec.Answer{Kind: hookspec.Block, Message: "blocked: " + ErrClosed.Error()}
 	if hook == PreGatewayDispatch {
-		answer = map[string]any{"action": DispatchSkip, "reason": ErrClosed.Error()}
+		answer = hookspec.Answer{Kind: hookspec.Skip, Message: ErrClosed.Error()}
 	}
-	return HookResult{Source: SourceEngine, Name: "engine", Status: StatusError, Err: ErrClosed.Error(), value: answer}
+	return HookResult{Source: SourceEngine, Name: "engine", Status: StatusError, Err: ErrClosed.Error(), Answer: answer}
 }
 
 // discard closes what s started that prev does not run (a load that failed).

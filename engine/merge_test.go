@@ -12,8 +12,8 @@ import (
 var call = ToolCall{Name: "terminal", Args: map[string]any{"command": "ls"}, SessionID: "s", TaskID: "t", ToolCallID: "c"}
 
 func TestPreToolCallMerge(t *testing.T) {
-	invalid := []string{`return "block"`, `return 123`, `return {action="block"}`, `return {action="deny", message="x"}`,
-		`return {message="x"}`, `return {action="block", message=123}`, `return {action="block", message=""}`, `error("boom")`}
+	invalid := []string{`return "block"`, `return 123`, `return {action="deny", message="x"}`,
+		`return {message="x"}`, `error("boom")`}
 	for _, body := range invalid {
 		t.Run("ignored "+body, func(t *testing.T) {
 			e, _ := newEngine(t, testutil.Home(t, pluginFiles("p", "", one("pre_tool_call", body))))
@@ -22,9 +22,17 @@ func TestPreToolCallMerge(t *testing.T) {
 			}
 		})
 	}
+	for _, body := range []string{`return {action="block"}`, `return {action="block", message=123}`, `return {action="block", message="  "}`, `return {decision="block"}`} {
+		t.Run("blocks without a message "+body, func(t *testing.T) {
+			e, _ := newEngine(t, testutil.Home(t, pluginFiles("p", "", one("pre_tool_call", body))))
+			if b := e.PreToolCall(context.Background(), call); b == nil || b.Message != "Blocked by plugin hook." {
+				t.Errorf("blocked with %+v, want the default message", b)
+			}
+		})
+	}
 	t.Run("first valid block wins, observers after it still run", func(t *testing.T) {
 		home := testutil.Home(t, testutil.Merge(
-			pluginFiles("a", "", one("pre_tool_call", `return {action="block"}`)),
+			pluginFiles("a", "", one("pre_tool_call", `return {action="deny"}`)),
 			pluginFiles("b", "", one("pre_tool_call", `return {action="block", message="from b"}`)),
 			pluginFiles("c", "", one("pre_tool_call", `return {action="block", message="from c"}`)),
 			pluginFiles("d", "", "seen = 0\nfunction register(ctx) ctx.register_hook('pre_tool_call', function(kw) seen = seen + 1 end) ctx.register_hook('post_tool_call', function() return seen end) end"),
@@ -73,7 +81,8 @@ func TestTransformMerge(t *testing.T) {
 		want       string
 	}{
 		{"empty string wins for tool result", TransformToolResult, []string{`return ""`, `return "second"`}, ""},
-		{"non-strings ignored", TransformToolResult, []string{`return {result = "x"}`, `return 5`, `return "third"`}, "third"},
+		{"non-strings ignored", TransformToolResult, []string{`return {output = "x"}`, `return 5`, `return "third"`}, "third"},
+		{"the result key counts", TransformToolResult, []string{`return {result = "x"}`, `return "second"`}, "x"},
 		{"failing callback keeps original", TransformToolResult, []string{`error("boom")`}, "orig"},
 		{"nil keeps original", TransformToolResult, []string{`return nil`}, "orig"},
 		{"empty string ignored for llm output", TransformLLMOutput, []string{`return ""`, `return "rewritten"`}, "rewritten"},
@@ -148,29 +157,6 @@ func TestDispatchMerge(t *testing.T) {
 			t.Errorf("gateway.send args (-want +got):\n%s", diff)
 		}
 	})
-}
-
-func TestOutcomeShapes(t *testing.T) {
-	rs := func(v any) []HookResult { return []HookResult{{Name: "p", value: v}} }
-	tests := []struct {
-		hook string
-		in   []HookResult
-		want any
-	}{
-		{PreToolCall, rs(map[string]any{"action": "block", "message": "no"}), map[string]any{"action": "block", "message": "no"}},
-		{PreToolCall, rs("block"), nil},
-		{PreLLMCall, rs("ctx"), map[string]any{"context": "ctx"}},
-		{TransformToolResult, rs(""), map[string]any{"text": ""}},
-		{TransformLLMOutput, rs(""), nil},
-		{PreGatewayDispatch, rs(map[string]any{"action": "skip", "reason": "r"}), map[string]any{"action": "skip", "reason": "r"}},
-		{PreGatewayDispatch, nil, nil},
-		{PostToolCall, rs("anything"), nil},
-	}
-	for _, tt := range tests {
-		if diff := cmp.Diff(tt.want, outcome(tt.hook, tt.in)); diff != "" {
-			t.Errorf("%s %v (-want +got):\n%s", tt.hook, tt.in, diff)
-		}
-	}
 }
 
 func TestDefaultPayloadForEveryHook(t *testing.T) {

@@ -1,29 +1,36 @@
 package engine
 
 import (
-	"encoding/json"
 	"errors"
-	"time"
 
+	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/luabind"
 )
 
-// Status is how one hook's call ended.
-type Status string
+// Status is how one hook's call ended (hookspec.Status).
+type Status = hookspec.Status
 
-// Statuses of a hook call.
+// Statuses of a hook call; see hookspec.
 const (
-	StatusOK      Status = "ok"
-	StatusError   Status = "error"
-	StatusTimeout Status = "timeout" // the hook ran past its own timeout and was interrupted
-	StatusSkipped Status = "skipped" // matcher did not match, or the hook is disabled or unapproved
-	// StatusCancelled: the host cancelled the call (its context was cancelled or passed its
-	// deadline), or the engine was closed under it. Not the hook's fault.
-	StatusCancelled Status = "cancelled"
-	// StatusBusy: every Lua state of the hook stayed in use for its busy_timeout, so the
-	// call did not run (raise states: in the manifest).
-	StatusBusy Status = "busy"
+	StatusOK        = hookspec.StatusOK
+	StatusError     = hookspec.StatusError
+	StatusTimeout   = hookspec.StatusTimeout
+	StatusSkipped   = hookspec.StatusSkipped
+	StatusCancelled = hookspec.StatusCancelled
+	StatusBusy      = hookspec.StatusBusy
 )
+
+// Sources of a result; see hookspec.
+const (
+	SourcePlugin  = hookspec.SourcePlugin
+	SourceShell   = hookspec.SourceShell
+	SourceGateway = hookspec.SourceGateway
+	SourceEngine  = hookspec.SourceEngine
+)
+
+// HookResult is what one hook did for one call (hookspec.Result). A failing hook is a
+// HookResult with a Status, never a Go error.
+type HookResult = hookspec.Result
 
 // statusOf is the status of a Lua hook's failure.
 func statusOf(err error) Status {
@@ -50,77 +57,60 @@ func StatusOf(err error) Status {
 	return statusOf(err)
 }
 
-// Source names the kind of hook that produced a result.
-const (
-	SourcePlugin  = "plugin"
-	SourceShell   = "shell"
-	SourceGateway = "gateway"
-	SourceEngine  = "engine" // the engine itself: a closed engine's block
-)
-
-// HookResult is what one hook did for one call. A failing hook is a HookResult with a
-// Status, never a Go error.
-type HookResult struct {
-	Source   string        // SourcePlugin, SourceShell, SourceGateway, or SourceEngine
-	Name     string        // plugin name, shell command, or gateway hook name
-	Status   Status        //
-	Result   any           // the hook's answer in wire shape: the Lua return value, or a shell hook's parsed stdout
-	Err      string        // why the call failed (file:line where known); "" when fine
-	Duration time.Duration //
-
-	// Shell hooks only.
-	ExitCode *int
-	Stdout   *string
-	Stderr   *string
-
-	// value is the answer the merge uses: Result for Lua, the normalised stdout for
-	// shell hooks, or a block when a fail_closed hook failed.
-	value any
-}
-
-// MarshalJSON renders the documented shape: source, name, status, (exit_code, stdout, stderr),
-// result, error (null when fine), duration_ms.
-func (r HookResult) MarshalJSON() ([]byte, error) {
-	var errText *string
-	if r.Err != "" {
-		errText = &r.Err
-	}
-	return json.Marshal(struct {
-		Source     string  `json:"source"`
-		Name       string  `json:"name"`
-		Status     Status  `json:"status"`
-		ExitCode   *int    `json:"exit_code,omitempty"`
-		Stdout     *string `json:"stdout,omitempty"`
-		Stderr     *string `json:"stderr,omitempty"`
-		Result     any     `json:"result"`
-		Error      *string `json:"error"`
-		DurationMS float64 `json:"duration_ms"`
-	}{r.Source, r.Name, r.Status, r.ExitCode, r.Stdout, r.Stderr, r.Result, errText, durationMS(r.Duration)})
-}
-
-// durationMS rounds to microseconds, enough for people and stable for tests.
-func durationMS(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-
-// Report is the full story of one firing: the payload, every hook's result and the merged
-// outcome: {"action":"block","message":…} for pre_tool_call, {"context":…} for
-// pre_llm_call, {"text":…} for transforms, the action object for pre_gateway_dispatch,
-// nil when nothing applies and for observers.
+// Report is the full story of one firing: the payload, every hook's result, the decision
+// they made together (computed once), and that decision in its wire shape:
+// {"action":"block","message":…} for pre_tool_call, {"context":…} for pre_llm_call,
+// {"text":…} for transforms, the action object for pre_gateway_dispatch, nil when nothing
+// applies and for observers.
 type Report struct {
-	Event   string         `json:"event"`
-	Payload map[string]any `json:"payload"`
-	Hooks   []HookResult   `json:"hooks"`
-	Outcome any            `json:"outcome"`
+	Event    string            `json:"event"`
+	Payload  map[string]any    `json:"payload"`
+	Hooks    []HookResult      `json:"hooks"`
+	Outcome  any               `json:"outcome"`
+	Decision hookspec.Decision `json:"-"`
+}
+
+// decider is the result whose answer decided, or nil.
+func (r Report) decider() *HookResult {
+	if r.Decision.By < 0 || r.Decision.By >= len(r.Hooks) {
+		return nil
+	}
+	return &r.Hooks[r.Decision.By]
 }
 
 // Block returns the block a pre_tool_call report decided, or nil.
-func (r Report) Block() *Block { return mergeBlock(r.Hooks) }
+func (r Report) Block() *Block {
+	h := r.decider()
+	if r.Decision.Kind != hookspec.Block || h == nil {
+		return nil
+	}
+	return &Block{Message: r.Decision.Message, Source: h.Source, Hook: h.Name}
+}
 
 // Context returns the context a pre_llm_call report injects ("" if none).
-func (r Report) Context() string { return mergeContext(r.Hooks) }
+func (r Report) Context() string {
+	if r.Decision.Kind != hookspec.Context {
+		return ""
+	}
+	return r.Decision.Text
+}
 
-// Text returns the replacement a transform report decided and whether there is one
-// (for transform_llm_output only non-empty strings count).
-func (r Report) Text() (string, bool) { return mergeTransform(r.Hooks, r.Event != TransformLLMOutput) }
+// Text returns the replacement a transform report decided and whether there is one.
+func (r Report) Text() (string, bool) {
+	return r.Decision.Text, r.Decision.Kind == hookspec.Replace
+}
 
 // Dispatch returns the decision of a pre_gateway_dispatch report.
-func (r Report) Dispatch() Dispatch { return mergeDispatch(r.Hooks) }
+func (r Report) Dispatch() Dispatch {
+	d := Dispatch{Action: DispatchAllow}
+	if h := r.decider(); h != nil {
+		d.Hook = h.Name
+	}
+	switch r.Decision.Kind {
+	case hookspec.Skip:
+		d.Action, d.Reason = DispatchSkip, r.Decision.Message
+	case hookspec.Rewrite:
+		d.Action, d.Text = DispatchRewrite, r.Decision.Text
+	}
+	return d
+}

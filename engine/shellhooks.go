@@ -142,10 +142,10 @@ func (c *shellCallback) fire(ctx context.Context, hook string, kw args, _ bool) 
 	defer context.AfterFunc(c.stop, func() { cancel(context.Cause(c.stop)) })()
 	res := c.hook.Run(ctx, kw.Map(), shell.RunOptions{Logger: c.logger})
 	r := HookResult{
-		Source: SourceShell, Name: c.hook.Command, Status: Status(res.Status), Result: res.Parsed, value: res.Value,
+		Source: SourceShell, Name: c.hook.Command, Status: res.Status, Result: res.Parsed, Answer: res.Answer,
 		Err: res.Err, Duration: res.Duration,
 	}
-	if res.Status != shell.StatusSkipped {
+	if res.Status != StatusSkipped {
 		r.ExitCode, r.Stdout, r.Stderr = &res.ExitCode, &res.Stdout, &res.Stderr
 	}
 	if res.Err != "" {

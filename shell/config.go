@@ -2,6 +2,7 @@ package shell
 
 import (
 	"fmt"
+	"github.com/hermes-hooks/hermes/hookspec"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -18,39 +19,8 @@ const (
 	MaxTimeout     = 300 * time.Second
 )
 
-// Event names this package gives a meaning to; every other valid event is an observer.
-const (
-	eventPreToolCall             = "pre_tool_call"
-	eventPostToolCall            = "post_tool_call"
-	eventPreLLMCall              = "pre_llm_call"
-	eventTransformToolResult     = "transform_tool_result"
-	eventTransformTerminalOutput = "transform_terminal_output"
-	eventTransformLLMOutput      = "transform_llm_output"
-	eventPreGatewayDispatch      = "pre_gateway_dispatch"
-)
-
 // entryKeys are the keys a hook entry understands; others are ignored.
 var entryKeys = []string{"matcher", "command", "timeout", "fail_closed", "persistent"}
-
-// Warning is one configuration problem, one line for the user.
-type Warning struct {
-	File string
-	Line int
-	Msg  string
-}
-
-// String renders the warning as "file:line: msg".
-func (w Warning) String() string {
-	switch {
-	case w.File != "" && w.Line > 0:
-		return fmt.Sprintf("%s:%d: %s", w.File, w.Line, w.Msg)
-	case w.File != "":
-		return w.File + ": " + w.Msg
-	case w.Line > 0:
-		return fmt.Sprintf("line %d: %s", w.Line, w.Msg)
-	}
-	return w.Msg
-}
 
 // Hook is one validated shell-hook entry from config.yaml. It is immutable after ParseHooks
 // and safe to share between goroutines.
@@ -73,16 +43,16 @@ type parser struct {
 	file   string
 	valid  []string
 	hooks  []*Hook
-	warns  []Warning
+	warns  []hookspec.Warning
 	seen   map[[3]string]int // (event, matcher, command) -> line of the first declaration
 	events map[string]bool
 }
 
 // ParseHooks validates the value of the top-level `hooks:` key of config.yaml (node may be nil).
 // file is used in warnings; validEvents lists the valid hook names. It never fails: each problem
-// is one Warning and the entry (or event) is skipped unless noted otherwise. Duplicates of
+// is one hookspec.Warning and the entry (or event) is skipped unless noted otherwise. Duplicates of
 // (event, matcher, command) are kept once, in config order.
-func ParseHooks(file string, node *yaml.Node, validEvents []string) ([]*Hook, []Warning) {
+func ParseHooks(file string, node *yaml.Node, validEvents []string) ([]*Hook, []hookspec.Warning) {
 	p := &parser{file: file, valid: validEvents, seen: map[[3]string]int{}, events: map[string]bool{}}
 	for _, e := range validEvents {
 		p.events[e] = true
@@ -109,7 +79,7 @@ func (p *parser) warn(n *yaml.Node, format string, args ...any) {
 	if n != nil {
 		line = n.Line
 	}
-	p.warns = append(p.warns, Warning{File: p.file, Line: line, Msg: fmt.Sprintf(format, args...)})
+	p.warns = append(p.warns, hookspec.Warning{File: p.file, Line: line, Msg: fmt.Sprintf(format, args...)})
 }
 
 // event validates one `<event>: [entries]` pair.
@@ -145,7 +115,7 @@ func (p *parser) event(key, value *yaml.Node) {
 func (p *parser) add(h *Hook) {
 	k := [3]string{h.Event, h.Matcher, h.Command}
 	if first, dup := p.seen[k]; dup {
-		p.warns = append(p.warns, Warning{File: p.file, Line: h.Line,
+		p.warns = append(p.warns, hookspec.Warning{File: p.file, Line: h.Line,
 			Msg: fmt.Sprintf("hooks.%s: duplicate of the hook on line %d (same matcher and command); registered once", h.Event, first)})
 		return
 	}
@@ -227,7 +197,7 @@ func (p *parser) matcherField(h *Hook, where string, n *yaml.Node) {
 	if m == "" {
 		return
 	}
-	if h.Event != eventPreToolCall && h.Event != eventPostToolCall {
+	if h.Event != hookspec.PreToolCall && h.Event != hookspec.PostToolCall {
 		p.warn(n, "%s: matcher %q is ignored: matchers are only honoured for pre_tool_call and post_tool_call; the hook fires on every %s", where, m, h.Event)
 		return
 	}
@@ -279,7 +249,7 @@ func (p *parser) failClosed(event, where string, n *yaml.Node) bool {
 		p.warn(n, "%s: fail_closed must be true or false, got %q; using false (fail open)", where, n.Value)
 		return false
 	}
-	if v && event != eventPreToolCall {
+	if v && event != hookspec.PreToolCall {
 		p.warn(n, "%s: fail_closed is ignored: it only applies to pre_tool_call; this hook fails open", where)
 		return false
 	}

@@ -7,6 +7,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"gopkg.in/yaml.v3"
+
+	"github.com/hermes-hooks/hermes/hookspec"
 )
 
 var testEvents = []string{
@@ -242,12 +244,12 @@ hooks:
 
 func TestWarningString(t *testing.T) {
 	tests := []struct {
-		w    Warning
+		w    hookspec.Warning
 		want string
 	}{
-		{Warning{"config.yaml", 3, "bad"}, "config.yaml:3: bad"},
-		{Warning{"config.yaml", 0, "bad"}, "config.yaml: bad"},
-		{Warning{"", 0, "bad"}, "bad"},
+		{hookspec.Warning{File: "config.yaml", Line: 3, Msg: "bad"}, "config.yaml:3: bad"},
+		{hookspec.Warning{File: "config.yaml", Msg: "bad"}, "config.yaml: bad"},
+		{hookspec.Warning{Msg: "bad"}, "bad"},
 	}
 	for _, tt := range tests {
 		if got := tt.w.String(); got != tt.want {

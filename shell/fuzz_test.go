@@ -18,14 +18,15 @@ func FuzzParseOutput(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, event string, stdout []byte) {
-		parsed, value, err := ParseOutput(event, stdout)
+		parsed, answer, err := ParseOutput(event, stdout)
+		value := value(answer)
 		if err != nil {
 			if !errors.Is(err, ErrMalformedOutput) || parsed != nil || value != nil {
 				t.Fatalf("err %v with parsed %v value %v", err, parsed, value)
 			}
 			return
 		}
-		if value != nil {
+		if _, isString := parsed.(string); value != nil && !isString {
 			if _, ok := parsed.(map[string]any); !ok {
 				t.Fatalf("value %v from a non-object %v", value, parsed)
 			}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/hermes-hooks/hermes/hookspec"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -121,16 +122,16 @@ func TestHostileHooks(t *testing.T) {
 		name    string
 		body    string
 		timeout time.Duration
-		pids    int          // processes the script records (itself included)
-		status  shell.Status // the Run's status
+		pids    int             // processes the script records (itself included)
+		status  hookspec.Status // the Run's status
 	}{
-		{"grandchild sleeping with the pipes open", "sleep 300 &\necho $! >> $PIDS\necho '{}'\n", 5 * time.Second, 2, shell.StatusOK},
-		{"grandchild sleeping detached from the pipes", "sleep 300 </dev/null >/dev/null 2>&1 &\necho $! >> $PIDS\necho '{}'\n", 5 * time.Second, 2, shell.StatusOK},
-		{"subshell of sleepers outliving the timeout", "(sleep 300 & echo $! >> $PIDS; sleep 300) &\necho $! >> $PIDS\nsleep 300\n", 2 * time.Second, 3, shell.StatusTimeout},
-		{"closes stdout and stderr and keeps running", "exec >&- 2>&-\nsleep 300\n", 2 * time.Second, 1, shell.StatusTimeout},
-		{"ignores SIGTERM", "trap '' TERM\nsh -c 'trap \"\" TERM; sleep 300' &\necho $! >> $PIDS\nwhile :; do sleep 1; done\n", 2 * time.Second, 2, shell.StatusTimeout},
-		{"writes forever", "yes\n", 2 * time.Second, 1, shell.StatusTimeout},
-		{"exits without reading a large payload", "exit 0\n", 5 * time.Second, 1, shell.StatusOK},
+		{"grandchild sleeping with the pipes open", "sleep 300 &\necho $! >> $PIDS\necho '{}'\n", 5 * time.Second, 2, hookspec.StatusOK},
+		{"grandchild sleeping detached from the pipes", "sleep 300 </dev/null >/dev/null 2>&1 &\necho $! >> $PIDS\necho '{}'\n", 5 * time.Second, 2, hookspec.StatusOK},
+		{"subshell of sleepers outliving the timeout", "(sleep 300 & echo $! >> $PIDS; sleep 300) &\necho $! >> $PIDS\nsleep 300\n", 2 * time.Second, 3, hookspec.StatusTimeout},
+		{"closes stdout and stderr and keeps running", "exec >&- 2>&-\nsleep 300\n", 2 * time.Second, 1, hookspec.StatusTimeout},
+		{"ignores SIGTERM", "trap '' TERM\nsh -c 'trap \"\" TERM; sleep 300' &\necho $! >> $PIDS\nwhile :; do sleep 1; done\n", 2 * time.Second, 2, hookspec.StatusTimeout},
+		{"writes forever", "yes\n", 2 * time.Second, 1, hookspec.StatusTimeout},
+		{"exits without reading a large payload", "exit 0\n", 5 * time.Second, 1, hookspec.StatusOK},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -164,7 +165,7 @@ func TestHostileHookEscapingTheGroup(t *testing.T) {
 	if elapsed > h.Timeout+runGrace {
 		t.Errorf("Run took %v, want at most the timeout %v plus %v", elapsed, h.Timeout, runGrace)
 	}
-	if res.Status != shell.StatusTimeout {
+	if res.Status != hookspec.StatusTimeout {
 		t.Errorf("status %q (%s), want timeout", res.Status, res.Err)
 	}
 	pids := waitPids(t, pidFile, 2)
@@ -194,14 +195,14 @@ func TestHostileHookOutputFlood(t *testing.T) {
 	elapsed := time.Since(start)
 	runtime.ReadMemStats(&after)
 
-	if res.Status != shell.StatusOK || len(res.Stdout) != shell.DefaultMaxOutput {
+	if res.Status != hookspec.StatusOK || len(res.Stdout) != shell.DefaultMaxOutput {
 		t.Errorf("status %q, %d bytes captured, want ok and %d bytes", res.Status, len(res.Stdout), shell.DefaultMaxOutput)
 	}
 	if !strings.Contains(res.Err, "stdout exceeded") || res.Parsed != nil {
 		t.Errorf("err %q parsed %v, want the truncated output treated as malformed", res.Err, res.Parsed)
 	}
-	if m, _ := res.Value.(map[string]any); m == nil || m["action"] != "block" {
-		t.Errorf("value %v, want a fail-closed block", res.Value)
+	if res.Answer.Kind != hookspec.Block {
+		t.Errorf("answer %+v, want a fail-closed block", res.Answer)
 	}
 	const limit = 16 << 20
 	heap := int64(after.HeapAlloc) - int64(before.HeapAlloc)

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/hermes-hooks/hermes/hookspec"
 	"io"
 	"log/slog"
 	"os"
@@ -115,7 +116,7 @@ func (h *Hook) exchange(ctx context.Context, payload []byte, opts RunOptions, lo
 
 	pr, err := h.ready(p, opts, log)
 	if err != nil {
-		return h.failed(StatusError, err.Error())
+		return h.failed(hookspec.StatusError, err.Error())
 	}
 	line, err := pr.roundTrip(ctx, payload, deadline, limit)
 	if isBrokenPipe(err) {
@@ -124,7 +125,7 @@ func (h *Hook) exchange(ctx context.Context, payload []byte, opts RunOptions, lo
 		pr.shutdown(0)
 		h.drop(p, pr, "exited ("+exitText(pr.err)+")", log)
 		if pr, err = h.ready(p, opts, log); err != nil {
-			return h.failed(StatusError, err.Error())
+			return h.failed(hookspec.StatusError, err.Error())
 		}
 		line, err = pr.roundTrip(ctx, payload, deadline, limit)
 	}
@@ -148,11 +149,11 @@ func (h *Hook) acquire(ctx context.Context, p *persistent, deadline time.Time, t
 		return Result{}, true
 	case <-t.C:
 		why := fmt.Sprintf("busy: its process stayed busy with another firing for %s", timeout)
-		res := Result{Status: StatusBusy, ExitCode: -1, Err: h.errorf("%s", why)}
+		res := Result{Status: hookspec.StatusBusy, ExitCode: -1, Err: h.errorf("%s", why)}
 		h.failClosed(&res, why)
 		return res, false
 	case <-ctx.Done():
-		return h.failed(StatusCancelled, "not started: "+ctx.Err().Error()), false
+		return h.failed(hookspec.StatusCancelled, "not started: "+ctx.Err().Error()), false
 	}
 }
 
@@ -199,21 +200,21 @@ func (h *Hook) drop(p *persistent, pr *proc, why string, log *slog.Logger) {
 // lost turns a failed round trip into a Result: a timeout, a cancellation, an answer over
 // the cap, or a process that ended without answering. The process is dropped in every case.
 func (h *Hook) lost(ctx context.Context, p *persistent, pr *proc, err error, timeout time.Duration, limit int, log *slog.Logger) Result {
-	res := Result{Status: StatusError, ExitCode: -1}
+	res := Result{Status: hookspec.StatusError, ExitCode: -1}
 	var why string
 	switch {
 	case errors.Is(err, os.ErrDeadlineExceeded) && ctx.Err() == nil:
-		why, res.Status = fmt.Sprintf("timed out after %s", timeout), StatusTimeout
+		why, res.Status = fmt.Sprintf("timed out after %s", timeout), hookspec.StatusTimeout
 		h.drop(p, pr, "timed out", log)
 		res.Err = h.errorf("%s; process group killed, restarted on the next firing", why)
 	case errors.Is(err, os.ErrDeadlineExceeded) || ctx.Err() != nil:
-		why, res.Status = fmt.Sprintf("cancelled (%v)", context.Cause(ctx)), StatusCancelled
+		why, res.Status = fmt.Sprintf("cancelled (%v)", context.Cause(ctx)), hookspec.StatusCancelled
 		h.drop(p, pr, "cancelled", log)
 		res.Err = h.errorf("%s; process group killed, restarted on the next firing", why)
 	case errors.Is(err, errLineTooLong):
 		why = fmt.Sprintf("unparseable stdout (answer line longer than %d bytes)", limit)
 		h.drop(p, pr, "answer too long", log)
-		res.Status, res.Err = StatusOK, h.errorf("%s; process killed, restarted on the next firing", why)
+		res.Status, res.Err = hookspec.StatusOK, h.errorf("%s; process killed, restarted on the next firing", why)
 	default:
 		h.drop(p, pr, "exited without answering", log)
 		<-pr.done
@@ -230,17 +231,17 @@ func (h *Hook) lost(ctx context.Context, p *persistent, pr *proc, err error, tim
 
 // answer interprets one answer line like the stdout of an ordinary hook.
 func (h *Hook) answer(line []byte) Result {
-	res := Result{Status: StatusOK, Stdout: strings.TrimRight(string(line), "\r\n")}
+	res := Result{Status: hookspec.StatusOK, Stdout: strings.TrimRight(string(line), "\r\n")}
 	var err error
-	res.Parsed, res.Value, err = parseOutput(h.Event, line)
+	res.Parsed, res.Answer, err = parseOutput(h.Event, line)
 	malformed := ""
 	if err != nil {
 		malformed = "unparseable stdout (expected a JSON object)"
 		res.Err = h.errorf("stdout is not valid JSON (%v): %q", err, truncateChars(strings.TrimSpace(res.Stdout), 80))
-	} else if _, isObj := res.Parsed.(map[string]any); !isObj && res.Parsed != nil {
+	} else if unexpected(res.Parsed, res.Answer) {
 		malformed = "unparseable stdout (expected a JSON object)"
 	}
-	if malformed != "" && res.Value == nil {
+	if malformed != "" && res.Answer.Kind == hookspec.None {
 		h.failClosed(&res, malformed)
 	}
 	return res

@@ -5,6 +5,7 @@ package shell
 import (
 	"context"
 	"fmt"
+	"github.com/hermes-hooks/hermes/hookspec"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -41,7 +42,7 @@ done
 func fire(t *testing.T, h *Hook, ctx context.Context, sid string, opts RunOptions) (Result, int) {
 	t.Helper()
 	res := h.Run(ctx, map[string]any{"session_id": sid}, opts)
-	m, _ := res.Value.(map[string]any)
+	m, _ := value(res.Answer).(map[string]any)
 	c, _ := m["context"].(string)
 	pid, _ := strconv.Atoi(strings.SplitN(c, ":", 2)[0])
 	return res, pid
@@ -106,8 +107,8 @@ func TestPersistentOneProcessSerialised(t *testing.T) {
 				sid := fmt.Sprintf("s-%d-%d", g, i)
 				res, pid := fire(t, h, context.Background(), sid, RunOptions{})
 				want := fmt.Sprintf("%d:%s", pid, sid)
-				if m, _ := res.Value.(map[string]any); res.Status != StatusOK || res.Err != "" || m["context"] != want {
-					t.Errorf("firing %s: status %q err %q value %v, want ok and context %q", sid, res.Status, res.Err, res.Value, want)
+				if m, _ := value(res.Answer).(map[string]any); res.Status != hookspec.StatusOK || res.Err != "" || m["context"] != want {
+					t.Errorf("firing %s: status %q err %q value %v, want ok and context %q", sid, res.Status, res.Err, value(res.Answer), want)
 				}
 				mu.Lock()
 				pids[pid] = true
@@ -139,7 +140,7 @@ done
 	}
 	waitGone(t, first)
 	res, third := fire(t, h, context.Background(), "c", opts)
-	if res.Status != StatusOK || res.Err != "" || third == 0 || third == first {
+	if res.Status != hookspec.StatusOK || res.Err != "" || third == 0 || third == first {
 		t.Errorf("after the exit: status %q err %q pid %d, want ok from a new process (old %d)", res.Status, res.Err, third, first)
 	}
 	if h.Starts() != 2 {
@@ -166,18 +167,18 @@ done
 			logs := &testutil.Buffer{}
 			opts := RunOptions{Logger: slog.New(slog.NewTextHandler(logs, nil))}
 			kw := map[string]any{"tool_name": "terminal"}
-			if res := h.Run(context.Background(), kw, opts); res.Status != StatusOK {
+			if res := h.Run(context.Background(), kw, opts); res.Status != hookspec.StatusOK {
 				t.Fatalf("first firing: %q %q", res.Status, res.Err)
 			}
 			res := h.Run(context.Background(), kw, opts)
-			if res.Status != StatusError || res.ExitCode != 4 || !strings.Contains(res.Err, "exited without answering (exit status 4)") {
+			if res.Status != hookspec.StatusError || res.ExitCode != 4 || !strings.Contains(res.Err, "exited without answering (exit status 4)") {
 				t.Errorf("crashed firing: status %q exit %d err %q, want error, 4 and the exit status", res.Status, res.ExitCode, res.Err)
 			}
-			blk, _ := res.Value.(map[string]any)
+			blk, _ := value(res.Answer).(map[string]any)
 			if fc != (blk["action"] == "block") {
-				t.Errorf("fail_closed=%v: value %v", fc, res.Value)
+				t.Errorf("fail_closed=%v: value %v", fc, value(res.Answer))
 			}
-			if res := h.Run(context.Background(), kw, opts); res.Status != StatusOK || res.Err != "" {
+			if res := h.Run(context.Background(), kw, opts); res.Status != hookspec.StatusOK || res.Err != "" {
 				t.Errorf("after the crash: status %q err %q, want ok", res.Status, res.Err)
 			}
 			if h.Starts() != 2 || !strings.Contains(logs.String(), "persistent shell hook restarted") {
@@ -206,13 +207,13 @@ done
 	if elapsed := time.Since(start); elapsed > 3*time.Second {
 		t.Errorf("the hung firing took %v, want about 300ms", elapsed)
 	}
-	if res.Status != StatusTimeout || res.ExitCode != -1 || !strings.Contains(res.Err, "timed out after 300ms") {
+	if res.Status != hookspec.StatusTimeout || res.ExitCode != -1 || !strings.Contains(res.Err, "timed out after 300ms") {
 		t.Errorf("hung firing: status %q exit %d err %q, want a timeout", res.Status, res.ExitCode, res.Err)
 	}
 	waitGone(t, leader)
 	waitGone(t, readPID(t, pidFile)) // the whole process group was killed
 	res, next := fire(t, h, context.Background(), "again", opts)
-	if res.Status != StatusOK || next == 0 || next == leader {
+	if res.Status != hookspec.StatusOK || next == 0 || next == leader {
 		t.Errorf("after the timeout: status %q pid %d, want ok from a new process", res.Status, next)
 	}
 	if l := logs.String(); !strings.Contains(l, "persistent shell hook restarted") || !strings.Contains(l, "timed out") {
@@ -223,9 +224,9 @@ done
 func TestPersistentTimeoutFailsClosed(t *testing.T) {
 	h := persistentHook(t, "pre_tool_call", "while IFS= read -r line; do sleep 60; done\n", failClosed, withTimeout(200*time.Millisecond))
 	res := h.Run(context.Background(), toolKwargs, RunOptions{})
-	blk, _ := res.Value.(map[string]any)
-	if res.Status != StatusTimeout || blk["action"] != "block" || !strings.Contains(blk["message"].(string), "failed closed: timed out") {
-		t.Errorf("status %q value %v, want a timeout that blocks", res.Status, res.Value)
+	blk, _ := value(res.Answer).(map[string]any)
+	if res.Status != hookspec.StatusTimeout || blk["action"] != "block" || !strings.Contains(blk["message"].(string), "failed closed: timed out") {
+		t.Errorf("status %q value %v, want a timeout that blocks", res.Status, value(res.Answer))
 	}
 }
 
@@ -237,10 +238,10 @@ func TestPersistentCancel(t *testing.T) {
 	defer cancel()
 	start := time.Now()
 	res := hang.Run(ctx, map[string]any{}, RunOptions{})
-	if res.Status != StatusCancelled || !strings.Contains(res.Err, "cancelled") || time.Since(start) > 3*time.Second {
+	if res.Status != hookspec.StatusCancelled || !strings.Contains(res.Err, "cancelled") || time.Since(start) > 3*time.Second {
 		t.Errorf("status %q err %q after %v, want a prompt cancellation", res.Status, res.Err, time.Since(start))
 	}
-	if res, again := fire(t, h, context.Background(), "ok", RunOptions{}); res.Status != StatusOK || again != pid {
+	if res, again := fire(t, h, context.Background(), "ok", RunOptions{}); res.Status != hookspec.StatusOK || again != pid {
 		t.Errorf("the other hook: status %q pid %d, want ok from %d", res.Status, again, pid)
 	}
 }
@@ -259,22 +260,22 @@ done
 	run := func(sid string) Result {
 		return h.Run(context.Background(), map[string]any{"tool_name": "terminal", "session_id": sid}, opts)
 	}
-	if res := run("block"); res.Status != StatusOK || res.Value.(map[string]any)["message"] != "from a line" || res.Stdout != `{"decision":"block","reason":"from a line"}` {
+	if res := run("block"); res.Status != hookspec.StatusOK || value(res.Answer).(map[string]any)["message"] != "from a line" || res.Stdout != `{"decision":"block","reason":"from a line"}` {
 		t.Errorf("block: %+v", res)
 	}
-	if res := run("empty"); res.Status != StatusOK || res.Value != nil || res.Err != "" {
+	if res := run("empty"); res.Status != hookspec.StatusOK || value(res.Answer) != nil || res.Err != "" {
 		t.Errorf("empty line: %+v, want no effect", res)
 	}
-	if res := run("garbage"); res.Value != nil || !strings.Contains(res.Err, "stdout is not valid JSON") {
+	if res := run("garbage"); value(res.Answer) != nil || !strings.Contains(res.Err, "stdout is not valid JSON") {
 		t.Errorf("garbage: %+v, want a malformed warning", res)
 	}
 	if h.Starts() != 1 {
 		t.Errorf("Starts = %d after ordinary answers, want 1", h.Starts())
 	}
-	if res := run("long"); res.Value != nil || !strings.Contains(res.Err, "longer than 100 bytes") {
+	if res := run("long"); value(res.Answer) != nil || !strings.Contains(res.Err, "longer than 100 bytes") {
 		t.Errorf("long: %+v, want the cap to apply", res)
 	}
-	if res := run("block"); res.Status != StatusOK || res.Value == nil || h.Starts() != 2 {
+	if res := run("block"); res.Status != hookspec.StatusOK || value(res.Answer) == nil || h.Starts() != 2 {
 		t.Errorf("after a long line: %+v, Starts %d; want a new process", res, h.Starts())
 	}
 }
@@ -293,7 +294,7 @@ func TestPersistentCloseLeavesNoProcess(t *testing.T) {
 		t.Errorf("leader %d still runs after Close returned", leader)
 	}
 	waitGone(t, child)
-	if res, _ := fire(t, h, context.Background(), "b", RunOptions{}); res.Status != StatusError || !strings.Contains(res.Err, "closed") {
+	if res, _ := fire(t, h, context.Background(), "b", RunOptions{}); res.Status != hookspec.StatusError || !strings.Contains(res.Err, "closed") {
 		t.Errorf("after Close: status %q err %q, want an error", res.Status, res.Err)
 	}
 	h.Close() // twice is fine
@@ -307,7 +308,7 @@ func TestPersistentCloseWhileFiring(t *testing.T) {
 		wg.Go(func() {
 			for i := range 50 {
 				res := h.Run(context.Background(), map[string]any{"session_id": fmt.Sprintf("%d-%d", g, i)}, RunOptions{})
-				if res.Status == StatusTimeout {
+				if res.Status == hookspec.StatusTimeout {
 					t.Errorf("unexpected timeout: %q", res.Err)
 				}
 			}
@@ -317,7 +318,7 @@ func TestPersistentCloseWhileFiring(t *testing.T) {
 	h.Close()
 	wg.Wait()
 	waitGone(t, leader)
-	if res, _ := fire(t, h, context.Background(), "late", RunOptions{}); res.Status != StatusError {
+	if res, _ := fire(t, h, context.Background(), "late", RunOptions{}); res.Status != hookspec.StatusError {
 		t.Errorf("after Close: status %q, want error", res.Status)
 	}
 }
@@ -325,7 +326,7 @@ func TestPersistentCloseWhileFiring(t *testing.T) {
 func TestPersistentNoMatchNoStart(t *testing.T) {
 	h := persistentHook(t, "pre_tool_call", loopPID)
 	h.Matcher = "file"
-	if res := h.Run(context.Background(), toolKwargs, RunOptions{}); res.Status != StatusSkipped || h.Starts() != 0 {
+	if res := h.Run(context.Background(), toolKwargs, RunOptions{}); res.Status != hookspec.StatusSkipped || h.Starts() != 0 {
 		t.Errorf("status %q Starts %d, want skipped and nothing started", res.Status, h.Starts())
 	}
 }

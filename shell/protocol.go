@@ -6,7 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
+	"github.com/hermes-hooks/hermes/hookspec"
 	"math"
 	"reflect"
 	"strconv"
@@ -16,7 +16,7 @@ import (
 )
 
 // DefaultBlockMessage is the message of a pre_tool_call block that carries no usable message.
-const DefaultBlockMessage = "Blocked by shell hook."
+var DefaultBlockMessage = hookspec.DefaultBlockMessage(hookspec.SourceShell)
 
 // ErrMalformedOutput wraps every error of ParseOutput.
 var ErrMalformedOutput = errors.New("shell: hook stdout is not valid JSON")
@@ -224,39 +224,39 @@ func marshalOrString(v any) (out any) {
 }
 
 // ParseOutput decodes a hook's stdout for event. parsed is the decoded JSON value (nil for
-// empty or blank output and for JSON null); value is the answer normalised into the shape a Lua
-// callback would return for event, or nil for no effect:
-//   - pre_tool_call: {"action":"block","message":msg} for {"action":"block",...} or the
-//     Claude-Code form {"decision":"block","reason":...}; when both are present the canonical
-//     one decides; msg is message (canonical) or reason (Claude-Code), falling back to the other
-//     field, else DefaultBlockMessage.
-//   - pre_llm_call: {"context": s} when context is a non-blank string.
-//   - transform_tool_result, transform_terminal_output: the string in "result" / "output"
-//     (the empty string counts); transform_llm_output: the non-empty string in "response_text".
-//   - pre_gateway_dispatch: a copy of the object when its "action" is a string.
-//   - any other event: nil (observers).
+// empty or blank output and for JSON null); answer is what it asks for, read by
+// hookspec.Normalise with the same rules as a Lua callback's return value, with
+// DefaultBlockMessage for a block that carries no usable message.
 //
-// err (wrapping ErrMalformedOutput) is set when stdout is not exactly one JSON value; JSON that
-// is not an object is no error, only no effect. Numbers decode as int64 when integral, else float64.
-func ParseOutput(event string, stdout []byte) (parsed any, value any, err error) {
-	parsed, value, err = parseOutput(event, stdout)
+// err (wrapping ErrMalformedOutput) is set when stdout is not exactly one JSON value; JSON
+// in no accepted shape is no error, only no effect. Numbers decode as int64 when integral,
+// else float64.
+func ParseOutput(event string, stdout []byte) (parsed any, answer hookspec.Answer, err error) {
+	parsed, answer, err = parseOutput(event, stdout)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %w", ErrMalformedOutput, err)
+		return nil, hookspec.Answer{}, fmt.Errorf("%w: %w", ErrMalformedOutput, err)
 	}
-	return parsed, value, nil
+	return parsed, answer, nil
 }
 
 // parseOutput is ParseOutput with the decoder's error unwrapped.
-func parseOutput(event string, stdout []byte) (parsed any, value any, err error) {
+func parseOutput(event string, stdout []byte) (parsed any, answer hookspec.Answer, err error) {
 	parsed, err = decodeOutput(stdout)
 	if err != nil {
-		return nil, nil, err
+		return nil, hookspec.Answer{}, err
 	}
-	obj, ok := parsed.(map[string]any)
-	if !ok {
-		return parsed, nil, nil
+	answer = hookspec.Normalise(event, parsed)
+	if answer.Kind == hookspec.Block && strings.TrimSpace(answer.Message) == "" {
+		answer.Message = DefaultBlockMessage
 	}
-	return parsed, normalise(event, obj), nil
+	return parsed, answer, nil
+}
+
+// unexpected reports whether stdout held JSON that is neither an object nor an accepted
+// answer (a bare number, a list): a hook that meant something else.
+func unexpected(parsed any, answer hookspec.Answer) bool {
+	_, isObj := parsed.(map[string]any)
+	return parsed != nil && !isObj && answer.Kind == hookspec.None
 }
 
 // decodeOutput decodes exactly one JSON value from b; blank input is nil.
@@ -268,59 +268,7 @@ func decodeOutput(b []byte) (any, error) {
 	return jsonvalue.Decode(b)
 }
 
-// normalise maps a decoded stdout object to the value a Lua callback would return (see ParseOutput).
-func normalise(event string, obj map[string]any) any {
-	switch event {
-	case eventPreToolCall:
-		if msg, ok := blockMessage(obj); ok {
-			return blockValue(msg)
-		}
-	case eventPreLLMCall:
-		if s, ok := obj["context"].(string); ok && strings.TrimSpace(s) != "" {
-			return map[string]any{"context": s}
-		}
-	case eventTransformToolResult:
-		if s, ok := obj["result"].(string); ok {
-			return s
-		}
-	case eventTransformTerminalOutput:
-		if s, ok := obj["output"].(string); ok {
-			return s
-		}
-	case eventTransformLLMOutput:
-		if s, ok := obj["response_text"].(string); ok && s != "" {
-			return s
-		}
-	case eventPreGatewayDispatch:
-		if _, ok := obj["action"].(string); ok {
-			return maps.Clone(obj)
-		}
-	}
-	return nil
-}
-
-// blockMessage reports whether obj is a pre_tool_call block, and its message.
-func blockMessage(obj map[string]any) (string, bool) {
-	primary, secondary := "", ""
-	if action, canonical := obj["action"].(string); canonical {
-		if action != "block" {
-			return "", false
-		}
-		primary, secondary = "message", "reason"
-	} else if obj["decision"] == "block" {
-		primary, secondary = "reason", "message"
-	} else {
-		return "", false
-	}
-	for _, k := range []string{primary, secondary} {
-		if s, ok := obj[k].(string); ok && strings.TrimSpace(s) != "" {
-			return s, true
-		}
-	}
-	return DefaultBlockMessage, true
-}
-
-// blockValue is the normalised pre_tool_call block.
-func blockValue(msg string) map[string]any {
-	return map[string]any{"action": "block", "message": msg}
+// blockAnswer is a pre_tool_call block.
+func blockAnswer(msg string) hookspec.Answer {
+	return hookspec.Answer{Kind: hookspec.Block, Message: msg}
 }

@@ -146,13 +146,14 @@ func TestParseOutput(t *testing.T) {
 		{"transform terminal", "transform_terminal_output", `{"output":""}`, "", false},
 		{"transform llm", "transform_llm_output", `{"response_text":"hi"}`, "hi", false},
 		{"transform llm empty ignored", "transform_llm_output", `{"response_text":""}`, nil, false},
-		{"dispatch action", "pre_gateway_dispatch", `{"action":"rewrite","text":"x","n":2}`, map[string]any{"action": "rewrite", "text": "x", "n": int64(2)}, false},
+		{"dispatch action", "pre_gateway_dispatch", `{"action":"rewrite","text":"x","n":2}`, map[string]any{"action": "rewrite", "text": "x"}, false},
 		{"dispatch without action", "pre_gateway_dispatch", `{"text":"x"}`, nil, false},
 		{"observer", "post_llm_call", `{"context":"x"}`, nil, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			parsed, value, err := ParseOutput(tt.event, []byte(tt.stdout))
+			parsed, answer, err := ParseOutput(tt.event, []byte(tt.stdout))
+			value := value(answer)
 			if (err != nil) != tt.wantErr {
 				t.Fatalf("err = %v, want error: %v", err, tt.wantErr)
 			}

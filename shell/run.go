@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/hermes-hooks/hermes/hookspec"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -37,30 +38,15 @@ type RunOptions struct {
 	Cwd       string       // working directory of the hook and the payload's cwd; "" = os.Getwd
 }
 
-// Status is the outcome of a Run.
-type Status string
-
-// Statuses of a Run.
-const (
-	StatusOK      Status = "ok"      // the hook ran and exited (with any exit code)
-	StatusError   Status = "error"   // the hook could not be started, or failed
-	StatusTimeout Status = "timeout" // the hook ran out of time; its process group was killed
-	StatusSkipped Status = "skipped" // the matcher did not match the tool: nothing was spawned
-	// StatusCancelled: the caller's context was cancelled (or passed its deadline) first.
-	StatusCancelled Status = "cancelled"
-	// StatusBusy: a persistent hook's process stayed busy with another firing for the timeout.
-	StatusBusy Status = "busy"
-)
-
 // Result is the outcome of one firing.
 type Result struct {
-	Status   Status
-	ExitCode int    // -1 when not started or killed by a signal
-	Stdout   string // as captured, capped
-	Stderr   string // as captured, capped
-	Parsed   any    // stdout decoded as JSON (nil if empty or invalid): the hook's raw answer
-	Value    any    // the answer normalised like a Lua callback's return (see ParseOutput); nil = no effect
-	Err      string // warning or error for the user's log; "" when fine
+	Status   hookspec.Status // ok: the process ran and exited (with any exit code); timeout: its process group was killed
+	ExitCode int             // -1 when not started or killed by a signal
+	Stdout   string          // as captured, capped
+	Stderr   string          // as captured, capped
+	Parsed   any             // stdout decoded as JSON (nil if empty or invalid): the hook's raw answer
+	Answer   hookspec.Answer // Parsed read by hookspec.Normalise, or a block (exit code 2, fail_closed)
+	Err      string          // warning or error for the user's log; "" when fine
 	Duration time.Duration
 }
 
@@ -68,7 +54,7 @@ type Result struct {
 // without a shell, environment inherited, working directory opts.Cwd or the host's, in its own
 // process group. On timeout or when ctx is done the whole group is killed. stdout and stderr are
 // captured up to the cap and drained beyond it. For the tool events, a hook whose matcher does
-// not match kwargs["tool_name"] is not spawned (StatusSkipped). Run never panics on a bad hook
+// not match kwargs["tool_name"] is not spawned (hookspec.StatusSkipped). Run never panics on a bad hook
 // and never returns a Go error: every problem is in the Result. Safe for concurrent use.
 func (h *Hook) Run(ctx context.Context, kwargs map[string]any, opts RunOptions) Result {
 	start := time.Now()
@@ -85,9 +71,9 @@ func (h *Hook) Run(ctx context.Context, kwargs map[string]any, opts RunOptions) 
 }
 
 func (h *Hook) run(ctx context.Context, kwargs map[string]any, opts RunOptions, log *slog.Logger) Result {
-	if h.Event == eventPreToolCall || h.Event == eventPostToolCall {
+	if h.Event == hookspec.PreToolCall || h.Event == hookspec.PostToolCall {
 		if name, _ := kwargs["tool_name"].(string); !h.Matches(name) {
-			return Result{Status: StatusSkipped, ExitCode: -1}
+			return Result{Status: hookspec.StatusSkipped, ExitCode: -1}
 		}
 	}
 	cwd := opts.Cwd
@@ -96,10 +82,10 @@ func (h *Hook) run(ctx context.Context, kwargs map[string]any, opts RunOptions, 
 	}
 	in, err := BuildPayload(h.Event, kwargs, cwd)
 	if err != nil {
-		return h.failed(StatusError, err.Error())
+		return h.failed(hookspec.StatusError, err.Error())
 	}
 	if err := ctx.Err(); err != nil {
-		return h.failed(StatusCancelled, "not started: "+err.Error())
+		return h.failed(hookspec.StatusCancelled, "not started: "+err.Error())
 	}
 	if h.Persistent {
 		return h.exchange(ctx, in, opts, log)
@@ -127,7 +113,7 @@ func (h *Hook) spawn(ctx context.Context, stdin []byte, opts RunOptions, log *sl
 
 	cmd, err := h.newCmd(tctx, opts.Cwd)
 	if err != nil {
-		return h.failed(StatusError, h.spawnError(err, nil))
+		return h.failed(hookspec.StatusError, h.spawnError(err, nil))
 	}
 	cmd.Stdin = bytes.NewReader(stdin)
 	stdout, stderr := &procgroup.Capped{Max: limit}, &procgroup.Capped{Max: limit}
@@ -137,14 +123,14 @@ func (h *Hook) spawn(ctx context.Context, stdin []byte, opts RunOptions, log *sl
 
 	log.Debug("shell hook starting", "program", cmd.Path, "argv", cmd.Args, "timeout", timeout)
 	if err := cmd.Start(); err != nil {
-		return h.failed(StatusError, h.spawnError(err, cmd))
+		return h.failed(hookspec.StatusError, h.spawnError(err, cmd))
 	}
 	waitErr := cmd.Wait()
 	// Nothing the hook started outlives its run: kill what is left of its process group
 	// (background jobs, daemons that did not leave the group). The group id cannot have been
 	// reused while any member is alive; if none is, this finds no process.
 	procgroup.Kill(cmd.Process)
-	res := Result{Status: StatusOK, ExitCode: cmd.ProcessState.ExitCode(),
+	res := Result{Status: hookspec.StatusOK, ExitCode: cmd.ProcessState.ExitCode(),
 		Stdout: stdout.String(), Stderr: stderr.String()}
 	if stderr.Dropped > 0 {
 		log.Debug("shell hook stderr truncated", "dropped_bytes", stderr.Dropped)
@@ -157,9 +143,9 @@ func (h *Hook) spawn(ctx context.Context, stdin []byte, opts RunOptions, log *sl
 	}
 	if killed() {
 		why := fmt.Sprintf("cancelled (%v)", context.Cause(ctx))
-		res.Status = StatusCancelled
+		res.Status = hookspec.StatusCancelled
 		if ctx.Err() == nil {
-			why, res.Status = fmt.Sprintf("timed out after %s", timeout), StatusTimeout
+			why, res.Status = fmt.Sprintf("timed out after %s", timeout), hookspec.StatusTimeout
 		}
 		res.Err = h.errorf("%s; process group killed", why)
 		h.failClosed(&res, why)
@@ -178,22 +164,22 @@ func (h *Hook) interpret(res *Result, state *os.ProcessState, stdout *procgroup.
 		problems = append(problems, malformed+"; output ignored")
 	} else {
 		var err error
-		res.Parsed, res.Value, err = parseOutput(h.Event, stdout.Bytes())
+		res.Parsed, res.Answer, err = parseOutput(h.Event, stdout.Bytes())
 		if err != nil {
 			malformed = "unparseable stdout (expected a JSON object)"
 			problems = append(problems, fmt.Sprintf("stdout is not valid JSON (%v): %q",
 				err, truncateChars(strings.TrimSpace(res.Stdout), 80)))
-		} else if _, isObj := res.Parsed.(map[string]any); !isObj && strings.TrimSpace(res.Stdout) != "" && res.Parsed != nil {
+		} else if unexpected(res.Parsed, res.Answer) {
 			malformed = "unparseable stdout (expected a JSON object)"
 		}
 	}
-	if h.Event == eventPreToolCall && res.ExitCode == exitBlock {
-		if _, isBlock := res.Value.(map[string]any); !isBlock {
+	if h.Event == hookspec.PreToolCall && res.ExitCode == exitBlock {
+		if res.Answer.Kind != hookspec.Block {
 			msg := truncateChars(strings.TrimSpace(res.Stderr), stderrMessageLimit)
 			if msg = strings.TrimSpace(msg); msg == "" {
 				msg = DefaultBlockMessage
 			}
-			res.Value = blockValue(msg)
+			res.Answer = blockAnswer(msg)
 		}
 	} else if res.ExitCode > 0 {
 		problems = append(problems, fmt.Sprintf("exited with status %d", res.ExitCode))
@@ -203,20 +189,20 @@ func (h *Hook) interpret(res *Result, state *os.ProcessState, stdout *procgroup.
 	if len(problems) > 0 {
 		res.Err = h.errorf("%s", strings.Join(problems, "; "))
 	}
-	if malformed != "" && res.Value == nil {
+	if malformed != "" && res.Answer.Kind == hookspec.None {
 		h.failClosed(res, malformed)
 	}
 }
 
 // failClosed turns res into a block when the hook is fail_closed (pre_tool_call only).
 func (h *Hook) failClosed(res *Result, why string) {
-	if h.FailClosed && h.Event == eventPreToolCall {
-		res.Value = blockValue(fmt.Sprintf("shell hook %q failed closed: %s", h.Command, why))
+	if h.FailClosed && h.Event == hookspec.PreToolCall {
+		res.Answer = blockAnswer(fmt.Sprintf("shell hook %q failed closed: %s", h.Command, why))
 	}
 }
 
 // failed is the Result of a hook that did not run.
-func (h *Hook) failed(status Status, msg string) Result {
+func (h *Hook) failed(status hookspec.Status, msg string) Result {
 	res := Result{Status: status, ExitCode: -1, Err: h.errorf("%s", msg)}
 	h.failClosed(&res, msg)
 	return res

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/hermes-hooks/hermes/hookspec"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -77,60 +78,60 @@ func TestRun(t *testing.T) {
 		event      string
 		command    string
 		failClosed bool
-		status     Status
+		status     hookspec.Status
 		exit       int
 		value      any
 		err        string // substring of Err; "" means Err must be empty
 	}{
 		{"block", "pre_tool_call", quote(script(t, dir, "block.sh", `echo '{"action":"block","message":"no"}'`)),
-			false, StatusOK, 0, block("no"), ""},
+			false, hookspec.StatusOK, 0, block("no"), ""},
 		{"block and exit 1 still blocks", "pre_tool_call", quote(script(t, dir, "block1.sh", `echo '{"decision":"block","reason":"r"}'; exit 1`)),
-			false, StatusOK, 1, block("r"), "exited with status 1"},
+			false, hookspec.StatusOK, 1, block("r"), "exited with status 1"},
 		{"exit 2 blocks with stderr", "pre_tool_call", quote(script(t, dir, "exit2.sh", "echo '  dangerous command  ' >&2; exit 2")),
-			false, StatusOK, 2, block("dangerous command"), ""},
+			false, hookspec.StatusOK, 2, block("dangerous command"), ""},
 		{"exit 2 prefers the stdout block", "pre_tool_call", quote(script(t, dir, "exit2json.sh", `echo '{"action":"block","message":"json"}'; echo err >&2; exit 2`)),
-			false, StatusOK, 2, block("json"), ""},
+			false, hookspec.StatusOK, 2, block("json"), ""},
 		{"exit 2 without output", "pre_tool_call", quote(script(t, dir, "exit2empty.sh", "exit 2")),
-			false, StatusOK, 2, block(DefaultBlockMessage), ""},
+			false, hookspec.StatusOK, 2, block(DefaultBlockMessage), ""},
 		{"exit 2 caps the stderr message", "pre_tool_call", quote(script(t, dir, "exit2long.sh", "printf '"+long+"' >&2; exit 2")),
-			false, StatusOK, 2, block(long[:400]), ""},
+			false, hookspec.StatusOK, 2, block(long[:400]), ""},
 		{"exit 2 elsewhere does not block", "post_tool_call", quote(script(t, dir, "exit2post.sh", "echo x >&2; exit 2")),
-			false, StatusOK, 2, nil, "exited with status 2"},
+			false, hookspec.StatusOK, 2, nil, "exited with status 2"},
 		{"malformed stdout is a warning", "pre_tool_call", quote(script(t, dir, "garbage.sh", "echo not json")),
-			false, StatusOK, 0, nil, `stdout is not valid JSON (invalid character 'o' in literal null (expecting 'u')): "not json"`},
+			false, hookspec.StatusOK, 0, nil, `stdout is not valid JSON (invalid character 'o' in literal null (expecting 'u')): "not json"`},
 		{"transform", "transform_tool_result", quote(script(t, dir, "transform.sh", `echo '{"result":"redacted"}'`)),
-			false, StatusOK, 0, "redacted", ""},
+			false, hookspec.StatusOK, 0, "redacted", ""},
 		{"directory with spaces", "pre_tool_call", quote(script(t, spaced, "hook.sh", `echo '{"action":"block","message":"spaced '"$1"'"}'`)) + " arg",
-			false, StatusOK, 0, block("spaced arg"), ""},
+			false, hookspec.StatusOK, 0, block("spaced arg"), ""},
 		{"missing binary", "pre_tool_call", "no-such-binary-for-hermes-test --x",
-			false, StatusError, -1, nil, `shell hook "no-such-binary-for-hermes-test --x": cannot run no-such-binary-for-hermes-test: executable file not found in $PATH`},
+			false, hookspec.StatusError, -1, nil, `shell hook "no-such-binary-for-hermes-test --x": cannot run no-such-binary-for-hermes-test: executable file not found in $PATH`},
 		{"missing script", "pre_tool_call", filepath.Join(dir, "missing.sh"),
-			false, StatusError, -1, nil, "missing.sh: no such file or directory"},
+			false, hookspec.StatusError, -1, nil, "missing.sh: no such file or directory"},
 		{"not executable", "pre_tool_call", noExec,
-			false, StatusError, -1, nil, fmt.Sprintf("cannot run %s: permission denied (make it executable: chmod +x %s)", noExec, noExec)},
+			false, hookspec.StatusError, -1, nil, fmt.Sprintf("cannot run %s: permission denied (make it executable: chmod +x %s)", noExec, noExec)},
 		{"no shebang", "pre_tool_call", noShebang,
-			false, StatusError, -1, nil, "exec format error"},
+			false, hookspec.StatusError, -1, nil, "exec format error"},
 		{"missing interpreter", "pre_tool_call", badInterp,
-			false, StatusError, -1, nil, "interpreter was not found"},
+			false, hookspec.StatusError, -1, nil, "interpreter was not found"},
 		{"a directory", "pre_tool_call", dir,
-			false, StatusError, -1, nil, "is a directory"},
+			false, hookspec.StatusError, -1, nil, "is a directory"},
 		// fail_closed
 		{"fail_closed missing binary", "pre_tool_call", "no-such-binary-for-hermes-test",
-			true, StatusError, -1, block(`shell hook "no-such-binary-for-hermes-test" failed closed: cannot run no-such-binary-for-hermes-test: executable file not found in $PATH`), "not found"},
+			true, hookspec.StatusError, -1, block(`shell hook "no-such-binary-for-hermes-test" failed closed: cannot run no-such-binary-for-hermes-test: executable file not found in $PATH`), "not found"},
 		{"fail_closed garbage", "pre_tool_call", quote(script(t, dir, "fcgarbage.sh", "echo Traceback")),
-			true, StatusOK, 0, block(`shell hook "` + quote(filepath.Join(dir, "fcgarbage.sh")) + `" failed closed: unparseable stdout (expected a JSON object)`), "not valid JSON"},
+			true, hookspec.StatusOK, 0, block(`shell hook "` + quote(filepath.Join(dir, "fcgarbage.sh")) + `" failed closed: unparseable stdout (expected a JSON object)`), "not valid JSON"},
 		{"fail_closed array", "pre_tool_call", quote(script(t, dir, "fcarray.sh", "echo '[1, 2]'")),
-			true, StatusOK, 0, block(`shell hook "` + quote(filepath.Join(dir, "fcarray.sh")) + `" failed closed: unparseable stdout (expected a JSON object)`), ""},
+			true, hookspec.StatusOK, 0, block(`shell hook "` + quote(filepath.Join(dir, "fcarray.sh")) + `" failed closed: unparseable stdout (expected a JSON object)`), ""},
 		{"fail_closed empty lets through", "pre_tool_call", quote(script(t, dir, "fcempty.sh", "exit 0")),
-			true, StatusOK, 0, nil, ""},
+			true, hookspec.StatusOK, 0, nil, ""},
 		{"fail_closed {} lets through", "pre_tool_call", quote(script(t, dir, "fcobj.sh", "echo '{}'")),
-			true, StatusOK, 0, nil, ""},
+			true, hookspec.StatusOK, 0, nil, ""},
 		{"fail_closed exit 1 with no output lets through", "pre_tool_call", quote(script(t, dir, "fcexit1.sh", "exit 1")),
-			true, StatusOK, 1, nil, "exited with status 1"},
+			true, hookspec.StatusOK, 1, nil, "exited with status 1"},
 		{"fail_closed keeps a real block", "pre_tool_call", quote(script(t, dir, "fcblock.sh", `echo '{"action":"block","message":"mine"}'`)),
-			true, StatusOK, 0, block("mine"), ""},
+			true, hookspec.StatusOK, 0, block("mine"), ""},
 		{"fail_closed ignored elsewhere", "post_tool_call", "no-such-binary-for-hermes-test",
-			true, StatusError, -1, nil, "not found"},
+			true, hookspec.StatusError, -1, nil, "not found"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -140,7 +141,7 @@ func TestRun(t *testing.T) {
 			if res.Status != tt.status || res.ExitCode != tt.exit {
 				t.Errorf("status %q exit %d, want %q exit %d (err %q)", res.Status, res.ExitCode, tt.status, tt.exit, res.Err)
 			}
-			if diff := cmp.Diff(tt.value, res.Value); diff != "" {
+			if diff := cmp.Diff(tt.value, value(res.Answer)); diff != "" {
 				t.Errorf("value (-want +got):\n%s", diff)
 			}
 			if tt.err == "" && res.Err != "" || !strings.Contains(res.Err, tt.err) {
@@ -155,10 +156,10 @@ func TestRunFailClosedTimeout(t *testing.T) {
 	h := mkHook(t, "pre_tool_call", cmd, failClosed, withTimeout(time.Second))
 	res := h.Run(context.Background(), toolKwargs, RunOptions{})
 	want := map[string]any{"action": "block", "message": fmt.Sprintf("shell hook %q failed closed: timed out after 1s", cmd)}
-	if res.Status != StatusTimeout {
+	if res.Status != hookspec.StatusTimeout {
 		t.Errorf("status = %q, want timeout", res.Status)
 	}
-	if diff := cmp.Diff(any(want), res.Value); diff != "" {
+	if diff := cmp.Diff(any(want), value(res.Answer)); diff != "" {
 		t.Errorf("value (-want +got):\n%s", diff)
 	}
 }
@@ -188,7 +189,7 @@ func TestRunTimeoutKillsProcessGroup(t *testing.T) {
 	res := h.Run(context.Background(), toolKwargs, RunOptions{})
 	elapsed := time.Since(start)
 
-	if res.Status != StatusTimeout || res.ExitCode != -1 {
+	if res.Status != hookspec.StatusTimeout || res.ExitCode != -1 {
 		t.Errorf("status %q exit %d, want timeout -1", res.Status, res.ExitCode)
 	}
 	if !strings.Contains(res.Err, "timed out after 1s") {
@@ -232,7 +233,7 @@ func TestRunBackgroundChildHoldingStdout(t *testing.T) {
 	if elapsed := time.Since(start); elapsed > 5*time.Second {
 		t.Errorf("Run took %v, want it not to wait for the background child", elapsed)
 	}
-	if res.Status != StatusOK || res.ExitCode != 0 || res.Err != "" {
+	if res.Status != hookspec.StatusOK || res.ExitCode != 0 || res.Err != "" {
 		t.Errorf("got status %q exit %d err %q, want ok 0 and no error", res.Status, res.ExitCode, res.Err)
 	}
 }
@@ -242,11 +243,11 @@ func TestRunContextCancel(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	res := h.Run(ctx, nil, RunOptions{})
-	if res.Status != StatusCancelled || !strings.Contains(res.Err, "cancelled") {
+	if res.Status != hookspec.StatusCancelled || !strings.Contains(res.Err, "cancelled") {
 		t.Errorf("got status %q err %q, want cancelled and a cancel message", res.Status, res.Err)
 	}
 	res = h.Run(ctx, nil, RunOptions{}) // already done: not started
-	if res.Status != StatusCancelled || !strings.Contains(res.Err, "not started") {
+	if res.Status != hookspec.StatusCancelled || !strings.Contains(res.Err, "not started") {
 		t.Errorf("got status %q err %q, want cancelled and not started", res.Status, res.Err)
 	}
 }
@@ -259,7 +260,7 @@ func TestRunPayloadOnStdin(t *testing.T) {
 	kwargs := map[string]any{"tool_name": "terminal", "args": map[string]any{"command": "rm -rf /"},
 		"session_id": "sess_abc123", "task_id": "t", "tool_call_id": "c"}
 	res := h.Run(context.Background(), kwargs, RunOptions{Cwd: dir})
-	if res.Status != StatusOK || res.Err != "" {
+	if res.Status != hookspec.StatusOK || res.Err != "" {
 		t.Fatalf("status %q err %q", res.Status, res.Err)
 	}
 	b, err := os.ReadFile(out)
@@ -296,13 +297,13 @@ func TestRunSkipsWhenMatcherDoesNotMatch(t *testing.T) {
 		t.Fatalf("got %d hooks and warnings %v", len(hooks), warns)
 	}
 	res := hooks[0].Run(context.Background(), map[string]any{"tool_name": "terminal2"}, RunOptions{})
-	if res.Status != StatusSkipped {
+	if res.Status != hookspec.StatusSkipped {
 		t.Errorf("status = %q, want skipped", res.Status)
 	}
 	if _, err := os.Stat(marker); err == nil {
 		t.Error("the hook was spawned although its matcher does not match")
 	}
-	if res = hooks[0].Run(context.Background(), map[string]any{"tool_name": "file"}, RunOptions{}); res.Status != StatusOK {
+	if res = hooks[0].Run(context.Background(), map[string]any{"tool_name": "file"}, RunOptions{}); res.Status != hookspec.StatusOK {
 		t.Errorf("status = %q for a matching tool, want ok", res.Status)
 	}
 	if _, err := os.Stat(marker); err != nil {
@@ -316,19 +317,19 @@ func TestRunOutputCap(t *testing.T) {
 		"head -c %d /dev/zero | tr '\\0' a\nhead -c %d /dev/zero | tr '\\0' b >&2\n", fiveMiB, fiveMiB)))
 	h := mkHook(t, "pre_tool_call", cmd, withTimeout(30*time.Second))
 	res := h.Run(context.Background(), toolKwargs, RunOptions{MaxOutput: 64 << 10})
-	if res.Status != StatusOK {
+	if res.Status != hookspec.StatusOK {
 		t.Fatalf("status = %q (%s), want ok", res.Status, res.Err)
 	}
 	if len(res.Stdout) != 64<<10 || len(res.Stderr) != 64<<10 {
 		t.Errorf("captured %d/%d bytes, want %d each", len(res.Stdout), len(res.Stderr), 64<<10)
 	}
-	if !strings.Contains(res.Err, "stdout exceeded 65536 bytes") || res.Parsed != nil || res.Value != nil {
-		t.Errorf("err %q parsed %v value %v, want truncated output treated as malformed", res.Err, res.Parsed, res.Value)
+	if !strings.Contains(res.Err, "stdout exceeded 65536 bytes") || res.Parsed != nil || value(res.Answer) != nil {
+		t.Errorf("err %q parsed %v value %v, want truncated output treated as malformed", res.Err, res.Parsed, value(res.Answer))
 	}
 	h.FailClosed = true
 	res = h.Run(context.Background(), toolKwargs, RunOptions{MaxOutput: 64 << 10})
-	if m, _ := res.Value.(map[string]any); m == nil || !strings.Contains(m["message"].(string), "failed closed: stdout exceeded") {
-		t.Errorf("fail_closed value = %v, want a block about the truncated stdout", res.Value)
+	if m, _ := value(res.Answer).(map[string]any); m == nil || !strings.Contains(m["message"].(string), "failed closed: stdout exceeded") {
+		t.Errorf("fail_closed value = %v, want a block about the truncated stdout", value(res.Answer))
 	}
 }
 
@@ -341,7 +342,7 @@ func TestRunConcurrent(t *testing.T) {
 			id := fmt.Sprintf("session-%d", i)
 			res := h.Run(context.Background(), map[string]any{"session_id": id}, RunOptions{Logger: nil})
 			got, _ := res.Parsed.(map[string]any)
-			if res.Status != StatusOK || got["session_id"] != id {
+			if res.Status != hookspec.StatusOK || got["session_id"] != id {
 				errs <- fmt.Sprintf("goroutine %d: status %q parsed session %v, want ok and %s", i, res.Status, got["session_id"], id)
 			}
 		})

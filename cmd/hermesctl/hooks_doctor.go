@@ -132,7 +132,7 @@ func (c *cli) shellCheck(s *engine.ShellHookInfo) *check {
 	res := s.Hook().Run(c.ctx, engine.DefaultPayload(s.Event, cwd), shell.RunOptions{Logger: c.logger})
 	took := res.Duration.Round(100 * time.Microsecond)
 	switch {
-	case res.Status != shell.StatusOK:
+	case res.Status != engine.StatusOK:
 		ch.problem("smoke run %s after %s: %s", res.Status, took, res.Err)
 	case strings.TrimSpace(res.Stdout) == "":
 		ch.note("smoke run ok in %s (no output: no effect)", took)
@@ -145,7 +145,7 @@ func (c *cli) shellCheck(s *engine.ShellHookInfo) *check {
 			ch.note("smoke run ok in %s: %s", took, truncate(compactJSON(res.Parsed), 80))
 		}
 	}
-	if res.Status == shell.StatusOK && res.ExitCode != 0 && !(s.Event == engine.PreToolCall && res.ExitCode == 2) {
+	if res.Status == engine.StatusOK && res.ExitCode != 0 && !(s.Event == engine.PreToolCall && res.ExitCode == 2) {
 		ch.problem("smoke run exited with code %d", res.ExitCode)
 	}
 	return ch

@@ -104,7 +104,7 @@ func runHooksTest(c *cli, args []string) int {
 		}
 	}
 	for _, h := range rep.Hooks {
-		if h.Status != engine.StatusOK && h.Status != engine.StatusSkipped { // failed, or did not run
+		if h.Status.Failed() { // failed, or did not run
 			return exitFailed
 		}
 	}

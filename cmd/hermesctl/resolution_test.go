@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"github.com/hermes-hooks/hermes/hookspec"
 	"os"
 	"path/filepath"
 	"strings"
@@ -73,7 +74,7 @@ func TestConsentChecksTheFileTheRunnerRuns(t *testing.T) {
 		st := store.Check("on_session_start", command, consent.ModeCommand)
 		h := &shell.Hook{Event: "on_session_start", Command: command, Timeout: 10 * time.Second}
 		res := h.Run(context.Background(), map[string]any{"session_id": "s"}, shell.RunOptions{})
-		if res.Status != shell.StatusOK || res.ExitCode != 0 {
+		if res.Status != hookspec.StatusOK || res.ExitCode != 0 {
 			t.Errorf("%s: run %s, exit %d: %s", command, res.Status, res.ExitCode, res.Err)
 			continue
 		}
@@ -97,7 +98,7 @@ func TestPinnedConsentOfQuotedTilde(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := &shell.Hook{Event: event, Command: command, Timeout: 10 * time.Second}
-	if res := h.Run(context.Background(), nil, shell.RunOptions{}); res.Status != shell.StatusOK {
+	if res := h.Run(context.Background(), nil, shell.RunOptions{}); res.Status != hookspec.StatusOK {
 		t.Fatalf("run: %s %s", res.Status, res.Err)
 	}
 	if got, want := f.lastRun(t), filepath.Join(f.home, "x.sh"); got != want {

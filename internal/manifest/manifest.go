@@ -13,8 +13,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/suggest"
-	"github.com/hermes-hooks/hermes/luabind"
 	"gopkg.in/yaml.v3"
 )
 
@@ -22,18 +22,7 @@ import (
 const MaxSize = 1 << 20
 
 // Warning is one problem in a file, for one line of output.
-type Warning struct {
-	File string `json:"file"`
-	Line int    `json:"line,omitempty"`
-	Msg  string `json:"message"`
-}
-
-func (w Warning) String() string {
-	if w.Line > 0 {
-		return fmt.Sprintf("%s:%d: %s", w.File, w.Line, w.Msg)
-	}
-	return fmt.Sprintf("%s: %s", w.File, w.Msg)
-}
+type Warning = hookspec.Warning
 
 // Error is a problem that stops a file from being used; it is a Warning too.
 type Error struct{ Warning }
@@ -211,8 +200,8 @@ func Any(file string, n *yaml.Node, key string) (any, error) {
 }
 
 // Permissions decodes a permissions mapping.
-func Permissions(file string, n *yaml.Node) (luabind.Permissions, []Warning, error) {
-	var p luabind.Permissions
+func Permissions(file string, n *yaml.Node) (hookspec.Permissions, []Warning, error) {
+	var p hookspec.Permissions
 	if n.Kind != yaml.MappingNode {
 		return p, nil, Errorf(file, n, "permissions must be a mapping with fs, net, exec and env lists")
 	}
@@ -254,7 +243,7 @@ type Common struct {
 	Description string
 	Enabled     bool
 	Timeout     float64 // seconds
-	Permissions luabind.Permissions
+	Permissions hookspec.Permissions
 }
 
 // CommonKeys are the keys Decode reads.

@@ -1,0 +1,90 @@
+package hookspec
+
+import "strings"
+
+// Decision is what the hooks of one call decided together, computed once by Merge.
+type Decision struct {
+	Kind    Kind   // None when nothing changes
+	Message string // Block: the message shown to the model; Skip: the reason
+	Text    string // Context (every contribution joined), Replace, Rewrite
+	By      int    // index of the answer that decided (Context: the first contribution); -1 for None
+	From    []int  // Context only: the indexes of every contribution, in order
+}
+
+// Merge combines the answers of every hook of one call, in invocation order, by the rules
+// of event.
+//
+//   - pre_tool_call: the first Block wins (every hook still ran).
+//   - pre_llm_call: every Context, joined with a blank line, in order.
+//   - the transforms: the first Replace wins.
+//   - pre_gateway_dispatch: the first Skip, Rewrite or Allow decides.
+//   - observers: None.
+func Merge(event string, rs []Result) Decision {
+	d := Decision{By: -1}
+	for i := range rs {
+		a := &rs[i].Answer
+		switch {
+		case a.Kind == None:
+		case a.Kind == Context && event == PreLLMCall:
+			if d.Kind == None {
+				d.Kind, d.By = Context, i
+			}
+			d.From = append(d.From, i)
+		case d.Kind == None && accepts(event, a.Kind):
+			d.Kind, d.Message, d.Text, d.By = a.Kind, a.Message, a.Text, i
+			if a.Kind == Block && strings.TrimSpace(a.Message) == "" {
+				d.Message = DefaultBlockMessage(rs[i].Source)
+			}
+		}
+	}
+	if d.Kind == Context {
+		parts := make([]string, len(d.From))
+		for j, i := range d.From {
+			parts[j] = rs[i].Answer.Text
+		}
+		d.Text = strings.Join(parts, "\n\n")
+	}
+	return d
+}
+
+// accepts reports whether an answer of kind decides event.
+func accepts(event string, kind Kind) bool {
+	switch event {
+	case PreToolCall:
+		return kind == Block
+	case TransformToolResult, TransformTerminalOutput, TransformLLMOutput:
+		return kind == Replace
+	case PreGatewayDispatch:
+		return kind == Allow || kind == Skip || kind == Rewrite
+	}
+	return false
+}
+
+// DefaultBlockMessage is the message of a block that gave none: "Blocked by shell hook."
+// for a shell hook, "Blocked by plugin hook." for a plugin.
+func DefaultBlockMessage(source string) string {
+	if source == "" {
+		source = SourcePlugin
+	}
+	return "Blocked by " + source + " hook."
+}
+
+// Outcome is the decision in its wire shape: {"action":"block","message":…},
+// {"context":…}, {"text":…}, the dispatch action object, or nil when nothing changes.
+func (d Decision) Outcome() any {
+	switch d.Kind {
+	case Block:
+		return map[string]any{"action": "block", "message": d.Message}
+	case Context:
+		return map[string]any{"context": d.Text}
+	case Replace:
+		return map[string]any{"text": d.Text}
+	case Skip:
+		return map[string]any{"action": "skip", "reason": d.Message}
+	case Rewrite:
+		return map[string]any{"action": "rewrite", "text": d.Text}
+	case Allow:
+		return map[string]any{"action": "allow"}
+	}
+	return nil
+}

@@ -1,0 +1,65 @@
+package hookspec
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestMerge(t *testing.T) {
+	block := func(msg string) map[string]any { return map[string]any{"action": "block", "message": msg} }
+	tests := []struct {
+		name    string
+		event   string
+		source  string
+		answers []any
+		want    any
+		by      int
+	}{
+		{"first block wins", PreToolCall, SourcePlugin, []any{nil, map[string]any{"action": "deny"}, block("b"), block("c")}, block("b"), 2},
+		{"a block without message gets its source's default", PreToolCall, SourceShell, []any{map[string]any{"decision": "block"}}, block("Blocked by shell hook."), 0},
+		{"the canonical form decides", PreToolCall, SourcePlugin, []any{map[string]any{"action": "allow", "decision": "block"}}, nil, -1},
+		{"a string does not block", PreToolCall, SourcePlugin, []any{"block"}, nil, -1},
+		{"contexts join in order", PreLLMCall, SourcePlugin, []any{"one", map[string]any{"context": "   "}, map[string]any{"context": "two"}}, map[string]any{"context": "one\n\ntwo"}, 0},
+		{"an empty transform counts", TransformToolResult, SourcePlugin, []any{"", "second"}, map[string]any{"text": ""}, 0},
+		{"the result key counts", TransformToolResult, SourcePlugin, []any{map[string]any{"result": "r"}}, map[string]any{"text": "r"}, 0},
+		{"an empty llm output does not", TransformLLMOutput, SourcePlugin, []any{"", "x"}, map[string]any{"text": "x"}, 1},
+		{"skip", PreGatewayDispatch, SourcePlugin, []any{map[string]any{"action": "drop"}, map[string]any{"action": "skip", "reason": "r"}}, map[string]any{"action": "skip", "reason": "r"}, 1},
+		{"rewrite without text allows and ends the scan", PreGatewayDispatch, SourcePlugin, []any{map[string]any{"action": "rewrite"}, map[string]any{"action": "skip"}}, map[string]any{"action": "allow"}, 0},
+		{"nothing", PreGatewayDispatch, SourcePlugin, nil, nil, -1},
+		{"observers decide nothing", PostToolCall, SourcePlugin, []any{block("x")}, nil, -1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rs := make([]Result, len(tt.answers))
+			for i, a := range tt.answers {
+				rs[i] = Result{Source: tt.source, Answer: Normalise(tt.event, a)}
+			}
+			d := Merge(tt.event, rs)
+			if diff := cmp.Diff(tt.want, d.Outcome()); diff != "" {
+				t.Errorf("outcome (-want +got):\n%s", diff)
+			}
+			if d.By != tt.by {
+				t.Errorf("decided by %d, want %d", d.By, tt.by)
+			}
+		})
+	}
+}
+
+func TestNames(t *testing.T) {
+	if len(Names()) != 17 || !IsHook(PreToolCall) || IsHook("agent:start") {
+		t.Errorf("Names() = %v", Names())
+	}
+	Names()[0] = "changed"
+	if Names()[0] != PreToolCall {
+		t.Error("Names returns the package's own slice")
+	}
+}
+
+func TestStatusFailed(t *testing.T) {
+	for s, want := range map[Status]bool{StatusOK: false, StatusSkipped: false, StatusError: true, StatusTimeout: true, StatusCancelled: true, StatusBusy: true} {
+		if s.Failed() != want {
+			t.Errorf("%s.Failed() = %v", s, !want)
+		}
+	}
+}

@@ -1,0 +1,49 @@
+package hookspec
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Result is what one hook did for one call. A failing hook is a Result with a Status,
+// never a Go error.
+type Result struct {
+	Source   string        // SourcePlugin, SourceShell, SourceGateway or SourceEngine
+	Name     string        // plugin name, shell command, or gateway hook name
+	Status   Status        //
+	Result   any           // the hook's answer in wire shape: the Lua return value, or a shell hook's parsed stdout
+	Err      string        // why the call failed (file:line where known); "" when fine
+	Duration time.Duration //
+
+	// Shell hooks only.
+	ExitCode *int
+	Stdout   *string
+	Stderr   *string
+
+	// Answer is what the merge uses: Result read by Normalise, or a block when a
+	// fail_closed hook failed.
+	Answer Answer
+}
+
+// MarshalJSON renders the documented shape: source, name, status, (exit_code, stdout, stderr),
+// result, error (null when fine), duration_ms.
+func (r Result) MarshalJSON() ([]byte, error) {
+	var errText *string
+	if r.Err != "" {
+		errText = &r.Err
+	}
+	return json.Marshal(struct {
+		Source     string  `json:"source"`
+		Name       string  `json:"name"`
+		Status     Status  `json:"status"`
+		ExitCode   *int    `json:"exit_code,omitempty"`
+		Stdout     *string `json:"stdout,omitempty"`
+		Stderr     *string `json:"stderr,omitempty"`
+		Result     any     `json:"result"`
+		Error      *string `json:"error"`
+		DurationMS float64 `json:"duration_ms"`
+	}{r.Source, r.Name, r.Status, r.ExitCode, r.Stdout, r.Stderr, r.Result, errText, DurationMS(r.Duration)})
+}
+
+// DurationMS rounds to microseconds, enough for people and stable for tests.
+func DurationMS(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
