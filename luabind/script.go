@@ -11,19 +11,14 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/luabind/internal/kwflow"
 	lua "github.com/yuin/gopher-lua"
 	"github.com/yuin/gopher-lua/parse"
 )
 
-// Permissions are the side effects a hook declares in its manifest. The zero value
-// allows none of them.
-type Permissions struct {
-	FS   []string `json:"fs,omitempty"`   // paths file I/O may touch
-	Net  []string `json:"net,omitempty"`  // hosts the http module may reach
-	Exec []string `json:"exec,omitempty"` // programs the exec module may run
-	Env  []string `json:"env,omitempty"`  // variables os.getenv may read ("*" = all)
-}
+// Permissions are the side effects a hook declares in its manifest (hookspec.Permissions).
+type Permissions = hookspec.Permissions
 
 // Options describe one handler file to load. The zero value of every field works.
 type Options struct {
