@@ -118,8 +118,6 @@ func (e *Engine) load(ctx context.Context, prev *hookSet) (*hookSet, error) {
 		}
 		w = append(w, Warning{File: filepath.Join(e.home, "plugins"), Msg: err.Error()})
 	}
-	set.warnings = append(set.warnings, w...)
-	plugins, infos, w = keepPrevious(prev, plugins, infos)
 	set.plugins, set.warnings, set.loaded = infos, append(set.warnings, w...), plugins
 	for _, p := range plugins {
 		for i, r := range p.lp.Registrations() {

@@ -7,14 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/hermes-hooks/hermes/internal/manifest"
-	"github.com/hermes-hooks/hermes/internal/reload"
 	"github.com/hermes-hooks/hermes/luabind"
 )
 
@@ -64,18 +62,18 @@ type plugin struct {
 	warns []Warning         // found when it was loaded
 }
 
+func (p *plugin) loadedFrom() [sha256.Size]byte { return p.sum }
+func (p *plugin) infoOf() *PluginInfo            { return p.info }
+func (p *plugin) warningsOf() []Warning          { return p.warns }
+
 // loadPlugins discovers <home>/plugins/*, loads the enabled ones, and returns them in
 // invocation order (priority, then directory name) with every plugin's info. A plugin
-// running in prev whose files did not change is kept as it runs. A plugins directory that
-// exists but cannot be read is an error.
+// running in prev whose files did not change is kept as it runs, and so is one whose new
+// version fails to load. A plugins directory that exists but cannot be read is an error.
 func (e *Engine) loadPlugins(ctx context.Context, cfg *config, prev *hookSet) ([]*plugin, []*PluginInfo, []Warning, error) {
-	dir := filepath.Join(e.home, "plugins")
-	entries, err := os.ReadDir(dir)
+	dirs, err := readHookDirs(filepath.Join(e.home, "plugins"), "plugin.yaml", cfg.disabledPlugins)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, nil, nil, nil
-		}
-		return nil, nil, nil, fmt.Errorf("plugins directory %s cannot be read (%s): the plugins loaded before keep running", dir, reload.Plain(err))
+		return nil, nil, nil, err
 	}
 	running := map[string]*plugin{}
 	if prev != nil {
@@ -83,19 +81,15 @@ func (e *Engine) loadPlugins(ctx context.Context, cfg *config, prev *hookSet) ([
 			running[p.info.Dir] = p
 		}
 	}
+	load := func(d *dirFiles) (*plugin, *PluginInfo, []Warning) { return e.loadPlugin(ctx, d, cfg) }
 	var loaded []*plugin
 	var infos []*PluginInfo
 	var warns []Warning
-	for _, ent := range entries { // os.ReadDir sorts by name
-		if !ent.IsDir() || strings.HasPrefix(ent.Name(), ".") {
-			continue
-		}
-		path := filepath.Join(dir, ent.Name())
-		p, info, w := e.loadPlugin(ctx, path, cfg, running[path])
+	for i := range dirs {
+		old, found := running[dirs[i].dir]
+		p, info, w := loadOrKeep(&dirs[i], old, found, load, (*PluginInfo).failure)
 		warns = append(warns, w...)
-		if info != nil {
-			infos = append(infos, info)
-		}
+		infos = append(infos, info)
 		if p != nil {
 			loaded = append(loaded, p)
 		}
@@ -104,38 +98,25 @@ func (e *Engine) loadPlugins(ctx context.Context, cfg *config, prev *hookSet) ([
 	return loaded, infos, warns, nil
 }
 
-// pluginSum identifies what a plugin is loaded from: its two files and the plugins
-// config.yaml disables.
-func pluginSum(manifest, handler []byte, disabled []string) [sha256.Size]byte {
-	h := sha256.New()
-	for _, part := range [][]byte{manifest, handler, []byte(strings.Join(disabled, "\n"))} {
-		fmt.Fprintf(h, "%d:", len(part))
-		h.Write(part)
+// failure is the error of a plugin that failed to load, "" for any other.
+func (i *PluginInfo) failure() string {
+	if i.Status == "error" {
+		return i.Error
 	}
-	var sum [sha256.Size]byte
-	h.Sum(sum[:0])
-	return sum
+	return ""
 }
 
-// loadPlugin loads one plugin directory, or returns running as it is when its files did
-// not change. A nil plugin with a non-nil info means the plugin is listed but not running
-// (disabled or broken).
-func (e *Engine) loadPlugin(ctx context.Context, dir string, cfg *config, running *plugin) (*plugin, *PluginInfo, []Warning) {
-	base := filepath.Base(dir)
-	info := &PluginInfo{Name: base, Dir: dir, dirName: base, Enabled: true, Timeout: defaultPluginTimeout, States: 1, Hooks: []string{}}
-	mfile := filepath.Join(dir, "plugin.yaml")
-	hfile := filepath.Join(dir, "handler.lua")
+// loadPlugin loads one plugin directory. A nil plugin means the plugin is listed but not
+// running (disabled or broken).
+func (e *Engine) loadPlugin(ctx context.Context, d *dirFiles, cfg *config) (*plugin, *PluginInfo, []Warning) {
+	base := filepath.Base(d.dir)
+	info := &PluginInfo{Name: base, Dir: d.dir, dirName: base, Enabled: true, Timeout: defaultPluginTimeout, States: 1, Hooks: []string{}}
+	mfile, hfile, src, herr := d.manifest, d.handler, d.src, d.herr
 	fail := func(w Warning) (*plugin, *PluginInfo, []Warning) {
 		info.Status, info.Error = "error", w.String()
 		return nil, info, []Warning{w}
 	}
-	mdata, merr := manifest.ReadFile(mfile, manifest.MaxSize)
-	src, herr := manifest.ReadFile(hfile, maxHandlerSize)
-	sum := pluginSum(mdata, src, cfg.disabledPlugins)
-	if running != nil && merr == nil && herr == nil && running.sum == sum {
-		return running, running.info, running.warns
-	}
-	warns, err := parsePluginManifest(mfile, mdata, merr, info)
+	warns, err := parsePluginManifest(mfile, d.mdata, d.merr, info)
 	if err != nil {
 		var me *manifest.Error
 		if errors.As(err, &me) {
@@ -188,7 +169,7 @@ func (e *Engine) loadPlugin(ctx context.Context, dir string, cfg *config, runnin
 		warns = append(warns, Warning{File: mfile, Msg: "fail_closed only applies to pre_tool_call, which this plugin does not register"})
 	}
 	info.Status = "loaded"
-	return &plugin{info: info, file: hfile, lp: lp, sum: sum, warns: warns}, info, warns
+	return &plugin{info: info, file: hfile, lp: lp, sum: d.sum, warns: warns}, info, warns
 }
 
 func seconds(f float64) time.Duration { return time.Duration(f * float64(time.Second)) }
@@ -246,30 +227,6 @@ func parsePluginManifest(file string, data []byte, readErr error, info *PluginIn
 		}
 	}
 	return warns, nil
-}
-
-// keepPrevious replaces every plugin that failed to load by its running version in prev,
-// if there is one, with a warning saying so; the result is in invocation order again.
-func keepPrevious(prev *hookSet, loaded []*plugin, infos []*PluginInfo) ([]*plugin, []*PluginInfo, []Warning) {
-	if prev == nil {
-		return loaded, infos, nil
-	}
-	running := map[string]*plugin{}
-	for _, p := range prev.loaded {
-		running[p.info.Dir] = p
-	}
-	var warns []Warning
-	for i, info := range infos {
-		old := running[info.Dir]
-		if info.Status != "error" || old == nil {
-			continue
-		}
-		loaded = append(loaded, old)
-		infos[i] = old.info
-		warns = append(warns, Warning{File: info.Dir, Msg: "failed to reload (" + info.Error + "); the previous version keeps running"})
-	}
-	sortPlugins(loaded)
-	return loaded, infos, warns
 }
 
 // sortPlugins orders plugins for invocation: priority (higher first), then directory name.

@@ -1,0 +1,94 @@
+package engine
+
+import (
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/hermes-hooks/hermes/internal/manifest"
+	"github.com/hermes-hooks/hermes/internal/reload"
+)
+
+// The one loader of hook directories, for plugins (<home>/plugins/<name>/plugin.yaml +
+// handler.lua) and gateway hooks (<home>/hooks/<name>/HOOK.yaml + handler.lua): each
+// directory's two files are read once; a directory whose files did not change keeps what
+// runs; one that fails to load keeps its running version, with a warning.
+
+// dirFiles is one hook directory as read from disk.
+type dirFiles struct {
+	dir, manifest, handler string // paths
+	mdata, src             []byte
+	merr, herr             error
+	sum                    [sha256.Size]byte // of both files and the disabled list
+}
+
+// readHookDirs reads every directory under root, in name order, except names starting
+// with "." (and files). A missing root has no directories; one that cannot be read is an
+// error. disabled is config.yaml's disabled list for this kind, part of each sum.
+func readHookDirs(root, manifestName string, disabled []string) ([]dirFiles, error) {
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("%s cannot be read (%s): the hooks loaded before keep running", root, reload.Plain(err))
+	}
+	var dirs []dirFiles
+	for _, ent := range entries { // os.ReadDir sorts by name
+		if !ent.IsDir() || strings.HasPrefix(ent.Name(), ".") {
+			continue
+		}
+		d := dirFiles{dir: filepath.Join(root, ent.Name())}
+		d.manifest, d.handler = filepath.Join(d.dir, manifestName), filepath.Join(d.dir, "handler.lua")
+		d.mdata, d.merr = manifest.ReadFile(d.manifest, manifest.MaxSize)
+		d.src, d.herr = manifest.ReadFile(d.handler, maxHandlerSize)
+		d.sum = dirSum(d.mdata, d.src, disabled)
+		dirs = append(dirs, d)
+	}
+	return dirs, nil
+}
+
+// dirSum identifies what a directory is loaded from.
+func dirSum(manifest, handler []byte, disabled []string) [sha256.Size]byte {
+	h := sha256.New()
+	for _, part := range [][]byte{manifest, handler, []byte(strings.Join(disabled, "\n"))} {
+		fmt.Fprintf(h, "%d:", len(part))
+		h.Write(part)
+	}
+	var sum [sha256.Size]byte
+	h.Sum(sum[:0])
+	return sum
+}
+
+// unchanged reports whether d holds exactly what a hook loaded from sum was loaded from.
+func (d *dirFiles) unchanged(sum [sha256.Size]byte) bool {
+	return d.merr == nil && d.herr == nil && d.sum == sum
+}
+
+// loadedDir is what a directory loader returns for a directory that loaded.
+type loadedDir[I any] interface {
+	comparable
+	loadedFrom() [sha256.Size]byte
+	infoOf() I
+	warningsOf() []Warning
+}
+
+// loadOrKeep loads d with load, unless running (found is false when nothing runs there)
+// was loaded from the same files: then running is kept as it is. When load fails
+// (failure returns the error it recorded in the info) and something runs there, that keeps
+// running, with a warning saying so.
+func loadOrKeep[T loadedDir[I], I any](d *dirFiles, running T, found bool, load func(*dirFiles) (T, I, []Warning), failure func(I) string) (T, I, []Warning) {
+	if found && d.unchanged(running.loadedFrom()) {
+		return running, running.infoOf(), running.warningsOf()
+	}
+	t, info, warns := load(d)
+	if msg := failure(info); msg != "" && found {
+		return running, running.infoOf(), append(warns, Warning{File: d.dir,
+			Msg: "failed to reload (" + msg + "); the previous version keeps running"})
+	}
+	return t, info, warns
+}
