@@ -63,8 +63,8 @@ type plugin struct {
 }
 
 func (p *plugin) loadedFrom() [sha256.Size]byte { return p.sum }
-func (p *plugin) infoOf() *PluginInfo            { return p.info }
-func (p *plugin) warningsOf() []Warning          { return p.warns }
+func (p *plugin) infoOf() *PluginInfo           { return p.info }
+func (p *plugin) warningsOf() []Warning         { return p.warns }
 
 // loadPlugins discovers <home>/plugins/*, loads the enabled ones, and returns them in
 // invocation order (priority, then directory name) with every plugin's info. A plugin
