@@ -4,14 +4,12 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/hermes-hooks/hermes/engine"
-	"github.com/hermes-hooks/hermes/internal/manifest"
 	"github.com/hermes-hooks/hermes/internal/reload"
 )
 
@@ -54,7 +52,7 @@ type Gateway struct {
 type routes struct {
 	hooks    []*hook
 	infos    []*HookInfo
-	warnings []manifest.Warning
+	warnings []engine.Warning
 	exact    map[string][]*hook // event -> exact subscribers, in directory order
 	wildcard map[string][]*hook // prefix -> "<prefix>:*" subscribers, in directory order
 }
@@ -82,7 +80,7 @@ func New(ctx context.Context, eng *engine.Engine, opts Options) (*Gateway, error
 		g.cancel(err)
 		if r != nil {
 			for _, h := range r.hooks {
-				h.handler.Close()
+				h.Close()
 			}
 		}
 		return nil, err
@@ -102,32 +100,32 @@ func (g *Gateway) load(ctx context.Context, prev *routes) (*routes, error) {
 	if err != nil {
 		return nil, err
 	}
-	running := map[string]*hook{}
+	var running []*engine.GatewayHook
+	kept := map[*engine.GatewayHook]*hook{}
 	if prev != nil {
 		for _, h := range prev.hooks {
-			running[h.info.Dir] = h
+			running = append(running, h.GatewayHook)
+			kept[h.GatewayHook] = h
 		}
 	}
-	hooks, infos, warnings, err := g.discover(ctx, running)
+	loaded, infos, warnings, err := g.eng.LoadGatewayHooks(ctx, engine.GatewayHookOptions{Logger: g.logger, HostFuncs: g.opts.HostFuncs}, running)
 	if err == nil {
 		err = home.Unchanged()
 	}
 	if err != nil {
-		for _, h := range hooks {
-			if running[h.info.Dir] != h {
-				h.handler.Close()
+		for _, h := range loaded {
+			if kept[h] == nil {
+				h.Close()
 			}
 		}
 		return nil, err
 	}
-	for i, info := range infos {
-		if old := running[info.Dir]; old != nil && info.Status == "error" {
-			hooks = append(hooks, old)
-			infos[i] = old.info
-			warnings = append(warnings, manifest.Warning{File: info.Dir, Msg: "failed to reload (" + info.Error + "); the previous version keeps running"})
+	hooks := make([]*hook, len(loaded))
+	for i, h := range loaded {
+		if hooks[i] = kept[h]; hooks[i] == nil {
+			hooks[i] = &hook{GatewayHook: h, info: h.Info()}
 		}
 	}
-	slices.SortFunc(hooks, func(a, b *hook) int { return strings.Compare(a.info.Dir, b.info.Dir) })
 	for _, w := range warnings {
 		g.loadLog.Warn(w.String())
 	}
@@ -218,7 +216,7 @@ func (g *Gateway) Engine() *engine.Engine { return g.eng }
 func (g *Gateway) Hooks() []*HookInfo { return g.routes.Load().infos }
 
 // Warnings lists the problems found while loading.
-func (g *Gateway) Warnings() []manifest.Warning { return g.routes.Load().warnings }
+func (g *Gateway) Warnings() []engine.Warning { return g.routes.Load().warnings }
 
 // matching returns the hooks for event: exact subscribers first, then wildcard ones, each
 // hook once.
@@ -302,7 +300,7 @@ func (g *Gateway) run(h *hook, after <-chan struct{}) {
 		}
 		g.call(g.base, h, j.event, j.data)
 	}
-	h.handler.Close()
+	h.Close()
 }
 
 // EmitSync runs the matching handlers now, in order (exact subscribers, then wildcard),
@@ -339,7 +337,7 @@ func (g *Gateway) EmitCollect(ctx context.Context, event string, data map[string
 // call runs one handler; failures are logged and reported, never returned.
 func (g *Gateway) call(ctx context.Context, h *hook, event string, data map[string]any) engine.HookResult {
 	start := time.Now()
-	v, err := h.handler.Call(ctx, event, data)
+	v, err := h.Call(ctx, event, data)
 	r := engine.HookResult{Source: engine.SourceGateway, Name: h.info.Name, Status: engine.StatusOK, Result: v, Duration: time.Since(start)}
 	if err != nil {
 		r.Status, r.Err, r.Result = engine.StatusOf(err), err.Error(), nil

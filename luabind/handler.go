@@ -42,7 +42,3 @@ func (h *Handler) Call(ctx context.Context, args ...any) (any, error) {
 
 // Close releases the handler's Lua states; calls in flight finish first.
 func (h *Handler) Close() { h.s.close() }
-
-// Interrupt stops the calls in flight now: they return a KindCanceled error that names why.
-// Use it after Close when waiting for them is over.
-func (h *Handler) Interrupt(why error) { h.s.interrupt(why) }

@@ -35,6 +35,8 @@ var onlyImportedBy = map[string]string{
 	"layeh.com/gopher-luar":            "luabind",
 	"github.com/fsnotify/fsnotify":     "engine",
 	"github.com/gofrs/flock":           "consent",
+	// Lua is the engine's business: the gateway and the CLI reach it through the engine.
+	module + "luabind": "engine",
 }
 
 type pkg struct {

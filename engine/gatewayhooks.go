@@ -1,0 +1,207 @@
+package engine
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"path/filepath"
+	"slices"
+
+	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/manifest"
+	"github.com/hermes-hooks/hermes/internal/suggest"
+	"github.com/hermes-hooks/hermes/luabind"
+)
+
+// Gateway hook manifest limits.
+const (
+	defaultGatewayTimeout = 10.0
+	maxGatewayTimeout     = 300.0
+)
+
+var gatewayHookKeys = []string{"name", "description", "events", "enabled", "timeout", "permissions"}
+
+// GatewayHookInfo describes one directory under <home>/hooks, loaded or not.
+type GatewayHookInfo struct {
+	Name        string               `json:"name"`
+	Dir         string               `json:"dir"`
+	Description string               `json:"description,omitempty"`
+	Events      []string             `json:"events"`
+	Timeout     float64              `json:"timeout_s"`
+	Enabled     bool                 `json:"enabled"`
+	Status      string               `json:"status"` // "loaded", "disabled" or "error"
+	Error       string               `json:"error,omitempty"`
+	Permissions hookspec.Permissions `json:"permissions"`
+}
+
+func (i *GatewayHookInfo) failure() string {
+	if i.Status == "error" {
+		return i.Error
+	}
+	return ""
+}
+
+// GatewayHook is a loaded gateway hook: a handler.lua defining handle(event, context).
+// Package gateway gives each one a worker; Call is safe for concurrent use.
+type GatewayHook struct {
+	info    *GatewayHookInfo
+	handler *luabind.Handler
+	sum     [sha256.Size]byte
+	warns   []Warning
+}
+
+func (h *GatewayHook) loadedFrom() [sha256.Size]byte { return h.sum }
+func (h *GatewayHook) infoOf() *GatewayHookInfo      { return h.info }
+func (h *GatewayHook) warningsOf() []Warning         { return h.warns }
+
+// Info describes the hook as it was loaded.
+func (h *GatewayHook) Info() *GatewayHookInfo { return h.info }
+
+// Call runs handle(event, data) under the hook's timeout and returns its result; failures
+// are luabind errors (see StatusOf).
+func (h *GatewayHook) Call(ctx context.Context, event string, data map[string]any) (any, error) {
+	return h.handler.Call(ctx, event, data)
+}
+
+// Close releases the hook's Lua state once its call in flight, if any, returns.
+func (h *GatewayHook) Close() { h.handler.Close() }
+
+// GatewayHookOptions are what gateway hooks get beyond their manifest.
+type GatewayHookOptions struct {
+	Logger    *slog.Logger    // nil discards; each hook logs with hook=<name>
+	HostFuncs map[string]Func // added to the hooks' hermes module
+}
+
+// LoadGatewayHooks loads <home>/hooks/* in directory order. A hook of running whose files
+// did not change is returned as it is, and so is one whose new version fails to load (with
+// a warning). Broken hooks are listed with status "error" and one warning each; they never
+// stop the others. A config.yaml or hooks directory that cannot be read is an error.
+func (e *Engine) LoadGatewayHooks(ctx context.Context, opts GatewayHookOptions, running []*GatewayHook) ([]*GatewayHook, []*GatewayHookInfo, []Warning, error) {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	disabled, err := e.DisabledGatewayHooks()
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("%w: the hooks loaded before keep running", err)
+	}
+	dirs, err := readHookDirs(filepath.Join(e.home, "hooks"), "HOOK.yaml", disabled)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	byDir := map[string]*GatewayHook{}
+	for _, h := range running {
+		byDir[h.info.Dir] = h
+	}
+	load := func(d *dirFiles) (*GatewayHook, *GatewayHookInfo, []Warning) {
+		return e.loadGatewayHook(ctx, d, disabled, opts)
+	}
+	var hooks []*GatewayHook
+	var infos []*GatewayHookInfo
+	var warns []Warning
+	for i := range dirs {
+		old, found := byDir[dirs[i].dir]
+		h, info, w := loadOrKeep(&dirs[i], old, found, load, (*GatewayHookInfo).failure)
+		warns = append(warns, w...)
+		infos = append(infos, info)
+		if h != nil {
+			hooks = append(hooks, h)
+		}
+	}
+	return hooks, infos, warns, nil
+}
+
+// loadGatewayHook loads one directory; a nil hook is listed but not running.
+func (e *Engine) loadGatewayHook(ctx context.Context, d *dirFiles, disabled []string, opts GatewayHookOptions) (*GatewayHook, *GatewayHookInfo, []Warning) {
+	info := &GatewayHookInfo{Name: filepath.Base(d.dir), Dir: d.dir, Enabled: true, Timeout: defaultGatewayTimeout, Events: []string{}}
+	var warns []Warning
+	fail := func(w Warning) (*GatewayHook, *GatewayHookInfo, []Warning) {
+		info.Status, info.Error = "error", w.String()
+		return nil, info, append(warns, w)
+	}
+	for _, f := range []struct {
+		path string
+		err  error
+	}{{d.manifest, d.merr}, {d.handler, d.herr}} {
+		if errors.Is(f.err, fs.ErrNotExist) {
+			return fail(Warning{File: f.path, Msg: fmt.Sprintf("missing %s: a gateway hook needs HOOK.yaml and handler.lua", filepath.Base(f.path))})
+		}
+	}
+	w, err := parseGatewayManifest(d.manifest, d.mdata, d.merr, info)
+	warns = append(warns, w...)
+	if err != nil {
+		var me *manifest.Error
+		if errors.As(err, &me) {
+			return fail(me.Warning)
+		}
+		return fail(Warning{File: d.manifest, Msg: err.Error()})
+	}
+	if slices.Contains(disabled, info.Name) || slices.Contains(disabled, filepath.Base(d.dir)) {
+		info.Enabled = false
+	}
+	if !info.Enabled {
+		info.Status = "disabled"
+		return nil, info, warns
+	}
+	if d.herr != nil {
+		return fail(Warning{File: d.handler, Msg: d.herr.Error()})
+	}
+	h, err := luabind.LoadHandler(ctx, d.src, "handle", luabind.Options{
+		Name: info.Name, File: d.handler, Home: e.home, Logger: opts.Logger.With("hook", info.Name),
+		Timeout: seconds(info.Timeout), Permissions: info.Permissions, HostFuncs: opts.HostFuncs,
+	})
+	if err != nil {
+		var le *luabind.Error
+		if errors.As(err, &le) {
+			return fail(Warning{File: le.File, Line: le.Line, Msg: le.Msg})
+		}
+		return fail(Warning{File: d.handler, Msg: err.Error()})
+	}
+	info.Status = "loaded"
+	return &GatewayHook{info: info, handler: h, sum: d.sum, warns: warns}, info, warns
+}
+
+// parseGatewayManifest fills info from HOOK.yaml, read as data (or failing with readErr).
+func parseGatewayManifest(file string, data []byte, readErr error, info *GatewayHookInfo) ([]Warning, error) {
+	if readErr != nil {
+		return nil, readErr
+	}
+	root, err := manifest.Parse(file, data)
+	if err != nil {
+		return nil, err
+	}
+	fields, warns := manifest.Fields(file, root, gatewayHookKeys)
+	evNode, ok := fields["events"]
+	if !ok {
+		return warns, manifest.Errorf(file, root, "missing events: list the events to handle, e.g. events: [agent:start]")
+	}
+	common := manifest.Common{Name: info.Name, Enabled: info.Enabled, Timeout: info.Timeout}
+	w, err := common.Decode(file, fields, maxGatewayTimeout)
+	warns = append(warns, w...)
+	if err != nil {
+		return warns, err
+	}
+	info.Name, info.Description, info.Enabled = common.Name, common.Description, common.Enabled
+	info.Timeout, info.Permissions = common.Timeout, common.Permissions
+	events, err := manifest.StringList(file, evNode, "events")
+	if err != nil {
+		return warns, err
+	}
+	for i, ev := range events {
+		warning, subErr := hookspec.CheckSubscription(ev, suggest.Closest)
+		if subErr != nil {
+			warns = append(warns, Warning{File: file, Line: evNode.Content[i].Line, Msg: subErr.Error() + " (skipped)"})
+			continue
+		}
+		if warning != "" {
+			warns = append(warns, Warning{File: file, Line: evNode.Content[i].Line, Msg: warning})
+		}
+		info.Events = append(info.Events, ev)
+	}
+	if len(info.Events) == 0 {
+		return warns, manifest.Errorf(file, evNode, "events is empty: list the events to handle, e.g. events: [agent:start]")
+	}
+	return warns, nil
+}
