@@ -10,11 +10,17 @@
 // (plugin priority, higher first; then directory name; then registration order), then
 // shell hooks in config order.
 //
-// The one invoker runs every callback of a hook sequentially, in that order, and the typed
-// calls merge their results: PreToolCall (first valid block wins), PreLLMCall
-// (contexts joined by a blank line), TransformToolResult / TransformTerminalOutput (first
-// string, even ""), TransformLLMOutput (first non-empty string), PreGatewayDispatch (first
-// recognised action). Invoke fires any hook for observers; Fire returns the full Report.
+// The one invoker runs every callback of a hook sequentially, in that order, reads each
+// answer with hookspec.Normalise (one set of shapes for Lua and shell hooks) and computes
+// one hookspec.Decision with hookspec.Merge; the outcome, the metrics and the audit log
+// derive from it. The typed calls return it in their own types: PreToolCall (first block
+// wins), PreLLMCall (contexts joined by a blank line), the transforms (first replacement),
+// PreGatewayDispatch (first recognised action). Invoke fires any hook for observers; Fire
+// returns the full Report.
+//
+// The same directory loader reads plugins and, for package gateway, gateway hooks
+// (LoadGatewayHooks): each directory's files are read once, a directory whose files did not
+// change keeps what runs, and one that fails to load keeps its running version.
 //
 // # Failures
 //
@@ -27,8 +33,10 @@
 //
 // An Engine is safe for concurrent use. Reload builds a new hook set from the home and
 // swaps it in atomically: calls in flight finish on the old set, which is closed when its
-// last call returns; when the home fails to load the old set stays. Close releases
-// everything once calls in flight are done.
+// last call returns; when the home fails to load (or vanished, or was replaced while it
+// was read) the old set stays. Close works like http.Server.Shutdown: it stops accepting
+// at once, waits for the calls in flight until its context is done, then interrupts them;
+// a closed engine blocks every tool call.
 //
 // When no hook is registered for a name, the typed calls return at once without
 // allocating.
