@@ -5,29 +5,31 @@ import "context"
 // PreToolCall fires pre_tool_call and returns the block that vetoes the call, or nil to let
 // it run. Every callback runs, even after a block; the first valid block wins.
 func (e *Engine) PreToolCall(ctx context.Context, call ToolCall) *Block {
-	if !e.HasHooks(PreToolCall) {
+	set := e.set.Load()
+	if len(set.preTool) == 0 {
 		return nil
 	}
 	sc := getScratch()
 	defer putScratch(sc)
 	sc.tool = toolArgs{call: call}
-	return e.invoke(ctx, PreToolCall, &sc.tool, false, sc).Block()
+	return e.invoke(ctx, set, PreToolCall, &sc.tool, false, sc).Block()
 }
 
 // PostToolCall fires post_tool_call (an observer) with call.Result and call.DurationMS.
 func (e *Engine) PostToolCall(ctx context.Context, call ToolCall) {
-	if e.HasHooks(PostToolCall) {
-		invokeFor(e, ctx, PostToolCall, mapArgs(call.kwargs(true)), observed)
+	if set := e.with(PostToolCall); set != nil {
+		invokeFor(e, ctx, set, PostToolCall, mapArgs(call.kwargs(true)), observed)
 	}
 }
 
 // TransformToolResult fires transform_tool_result and returns the result the model should
 // see: the first string a hook returned (even ""), else call.Result unchanged.
 func (e *Engine) TransformToolResult(ctx context.Context, call ToolCall) string {
-	if !e.HasHooks(TransformToolResult) {
+	set := e.with(TransformToolResult)
+	if set == nil {
 		return call.Result
 	}
-	if t := invokeFor(e, ctx, TransformToolResult, mapArgs(call.kwargs(true)), Report.text); t.ok {
+	if t := invokeFor(e, ctx, set, TransformToolResult, mapArgs(call.kwargs(true)), Report.text); t.ok {
 		return t.s
 	}
 	return call.Result
@@ -36,11 +38,12 @@ func (e *Engine) TransformToolResult(ctx context.Context, call ToolCall) string 
 // TransformTerminalOutput fires transform_terminal_output and returns the output to keep:
 // the first string a hook returned (even ""), else out.Output unchanged.
 func (e *Engine) TransformTerminalOutput(ctx context.Context, out TerminalOutput) string {
-	if !e.HasHooks(TransformTerminalOutput) {
+	set := e.with(TransformTerminalOutput)
+	if set == nil {
 		return out.Output
 	}
 	kw := map[string]any{"command": out.Command, "output": out.Output, "exit_code": out.ExitCode, "cwd": out.Cwd, "task_id": out.TaskID}
-	if t := invokeFor(e, ctx, TransformTerminalOutput, mapArgs(kw), Report.text); t.ok {
+	if t := invokeFor(e, ctx, set, TransformTerminalOutput, mapArgs(kw), Report.text); t.ok {
 		return t.s
 	}
 	return out.Output
@@ -49,27 +52,29 @@ func (e *Engine) TransformTerminalOutput(ctx context.Context, out TerminalOutput
 // PreLLMCall fires pre_llm_call and returns the context to append to the user message for
 // this turn only ("" if none). Do not store it in the conversation history.
 func (e *Engine) PreLLMCall(ctx context.Context, turn LLMTurn) string {
-	if !e.HasHooks(PreLLMCall) {
+	set := e.with(PreLLMCall)
+	if set == nil {
 		return ""
 	}
-	return invokeFor(e, ctx, PreLLMCall, mapArgs(turn.preKwargs()), Report.Context)
+	return invokeFor(e, ctx, set, PreLLMCall, mapArgs(turn.preKwargs()), Report.Context)
 }
 
 // PostLLMCall fires post_llm_call (an observer) with turn.AssistantResponse.
 func (e *Engine) PostLLMCall(ctx context.Context, turn LLMTurn) {
-	if e.HasHooks(PostLLMCall) {
-		invokeFor(e, ctx, PostLLMCall, mapArgs(turn.postKwargs()), observed)
+	if set := e.with(PostLLMCall); set != nil {
+		invokeFor(e, ctx, set, PostLLMCall, mapArgs(turn.postKwargs()), observed)
 	}
 }
 
 // TransformLLMOutput fires transform_llm_output and returns the response to deliver: the
 // first non-empty string a hook returned, else out.ResponseText unchanged.
 func (e *Engine) TransformLLMOutput(ctx context.Context, out LLMOutput) string {
-	if !e.HasHooks(TransformLLMOutput) {
+	set := e.with(TransformLLMOutput)
+	if set == nil {
 		return out.ResponseText
 	}
 	kw := map[string]any{"response_text": out.ResponseText, "session_id": out.SessionID, "model": out.Model, "platform": out.Platform}
-	if t := invokeFor(e, ctx, TransformLLMOutput, mapArgs(kw), Report.text); t.ok {
+	if t := invokeFor(e, ctx, set, TransformLLMOutput, mapArgs(kw), Report.text); t.ok {
 		return t.s
 	}
 	return out.ResponseText
@@ -78,24 +83,25 @@ func (e *Engine) TransformLLMOutput(ctx context.Context, out LLMOutput) string {
 // PreGatewayDispatch fires pre_gateway_dispatch for an inbound message and returns what to
 // do with it. Internal events never fire the hook and are always allowed.
 func (e *Engine) PreGatewayDispatch(ctx context.Context, ev DispatchEvent, host DispatchHost) Dispatch {
-	if ev.Internal || !e.HasHooks(PreGatewayDispatch) {
+	set := e.with(PreGatewayDispatch)
+	if ev.Internal || set == nil {
 		return Dispatch{Action: DispatchAllow}
 	}
 	kw := map[string]any{"event": ev.Table(), "gateway": host.Gateway, "session_store": host.SessionStore}
-	return invokeFor(e, ctx, PreGatewayDispatch, mapArgs(kw), Report.Dispatch)
+	return invokeFor(e, ctx, set, PreGatewayDispatch, mapArgs(kw), Report.Dispatch)
 }
 
 // Invoke fires any hook with the given keyword arguments and returns every hook's result,
 // in order. Use it for observers (on_session_start, subagent_stop, ...) and for hooks a
 // host defines itself; results of observers are not merged.
 func (e *Engine) Invoke(ctx context.Context, hook string, kwargs map[string]any) []HookResult {
-	return e.invoke(ctx, hook, mapArgs(kwargs), false, nil).Hooks
+	return e.invoke(ctx, e.set.Load(), hook, mapArgs(kwargs), false, nil).Hooks
 }
 
 // Fire fires hook with kwargs and returns the full report: every hook's result and the
 // merged outcome in its wire shape.
 func (e *Engine) Fire(ctx context.Context, hook string, kwargs map[string]any) Report {
-	rep := e.invoke(ctx, hook, mapArgs(kwargs), true, nil)
+	rep := e.invoke(ctx, e.set.Load(), hook, mapArgs(kwargs), true, nil)
 	if rep.Hooks == nil {
 		rep.Hooks = []HookResult{}
 	}
@@ -104,10 +110,18 @@ func (e *Engine) Fire(ctx context.Context, hook string, kwargs map[string]any) R
 
 // invokeFor runs hook for a typed call, which keeps nothing of the report but what pick
 // returns, so the report's results can go back to a pool.
-func invokeFor[T any](e *Engine, ctx context.Context, hook string, kw args, pick func(Report) T) T {
+func invokeFor[T any](e *Engine, ctx context.Context, set *hookSet, hook string, kw args, pick func(Report) T) T {
 	sc := getScratch()
 	defer putScratch(sc)
-	return pick(e.invoke(ctx, hook, kw, false, sc))
+	return pick(e.invoke(ctx, set, hook, kw, false, sc))
+}
+
+// with returns the current hook set when something is registered for hook, else nil.
+func (e *Engine) with(hook string) *hookSet {
+	if set := e.set.Load(); len(set.callbacks(hook)) > 0 {
+		return set
+	}
+	return nil
 }
 
 // textResult is what Text returns, as one value for invokeFor.

@@ -64,16 +64,17 @@ func (s *hookSet) callbacks(hook string) []callback {
 	return s.byHook[hook]
 }
 
-// acquire returns the current set with a reference held in the given shard of its
-// counter; release it when done.
-func (e *Engine) acquire(shard int) *hookSet {
+// acquire holds a reference to s, the set a call loaded, in the given shard of its
+// counter, and returns it; when s was retired meanwhile, it moves to the current set.
+// Release it when done.
+func (e *Engine) acquire(s *hookSet, shard int) *hookSet {
 	for {
-		s := e.set.Load()
 		s.refs.add(shard)
 		if !s.retired.Load() {
 			return s
 		}
 		e.release(s, shard)
+		s = e.set.Load()
 	}
 }
 
@@ -84,18 +85,17 @@ func (e *Engine) release(s *hookSet, shard int) {
 	}
 }
 
-// invoke is the one invoker: it runs every callback of hook in order and returns the
-// report of what each did and what they decided together. Decisions that change
-// something are audited and counted. With nothing registered it returns at once.
-// Report.Payload is filled when a decision was made, or when payload is true.
+// invoke is the one invoker: it runs every callback of hook in set (the hook set the
+// caller loaded) in order and returns the report of what each did and what they decided
+// together. Decisions that change something are audited and counted. With nothing
+// registered it returns at once. Report.Payload is filled when payload is true (or for the
+// audit log).
 //
 // With sc, the results are built in sc's buffer: the caller must not keep the report
 // beyond putScratch.
-func (e *Engine) invoke(ctx context.Context, hook string, kw args, payload bool, sc *scratch) Report {
-	set := e.set.Load()
-	cbs := set.callbacks(hook)
-	if len(cbs) == 0 {
-		rep := Report{Event: hook}
+func (e *Engine) invoke(ctx context.Context, set *hookSet, hook string, kw args, payload bool, sc *scratch) Report {
+	if len(set.callbacks(hook)) == 0 {
+		rep := Report{Event: hook, Decision: hookspec.Decision{By: -1}}
 		if payload {
 			rep.Payload = kw.Map()
 		}
@@ -106,11 +106,9 @@ func (e *Engine) invoke(ctx context.Context, hook string, kw args, payload bool,
 		sc = getScratch() // for its reference counter only
 		defer putScratch(sc)
 	}
-	s := e.acquire(sc.shard)
+	s := e.acquire(set, sc.shard)
 	defer e.release(s, sc.shard)
-	if s != set { // reloaded meanwhile
-		cbs = s.callbacks(hook)
-	}
+	cbs := s.callbacks(hook)
 	var results []HookResult
 	if pooled {
 		results = sc.results[:0]
@@ -125,14 +123,19 @@ func (e *Engine) invoke(ctx context.Context, hook string, kw args, payload bool,
 	}
 	dec := hookspec.Merge(hook, results)
 	rep := Report{Event: hook, Hooks: results, Outcome: dec.Outcome(), Decision: dec}
-	if payload || dec.Kind != hookspec.None {
+	if payload {
 		rep.Payload = kw.Map()
 	}
 	if dec.Kind != hookspec.None {
 		if m := cbs[dec.By].stats(); m != nil && dec.Kind == hookspec.Block {
 			m.blocks.Inc()
 		}
-		e.audit(ctx, rep)
+		if e.logger.Enabled(ctx, slog.LevelInfo) { // the audit log needs the payload
+			if rep.Payload == nil {
+				rep.Payload = kw.Map()
+			}
+			e.audit(ctx, rep)
+		}
 	}
 	return rep
 }
