@@ -18,7 +18,7 @@ func (e *Engine) PreToolCall(ctx context.Context, call ToolCall) *Block {
 // PostToolCall fires post_tool_call (an observer) with call.Result and call.DurationMS.
 func (e *Engine) PostToolCall(ctx context.Context, call ToolCall) {
 	if set := e.with(PostToolCall); set != nil {
-		invokeFor(e, ctx, set, PostToolCall, mapArgs(call.kwargs(true)), observed)
+		invokeFor(e, ctx, set, PostToolCall, mapArgs(call.Kwargs(true)), observed)
 	}
 }
 
@@ -29,7 +29,7 @@ func (e *Engine) TransformToolResult(ctx context.Context, call ToolCall) string 
 	if set == nil {
 		return call.Result
 	}
-	if t := invokeFor(e, ctx, set, TransformToolResult, mapArgs(call.kwargs(true)), Report.text); t.ok {
+	if t := invokeFor(e, ctx, set, TransformToolResult, mapArgs(call.Kwargs(true)), Report.text); t.ok {
 		return t.s
 	}
 	return call.Result
@@ -42,8 +42,7 @@ func (e *Engine) TransformTerminalOutput(ctx context.Context, out TerminalOutput
 	if set == nil {
 		return out.Output
 	}
-	kw := map[string]any{"command": out.Command, "output": out.Output, "exit_code": out.ExitCode, "cwd": out.Cwd, "task_id": out.TaskID}
-	if t := invokeFor(e, ctx, set, TransformTerminalOutput, mapArgs(kw), Report.text); t.ok {
+	if t := invokeFor(e, ctx, set, TransformTerminalOutput, mapArgs(out.Kwargs()), Report.text); t.ok {
 		return t.s
 	}
 	return out.Output
@@ -56,13 +55,13 @@ func (e *Engine) PreLLMCall(ctx context.Context, turn LLMTurn) string {
 	if set == nil {
 		return ""
 	}
-	return invokeFor(e, ctx, set, PreLLMCall, mapArgs(turn.preKwargs()), Report.Context)
+	return invokeFor(e, ctx, set, PreLLMCall, mapArgs(turn.PreKwargs()), Report.Context)
 }
 
 // PostLLMCall fires post_llm_call (an observer) with turn.AssistantResponse.
 func (e *Engine) PostLLMCall(ctx context.Context, turn LLMTurn) {
 	if set := e.with(PostLLMCall); set != nil {
-		invokeFor(e, ctx, set, PostLLMCall, mapArgs(turn.postKwargs()), observed)
+		invokeFor(e, ctx, set, PostLLMCall, mapArgs(turn.PostKwargs()), observed)
 	}
 }
 
@@ -73,8 +72,7 @@ func (e *Engine) TransformLLMOutput(ctx context.Context, out LLMOutput) string {
 	if set == nil {
 		return out.ResponseText
 	}
-	kw := map[string]any{"response_text": out.ResponseText, "session_id": out.SessionID, "model": out.Model, "platform": out.Platform}
-	if t := invokeFor(e, ctx, set, TransformLLMOutput, mapArgs(kw), Report.text); t.ok {
+	if t := invokeFor(e, ctx, set, TransformLLMOutput, mapArgs(out.Kwargs()), Report.text); t.ok {
 		return t.s
 	}
 	return out.ResponseText
@@ -89,6 +87,58 @@ func (e *Engine) PreGatewayDispatch(ctx context.Context, ev DispatchEvent, host 
 	}
 	kw := map[string]any{"event": ev.Table(), "gateway": host.Gateway, "session_store": host.SessionStore}
 	return invokeFor(e, ctx, set, PreGatewayDispatch, mapArgs(kw), Report.Dispatch)
+}
+
+// OnSessionStart fires on_session_start (an observer).
+func (e *Engine) OnSessionStart(ctx context.Context, s Session) {
+	e.observe(ctx, OnSessionStart, s.StartKwargs)
+}
+
+// OnSessionEnd fires on_session_end (an observer).
+func (e *Engine) OnSessionEnd(ctx context.Context, s SessionResult) {
+	e.observe(ctx, OnSessionEnd, s.Kwargs)
+}
+
+// OnSessionFinalize fires on_session_finalize (an observer); s.Model is not sent.
+func (e *Engine) OnSessionFinalize(ctx context.Context, s Session) {
+	e.observe(ctx, OnSessionFinalize, s.RefKwargs)
+}
+
+// OnSessionReset fires on_session_reset (an observer); s.Model is not sent.
+func (e *Engine) OnSessionReset(ctx context.Context, s Session) {
+	e.observe(ctx, OnSessionReset, s.RefKwargs)
+}
+
+// SubagentStop fires subagent_stop (an observer).
+func (e *Engine) SubagentStop(ctx context.Context, s Subagent) {
+	e.observe(ctx, SubagentStop, s.Kwargs)
+}
+
+// PreApprovalRequest fires pre_approval_request (an observer); a.Choice is not sent.
+func (e *Engine) PreApprovalRequest(ctx context.Context, a Approval) {
+	e.observe(ctx, PreApprovalRequest, func() map[string]any { return a.Kwargs(false) })
+}
+
+// PostApprovalResponse fires post_approval_response (an observer) with a.Choice.
+func (e *Engine) PostApprovalResponse(ctx context.Context, a Approval) {
+	e.observe(ctx, PostApprovalResponse, func() map[string]any { return a.Kwargs(true) })
+}
+
+// PreAPIRequest fires pre_api_request (an observer).
+func (e *Engine) PreAPIRequest(ctx context.Context, a APIRequest) {
+	e.observe(ctx, PreAPIRequest, a.Kwargs)
+}
+
+// PostAPIRequest fires post_api_request (an observer).
+func (e *Engine) PostAPIRequest(ctx context.Context, a APIRequest) {
+	e.observe(ctx, PostAPIRequest, a.Kwargs)
+}
+
+// observe fires an observer hook, building its kwargs only when something is registered.
+func (e *Engine) observe(ctx context.Context, hook string, kwargs func() map[string]any) {
+	if set := e.with(hook); set != nil {
+		invokeFor(e, ctx, set, hook, mapArgs(kwargs()), observed)
+	}
 }
 
 // Invoke fires any hook with the given keyword arguments and returns every hook's result,

@@ -101,8 +101,9 @@ func (e *Engine) invoke(ctx context.Context, set *hookSet, hook string, kw args,
 		}
 		return rep
 	}
-	pooled := sc != nil
-	if !pooled {
+	trace := traceOf(ctx)
+	pooled := sc != nil && trace == nil // a traced report outlives the call: its results are its own
+	if sc == nil {
 		sc = getScratch() // for its reference counter only
 		defer putScratch(sc)
 	}
@@ -123,7 +124,7 @@ func (e *Engine) invoke(ctx context.Context, set *hookSet, hook string, kw args,
 	}
 	dec := hookspec.Merge(hook, results)
 	rep := Report{Event: hook, Hooks: results, Outcome: dec.Outcome(), Decision: dec}
-	if payload {
+	if payload || trace != nil {
 		rep.Payload = kw.Map()
 	}
 	if dec.Kind != hookspec.None {
@@ -136,6 +137,9 @@ func (e *Engine) invoke(ctx context.Context, set *hookSet, hook string, kw args,
 			}
 			e.audit(ctx, rep)
 		}
+	}
+	if trace != nil {
+		trace(rep)
 	}
 	return rep
 }

@@ -1,6 +1,9 @@
 package engine
 
-import "github.com/hermes-hooks/hermes/luabind"
+import (
+	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/luabind"
+)
 
 // args are a hook's keyword arguments in the two forms callbacks need: what Lua receives
 // and the map shell hooks and reports use.
@@ -26,7 +29,7 @@ func (a *toolArgs) lua() any { return a }
 
 func (a *toolArgs) Map() map[string]any {
 	if a.m == nil {
-		a.m = a.call.kwargs(false)
+		a.m = a.call.Kwargs(false)
 	}
 	return a.m
 }
@@ -34,7 +37,7 @@ func (a *toolArgs) Map() map[string]any {
 // FillLua implements luabind.Table.
 func (a *toolArgs) FillLua(w luabind.TableWriter) {
 	w.String("tool_name", a.call.Name)
-	w.Value("args", argsOrEmpty(a.call.Args))
+	w.Value("args", hookspec.ArgsOrEmpty(a.call.Args))
 	w.String("task_id", a.call.TaskID)
 	w.String("session_id", a.call.SessionID)
 	w.String("tool_call_id", a.call.ToolCallID)
@@ -43,104 +46,19 @@ func (a *toolArgs) FillLua(w luabind.TableWriter) {
 // FieldCount implements luabind.Table.
 func (a *toolArgs) FieldCount() int { return 5 }
 
-// ToolCall describes one tool call, for PreToolCall, PostToolCall and TransformToolResult.
-type ToolCall struct {
-	Name       string         // tool_name
-	Args       map[string]any // args
-	TaskID     string
-	SessionID  string
-	ToolCallID string
-	Result     string // post_tool_call / transform_tool_result only
-	DurationMS int64  // post_tool_call / transform_tool_result only
-}
-
-func (c ToolCall) kwargs(withResult bool) map[string]any {
-	kw := map[string]any{
-		"tool_name": c.Name, "args": argsOrEmpty(c.Args), "task_id": c.TaskID,
-		"session_id": c.SessionID, "tool_call_id": c.ToolCallID,
-	}
-	if withResult {
-		kw["result"] = c.Result
-		kw["duration_ms"] = c.DurationMS
-	}
-	return kw
-}
-
-func argsOrEmpty(m map[string]any) map[string]any {
-	if m == nil {
-		return map[string]any{}
-	}
-	return m
-}
-
-// LLMTurn describes one user turn, for PreLLMCall and PostLLMCall.
-type LLMTurn struct {
-	SessionID           string
-	UserMessage         string
-	ConversationHistory []any // earlier messages, as the host stores them
-	IsFirstTurn         bool
-	Model               string
-	Platform            string
-	SenderID            string
-	AssistantResponse   string // post_llm_call only
-}
-
-func (t LLMTurn) preKwargs() map[string]any {
-	return map[string]any{
-		"session_id": t.SessionID, "user_message": t.UserMessage, "conversation_history": historyOrEmpty(t.ConversationHistory),
-		"is_first_turn": t.IsFirstTurn, "model": t.Model, "platform": t.Platform, "sender_id": t.SenderID,
-	}
-}
-
-func (t LLMTurn) postKwargs() map[string]any {
-	return map[string]any{
-		"session_id": t.SessionID, "user_message": t.UserMessage, "assistant_response": t.AssistantResponse,
-		"conversation_history": historyOrEmpty(t.ConversationHistory), "model": t.Model, "platform": t.Platform,
-	}
-}
-
-func historyOrEmpty(h []any) []any {
-	if h == nil {
-		return []any{}
-	}
-	return h
-}
-
-// TerminalOutput is the output of one terminal command, for TransformTerminalOutput.
-type TerminalOutput struct {
-	Command  string
-	Output   string
-	ExitCode int
-	Cwd      string
-	TaskID   string
-}
-
-// LLMOutput is the model's final response, for TransformLLMOutput.
-type LLMOutput struct {
-	ResponseText string
-	SessionID    string
-	Model        string
-	Platform     string
-}
-
-// DispatchEvent is an inbound gateway message, for PreGatewayDispatch.
-type DispatchEvent struct {
-	Text      string
-	Platform  string
-	UserID    string
-	ChatID    string
-	ChatType  string // "dm", "group", ...
-	MessageID string
-	Internal  bool
-}
-
-// Table is the event as pre_gateway_dispatch callbacks receive it.
-func (ev DispatchEvent) Table() map[string]any {
-	return map[string]any{
-		"text": ev.Text, "platform": ev.Platform, "user_id": ev.UserID, "chat_id": ev.ChatID,
-		"chat_type": ev.ChatType, "message_id": ev.MessageID, "internal": ev.Internal,
-	}
-}
+// The typed keyword arguments of every hook (package hookspec).
+type (
+	ToolCall       = hookspec.ToolCall       // pre_tool_call, post_tool_call, transform_tool_result
+	TerminalOutput = hookspec.TerminalOutput // transform_terminal_output
+	LLMTurn        = hookspec.LLMTurn        // pre_llm_call, post_llm_call
+	LLMOutput      = hookspec.LLMOutput      // transform_llm_output
+	APIRequest     = hookspec.APIRequest     // pre_api_request, post_api_request
+	Session        = hookspec.Session        // on_session_start, on_session_finalize, on_session_reset
+	SessionResult  = hookspec.SessionResult  // on_session_end
+	Subagent       = hookspec.Subagent       // subagent_stop
+	Approval       = hookspec.Approval       // pre_approval_request, post_approval_response
+	DispatchEvent  = hookspec.DispatchEvent  // pre_gateway_dispatch
+)
 
 // DispatchHost holds the host objects handed to pre_gateway_dispatch callbacks as
 // `gateway` and `session_store`. Build them as maps of Func (callable from Lua as

@@ -17,7 +17,7 @@ import (
 func order(t *testing.T, e *Engine) []string {
 	t.Helper()
 	var names []string
-	for _, r := range e.Invoke(context.Background(), PreToolCall, call.kwargs(false)) {
+	for _, r := range e.Invoke(context.Background(), PreToolCall, call.Kwargs(false)) {
 		names = append(names, r.Name)
 	}
 	return names
@@ -148,7 +148,7 @@ func TestTimeoutInterruptsAndNextCallbackRuns(t *testing.T) {
 	))
 	e, _ := newEngine(t, home)
 	start := time.Now()
-	rep := e.Fire(context.Background(), PreToolCall, call.kwargs(false))
+	rep := e.Fire(context.Background(), PreToolCall, call.Kwargs(false))
 	if d := time.Since(start); d > 3*time.Second {
 		t.Errorf("took %v, want about 0.2s", d)
 	}

@@ -43,7 +43,7 @@ hooks:
 		t.Fatal(err)
 	}
 	defer eng.Close(context.Background())
-	rep := eng.Fire(context.Background(), PreToolCall, call.kwargs(false))
+	rep := eng.Fire(context.Background(), PreToolCall, call.Kwargs(false))
 	var order []string
 	for _, h := range rep.Hooks {
 		order = append(order, h.Source+":"+filepath.Base(h.Name))

@@ -1,0 +1,71 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"time"
+)
+
+// ToolRun is what RunTool did with one tool call.
+type ToolRun struct {
+	Result  string // what the model should see
+	Blocked *Block // non-nil: a hook vetoed the call and the tool did not run
+	Err     error  // the tool's own error; Result is then {"error": "..."}
+}
+
+// RunTool runs one tool call through its whole sequence of hooks around run, the host's
+// tool: pre_tool_call (a block ends it, with {"error": message} as the result), run,
+// transform_terminal_output (for the "terminal" tool, whose result is JSON with an "output"
+// string), post_tool_call and transform_tool_result. call.DurationMS is measured around run
+// when 0. Use WithTrace to see every firing.
+func (e *Engine) RunTool(ctx context.Context, call ToolCall, run func(context.Context, ToolCall) (string, error)) ToolRun {
+	if blk := e.PreToolCall(ctx, call); blk != nil {
+		return ToolRun{Result: errorResult(blk.Message), Blocked: blk}
+	}
+	start := time.Now()
+	result, err := run(ctx, call)
+	if err != nil {
+		result = errorResult(err.Error())
+	}
+	if call.DurationMS == 0 {
+		call.DurationMS = time.Since(start).Milliseconds()
+	}
+	if call.Name == "terminal" {
+		result = e.terminalResult(ctx, call, result)
+	}
+	call.Result = result
+	e.PostToolCall(ctx, call)
+	return ToolRun{Result: e.TransformToolResult(ctx, call), Err: err}
+}
+
+// terminalResult applies transform_terminal_output to a terminal result of the form
+// {"output": "...", "exit_code": n}; any other result is returned as it is.
+func (e *Engine) terminalResult(ctx context.Context, call ToolCall, result string) string {
+	if e.with(TransformTerminalOutput) == nil {
+		return result
+	}
+	var obj map[string]any
+	if json.Unmarshal([]byte(result), &obj) != nil {
+		return result
+	}
+	output, ok := obj["output"].(string)
+	if !ok {
+		return result
+	}
+	exit, _ := obj["exit_code"].(float64)
+	cmd, _ := call.Args["command"].(string)
+	cwd, _ := os.Getwd()
+	out := e.TransformTerminalOutput(ctx, TerminalOutput{Command: cmd, Output: output, ExitCode: int(exit), Cwd: cwd, TaskID: call.TaskID})
+	if out == output {
+		return result
+	}
+	obj["output"] = out
+	b, _ := json.Marshal(obj)
+	return string(b)
+}
+
+func errorResult(msg string) string {
+	b, _ := json.Marshal(map[string]string{"error": msg})
+	return string(b)
+}

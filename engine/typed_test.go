@@ -1,0 +1,120 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/hermes-hooks/hermes/internal/testutil"
+)
+
+// RunTool runs the whole tool-call sequence around the host's tool.
+func TestRunTool(t *testing.T) {
+	home := testutil.Home(t, pluginFiles("p", "", `
+function register(ctx)
+  ctx.register_hook("pre_tool_call", function(kw)
+    if kw.args.command == "rm -rf /" then return {action = "block", message = "no"} end
+  end)
+  ctx.register_hook("transform_terminal_output", function(kw) return kw.output:upper() end)
+  ctx.register_hook("post_tool_call", function(kw) require("hermes").saw(kw.result, kw.duration_ms) end)
+  ctx.register_hook("transform_tool_result", function(kw) return "seen: " .. kw.result end)
+end`))
+	var saw []any
+	e := engineWith(t, home, Options{HostFuncs: map[string]Func{"saw": func(_ context.Context, a []any) (any, error) { saw = a; return nil, nil }}})
+	ran := 0
+	tool := func(_ context.Context, c ToolCall) (string, error) {
+		ran++
+		if c.Name == "broken" {
+			return "", errors.New("disk full")
+		}
+		return `{"output": "hi", "exit_code": 0}`, nil
+	}
+	ctx := context.Background()
+	run := e.RunTool(ctx, ToolCall{Name: "terminal", Args: map[string]any{"command": "rm -rf /"}}, tool)
+	if run.Blocked == nil || run.Result != `{"error":"no"}` || ran != 0 {
+		t.Errorf("blocked call: %+v, tool ran %d times", run, ran)
+	}
+	run = e.RunTool(ctx, ToolCall{Name: "terminal", Args: map[string]any{"command": "echo hi"}, DurationMS: 7}, tool)
+	if want := `seen: {"exit_code":0,"output":"HI"}`; run.Result != want || run.Blocked != nil || run.Err != nil {
+		t.Errorf("terminal call: %+v, want result %s", run, want)
+	}
+	if diff := cmp.Diff([]any{`{"exit_code":0,"output":"HI"}`, int64(7)}, saw); diff != "" {
+		t.Errorf("post_tool_call saw (-want +got):\n%s", diff)
+	}
+	run = e.RunTool(ctx, ToolCall{Name: "broken"}, tool)
+	if run.Err == nil || run.Result != `seen: {"error":"disk full"}` {
+		t.Errorf("failing tool: %+v", run)
+	}
+}
+
+// WithTrace reports every firing that ran a hook, typed calls included, each with results
+// of its own.
+func TestWithTrace(t *testing.T) {
+	home := testutil.Home(t, testutil.Merge(
+		pluginFiles("g", "", one("pre_tool_call", `if kw.tool_name == "x" then return {action="block", message="no x"} end`)),
+		pluginFiles("s", "", one("on_session_start", `return kw.session_id`)),
+	))
+	e, _ := newEngine(t, home)
+	var reps []Report
+	ctx := WithTrace(context.Background(), func(r Report) { reps = append(reps, r) })
+	e.PreToolCall(ctx, ToolCall{Name: "x"})
+	e.PreToolCall(ctx, ToolCall{Name: "y"})
+	e.PreLLMCall(ctx, LLMTurn{}) // nothing registered: not reported
+	e.OnSessionStart(ctx, Session{SessionID: "s1", Platform: "cli"})
+	if len(reps) != 3 {
+		t.Fatalf("%d reports, want 3: %+v", len(reps), reps)
+	}
+	if b := reps[0].Block(); b == nil || b.Message != "no x" || reps[0].Payload["tool_name"] != "x" {
+		t.Errorf("first report %+v, want the block of x with its payload", reps[0])
+	}
+	if reps[1].Block() != nil || reps[1].Hooks[0].Status != StatusOK {
+		t.Errorf("second report %+v", reps[1])
+	}
+	if reps[2].Event != OnSessionStart || reps[2].Hooks[0].Result != "s1" {
+		t.Errorf("third report %+v", reps[2])
+	}
+}
+
+// Each typed observer call sends the documented keyword arguments.
+func TestTypedObservers(t *testing.T) {
+	var got map[string]string
+	funcs := map[string]Func{"got": func(_ context.Context, a []any) (any, error) {
+		got[a[0].(string)] = a[1].(string)
+		return nil, nil
+	}}
+	var body strings.Builder
+	body.WriteString("function register(ctx)\n")
+	for _, h := range []string{OnSessionStart, OnSessionEnd, OnSessionFinalize, OnSessionReset, SubagentStop, PreApprovalRequest, PostApprovalResponse, PreAPIRequest, PostAPIRequest} {
+		body.WriteString(`  ctx.register_hook("` + h + `", function(kw) require("hermes").got("` + h + `", require("json").encode(kw)) end)` + "\n")
+	}
+	body.WriteString("end\n")
+	e := engineWith(t, testutil.Home(t, pluginFiles("p", "", body.String())), Options{HostFuncs: funcs})
+	got = map[string]string{}
+	ctx := context.Background()
+	s := Session{SessionID: "s1", Model: "m", Platform: "cli"}
+	e.OnSessionStart(ctx, s)
+	e.OnSessionEnd(ctx, SessionResult{Session: s, Completed: true})
+	e.OnSessionFinalize(ctx, Session{Platform: "cli"})
+	e.OnSessionReset(ctx, s)
+	e.SubagentStop(ctx, Subagent{ParentSessionID: "p", Summary: "done", Status: "completed", DurationMS: 5})
+	a := Approval{Command: "rm -rf /tmp/x", PatternKey: "rm_rf", PatternKeys: []string{"rm_rf"}, Choice: "deny"}
+	e.PreApprovalRequest(ctx, a)
+	e.PostApprovalResponse(ctx, a)
+	e.PreAPIRequest(ctx, APIRequest{SessionID: "s1", APICallCount: 2})
+	want := map[string]string{
+		OnSessionStart:       `{"model":"m","platform":"cli","session_id":"s1"}`,
+		OnSessionEnd:         `{"completed":true,"interrupted":false,"model":"m","platform":"cli","session_id":"s1"}`,
+		OnSessionFinalize:    `{"platform":"cli"}`,
+		OnSessionReset:       `{"platform":"cli","session_id":"s1"}`,
+		SubagentStop:         `{"child_status":"completed","child_summary":"done","duration_ms":5,"parent_session_id":"p"}`,
+		PreApprovalRequest:   `{"command":"rm -rf /tmp/x","description":"","pattern_key":"rm_rf","pattern_keys":["rm_rf"],"session_key":"","surface":""}`,
+		PostApprovalResponse: `{"choice":"deny","command":"rm -rf /tmp/x","description":"","pattern_key":"rm_rf","pattern_keys":["rm_rf"],"session_key":"","surface":""}`,
+		PreAPIRequest:        `{"api_call_count":2,"model":"","platform":"","session_id":"s1"}`,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("kwargs (-want +got):\n%s", diff)
+	}
+}
