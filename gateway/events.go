@@ -18,6 +18,19 @@ const (
 	CommandPrefix  = hookspec.CommandPrefix
 )
 
+// The typed gateway events (package hookspec), for EmitEvent and EmitEventSync.
+type (
+	Event             = hookspec.Event
+	StartupEvent      = hookspec.StartupEvent
+	SessionStartEvent = hookspec.SessionStartEvent
+	SessionEndEvent   = hookspec.SessionEndEvent
+	SessionResetEvent = hookspec.SessionResetEvent
+	AgentStartEvent   = hookspec.AgentStartEvent
+	AgentStepEvent    = hookspec.AgentStepEvent
+	AgentEndEvent     = hookspec.AgentEndEvent
+	CommandEvent      = hookspec.CommandEvent
+)
+
 // IsEvent reports whether name looks like a gateway event: "<prefix>:<name>".
 func IsEvent(name string) bool { return hookspec.IsEvent(name) }
 

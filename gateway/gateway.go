@@ -270,6 +270,14 @@ func (g *Gateway) Emit(event string, data map[string]any) {
 	}
 }
 
+// EmitEvent is Emit for a typed event.
+func (g *Gateway) EmitEvent(ev Event) { g.Emit(ev.EventName(), ev.Context()) }
+
+// EmitEventSync is EmitSync for a typed event.
+func (g *Gateway) EmitEventSync(ctx context.Context, ev Event) []engine.HookResult {
+	return g.EmitSync(ctx, ev.EventName(), ev.Context())
+}
+
 // drop counts an event not delivered to h; a full queue is also warned about, at most
 // every dropWarnEvery per hook.
 func (g *Gateway) drop(h *hook, event, reason string) {

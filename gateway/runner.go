@@ -2,14 +2,12 @@ package gateway
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"os"
 	"slices"
 	"sync"
-	"time"
 
 	"github.com/hermes-hooks/hermes/engine"
+	"github.com/hermes-hooks/hermes/hookspec"
 )
 
 // Agent is the model side of a conversation, implemented by the host.
@@ -66,17 +64,10 @@ type Command struct {
 }
 
 // Approval is a dangerous command that asked the user, and the answer.
-type Approval struct {
-	Command, Description, PatternKey string
-	PatternKeys                      []string
-	SessionKey, Surface, Choice      string
-}
+type Approval = engine.Approval
 
-// Subagent is a finished child of a delegation.
-type Subagent struct {
-	Role, Summary, Status string
-	DurationMS            int64
-}
+// Subagent is a finished child of a delegation; HandleSubagent fills its ParentSessionID.
+type Subagent = engine.Subagent
 
 // RunnerOptions configure a Runner. The zero value works.
 type RunnerOptions struct {
@@ -141,18 +132,39 @@ func firstString(args []any) (string, bool) {
 
 // Startup emits gateway:startup.
 func (r *Runner) Startup(ctx context.Context, platforms []string) {
-	r.emit(ctx, GatewayStartup, map[string]any{"platforms": toAny(platforms)}, "")
+	r.emit(ctx, StartupEvent{Platforms: platforms})
+}
+
+// traced is ctx with the runner's trace: every firing of the engine's hooks is recorded in
+// the timeline, with a note when a transform replaced something (callID names the tool call
+// a tool transform is about).
+func (r *Runner) traced(ctx context.Context, callID string) context.Context {
+	return engine.WithTrace(ctx, func(rep engine.Report) {
+		r.record(Entry{Event: rep.Event, Hooks: rep.Hooks, Outcome: rep.Outcome})
+		if rep.Decision.Kind != hookspec.Replace {
+			return
+		}
+		switch rep.Event {
+		case engine.TransformLLMOutput:
+			r.note("response rewritten by transform_llm_output")
+		case engine.TransformTerminalOutput:
+			r.note("terminal output of %s replaced by transform_terminal_output", callID)
+		case engine.TransformToolResult:
+			r.note("tool result of %s replaced by transform_tool_result", callID)
+		}
+	})
 }
 
 // HandleMessage runs one inbound message through the whole lifecycle and returns the
 // response delivered to the user ("" when the message was skipped).
 func (r *Runner) HandleMessage(ctx context.Context, in Inbound) (string, error) {
+	ctx = r.traced(ctx, "")
 	text := in.Text
 	if !in.Internal {
 		ev := engine.DispatchEvent{Text: in.Text, Platform: in.Platform, UserID: in.UserID, ChatID: in.ChatID,
 			ChatType: in.ChatType, MessageID: in.MessageID}
-		rep := r.fire(ctx, engine.PreGatewayDispatch, map[string]any{"event": ev.Table(), "gateway": r.gatewayFacade(ctx), "session_store": r.storeFacade(ctx)})
-		switch d := rep.Dispatch(); d.Action {
+		host := engine.DispatchHost{Gateway: r.gatewayFacade(ctx), SessionStore: r.storeFacade(ctx)}
+		switch d := r.eng.PreGatewayDispatch(ctx, ev, host); d.Action {
 		case engine.DispatchSkip:
 			r.note("message skipped by %s: %s", d.Hook, d.Reason)
 			return "", nil
@@ -163,127 +175,73 @@ func (r *Runner) HandleMessage(ctx context.Context, in Inbound) (string, error) 
 	}
 	s, first := r.session(in.Platform, in.UserID, in.ChatID)
 	if first {
-		r.emit(ctx, SessionStart, map[string]any{"platform": s.platform, "user_id": s.userID, "session_id": s.id, "session_key": s.key}, "")
-		r.fire(ctx, engine.OnSessionStart, map[string]any{"session_id": s.id, "model": r.opts.Model, "platform": s.platform})
+		r.emit(ctx, SessionStartEvent{Platform: s.platform, UserID: s.userID, SessionID: s.id, SessionKey: s.key})
+		r.eng.OnSessionStart(ctx, engine.Session{SessionID: s.id, Model: r.opts.Model, Platform: s.platform})
 	}
 	return r.turn(ctx, s, in, text)
 }
 
 // turn runs the agent loop for one message.
 func (r *Runner) turn(ctx context.Context, s *session, in Inbound, text string) (string, error) {
-	base := map[string]any{"platform": s.platform, "user_id": s.userID, "session_id": s.id}
-	r.emit(ctx, AgentStart, with(base, "message", text), "")
+	r.emit(ctx, AgentStartEvent{Platform: s.platform, UserID: s.userID, SessionID: s.id, Message: text})
 	history := r.historyOf(s.id)
-	rep := r.fire(ctx, engine.PreLLMCall, map[string]any{
-		"session_id": s.id, "user_message": text, "conversation_history": messagesAny(history),
-		"is_first_turn": len(history) == 0, "model": r.opts.Model, "platform": s.platform, "sender_id": in.UserID,
-	})
-	req := StepRequest{SessionID: s.id, Platform: s.platform, UserMessage: text, Context: rep.Context(), History: history}
+	llm := engine.LLMTurn{SessionID: s.id, UserMessage: text, ConversationHistory: messagesAny(history),
+		IsFirstTurn: len(history) == 0, Model: r.opts.Model, Platform: s.platform, SenderID: in.UserID}
+	req := StepRequest{SessionID: s.id, Platform: s.platform, UserMessage: text, Context: r.eng.PreLLMCall(ctx, llm), History: history}
 	if req.Context != "" {
 		r.note("context injected for this turn (%d bytes), not stored in history", len(req.Context))
 	}
-	model := r.opts.Model
+	end := engine.SessionResult{Session: engine.Session{SessionID: s.id, Model: r.opts.Model, Platform: s.platform}}
 	for {
 		step, err := r.agent.Step(ctx, req)
 		if err != nil {
 			r.note("turn failed: %v", err)
-			r.fire(ctx, engine.OnSessionEnd, map[string]any{"session_id": s.id, "completed": false, "interrupted": false, "model": model, "platform": s.platform})
+			r.eng.OnSessionEnd(ctx, end)
 			return "", err
 		}
 		if step.Model != "" {
-			model = step.Model
+			end.Model = step.Model
 		}
 		if !step.Final || len(step.ToolCalls) > 0 {
 			req.Iteration++
 			req.ToolResults = r.runTools(ctx, s, step.ToolCalls)
-			r.emit(ctx, AgentStep, with(with(base, "iteration", req.Iteration), "tool_names", toolNames(step.ToolCalls)), "")
+			r.emit(ctx, AgentStepEvent{Platform: s.platform, UserID: s.userID, SessionID: s.id, Iteration: req.Iteration, ToolNames: toolNames(step.ToolCalls)})
 			if !step.Final {
 				continue
 			}
 		}
-		out := r.fire(ctx, engine.TransformLLMOutput, map[string]any{"response_text": step.Response, "session_id": s.id, "model": model, "platform": s.platform})
-		response := step.Response
-		if t, ok := out.Text(); ok {
-			response = t
-			r.note("response rewritten by transform_llm_output")
-		}
-		r.fire(ctx, engine.PostLLMCall, map[string]any{
-			"session_id": s.id, "user_message": text, "assistant_response": response,
-			"conversation_history": messagesAny(history), "model": model, "platform": s.platform,
-		})
+		response := r.eng.TransformLLMOutput(ctx, engine.LLMOutput{ResponseText: step.Response, SessionID: s.id, Model: end.Model, Platform: s.platform})
+		llm.AssistantResponse, llm.Model = response, end.Model
+		r.eng.PostLLMCall(ctx, llm)
 		r.appendHistory(s.id, Message{Role: "user", Content: text}, Message{Role: "assistant", Content: response})
-		r.emit(ctx, AgentEnd, with(with(base, "message", text), "response", response), "")
-		r.fire(ctx, engine.OnSessionEnd, map[string]any{"session_id": s.id, "completed": true, "interrupted": false, "model": model, "platform": s.platform})
+		r.emit(ctx, AgentEndEvent{Platform: s.platform, UserID: s.userID, SessionID: s.id, Message: text, Response: response})
+		end.Completed = true
+		r.eng.OnSessionEnd(ctx, end)
 		return response, nil
 	}
 }
 
-// runTools runs one step's tool calls through pre_tool_call, the tool, the terminal
-// transform, post_tool_call and transform_tool_result.
+// runTools runs one step's tool calls, each through engine.RunTool: pre_tool_call, the
+// tool, the terminal transform, post_tool_call and transform_tool_result.
 func (r *Runner) runTools(ctx context.Context, s *session, calls []engine.ToolCall) []ToolResult {
 	var results []ToolResult
 	for _, call := range calls {
 		call.SessionID, call.TaskID = s.id, s.id
-		kw := map[string]any{"tool_name": call.Name, "args": argsOf(call), "task_id": call.TaskID, "session_id": call.SessionID, "tool_call_id": call.ToolCallID}
-		if blk := r.fire(ctx, engine.PreToolCall, kw).Block(); blk != nil {
-			res, _ := json.Marshal(map[string]string{"error": blk.Message})
+		run := r.eng.RunTool(r.traced(ctx, call.ToolCallID), call, r.agent.RunTool)
+		if blk := run.Blocked; blk != nil {
 			r.note("tool call %s (%s) blocked by %s: %s", call.ToolCallID, call.Name, blk.Hook, blk.Message)
-			results = append(results, ToolResult{Call: call, Result: string(res), Blocked: true})
-			continue
 		}
-		start := time.Now()
-		result, err := r.agent.RunTool(ctx, call)
-		if err != nil {
-			res, _ := json.Marshal(map[string]string{"error": err.Error()})
-			result = string(res)
-		}
-		if call.DurationMS == 0 {
-			call.DurationMS = time.Since(start).Milliseconds()
-		}
-		if call.Name == "terminal" {
-			result = r.terminalOutput(ctx, call, result)
-		}
-		kw = with(with(kw, "result", result), "duration_ms", call.DurationMS)
-		r.fire(ctx, engine.PostToolCall, kw)
-		if t, ok := r.fire(ctx, engine.TransformToolResult, kw).Text(); ok {
-			result = t
-			r.note("tool result of %s replaced by transform_tool_result", call.ToolCallID)
-		}
-		results = append(results, ToolResult{Call: call, Result: result})
+		results = append(results, ToolResult{Call: call, Result: run.Result, Blocked: run.Blocked != nil})
 	}
 	return results
-}
-
-// terminalOutput applies transform_terminal_output to a terminal result of the form
-// {"output": "...", "exit_code": n}.
-func (r *Runner) terminalOutput(ctx context.Context, call engine.ToolCall, result string) string {
-	var obj map[string]any
-	if json.Unmarshal([]byte(result), &obj) != nil {
-		return result
-	}
-	output, ok := obj["output"].(string)
-	if !ok {
-		return result
-	}
-	exit, _ := obj["exit_code"].(float64)
-	cmd, _ := argsOf(call)["command"].(string)
-	cwd, _ := os.Getwd()
-	rep := r.fire(ctx, engine.TransformTerminalOutput, map[string]any{"command": cmd, "output": output, "exit_code": int(exit), "cwd": cwd, "task_id": call.TaskID})
-	t, ok := rep.Text()
-	if !ok {
-		return result
-	}
-	obj["output"] = t
-	b, _ := json.Marshal(obj)
-	r.note("terminal output of %s replaced by transform_terminal_output", call.ToolCallID)
-	return string(b)
 }
 
 // HandleCommand emits command:<name>; /new and /reset also finalize the session and
 // start a new one: on_session_finalize (old id) -> session:end -> session:reset ->
 // on_session_reset (new id).
 func (r *Runner) HandleCommand(ctx context.Context, c Command) {
-	r.emit(ctx, CommandPrefix+c.Name, map[string]any{"platform": c.Platform, "user_id": c.UserID, "command": c.Name, "args": c.Args}, "")
+	ctx = r.traced(ctx, "")
+	r.emit(ctx, CommandEvent{Platform: c.Platform, UserID: c.UserID, Command: c.Name, Args: c.Args})
 	if c.Name != "new" && c.Name != "reset" {
 		return
 	}
@@ -291,37 +249,30 @@ func (r *Runner) HandleCommand(ctx context.Context, c Command) {
 	r.mu.Lock()
 	old := r.sessions[key]
 	r.mu.Unlock()
-	var oldID any
+	finalized := engine.Session{Platform: c.Platform}
 	if old != nil {
-		oldID = old.id
+		finalized.SessionID = old.id
 	}
-	r.fire(ctx, engine.OnSessionFinalize, map[string]any{"session_id": oldID, "platform": c.Platform})
-	keyed := map[string]any{"platform": c.Platform, "user_id": c.UserID, "session_key": key}
-	r.emit(ctx, SessionEnd, keyed, "")
+	r.eng.OnSessionFinalize(ctx, finalized)
+	r.emit(ctx, SessionEndEvent{Platform: c.Platform, UserID: c.UserID, SessionKey: key})
 	s := r.newSession(c.Platform, c.UserID, key)
-	r.emit(ctx, SessionReset, keyed, "")
-	r.fire(ctx, engine.OnSessionReset, map[string]any{"session_id": s.id, "platform": c.Platform})
+	r.emit(ctx, SessionResetEvent{Platform: c.Platform, UserID: c.UserID, SessionKey: key})
+	r.eng.OnSessionReset(ctx, engine.Session{SessionID: s.id, Platform: c.Platform})
 }
 
 // HandleApproval fires pre_approval_request and post_approval_response.
 func (r *Runner) HandleApproval(ctx context.Context, a Approval) {
-	kw := map[string]any{"command": a.Command, "description": a.Description, "pattern_key": a.PatternKey,
-		"pattern_keys": toAny(a.PatternKeys), "session_key": a.SessionKey, "surface": a.Surface}
-	r.fire(ctx, engine.PreApprovalRequest, kw)
-	r.fire(ctx, engine.PostApprovalResponse, with(kw, "choice", a.Choice))
+	ctx = r.traced(ctx, "")
+	r.eng.PreApprovalRequest(ctx, a)
+	r.eng.PostApprovalResponse(ctx, a)
 }
 
 // HandleSubagent fires subagent_stop for the most recent session.
 func (r *Runner) HandleSubagent(ctx context.Context, s Subagent) {
 	r.mu.Lock()
-	parent := r.lastID
+	s.ParentSessionID = r.lastID
 	r.mu.Unlock()
-	var role any
-	if s.Role != "" {
-		role = s.Role
-	}
-	r.fire(ctx, engine.SubagentStop, map[string]any{"parent_session_id": parent, "child_role": role,
-		"child_summary": s.Summary, "child_status": s.Status, "duration_ms": s.DurationMS})
+	r.eng.SubagentStop(r.traced(ctx, ""), s)
 }
 
 // Shutdown finalizes every live session and drains the gateway hooks.
@@ -333,8 +284,9 @@ func (r *Runner) Shutdown(ctx context.Context) error {
 	}
 	r.mu.Unlock()
 	slices.SortFunc(live, func(a, b *session) int { return compareIDs(a.id, b.id) })
+	ctx = r.traced(ctx, "")
 	for _, s := range live {
-		r.fire(ctx, engine.OnSessionFinalize, map[string]any{"session_id": s.id, "platform": s.platform})
+		r.eng.OnSessionFinalize(ctx, engine.Session{SessionID: s.id, Platform: s.platform})
 	}
 	if r.gw == nil {
 		return nil
@@ -408,36 +360,12 @@ func (r *Runner) appendHistory(id string, msgs ...Message) {
 // History returns the stored conversation of a session (what a session store would keep).
 func (r *Runner) History(sessionID string) []Message { return r.historyOf(sessionID) }
 
-func with(m map[string]any, k string, v any) map[string]any {
-	out := make(map[string]any, len(m)+1)
-	for kk, vv := range m {
-		out[kk] = vv
-	}
-	out[k] = v
-	return out
-}
-
-func toAny(ss []string) []any {
-	out := make([]any, len(ss))
-	for i, s := range ss {
-		out[i] = s
-	}
-	return out
-}
-
-func toolNames(calls []engine.ToolCall) []any {
-	out := make([]any, len(calls))
+func toolNames(calls []engine.ToolCall) []string {
+	out := make([]string, len(calls))
 	for i, c := range calls {
 		out[i] = c.Name
 	}
 	return out
-}
-
-func argsOf(c engine.ToolCall) map[string]any {
-	if c.Args == nil {
-		return map[string]any{}
-	}
-	return c.Args
 }
 
 func messagesAny(ms []Message) []any {

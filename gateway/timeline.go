@@ -52,26 +52,16 @@ func (r *Runner) note(format string, args ...any) {
 	r.timeline.Events = append(r.timeline.Events, Entry{Event: "note", Hooks: []engine.HookResult{}, Note: msg})
 }
 
-// fire runs a plugin/shell hook through the engine and records it. Hooks with nothing
-// registered are not recorded.
-func (r *Runner) fire(ctx context.Context, hook string, kwargs map[string]any) engine.Report {
-	rep := r.eng.Fire(ctx, hook, kwargs)
-	if len(rep.Hooks) > 0 {
-		r.record(Entry{Event: hook, Hooks: rep.Hooks, Outcome: rep.Outcome})
-	}
-	return rep
-}
-
 // emit sends a gateway event: EmitSync in Sync mode (recorded with results), else Emit.
-func (r *Runner) emit(ctx context.Context, event string, data map[string]any, note string) {
+func (r *Runner) emit(ctx context.Context, ev Event) {
 	if r.gw == nil {
 		return
 	}
 	if !r.opts.Sync {
-		r.gw.Emit(event, data)
+		r.gw.EmitEvent(ev)
 		return
 	}
-	rs := r.gw.EmitSync(ctx, event, data)
+	rs := r.gw.EmitEventSync(ctx, ev)
 	if len(rs) == 0 {
 		return
 	}
@@ -81,7 +71,7 @@ func (r *Runner) emit(ctx context.Context, event string, data map[string]any, no
 			outcome = append(outcome, h.Result)
 		}
 	}
-	r.record(Entry{Event: event, Hooks: rs, Outcome: outcome, Note: note})
+	r.record(Entry{Event: ev.EventName(), Hooks: rs, Outcome: outcome})
 }
 
 // gatewayFacade is the `gateway` object of pre_gateway_dispatch: send(platform,

@@ -52,3 +52,86 @@ func CheckSubscription(name string, closest func(name string, candidates []strin
 	}
 	return fmt.Sprintf("unknown event %q%s (still subscribed: hosts may emit their own events)", name, hint()), nil
 }
+
+// Event is a gateway event with its context, typed: its name and the one conversion to the
+// context table gateway hooks receive.
+type Event interface {
+	EventName() string
+	Context() map[string]any
+}
+
+// StartupEvent is gateway:startup.
+type StartupEvent struct{ Platforms []string }
+
+// SessionStartEvent is session:start.
+type SessionStartEvent struct{ Platform, UserID, SessionID, SessionKey string }
+
+// SessionEndEvent is session:end.
+type SessionEndEvent struct{ Platform, UserID, SessionKey string }
+
+// SessionResetEvent is session:reset.
+type SessionResetEvent struct{ Platform, UserID, SessionKey string }
+
+// AgentStartEvent is agent:start.
+type AgentStartEvent struct{ Platform, UserID, SessionID, Message string }
+
+// AgentStepEvent is agent:step, after a step's tool calls.
+type AgentStepEvent struct {
+	Platform, UserID, SessionID string
+	Iteration                   int
+	ToolNames                   []string
+}
+
+// AgentEndEvent is agent:end.
+type AgentEndEvent struct{ Platform, UserID, SessionID, Message, Response string }
+
+// CommandEvent is command:<Command>, a slash command.
+type CommandEvent struct{ Platform, UserID, Command, Args string }
+
+func (StartupEvent) EventName() string      { return GatewayStartup }
+func (SessionStartEvent) EventName() string { return SessionStart }
+func (SessionEndEvent) EventName() string   { return SessionEnd }
+func (SessionResetEvent) EventName() string { return SessionReset }
+func (AgentStartEvent) EventName() string   { return AgentStart }
+func (AgentStepEvent) EventName() string    { return AgentStep }
+func (AgentEndEvent) EventName() string     { return AgentEnd }
+func (e CommandEvent) EventName() string    { return CommandPrefix + e.Command }
+
+func (e StartupEvent) Context() map[string]any { return map[string]any{"platforms": strings2any(e.Platforms)} }
+
+func (e SessionStartEvent) Context() map[string]any {
+	return map[string]any{"platform": e.Platform, "user_id": e.UserID, "session_id": e.SessionID, "session_key": e.SessionKey}
+}
+
+func (e SessionEndEvent) Context() map[string]any {
+	return map[string]any{"platform": e.Platform, "user_id": e.UserID, "session_key": e.SessionKey}
+}
+
+func (e SessionResetEvent) Context() map[string]any {
+	return map[string]any{"platform": e.Platform, "user_id": e.UserID, "session_key": e.SessionKey}
+}
+
+func (e AgentStartEvent) Context() map[string]any {
+	return map[string]any{"platform": e.Platform, "user_id": e.UserID, "session_id": e.SessionID, "message": e.Message}
+}
+
+func (e AgentStepEvent) Context() map[string]any {
+	return map[string]any{"platform": e.Platform, "user_id": e.UserID, "session_id": e.SessionID,
+		"iteration": e.Iteration, "tool_names": strings2any(e.ToolNames)}
+}
+
+func (e AgentEndEvent) Context() map[string]any {
+	return map[string]any{"platform": e.Platform, "user_id": e.UserID, "session_id": e.SessionID, "message": e.Message, "response": e.Response}
+}
+
+func (e CommandEvent) Context() map[string]any {
+	return map[string]any{"platform": e.Platform, "user_id": e.UserID, "command": e.Command, "args": e.Args}
+}
+
+func strings2any(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}

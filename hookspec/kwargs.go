@@ -177,12 +177,8 @@ type Approval struct {
 
 // Kwargs are pre_approval_request's arguments; with withChoice, post_approval_response's.
 func (a Approval) Kwargs(withChoice bool) map[string]any {
-	keys := make([]any, len(a.PatternKeys))
-	for i, k := range a.PatternKeys {
-		keys[i] = k
-	}
 	kw := map[string]any{"command": a.Command, "description": a.Description, "pattern_key": a.PatternKey,
-		"pattern_keys": keys, "session_key": a.SessionKey, "surface": a.Surface}
+		"pattern_keys": strings2any(a.PatternKeys), "session_key": a.SessionKey, "surface": a.Surface}
 	if withChoice {
 		kw["choice"] = a.Choice
 	}
