@@ -97,7 +97,9 @@ func (AgentStepEvent) EventName() string    { return AgentStep }
 func (AgentEndEvent) EventName() string     { return AgentEnd }
 func (e CommandEvent) EventName() string    { return CommandPrefix + e.Command }
 
-func (e StartupEvent) Context() map[string]any { return map[string]any{"platforms": strings2any(e.Platforms)} }
+func (e StartupEvent) Context() map[string]any {
+	return map[string]any{"platforms": strings2any(e.Platforms)}
+}
 
 func (e SessionStartEvent) Context() map[string]any {
 	return map[string]any{"platform": e.Platform, "user_id": e.UserID, "session_id": e.SessionID, "session_key": e.SessionKey}
