@@ -158,17 +158,3 @@ func TestDispatchMerge(t *testing.T) {
 		}
 	})
 }
-
-func TestDefaultPayloadForEveryHook(t *testing.T) {
-	for _, h := range HookNames() {
-		if DefaultPayload(h, "/w") == nil {
-			t.Errorf("no default payload for %s", h)
-		}
-	}
-	if got := DefaultPayload("pre_tool_call", "")["args"].(map[string]any)["command"]; got != "echo hello" {
-		t.Errorf("pre_tool_call command = %v", got)
-	}
-	if DefaultPayload("nope", "") != nil {
-		t.Error("payload for an unknown hook")
-	}
-}

@@ -4,6 +4,7 @@ package engine
 
 import (
 	"context"
+	"github.com/hermes-hooks/hermes/hookspec"
 	"os"
 	"path/filepath"
 	"strings"
@@ -65,7 +66,7 @@ func fire(t *testing.T, event string, files map[string]string) Report {
 		t.Chdir(home)
 	}
 	e := engineWith(t, home, Options{IgnoreConsent: true})
-	return e.Fire(context.Background(), event, DefaultPayload(event, home))
+	return e.Fire(context.Background(), event, hookspec.SampleKwargs(event, home))
 }
 
 // sameSource writes a default block message without its source, which differs by design.

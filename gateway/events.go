@@ -1,10 +1,6 @@
 package gateway
 
-import (
-	"strings"
-
-	"github.com/hermes-hooks/hermes/hookspec"
-)
+import "github.com/hermes-hooks/hermes/hookspec"
 
 // Gateway event names (those of package hookspec). Any "command:<name>" is an event too.
 const (
@@ -33,31 +29,3 @@ type (
 
 // IsEvent reports whether name looks like a gateway event: "<prefix>:<name>".
 func IsEvent(name string) bool { return hookspec.IsEvent(name) }
-
-// DefaultContext returns the sample context `hermesctl hooks test` uses for a gateway
-// event: the documented context keys with test values.
-func DefaultContext(event string) map[string]any {
-	base := map[string]any{"platform": "cli", "user_id": "test-user", "session_id": "test-session"}
-	switch {
-	case event == GatewayStartup:
-		return map[string]any{"platforms": []any{"cli"}}
-	case event == SessionStart:
-		base["session_key"] = "cli:test-user"
-		return base
-	case event == SessionEnd || event == SessionReset:
-		delete(base, "session_id")
-		base["session_key"] = "cli:test-user"
-		return base
-	case event == AgentStart:
-		base["message"] = "hello"
-	case event == AgentStep:
-		base["iteration"] = 1
-		base["tool_names"] = []any{"terminal"}
-	case event == AgentEnd:
-		base["message"] = "hello"
-		base["response"] = "Sunny."
-	case strings.HasPrefix(event, CommandPrefix):
-		return map[string]any{"platform": "cli", "user_id": "test-user", "command": strings.TrimPrefix(event, CommandPrefix), "args": ""}
-	}
-	return base
-}

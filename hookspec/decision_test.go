@@ -63,3 +63,20 @@ func TestStatusFailed(t *testing.T) {
 		}
 	}
 }
+
+func TestSampleKwargsForEveryHook(t *testing.T) {
+	for _, h := range Names() {
+		if SampleKwargs(h, "/w") == nil {
+			t.Errorf("no sample kwargs for %s", h)
+		}
+	}
+	if got := SampleKwargs(PreToolCall, "")["args"].(map[string]any)["command"]; got != "echo hello" {
+		t.Errorf("pre_tool_call command = %v", got)
+	}
+	if SampleKwargs("nope", "") != nil {
+		t.Error("sample kwargs for an unknown hook")
+	}
+	if got := SampleContext("command:model")["command"]; got != "model" {
+		t.Errorf("command:model context command = %v", got)
+	}
+}

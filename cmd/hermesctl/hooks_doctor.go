@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/hermes-hooks/hermes/hookspec"
 	"os"
 	"slices"
 	"strings"
@@ -129,7 +130,7 @@ func (c *cli) shellCheck(s *engine.ShellHookInfo) *check {
 		return ch
 	}
 	cwd, _ := os.Getwd()
-	res := s.Hook().Run(c.ctx, engine.DefaultPayload(s.Event, cwd), shell.RunOptions{Logger: c.logger})
+	res := s.Hook().Run(c.ctx, hookspec.SampleKwargs(s.Event, cwd), shell.RunOptions{Logger: c.logger})
 	took := res.Duration.Round(100 * time.Microsecond)
 	switch {
 	case res.Status != engine.StatusOK:

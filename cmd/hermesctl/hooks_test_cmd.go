@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/hermes-hooks/hermes/hookspec"
 	"io"
 	"os"
 	"strings"
@@ -35,10 +36,10 @@ func runHooksTest(c *cli, args []string) int {
 	}
 	event := args[0]
 	cwd, _ := os.Getwd()
-	payload := engine.DefaultPayload(event, cwd)
+	payload := hookspec.SampleKwargs(event, cwd)
 	isGateway := payload == nil && gateway.IsEvent(event)
 	if isGateway {
-		payload = gateway.DefaultContext(event)
+		payload = hookspec.SampleContext(event)
 	}
 	if payload == nil {
 		hint := ""

@@ -2,6 +2,7 @@ package examples
 
 import (
 	"context"
+	"github.com/hermes-hooks/hermes/hookspec"
 	"net/http"
 	"os"
 	"os/exec"
@@ -83,7 +84,7 @@ func TestGuardrails(t *testing.T) {
 	home := installLLM(t)
 	t.Setenv("MEMORY_API_URL", downURL(t))
 	eng, _ := newEngine(t, home)
-	rep := eng.Fire(context.Background(), engine.PreLLMCall, engine.DefaultPayload(engine.PreLLMCall, ""))
+	rep := eng.Fire(context.Background(), engine.PreLLMCall, hookspec.SampleKwargs(engine.PreLLMCall, ""))
 	var got any
 	for _, h := range rep.Hooks {
 		if h.Name == "guardrails" {

@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/hermes-hooks/hermes/hookspec"
 	"io/fs"
 	"maps"
 	"os"
@@ -565,14 +566,14 @@ func (d *luaDefs) checkKeys(t *testing.T, where, class string, payload map[strin
 	}
 }
 
-// specOnlyKeys are documented keys that engine.DefaultPayload does not include (host objects).
+// specOnlyKeys are documented keys that hookspec.SampleKwargs does not include (host objects).
 var specOnlyKeys = map[string][]string{
 	engine.PreGatewayDispatch: {"gateway", "session_store"},
 }
 
 // TestLuaDefinitionsCoverEveryHook fails when editor/lua/hermes.d.lua falls behind the engine:
 // every hook name needs a register_hook overload whose kwargs class declares every key the
-// engine passes (engine.DefaultPayload, plus the host objects), and the gateway
+// engine passes (hookspec.SampleKwargs, plus the host objects), and the gateway
 // context class needs every key of every gateway event.
 func TestLuaDefinitionsCoverEveryHook(t *testing.T) {
 	d := readLuaDefs(t)
@@ -585,7 +586,7 @@ func TestLuaDefinitionsCoverEveryHook(t *testing.T) {
 			t.Errorf("hermes.d.lua: no `---@overload fun(name: %q, fn: fun(kw: ...))` for ctx.register_hook", hook)
 			continue
 		}
-		payload := engine.DefaultPayload(hook, "/tmp")
+		payload := hookspec.SampleKwargs(hook, "/tmp")
 		for _, k := range specOnlyKeys[hook] {
 			payload[k] = nil
 		}
@@ -597,7 +598,7 @@ func TestLuaDefinitionsCoverEveryHook(t *testing.T) {
 		if !strings.Contains(d.src, `"`+strings.Replace(ev, "model", "*", 1)+`"`) {
 			t.Errorf("hermes.d.lua: hermes.GatewayEvent does not list %q", ev)
 		}
-		d.checkKeys(t, ev, "hermes.GatewayContext", gateway.DefaultContext(ev))
+		d.checkKeys(t, ev, "hermes.GatewayContext", hookspec.SampleContext(ev))
 	}
 	for _, class := range []string{"hermes.PluginContext", "hermes.PreToolCallResult", "hermes.DispatchSkip",
 		"hermes.DispatchRewrite", "hermes.DispatchAllow", "hermes.json", "hermes.log", "hermes.re", "hermes.time",

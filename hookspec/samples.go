@@ -1,0 +1,77 @@
+package hookspec
+
+import "strings"
+
+// SampleKwargs returns the sample keyword arguments of a plugin hook (what `hermesctl hooks
+// test` fires, SPEC §8.1), built from the typed arguments, or nil for a name that is not a
+// plugin hook. cwd fills the cwd of transform_terminal_output.
+func SampleKwargs(hook, cwd string) map[string]any {
+	tool := ToolCall{Name: "terminal", Args: map[string]any{"command": "echo hello"}, SessionID: "test-session",
+		TaskID: "test-task", ToolCallID: "test-call", Result: `{"output": "hello"}`, DurationMS: 42}
+	turn := LLMTurn{SessionID: "test-session", UserMessage: "What is the weather?", IsFirstTurn: true,
+		Model: "gpt-4", Platform: "cli", SenderID: "test-user", AssistantResponse: "Sunny."}
+	session := Session{SessionID: "test-session", Model: "gpt-4", Platform: "cli"}
+	approval := Approval{Command: "rm -rf /tmp/x", Description: "recursive delete", PatternKey: "rm_rf",
+		PatternKeys: []string{"rm_rf"}, SessionKey: "test-session", Surface: "cli", Choice: "deny"}
+	switch hook {
+	case PreToolCall:
+		return tool.Kwargs(false)
+	case PostToolCall, TransformToolResult:
+		return tool.Kwargs(true)
+	case TransformTerminalOutput:
+		return TerminalOutput{Command: "echo hello", Output: "hello\n", Cwd: cwd, TaskID: "test-task"}.Kwargs()
+	case PreLLMCall:
+		return turn.PreKwargs()
+	case PostLLMCall:
+		return turn.PostKwargs()
+	case TransformLLMOutput:
+		return LLMOutput{ResponseText: "Sunny.", SessionID: "test-session", Model: "gpt-4", Platform: "cli"}.Kwargs()
+	case PreAPIRequest, PostAPIRequest:
+		return APIRequest{SessionID: "test-session", Model: "gpt-4", Platform: "cli", APICallCount: 1}.Kwargs()
+	case OnSessionStart:
+		return session.StartKwargs()
+	case OnSessionFinalize, OnSessionReset:
+		return session.RefKwargs()
+	case OnSessionEnd:
+		return SessionResult{Session: session, Completed: true}.Kwargs()
+	case SubagentStop:
+		return Subagent{ParentSessionID: "parent-sess", Summary: "Synthetic summary for hooks test", Status: "completed", DurationMS: 1234}.Kwargs()
+	case PreGatewayDispatch:
+		return map[string]any{"event": DispatchEvent{Text: "hello", Platform: "telegram", UserID: "test-user",
+			ChatID: "test-chat", ChatType: "dm", MessageID: "1"}.Table()}
+	case PreApprovalRequest:
+		return approval.Kwargs(false)
+	case PostApprovalResponse:
+		return approval.Kwargs(true)
+	}
+	return nil
+}
+
+// SampleContext returns the sample context of a gateway event (what `hermesctl hooks test`
+// emits): the documented context keys with test values, built from the typed events. An
+// event of a host's own gets the keys every agent event has.
+func SampleContext(event string) map[string]any {
+	const platform, user, session, key = "cli", "test-user", "test-session", "cli:test-user"
+	var ev Event
+	switch {
+	case event == GatewayStartup:
+		ev = StartupEvent{Platforms: []string{platform}}
+	case event == SessionStart:
+		ev = SessionStartEvent{Platform: platform, UserID: user, SessionID: session, SessionKey: key}
+	case event == SessionEnd:
+		ev = SessionEndEvent{Platform: platform, UserID: user, SessionKey: key}
+	case event == SessionReset:
+		ev = SessionResetEvent{Platform: platform, UserID: user, SessionKey: key}
+	case event == AgentStart:
+		ev = AgentStartEvent{Platform: platform, UserID: user, SessionID: session, Message: "hello"}
+	case event == AgentStep:
+		ev = AgentStepEvent{Platform: platform, UserID: user, SessionID: session, Iteration: 1, ToolNames: []string{"terminal"}}
+	case event == AgentEnd:
+		ev = AgentEndEvent{Platform: platform, UserID: user, SessionID: session, Message: "hello", Response: "Sunny."}
+	case strings.HasPrefix(event, CommandPrefix):
+		ev = CommandEvent{Platform: platform, UserID: user, Command: strings.TrimPrefix(event, CommandPrefix)}
+	default:
+		return map[string]any{"platform": platform, "user_id": user, "session_id": session}
+	}
+	return ev.Context()
+}
