@@ -7,7 +7,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	promtest "github.com/prometheus/client_golang/prometheus/testutil"
@@ -20,32 +19,44 @@ import (
 func TestReloadWhileCalling(t *testing.T) {
 	home := testutil.Home(t, pluginFiles("p", "", one("pre_llm_call", `return "old"`)))
 	e, _ := newEngine(t, home)
+	const workers = 4
 	var stop atomic.Bool
-	var bad, sawNew atomic.Int64
+	var bad atomic.Int64
+	calling, sawNew := make(chan struct{}, workers), make(chan struct{}, workers)
 	var wg sync.WaitGroup
-	for range 4 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+	for range workers {
+		wg.Go(func() {
+			first, newSeen := true, false
 			for !stop.Load() {
 				switch got := e.PreLLMCall(context.Background(), LLMTurn{}); got {
 				case "old":
 				case "new":
-					sawNew.Add(1)
+					if !newSeen {
+						newSeen = true
+						sawNew <- struct{}{}
+					}
 				default:
 					bad.Add(1)
 				}
+				if first {
+					first = false
+					calling <- struct{}{}
+				}
 			}
-		}()
+		})
 	}
-	time.Sleep(20 * time.Millisecond)
+	for range workers { // every worker is calling
+		<-calling
+	}
 	writeFile(t, filepath.Join(home, "plugins/p/handler.lua"), one("pre_llm_call", `return "new"`))
 	for range 5 {
 		if err := e.Reload(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 	}
-	time.Sleep(20 * time.Millisecond)
+	for range workers { // every worker has seen the new version
+		<-sawNew
+	}
 	stop.Store(true)
 	wg.Wait()
 	if bad.Load() != 0 {

@@ -208,10 +208,14 @@ func TestFailuresNeverReachTheCaller(t *testing.T) {
 }
 
 func TestCloseDeadlineInterrupts(t *testing.T) {
-	home := testutil.Home(t, hookFiles("stuck", "events: [agent:end]\ntimeout: 60\n", `function handle() while true do end end`))
-	g, _ := newGateway(t, home, Options{})
+	home := testutil.Home(t, hookFiles("stuck", "events: [agent:end]\ntimeout: 60\n", `function handle() require("hermes").started() while true do end end`))
+	started := make(chan struct{}, 1)
+	g, _ := newGateway(t, home, Options{HostFuncs: map[string]engine.Func{"started": func(context.Context, []any) (any, error) {
+		started <- struct{}{}
+		return nil, nil
+	}}})
 	g.Emit("agent:end", nil)
-	time.Sleep(50 * time.Millisecond)
+	<-started
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	start := time.Now()

@@ -304,6 +304,7 @@ func TestPersistentCloseWhileFiring(t *testing.T) {
 	h := persistentHook(t, "pre_llm_call", loopPID)
 	_, leader := fire(t, h, context.Background(), "warm", RunOptions{})
 	var wg sync.WaitGroup
+	running := make(chan struct{}, 4)
 	for g := range 4 {
 		wg.Go(func() {
 			for i := range 50 {
@@ -311,10 +312,15 @@ func TestPersistentCloseWhileFiring(t *testing.T) {
 				if res.Status == hookspec.StatusTimeout {
 					t.Errorf("unexpected timeout: %q", res.Err)
 				}
+				if i == 0 {
+					running <- struct{}{}
+				}
 			}
 		})
 	}
-	time.Sleep(20 * time.Millisecond)
+	for range 4 { // every goroutine has fired once: Close lands among their firings
+		<-running
+	}
 	h.Close()
 	wg.Wait()
 	waitGone(t, leader)

@@ -24,21 +24,24 @@ func TestHooksWatch(t *testing.T) {
 	go func() { done <- run(ctx, []string{"--home", home, "hooks", "watch"}, nil, &out, &errOut) }()
 	waitFor := func(want string) {
 		t.Helper()
-		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-			if strings.Contains(out.String(), want) || strings.Contains(errOut.String(), want) {
-				return
-			}
-		}
-		t.Fatalf("output never contained %q:\n%s\nstderr:\n%s", want, out.String(), errOut.String())
+		out.WaitFor(t, want, 10*time.Second)
 	}
 	waitFor("watching " + home + ": 1 plugin(s)")
-	time.Sleep(100 * time.Millisecond)
-	os.WriteFile(filepath.Join(dir, "handler.lua"), []byte(`function register(ctx) ctx.register_hook("pre_llm_call", function() end) ctx.register_hook("post_llm_call", function() end) end`), 0o644)
-	waitFor("changed: plugins/p/handler.lua")
+	// The watches are set up after that line: edit until an edit is reported.
+	edited := `function register(ctx) ctx.register_hook("pre_llm_call", function() end) ctx.register_hook("post_llm_call", function() end) end`
+	for i := 0; ; i++ {
+		os.WriteFile(filepath.Join(dir, "handler.lua"), []byte(edited+strings.Repeat(" ", i)), 0o644)
+		if out.Await("changed: plugins/p/handler.lua", time.Second) {
+			break
+		}
+		if i == 20 {
+			t.Fatalf("no edit reported:\n%s\nstderr:\n%s", out.String(), errOut.String())
+		}
+	}
 	waitFor("~ plugin p: loaded pre_llm_call,post_llm_call")
 	waitFor("reloaded: 1 plugin(s)")
 	os.WriteFile(filepath.Join(dir, "handler.lua"), []byte("function register(ctx)\n  ctx.register_hook(\n end"), 0o644)
-	waitFor("handler.lua:3: syntax error near 'end'); the previous version keeps running")
+	errOut.WaitFor(t, "handler.lua:3: syntax error near 'end'); the previous version keeps running", 10*time.Second)
 	cancel()
 	if code := <-done; code != exitOK {
 		t.Errorf("exit %d", code)

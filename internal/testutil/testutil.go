@@ -47,16 +47,52 @@ func Merge(ms ...map[string]string) map[string]string {
 	return out
 }
 
-// Buffer is a bytes.Buffer safe for concurrent writes, for log output in tests.
+// Buffer is a bytes.Buffer safe for concurrent writes, for log output in tests. WaitFor
+// waits for a text to be written, woken by every write.
 type Buffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
+	mu      sync.Mutex
+	buf     bytes.Buffer
+	written chan struct{} // closed, and replaced, by every write
 }
 
 func (b *Buffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.written != nil {
+		close(b.written)
+		b.written = nil
+	}
 	return b.buf.Write(p)
+}
+
+// WaitFor returns once the buffer contains want, or fails tb after limit.
+func (b *Buffer) WaitFor(tb testing.TB, want string, limit time.Duration) {
+	tb.Helper()
+	if !b.Await(want, limit) {
+		tb.Fatalf("never written: %q; got:\n%s", want, b.String())
+	}
+}
+
+// Await reports whether the buffer contains want, waiting up to limit for it.
+func (b *Buffer) Await(want string, limit time.Duration) bool {
+	timeout := time.After(limit)
+	for {
+		b.mu.Lock()
+		if strings.Contains(b.buf.String(), want) {
+			b.mu.Unlock()
+			return true
+		}
+		if b.written == nil {
+			b.written = make(chan struct{})
+		}
+		written := b.written
+		b.mu.Unlock()
+		select {
+		case <-written:
+		case <-timeout:
+			return false
+		}
+	}
 }
 
 func (b *Buffer) String() string {
