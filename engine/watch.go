@@ -65,16 +65,6 @@ func watchHome(ctx context.Context, home string, debounce time.Duration, onChang
 	}
 
 	var changed []string
-	note := func(path string) {
-		if !slices.Contains(changed, path) {
-			changed = append(changed, path)
-		}
-	}
-	rearm := func() {
-		if hw.arm() == nil && armed != nil {
-			armed()
-		}
-	}
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	for {
@@ -84,36 +74,15 @@ func watchHome(ctx context.Context, home string, debounce time.Duration, onChang
 		case err := <-w.Errors:
 			if errors.Is(err, fsnotify.ErrEventOverflow) {
 				// Events were lost, perhaps the home being replaced: watch it afresh.
-				rearm()
-				note(hw.home)
+				hw.rearm(armed)
+				changed = noteOnce(changed, hw.home)
 				timer.Reset(debounce)
 			}
 		case ev := <-w.Events:
-			switch {
-			case hw.isHome(ev.Name):
-				if ev.Has(fsnotify.Create) || ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
-					rearm()
-				}
-				note(hw.home)
-			case hw.inParent(ev.Name):
-				continue // another entry of the home's parent directory
-			default:
-				if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
-					// A directory moved away keeps its watches, under its old name:
-					// drop them, a directory created at that name is watched anew.
-					hw.unwatch(ev.Name)
-				}
-				if ignoredChange(ev.Name) {
-					continue
-				}
-				if ev.Has(fsnotify.Create) && hw.inHookDir(ev.Name) {
-					if fi, err := os.Stat(ev.Name); err == nil && fi.IsDir() {
-						addTree(w, ev.Name)
-					}
-				}
-				note(ev.Name)
+			if path, ok := hw.handle(ev, armed); ok {
+				changed = noteOnce(changed, path)
+				timer.Reset(debounce)
 			}
-			timer.Reset(debounce)
 		case <-timer.C:
 			if len(changed) > 0 {
 				onChange(changed)
@@ -121,6 +90,47 @@ func watchHome(ctx context.Context, home string, debounce time.Duration, onChang
 			}
 		}
 	}
+}
+
+func noteOnce(changed []string, path string) []string {
+	if slices.Contains(changed, path) {
+		return changed
+	}
+	return append(changed, path)
+}
+
+// rearm watches the home afresh, calling armed when that worked.
+func (hw *homeWatch) rearm(armed func()) {
+	if hw.arm() == nil && armed != nil {
+		armed()
+	}
+}
+
+// handle keeps the watches in step with one event and returns the path to report, if any.
+func (hw *homeWatch) handle(ev fsnotify.Event, armed func()) (string, bool) {
+	switch {
+	case hw.isHome(ev.Name):
+		if ev.Has(fsnotify.Create) || ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
+			hw.rearm(armed)
+		}
+		return hw.home, true
+	case hw.inParent(ev.Name):
+		return "", false // another entry of the home's parent directory
+	}
+	if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
+		// A directory moved away keeps its watches, under its old name: drop them, a
+		// directory created at that name is watched anew.
+		hw.unwatch(ev.Name)
+	}
+	if ignoredChange(ev.Name) {
+		return "", false
+	}
+	if ev.Has(fsnotify.Create) && hw.inHookDir(ev.Name) {
+		if fi, err := os.Stat(ev.Name); err == nil && fi.IsDir() {
+			addTree(hw.w, ev.Name)
+		}
+	}
+	return ev.Name, true
 }
 
 // homeWatch holds the watches of one home.

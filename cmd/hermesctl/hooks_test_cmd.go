@@ -64,28 +64,9 @@ func runHooksTest(c *cli, args []string) int {
 	if event == engine.PreGatewayDispatch {
 		host.install(payload)
 	}
-	var rep engine.Report
-	if isGateway {
-		l, code := c.loadHomeWith(host.funcs())
-		if l == nil {
-			return code
-		}
-		defer l.close(c)
-		hooks := l.gw.EmitSync(c.ctx, event, payload)
-		outcome := []any{}
-		for _, h := range hooks {
-			if h.Result != nil {
-				outcome = append(outcome, h.Result)
-			}
-		}
-		rep = engine.Report{Event: event, Payload: payload, Hooks: hooks, Outcome: outcome}
-	} else {
-		eng, code := c.openEngine(engine.Options{IgnoreConsent: true, HostFuncs: host.funcs()})
-		if eng == nil {
-			return code
-		}
-		defer eng.Close(c.ctx)
-		rep = eng.Fire(c.ctx, event, payload)
+	rep, code := c.fireForTest(event, payload, isGateway, host)
+	if code != exitOK {
+		return code
 	}
 	if rep.Hooks == nil {
 		rep.Hooks = []engine.HookResult{}
@@ -265,4 +246,30 @@ func (h *hostRecorder) uninstall(payload map[string]any) {
 	for _, key := range h.installed {
 		payload[key] = "<host object: " + key + ">"
 	}
+}
+
+// fireForTest fires event with payload: through the gateway's hooks for a gateway event,
+// else through an engine that runs every shell hook, approved or not.
+func (c *cli) fireForTest(event string, payload map[string]any, isGateway bool, host *hostRecorder) (engine.Report, int) {
+	if !isGateway {
+		eng, code := c.openEngine(engine.Options{IgnoreConsent: true, HostFuncs: host.funcs()})
+		if eng == nil {
+			return engine.Report{}, code
+		}
+		defer eng.Close(c.ctx)
+		return eng.Fire(c.ctx, event, payload), exitOK
+	}
+	l, code := c.loadHomeWith(host.funcs())
+	if l == nil {
+		return engine.Report{}, code
+	}
+	defer l.close(c)
+	hooks := l.gw.EmitSync(c.ctx, event, payload)
+	outcome := []any{}
+	for _, h := range hooks {
+		if h.Result != nil {
+			outcome = append(outcome, h.Result)
+		}
+	}
+	return engine.Report{Event: event, Payload: payload, Hooks: hooks, Outcome: outcome}, exitOK
 }
