@@ -365,10 +365,18 @@ func opSBx(i uint32) int { return opBx(i) - (1<<18-1)>>1 }
 func (a *flow) step(pc int) []int {
 	a.pc = pc
 	a.cur = slices.Clone(a.in[pc*a.nreg : (pc+1)*a.nreg])
+	if a.stepData(pc) {
+		return []int{pc + 1}
+	}
+	return a.stepControl(pc)
+}
+
+// stepData interprets the instructions that move, read, write or compute values and then
+// go on with the next one; it reports false for any other.
+func (a *flow) stepData(pc int) bool {
 	code := a.p.Code
 	inst := code[pc]
 	A, B, C := opA(inst), opB(inst), opC(inst)
-	next := []int{pc + 1}
 	switch op(inst) {
 	case lua.OP_MOVE:
 		a.set(A, a.reg(B))
@@ -381,11 +389,6 @@ func (a *flow) step(pc int) []int {
 		a.set(A, a.reg(B))
 	case lua.OP_LOADK, lua.OP_GETUPVAL, lua.OP_GETGLOBAL, lua.OP_NEWTABLE:
 		a.set(A, 0)
-	case lua.OP_LOADBOOL:
-		a.set(A, 0)
-		if C != 0 {
-			next = []int{pc + 2}
-		}
 	case lua.OP_LOADNIL:
 		for r := A; r <= B; r++ {
 			a.set(r, 0)
@@ -428,6 +431,24 @@ func (a *flow) step(pc int) []int {
 			a.escape(r)
 		}
 		a.set(A, 0)
+	default:
+		return false
+	}
+	return true
+}
+
+// stepControl interprets the other instructions: jumps, tests, calls, loops, closures.
+func (a *flow) stepControl(pc int) []int {
+	code := a.p.Code
+	inst := code[pc]
+	A, B, C := opA(inst), opB(inst), opC(inst)
+	next := []int{pc + 1}
+	switch op(inst) {
+	case lua.OP_LOADBOOL:
+		a.set(A, 0)
+		if C != 0 {
+			next = []int{pc + 2}
+		}
 	case lua.OP_JMP:
 		next = []int{pc + 1 + opSBx(inst)}
 	case lua.OP_EQ: // __eq runs only when both operands share it; the engine's tables have none
@@ -442,23 +463,8 @@ func (a *flow) step(pc int) []int {
 		a.set(A, a.reg(A)|a.reg(B))
 		next = append(next, pc+2)
 	case lua.OP_CALL, lua.OP_TAILCALL:
-		a.escape(A)
-		if B == 0 {
-			a.escapeFrom(A + 1)
-		} else {
-			for r := A + 1; r < A+B; r++ {
-				a.escape(r)
-			}
-		}
-		if op(inst) == lua.OP_TAILCALL {
+		if !a.call(inst) {
 			return nil
-		}
-		if C == 0 {
-			a.clearFrom(A)
-		} else {
-			for r := A; r < A+C-1; r++ {
-				a.set(r, 0)
-			}
 		}
 	case lua.OP_RETURN:
 		if B == 0 {
@@ -469,37 +475,22 @@ func (a *flow) step(pc int) []int {
 			}
 		}
 		return nil
-	case lua.OP_FORLOOP:
+	case lua.OP_FORLOOP, lua.OP_FORPREP:
 		a.escape(A)
 		a.escape(A + 1)
 		a.escape(A + 2)
 		a.set(A, 0)
+		if op(inst) == lua.OP_FORPREP {
+			next = []int{pc + 1 + opSBx(inst)}
+			break
+		}
 		a.set(A+3, 0)
 		next = append(next, pc+1+opSBx(inst))
-	case lua.OP_FORPREP:
-		a.escape(A)
-		a.escape(A + 1)
-		a.escape(A + 2)
-		a.set(A, 0)
-		next = []int{pc + 1 + opSBx(inst)}
 	case lua.OP_TFORLOOP:
-		if pc+1 >= len(code) || op(code[pc+1]) != lua.OP_JMP {
-			a.failed = true
+		if !a.tforloop(pc, inst) {
 			return nil
 		}
-		a.escape(A)
-		a.escape(A + 1)
-		a.escape(A + 2)
-		gen, state, control := a.reg(A), a.reg(A+1), a.reg(A+2)
-		a.set(A+3, gen) // copies for the call, above the results when there are few
-		a.set(A+4, state)
-		a.set(A+5, control)
-		for r := A + 3; r < A+3+C; r++ {
-			a.set(r, 0)
-		}
-		a.set(A+2, control) // or the first result, which is fresh
-		// pc+1 is the OP_JMP back into the loop, pc+2 the way out.
-		next = append(next, pc+2)
+		next = append(next, pc+2) // pc+1 is the OP_JMP back into the loop, pc+2 the way out
 	case lua.OP_SETLIST:
 		if B == 0 {
 			a.escapeFrom(A + 1)
@@ -513,16 +504,7 @@ func (a *flow) step(pc int) []int {
 		}
 	case lua.OP_CLOSE, lua.OP_NOP:
 	case lua.OP_CLOSURE:
-		ups := int(a.p.FunctionPrototypes[opBx(inst)].NumUpvalues) // checked by scan
-		a.set(A, 0)
-		for i := 1; i <= ups; i++ {
-			if up := code[pc+i]; op(up) == lua.OP_MOVE {
-				if m := a.reg(opB(up)); m != 0 {
-					a.capture(opB(up), m, pc)
-				}
-			}
-		}
-		next = []int{pc + 1 + ups}
+		next = []int{pc + 1 + a.closure(pc, inst)}
 	case lua.OP_VARARG:
 		if B == 0 {
 			a.clearFrom(A)
@@ -535,4 +517,66 @@ func (a *flow) step(pc int) []int {
 		a.failed = true
 	}
 	return next
+}
+
+// call interprets OP_CALL and OP_TAILCALL; false means the function ends there.
+func (a *flow) call(inst uint32) bool {
+	A, B, C := opA(inst), opB(inst), opC(inst)
+	a.escape(A)
+	if B == 0 {
+		a.escapeFrom(A + 1)
+	} else {
+		for r := A + 1; r < A+B; r++ {
+			a.escape(r)
+		}
+	}
+	if op(inst) == lua.OP_TAILCALL {
+		return false
+	}
+	if C == 0 {
+		a.clearFrom(A)
+	} else {
+		for r := A; r < A+C-1; r++ {
+			a.set(r, 0)
+		}
+	}
+	return true
+}
+
+// tforloop interprets OP_TFORLOOP; false means the bytecode is not of the shape expected.
+func (a *flow) tforloop(pc int, inst uint32) bool {
+	code := a.p.Code
+	A, C := opA(inst), opC(inst)
+	if pc+1 >= len(code) || op(code[pc+1]) != lua.OP_JMP {
+		a.failed = true
+		return false
+	}
+	a.escape(A)
+	a.escape(A + 1)
+	a.escape(A + 2)
+	gen, state, control := a.reg(A), a.reg(A+1), a.reg(A+2)
+	a.set(A+3, gen) // copies for the call, above the results when there are few
+	a.set(A+4, state)
+	a.set(A+5, control)
+	for r := A + 3; r < A+3+C; r++ {
+		a.set(r, 0)
+	}
+	a.set(A+2, control) // or the first result, which is fresh
+	return true
+}
+
+// closure interprets OP_CLOSURE and returns how many words of upvalue operands follow it.
+func (a *flow) closure(pc int, inst uint32) int {
+	code := a.p.Code
+	A := opA(inst)
+	ups := int(a.p.FunctionPrototypes[opBx(inst)].NumUpvalues) // checked by scan
+	a.set(A, 0)
+	for i := 1; i <= ups; i++ {
+		if up := code[pc+i]; op(up) == lua.OP_MOVE {
+			if m := a.reg(opB(up)); m != 0 {
+				a.capture(opB(up), m, pc)
+			}
+		}
+	}
+	return ups
 }
