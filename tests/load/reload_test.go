@@ -82,43 +82,104 @@ func TestLoadWithReloads(t *testing.T) {
 
 	stop := make(chan struct{})
 	var bg sync.WaitGroup
-	var reloads, reloadErrors atomic.Int64
-	bg.Go(func() { // reload every 100ms, rewriting a plugin and a gateway hook each time
-		tick := time.NewTicker(reloadEvery)
-		defer tick.Stop()
-		for i := 1; ; i++ {
+	var reloads atomic.Int64
+	var emitted atomic.Int64
+	bg.Go(func() { reloadEvery100ms(t, ctx, h, write, stop, &reloads) })
+	bg.Go(func() { emitNumbered(h.Gateway, stop, &emitted) })
+	start := time.Now()
+	ran := runSessions(t, ctx, r)
+	close(stop)
+	bg.Wait()
+	if err := ctx.Err(); err != nil {
+		t.Fatalf("the load did not finish within %v", runTimeout)
+	}
+	if err := r.Shutdown(ctx); err != nil {
+		t.Errorf("Shutdown: %v", err)
+	}
+	if err := h.Close(ctx); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	const afterClose = 10
+	for range afterClose {
+		h.Gateway.Emit(seqEvent, map[string]any{"seq": 0})
+	}
+	blockedAfterClose := h.Engine.PreToolCall(ctx, engine.ToolCall{Name: "terminal", Args: map[string]any{"command": "ls"}}) != nil
+
+	t.Logf("%d sessions, %d reloads, %d numbered events in %v; blocks %d, dangerous calls run %d; dropped %v",
+		ran, reloads.Load(), emitted.Load(), time.Since(start).Round(time.Millisecond),
+		agent.blocked.Load(), agent.violations.Load(), h.Gateway.Dropped())
+
+	if ran < reloadSession || reloads.Load() < 5 {
+		t.Errorf("only %d sessions and %d reloads ran", ran, reloads.Load())
+	}
+	if agent.violations.Load() != 0 || agent.unblocked.Load() != 0 || agent.blocked.Load() != ran {
+		t.Errorf("%d blocks honoured, %d unblocked, %d dangerous calls run; want every one of %d blocked",
+			agent.blocked.Load(), agent.unblocked.Load(), agent.violations.Load(), ran)
+	}
+	if !blockedAfterClose {
+		t.Error("after Close a tool call was allowed")
+	}
+	checkEveryEvent(t, rec, h.Gateway.Dropped(), emitted.Load()+afterClose)
+
+	goroutinesAfter := settle(goroutinesBefore, 5*time.Second)
+	if goroutinesAfter > goroutinesBefore {
+		var b strings.Builder
+		pprof.Lookup("goroutine").WriteTo(&b, 1)
+		t.Errorf("%d goroutines left after Close:\n%s", goroutinesAfter-goroutinesBefore, b.String())
+	}
+	h, r, rec = nil, nil, nil
+	runtime.GC()
+	runtime.GC()
+	var memAfter runtime.MemStats
+	runtime.ReadMemStats(&memAfter)
+	t.Logf("heap %d KiB before, %d KiB after", memBefore.HeapAlloc>>10, memAfter.HeapAlloc>>10)
+	if memAfter.HeapAlloc > memBefore.HeapAlloc+32<<20 {
+		t.Errorf("heap %d KiB after Close, %d KiB before: more than 32 MiB kept", memAfter.HeapAlloc>>10, memBefore.HeapAlloc>>10)
+	}
+}
+
+// reloadEvery100ms reloads h every 100ms until stop, rewriting a plugin and a gateway hook
+// each time.
+func reloadEvery100ms(t *testing.T, ctx context.Context, h *gateway.Host, write func(rel, content string), stop chan struct{}, reloads *atomic.Int64) {
+	tick := time.NewTicker(reloadEvery)
+	defer tick.Stop()
+	for i := 1; ; i++ {
+		select {
+		case <-stop:
+			return
+		case <-tick.C:
+		}
+		v := fmt.Sprint(i)
+		write("hooks/order-rewritten/handler.lua", orderHandler("order-rewritten", "", v))
+		write("plugins/context-00/handler.lua", pluginKinds["context"].handler+"\n-- version "+v+"\n")
+		if err := h.Reload(ctx); err != nil {
+			t.Errorf("reload %d: %v", i, err)
+		}
+		reloads.Add(1)
+	}
+}
+
+// emitNumbered emits numbered events, 10 a millisecond, from one goroutine so that their
+// order is defined, until stop; emitted is the last number emitted.
+func emitNumbered(gw *gateway.Gateway, stop chan struct{}, emitted *atomic.Int64) {
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	for seq := int64(1); ; seq++ {
+		if seq%10 == 0 {
 			select {
 			case <-stop:
 				return
 			case <-tick.C:
 			}
-			v := fmt.Sprint(i)
-			write("hooks/order-rewritten/handler.lua", orderHandler("order-rewritten", "", v))
-			write("plugins/context-00/handler.lua", pluginKinds["context"].handler+"\n-- version "+v+"\n")
-			if err := h.Reload(ctx); err != nil {
-				reloadErrors.Add(1)
-				t.Errorf("reload %d: %v", i, err)
-			}
-			reloads.Add(1)
 		}
-	})
-	var emitted atomic.Int64
-	bg.Go(func() { // numbered events, 10 a millisecond, from one goroutine so that their order is defined
-		tick := time.NewTicker(time.Millisecond)
-		defer tick.Stop()
-		for seq := int64(1); ; seq++ {
-			if seq%10 == 0 {
-				select {
-				case <-stop:
-					return
-				case <-tick.C:
-				}
-			}
-			h.Gateway.Emit(seqEvent, map[string]any{"seq": seq})
-			emitted.Store(seq)
-		}
-	})
+		gw.Emit(seqEvent, map[string]any{"seq": seq})
+		emitted.Store(seq)
+	}
+}
 
+// runSessions runs up to sessions conversations, reloadSession at a time, each a message and
+// a reset, starting none after budget; it returns how many ran.
+func runSessions(t *testing.T, ctx context.Context, r *gateway.Runner) int64 {
 	start := time.Now()
 	jobs := make(chan int)
 	go func() {
@@ -146,42 +207,17 @@ func TestLoadWithReloads(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	close(stop)
-	bg.Wait()
-	if err := ctx.Err(); err != nil {
-		t.Fatalf("the load did not finish within %v", runTimeout)
-	}
-	if err := r.Shutdown(ctx); err != nil {
-		t.Errorf("Shutdown: %v", err)
-	}
-	if err := h.Close(ctx); err != nil {
-		t.Errorf("Close: %v", err)
-	}
-	const afterClose = 10
-	for range afterClose {
-		h.Gateway.Emit(seqEvent, map[string]any{"seq": 0})
-	}
-	blockedAfterClose := h.Engine.PreToolCall(ctx, engine.ToolCall{Name: "terminal", Args: map[string]any{"command": "ls"}}) != nil
+	return ran.Load()
+}
 
-	t.Logf("%d sessions, %d reloads, %d numbered events in %v; blocks %d, dangerous calls run %d; dropped %v",
-		ran.Load(), reloads.Load(), emitted.Load(), time.Since(start).Round(time.Millisecond),
-		agent.blocked.Load(), agent.violations.Load(), h.Gateway.Dropped())
-
-	if ran.Load() < reloadSession || reloads.Load() < 5 {
-		t.Errorf("only %d sessions and %d reloads ran", ran.Load(), reloads.Load())
-	}
-	if agent.violations.Load() != 0 || agent.unblocked.Load() != 0 || agent.blocked.Load() != ran.Load() {
-		t.Errorf("%d blocks honoured, %d unblocked, %d dangerous calls run; want every one of %d blocked",
-			agent.blocked.Load(), agent.unblocked.Load(), agent.violations.Load(), ran.Load())
-	}
-	if !blockedAfterClose {
-		t.Error("after Close a tool call was allowed")
-	}
-	dropped := h.Gateway.Dropped()
+// checkEveryEvent checks that each order hook handled or had counted as dropped every one of
+// the emitted events, in order, and that the slow one did drop some.
+func checkEveryEvent(t *testing.T, rec *seqRecorder, dropped map[string]int64, emitted int64) {
+	t.Helper()
 	for name := range orderHooks {
 		seen := rec.get(name)
-		if got, want := int64(len(seen))+dropped[name], emitted.Load()+afterClose; got != want {
-			t.Errorf("%s: %d handled + %d dropped = %d, want the %d emitted", name, len(seen), dropped[name], got, want)
+		if got := int64(len(seen)) + dropped[name]; got != emitted {
+			t.Errorf("%s: %d handled + %d dropped = %d, want the %d emitted", name, len(seen), dropped[name], got, emitted)
 		}
 		for i := 1; i < len(seen); i++ {
 			if seen[i] <= seen[i-1] {
@@ -192,22 +228,6 @@ func TestLoadWithReloads(t *testing.T) {
 	}
 	if dropped["order-slow"] == 0 {
 		t.Error("the slow hook dropped nothing: the test did not fill a queue")
-	}
-
-	goroutinesAfter := settle(goroutinesBefore, 5*time.Second)
-	if goroutinesAfter > goroutinesBefore {
-		var b strings.Builder
-		pprof.Lookup("goroutine").WriteTo(&b, 1)
-		t.Errorf("%d goroutines left after Close:\n%s", goroutinesAfter-goroutinesBefore, b.String())
-	}
-	h, r, rec = nil, nil, nil
-	runtime.GC()
-	runtime.GC()
-	var memAfter runtime.MemStats
-	runtime.ReadMemStats(&memAfter)
-	t.Logf("heap %d KiB before, %d KiB after", memBefore.HeapAlloc>>10, memAfter.HeapAlloc>>10)
-	if memAfter.HeapAlloc > memBefore.HeapAlloc+32<<20 {
-		t.Errorf("heap %d KiB after Close, %d KiB before: more than 32 MiB kept", memAfter.HeapAlloc>>10, memBefore.HeapAlloc>>10)
 	}
 }
 
