@@ -142,15 +142,25 @@ func (e *Engine) observe(ctx context.Context, hook string, kwargs func() map[str
 }
 
 // Invoke fires any hook with the given keyword arguments and returns every hook's result,
-// in order. Use it for observers (on_session_start, subagent_stop, ...) and for hooks a
-// host defines itself; results of observers are not merged.
+// in order. Use it for hooks a host defines itself (the typed calls cover every documented
+// one); results of observers are not merged. kwargs holding a value that cannot reach a hook
+// (a Go struct, a channel, a plain func) are rejected: no hook runs, the one result names the
+// key, and a guard fails safe (pre_tool_call blocks).
 func (e *Engine) Invoke(ctx context.Context, hook string, kwargs map[string]any) []HookResult {
+	if err := checkKwargs(kwargs); err != nil {
+		return e.rejected(hook, err).Hooks
+	}
 	return e.invoke(ctx, e.set.Load(), hook, mapArgs(kwargs), false, nil).Hooks
 }
 
 // Fire fires hook with kwargs and returns the full report: every hook's result and the
 // merged outcome in its wire shape.
 func (e *Engine) Fire(ctx context.Context, hook string, kwargs map[string]any) Report {
+	if err := checkKwargs(kwargs); err != nil {
+		rep := e.rejected(hook, err)
+		rep.Payload = kwargs
+		return rep
+	}
 	rep := e.invoke(ctx, e.set.Load(), hook, mapArgs(kwargs), true, nil)
 	if rep.Hooks == nil {
 		rep.Hooks = []HookResult{}

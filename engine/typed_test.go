@@ -118,3 +118,28 @@ func TestTypedObservers(t *testing.T) {
 		t.Errorf("kwargs (-want +got):\n%s", diff)
 	}
 }
+
+// A kwarg that cannot reach a hook is rejected with its key named; a guard fails safe.
+func TestUnsupportedKwargsRejected(t *testing.T) {
+	type user struct{ Name string }
+	e, logs := newEngine(t, testutil.Home(t, testutil.Merge(
+		pluginFiles("g", "", one("pre_tool_call", `return nil`)),
+		pluginFiles("o", "", one("on_session_start", `return "ran"`)),
+	)))
+	ctx := context.Background()
+	rs := e.Invoke(ctx, OnSessionStart, map[string]any{"session_id": "s", "user": user{"x"}})
+	if len(rs) != 1 || rs[0].Status != StatusError || !strings.Contains(rs[0].Err, `kwarg "user" holds a engine.user,`) {
+		t.Errorf("Invoke with a struct kwarg: %+v", rs)
+	}
+	rep := e.Fire(ctx, PreToolCall, map[string]any{"tool_name": "x", "args": map[string]any{"ch": make(chan int)}})
+	if b := rep.Block(); b == nil || !strings.Contains(b.Message, `kwarg "args" holds a chan int`) {
+		t.Errorf("Fire(pre_tool_call) with a channel inside args: %+v, want a block naming the key", rep)
+	}
+	if !strings.Contains(logs.String(), "hook not fired") {
+		t.Errorf("not logged:\n%s", logs)
+	}
+	ok := map[string]any{"n": 1, "f": Func(nil), "o": Object{V: &user{}}, "l": []any{map[string]any{"x": []string{"y"}}}, "p": &[]int{1}, "e": errors.New("e")}
+	if rs := e.Invoke(ctx, OnSessionStart, ok); len(rs) != 1 || rs[0].Result != "ran" {
+		t.Errorf("supported kwargs rejected: %+v", rs)
+	}
+}

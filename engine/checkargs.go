@@ -1,0 +1,80 @@
+package engine
+
+import (
+	"fmt"
+	"reflect"
+	"sort"
+
+	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/luabind"
+)
+
+// checkKwargs reports the first keyword argument whose value cannot reach a hook as it is:
+// a Go struct, channel, function (other than a Func) or complex number, at any depth. Such a
+// value would arrive as its fmt rendering ("{user x}") or not at all; a host that passes one
+// made a mistake it should hear of. Keys are checked in sorted order, for a stable error.
+func checkKwargs(kwargs map[string]any) error {
+	keys := make([]string, 0, len(kwargs))
+	for k := range kwargs {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if bad := unsupported(reflect.ValueOf(kwargs[k]), 0); bad != "" {
+			return fmt.Errorf("kwarg %q holds a %s, which cannot reach a hook: pass strings, numbers, bools, maps, slices, an engine.Func, or an engine.Object (a facade built for Lua)", k, bad)
+		}
+	}
+	return nil
+}
+
+// unsupported names the first value below v that cannot be converted, or "".
+func unsupported(v reflect.Value, depth int) string {
+	if !v.IsValid() || depth > 64 {
+		return ""
+	}
+	switch v.Interface().(type) {
+	case Func, Object, luabind.Table, fmt.Stringer, error:
+		return ""
+	}
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if v.IsNil() {
+			return ""
+		}
+		return unsupported(v.Elem(), depth+1)
+	case reflect.Slice, reflect.Array:
+		for i := range v.Len() {
+			if bad := unsupported(v.Index(i), depth+1); bad != "" {
+				return bad
+			}
+		}
+		return ""
+	case reflect.Map:
+		iter := v.MapRange()
+		for iter.Next() {
+			if bad := unsupported(iter.Value(), depth+1); bad != "" {
+				return bad
+			}
+		}
+		return ""
+	case reflect.Struct, reflect.Chan, reflect.Func, reflect.Complex64, reflect.Complex128, reflect.UnsafePointer:
+		return v.Type().String()
+	}
+	return ""
+}
+
+// rejected is the report of a firing whose kwargs cannot reach the hooks: no hook runs, and
+// a guard fails safe (pre_tool_call blocks, pre_gateway_dispatch skips).
+func (e *Engine) rejected(hook string, err error) Report {
+	e.logger.Warn("hook not fired", "hook", hook, "error", err.Error())
+	r := HookResult{Source: SourceEngine, Name: "engine", Status: StatusError, Err: err.Error()}
+	switch hook {
+	case PreToolCall:
+		r.Answer = hookspec.Answer{Kind: hookspec.Block, Message: "blocked: " + err.Error()}
+	case PreGatewayDispatch:
+		r.Answer = hookspec.Answer{Kind: hookspec.Skip, Message: err.Error()}
+	}
+	rs := []HookResult{r}
+	dec := hookspec.Merge(hook, rs)
+	return Report{Event: hook, Hooks: rs, Outcome: dec.Outcome(), Decision: dec}
+}
