@@ -287,7 +287,7 @@ function register(ctx)
     end, "pieces")
     return f ~= nil or err
   end)
-end`, Options{})
+end`, Options{Timeout: time.Minute}) // under -race on a busy machine, thousands of reader calls take seconds
 	deep := "return " + rep("{", deepConstructor) + rep("}", deepConstructor)
 	_, err := p.Call(context.Background(), 0, map[string]any{"src": deep})
 	wantErr(t, "loadstring", err, KindRuntime, "<string>:1: "+nestingMsg)
