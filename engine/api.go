@@ -147,10 +147,14 @@ func (e *Engine) observe(ctx context.Context, hook string, kwargs func() map[str
 // (a Go struct, a channel, a plain func) are rejected: no hook runs, the one result names the
 // key, and a guard fails safe (pre_tool_call blocks).
 func (e *Engine) Invoke(ctx context.Context, hook string, kwargs map[string]any) []HookResult {
+	set := e.set.Load()
+	if len(set.callbacks(hook)) == 0 {
+		return nil
+	}
 	if err := checkKwargs(kwargs); err != nil {
 		return e.rejected(hook, err).Hooks
 	}
-	return e.invoke(ctx, e.set.Load(), hook, mapArgs(kwargs), false, nil).Hooks
+	return e.invoke(ctx, set, hook, mapArgs(kwargs), false, nil).Hooks
 }
 
 // Fire fires hook with kwargs and returns the full report: every hook's result and the

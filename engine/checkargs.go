@@ -12,19 +12,45 @@ import (
 // checkKwargs reports the first keyword argument whose value cannot reach a hook as it is:
 // a Go struct, channel, function (other than a Func) or complex number, at any depth. Such a
 // value would arrive as its fmt rendering ("{user x}") or not at all; a host that passes one
-// made a mistake it should hear of. Keys are checked in sorted order, for a stable error.
+// made a mistake it should hear of. Of several, the first key in sorted order is named.
 func checkKwargs(kwargs map[string]any) error {
-	keys := make([]string, 0, len(kwargs))
-	for k := range kwargs {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if bad := unsupported(reflect.ValueOf(kwargs[k]), 0); bad != "" {
-			return fmt.Errorf("kwarg %q holds a %s, which cannot reach a hook: pass strings, numbers, bools, maps, slices, an engine.Func, or an engine.Object (a facade built for Lua)", k, bad)
+	var bad []string
+	for k, v := range kwargs {
+		if !plain(v) && unsupported(reflect.ValueOf(v), 0) != "" {
+			bad = append(bad, k)
 		}
 	}
-	return nil
+	if len(bad) == 0 {
+		return nil
+	}
+	sort.Strings(bad)
+	k := bad[0]
+	return fmt.Errorf("kwarg %q holds a %s, which cannot reach a hook: pass strings, numbers, bools, maps, slices, an engine.Func, or an engine.Object (a facade built for Lua)",
+		k, unsupported(reflect.ValueOf(kwargs[k]), 0))
+}
+
+// plain reports, without reflection, whether v is made only of the values hooks usually
+// get; anything else is looked at closely.
+func plain(v any) bool {
+	switch x := v.(type) {
+	case nil, string, bool, int, int64, float64, Func:
+		return true
+	case map[string]any:
+		for _, e := range x {
+			if !plain(e) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		for _, e := range x {
+			if !plain(e) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // unsupported names the first value below v that cannot be converted, or "".
