@@ -148,6 +148,17 @@ func TestDispatchMerge(t *testing.T) {
 			t.Errorf("internal event: %+v", got)
 		}
 	})
+	t.Run("host objects answer both call styles", func(t *testing.T) {
+		var sent [][]any
+		send := Func(func(_ context.Context, a []any) (any, error) { sent = append(sent, a); return nil, nil })
+		e, _ := newEngine(t, testutil.Home(t, pluginFiles("a", "", one(PreGatewayDispatch,
+			`kw.gateway.send("dot") kw.gateway:send("colon") kw.session_store:Append("method") kw.session_store:append("lower") return {action="skip"}`))))
+		e.PreGatewayDispatch(context.Background(), DispatchEvent{}, DispatchHost{
+			Gateway: map[string]any{"send": send}, SessionStore: Object{V: &store{send: send}}})
+		if diff := cmp.Diff([][]any{{"dot"}, {"colon"}, {"method"}, {"lower"}}, sent); diff != "" {
+			t.Errorf("calls (-want +got):\n%s", diff)
+		}
+	})
 	t.Run("host objects are callable", func(t *testing.T) {
 		var sent []any
 		host := DispatchHost{Gateway: map[string]any{"send": Func(func(_ context.Context, a []any) (any, error) { sent = a; return nil, nil })}}
@@ -158,3 +169,8 @@ func TestDispatchMerge(t *testing.T) {
 		}
 	})
 }
+
+// store is a facade built for Lua, as a host would hand one over in an Object.
+type store struct{ send Func }
+
+func (s *store) Append(text string) { s.send(context.Background(), []any{text}) }

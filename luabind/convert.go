@@ -94,6 +94,10 @@ func toLua(L *lua.LState, v any) lua.LValue {
 	case map[string]any:
 		t := L.CreateTable(0, len(x))
 		for k, e := range x {
+			if f, ok := e.(Func); ok {
+				t.RawSetString(k, L.NewFunction(methodFunc(f, t)))
+				continue
+			}
 			t.RawSetString(k, toLua(L, e))
 		}
 		return t
@@ -189,6 +193,19 @@ func wrapFunc(f Func, g *callGuard) lua.LGFunction {
 		}
 		L.Push(toLua(L, res))
 		return 1
+	}
+}
+
+// methodFunc is f as a field of table t: callable as t.f(...) and as t:f(...), whose self
+// argument it drops, so that a host object built as a map of Funcs works in both styles
+// (as an Object's methods do: gopher-luar accepts obj:Send(...) and obj:send(...)).
+func methodFunc(f Func, t *lua.LTable) lua.LGFunction {
+	call := wrapFunc(f, nil)
+	return func(L *lua.LState) int {
+		if L.GetTop() > 0 && L.Get(1) == t {
+			L.Remove(1)
+		}
+		return call(L)
 	}
 }
 
