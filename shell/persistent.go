@@ -237,7 +237,7 @@ func (h *Hook) answer(line []byte) Result {
 	malformed := ""
 	if err != nil {
 		malformed = "unparseable stdout (expected a JSON object)"
-		res.Err = h.errorf("stdout is not valid JSON (%v): %q", err, truncateChars(strings.TrimSpace(res.Stdout), 80))
+		res.Status, res.Err = hookspec.StatusError, h.errorf("%s", notJSON(err, res.Stdout))
 	} else if unexpected(res.Parsed, res.Answer) {
 		malformed = "unparseable stdout (expected a JSON object)"
 	}

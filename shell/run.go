@@ -167,8 +167,10 @@ func (h *Hook) interpret(res *Result, state *os.ProcessState, stdout *procgroup.
 		res.Parsed, res.Answer, err = parseOutput(h.Event, stdout.Bytes())
 		if err != nil {
 			malformed = "unparseable stdout (expected a JSON object)"
-			problems = append(problems, fmt.Sprintf("stdout is not valid JSON (%v): %q",
-				err, truncateChars(strings.TrimSpace(res.Stdout), 80)))
+			problems = append(problems, notJSON(err, res.Stdout))
+			if !(h.Event == hookspec.PreToolCall && res.ExitCode == exitBlock) { // exit 2 blocks all the same
+				res.Status = hookspec.StatusError
+			}
 		} else if unexpected(res.Parsed, res.Answer) {
 			malformed = "unparseable stdout (expected a JSON object)"
 		}
@@ -192,6 +194,13 @@ func (h *Hook) interpret(res *Result, state *os.ProcessState, stdout *procgroup.
 	if malformed != "" && res.Answer.Kind == hookspec.None {
 		h.failClosed(res, malformed)
 	}
+}
+
+// notJSON is the problem of a stdout that is not one JSON value: its answer is lost, so the
+// hook failed; the usual cause is a log line printed to stdout.
+func notJSON(err error, stdout string) string {
+	return fmt.Sprintf("stdout is not valid JSON (%v): %q; print logs to stderr (>&2): stdout holds only the JSON answer",
+		err, truncateChars(strings.TrimSpace(stdout), 80))
 }
 
 // failClosed turns res into a block when the hook is fail_closed (pre_tool_call only).
