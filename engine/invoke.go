@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -167,15 +168,36 @@ func (c *pluginCallback) fire(ctx context.Context, hook string, kw args, timed b
 	defer func() { c.metrics.observe(r.Status, r.Duration) }()
 	if err == nil {
 		r.Answer = hookspec.Normalise(hook, v)
-		return r
+		if r.Answer.Kind != hookspec.None || v == nil {
+			return r
+		}
+		reg := c.p.lp.Registrations()[c.index]
+		err = unanswered(hook, v, fmt.Sprintf("%s:%d: ", c.p.file, reg.Line))
+		if err == nil {
+			return r
+		}
 	}
-	r.Status, r.Err, r.Result = statusOf(err), err.Error(), nil
+	if r.Answer.Kind == hookspec.None && v != nil && err != nil && r.Status == StatusOK { // answered, but in no accepted shape
+		r.Status, r.Err = StatusError, err.Error()
+	} else {
+		r.Status, r.Err, r.Result = statusOf(err), err.Error(), nil
+	}
 	c.logger.Warn("plugin hook failed", "plugin", c.p.info.Name, "hook", hook, "status", string(r.Status), "error", r.Err)
 	if c.p.info.FailClosed && hook == PreToolCall {
 		r.Answer = hookspec.Answer{Kind: hookspec.Block, Message: fmt.Sprintf(
 			"blocked: plugin %q failed closed (%s: %s)", c.p.info.Name, r.Status, r.Err)}
 	}
 	return r
+}
+
+// unanswered is the error of a hook whose answer does nothing where it surely meant
+// something (a misspelled key or action, a value of the wrong kind), or nil; where locates
+// the hook ("file:line: ").
+func unanswered(hook string, v any, where string) error {
+	if p := hookspec.Problem(hook, v, suggest.Closest); p != "" {
+		return errors.New(where + p)
+	}
+	return nil
 }
 
 func didYouMean(name string, candidates []string) string {

@@ -17,7 +17,8 @@ import (
 
 // Every answer shape gives the same outcome whether a Lua plugin returns it or a shell
 // hook prints it: the two sources share one set of rules (hookspec.Normalise and Merge).
-// The first shape listed for each merging event decides something.
+// The first shape listed for each merging event decides something; a shape that does
+// nothing where it surely meant something is an error from both.
 func TestAnswerShapesAgreeAcrossSources(t *testing.T) {
 	shapes := map[string][]string{
 		PreToolCall: {`{"action":"block","message":"no"}`, `{"action":"block"}`, `{"action":"block","message":"  "}`,
@@ -41,7 +42,8 @@ func TestAnswerShapesAgreeAcrossSources(t *testing.T) {
 					"hook.sh":     script,
 					"config.yaml": "hooks:\n  " + event + ":\n    - command: ./hook.sh\n",
 				})
-				if lua.Hooks[0].Status != StatusOK || sh.Hooks[0].Status != StatusOK {
+				// An answer in no accepted shape is an error from either source.
+				if lua.Hooks[0].Status != sh.Hooks[0].Status || (lua.Hooks[0].Status == StatusError) != (lua.Outcome == nil && lua.Hooks[0].Err != "") {
 					t.Fatalf("statuses: lua %s (%s), shell %s (%s)", lua.Hooks[0].Status, lua.Hooks[0].Err, sh.Hooks[0].Status, sh.Hooks[0].Err)
 				}
 				if i == 0 && event != PostToolCall && lua.Outcome == nil { // the first shape of each event decides

@@ -2,10 +2,12 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"time"
 
 	"github.com/hermes-hooks/hermes/consent"
+	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/command"
 	"github.com/hermes-hooks/hermes/shell"
 )
@@ -145,12 +147,28 @@ func (c *shellCallback) fire(ctx context.Context, hook string, kw args, _ bool) 
 		Source: SourceShell, Name: c.hook.Command, Status: res.Status, Result: res.Parsed, Answer: res.Answer,
 		Err: res.Err, Duration: res.Duration,
 	}
+	if res.Status == StatusOK && res.Answer.Kind == hookspec.None && res.Parsed != nil {
+		if err := unanswered(hook, res.Parsed, fmt.Sprintf("shell hook %q: ", c.hook.Command)); err != nil {
+			r.Status, r.Err = StatusError, joinErrs(r.Err, err.Error())
+			if c.hook.FailClosed && hook == PreToolCall {
+				r.Answer = hookspec.Answer{Kind: hookspec.Block, Message: fmt.Sprintf("shell hook %q failed closed: its answer does nothing", c.hook.Command)}
+			}
+		}
+	}
 	if res.Status != StatusSkipped {
 		r.ExitCode, r.Stdout, r.Stderr = &res.ExitCode, &res.Stdout, &res.Stderr
 	}
-	if res.Err != "" {
-		c.logger.Warn(res.Err, "hook", hook, "status", string(res.Status))
+	if r.Err != "" {
+		c.logger.Warn(r.Err, "hook", hook, "status", string(r.Status))
 	}
 	c.metrics.observe(r.Status, r.Duration)
 	return r
+}
+
+// joinErrs joins two problems of one call.
+func joinErrs(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
 }

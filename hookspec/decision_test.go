@@ -1,6 +1,7 @@
 package hookspec
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -78,5 +79,44 @@ func TestSampleKwargsForEveryHook(t *testing.T) {
 	}
 	if got := SampleContext("command:model")["command"]; got != "model" {
 		t.Errorf("command:model context command = %v", got)
+	}
+}
+
+func TestProblem(t *testing.T) {
+	closest := func(name string, cands []string) string {
+		for _, c := range cands {
+			if len(c) > 2 && len(name) > 2 && c[:3] == name[:3] {
+				return c
+			}
+		}
+		return ""
+	}
+	tests := []struct {
+		event string
+		v     any
+		want  string // "" = no problem
+	}{
+		{PreToolCall, nil, ""},
+		{PreToolCall, map[string]any{}, ""},
+		{PreToolCall, map[string]any{"action": "allow"}, ""},
+		{PreToolCall, map[string]any{"decision": "approve", "reason": "fine"}, ""},
+		{PreToolCall, map[string]any{"action": "block", "message": "x"}, ""},
+		{PreToolCall, map[string]any{"action": "blocked"}, `(did you mean action="block"?)`},
+		{PreToolCall, map[string]any{"action": "deny", "message": "x"}, `answer {"action":"deny","message":"x"} does nothing for pre_tool_call: expected {action="block", message="..."}`},
+		{PreToolCall, "block", "does nothing for pre_tool_call"},
+		{PreToolCall, false, ""},
+		{PreLLMCall, map[string]any{"ctx": "x"}, "does nothing for pre_llm_call"},
+		{PreLLMCall, map[string]any{"contxt": "x"}, `(did you mean "context" instead of "contxt"?)`},
+		{PreLLMCall, map[string]any{"context": "  "}, ""},
+		{PreLLMCall, 5, "expected a string, or {context=\"...\"}"},
+		{TransformToolResult, map[string]any{"text": "x"}, "does nothing for transform_tool_result"},
+		{TransformLLMOutput, "", ""},
+		{PostToolCall, "anything", ""},
+	}
+	for _, tt := range tests {
+		got := Problem(tt.event, tt.v, closest)
+		if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
+			t.Errorf("Problem(%s, %v) = %q, want %q", tt.event, tt.v, got, tt.want)
+		}
 	}
 }

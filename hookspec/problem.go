@@ -1,0 +1,110 @@
+package hookspec
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+)
+
+// expected is, per event that reads answers, the shapes it accepts, for messages.
+var expected = map[string]string{
+	PreToolCall:             `{action="block", message="..."} or {decision="block", reason="..."}`,
+	PreLLMCall:              `a string, or {context="..."}`,
+	TransformToolResult:     `a string, or {result="..."}`,
+	TransformTerminalOutput: `a string, or {output="..."}`,
+	TransformLLMOutput:      `a non-empty string, or {response_text="..."}`,
+	PreGatewayDispatch:      `{action="skip", reason=...}, {action="rewrite", text="..."} or {action="allow"}`,
+}
+
+// answerKeys are the keys an answer to event may hold, for did-you-mean.
+var answerKeys = map[string][]string{
+	PreToolCall:             {"action", "message", "decision", "reason"},
+	PreLLMCall:              {"context"},
+	TransformToolResult:     {"result"},
+	TransformTerminalOutput: {"output"},
+	TransformLLMOutput:      {"response_text"},
+	PreGatewayDispatch:      {"action", "reason", "text"},
+}
+
+// actions are the values of action (and decision) an answer to event may hold.
+var actions = map[string][]string{
+	PreToolCall:        {"block", "allow", "approve"},
+	PreGatewayDispatch: {"skip", "rewrite", "allow"},
+}
+
+// Problem says what is wrong with an answer to event that Normalise reads as nothing, or ""
+// when it is fine to mean nothing: nil, an empty table, an answer to an observer, a block
+// table that lets the call run ({action="allow"}), or a blank context. closest finds the
+// nearest of candidates to a misspelled key or action ("" for none).
+func Problem(event string, v any, closest func(name string, candidates []string) string) string {
+	want, reads := expected[event]
+	if !reads || v == nil || Normalise(event, v).Kind != None || meansNothing(event, v) {
+		return ""
+	}
+	msg := fmt.Sprintf("answer %s does nothing for %s: expected %s", show(v), event, want)
+	if obj, ok := v.(map[string]any); ok {
+		for k, val := range obj {
+			if slices.Contains(answerKeys[event], k) {
+				if s, isStr := val.(string); isStr && (k == "action" || k == "decision") {
+					if c := closest(s, actions[event]); c != "" && c != s {
+						return msg + fmt.Sprintf(" (did you mean %s=%q?)", k, c)
+					}
+				}
+				continue
+			}
+			if c := closest(k, answerKeys[event]); c != "" {
+				return msg + fmt.Sprintf(" (did you mean %q instead of %q?)", c, k)
+			}
+		}
+	}
+	return msg
+}
+
+// meansNothing reports whether v is an answer that deliberately changes nothing.
+func meansNothing(event string, v any) bool {
+	switch x := v.(type) {
+	case map[string]any:
+		if len(x) == 0 {
+			return true
+		}
+		for _, k := range []string{"action", "decision"} {
+			if a, ok := x[k].(string); ok && (a == "allow" || a == "approve") && event == PreToolCall {
+				return true
+			}
+		}
+		if c, ok := x["context"].(string); ok && event == PreLLMCall && isBlank(c) {
+			return true
+		}
+		if r, ok := x["response_text"].(string); ok && event == TransformLLMOutput && r == "" {
+			return true
+		}
+	case []any:
+		return len(x) == 0
+	case string:
+		return event == PreLLMCall && isBlank(x) || event == TransformLLMOutput && x == ""
+	case bool:
+		return !x
+	}
+	return false
+}
+
+func isBlank(s string) bool {
+	for _, r := range s {
+		if r != ' ' && r != '\t' && r != '\n' && r != '\r' {
+			return false
+		}
+	}
+	return true
+}
+
+// show renders v in JSON, shortened.
+func show(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprintf("%v", v)
+	}
+	if len(b) > 80 {
+		return string(b[:77]) + "..."
+	}
+	return string(b)
+}
