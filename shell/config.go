@@ -244,8 +244,8 @@ func (p *parser) failClosed(event, where string, n *yaml.Node) bool {
 	if isNull(n) {
 		return false
 	}
-	var v bool
-	if n.Kind != yaml.ScalarNode || n.Decode(&v) != nil {
+	var v bool // only true or false: a string such as "yes" is a mistake, not a yes
+	if n.Kind != yaml.ScalarNode || n.Tag != "!!bool" || n.Decode(&v) != nil {
 		p.warn(n, "%s: fail_closed must be true or false, got %q; using false (fail open)", where, n.Value)
 		return false
 	}

@@ -193,6 +193,14 @@ hooks:
 			warns: []string{`fail_closed must be true or false, got "maybe"`},
 		},
 		{
+			name: "fail_closed a quoted yes",
+			yaml: "hooks:\n  pre_tool_call:\n    - {command: x, fail_closed: \"yes\"}\n",
+			want: []hookView{
+				{"pre_tool_call", "", "x", []string{"x"}, 60 * sec, false, 3},
+			},
+			warns: []string{`fail_closed must be true or false, got "yes"; using false (fail open)`},
+		},
+		{
 			name:  "unterminated quote",
 			yaml:  "hooks:\n  pre_tool_call:\n    - command: \"run 'oops\"\n",
 			warns: []string{"cannot split command \"run 'oops\": shell: unterminated quote"},

@@ -403,8 +403,8 @@ func (p *parser) persistentField(where string, n *yaml.Node) bool {
 	if isNull(n) {
 		return false
 	}
-	var v bool
-	if n.Kind != yaml.ScalarNode || n.Decode(&v) != nil {
+	var v bool // only true or false: a string such as "yes" is a mistake, not a yes
+	if n.Kind != yaml.ScalarNode || n.Tag != "!!bool" || n.Decode(&v) != nil {
 		p.warn(n, "%s: persistent must be true or false, got %q; using false (one process per firing)", where, n.Value)
 		return false
 	}
