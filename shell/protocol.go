@@ -35,8 +35,9 @@ type payload struct {
 }
 
 // BuildPayload renders the stdin document of one firing: exactly the keys
-// hook_event_name, tool_name (null when absent), tool_input (the "args" kwarg or null),
+// hook_event_name, tool_name (null when absent), tool_input (the "args" kwarg when it is a mapping, else null),
 // session_id (session_id, else parent_session_id, else ""), cwd and extra (every other kwarg).
+// args that is not a mapping is sent as null.
 // Values that cannot be encoded as JSON (functions, channels, cycles, NaN, host objects that fail
 // to marshal) are replaced by strings, so it does not fail in practice; the error is kept for
 // the encoder's sake. The document ends with a newline.
@@ -45,7 +46,7 @@ func BuildPayload(event string, kwargs map[string]any, cwd string) ([]byte, erro
 	p := payload{
 		HookEventName: event,
 		ToolName:      w.value(kwargs["tool_name"], 0),
-		ToolInput:     w.value(kwargs["args"], 0),
+		ToolInput:     w.value(toolInput(kwargs["args"]), 0),
 		SessionID:     firstString(kwargs["session_id"], kwargs["parent_session_id"]),
 		Cwd:           cwd,
 		Extra:         map[string]any{},
@@ -62,6 +63,18 @@ func BuildPayload(event string, kwargs map[string]any, cwd string) ([]byte, erro
 		return nil, fmt.Errorf("shell: encode payload: %w", err)
 	}
 	return buf.Bytes(), nil
+}
+
+// toolInput is the args kwarg when it is a mapping, else nil: tool_input is always a JSON
+// object or null, as the original sends it.
+func toolInput(args any) any {
+	if args == nil {
+		return nil
+	}
+	if reflect.ValueOf(args).Kind() == reflect.Map {
+		return args
+	}
+	return nil
 }
 
 // firstString returns the first value that renders as a non-empty string.

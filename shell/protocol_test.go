@@ -46,6 +46,13 @@ func TestBuildPayload(t *testing.T) {
 				"session_id": "p1", "cwd": "/w", "extra": map[string]any{"child_role": nil, "duration_ms": 1234.0}},
 		},
 		{
+			name:   "args that is not a mapping is sent as null",
+			event:  "pre_tool_call",
+			kwargs: map[string]any{"tool_name": "terminal", "args": []any{"ls", "-la"}},
+			want: map[string]any{"hook_event_name": "pre_tool_call", "tool_name": "terminal", "tool_input": nil,
+				"session_id": "", "cwd": "/w", "extra": map[string]any{}},
+		},
+		{
 			name:   "nil session id and no kwargs",
 			event:  "on_session_finalize",
 			kwargs: map[string]any{"session_id": nil},
