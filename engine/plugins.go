@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/manifest"
 	"github.com/hermes-hooks/hermes/luabind"
 )
@@ -160,7 +161,12 @@ func (e *Engine) loadPlugin(ctx context.Context, d *dirFiles, cfg *config) (*plu
 		if r.FreshKwargs != "" {
 			info.KwargsRebuilt = append(info.KwargsRebuilt, fmt.Sprintf("%s at %s:%d: %s", r.Hook, filepath.Base(hfile), r.Line, r.FreshKwargs))
 		}
-		if !IsHook(r.Hook) {
+		switch {
+		case IsHook(r.Hook):
+		case hookspec.IsEvent(r.Hook):
+			warns = append(warns, Warning{File: hfile, Line: r.Line, Msg: fmt.Sprintf(
+				"%q is a gateway event, which plugins never receive: gateway events belong in hooks/<name>/HOOK.yaml (events: [%s]) with a handle(event, context) function", r.Hook, r.Hook)})
+		default:
 			warns = append(warns, Warning{File: hfile, Line: r.Line, Msg: fmt.Sprintf(
 				"unknown hook %q%s (kept for hosts that fire it); valid hooks: %s", r.Hook, didYouMean(r.Hook, hookNames), strings.Join(hookNames, ", "))})
 		}

@@ -74,7 +74,8 @@ func runHooksDoctor(c *cli, args []string) int {
 		}
 		ch.Problems, ch.Notes = nonNil(ch.Problems), nonNil(ch.Notes)
 	}
-	warnings := append(slices.Clone(l.eng.Warnings()), l.gw.Warnings()...)
+	warnings := unreported(append(slices.Clone(l.eng.Warnings()), l.gw.Warnings()...), checks)
+	problems += len(warnings) // a load warning is a hook not doing what its author meant
 	if c.json {
 		if code := c.printJSON(map[string]any{"home": l.eng.Home(), "checks": nonNilChecks(checks), "warnings": warningStrings(warnings), "problems": problems}); code != exitOK {
 			return code
@@ -172,11 +173,32 @@ func printChecks(c *cli, checks []*check, warnings []engine.Warning, problems in
 	if len(checks) == 0 {
 		fmt.Fprintln(c.stdout, "no hooks found")
 	}
-	if problems == 0 {
+	switch failing := problems - len(warnings); {
+	case problems == 0:
 		fmt.Fprintln(c.stdout, "healthy: no problem found")
-	} else {
-		fmt.Fprintf(c.stdout, "%d hook(s) with problems\n", problems)
+	case len(warnings) == 0:
+		fmt.Fprintf(c.stdout, "%d hook(s) with problems\n", failing)
+	default:
+		fmt.Fprintf(c.stdout, "%d hook(s) with problems, %d warning(s): a warning is a setting or name that does not do what it says\n", failing, len(warnings))
 	}
+}
+
+// unreported are the load warnings no check already shows as a problem (a plugin that does
+// not load is both).
+func unreported(warnings []engine.Warning, checks []*check) []engine.Warning {
+	var out []engine.Warning
+	for _, w := range warnings {
+		shown := false
+		for _, ch := range checks {
+			for _, p := range ch.Problems {
+				shown = shown || strings.Contains(p, w.String())
+			}
+		}
+		if !shown {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 func nonNil(s []string) []string {
