@@ -27,6 +27,8 @@ type check struct {
 	OK       bool     `json:"ok"`
 	Problems []string `json:"problems"`
 	Notes    []string `json:"notes"`
+
+	dir string // the hook's directory, for the load warnings about its files
 }
 
 func (ch *check) problem(format string, args ...any) {
@@ -47,12 +49,12 @@ func runHooksDoctor(c *cli, args []string) int {
 	defer l.close(c)
 	var checks []*check
 	for _, h := range l.gw.Hooks() {
-		ch := &check{Source: engine.SourceGateway, Name: h.Name, Events: h.Events}
+		ch := &check{Source: engine.SourceGateway, Name: h.Name, Events: h.Events, dir: h.Dir}
 		luaCheck(ch, h.Status, h.Error, h.Permissions)
 		checks = append(checks, ch)
 	}
 	for _, p := range l.eng.Plugins() {
-		ch := &check{Source: engine.SourcePlugin, Name: p.Name, Events: p.Hooks}
+		ch := &check{Source: engine.SourcePlugin, Name: p.Name, Events: p.Hooks, dir: p.Dir}
 		luaCheck(ch, p.Status, p.Error, p.Permissions)
 		if p.Status == "loaded" && len(p.Hooks) == 0 {
 			ch.problem("register(ctx) registered no hook")
@@ -66,7 +68,8 @@ func runHooksDoctor(c *cli, args []string) int {
 	for _, s := range l.eng.ShellHooks() {
 		checks = append(checks, c.shellCheck(s))
 	}
-	problems := 0
+	warnings := attach(append(slices.Clone(l.eng.Warnings()), l.gw.Warnings()...), checks)
+	problems := len(warnings) // a load warning is a hook not doing what its author meant
 	for _, ch := range checks {
 		ch.OK = len(ch.Problems) == 0
 		if !ch.OK {
@@ -74,8 +77,6 @@ func runHooksDoctor(c *cli, args []string) int {
 		}
 		ch.Problems, ch.Notes = nonNil(ch.Problems), nonNil(ch.Notes)
 	}
-	warnings := unreported(append(slices.Clone(l.eng.Warnings()), l.gw.Warnings()...), checks)
-	problems += len(warnings) // a load warning is a hook not doing what its author meant
 	if c.json {
 		if code := c.printJSON(map[string]any{"home": l.eng.Home(), "checks": nonNilChecks(checks), "warnings": warningStrings(warnings), "problems": problems}); code != exitOK {
 			return code
@@ -183,22 +184,25 @@ func printChecks(c *cli, checks []*check, warnings []engine.Warning, problems in
 	}
 }
 
-// unreported are the load warnings no check already shows as a problem (a plugin that does
-// not load is both).
-func unreported(warnings []engine.Warning, checks []*check) []engine.Warning {
-	var out []engine.Warning
+// attach makes each load warning a problem of the hook whose files it is about, unless the
+// check shows it already (a plugin that does not load), and returns the others.
+func attach(warnings []engine.Warning, checks []*check) []engine.Warning {
+	var rest []engine.Warning
 	for _, w := range warnings {
-		shown := false
+		owner := (*check)(nil)
 		for _, ch := range checks {
-			for _, p := range ch.Problems {
-				shown = shown || strings.Contains(p, w.String())
+			if ch.dir != "" && (w.File == ch.dir || strings.HasPrefix(w.File, ch.dir+string(os.PathSeparator))) {
+				owner = ch
 			}
 		}
-		if !shown {
-			out = append(out, w)
+		switch {
+		case owner == nil:
+			rest = append(rest, w)
+		case !slices.ContainsFunc(owner.Problems, func(p string) bool { return strings.Contains(p, w.String()) }):
+			owner.problem("%s", w.String())
 		}
 	}
-	return out
+	return rest
 }
 
 func nonNil(s []string) []string {
