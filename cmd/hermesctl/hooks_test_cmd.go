@@ -64,26 +64,36 @@ func runHooksTest(c *cli, args []string) int {
 	if event == engine.PreGatewayDispatch {
 		host.install(payload)
 	}
-	rep, code := c.fireForTest(event, payload, isGateway, host)
+	t, code := c.fireForTest(event, payload, isGateway, host)
 	if code != exitOK {
 		return code
 	}
+	rep := t.report
 	if rep.Hooks == nil {
 		rep.Hooks = []engine.HookResult{}
 	}
 	host.uninstall(payload)
 	if c.json {
 		if code := c.printJSON(struct {
+			Home string `json:"home"`
 			engine.Report
+			NotLoaded []string   `json:"not_loaded,omitempty"`
 			HostCalls []hostCall `json:"host_calls,omitempty"`
-		}{rep, host.calls}); code != exitOK {
+		}{t.home, rep, t.notLoaded, host.calls}); code != exitOK {
 			return code
 		}
 	} else {
+		fmt.Fprintf(c.stdout, "home: %s\n", printable(t.home))
 		printReport(c.stdout, rep)
+		for _, n := range t.notLoaded {
+			fmt.Fprintf(c.stdout, "not loaded: %s\n", printable(n))
+		}
 		for _, hc := range host.calls {
 			fmt.Fprintf(c.stdout, "host call: %s%s\n", hc.Func, printable(compactJSON(hc.Args)))
 		}
+	}
+	if len(t.notLoaded) > 0 {
+		return exitFailed // a hook the user wrote may be missing from this test
 	}
 	for _, h := range rep.Hooks {
 		if h.Status.Failed() { // failed, or did not run
@@ -91,6 +101,13 @@ func runHooksTest(c *cli, args []string) int {
 		}
 	}
 	return exitOK
+}
+
+// testRun is what hooks test fired, in which home, and what could not be loaded there.
+type testRun struct {
+	home      string
+	report    engine.Report
+	notLoaded []string // "plugin name: file:line: error" of every hook that could have answered
 }
 
 // readPayloadFile reads a JSON object of kwargs; numbers stay integers where they are.
@@ -249,19 +266,26 @@ func (h *hostRecorder) uninstall(payload map[string]any) {
 }
 
 // fireForTest fires event with payload: through the gateway's hooks for a gateway event,
-// else through an engine that runs every shell hook, approved or not.
-func (c *cli) fireForTest(event string, payload map[string]any, isGateway bool, host *hostRecorder) (engine.Report, int) {
+// else through an engine that runs every shell hook, approved or not. It lists the hooks of
+// that kind that failed to load: any of them might have answered.
+func (c *cli) fireForTest(event string, payload map[string]any, isGateway bool, host *hostRecorder) (testRun, int) {
 	if !isGateway {
 		eng, code := c.openEngine(engine.Options{IgnoreConsent: true, HostFuncs: host.funcs()})
 		if eng == nil {
-			return engine.Report{}, code
+			return testRun{}, code
 		}
 		defer eng.Close(c.ctx)
-		return eng.Fire(c.ctx, event, payload), exitOK
+		t := testRun{home: eng.Home(), report: eng.Fire(c.ctx, event, payload)}
+		for _, p := range eng.Plugins() {
+			if p.Status == "error" {
+				t.notLoaded = append(t.notLoaded, "plugin "+p.Name+": "+p.Error)
+			}
+		}
+		return t, exitOK
 	}
 	l, code := c.loadHomeWith(host.funcs())
 	if l == nil {
-		return engine.Report{}, code
+		return testRun{}, code
 	}
 	defer l.close(c)
 	hooks := l.gw.EmitSync(c.ctx, event, payload)
@@ -271,5 +295,11 @@ func (c *cli) fireForTest(event string, payload map[string]any, isGateway bool, 
 			outcome = append(outcome, h.Result)
 		}
 	}
-	return engine.Report{Event: event, Payload: payload, Hooks: hooks, Outcome: outcome}, exitOK
+	t := testRun{home: l.eng.Home(), report: engine.Report{Event: event, Payload: payload, Hooks: hooks, Outcome: outcome}}
+	for _, h := range l.gw.Hooks() {
+		if h.Status == "error" {
+			t.notLoaded = append(t.notLoaded, "gateway hook "+h.Name+": "+h.Error)
+		}
+	}
+	return t, exitOK
 }
