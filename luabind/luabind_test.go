@@ -370,7 +370,7 @@ func TestClosedPluginRefusesCalls(t *testing.T) {
 
 func TestSyntaxErrorAtEndOfFileHasALine(t *testing.T) {
 	_, err := LoadPlugin(context.Background(), []byte("function register(ctx)\n  if x then\n    y()\nend\n"), Options{File: "f.lua"})
-	if err == nil || !strings.HasPrefix(err.Error(), "f.lua:4: ") || !strings.Contains(err.Error(), "missing `end`") {
-		t.Errorf("err = %v, want f.lua:4: ... missing `end`", err)
+	if err == nil || !strings.HasPrefix(err.Error(), "f.lua:4: ") || !strings.Contains(err.Error(), "'end' expected (to close 'function' at line 1) at end of file") {
+		t.Errorf("err = %v, want f.lua:4: 'end' expected (to close 'function' at line 1) at end of file", err)
 	}
 }

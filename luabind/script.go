@@ -120,7 +120,16 @@ func compile(file string, src []byte) (*lua.FunctionProto, error) {
 	}
 	chunk, err := parse.Parse(bytes.NewReader(src), file)
 	if err != nil {
-		return nil, fromParseError(file, lastLine(src), err)
+		le := fromParseError(file, lastLine(src), err)
+		var pe *parse.Error
+		if errors.As(err, &pe) {
+			near := pe.Token
+			if pe.Pos.Line < 0 {
+				near = ""
+			}
+			le.Msg = syntaxHint(src, le.Line, near, le.Msg)
+		}
+		return nil, le
 	}
 	proto, err := lua.Compile(chunk, file)
 	if err != nil {
@@ -224,7 +233,7 @@ func (s *script) newState(parent context.Context) (st *state, err error) {
 	defer L.RemoveContext()
 	L.Push(L.NewFunctionFromProto(s.proto))
 	if err := L.PCall(0, 0, nil); err != nil {
-		return nil, fromCallError(s.opts.File, cc, "timed out while loading after "+s.opts.Timeout.String(), err)
+		return nil, s.explain(fromCallError(s.opts.File, cc, "timed out while loading after "+s.opts.Timeout.String(), err))
 	}
 	if s.setup != nil {
 		if err := s.setup(cc, built); err != nil {
@@ -353,7 +362,7 @@ func (s *script) invoke(ctx context.Context, st *state, i int, args []any) (v an
 		L.Push(st.arg(i, a, j == s.tableArg))
 	}
 	if err := L.PCall(len(args), 1, nil); err != nil {
-		return nil, fromCallError(s.opts.File, ctx, s.timeoutText, err), false
+		return nil, s.explain(fromCallError(s.opts.File, ctx, s.timeoutText, err)), false
 	}
 	v, err = ToGo(L.Get(-1))
 	if err == nil {
@@ -368,6 +377,14 @@ func (s *script) invoke(ctx context.Context, st *state, i int, args []any) (v an
 		return nil, le, false
 	}
 	return v, nil, false
+}
+
+// explain rewrites a runtime error in the handler file the way C Lua words it (hints.go).
+func (s *script) explain(le *Error) *Error {
+	if le.Kind == KindRuntime && le.File == s.opts.File && le.Line > 0 {
+		le.Msg = indexHint(s.proto, le.Line, callHint(s.proto, le.Line, le.Msg))
+	}
+	return le
 }
 
 // lastLine is the number of the last non-empty line of src.

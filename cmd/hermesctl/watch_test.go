@@ -41,7 +41,7 @@ func TestHooksWatch(t *testing.T) {
 	waitFor("~ plugin p: loaded pre_llm_call,post_llm_call")
 	waitFor("reloaded: 1 plugin(s)")
 	os.WriteFile(filepath.Join(dir, "handler.lua"), []byte("function register(ctx)\n  ctx.register_hook(\n end"), 0o644)
-	errOut.WaitFor(t, "handler.lua:3: syntax error near 'end'); the previous version keeps running", 10*time.Second)
+	errOut.WaitFor(t, "handler.lua:3: ')' expected (to close '(' at line 2) near 'end'); the previous version keeps running", 10*time.Second)
 	cancel()
 	if code := <-done; code != exitOK {
 		t.Errorf("exit %d", code)
