@@ -112,6 +112,8 @@ func (s *Store) Check(event, command string, mode Mode) Status {
 		st.Reason = "approval recorded no script hash (hooks_consent: pinned); review the script and " + reapprove
 	case st.ContentDrift:
 		st.Reason = "script " + describeChange(curSHA) + " since approval; review it and " + reapprove
+	case st.MtimeDrift && a.ScriptSHA256 == "":
+		st.Reason = "script modification time changed since approval; the approval recorded no content hash, so the content may have changed too: review it and " + reapprove
 	case st.MtimeDrift:
 		st.Reason = "script modification time changed since approval (content unchanged)"
 	}

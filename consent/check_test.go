@@ -110,6 +110,14 @@ func TestCheckUnapprovedAndLegacy(t *testing.T) {
 	if st := s.Check("pre_llm_call", command, ModePinned); st.Approved || !strings.Contains(st.Reason, "no script hash") {
 		t.Errorf("legacy entry, pinned mode: %+v, want not approved", st)
 	}
+
+	// An entry with an mtime but no hash cannot tell a touch from an edit: it never claims
+	// the content is unchanged.
+	writeFile(t, s.Path(), `{"approvals":[{"event":"pre_llm_call","command":"python3 ~/hook.py","approved_at":"2026-04-21T10:15:30Z","script_mtime_at_approval":"2020-01-01T00:00:00Z"}]}`, 0o600)
+	st = s.Check("pre_llm_call", command, ModeCommand)
+	if !st.MtimeDrift || strings.Contains(st.Reason, "content unchanged") || !strings.Contains(st.Reason, "recorded no content hash") {
+		t.Errorf("mtime-only entry after an edit: %+v, want a reason that does not vouch for the content", st)
+	}
 }
 
 func TestCheckScriptState(t *testing.T) {
