@@ -65,7 +65,7 @@
 ---@class hermes.PluginContext
 ---@field name string The plugin's name (plugin.yaml `name`, else the directory name).
 ---@field home string The hermes home directory.
----@field config table<string, any> plugin.yaml `config` as a Lua table (`{}`-like nil when absent: use `ctx.config or {}`).
+---@field config table<string, any>? plugin.yaml `config` as a Lua table; nil without `config:` (use `ctx.config or {}`).
 ---@field log hermes.log Logger tagged with the plugin name (same functions as `require("log")`).
 local PluginContext = {}
 
