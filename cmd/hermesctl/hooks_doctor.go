@@ -114,14 +114,16 @@ func (c *cli) shellCheck(s *engine.ShellHookInfo) *check {
 	default:
 		ch.note("script %s exists and is executable", orDash(st.Resolved))
 	}
-	if st.ContentDrift {
-		ch.problem("script content changed since approval: %s", st.Reason)
-	} else if st.MtimeDrift {
-		ch.problem("script modified since approval (mtime): %s", st.Reason)
+	if st.ContentDrift || st.MtimeDrift {
+		ch.problem("%s", st.Reason) // says what changed and what to do
 	}
 	if !st.Approved {
 		reason := st.Reason
-		if reason == "" {
+		switch {
+		case st.ContentDrift || st.MtimeDrift: // said just above
+			ch.problem("so the engine does not run it, nor does doctor")
+			return ch
+		case reason == "":
 			reason = "not approved; approve it with `" + consent.AllowHint(s.Event, s.Command) + "`"
 		}
 		ch.problem("%s; the engine does not run it, nor does doctor", reason)
