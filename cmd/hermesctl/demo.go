@@ -10,6 +10,7 @@ import (
 
 var demoCommand = &command{
 	name: "demo",
+	json: true,
 	help: "replay the bundled example conversation against the bundled example hooks (no setup needed)",
 	run:  runDemo,
 }

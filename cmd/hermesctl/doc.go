@@ -13,6 +13,9 @@
 //	plugins list [--json]                plugins with priority, hooks and permissions
 //	replay <transcript.jsonl> [--json]   run a transcript through the reference gateway
 //	demo                                 replay the bundled example
+//	version                              print the version (also --version)
+//	completion bash|zsh|fish             print a shell completion script
+//	help [command]                       usage of everything, a group or a command
 //
 // The home is --home, else $HERMES_HOME, else ~/.hermes. Logs and warnings go to stderr,
 // results to stdout. Text that comes from hooks (errors, results, output excerpts, names and

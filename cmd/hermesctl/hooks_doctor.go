@@ -15,6 +15,7 @@ import (
 
 var hooksDoctorCommand = &command{
 	name: "hooks doctor",
+	json: true,
 	help: "check every hook as the engine loads it; smoke-run approved shell hooks; exit 3 when a problem is found",
 	run:  runHooksDoctor,
 }

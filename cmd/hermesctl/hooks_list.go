@@ -11,6 +11,7 @@ import (
 
 var hooksListCommand = &command{
 	name: "hooks list",
+	json: true,
 	help: "list every gateway hook, plugin hook and shell hook with its events, priority, matcher, timeout, permissions, state and consent",
 	run:  runHooksList,
 }

@@ -16,6 +16,7 @@ import (
 
 var hooksStatsCommand = &command{
 	name: "hooks stats",
+	json: true,
 	args: "<transcript.jsonl>",
 	help: "replay a transcript and print per-hook calls, errors, timeouts, blocks, drops and latency (--prometheus for the exposition format)",
 	flags: func(fs *flag.FlagSet, c *cli) {

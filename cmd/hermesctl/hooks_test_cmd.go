@@ -21,11 +21,12 @@ import (
 
 var hooksTestCommand = &command{
 	name: "hooks test",
+	json: true,
 	args: "<event>",
 	help: "fire every matching hook on the default payload of <event> and show each answer and the merged outcome",
 	flags: func(fs *flag.FlagSet, c *cli) {
-		fs.StringVar(&c.forTool, "for-tool", "", "set tool_name in the payload")
-		fs.StringVar(&c.payloadFile, "payload-file", "", "JSON object of kwargs merged over the default payload")
+		fs.StringVar(&c.forTool, "for-tool", "", "set tool_name in the payload to `TOOL`")
+		fs.StringVar(&c.payloadFile, "payload-file", "", "a JSON object of kwargs in `FILE`, merged over the default payload")
 	},
 	run: runHooksTest,
 }

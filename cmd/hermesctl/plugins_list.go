@@ -10,6 +10,7 @@ import (
 
 var pluginsListCommand = &command{
 	name: "plugins list",
+	json: true,
 	help: "list plugins with priority, hooks registered, permissions and status",
 	run:  runPluginsList,
 }

@@ -16,6 +16,7 @@ import (
 
 var replayCommand = &command{
 	name: "replay",
+	json: true,
 	args: "<transcript.jsonl>",
 	help: "run a transcript through the reference gateway and print every event fired, the hooks that ran and their outcomes",
 	run:  runReplay,

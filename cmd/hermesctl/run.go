@@ -39,49 +39,66 @@ type command struct {
 	name  string // "hooks test"
 	args  string // positional arguments, for usage
 	help  string
+	json  bool                           // takes --json
 	flags func(fs *flag.FlagSet, c *cli) // command-specific flags
 	run   func(c *cli, args []string) int
 }
 
 var commands []*command
 
+// valueFlags take a value as the next argument, for finding the command words among the
+// arguments; they are read from the commands' flag sets.
+var valueFlags = map[string]bool{}
+
 func init() {
 	commands = []*command{
 		hooksListCommand, hooksTestCommand, hooksAllowCommand, hooksRevokeCommand, hooksDoctorCommand,
 		hooksWatchCommand, hooksStatsCommand, pluginsListCommand, replayCommand, demoCommand,
+		versionCommand, completionCommand,
+	}
+	for _, cmd := range commands {
+		newFlagSet(cmd, &cli{}).VisitAll(func(f *flag.Flag) {
+			if b, ok := f.Value.(interface{ IsBoolFlag() bool }); !ok || !b.IsBoolFlag() {
+				valueFlags[f.Name] = true
+			}
+		})
 	}
 }
 
-// valueFlags take a value as the next argument.
-var valueFlags = map[string]bool{"home": true, "for-tool": true, "payload-file": true}
+// newFlagSet holds the global flags and cmd's own, parsed into c.
+func newFlagSet(cmd *command, c *cli) *flag.FlagSet {
+	fs := flag.NewFlagSet("hermesctl "+cmd.name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&c.home, "home", "", "the hermes home `DIR` (default $HERMES_HOME, else ~/.hermes)")
+	fs.BoolVar(&c.acceptHooks, "accept-hooks", false, "approve shell hooks without asking")
+	fs.BoolVar(&c.verbose, "v", false, "debug logs on stderr")
+	if cmd.json {
+		fs.BoolVar(&c.json, "json", false, "print JSON")
+	}
+	if cmd.flags != nil {
+		cmd.flags(fs, c)
+	}
+	return fs
+}
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	c := &cli{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr}
 	cmd, rest, err := findCommand(args)
+	var help *helpRequest
+	if errors.As(err, &help) {
+		return help.print(stdout)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "hermesctl: %v\n\n", err)
 		usage(stderr)
 		return exitUsage
 	}
-	if cmd == nil {
-		usage(stdout)
-		return exitOK
-	}
-	fs := flag.NewFlagSet("hermesctl "+cmd.name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.StringVar(&c.home, "home", "", "hermes home directory (default $HERMES_HOME, else ~/.hermes)")
-	fs.BoolVar(&c.acceptHooks, "accept-hooks", false, "approve shell hooks without asking")
-	fs.BoolVar(&c.json, "json", false, "print JSON")
-	fs.BoolVar(&c.verbose, "v", false, "debug logs")
-	if cmd.flags != nil {
-		cmd.flags(fs, c)
-	}
+	fs := newFlagSet(cmd, c)
 	positional, err := parseInterleaved(fs, rest)
-	if errors.Is(err, flag.ErrHelp) {
-		commandUsage(stdout, cmd, fs)
-		return exitOK
-	}
 	if err != nil {
+		if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -"); ok {
+			err = fmt.Errorf("unknown flag --%s", name)
+		}
 		fmt.Fprintf(stderr, "hermesctl %s: %v\n", cmd.name, err)
 		commandUsage(stderr, cmd, fs)
 		return exitUsage
@@ -91,53 +108,91 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	return cmd.run(c, positional)
 }
 
+// helpRequest is asked-for help: of everything, of a group ("hooks") or of a command.
+type helpRequest struct {
+	group string
+	cmd   *command
+}
+
+func (h *helpRequest) Error() string { return "help" }
+
+func (h *helpRequest) print(w io.Writer) int {
+	switch {
+	case h.cmd != nil:
+		commandUsage(w, h.cmd, newFlagSet(h.cmd, &cli{}))
+	case h.group != "":
+		groupUsage(w, h.group)
+	default:
+		usage(w)
+	}
+	return exitOK
+}
+
 // findCommand picks the command named by the first positional words of args and returns
-// the other arguments. A nil command with no error means help was asked for.
+// the other arguments. Help (`help [command]`, `--help`, `<group> --help`) and `--version`
+// come back as a *helpRequest error or the version command.
 func findCommand(args []string) (*command, []string, error) {
-	var words []string
-	var rest []string
+	var words, rest []string
+	wantHelp := false
 	for i := 0; i < len(args); i++ {
 		a := args[i]
-		if strings.HasPrefix(a, "-") && a != "-" {
+		switch {
+		case a == "-h" || a == "--help" || a == "-help":
+			wantHelp = true
+		case a == "--version" || a == "-version":
+			return versionCommand, nil, nil
+		case strings.HasPrefix(a, "-") && a != "-":
 			rest = append(rest, a)
-			name := strings.TrimLeft(a, "-")
-			if valueFlags[name] && !strings.Contains(a, "=") && i+1 < len(args) {
+			if valueFlags[strings.TrimLeft(a, "-")] && !strings.Contains(a, "=") && i+1 < len(args) {
 				i++
 				rest = append(rest, args[i])
 			}
-			continue
-		}
-		if len(words) < 2 && (len(words) == 0 || words[0] == "hooks" || words[0] == "plugins") {
+		case len(words) < 2 && (len(words) == 0 || isGroup(words[0]) || words[0] == "help"),
+			len(words) == 2 && words[0] == "help" && isGroup(words[1]):
 			words = append(words, a)
-			continue
+		default:
+			rest = append(rest, a)
 		}
-		rest = append(rest, a)
 	}
-	if len(words) == 0 || words[0] == "help" {
-		for _, a := range rest {
-			if a == "-h" || a == "--help" || a == "-help" {
-				return nil, nil, nil
-			}
-		}
-		if len(words) > 0 {
-			return nil, nil, nil
+	if len(words) > 0 && words[0] == "help" {
+		words, wantHelp = words[1:], true
+	}
+	if len(words) == 0 {
+		if wantHelp {
+			return nil, nil, &helpRequest{}
 		}
 		return nil, nil, errors.New("no command given")
 	}
 	name := strings.Join(words, " ")
-	var subs []string
 	for _, cmd := range commands {
 		if cmd.name == name {
+			if wantHelp {
+				return nil, nil, &helpRequest{cmd: cmd}
+			}
 			return cmd, rest, nil
 		}
-		if group, sub, ok := strings.Cut(cmd.name, " "); ok && group == words[0] {
+	}
+	if len(words) == 1 && isGroup(name) {
+		if wantHelp {
+			return nil, nil, &helpRequest{group: name}
+		}
+		return nil, nil, fmt.Errorf("%q needs a subcommand: %s (see hermesctl %s --help)", name, strings.Join(subcommands(name), ", "), name)
+	}
+	return nil, nil, fmt.Errorf("unknown command %q", name)
+}
+
+// isGroup reports whether name is a group of commands ("hooks", "plugins").
+func isGroup(name string) bool { return len(subcommands(name)) > 0 }
+
+// subcommands are the commands of a group, by their second word.
+func subcommands(group string) []string {
+	var subs []string
+	for _, cmd := range commands {
+		if g, sub, ok := strings.Cut(cmd.name, " "); ok && g == group {
 			subs = append(subs, sub)
 		}
 	}
-	if len(words) == 1 && len(subs) > 0 {
-		return nil, nil, fmt.Errorf("%q needs a subcommand: %s", name, strings.Join(subs, ", "))
-	}
-	return nil, nil, fmt.Errorf("unknown command %q", name)
+	return subs
 }
 
 // parseInterleaved parses flags that may appear before, between or after positional
@@ -166,13 +221,40 @@ func usage(w io.Writer) {
 	for _, cmd := range commands {
 		fmt.Fprintf(w, "  %-40s %s\n", strings.TrimSpace(cmd.name+" "+cmd.args), cmd.help)
 	}
+	fmt.Fprintln(w, "\nhermesctl help <command> (or <command> --help) describes a command and its flags.")
+}
+
+func groupUsage(w io.Writer, group string) {
+	fmt.Fprintf(w, "usage: hermesctl %s <command> [flags]\n\ncommands:\n", group)
+	for _, cmd := range commands {
+		if strings.HasPrefix(cmd.name, group+" ") {
+			fmt.Fprintf(w, "  %-40s %s\n", strings.TrimSpace(cmd.name+" "+cmd.args), cmd.help)
+		}
+	}
+	fmt.Fprintf(w, "\nhermesctl help %s <command> describes a command and its flags.\n", group)
 }
 
 func commandUsage(w io.Writer, cmd *command, fs *flag.FlagSet) {
-	fmt.Fprintf(w, "usage: hermesctl %s\n\n%s\n\nflags:\n", strings.TrimSpace(cmd.name+" "+cmd.args), cmd.help)
-	fs.SetOutput(w)
-	fs.PrintDefaults()
-	fs.SetOutput(io.Discard)
+	fmt.Fprintf(w, "usage: hermesctl %s [flags]\n\n%s\n\nflags:\n", strings.TrimSpace(cmd.name+" "+cmd.args), cmd.help)
+	printFlags(w, fs)
+}
+
+// printFlags lists a flag set's flags as they are written: --name VALUE, then what it does.
+func printFlags(w io.Writer, fs *flag.FlagSet) {
+	fs.VisitAll(func(f *flag.Flag) {
+		name := "--" + f.Name
+		if f.Name == "v" {
+			name = "-v"
+		}
+		kind, usage := flag.UnquoteUsage(f)
+		if valueFlags[f.Name] {
+			name += " " + strings.ToUpper(kind)
+		}
+		if f.DefValue != "" && f.DefValue != "false" {
+			usage += fmt.Sprintf(" (default %s)", f.DefValue)
+		}
+		fmt.Fprintf(w, "  %-24s %s\n", name, usage)
+	})
 }
 
 // wantArgs checks the number of positional arguments.

@@ -1,0 +1,40 @@
+package main
+
+import (
+	"fmt"
+	"runtime"
+	"runtime/debug"
+)
+
+var versionCommand = &command{
+	name: "version",
+	help: "print hermesctl's version, the Go version that built it, and the module versions it embeds (also --version)",
+	run:  runVersion,
+}
+
+// runVersion prints the main module's version (a tag, or "(devel)" with the commit when
+// built from a checkout) and the versions of the modules hooks run on.
+func runVersion(c *cli, args []string) int {
+	if !c.wantArgs(args, 0) {
+		return exitUsage
+	}
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		fmt.Fprintf(c.stdout, "hermesctl (unknown version) %s\n", runtime.Version())
+		return exitOK
+	}
+	version := info.Main.Version
+	for _, s := range info.Settings {
+		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+			version += " " + s.Value[:12]
+		}
+	}
+	fmt.Fprintf(c.stdout, "hermesctl %s %s %s/%s\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	for _, d := range info.Deps {
+		switch d.Path {
+		case "github.com/yuin/gopher-lua", "layeh.com/gopher-luar":
+			fmt.Fprintf(c.stdout, "  %s %s\n", d.Path, d.Version)
+		}
+	}
+	return exitOK
+}
