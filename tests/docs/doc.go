@@ -1,0 +1,5 @@
+// Package docs holds the test that runs every sh snippet of README.md and docs/*.md and
+// compares the output blocks marked <!-- docs-test: output --> with what the snippets print,
+// so that the documents cannot drift from the program. It has no code of its own: see
+// docs_test.go. Run it with `go test ./tests/docs/ -v`; -short skips it.
+package docs
