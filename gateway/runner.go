@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"sync"
@@ -159,6 +160,7 @@ func (r *Runner) traced(ctx context.Context, callID string) context.Context {
 // response delivered to the user ("" when the message was skipped).
 func (r *Runner) HandleMessage(ctx context.Context, in Inbound) (string, error) {
 	ctx = r.traced(ctx, "")
+	r.flow("message in from %s on %s: %q", in.UserID, in.Platform, in.Text)
 	text := in.Text
 	if !in.Internal {
 		ev := engine.DispatchEvent{Text: in.Text, Platform: in.Platform, UserID: in.UserID, ChatID: in.ChatID,
@@ -214,6 +216,7 @@ func (r *Runner) turn(ctx context.Context, s *session, in Inbound, text string) 
 		llm.AssistantResponse, llm.Model = response, end.Model
 		r.eng.PostLLMCall(ctx, llm)
 		r.appendHistory(s.id, Message{Role: "user", Content: text}, Message{Role: "assistant", Content: response})
+		r.flow("reply out to %s: %q", s.userID, response)
 		r.emit(ctx, AgentEndEvent{Platform: s.platform, UserID: s.userID, SessionID: s.id, Message: text, Response: response})
 		end.Completed = true
 		r.eng.OnSessionEnd(ctx, end)
@@ -227,10 +230,13 @@ func (r *Runner) runTools(ctx context.Context, s *session, calls []engine.ToolCa
 	var results []ToolResult
 	for _, call := range calls {
 		call.SessionID, call.TaskID = s.id, s.id
+		args, _ := json.Marshal(call.Args)
+		r.flow("tool call %s: %s %s", call.ToolCallID, call.Name, args)
 		run := r.eng.RunTool(r.traced(ctx, call.ToolCallID), call, r.agent.RunTool)
 		if blk := run.Blocked; blk != nil {
 			r.note("tool call %s (%s) blocked by %s: %s", call.ToolCallID, call.Name, blk.Hook, blk.Message)
 		}
+		r.flow("tool result %s, as the model sees it: %s", call.ToolCallID, shorten(run.Result, 120))
 		results = append(results, ToolResult{Call: call, Result: run.Result, Blocked: run.Blocked != nil})
 	}
 	return results
@@ -374,4 +380,12 @@ func messagesAny(ms []Message) []any {
 		out[i] = map[string]any{"role": m.Role, "content": m.Content}
 	}
 	return out
+}
+
+// shorten cuts s to n runes, marking the cut.
+func shorten(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "..."
+	}
+	return s
 }

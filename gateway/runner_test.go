@@ -80,11 +80,11 @@ func TestReplayOrder(t *testing.T) {
 {"type":"subagent","role":"analyst","summary":"Done!","status":"completed","duration_ms":5000}
 {"type":"shutdown"}
 `)
-	want := []string{
+	want := []string{ // "flow": what came in and went out (the message, the tool call and result, the reply)
 		"gateway:startup",
-		"pre_gateway_dispatch", "session:start", "on_session_start", "agent:start", "pre_llm_call",
-		"pre_tool_call", "transform_terminal_output", "post_tool_call", "transform_tool_result", "agent:step",
-		"transform_llm_output", "post_llm_call", "agent:end", "on_session_end",
+		"flow", "pre_gateway_dispatch", "session:start", "on_session_start", "agent:start", "pre_llm_call",
+		"flow", "pre_tool_call", "transform_terminal_output", "post_tool_call", "transform_tool_result", "flow", "agent:step",
+		"transform_llm_output", "post_llm_call", "flow", "agent:end", "on_session_end",
 		"command:reset", "on_session_finalize", "session:end", "session:reset", "on_session_reset",
 		"pre_approval_request", "post_approval_response",
 		"subagent_stop",

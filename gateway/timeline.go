@@ -17,6 +17,9 @@ type Entry struct {
 	Hooks   []engine.HookResult `json:"hooks"`
 	Outcome any                 `json:"outcome"`
 	Note    string              `json:"note,omitempty"`
+	// Flow, on an entry whose Event is "flow", is what flowed through the gateway there: the
+	// message that came in, a tool call and its result, the reply that went out.
+	Flow string `json:"flow,omitempty"`
 }
 
 // Timeline is everything a runner did, in order.
@@ -40,12 +43,17 @@ func (r *Runner) record(e Entry) {
 	r.timeline.Events = append(r.timeline.Events, e)
 }
 
+// flow records what flowed through the gateway: a message in, a tool call, a reply out.
+func (r *Runner) flow(format string, args ...any) {
+	r.record(Entry{Event: "flow", Flow: fmt.Sprintf(format, args...)})
+}
+
 // note records what the runner did, attached to the latest entry.
 func (r *Runner) note(format string, args ...any) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	msg := fmt.Sprintf(format, args...)
-	if n := len(r.timeline.Events); n > 0 && r.timeline.Events[n-1].Note == "" {
+	if n := len(r.timeline.Events); n > 0 && r.timeline.Events[n-1].Note == "" && r.timeline.Events[n-1].Event != "flow" {
 		r.timeline.Events[n-1].Note = msg
 		return
 	}

@@ -55,8 +55,14 @@ func (c *cli) replay(path, home string) int {
 // printTimeline prints a timeline for people: one block per event. Shell hooks inside the
 // home are shown relative to it.
 func printTimeline(w io.Writer, tl gateway.Timeline, home string) {
-	for i, e := range tl.Events {
-		head := fmt.Sprintf("%3d  %s", i+1, printable(e.Event))
+	n := 0
+	for _, e := range tl.Events {
+		if e.Event == "flow" { // what came in and went out, beside what the hooks did
+			fmt.Fprintf(w, "     >> %s\n", printable(e.Flow))
+			continue
+		}
+		n++
+		head := fmt.Sprintf("%3d  %s", n, printable(e.Event))
 		if o := describeEntryOutcome(e); o != "" {
 			head += "  ->  " + printable(o)
 		}
