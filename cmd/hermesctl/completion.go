@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -18,7 +19,7 @@ var completionCommand = &command{
 	run:  runCompletion,
 }
 
-func runCompletion(c *cli, args []string) int {
+func runCompletion(ctx context.Context, c *cli, args []string) int {
 	if !c.wantArgs(args, 1) {
 		return exitUsage
 	}
@@ -56,7 +57,8 @@ func completionWords() completions {
 		if grouped {
 			add(first, sub)
 		}
-		newFlagSet(cmd, &cli{}).VisitAll(func(f *flag.Flag) { add(cmd.name, "--"+f.Name) })
+		fs, _ := newFlagSet(cmd, &cli{})
+		fs.VisitAll(func(f *flag.Flag) { add(cmd.name, "--"+f.Name) })
 	}
 	add("", "help", "--help", "--version")
 	add("hooks test", engine.HookNames()...)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -17,7 +18,7 @@ var demoCommand = &command{
 
 // runDemo copies the bundled demo home into a temporary directory (so nothing is written
 // anywhere else), approves its shell hooks there, and replays the bundled transcript.
-func runDemo(c *cli, args []string) int {
+func runDemo(ctx context.Context, c *cli, args []string) int {
 	if !c.wantArgs(args, 0) {
 		return exitUsage
 	}
@@ -35,5 +36,5 @@ func runDemo(c *cli, args []string) int {
 		fmt.Fprintf(c.stdout, "Try it on your own: hermesctl replay <transcript.jsonl> --home <dir>\n\n")
 	}
 	c.acceptHooks = true
-	return c.replay(filepath.Join(dir, "transcript.jsonl"), home)
+	return c.replay(ctx, filepath.Join(dir, "transcript.jsonl"), home)
 }

@@ -20,7 +20,8 @@ func TestCLIDocsCoverEveryCommandAndFlag(t *testing.T) {
 		if !strings.Contains(doc, "`"+cmd.name) {
 			t.Errorf("docs/cli.md does not describe %q", cmd.name)
 		}
-		newFlagSet(cmd, &cli{}).VisitAll(func(f *flag.Flag) {
+		fs, _ := newFlagSet(cmd, &cli{})
+		fs.VisitAll(func(f *flag.Flag) {
 			name := "--" + f.Name
 			if f.Name == "v" {
 				name = "-v"

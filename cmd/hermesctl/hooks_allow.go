@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -22,7 +23,7 @@ var hooksRevokeCommand = &command{
 	run:  runHooksRevoke,
 }
 
-func runHooksAllow(c *cli, args []string) int {
+func runHooksAllow(ctx context.Context, c *cli, args []string) int {
 	if !c.wantArgs(args, 2) {
 		return exitUsage
 	}
@@ -39,7 +40,7 @@ func runHooksAllow(c *cli, args []string) int {
 	}
 	home := engine.ResolveHome(c.home)
 	store := engine.ConsentStore(home, c.logger)
-	a, err := store.Approve(c.ctx, event, command)
+	a, err := store.Approve(ctx, event, command)
 	if err != nil {
 		return c.fail(exitInternal, "approval not saved: %v", err)
 	}
@@ -47,19 +48,19 @@ func runHooksAllow(c *cli, args []string) int {
 	if a.ScriptSHA256 != "" {
 		fmt.Fprintf(c.stdout, "  script sha256 %s\n", a.ScriptSHA256)
 	}
-	if !declared(c, event, command) {
+	if !declared(ctx, c, event, command) {
 		fmt.Fprintf(c.stderr, "hermesctl: note: %s declares no %s hook with this exact command; it is approved but will not run until it is declared\n", printable(home+"/config.yaml"), event)
 	}
 	return exitOK
 }
 
 // declared reports whether config.yaml declares the pair.
-func declared(c *cli, event, command string) bool {
-	eng, err := engine.New(c.ctx, engine.Options{Home: c.home, IgnoreConsent: true})
+func declared(ctx context.Context, c *cli, event, command string) bool {
+	eng, err := engine.New(ctx, engine.Options{Home: c.home, IgnoreConsent: true})
 	if err != nil {
 		return false
 	}
-	defer eng.Close(c.ctx)
+	defer eng.Close(ctx)
 	for _, s := range eng.ShellHooks() {
 		if s.Event == event && s.Command == command {
 			return true
@@ -68,12 +69,12 @@ func declared(c *cli, event, command string) bool {
 	return false
 }
 
-func runHooksRevoke(c *cli, args []string) int {
+func runHooksRevoke(ctx context.Context, c *cli, args []string) int {
 	if !c.wantArgs(args, 1) {
 		return exitUsage
 	}
 	store := engine.ConsentStore(engine.ResolveHome(c.home), c.logger)
-	n, err := store.Revoke(c.ctx, strings.TrimSpace(args[0]))
+	n, err := store.Revoke(ctx, strings.TrimSpace(args[0]))
 	if err != nil {
 		return c.fail(exitInternal, "revoke not saved: %v", err)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"github.com/hermes-hooks/hermes/hookspec"
 	"os"
@@ -39,15 +40,15 @@ func (ch *check) note(format string, args ...any) {
 	ch.Notes = append(ch.Notes, fmt.Sprintf(format, args...))
 }
 
-func runHooksDoctor(c *cli, args []string) int {
+func runHooksDoctor(ctx context.Context, c *cli, args []string) int {
 	if !c.wantArgs(args, 0) {
 		return exitUsage
 	}
-	l, code := c.loadHome()
+	l, code := c.loadHome(ctx)
 	if l == nil {
 		return code
 	}
-	defer l.close(c)
+	defer l.close(ctx)
 	var checks []*check
 	for _, h := range l.gw.Hooks() {
 		ch := &check{Source: engine.SourceGateway, Name: h.Name, Events: h.Events, dir: h.Dir}
@@ -67,7 +68,7 @@ func runHooksDoctor(c *cli, args []string) int {
 		checks = append(checks, ch)
 	}
 	for _, s := range l.eng.ShellHooks() {
-		checks = append(checks, c.shellCheck(s))
+		checks = append(checks, c.shellCheck(ctx, s))
 	}
 	warnings := attach(append(slices.Clone(l.eng.Warnings()), l.gw.Warnings()...), checks)
 	problems := len(warnings) // a load warning is a hook not doing what its author meant
@@ -104,7 +105,7 @@ func luaCheck(ch *check, status, errText string, perms engine.Permissions) {
 }
 
 // shellCheck inspects a shell hook; it runs the hook only when it is approved.
-func (c *cli) shellCheck(s *engine.ShellHookInfo) *check {
+func (c *cli) shellCheck(ctx context.Context, s *engine.ShellHookInfo) *check {
 	ch := &check{Source: engine.SourceShell, Name: s.Command, Events: []string{s.Event}}
 	st := s.Consent
 	switch {
@@ -135,7 +136,7 @@ func (c *cli) shellCheck(s *engine.ShellHookInfo) *check {
 		return ch
 	}
 	cwd, _ := os.Getwd()
-	res := s.Hook().Run(c.ctx, hookspec.SampleKwargs(s.Event, cwd), shell.RunOptions{Logger: c.logger})
+	res := s.Hook().Run(ctx, hookspec.SampleKwargs(s.Event, cwd), shell.RunOptions{Logger: c.logger})
 	took := res.Duration.Round(100 * time.Microsecond)
 	switch {
 	case res.Status != engine.StatusOK:

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -39,25 +40,25 @@ type loaded struct {
 	gw  *gateway.Gateway
 }
 
-func (c *cli) loadHome() (*loaded, int) { return c.loadHomeWith(nil) }
+func (c *cli) loadHome(ctx context.Context) (*loaded, int) { return c.loadHomeWith(ctx, nil) }
 
 // loadHomeWith loads the home with extra host functions for Lua hooks.
-func (c *cli) loadHomeWith(host map[string]engine.Func) (*loaded, int) {
-	eng, code := c.openEngine(engine.Options{IgnoreConsent: true, HostFuncs: host})
+func (c *cli) loadHomeWith(ctx context.Context, host map[string]engine.Func) (*loaded, int) {
+	eng, code := c.openEngine(ctx, engine.Options{IgnoreConsent: true, HostFuncs: host})
 	if eng == nil {
 		return nil, code
 	}
-	gw, err := gateway.New(c.ctx, eng, gateway.Options{Logger: c.logger, HostFuncs: host})
+	gw, err := gateway.New(ctx, eng, gateway.Options{Logger: c.logger, HostFuncs: host})
 	if err != nil {
-		eng.Close(c.ctx)
+		eng.Close(ctx)
 		return nil, c.fail(exitInternal, "%v", err)
 	}
 	return &loaded{eng: eng, gw: gw}, exitOK
 }
 
-func (l *loaded) close(c *cli) {
-	l.gw.Close(c.ctx)
-	l.eng.Close(c.ctx)
+func (l *loaded) close(ctx context.Context) {
+	l.gw.Close(ctx)
+	l.eng.Close(ctx)
 }
 
 func (l *loaded) entries() []listEntry {
@@ -89,15 +90,15 @@ func (l *loaded) entries() []listEntry {
 	return out
 }
 
-func runHooksList(c *cli, args []string) int {
+func runHooksList(ctx context.Context, c *cli, args []string) int {
 	if !c.wantArgs(args, 0) {
 		return exitUsage
 	}
-	l, code := c.loadHome()
+	l, code := c.loadHome(ctx)
 	if l == nil {
 		return code
 	}
-	defer l.close(c)
+	defer l.close(ctx)
 	entries := l.entries()
 	if c.json {
 		if entries == nil {

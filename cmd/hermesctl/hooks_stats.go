@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"math"
@@ -19,10 +20,11 @@ var hooksStatsCommand = &command{
 	json: true,
 	args: "<transcript.jsonl>",
 	help: "replay a transcript and print per-hook calls, errors, timeouts, blocks, drops and latency (--prometheus for the exposition format)",
-	flags: func(fs *flag.FlagSet, c *cli) {
-		fs.BoolVar(&c.prometheus, "prometheus", false, "print the Prometheus text exposition format")
+	flags: func(fs *flag.FlagSet) runFunc {
+		var exposition bool
+		fs.BoolVar(&exposition, "prometheus", false, "print the Prometheus text exposition format")
+		return func(ctx context.Context, c *cli, args []string) int { return runHooksStats(ctx, c, exposition, args) }
 	},
-	run: runHooksStats,
 }
 
 // statRow is one hook's numbers for one event.
@@ -38,12 +40,12 @@ type statRow struct {
 	MeanMS   float64 `json:"mean_ms"`
 }
 
-func runHooksStats(c *cli, args []string) int {
+func runHooksStats(ctx context.Context, c *cli, exposition bool, args []string) int {
 	if !c.wantArgs(args, 1) {
 		return exitUsage
 	}
 	m := engine.NewMetrics()
-	_, err := gateway.ReplayFile(c.ctx, args[0], engine.Options{Home: c.home, Logger: c.logger, AcceptHooks: c.acceptHooks, Metrics: m},
+	_, err := gateway.ReplayFile(ctx, args[0], engine.Options{Home: c.home, Logger: c.logger, AcceptHooks: c.acceptHooks, Metrics: m},
 		gateway.Options{Metrics: m})
 	if err != nil {
 		return c.fail(exitConfig, "replay: %v", err)
@@ -54,7 +56,7 @@ func runHooksStats(c *cli, args []string) int {
 	if err != nil {
 		return c.fail(exitInternal, "metrics: %v", err)
 	}
-	if c.prometheus {
+	if exposition {
 		printableLabels(families)
 		for _, f := range families {
 			if _, err := expfmt.MetricFamilyToText(c.stdout, f); err != nil {

@@ -24,14 +24,18 @@ var hooksTestCommand = &command{
 	json: true,
 	args: "<event>",
 	help: "fire every matching hook on the default payload of <event> and show each answer and the merged outcome",
-	flags: func(fs *flag.FlagSet, c *cli) {
-		fs.StringVar(&c.forTool, "for-tool", "", "set tool_name in the payload to `TOOL`")
-		fs.StringVar(&c.payloadFile, "payload-file", "", "a JSON object of kwargs in `FILE`, merged over the default payload")
+	flags: func(fs *flag.FlagSet) runFunc {
+		var a hooksTestArgs
+		fs.StringVar(&a.forTool, "for-tool", "", "set tool_name in the payload to `TOOL`")
+		fs.StringVar(&a.payloadFile, "payload-file", "", "a JSON object of kwargs in `FILE`, merged over the default payload")
+		return func(ctx context.Context, c *cli, args []string) int { return runHooksTest(ctx, c, a, args) }
 	},
-	run: runHooksTest,
 }
 
-func runHooksTest(c *cli, args []string) int {
+// hooksTestArgs are the flags of hooks test.
+type hooksTestArgs struct{ forTool, payloadFile string }
+
+func runHooksTest(ctx context.Context, c *cli, a hooksTestArgs, args []string) int {
 	if !c.wantArgs(args, 1) {
 		return exitUsage
 	}
@@ -49,11 +53,11 @@ func runHooksTest(c *cli, args []string) int {
 		}
 		return c.fail(exitUsage, "unknown event %q%s; valid events: %s, or a gateway event such as agent:step or command:reset", event, hint, strings.Join(engine.HookNames(), ", "))
 	}
-	if c.forTool != "" {
-		payload["tool_name"] = c.forTool
+	if a.forTool != "" {
+		payload["tool_name"] = a.forTool
 	}
-	if c.payloadFile != "" {
-		extra, err := readPayloadFile(c.payloadFile)
+	if a.payloadFile != "" {
+		extra, err := readPayloadFile(a.payloadFile)
 		if err != nil {
 			return c.fail(exitConfig, "%v", err)
 		}
@@ -65,7 +69,7 @@ func runHooksTest(c *cli, args []string) int {
 	if event == engine.PreGatewayDispatch {
 		host.install(payload)
 	}
-	t, code := c.fireForTest(event, payload, isGateway, host)
+	t, code := c.fireForTest(ctx, event, payload, isGateway, host)
 	if code != exitOK {
 		return code
 	}
@@ -269,14 +273,14 @@ func (h *hostRecorder) uninstall(payload map[string]any) {
 // fireForTest fires event with payload: through the gateway's hooks for a gateway event,
 // else through an engine that runs every shell hook, approved or not. It lists the hooks of
 // that kind that failed to load: any of them might have answered.
-func (c *cli) fireForTest(event string, payload map[string]any, isGateway bool, host *hostRecorder) (testRun, int) {
+func (c *cli) fireForTest(ctx context.Context, event string, payload map[string]any, isGateway bool, host *hostRecorder) (testRun, int) {
 	if !isGateway {
-		eng, code := c.openEngine(engine.Options{IgnoreConsent: true, HostFuncs: host.funcs()})
+		eng, code := c.openEngine(ctx, engine.Options{IgnoreConsent: true, HostFuncs: host.funcs()})
 		if eng == nil {
 			return testRun{}, code
 		}
-		defer eng.Close(c.ctx)
-		t := testRun{home: eng.Home(), report: eng.Fire(c.ctx, event, payload)}
+		defer eng.Close(ctx)
+		t := testRun{home: eng.Home(), report: eng.Fire(ctx, event, payload)}
 		for _, p := range eng.Plugins() {
 			if p.Status == "error" {
 				t.notLoaded = append(t.notLoaded, "plugin "+p.Name+": "+p.Error)
@@ -284,12 +288,12 @@ func (c *cli) fireForTest(event string, payload map[string]any, isGateway bool, 
 		}
 		return t, exitOK
 	}
-	l, code := c.loadHomeWith(host.funcs())
+	l, code := c.loadHomeWith(ctx, host.funcs())
 	if l == nil {
 		return testRun{}, code
 	}
-	defer l.close(c)
-	hooks := l.gw.EmitSync(c.ctx, event, payload)
+	defer l.close(ctx)
+	hooks := l.gw.EmitSync(ctx, event, payload)
 	outcome := []any{}
 	for _, h := range hooks {
 		if h.Result != nil {

@@ -18,29 +18,29 @@ var hooksWatchCommand = &command{
 	run:  runHooksWatch,
 }
 
-func runHooksWatch(c *cli, args []string) int {
+func runHooksWatch(ctx context.Context, c *cli, args []string) int {
 	if !c.wantArgs(args, 0) {
 		return exitUsage
 	}
-	eng, code := c.openEngine(engine.Options{})
+	eng, code := c.openEngine(ctx, engine.Options{})
 	if eng == nil {
 		return code
 	}
-	gw, err := gateway.New(c.ctx, eng, gateway.Options{Logger: c.logger})
+	gw, err := gateway.New(ctx, eng, gateway.Options{Logger: c.logger})
 	if err != nil {
-		eng.Close(c.ctx)
+		eng.Close(ctx)
 		return c.fail(exitInternal, "%v", err)
 	}
 	host := &gateway.Host{Engine: eng, Gateway: gw}
-	defer func() { // Ctrl-C cancelled c.ctx: give what still runs a moment
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(c.ctx), 5*time.Second)
+	defer func() { // Ctrl-C cancelled ctx: give what still runs a moment
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
 		host.Close(ctx)
 	}()
 	l := &loaded{eng: eng, gw: gw}
 	before := signatures(l.entries())
 	fmt.Fprintf(c.stdout, "watching %s: %s\n", printable(eng.Home()), summary(l))
-	err = host.Watch(c.ctx, 300*time.Millisecond, func(changed []string, err error) {
+	err = host.Watch(ctx, 300*time.Millisecond, func(changed []string, err error) {
 		for i, p := range changed {
 			if rel, err := filepath.Rel(eng.Home(), p); err == nil {
 				changed[i] = rel

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -15,15 +16,15 @@ var pluginsListCommand = &command{
 	run:  runPluginsList,
 }
 
-func runPluginsList(c *cli, args []string) int {
+func runPluginsList(ctx context.Context, c *cli, args []string) int {
 	if !c.wantArgs(args, 0) {
 		return exitUsage
 	}
-	eng, code := c.openEngine(engine.Options{IgnoreConsent: true})
+	eng, code := c.openEngine(ctx, engine.Options{IgnoreConsent: true})
 	if eng == nil {
 		return code
 	}
-	defer eng.Close(c.ctx)
+	defer eng.Close(ctx)
 	plugins := eng.Plugins()
 	if c.json {
 		if plugins == nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -22,20 +23,20 @@ var replayCommand = &command{
 	run:  runReplay,
 }
 
-func runReplay(c *cli, args []string) int {
+func runReplay(ctx context.Context, c *cli, args []string) int {
 	if !c.wantArgs(args, 1) {
 		return exitUsage
 	}
-	return c.replay(args[0], c.home)
+	return c.replay(ctx, args[0], c.home)
 }
 
 // replay runs the transcript at path against home and prints the timeline.
-func (c *cli) replay(path, home string) int {
+func (c *cli) replay(ctx context.Context, path, home string) int {
 	opts := engine.Options{Home: home, Logger: c.logger, AcceptHooks: c.acceptHooks}
 	if f, ok := c.stdin.(*os.File); ok && consent.IsTerminal(f) {
 		opts.Prompt = &engine.Prompt{In: f, Out: c.stderr}
 	}
-	tl, err := gateway.ReplayFile(c.ctx, path, opts, gateway.Options{})
+	tl, err := gateway.ReplayFile(ctx, path, opts, gateway.Options{})
 	if err != nil && len(tl.Events) == 0 {
 		return c.fail(exitConfig, "replay: %v", err)
 	}

@@ -16,7 +16,6 @@ import (
 
 // cli carries what every command needs.
 type cli struct {
-	ctx    context.Context
 	cmd    *command
 	stdin  io.Reader
 	stdout io.Writer
@@ -27,22 +26,22 @@ type cli struct {
 	json        bool
 	verbose     bool
 	logger      *slog.Logger
-
-	// command-specific flags
-	forTool     string
-	payloadFile string
-	prometheus  bool
 }
 
 // command is one subcommand.
 type command struct {
-	name  string // "hooks test"
-	args  string // positional arguments, for usage
-	help  string
-	json  bool                           // takes --json
-	flags func(fs *flag.FlagSet, c *cli) // command-specific flags
-	run   func(c *cli, args []string) int
+	name string // "hooks test"
+	args string // positional arguments, for usage
+	help string
+	json bool // takes --json
+	run  runFunc
+	// flags, when not nil, defines the command's own flags in fs, parsed into an args value
+	// of the command's own, and returns run bound to it (used instead of run).
+	flags func(fs *flag.FlagSet) runFunc
 }
+
+// runFunc runs a command with its positional arguments; it returns the exit code.
+type runFunc func(ctx context.Context, c *cli, args []string) int
 
 var commands []*command
 
@@ -57,7 +56,8 @@ func init() {
 		versionCommand, completionCommand,
 	}
 	for _, cmd := range commands {
-		newFlagSet(cmd, &cli{}).VisitAll(func(f *flag.Flag) {
+		fs, _ := newFlagSet(cmd, &cli{})
+		fs.VisitAll(func(f *flag.Flag) {
 			if b, ok := f.Value.(interface{ IsBoolFlag() bool }); !ok || !b.IsBoolFlag() {
 				valueFlags[f.Name] = true
 			}
@@ -65,8 +65,9 @@ func init() {
 	}
 }
 
-// newFlagSet holds the global flags and cmd's own, parsed into c.
-func newFlagSet(cmd *command, c *cli) *flag.FlagSet {
+// newFlagSet holds the global flags, parsed into c, and cmd's own; it returns the flag set
+// and the function that runs cmd with them.
+func newFlagSet(cmd *command, c *cli) (*flag.FlagSet, runFunc) {
 	fs := flag.NewFlagSet("hermesctl "+cmd.name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&c.home, "home", "", "the hermes home `DIR` (default $HERMES_HOME, else ~/.hermes)")
@@ -75,14 +76,15 @@ func newFlagSet(cmd *command, c *cli) *flag.FlagSet {
 	if cmd.json {
 		fs.BoolVar(&c.json, "json", false, "print JSON")
 	}
+	run := cmd.run
 	if cmd.flags != nil {
-		cmd.flags(fs, c)
+		run = cmd.flags(fs)
 	}
-	return fs
+	return fs, run
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	c := &cli{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr}
+	c := &cli{stdin: stdin, stdout: stdout, stderr: stderr}
 	cmd, rest, err := findCommand(args)
 	var help *helpRequest
 	if errors.As(err, &help) {
@@ -93,7 +95,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		usage(stderr)
 		return exitUsage
 	}
-	fs := newFlagSet(cmd, c)
+	fs, runCmd := newFlagSet(cmd, c)
 	positional, err := parseInterleaved(fs, rest)
 	if err != nil {
 		if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -"); ok {
@@ -105,7 +107,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	c.logger = newLogger(stderr, c.verbose)
 	c.cmd = cmd
-	return cmd.run(c, positional)
+	return runCmd(ctx, c, positional)
 }
 
 // helpRequest is asked-for help: of everything, of a group ("hooks") or of a command.
@@ -119,7 +121,8 @@ func (h *helpRequest) Error() string { return "help" }
 func (h *helpRequest) print(w io.Writer) int {
 	switch {
 	case h.cmd != nil:
-		commandUsage(w, h.cmd, newFlagSet(h.cmd, &cli{}))
+		fs, _ := newFlagSet(h.cmd, &cli{})
+		commandUsage(w, h.cmd, fs)
 	case h.group != "":
 		groupUsage(w, h.group)
 	default:
@@ -274,7 +277,7 @@ func (c *cli) fail(code int, format string, args ...any) int {
 }
 
 // openEngine loads the home; a config error is reported (exit code 5) with the file and line.
-func (c *cli) openEngine(opts engine.Options) (*engine.Engine, int) {
+func (c *cli) openEngine(ctx context.Context, opts engine.Options) (*engine.Engine, int) {
 	opts.Home = c.home
 	opts.Logger = c.logger
 	if c.home != "" {
@@ -286,7 +289,7 @@ func (c *cli) openEngine(opts engine.Options) (*engine.Engine, int) {
 	if f, ok := c.stdin.(*os.File); ok && !opts.IgnoreConsent && consent.IsTerminal(f) {
 		opts.Prompt = &engine.Prompt{In: f, Out: c.stderr}
 	}
-	eng, err := engine.New(c.ctx, opts)
+	eng, err := engine.New(ctx, opts)
 	if err != nil {
 		return nil, c.fail(exitConfig, "cannot load %s: %v", engine.ResolveHome(c.home), err)
 	}

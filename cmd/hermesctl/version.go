@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"runtime/debug"
@@ -14,7 +15,7 @@ var versionCommand = &command{
 
 // runVersion prints the main module's version (a tag, or "(devel)" with the commit when
 // built from a checkout) and the versions of the modules hooks run on.
-func runVersion(c *cli, args []string) int {
+func runVersion(ctx context.Context, c *cli, args []string) int {
 	if !c.wantArgs(args, 0) {
 		return exitUsage
 	}
