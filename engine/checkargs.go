@@ -93,14 +93,7 @@ func unsupported(v reflect.Value, depth int) string {
 // a guard fails safe (pre_tool_call blocks, pre_gateway_dispatch skips).
 func (e *Engine) rejected(hook string, err error) Report {
 	e.logger.Warn("hook not fired", "hook", hook, "error", err.Error())
-	r := HookResult{Source: SourceEngine, Name: "engine", Status: StatusError, Err: err.Error()}
-	switch hook {
-	case PreToolCall:
-		r.Answer = hookspec.Answer{Kind: hookspec.Block, Message: "blocked: " + err.Error()}
-	case PreGatewayDispatch:
-		r.Answer = hookspec.Answer{Kind: hookspec.Skip, Message: err.Error()}
-	}
-	rs := []HookResult{r}
+	rs := []HookResult{refusal(hook, err)}
 	dec := hookspec.Merge(hook, rs)
 	return Report{Event: hook, Hooks: rs, Outcome: dec.Outcome(), Decision: dec}
 }

@@ -26,11 +26,21 @@ type closedGuard struct{}
 func (closedGuard) stats() *hookMetrics { return nil }
 
 func (closedGuard) fire(_ context.Context, hook string, _ args, _ bool) HookResult {
-	answer := hookspec.Answer{Kind: hookspec.Block, Message: "blocked: " + ErrClosed.Error()}
-	if hook == PreGatewayDispatch {
-		answer = hookspec.Answer{Kind: hookspec.Skip, Message: ErrClosed.Error()}
+	return refusal(hook, ErrClosed)
+}
+
+// refusal is the engine's own result when it cannot run a hook for why: an error that a
+// guard turns into a refusal (pre_tool_call blocks, pre_gateway_dispatch skips), since the
+// engine never answers "allowed" when unsure.
+func refusal(hook string, why error) HookResult {
+	r := HookResult{Source: SourceEngine, Name: "engine", Status: StatusError, Err: why.Error()}
+	switch hook {
+	case PreToolCall:
+		r.Answer = hookspec.Answer{Kind: hookspec.Block, Message: "blocked: " + why.Error()}
+	case PreGatewayDispatch:
+		r.Answer = hookspec.Answer{Kind: hookspec.Skip, Message: why.Error()}
 	}
-	return HookResult{Source: SourceEngine, Name: "engine", Status: StatusError, Err: ErrClosed.Error(), Answer: answer}
+	return r
 }
 
 // discard closes what s started that prev does not run (a load that failed).
