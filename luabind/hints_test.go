@@ -38,3 +38,22 @@ func TestErrorMessagesSayWhat(t *testing.T) {
 		t.Errorf("callback: %v, want %q", err, want)
 	}
 }
+
+// FuzzCompileErrors: any source compiles or fails with a located *Error; the rewriting of
+// syntax and runtime messages never panics.
+func FuzzCompileErrors(f *testing.F) {
+	for _, s := range []string{"function f(\n", "if 1 != 2 then end", "local t = {a = 1\nreturn t", "x = = 1", "repeat x = 1 end", "a.b.c(", "]])}end until"} {
+		f.Add(s, 1)
+	}
+	f.Fuzz(func(t *testing.T, src string, line int) {
+		proto, err := compile("f.lua", []byte(src))
+		if err != nil {
+			if _, ok := err.(*Error); !ok {
+				t.Fatalf("error of type %T: %v", err, err)
+			}
+			return
+		}
+		callHint(proto, line, "attempt to call a non-function object")
+		indexHint(proto, line, "attempt to index a non-table object(nil) with key 'k'")
+	})
+}
