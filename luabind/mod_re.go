@@ -30,78 +30,86 @@ const (
 //	                                 called with the match and its captures
 //	re.quote(s)                   -> s with every metacharacter escaped
 func openRe(L *lua.LState, _ *env) lua.LValue {
-	cache := map[string]*regexp.Regexp{}
-	compile := func(L *lua.LState, n int) *regexp.Regexp {
-		pat := L.CheckString(n)
-		if re, ok := cache[pat]; ok {
-			return re
-		}
-		re, err := regexp.Compile(pat)
-		if err != nil {
-			L.ArgError(n, "invalid regular expression: "+err.Error())
-		}
-		if len(cache) >= maxCachedRegexps {
-			clear(cache)
-		}
-		cache[pat] = re
-		return re
+	var c reCache
+	return funcTable(L, map[string]lua.LGFunction{
+		"match": fn2(func(_ *lua.LState, s, pattern string) (bool, error) {
+			re, err := c.compile(pattern)
+			if err != nil {
+				return false, err
+			}
+			return re.MatchString(s), nil
+		}),
+		"find": fn2(func(_ *lua.LState, s, pattern string) (values, error) {
+			re, err := c.compile(pattern)
+			if err != nil {
+				return nil, err
+			}
+			m := re.FindStringSubmatch(s)
+			if m == nil {
+				return values{lua.LNil}, nil
+			}
+			out := make(values, len(m))
+			for i, part := range m {
+				out[i] = lua.LString(part)
+			}
+			return out, nil
+		}),
+		"find_all": fn3(func(L *lua.LState, s, pattern string, limit Opt[int]) (lua.LValue, error) {
+			re, err := c.compile(pattern)
+			if err != nil {
+				return nil, err
+			}
+			n := limit.V
+			if !limit.Set || n < 0 || n > reMaxResults {
+				n = reMaxResults + 1
+			}
+			all := re.FindAllString(s, n)
+			checkSize(L, "re.find_all", int64(len(all))*reResultSize)
+			poll := poller{L: L}
+			t := L.CreateTable(len(all), 0)
+			for i, m := range all {
+				poll.tick()
+				t.RawSetInt(i+1, lua.LString(m))
+			}
+			return t, nil
+		}),
+		"gsub": fn3(func(L *lua.LState, s, pattern string, repl lua.LValue) (values, error) {
+			re, err := c.compile(pattern)
+			if err != nil {
+				return nil, err
+			}
+			add := reReplacement(L, re, repl)
+			var out lua.LString
+			var count int
+			if reResumable(re) {
+				out, count = reReplaceAll(L, re, s, add)
+			} else {
+				out, count = reReplaceAllFunc(L, re, s, add)
+			}
+			return values{out, lua.LNumber(count)}, nil
+		}),
+		"quote": fn1(func(_ *lua.LState, s string) (string, error) { return regexp.QuoteMeta(s), nil }),
+	})
+}
+
+// reCache is a state's compiled patterns, by pattern; it is emptied when full.
+type reCache map[string]*regexp.Regexp
+
+// compile returns the compiled pattern, or an error about argument 2 (every function takes
+// its pattern second).
+func (c *reCache) compile(pat string) (*regexp.Regexp, error) {
+	if re, ok := (*c)[pat]; ok {
+		return re, nil
 	}
-	mod := L.CreateTable(0, 5)
-	mod.RawSetString("match", L.NewFunction(func(L *lua.LState) int {
-		s := L.CheckString(1)
-		L.Push(lua.LBool(compile(L, 2).MatchString(s)))
-		return 1
-	}))
-	mod.RawSetString("find", L.NewFunction(func(L *lua.LState) int {
-		s := L.CheckString(1)
-		m := compile(L, 2).FindStringSubmatch(s)
-		if m == nil {
-			L.Push(lua.LNil)
-			return 1
-		}
-		for _, part := range m {
-			L.Push(lua.LString(part))
-		}
-		return len(m)
-	}))
-	mod.RawSetString("find_all", L.NewFunction(func(L *lua.LState) int {
-		s := L.CheckString(1)
-		re := compile(L, 2)
-		n := L.OptInt(3, -1)
-		if n < 0 || n > reMaxResults {
-			n = reMaxResults + 1
-		}
-		all := re.FindAllString(s, n)
-		checkSize(L, "re.find_all", int64(len(all))*reResultSize)
-		poll := poller{L: L}
-		t := L.CreateTable(len(all), 0)
-		for i, m := range all {
-			poll.tick()
-			t.RawSetInt(i+1, lua.LString(m))
-		}
-		L.Push(t)
-		return 1
-	}))
-	mod.RawSetString("gsub", L.NewFunction(func(L *lua.LState) int {
-		s := L.CheckString(1)
-		re := compile(L, 2)
-		add := reReplacement(L, re, L.Get(3))
-		var out lua.LString
-		var count int
-		if reResumable(re) {
-			out, count = reReplaceAll(L, re, s, add)
-		} else {
-			out, count = reReplaceAllFunc(L, re, s, add)
-		}
-		L.Push(out)
-		L.Push(lua.LNumber(count))
-		return 2
-	}))
-	mod.RawSetString("quote", L.NewFunction(func(L *lua.LState) int {
-		L.Push(lua.LString(regexp.QuoteMeta(L.CheckString(1))))
-		return 1
-	}))
-	return mod
+	re, err := regexp.Compile(pat)
+	if err != nil {
+		return nil, &argError{n: 2, msg: "invalid regular expression: " + err.Error()}
+	}
+	if *c == nil || len(*c) >= maxCachedRegexps {
+		*c = reCache{}
+	}
+	(*c)[pat] = re
+	return re, nil
 }
 
 // A reAdd appends to out the replacement of the match a (submatch indexes, or nil) of

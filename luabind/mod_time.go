@@ -1,6 +1,7 @@
 package luabind
 
 import (
+	"fmt"
 	"time"
 
 	lua "github.com/yuin/gopher-lua"
@@ -9,26 +10,23 @@ import (
 // openTime builds the time module: now() in seconds since the epoch (with fractions) and
 // sleep(seconds), which stops early with an error when the call's context ends.
 func openTime(L *lua.LState, e *env) lua.LValue {
-	mod := L.CreateTable(0, 2)
-	mod.RawSetString("now", L.NewFunction(func(L *lua.LState) int {
-		L.Push(lua.LNumber(float64(time.Now().UnixNano()) / 1e9))
-		return 1
-	}))
-	mod.RawSetString("sleep", L.NewFunction(func(L *lua.LState) int {
-		d := time.Duration(float64(L.CheckNumber(1)) * float64(time.Second))
-		if d <= 0 {
-			return 0
-		}
-		defer e.guard.wait()()
-		ctx := hostContext(L)
-		t := time.NewTimer(d)
-		defer t.Stop()
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			L.RaiseError("time.sleep interrupted: %v", ctx.Err())
-		}
-		return 0
-	}))
-	return mod
+	return funcTable(L, map[string]lua.LGFunction{
+		"now": fn0(func(*lua.LState) (float64, error) { return float64(time.Now().UnixNano()) / 1e9, nil }),
+		"sleep": fn1(func(L *lua.LState, seconds float64) (none, error) {
+			d := time.Duration(seconds * float64(time.Second))
+			if d <= 0 {
+				return none{}, nil
+			}
+			defer e.guard.wait()()
+			ctx := hostContext(L)
+			t := time.NewTimer(d)
+			defer t.Stop()
+			select {
+			case <-t.C:
+				return none{}, nil
+			case <-ctx.Done():
+				return none{}, fmt.Errorf("time.sleep interrupted: %v", ctx.Err())
+			}
+		}),
+	})
 }
