@@ -63,38 +63,44 @@ func openJSON(L *lua.LState, e *env) lua.LValue {
 	jv := e.jsonValues(L)
 	null, arrayMeta := jv.null, jv.arrayMeta
 
-	mod := L.CreateTable(0, 4)
+	mod := funcTable(L, map[string]lua.LGFunction{
+		"encode": fn1(func(L *lua.LState, value lua.LValue) (string, error) {
+			if value == lua.LNil && L.GetTop() == 0 {
+				L.ArgError(1, "value expected")
+			}
+			v, err := ToGo(value)
+			if err != nil {
+				return "", fmt.Errorf("json.encode: %v", err)
+			}
+			b, err := marshalJSONPolled(v, &poller{L: L})
+			if errors.Is(err, errJSONSize) {
+				return "", err
+			} else if err != nil {
+				return "", fmt.Errorf("json.encode: %v", err)
+			}
+			return string(b), nil
+		}),
+		"decode": fn1(func(L *lua.LState, text string) (lua.LValue, error) {
+			checkSize(L, "json.decode", int64(len(text)))
+			v, err := decodeJSON(text)
+			if err != nil {
+				return nil, fmt.Errorf("json.decode: %v", err)
+			}
+			return jsonToLua(L, v, null, arrayMeta), nil
+		}),
+		"array": fn1(func(L *lua.LState, t lua.LValue) (lua.LValue, error) {
+			table, ok := t.(*lua.LTable)
+			switch {
+			case t == lua.LNil:
+				table = L.NewTable()
+			case !ok:
+				L.ArgError(1, "table expected, got "+t.Type().String())
+			}
+			L.SetMetatable(table, arrayMeta)
+			return table, nil
+		}),
+	})
 	mod.RawSetString("null", null)
-	mod.RawSetString("encode", L.NewFunction(func(L *lua.LState) int {
-		v, err := ToGo(L.CheckAny(1))
-		if err != nil {
-			L.RaiseError("json.encode: %v", err)
-		}
-		b, err := marshalJSONPolled(v, &poller{L: L})
-		if errors.Is(err, errJSONSize) {
-			L.RaiseError("%s", err.Error())
-		} else if err != nil {
-			L.RaiseError("json.encode: %v", err)
-		}
-		L.Push(lua.LString(b))
-		return 1
-	}))
-	mod.RawSetString("decode", L.NewFunction(func(L *lua.LState) int {
-		text := L.CheckString(1)
-		checkSize(L, "json.decode", int64(len(text)))
-		v, err := decodeJSON(text)
-		if err != nil {
-			L.RaiseError("json.decode: %v", err)
-		}
-		L.Push(jsonToLua(L, v, null, arrayMeta))
-		return 1
-	}))
-	mod.RawSetString("array", L.NewFunction(func(L *lua.LState) int {
-		t := L.OptTable(1, L.NewTable())
-		L.SetMetatable(t, arrayMeta)
-		L.Push(t)
-		return 1
-	}))
 	return mod
 }
 

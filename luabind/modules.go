@@ -23,8 +23,8 @@ func hasNet(e *env) bool  { return len(e.perms.Net) > 0 }
 func hasExec(e *env) bool { return len(e.perms.Exec) > 0 }
 
 // modules is the fixed table of libraries. It is never modified after init. A module's
-// functions are plain Go functions adapted by fn0..fn3 (export.go); re and time are written
-// that way, the others still against the Lua stack.
+// functions are plain Go functions adapted by fn0..fn3 (export.go); json, re and time are
+// written that way, the others still against the Lua stack.
 var modules = []module{
 	{name: "json", available: always, open: openJSON},
 	{name: "log", available: always, open: openLog},
