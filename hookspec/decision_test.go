@@ -8,6 +8,7 @@ import (
 )
 
 func TestMerge(t *testing.T) {
+	t.Parallel()
 	block := func(msg string) map[string]any { return map[string]any{"action": "block", "message": msg} }
 	tests := []struct {
 		name    string
@@ -48,6 +49,7 @@ func TestMerge(t *testing.T) {
 }
 
 func TestNames(t *testing.T) {
+	t.Parallel()
 	if len(Names()) != 17 || !IsHook(PreToolCall) || IsHook("agent:start") {
 		t.Errorf("Names() = %v", Names())
 	}
@@ -58,6 +60,7 @@ func TestNames(t *testing.T) {
 }
 
 func TestStatusFailed(t *testing.T) {
+	t.Parallel()
 	for s, want := range map[Status]bool{StatusOK: false, StatusSkipped: false, StatusError: true, StatusTimeout: true, StatusCancelled: true, StatusBusy: true} {
 		if s.Failed() != want {
 			t.Errorf("%s.Failed() = %v", s, !want)
@@ -66,6 +69,7 @@ func TestStatusFailed(t *testing.T) {
 }
 
 func TestSampleKwargsForEveryHook(t *testing.T) {
+	t.Parallel()
 	for _, h := range Names() {
 		if SampleKwargs(h, "/w") == nil {
 			t.Errorf("no sample kwargs for %s", h)
@@ -83,6 +87,7 @@ func TestSampleKwargsForEveryHook(t *testing.T) {
 }
 
 func TestProblem(t *testing.T) {
+	t.Parallel()
 	closest := func(name string, cands []string) string {
 		for _, c := range cands {
 			if len(c) > 2 && len(name) > 2 && c[:3] == name[:3] {

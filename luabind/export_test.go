@@ -10,6 +10,7 @@ import (
 
 // The adapter reads arguments and pushes results by type, and names a bad argument.
 func TestExportAdapter(t *testing.T) {
+	t.Parallel()
 	L := lua.NewState()
 	defer L.Close()
 	L.SetGlobal("m", funcTable(L, map[string]lua.LGFunction{

@@ -9,6 +9,7 @@ import (
 // Error messages say what C Lua would: what was nil, which block is not closed, and how to
 // write "not equal".
 func TestErrorMessagesSayWhat(t *testing.T) {
+	t.Parallel()
 	reg := func(body string) string { return "function register(ctx)\n" + body + "\nend\n" }
 	tests := []struct{ name, src, want string }{
 		{"missing end of a callback", "function register(ctx)\n  ctx.register_hook(\"x\", function(kw)\n    return 1\n  )\nend\n",

@@ -10,6 +10,7 @@ import (
 )
 
 func TestLogOncePerChange(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	l := NewLog(slog.New(slog.NewTextHandler(&buf, nil)))
 	load := func(msgs ...string) {
@@ -33,6 +34,7 @@ func TestLogOncePerChange(t *testing.T) {
 }
 
 func TestOpenAndUnchanged(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "home")
 	if _, err := Open(dir, false); err == nil || !strings.Contains(err.Error(), "keep running") {
 		t.Errorf("Open of a missing home for a reload = %v", err)
