@@ -164,28 +164,30 @@ func (c *pluginCallback) fire(ctx context.Context, hook string, kw args, timed b
 	} else {
 		v, err = c.p.lp.Call(ctx, c.index, kw.lua())
 	}
-	r := HookResult{Source: SourcePlugin, Name: c.p.info.Name, Status: StatusOK, Result: v, Duration: took}
-	defer func() { c.metrics.observe(r.Status, r.Duration) }()
-	if err == nil {
-		r.Answer = hookspec.Normalise(hook, v)
-		if r.Answer.Kind != hookspec.None || v == nil {
-			return r
-		}
-		reg := c.p.lp.Registrations()[c.index]
-		err = unanswered(hook, v, fmt.Sprintf("%s:%d: ", c.p.file, reg.Line))
-		if err == nil {
-			return r
-		}
-	}
-	if r.Answer.Kind == hookspec.None && v != nil && err != nil && r.Status == StatusOK { // answered, but in no accepted shape
-		r.Status, r.Err = StatusError, err.Error()
-	} else {
-		r.Status, r.Err, r.Result = statusOf(err), err.Error(), nil
+	r := c.result(hook, v, took, err)
+	c.metrics.observe(r.Status, r.Duration)
+	if r.Status == StatusOK {
+		return r
 	}
 	c.logger.Warn("plugin hook failed", "plugin", c.p.info.Name, "hook", hook, "status", string(r.Status), "error", r.Err)
 	if c.p.info.FailClosed && hook == PreToolCall {
-		r.Answer = hookspec.Answer{Kind: hookspec.Block, Message: fmt.Sprintf(
-			"blocked: plugin %q failed closed (%s: %s)", c.p.info.Name, r.Status, r.Err)}
+		r.FailClosed(fmt.Sprintf("blocked: plugin %q failed closed (%s: %s)", c.p.info.Name, r.Status, r.Err))
+	}
+	return r
+}
+
+// result is the result of a call that returned v or failed with err. An answer that does
+// nothing where it surely meant something fails the call, keeping what it answered.
+func (c *pluginCallback) result(hook string, v any, took time.Duration, err error) HookResult {
+	if err != nil {
+		return hookspec.Failed(SourcePlugin, c.p.info.Name, statusOf(err), err.Error(), took)
+	}
+	r := hookspec.Answered(SourcePlugin, c.p.info.Name, hook, v, took)
+	if r.Answer.Kind == hookspec.None && v != nil {
+		reg := c.p.lp.Registrations()[c.index]
+		if err := unanswered(hook, v, fmt.Sprintf("%s:%d: ", c.p.file, reg.Line)); err != nil {
+			r.Status, r.Err = StatusError, err.Error()
+		}
 	}
 	return r
 }

@@ -33,10 +33,10 @@ func (closedGuard) fire(_ context.Context, hook string, _ args, _ bool) HookResu
 // guard turns into a refusal (pre_tool_call blocks, pre_gateway_dispatch skips), since the
 // engine never answers "allowed" when unsure.
 func refusal(hook string, why error) HookResult {
-	r := HookResult{Source: SourceEngine, Name: "engine", Status: StatusError, Err: why.Error()}
+	r := hookspec.Failed(SourceEngine, "engine", StatusError, why.Error(), 0)
 	switch hook {
 	case PreToolCall:
-		r.Answer = hookspec.Answer{Kind: hookspec.Block, Message: "blocked: " + why.Error()}
+		r.FailClosed("blocked: " + why.Error())
 	case PreGatewayDispatch:
 		r.Answer = hookspec.Answer{Kind: hookspec.Skip, Message: why.Error()}
 	}

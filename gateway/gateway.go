@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hermes-hooks/hermes/engine"
+	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/reload"
 )
 
@@ -348,7 +349,7 @@ func (g *Gateway) call(ctx context.Context, h *hook, event string, data map[stri
 	v, err := h.Call(ctx, event, data)
 	r := engine.HookResult{Source: engine.SourceGateway, Name: h.info.Name, Status: engine.StatusOK, Result: v, Duration: time.Since(start)}
 	if err != nil {
-		r.Status, r.Err, r.Result = engine.StatusOf(err), err.Error(), nil
+		r = hookspec.Failed(engine.SourceGateway, h.info.Name, engine.StatusOf(err), err.Error(), r.Duration)
 		g.logger.Warn("gateway hook failed", "hook", h.info.Name, "event", event, "status", string(r.Status), "error", r.Err)
 	}
 	g.opts.Metrics.Observe(engine.SourceGateway, h.info.Name, event, r.Status, r.Duration)

@@ -47,3 +47,20 @@ func (r Result) MarshalJSON() ([]byte, error) {
 
 // DurationMS rounds to microseconds, enough for people and stable for tests.
 func DurationMS(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// Answered is the result of a hook that ran and answered v (its answer in wire shape, nil
+// for none), read for event by Normalise.
+func Answered(source, name, event string, v any, d time.Duration) Result {
+	return Result{Source: source, Name: name, Status: StatusOK, Result: v, Duration: d, Answer: Normalise(event, v)}
+}
+
+// Failed is the result of a hook whose call failed (status is not ok or skipped): it has no
+// answer, unless FailClosed gives it one.
+func Failed(source, name string, status Status, err string, d time.Duration) Result {
+	return Result{Source: source, Name: name, Status: status, Err: err, Duration: d}
+}
+
+// FailClosed makes a failed pre_tool_call hook's result a block saying why.
+func (r *Result) FailClosed(message string) {
+	r.Answer = Answer{Kind: Block, Message: message}
+}
