@@ -13,7 +13,8 @@ import (
 // into Lua); the others are read from the Lua arguments, in order, by type:
 //
 //	string, float64, int, bool    the argument, checked ("bad argument #2 to match (string expected, got nil)")
-//	Opt[int], Opt[string]         an optional argument (nil or absent: not Set)
+//	*lua.LTable                   a table, checked
+//	Opt[int], Opt[string], Opt[*lua.LTable]  an optional argument (nil or absent: not Set)
 //	lua.LValue                    the argument as it is
 //
 // The result is pushed by type: bool, string, float64, int, a lua.LValue (nil: Lua nil),
@@ -92,6 +93,12 @@ func arg[T any](L *lua.LState, n int) T {
 		*p = L.CheckBool(n)
 	case *lua.LValue:
 		*p = L.Get(n)
+	case **lua.LTable:
+		*p = L.CheckTable(n)
+	case *Opt[*lua.LTable]:
+		if L.Get(n) != lua.LNil {
+			*p = Opt[*lua.LTable]{L.CheckTable(n), true}
+		}
 	case *Opt[int]:
 		if L.Get(n) != lua.LNil {
 			*p = Opt[int]{L.CheckInt(n), true}

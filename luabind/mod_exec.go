@@ -27,14 +27,14 @@ var execBaseEnv = []string{"PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", 
 
 // openExec builds the exec module: run(argv, opts?).
 func openExec(L *lua.LState, e *env) lua.LValue {
-	mod := L.CreateTable(0, 1)
-	mod.RawSetString("run", L.NewFunction(func(L *lua.LState) int {
-		argv := argvFrom(L, L.CheckTable(1))
-		opts := execOptsFrom(L, L.OptTable(2, L.NewTable()))
-		L.Push(e.runProgram(L, argv, opts))
-		return 1
-	}))
-	return mod
+	return funcTable(L, map[string]lua.LGFunction{
+		"run": fn2(func(L *lua.LState, argv *lua.LTable, opts Opt[*lua.LTable]) (lua.LValue, error) {
+			if !opts.Set {
+				opts.V = L.NewTable()
+			}
+			return e.runProgram(L, argvFrom(L, argv), execOptsFrom(L, opts.V)), nil
+		}),
+	})
 }
 
 type execOpts struct {

@@ -161,35 +161,39 @@ func openHTTP(L *lua.LState, e *env) lua.LValue {
 	rules := parseNetRules(e.perms.Net)
 	client := newHTTPClient(rules)
 	e.httpDone = client.CloseIdleConnections
-	do := func(L *lua.LState, fn string, r httpRequest) int {
-		L.Push(e.doHTTP(L, client, rules, fn, r))
-		return 1
+	do := func(L *lua.LState, fn string, r httpRequest) (lua.LValue, error) {
+		return e.doHTTP(L, client, rules, fn, r), nil
 	}
-	mod := L.CreateTable(0, 3)
-	mod.RawSetString("request", L.NewFunction(func(L *lua.LState) int {
-		r := requestFromTable(L, "http.request", L.CheckTable(1), true)
-		return do(L, "http.request", r)
-	}))
-	mod.RawSetString("get", L.NewFunction(func(L *lua.LState) int {
-		r := requestFromTable(L, "http.get", L.OptTable(2, L.NewTable()), false)
-		r.method, r.url = http.MethodGet, L.CheckString(1)
-		return do(L, "http.get", r)
-	}))
-	mod.RawSetString("post", L.NewFunction(func(L *lua.LState) int {
-		r := requestFromTable(L, "http.post", L.OptTable(3, L.NewTable()), false)
-		r.method, r.url = http.MethodPost, L.CheckString(1)
-		switch body := L.Get(2).(type) {
-		case lua.LString:
-			r.body = []byte(body)
-		case *lua.LTable:
-			r.body, r.isJSON = encodeBody(L, "http.post", body), true
-		case *lua.LNilType:
-		default:
-			L.ArgError(2, "string or table expected, got "+body.Type().String())
+	orEmpty := func(L *lua.LState, o Opt[*lua.LTable]) *lua.LTable {
+		if o.Set {
+			return o.V
 		}
-		return do(L, "http.post", r)
-	}))
-	return mod
+		return L.NewTable()
+	}
+	return funcTable(L, map[string]lua.LGFunction{
+		"request": fn1(func(L *lua.LState, t *lua.LTable) (lua.LValue, error) {
+			return do(L, "http.request", requestFromTable(L, "http.request", t, true))
+		}),
+		"get": fn2(func(L *lua.LState, url string, opts Opt[*lua.LTable]) (lua.LValue, error) {
+			r := requestFromTable(L, "http.get", orEmpty(L, opts), false)
+			r.method, r.url = http.MethodGet, url
+			return do(L, "http.get", r)
+		}),
+		"post": fn3(func(L *lua.LState, url string, body lua.LValue, opts Opt[*lua.LTable]) (lua.LValue, error) {
+			r := requestFromTable(L, "http.post", orEmpty(L, opts), false)
+			r.method, r.url = http.MethodPost, url
+			switch body := body.(type) {
+			case lua.LString:
+				r.body = []byte(body)
+			case *lua.LTable:
+				r.body, r.isJSON = encodeBody(L, "http.post", body), true
+			case *lua.LNilType:
+			default:
+				return nil, &argError{n: 2, msg: "string or table expected, got " + body.Type().String()}
+			}
+			return do(L, "http.post", r)
+		}),
+	})
 }
 
 // requestFromTable reads the request options; full allows url, method, body and json too.

@@ -23,8 +23,10 @@ func hasNet(e *env) bool  { return len(e.perms.Net) > 0 }
 func hasExec(e *env) bool { return len(e.perms.Exec) > 0 }
 
 // modules is the fixed table of libraries. It is never modified after init. A module's
-// functions are plain Go functions adapted by fn0..fn3 (export.go); json, re and time are
-// written that way, the others still against the Lua stack.
+// functions are plain Go functions adapted by fn0..fn3 (export.go): json, re, time, http and
+// exec. Three work on the Lua stack on purpose: log converts its message only when the level
+// is enabled, io's functions are methods of file objects, and hermes's are the host's
+// Funcs, adapted by wrapFunc.
 var modules = []module{
 	{name: "json", available: always, open: openJSON},
 	{name: "log", available: always, open: openLog},
