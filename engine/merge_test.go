@@ -152,10 +152,11 @@ func TestDispatchMerge(t *testing.T) {
 		var sent [][]any
 		send := Func(func(_ context.Context, a []any) (any, error) { sent = append(sent, a); return nil, nil })
 		e, _ := newEngine(t, testutil.Home(t, pluginFiles("a", "", one(PreGatewayDispatch,
-			`kw.gateway.send("dot") kw.gateway:send("colon") kw.session_store:Append("method") kw.session_store:append("lower") return {action="skip"}`))))
+			`kw.gateway.send("dot") kw.gateway:send("colon") kw.session_store:Append("method") kw.session_store:append("lower")
+			 kw.session_store.append("object dot") kw.session_store.Append("object Dot") return {action="skip"}`))))
 		e.PreGatewayDispatch(context.Background(), DispatchEvent{}, DispatchHost{
 			Gateway: map[string]any{"send": send}, SessionStore: Object{V: &store{send: send}}})
-		if diff := cmp.Diff([][]any{{"dot"}, {"colon"}, {"method"}, {"lower"}}, sent); diff != "" {
+		if diff := cmp.Diff([][]any{{"dot"}, {"colon"}, {"method"}, {"lower"}, {"object dot"}, {"object Dot"}}, sent); diff != "" {
 			t.Errorf("calls (-want +got):\n%s", diff)
 		}
 	})

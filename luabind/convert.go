@@ -6,6 +6,7 @@ import (
 	"math"
 	"reflect"
 	"strconv"
+	"strings"
 
 	lua "github.com/yuin/gopher-lua"
 	luar "layeh.com/gopher-luar"
@@ -122,7 +123,7 @@ func toLua(L *lua.LState, v any) lua.LValue {
 	case Func:
 		return L.NewFunction(wrapFunc(x, nil))
 	case Object:
-		return luar.New(L, x.V)
+		return bindMethods(L, luar.New(L, x.V), reflect.TypeOf(x.V))
 	case fmt.Stringer:
 		return lua.LString(x.String())
 	case error:
@@ -194,6 +195,74 @@ func wrapFunc(f Func, g *callGuard) lua.LGFunction {
 		L.Push(toLua(L, res))
 		return 1
 	}
+}
+
+// bindMethods lets a hook call an Object's methods with a dot as well as a colon:
+// obj.send(x) and obj:send(x) both call the Go method Send on the object, as a map of Funcs
+// answers both. gopher-luar's methods take their receiver as the first argument; the
+// object's metatable is copied with an __index that hands out each method bound to it. A
+// function-valued field is left as it is.
+func bindMethods(L *lua.LState, v lua.LValue, typ reflect.Type) lua.LValue {
+	ud, ok := v.(*lua.LUserData)
+	if !ok || typ == nil {
+		return v
+	}
+	mt, ok := ud.Metatable.(*lua.LTable)
+	if !ok {
+		return v
+	}
+	index, ok := mt.RawGetString("__index").(*lua.LFunction)
+	if !ok {
+		return v
+	}
+	bound := L.CreateTable(0, 8)
+	mt.ForEach(func(k, val lua.LValue) { bound.RawSet(k, val) })
+	bound.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
+		self, key := L.Get(1), L.Get(2)
+		L.Push(index)
+		L.Push(self)
+		L.Push(key)
+		L.Call(2, 1)
+		fn, isFn := L.Get(-1).(*lua.LFunction)
+		name, isName := key.(lua.LString)
+		if !isFn || !isName || !isMethod(typ, string(name)) {
+			return 1
+		}
+		L.Pop(1)
+		L.Push(L.NewFunction(func(L *lua.LState) int {
+			if L.GetTop() == 0 || L.Get(1) != self {
+				L.Insert(self, 1) // a dot call: the receiver is missing
+			}
+			n := L.GetTop()
+			L.Push(fn)
+			for i := 1; i <= n; i++ {
+				L.Push(L.Get(i))
+			}
+			L.Call(n, lua.MultRet)
+			return L.GetTop() - n
+		}))
+		return 1
+	}))
+	ud.Metatable = bound
+	return ud
+}
+
+// isMethod reports whether name (or name with its first letter in upper case, as
+// gopher-luar accepts it) is a method of typ.
+func isMethod(typ reflect.Type, name string) bool {
+	if name == "" {
+		return false
+	}
+	upper := strings.ToUpper(name[:1]) + name[1:]
+	for _, t := range []reflect.Type{typ, reflect.PointerTo(typ)} {
+		if _, ok := t.MethodByName(name); ok {
+			return true
+		}
+		if _, ok := t.MethodByName(upper); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // methodFunc is f as a field of table t: callable as t.f(...) and as t:f(...), whose self
