@@ -15,11 +15,11 @@ import (
 )
 
 // callback is one registered hook function: a Lua plugin callback or a shell hook.
-// fire never panics and never returns a Go error: failures are in the HookResult.
+// fire never panics and never returns a Go error: failures are in the HookResult. A Lua
+// callback times itself only for its metrics; the invoker times the calls of a report that
+// outlives the call (Fire, a trace).
 type callback interface {
-	// fire runs the callback. Unless timed, a Lua callback's Duration may be left 0 (the
-	// caller keeps no report and the callback has no metrics): a clock read less.
-	fire(ctx context.Context, hook string, kw args, timed bool) HookResult
+	fire(ctx context.Context, hook string, kw args) HookResult
 	stats() *hookMetrics // nil without Options.Metrics
 }
 
@@ -118,7 +118,16 @@ func (e *Engine) invoke(ctx context.Context, set *hookSet, hook string, kw args,
 		results = make([]HookResult, 0, len(cbs))
 	}
 	for _, cb := range cbs {
-		results = append(results, cb.fire(ctx, hook, kw, !pooled))
+		if pooled { // the typed calls keep nothing but the decision: no clock read
+			results = append(results, cb.fire(ctx, hook, kw))
+			continue
+		}
+		start := time.Now()
+		r := cb.fire(ctx, hook, kw)
+		if r.Duration == 0 {
+			r.Duration = time.Since(start)
+		}
+		results = append(results, r)
 	}
 	if pooled {
 		sc.results = results
@@ -155,11 +164,11 @@ type pluginCallback struct {
 
 func (c *pluginCallback) stats() *hookMetrics { return c.metrics }
 
-func (c *pluginCallback) fire(ctx context.Context, hook string, kw args, timed bool) HookResult {
+func (c *pluginCallback) fire(ctx context.Context, hook string, kw args) HookResult {
 	var v any
 	var took time.Duration
 	var err error
-	if timed || c.metrics != nil {
+	if c.metrics != nil {
 		v, took, err = c.p.lp.CallTimed(ctx, c.index, kw.lua())
 	} else {
 		v, err = c.p.lp.Call(ctx, c.index, kw.lua())

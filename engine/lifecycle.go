@@ -25,7 +25,7 @@ type closedGuard struct{}
 
 func (closedGuard) stats() *hookMetrics { return nil }
 
-func (closedGuard) fire(_ context.Context, hook string, _ args, _ bool) HookResult {
+func (closedGuard) fire(_ context.Context, hook string, _ args) HookResult {
 	return refusal(hook, ErrClosed)
 }
 

@@ -138,7 +138,7 @@ type shellCallback struct {
 
 func (c *shellCallback) stats() *hookMetrics { return c.metrics }
 
-func (c *shellCallback) fire(ctx context.Context, hook string, kw args, _ bool) HookResult {
+func (c *shellCallback) fire(ctx context.Context, hook string, kw args) HookResult {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	defer context.AfterFunc(c.stop, func() { cancel(context.Cause(c.stop)) })()

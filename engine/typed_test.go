@@ -67,6 +67,11 @@ func TestWithTrace(t *testing.T) {
 	if len(reps) != 3 {
 		t.Fatalf("%d reports, want 3: %+v", len(reps), reps)
 	}
+	for _, r := range reps { // timed by the invoker: no metrics are needed for a duration
+		if r.Hooks[0].Duration <= 0 {
+			t.Errorf("%s: duration %v, want the call's", r.Event, r.Hooks[0].Duration)
+		}
+	}
 	if b := reps[0].Block(); b == nil || b.Message != "no x" || reps[0].Payload["tool_name"] != "x" {
 		t.Errorf("first report %+v, want the block of x with its payload", reps[0])
 	}
