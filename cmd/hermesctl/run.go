@@ -12,6 +12,7 @@ import (
 
 	"github.com/hermes-hooks/hermes/consent"
 	"github.com/hermes-hooks/hermes/engine"
+	"github.com/hermes-hooks/hermes/internal/suggest"
 )
 
 // cli carries what every command needs.
@@ -91,8 +92,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return help.print(stdout)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "hermesctl: %v\n\n", err)
-		usage(stderr)
+		fmt.Fprintf(stderr, "hermesctl: %v\nRun 'hermesctl help' for the commands.\n", err)
 		return exitUsage
 	}
 	fs, runCmd := newFlagSet(cmd, c)
@@ -181,6 +181,13 @@ func findCommand(args []string) (*command, []string, error) {
 		}
 		return nil, nil, fmt.Errorf("%q needs a subcommand: %s (see hermesctl %s --help)", name, strings.Join(subcommands(name), ", "), name)
 	}
+	var names []string
+	for _, cmd := range commands {
+		names = append(names, cmd.name)
+	}
+	if s := suggest.Closest(name, names); s != "" {
+		return nil, nil, fmt.Errorf("unknown command %q (did you mean %q?)", name, s)
+	}
 	return nil, nil, fmt.Errorf("unknown command %q", name)
 }
 
@@ -265,7 +272,11 @@ func (c *cli) wantArgs(args []string, n int) bool {
 	if len(args) == n {
 		return true
 	}
-	fmt.Fprintf(c.stderr, "hermesctl %s: want %d argument(s) %s, got %d\n", c.cmd.name, n, c.cmd.args, len(args))
+	if c.cmd.args == "" {
+		fmt.Fprintf(c.stderr, "hermesctl %s: takes no arguments, got %d\n", c.cmd.name, len(args))
+	} else {
+		fmt.Fprintf(c.stderr, "hermesctl %s: want %d argument(s) %s, got %d\n", c.cmd.name, n, c.cmd.args, len(args))
+	}
 	return false
 }
 
