@@ -1,18 +1,91 @@
 package engine
 
-import "context"
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/hermes-hooks/hermes/hookspec"
+)
 
 // PreToolCall fires pre_tool_call and returns the block that vetoes the call, or nil to let
-// it run. Every callback runs, even after a block; the first valid block wins.
+// it run. Every callback runs, even after a block; the first valid block wins. A hook that
+// asks for a person's decision is answered by Options.Approve (no approver: blocked). Use
+// DecideTool (or RunTool) to also get the arguments hooks modified.
 func (e *Engine) PreToolCall(ctx context.Context, call ToolCall) *Block {
+	if len(e.set.Load().preTool) == 0 { // the path every host pays on every call
+		return nil
+	}
+	return e.DecideTool(ctx, call).Block
+}
+
+// ToolDecision is what the pre_tool_call hooks decided about one tool call.
+type ToolDecision struct {
+	Block    *Block         // non-nil: the call must not run
+	Args     map[string]any // the arguments to run the tool with: the call's, or as hooks modified them
+	Modified bool           // Args differ from the call's
+	Approved bool           // a hook (or, when one asked, the person) approved the call: skip the host's own prompt
+	Hook     string         // the hook that decided; "" when nothing changed
+}
+
+// DecideTool fires pre_tool_call and returns the one decision about the call:
+// block > ask > approve > modify, modifications chained in priority order (each callback
+// sees the arguments the ones before it left). An ask goes to Options.Approve, bounded by
+// ApproveTimeout; no approver, a timeout, an error or a no blocks the call.
+func (e *Engine) DecideTool(ctx context.Context, call ToolCall) ToolDecision {
+	d := ToolDecision{Args: call.Args}
 	set := e.set.Load()
 	if len(set.preTool) == 0 {
-		return nil
+		return d
 	}
 	sc := getScratch()
 	defer putScratch(sc)
 	sc.tool = toolArgs{call: call}
-	return e.invoke(ctx, set, PreToolCall, &sc.tool, false, sc).Block()
+	rep := e.invoke(ctx, set, PreToolCall, &sc.tool, false, sc)
+	dec := rep.Decision
+	if h := rep.decider(); h != nil {
+		d.Hook = h.Name
+	}
+	if dec.Args != nil {
+		d.Args, d.Modified = dec.Args, true
+	}
+	switch dec.Kind {
+	case hookspec.Block:
+		d.Block, d.Args, d.Modified = rep.Block(), call.Args, false
+	case hookspec.Approve:
+		d.Approved = true
+	case hookspec.Ask:
+		call.Args = d.Args
+		d.Approved, d.Block = e.ask(ctx, ApprovalRequest{Call: call, Message: dec.Message, Hook: d.Hook}, rep.decider().Source)
+	}
+	return d
+}
+
+// ask puts a hook's question to Options.Approve, within ApproveTimeout; anything but a yes
+// blocks the call, saying why.
+func (e *Engine) ask(ctx context.Context, req ApprovalRequest, source string) (bool, *Block) {
+	blocked := func(why string) (bool, *Block) {
+		return false, &Block{Message: fmt.Sprintf("blocked: %s asked for approval (%s) and %s", req.Hook, req.Message, why), Source: source, Hook: req.Hook}
+	}
+	if e.opts.Approve == nil {
+		return blocked("no approver is configured")
+	}
+	timeout := e.opts.ApproveTimeout
+	if timeout <= 0 {
+		timeout = 2 * time.Minute
+	}
+	actx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	ok, err := e.opts.Approve(actx, req)
+	switch {
+	case actx.Err() != nil && !ok:
+		return blocked(fmt.Sprintf("no answer came within %s", timeout))
+	case err != nil:
+		return blocked("the approver failed: " + err.Error())
+	case !ok:
+		return blocked("the answer was no")
+	}
+	return true, nil
 }
 
 // PostToolCall fires post_tool_call (an observer) with call.Result and call.DurationMS.

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"github.com/hermes-hooks/hermes/hookspec"
 	"log/slog"
 	"strings"
 )
@@ -20,8 +21,11 @@ func (e *Engine) audit(ctx context.Context, rep Report) {
 	var before, after any
 	switch rep.Event {
 	case PreToolCall:
-		b := rep.Block()
-		decision, by, before, after = "block", b.Hook, rep.Payload["args"], b.Message
+		decision, by, before = toolDecisionNames[rep.Decision.Kind], rep.decider().Name, rep.Payload["args"]
+		after = rep.Decision.Message
+		if rep.Decision.Args != nil {
+			after = rep.Decision.Args
+		}
 	case PreLLMCall:
 		decision, by, before, after = "inject_context", contributors(rep), rep.Payload["user_message"], rep.Context()
 	case TransformToolResult, TransformTerminalOutput, TransformLLMOutput:
@@ -43,6 +47,11 @@ func (e *Engine) audit(ctx context.Context, rep Report) {
 	e.logger.LogAttrs(ctx, slog.LevelInfo, "hook decision",
 		slog.String("audit", decision), slog.String("event", rep.Event), slog.String("by", by),
 		slog.String("before_sha256", digest(before)), slog.String("after_sha256", digest(after)))
+}
+
+// toolDecisionNames name pre_tool_call's decisions in the audit log.
+var toolDecisionNames = map[hookspec.Kind]string{
+	hookspec.Block: "block", hookspec.Ask: "ask", hookspec.Approve: "approve", hookspec.Modify: "modify",
 }
 
 // transformedKey is the kwarg a transform replaces.

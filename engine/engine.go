@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/hermes-hooks/hermes/internal/reload"
 	"github.com/hermes-hooks/hermes/luabind"
@@ -45,6 +46,19 @@ type Options struct {
 	HostFuncs map[string]Func
 	// Metrics, when non-nil, counts every hook call (see Metrics); nil counts nothing.
 	Metrics *Metrics
+	// Approve decides a tool call a pre_tool_call hook asked a person about (its answer was
+	// ask): it may message the user on their platform and wait. It reports whether the call
+	// may run. nil means nobody can be asked, so the call is blocked.
+	Approve func(ctx context.Context, req ApprovalRequest) (bool, error)
+	// ApproveTimeout bounds Approve; 0 means 2 minutes. Past it the call is blocked.
+	ApproveTimeout time.Duration
+}
+
+// ApprovalRequest is what Options.Approve is asked about.
+type ApprovalRequest struct {
+	Call    ToolCall // with the arguments the tool would run with
+	Message string   // the question, as the hook put it
+	Hook    string   // the hook that asked
 }
 
 // Prompt is where to ask the user about an unapproved shell hook.

@@ -117,15 +117,19 @@ func (e *Engine) invoke(ctx context.Context, set *hookSet, hook string, kw args,
 	} else {
 		results = make([]HookResult, 0, len(cbs))
 	}
+	in := kw
 	for _, cb := range cbs {
+		var r HookResult
 		if pooled { // the typed calls keep nothing but the decision: no clock read
-			results = append(results, cb.fire(ctx, hook, kw))
-			continue
+			r = cb.fire(ctx, hook, in)
+		} else {
+			start := time.Now()
+			if r = cb.fire(ctx, hook, in); r.Duration == 0 {
+				r.Duration = time.Since(start)
+			}
 		}
-		start := time.Now()
-		r := cb.fire(ctx, hook, kw)
-		if r.Duration == 0 {
-			r.Duration = time.Since(start)
+		if a := r.Answer; a.Args != nil && hook == PreToolCall && a.Kind != hookspec.Block {
+			in = in.withToolArgs(a.Args) // the callbacks after it see the modified arguments
 		}
 		results = append(results, r)
 	}

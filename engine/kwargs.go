@@ -10,6 +10,9 @@ import (
 type args interface {
 	lua() any            // passed to Lua callbacks
 	Map() map[string]any // the same as a map; may be built on first use
+	// withToolArgs are the same kwargs with pre_tool_call's args replaced (a hook modified
+	// them: the callbacks after it see the new ones).
+	withToolArgs(map[string]any) args
 }
 
 // mapArgs are kwargs given as a map.
@@ -17,6 +20,15 @@ type mapArgs map[string]any
 
 func (m mapArgs) lua() any            { return map[string]any(m) }
 func (m mapArgs) Map() map[string]any { return m }
+
+func (m mapArgs) withToolArgs(a map[string]any) args {
+	c := make(mapArgs, len(m))
+	for k, v := range m {
+		c[k] = v
+	}
+	c["args"] = a
+	return c
+}
 
 // toolArgs are pre_tool_call's kwargs: the hot path. Lua gets them written straight into its
 // table (luabind.Table); the map is built only when a shell hook or an audit needs it.
@@ -26,6 +38,12 @@ type toolArgs struct {
 }
 
 func (a *toolArgs) lua() any { return a }
+
+func (a *toolArgs) withToolArgs(args map[string]any) args {
+	call := a.call
+	call.Args = args
+	return &toolArgs{call: call}
+}
 
 func (a *toolArgs) Map() map[string]any {
 	if a.m == nil {

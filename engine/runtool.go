@@ -9,20 +9,26 @@ import (
 
 // ToolRun is what RunTool did with one tool call.
 type ToolRun struct {
-	Result  string // what the model should see
-	Blocked *Block // non-nil: a hook vetoed the call and the tool did not run
-	Err     error  // the tool's own error; Result is then {"error": "..."}
+	Result   string         // what the model should see
+	Blocked  *Block         // non-nil: a hook vetoed the call (or a person said no) and the tool did not run
+	Args     map[string]any // the arguments the tool ran with: the call's, or as hooks modified them
+	Modified bool           // Args differ from the call's
+	Approved bool           // a hook or a person approved the call
+	Err      error          // the tool's own error; Result is then {"error": "..."}
 }
 
 // RunTool runs one tool call through its whole sequence of hooks around run, the host's
-// tool: pre_tool_call (a block ends it, with {"error": message} as the result), run,
+// tool: pre_tool_call (DecideTool: a block ends it, with {"error": message} as the result;
+// the tool runs with the arguments hooks modified), run,
 // transform_terminal_output (for the "terminal" tool, whose result is JSON with an "output"
 // string), post_tool_call and transform_tool_result. call.DurationMS is measured around run
 // when 0. Use WithTrace to see every firing.
 func (e *Engine) RunTool(ctx context.Context, call ToolCall, run func(context.Context, ToolCall) (string, error)) ToolRun {
-	if blk := e.PreToolCall(ctx, call); blk != nil {
-		return ToolRun{Result: errorResult(blk.Message), Blocked: blk}
+	d := e.DecideTool(ctx, call)
+	if d.Block != nil {
+		return ToolRun{Result: errorResult(d.Block.Message), Blocked: d.Block, Args: call.Args}
 	}
+	call.Args = d.Args
 	start := time.Now()
 	result, err := run(ctx, call)
 	if err != nil {
@@ -36,7 +42,7 @@ func (e *Engine) RunTool(ctx context.Context, call ToolCall, run func(context.Co
 	}
 	call.Result = result
 	e.PostToolCall(ctx, call)
-	return ToolRun{Result: e.TransformToolResult(ctx, call), Err: err}
+	return ToolRun{Result: e.TransformToolResult(ctx, call), Args: d.Args, Modified: d.Modified, Approved: d.Approved, Err: err}
 }
 
 // terminalResult applies transform_terminal_output to a terminal result of the form

@@ -14,13 +14,17 @@ const (
 	Allow               // pre_gateway_dispatch: dispatch the message as it is (ends the scan)
 	Skip                // pre_gateway_dispatch: drop the message (Message is the reason)
 	Rewrite             // pre_gateway_dispatch: dispatch Text instead
+	Modify              // pre_tool_call: run the tool with Args instead
+	Approve             // pre_tool_call: the call is explicitly allowed (with Args, if any)
+	Ask                 // pre_tool_call: a person must decide (Message says why)
 )
 
 // Answer is one hook's answer to one call, read from whichever accepted shape it came in.
 type Answer struct {
 	Kind    Kind
-	Message string // Block: why ("" = the default message of its source); Skip: the reason
-	Text    string // Context, Replace, Rewrite
+	Message string         // Block: why ("" = the default message of its source); Skip: the reason; Ask: the question
+	Text    string         // Context, Replace, Rewrite
+	Args    map[string]any // Modify (always), Approve and Ask (when they also change them): the tool's new arguments
 }
 
 // Normalise reads one hook's answer to event: a Lua callback's return value converted to
@@ -31,6 +35,11 @@ type Answer struct {
 //     Claude Code form); when both are present the canonical one decides; the message is
 //     message (canonical) or reason (Claude Code), falling back to the other field. A block
 //     without a usable message still blocks, with its source's default message.
+//     {action="modify", args={...}}, {action="approve", args=?}, {action="ask",
+//     message="...", args=?}; Claude Code's {decision="approve"} and
+//     {hookSpecificOutput={permissionDecision="allow"|"deny"|"ask",
+//     permissionDecisionReason=..., updatedInput={...}}} (deny = block, allow = approve,
+//     updatedInput alone = modify).
 //   - pre_llm_call: a non-blank string, or {context=<non-blank string>}.
 //   - transform_tool_result: a string (even ""), or {result=<string>}.
 //   - transform_terminal_output: a string (even ""), or {output=<string>}.
@@ -45,7 +54,7 @@ func Normalise(event string, v any) Answer {
 	}
 	switch event {
 	case PreToolCall:
-		return blockAnswer(v)
+		return toolAnswer(v)
 	case PreLLMCall:
 		if s, ok := stringOr(v, "context"); ok && strings.TrimSpace(s) != "" {
 			return Answer{Kind: Context, Text: s}
@@ -80,23 +89,65 @@ func stringOr(v any, key string) (string, bool) {
 	return "", false
 }
 
-// blockAnswer reads a pre_tool_call answer.
-func blockAnswer(v any) Answer {
+// toolAnswer reads a pre_tool_call answer: the canonical action decides when there is one,
+// then Claude Code's hookSpecificOutput, then its decision.
+func toolAnswer(v any) Answer {
 	obj, ok := v.(map[string]any)
 	if !ok {
 		return Answer{}
 	}
-	primary, secondary := "", ""
+	args, _ := obj["args"].(map[string]any)
 	if action, canonical := obj["action"].(string); canonical {
-		if action != "block" {
-			return Answer{}
+		switch action {
+		case "block":
+			return blockFrom(obj, "message", "reason")
+		case "modify":
+			if args != nil {
+				return Answer{Kind: Modify, Args: args}
+			}
+		case "approve":
+			return Answer{Kind: Approve, Args: args}
+		case "ask":
+			msg, _ := obj["message"].(string)
+			return Answer{Kind: Ask, Message: msg, Args: args}
 		}
-		primary, secondary = "message", "reason"
-	} else if obj["decision"] == "block" {
-		primary, secondary = "reason", "message"
-	} else {
 		return Answer{}
 	}
+	if h, ok := obj["hookSpecificOutput"].(map[string]any); ok {
+		if a := claudeAnswer(h); a.Kind != None {
+			return a
+		}
+	}
+	switch obj["decision"] {
+	case "block":
+		return blockFrom(obj, "reason", "message")
+	case "approve":
+		return Answer{Kind: Approve}
+	}
+	return Answer{}
+}
+
+// claudeAnswer reads Claude Code's hookSpecificOutput of a PreToolUse hook.
+func claudeAnswer(h map[string]any) Answer {
+	reason, _ := h["permissionDecisionReason"].(string)
+	args, _ := h["updatedInput"].(map[string]any)
+	switch h["permissionDecision"] {
+	case "deny":
+		return Answer{Kind: Block, Message: reason}
+	case "ask":
+		return Answer{Kind: Ask, Message: reason, Args: args}
+	case "allow":
+		return Answer{Kind: Approve, Args: args}
+	}
+	if args != nil {
+		return Answer{Kind: Modify, Args: args}
+	}
+	return Answer{}
+}
+
+// blockFrom is a block whose message is field primary, else secondary, else none (the
+// source's default).
+func blockFrom(obj map[string]any, primary, secondary string) Answer {
 	for _, k := range []string{primary, secondary} {
 		if s, ok := obj[k].(string); ok && strings.TrimSpace(s) != "" {
 			return Answer{Kind: Block, Message: s}

@@ -7,19 +7,26 @@ type Decision struct {
 	Kind    Kind   // None when nothing changes
 	Message string // Block: the message shown to the model; Skip: the reason
 	Text    string // Context (every contribution joined), Replace, Rewrite
-	By      int    // index of the answer that decided (Context: the first contribution); -1 for None
+	By      int    // index of the answer that decided (Context: the first contribution; Modify: the last); -1 for None
 	From    []int  // Context only: the indexes of every contribution, in order
+	// Args, for pre_tool_call, are the tool's arguments as the hooks changed them (modify,
+	// and approve or ask with args, chained in order: the last one wins); nil when unchanged.
+	Args map[string]any
 }
 
 // Merge combines the answers of every hook of one call, in invocation order, by the rules
 // of event.
 //
-//   - pre_tool_call: the first Block wins (every hook still ran).
+//   - pre_tool_call: block > ask > approve > modify; the first of the strongest kind decides
+//     (every hook still ran), and Args are the arguments the chain of modifications left.
 //   - pre_llm_call: every Context, joined with a blank line, in order.
 //   - the transforms: the first Replace wins.
 //   - pre_gateway_dispatch: the first Skip, Rewrite or Allow decides.
 //   - observers: None.
 func Merge(event string, rs []Result) Decision {
+	if event == PreToolCall {
+		return mergeTool(rs)
+	}
 	d := Decision{By: -1}
 	for i := range rs {
 		a := &rs[i].Answer
@@ -47,6 +54,47 @@ func Merge(event string, rs []Result) Decision {
 	return d
 }
 
+// toolRank orders pre_tool_call's decisions: block > ask > approve > modify.
+func toolRank(k Kind) int {
+	switch k {
+	case Block:
+		return 4
+	case Ask:
+		return 3
+	case Approve:
+		return 2
+	case Modify:
+		return 1
+	}
+	return 0
+}
+
+// mergeTool merges pre_tool_call's answers.
+func mergeTool(rs []Result) Decision {
+	d := Decision{By: -1}
+	for i := range rs {
+		a := &rs[i].Answer
+		if a.Args != nil && toolRank(a.Kind) > 0 && a.Kind != Block {
+			d.Args = a.Args
+		}
+		if r := toolRank(a.Kind); r > toolRank(d.Kind) || r > 0 && a.Kind == Modify && d.Kind == Modify {
+			d.Kind, d.Message, d.By = a.Kind, a.Message, i
+		}
+	}
+	switch d.Kind {
+	case Block:
+		d.Args = nil
+		if strings.TrimSpace(d.Message) == "" {
+			d.Message = DefaultBlockMessage(rs[d.By].Source)
+		}
+	case Ask:
+		if strings.TrimSpace(d.Message) == "" {
+			d.Message = "approval needed"
+		}
+	}
+	return d
+}
+
 // accepts reports whether an answer of kind decides event.
 func accepts(event string, kind Kind) bool {
 	switch event {
@@ -70,11 +118,19 @@ func DefaultBlockMessage(source string) string {
 }
 
 // Outcome is the decision in its wire shape: {"action":"block","message":…},
+// {"action":"ask","message":…,"args":…?}, {"action":"approve","args":…?},
+// {"action":"modify","args":…},
 // {"context":…}, {"text":…}, the dispatch action object, or nil when nothing changes.
 func (d Decision) Outcome() any {
 	switch d.Kind {
 	case Block:
 		return map[string]any{"action": "block", "message": d.Message}
+	case Ask:
+		return withArgs(map[string]any{"action": "ask", "message": d.Message}, d.Args)
+	case Approve:
+		return withArgs(map[string]any{"action": "approve"}, d.Args)
+	case Modify:
+		return map[string]any{"action": "modify", "args": d.Args}
 	case Context:
 		return map[string]any{"context": d.Text}
 	case Replace:
@@ -87,4 +143,11 @@ func (d Decision) Outcome() any {
 		return map[string]any{"action": "allow"}
 	}
 	return nil
+}
+
+func withArgs(m map[string]any, args map[string]any) map[string]any {
+	if args != nil {
+		m["args"] = args
+	}
+	return m
 }

@@ -30,6 +30,29 @@ func TestMerge(t *testing.T) {
 		{"rewrite without text allows and ends the scan", PreGatewayDispatch, SourcePlugin, []any{map[string]any{"action": "rewrite"}, map[string]any{"action": "skip"}}, map[string]any{"action": "allow"}, 0},
 		{"nothing", PreGatewayDispatch, SourcePlugin, nil, nil, -1},
 		{"observers decide nothing", PostToolCall, SourcePlugin, []any{block("x")}, nil, -1},
+		{"block beats ask, approve and modify", PreToolCall, SourcePlugin, []any{
+			map[string]any{"action": "modify", "args": map[string]any{"c": "1"}}, map[string]any{"action": "approve"},
+			map[string]any{"action": "ask", "message": "sure?"}, block("no")}, block("no"), 3},
+		{"ask beats approve", PreToolCall, SourcePlugin, []any{map[string]any{"action": "approve"}, map[string]any{"action": "ask", "message": "sure?"}},
+			map[string]any{"action": "ask", "message": "sure?"}, 1},
+		{"ask carries the modified args", PreToolCall, SourcePlugin, []any{
+			map[string]any{"action": "modify", "args": map[string]any{"c": "1"}}, map[string]any{"action": "ask", "message": "ok?"}},
+			map[string]any{"action": "ask", "message": "ok?", "args": map[string]any{"c": "1"}}, 1},
+		{"approve beats modify", PreToolCall, SourcePlugin, []any{map[string]any{"action": "modify", "args": map[string]any{"c": "1"}}, map[string]any{"decision": "approve"}},
+			map[string]any{"action": "approve", "args": map[string]any{"c": "1"}}, 1},
+		{"modifications chain: the last one stands", PreToolCall, SourcePlugin, []any{
+			map[string]any{"action": "modify", "args": map[string]any{"c": "1"}}, map[string]any{"action": "modify", "args": map[string]any{"c": "2"}}},
+			map[string]any{"action": "modify", "args": map[string]any{"c": "2"}}, 1},
+		{"Claude Code's permission decisions", PreToolCall, SourceShell, []any{
+			map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": ".env is private"}}},
+			block(".env is private"), 0},
+		{"Claude Code's updatedInput alone modifies", PreToolCall, SourceShell, []any{
+			map[string]any{"hookSpecificOutput": map[string]any{"updatedInput": map[string]any{"command": "ls"}}}},
+			map[string]any{"action": "modify", "args": map[string]any{"command": "ls"}}, 0},
+		{"Claude Code's ask", PreToolCall, SourceShell, []any{
+			map[string]any{"hookSpecificOutput": map[string]any{"permissionDecision": "ask", "permissionDecisionReason": "deploy?"}}},
+			map[string]any{"action": "ask", "message": "deploy?"}, 0},
+		{"modify without args does nothing", PreToolCall, SourcePlugin, []any{map[string]any{"action": "modify"}}, nil, -1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

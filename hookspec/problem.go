@@ -8,7 +8,7 @@ import (
 
 // expected is, per event that reads answers, the shapes it accepts, for messages.
 var expected = map[string]string{
-	PreToolCall:             `{action="block", message="..."} or {decision="block", reason="..."}`,
+	PreToolCall:             `{action="block", message="..."}, {action="modify", args={...}}, {action="approve"}, {action="ask", message="..."}, or Claude Code's {decision="block", reason="..."} / {hookSpecificOutput={permissionDecision=...}}`,
 	PreLLMCall:              `a string, or {context="..."}`,
 	TransformToolResult:     `a string, or {result="..."}`,
 	TransformTerminalOutput: `a string, or {output="..."}`,
@@ -18,7 +18,7 @@ var expected = map[string]string{
 
 // answerKeys are the keys an answer to event may hold, for did-you-mean.
 var answerKeys = map[string][]string{
-	PreToolCall:             {"action", "message", "decision", "reason"},
+	PreToolCall:             {"action", "message", "decision", "reason", "args", "hookSpecificOutput"},
 	PreLLMCall:              {"context"},
 	TransformToolResult:     {"result"},
 	TransformTerminalOutput: {"output"},
@@ -28,7 +28,7 @@ var answerKeys = map[string][]string{
 
 // actions are the values of action (and decision) an answer to event may hold.
 var actions = map[string][]string{
-	PreToolCall:        {"block", "allow", "approve"},
+	PreToolCall:        {"block", "allow", "approve", "modify", "ask"},
 	PreGatewayDispatch: {"skip", "rewrite", "allow"},
 }
 

@@ -1,0 +1,69 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/hermes-hooks/hermes/internal/testutil"
+)
+
+// Modifications chain in priority order: a later callback sees the arguments an earlier one
+// left, and the tool runs with the last ones; an approval keeps them.
+func TestDecideToolChainsModifications(t *testing.T) {
+	home := testutil.Home(t, testutil.Merge(
+		pluginFiles("a-quote", "priority: 10\n", one("pre_tool_call", `return {action = "modify", args = {command = "ls -la " .. kw.args.command}}`)),
+		pluginFiles("b-approve", "priority: 5\n", one("pre_tool_call", `if kw.args.command == "ls -la /tmp" then return {action = "approve"} end`)),
+	))
+	e, _ := newEngine(t, home)
+	d := e.DecideTool(context.Background(), ToolCall{Name: "terminal", Args: map[string]any{"command": "/tmp"}})
+	want := ToolDecision{Args: map[string]any{"command": "ls -la /tmp"}, Modified: true, Approved: true, Hook: "b-approve"}
+	if diff := cmp.Diff(want, d); diff != "" {
+		t.Errorf("decision (-want +got):\n%s", diff)
+	}
+	var ran map[string]any
+	run := e.RunTool(context.Background(), ToolCall{Name: "terminal", Args: map[string]any{"command": "/tmp"}},
+		func(_ context.Context, c ToolCall) (string, error) { ran = c.Args; return "ok", nil })
+	if ran["command"] != "ls -la /tmp" || !run.Modified || !run.Approved {
+		t.Errorf("the tool ran with %v (%+v), want the modified arguments", ran, run)
+	}
+}
+
+// An ask goes to the host's approver, within a bound; anything but a yes blocks the call.
+func TestDecideToolAsks(t *testing.T) {
+	home := testutil.Home(t, pluginFiles("careful", "", one("pre_tool_call", `return {action = "ask", message = "deploy to prod?"}`)))
+	call := ToolCall{Name: "deploy", Args: map[string]any{"env": "prod"}}
+	tests := []struct {
+		name     string
+		approve  func(context.Context, ApprovalRequest) (bool, error)
+		approved bool
+		blocked  string
+	}{
+		{"no approver", nil, false, "no approver is configured"},
+		{"yes", func(_ context.Context, r ApprovalRequest) (bool, error) {
+			return r.Message == "deploy to prod?" && r.Hook == "careful" && r.Call.Args["env"] == "prod", nil
+		}, true, ""},
+		{"no", func(context.Context, ApprovalRequest) (bool, error) { return false, nil }, false, "the answer was no"},
+		{"error", func(context.Context, ApprovalRequest) (bool, error) { return false, errors.New("chat down") }, false, "the approver failed: chat down"},
+		{"no answer in time", func(ctx context.Context, _ ApprovalRequest) (bool, error) { <-ctx.Done(); return false, ctx.Err() }, false, "no answer came within 20ms"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := engineWith(t, home, Options{Approve: tt.approve, ApproveTimeout: 20 * time.Millisecond})
+			d := e.DecideTool(context.Background(), call)
+			if d.Approved != tt.approved || (d.Block == nil) != (tt.blocked == "") {
+				t.Fatalf("decision %+v, want approved %v, blocked %q", d, tt.approved, tt.blocked)
+			}
+			if d.Block != nil && (!strings.Contains(d.Block.Message, tt.blocked) || !strings.Contains(d.Block.Message, "careful asked for approval (deploy to prod?)")) {
+				t.Errorf("block message %q, want it to say %q", d.Block.Message, tt.blocked)
+			}
+			if blk := e.PreToolCall(context.Background(), call); (blk == nil) != (tt.blocked == "") {
+				t.Errorf("PreToolCall = %+v, want it to agree with DecideTool", blk)
+			}
+		})
+	}
+}
