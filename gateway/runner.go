@@ -236,6 +236,10 @@ func (r *Runner) runTools(ctx context.Context, s *session, calls []engine.ToolCa
 		if blk := run.Blocked; blk != nil {
 			r.note("tool call %s (%s) blocked by %s: %s", call.ToolCallID, call.Name, blk.Hook, blk.Message)
 		}
+		if run.Modified {
+			ran, _ := json.Marshal(run.Args)
+			r.flow("tool call %s ran with the arguments hooks left: %s", call.ToolCallID, ran)
+		}
 		r.flow("tool result %s, as the model sees it: %s", call.ToolCallID, shorten(run.Result, 120))
 		results = append(results, ToolResult{Call: call, Result: run.Result, Blocked: run.Blocked != nil})
 	}

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -196,5 +197,34 @@ end`))
 	want := []any{[]any{"2 items need attention"}, []any(nil)}
 	if diff := cmp.Diff(want, outcomes); diff != "" {
 		t.Errorf("startup outcomes (-want +got):\n%s", diff)
+	}
+}
+
+// The timeline shows the arguments a tool really ran with when hooks modified them.
+func TestReplayShowsModifiedArgs(t *testing.T) {
+	home := testutil.Home(t, map[string]string{
+		"plugins/safe/plugin.yaml": "name: safe\n",
+		"plugins/safe/handler.lua": `function register(ctx)
+  ctx.register_hook("pre_tool_call", function(kw)
+    if kw.args.command == "rm -rf /tmp/x" then return {action = "modify", args = {command = "rm -ri /tmp/x"}} end
+  end)
+end`,
+	})
+	tl, err := ReplayReader(context.Background(), "t.jsonl", strings.NewReader(`{"type":"message","platform":"cli","user_id":"u1","text":"clean"}
+{"type":"llm","model":"m","tool_calls":[{"id":"c1","name":"terminal","args":{"command":"rm -rf /tmp/x"},"result":"{}"}]}
+{"type":"llm","model":"m","response":"done"}
+`), engine.Options{Home: home}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var flows []string
+	for _, e := range tl.Events {
+		if e.Event == "flow" {
+			flows = append(flows, e.Flow)
+		}
+	}
+	want := `tool call c1 ran with the arguments hooks left: {"command":"rm -ri /tmp/x"}`
+	if !slices.Contains(flows, want) {
+		t.Errorf("flows %q, want %q", flows, want)
 	}
 }
