@@ -43,7 +43,7 @@
 ---Every plugin hook name. A name outside this list is kept with a warning, for
 ---hosts that fire hooks of their own.
 ---@alias hermes.HookName
----| "pre_tool_call"             # before every tool runs; may block it
+---| "pre_tool_call"             # before every tool runs; may block, modify, approve it or ask a person
 ---| "post_tool_call"            # after a tool returns (observer)
 ---| "transform_tool_result"     # may replace the tool result the model sees
 ---| "transform_terminal_output" # may replace the terminal tool's raw output
@@ -105,11 +105,12 @@ function PluginContext.register_hook(name, fn) end
 ---@field session_id string Session identifier ("" when unset).
 ---@field tool_call_id string The model's id for this call ("" when unset).
 
----What a pre_tool_call callback returns to veto the call. Only this exact shape counts, with a
----non-empty string message; the first one wins. Return nil to let the call run.
+---What a pre_tool_call callback decides; return nil to let the call run. block > ask >
+---approve > modify when several callbacks decide; modifications chain in priority order.
 ---@class hermes.PreToolCallResult
----@field action "block"
----@field message string Non-empty; shown to the model as the tool's error.
+---@field action "block"|"modify"|"approve"|"ask"
+---@field message? string block: shown to the model as the tool's error; ask: the question for a person.
+---@field args? table<string, any> modify (required), approve and ask: the arguments the tool runs with.
 
 ---post_tool_call: after a tool returns. Observer: the return value is ignored.
 ---@class hermes.PostToolCallArgs: hermes.PreToolCallArgs
