@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -226,5 +227,54 @@ end`,
 	want := `tool call c1 ran with the arguments hooks left: {"command":"rm -ri /tmp/x"}`
 	if !slices.Contains(flows, want) {
 		t.Errorf("flows %q, want %q", flows, want)
+	}
+}
+
+// In a replay, a hook's ask is answered by the approval line after the step, with the
+// approval hooks fired around it: "deny" blocks the call, another choice lets it run.
+func TestReplayAnswersAsksFromApprovalLines(t *testing.T) {
+	home := testutil.Home(t, map[string]string{
+		"plugins/careful/plugin.yaml": "name: careful\n",
+		"plugins/careful/handler.lua": `function register(ctx)
+  ctx.register_hook("pre_tool_call", function(kw)
+    if kw.args.command:find("deploy", 1, true) then return {action = "ask", message = "deploy?"} end
+  end)
+  ctx.register_hook("post_approval_response", function(kw) return kw.choice end)
+end`,
+	})
+	tl, err := ReplayReader(context.Background(), "t.jsonl", strings.NewReader(`{"type":"message","platform":"cli","user_id":"u1","text":"ship it"}
+{"type":"llm","model":"m","tool_calls":[{"id":"c1","name":"terminal","args":{"command":"deploy staging"},"result":"{\"output\":\"ok\"}"}]}
+{"type":"approval","command":"deploy staging","choice":"once"}
+{"type":"llm","model":"m","tool_calls":[{"id":"c2","name":"terminal","args":{"command":"deploy prod"},"result":"{\"output\":\"ok\"}"}]}
+{"type":"approval","command":"deploy prod","choice":"deny"}
+{"type":"llm","model":"m","tool_calls":[{"id":"c3","name":"terminal","args":{"command":"deploy again"},"result":"{}"}]}
+{"type":"llm","model":"m","response":"done"}
+`), engine.Options{Home: home}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var story []string
+	for _, e := range tl.Events {
+		switch {
+		case e.Event == "flow" && strings.HasPrefix(e.Flow, "tool result"):
+			story = append(story, e.Flow)
+		case e.Event == "post_approval_response":
+			story = append(story, "approval hook saw "+fmt.Sprint(e.Hooks[0].Result))
+		}
+	}
+	want := []string{
+		"approval hook saw once",
+		`tool result c1, as the model sees it: {"output":"ok"}`,
+		"approval hook saw deny",
+		`tool result c2, as the model sees it: {"error":"blocked: careful asked for approval (deploy?) and the answer was no"}`,
+		`tool result c3, as the model sees it: {"error":"blocked: careful asked for approval (deploy?) and the approver failed: the transcript has no approval line`,
+	}
+	if len(story) != len(want) {
+		t.Fatalf("story %q, want %q", story, want)
+	}
+	for i := range want { // flow lines are shortened
+		if !strings.HasPrefix(story[i], want[i]) {
+			t.Errorf("story[%d] = %q, want it to start with %q", i, story[i], want[i])
+		}
 	}
 }

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -156,6 +157,27 @@ func Replay(ctx context.Context, r *Runner, agent *TranscriptAgent) error {
 	return nil
 }
 
+// approveFromTranscript answers a hook's ask with the approval line that follows the llm
+// step being replayed, firing the approval hooks as a gateway would: any choice but "deny"
+// lets the call run; no approval line is no answer, so the call is blocked.
+func (r *Runner) approveFromTranscript(ctx context.Context, agent *TranscriptAgent, req engine.ApprovalRequest) (bool, error) {
+	l, ok := agent.nextApproval()
+	if !ok {
+		return false, fmt.Errorf("the transcript has no approval line after this step to answer it")
+	}
+	command, _ := req.Call.Args["command"].(string)
+	if command == "" {
+		b, _ := json.Marshal(req.Call.Args)
+		command = req.Call.Name + " " + string(b)
+	}
+	a := Approval{Command: command, Description: req.Message, PatternKey: "hook:" + req.Hook, PatternKeys: l.PatternKeys,
+		SessionKey: r.lastSessionKey(), Surface: "gateway", Choice: l.Choice}
+	r.eng.PreApprovalRequest(ctx, a)
+	r.eng.PostApprovalResponse(ctx, a)
+	r.note("%s asked about %s (%s); the person chose %s", req.Hook, req.Call.ToolCallID, req.Message, l.Choice)
+	return l.Choice != "deny", nil
+}
+
 func (r *Runner) lastSessionKey() string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -186,6 +208,12 @@ func ReplayReader(ctx context.Context, name string, rd io.Reader, opts engine.Op
 		return Timeline{}, err
 	}
 	agent := NewTranscriptAgent(lines)
+	var r *Runner
+	if opts.Approve == nil { // a hook's ask is answered by the approval line that follows the step
+		opts.Approve = func(ctx context.Context, req engine.ApprovalRequest) (bool, error) {
+			return r.approveFromTranscript(ctx, agent, req)
+		}
+	}
 	opts.HostFuncs = mergeFuncs(opts.HostFuncs, HostFuncs(agent))
 	gwOpts.HostFuncs = mergeFuncs(gwOpts.HostFuncs, HostFuncs(agent))
 	if gwOpts.Logger == nil {
@@ -200,7 +228,7 @@ func ReplayReader(ctx context.Context, name string, rd io.Reader, opts engine.Op
 	if err != nil {
 		return Timeline{}, err
 	}
-	r := NewRunner(eng, gw, agent, RunnerOptions{Sync: true, Model: firstModel(lines)})
+	r = NewRunner(eng, gw, agent, RunnerOptions{Sync: true, Model: firstModel(lines)})
 	err = Replay(ctx, r, agent)
 	if err != nil {
 		gw.Close(ctx)

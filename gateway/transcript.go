@@ -168,6 +168,17 @@ func (a *TranscriptAgent) Prompt(_ context.Context, _ string) (string, error) {
 	return r, nil
 }
 
+// nextApproval consumes the approval line that comes next, if one does: the answer of a
+// person to a hook's ask during the turn being replayed.
+func (a *TranscriptAgent) nextApproval() (Line, bool) {
+	if a.pos >= len(a.lines) || a.lines[a.pos].Type != "approval" {
+		return Line{}, false
+	}
+	l := a.lines[a.pos]
+	a.pos++
+	return l, true
+}
+
 // next returns the next line that is not consumed by the agent, or false at the end.
 func (a *TranscriptAgent) next() (Line, bool) {
 	if a.pos >= len(a.lines) {
