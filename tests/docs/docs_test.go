@@ -125,7 +125,7 @@ func runDoc(t *testing.T, root, bin, file string, env []string) {
 	cmd.Env = append(append(os.Environ(), env...), "HOME="+filepath.Join(tmp, "home"), "PATH="+bin+":"+os.Getenv("PATH"), "HERMES_HOME=", "NO_COLOR=1")
 	os.MkdirAll(filepath.Join(tmp, "home"), 0o755)
 	out, _ := cmd.CombinedOutput()
-	if os.Getenv("DOCS_TEST_DUMP") != "" {
+	if os.Getenv("DOCS_TEST_DUMP") != "" { // a directory to keep each page's script and output in, to debug a mismatch
 		os.WriteFile(filepath.Join(os.Getenv("DOCS_TEST_DUMP"), filepath.Base(file)+".out"), out, 0o644)
 		os.WriteFile(filepath.Join(os.Getenv("DOCS_TEST_DUMP"), filepath.Base(file)+".sh"), []byte(script.String()), 0o644)
 	}
