@@ -53,6 +53,7 @@ type GatewayHook struct {
 	warns   []Warning
 }
 
+func (h *GatewayHook) dirOf() string                 { return h.info.Dir }
 func (h *GatewayHook) loadedFrom() [sha256.Size]byte { return h.sum }
 func (h *GatewayHook) infoOf() *GatewayHookInfo      { return h.info }
 func (h *GatewayHook) warningsOf() []Warning         { return h.warns }
@@ -91,25 +92,9 @@ func (e *Engine) LoadGatewayHooks(ctx context.Context, opts GatewayHookOptions, 
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	byDir := map[string]*GatewayHook{}
-	for _, h := range running {
-		byDir[h.info.Dir] = h
-	}
-	load := func(d *dirFiles) (*GatewayHook, *GatewayHookInfo, []Warning) {
+	hooks, infos, warns := loadDirs(dirs, running, func(d *dirFiles) (*GatewayHook, *GatewayHookInfo, []Warning) {
 		return e.loadGatewayHook(ctx, d, disabled, opts)
-	}
-	var hooks []*GatewayHook
-	var infos []*GatewayHookInfo
-	var warns []Warning
-	for i := range dirs {
-		old, found := byDir[dirs[i].dir]
-		h, info, w := loadOrKeep(&dirs[i], old, found, load, (*GatewayHookInfo).failure)
-		warns = append(warns, w...)
-		infos = append(infos, info)
-		if h != nil {
-			hooks = append(hooks, h)
-		}
-	}
+	})
 	return hooks, infos, warns, nil
 }
 

@@ -70,25 +70,48 @@ func (d *dirFiles) unchanged(sum [sha256.Size]byte) bool {
 }
 
 // loadedDir is what a directory loader returns for a directory that loaded.
-type loadedDir[I any] interface {
+type loadedDir[I dirInfo] interface {
 	comparable
+	dirOf() string
 	loadedFrom() [sha256.Size]byte
 	infoOf() I
 	warningsOf() []Warning
 }
 
-// loadOrKeep loads d with load, unless running (found is false when nothing runs there)
-// was loaded from the same files: then running is kept as it is. When load fails
-// (failure returns the error it recorded in the info) and something runs there, that keeps
-// running, with a warning saying so.
-func loadOrKeep[T loadedDir[I], I any](d *dirFiles, running T, found bool, load func(*dirFiles) (T, I, []Warning), failure func(I) string) (T, I, []Warning) {
-	if found && d.unchanged(running.loadedFrom()) {
-		return running, running.infoOf(), running.warningsOf()
+// dirInfo describes a directory, loaded or not.
+type dirInfo interface {
+	failure() string // the error it failed to load with; "" when it did not fail
+}
+
+// loadDirs loads every directory of dirs with load, in order, keeping what runs there
+// (one of running) as it is when its files did not change, and when its new version fails
+// to load, with a warning saying so. It returns what runs and every directory's info.
+func loadDirs[T loadedDir[I], I dirInfo](dirs []dirFiles, running []T, load func(*dirFiles) (T, I, []Warning)) ([]T, []I, []Warning) {
+	byDir := make(map[string]T, len(running))
+	for _, t := range running {
+		byDir[t.dirOf()] = t
 	}
-	t, info, warns := load(d)
-	if msg := failure(info); msg != "" && found {
-		return running, running.infoOf(), append(warns, Warning{File: d.dir,
-			Msg: "failed to reload (" + msg + "); the previous version keeps running"})
+	var zero T
+	var loaded []T
+	var infos []I
+	var warns []Warning
+	for i := range dirs {
+		d := &dirs[i]
+		old, found := byDir[d.dir]
+		var t T
+		var info I
+		var w []Warning
+		if found && d.unchanged(old.loadedFrom()) {
+			t, info, w = old, old.infoOf(), old.warningsOf()
+		} else if t, info, w = load(d); found && info.failure() != "" {
+			w = append(w, Warning{File: d.dir, Msg: "failed to reload (" + info.failure() + "); the previous version keeps running"})
+			t, info = old, old.infoOf()
+		}
+		warns = append(warns, w...)
+		infos = append(infos, info)
+		if t != zero {
+			loaded = append(loaded, t)
+		}
 	}
-	return t, info, warns
+	return loaded, infos, warns
 }

@@ -63,6 +63,7 @@ type plugin struct {
 	warns []Warning         // found when it was loaded
 }
 
+func (p *plugin) dirOf() string                 { return p.info.Dir }
 func (p *plugin) loadedFrom() [sha256.Size]byte { return p.sum }
 func (p *plugin) infoOf() *PluginInfo           { return p.info }
 func (p *plugin) warningsOf() []Warning         { return p.warns }
@@ -76,25 +77,13 @@ func (e *Engine) loadPlugins(ctx context.Context, cfg *config, prev *hookSet) ([
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	running := map[string]*plugin{}
+	var running []*plugin
 	if prev != nil {
-		for _, p := range prev.loaded {
-			running[p.info.Dir] = p
-		}
+		running = prev.loaded
 	}
-	load := func(d *dirFiles) (*plugin, *PluginInfo, []Warning) { return e.loadPlugin(ctx, d, cfg) }
-	var loaded []*plugin
-	var infos []*PluginInfo
-	var warns []Warning
-	for i := range dirs {
-		old, found := running[dirs[i].dir]
-		p, info, w := loadOrKeep(&dirs[i], old, found, load, (*PluginInfo).failure)
-		warns = append(warns, w...)
-		infos = append(infos, info)
-		if p != nil {
-			loaded = append(loaded, p)
-		}
-	}
+	loaded, infos, warns := loadDirs(dirs, running, func(d *dirFiles) (*plugin, *PluginInfo, []Warning) {
+		return e.loadPlugin(ctx, d, cfg)
+	})
 	sortPlugins(loaded)
 	return loaded, infos, warns, nil
 }
