@@ -263,35 +263,16 @@ func run(t *testing.T, home string, agent *loadAgent) stats {
 	r.Startup(ctx, []string{"telegram"})
 
 	start := time.Now()
-	jobs := make(chan int)
-	go func() {
-		defer close(jobs)
-		for i := range sessions {
-			if time.Since(start) > budget {
-				return
-			}
-			jobs <- i
-		}
-	}()
 	var wg sync.WaitGroup
 	var ran atomic.Int64
-	for range workers {
-		wg.Go(func() {
-			for i := range jobs {
-				chat := fmt.Sprintf("chat-%03d", i)
-				in := gateway.Inbound{Platform: "telegram", UserID: "u" + chat, ChatID: chat, ChatType: "dm", Text: "hello"}
-				if _, err := r.HandleMessage(ctx, in); err != nil {
-					t.Errorf("%s: %v", chat, err)
-				}
-				name := "model"
-				if i%10 == 0 {
-					name = "reset"
-				}
-				r.HandleCommand(ctx, gateway.Command{Platform: "telegram", UserID: "u" + chat, ChatID: chat, Name: name})
-				ran.Add(1)
+	wg.Go(func() {
+		ran.Store(runSessions(t, ctx, r, workers, func(i int) string {
+			if i%10 == 0 {
+				return "reset"
 			}
-		})
-	}
+			return "model"
+		}))
+	})
 	for i := range twinChats { // two messages of one chat at the same moment
 		for range 2 {
 			wg.Go(func() {

@@ -87,7 +87,7 @@ func TestLoadWithReloads(t *testing.T) {
 	bg.Go(func() { reloadEvery100ms(t, ctx, h, write, stop, &reloads) })
 	bg.Go(func() { emitNumbered(h.Gateway, stop, &emitted) })
 	start := time.Now()
-	ran := runSessions(t, ctx, r)
+	ran := runSessions(t, ctx, r, reloadSession, func(int) string { return "reset" })
 	close(stop)
 	bg.Wait()
 	if err := ctx.Err(); err != nil {
@@ -177,9 +177,9 @@ func emitNumbered(gw *gateway.Gateway, stop chan struct{}, emitted *atomic.Int64
 	}
 }
 
-// runSessions runs up to sessions conversations, reloadSession at a time, each a message and
-// a reset, starting none after budget; it returns how many ran.
-func runSessions(t *testing.T, ctx context.Context, r *gateway.Runner) int64 {
+// runSessions runs up to sessions conversations, concurrency at a time, each a message and
+// the slash command command(i) names, starting none after budget; it returns how many ran.
+func runSessions(t *testing.T, ctx context.Context, r *gateway.Runner, concurrency int, command func(i int) string) int64 {
 	start := time.Now()
 	jobs := make(chan int)
 	go func() {
@@ -193,7 +193,7 @@ func runSessions(t *testing.T, ctx context.Context, r *gateway.Runner) int64 {
 	}()
 	var wg sync.WaitGroup
 	var ran atomic.Int64
-	for range reloadSession {
+	for range concurrency {
 		wg.Go(func() {
 			for i := range jobs {
 				chat := fmt.Sprintf("chat-%03d", i)
@@ -201,7 +201,7 @@ func runSessions(t *testing.T, ctx context.Context, r *gateway.Runner) int64 {
 				if _, err := r.HandleMessage(ctx, in); err != nil {
 					t.Errorf("%s: %v", chat, err)
 				}
-				r.HandleCommand(ctx, gateway.Command{Platform: "telegram", UserID: "u" + chat, ChatID: chat, Name: "reset"})
+				r.HandleCommand(ctx, gateway.Command{Platform: "telegram", UserID: "u" + chat, ChatID: chat, Name: command(i)})
 				ran.Add(1)
 			}
 		})
