@@ -21,9 +21,9 @@ func TestHost(t *testing.T) {
 		},
 		hookFiles("g", "events: [agent:end]", counting("g")),
 	))
-	rec := &recorder{}
+	rec := &testutil.Recorder{}
 	ctx := context.Background()
-	h, err := NewHost(ctx, HostOptions{Engine: engine.Options{Home: home, HostFuncs: rec.funcs()}, Gateway: Options{HostFuncs: rec.funcs()}})
+	h, err := NewHost(ctx, HostOptions{Engine: engine.Options{Home: home, HostFuncs: recording(rec)}, Gateway: Options{HostFuncs: recording(rec)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestHost(t *testing.T) {
 	if err := h.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if n := len(rec.get("g")); n != 3 {
+	if n := len(rec.Get("g")); n != 3 {
 		t.Errorf("%d of 3 queued events handled by Close", n)
 	}
 	if blk := h.Engine.PreToolCall(ctx, engine.ToolCall{Name: "terminal"}); blk == nil {

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,34 +14,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// recorder is a host function record(hook, seq) that keeps what each hook saw, in order.
-type recorder struct {
-	mu   sync.Mutex
-	seen map[string][]int
-}
-
-func (r *recorder) funcs() map[string]engine.Func {
-	r.seen = map[string][]int{}
-	return map[string]engine.Func{"record": func(_ context.Context, args []any) (any, error) {
-		name, _ := args[0].(string)
-		var n int
-		switch v := args[1].(type) {
-		case int64:
-			n = int(v)
-		case float64:
-			n = int(v)
-		}
-		r.mu.Lock()
-		r.seen[name] = append(r.seen[name], n)
-		r.mu.Unlock()
-		return nil, nil
-	}}
-}
-
-func (r *recorder) get(name string) []int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]int(nil), r.seen[name]...)
+// recording is the host functions of a test that records what each hook saw, in order.
+func recording(rec *testutil.Recorder) map[string]engine.Func {
+	return map[string]engine.Func{"record": rec.Func()}
 }
 
 // counting is a handler that records the event's seq and how many events this Lua state
@@ -65,8 +39,8 @@ func TestReloadKeepsHooksAndOrder(t *testing.T) {
 		hookFiles("same", "events: [agent:step]", counting("same")),
 		hookFiles("edited", "events: [agent:step]", counting("edited")),
 	))
-	rec := &recorder{}
-	g, _ := newGateway(t, home, Options{HostFuncs: rec.funcs(), QueueSize: 4096})
+	rec := &testutil.Recorder{}
+	g, _ := newGateway(t, home, Options{HostFuncs: recording(rec), QueueSize: 4096})
 	ctx := context.Background()
 	const events = 2000
 	for i := range events {
@@ -85,20 +59,20 @@ func TestReloadKeepsHooksAndOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"same", "edited"} {
-		got := rec.get(name)
+		got := rec.Get(name)
 		if len(got) != events {
 			t.Fatalf("%s saw %d events, want %d (dropped: %v)", name, len(got), events, g.Dropped())
 		}
 		for i, seq := range got {
-			if seq != i+1 {
+			if seq != int64(i+1) {
 				t.Fatalf("%s: event %d arrived as number %d: out of order across reloads", name, seq, i+1)
 			}
 		}
 	}
-	if counts := rec.get("same-count"); counts[len(counts)-1] != events {
+	if counts := rec.Get("same-count"); counts[len(counts)-1] != events {
 		t.Errorf("the unchanged hook's counter ended at %d, want %d: its Lua state was rebuilt", counts[len(counts)-1], events)
 	}
-	if counts := rec.get("edited-count"); counts[len(counts)-1] == events {
+	if counts := rec.Get("edited-count"); counts[len(counts)-1] == events {
 		t.Errorf("the edited hook kept its state across edits")
 	}
 }

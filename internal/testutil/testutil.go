@@ -1,10 +1,11 @@
 // Package testutil holds helpers shared by the tests of several packages: a home directory
-// built from a map of files, a goroutine-safe buffer for log output, and hostile input
-// with a check that it is handled within bounds.
+// built from a map of files, a goroutine-safe buffer for log output, a host function that
+// records what hooks saw, and hostile input with a check that it is handled within bounds.
 package testutil
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -99,6 +100,44 @@ func (b *Buffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+// Recorder backs a host function record(name, n) that keeps, per name, the numbers hooks
+// passed it, in the order they came; a zero (an event without a seq) is not kept.
+type Recorder struct {
+	mu   sync.Mutex
+	seen map[string][]int64
+}
+
+// Func is the host function, for engine.Options.HostFuncs and gateway.Options.HostFuncs.
+func (r *Recorder) Func() func(context.Context, []any) (any, error) {
+	return func(_ context.Context, args []any) (any, error) {
+		name, _ := args[0].(string)
+		var n int64
+		switch v := args[1].(type) {
+		case int64:
+			n = v
+		case float64:
+			n = int64(v)
+		}
+		if n == 0 {
+			return nil, nil
+		}
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if r.seen == nil {
+			r.seen = map[string][]int64{}
+		}
+		r.seen[name] = append(r.seen[name], n)
+		return nil, nil
+	}
+}
+
+// Get returns a copy of the numbers recorded under name.
+func (r *Recorder) Get(name string) []int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]int64(nil), r.seen[name]...)
 }
 
 // BillionLaughs returns YAML mapping key to nine levels of nine aliases each: 9^9 "lol"s

@@ -17,6 +17,7 @@ import (
 
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/gateway"
+	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
 const (
@@ -67,8 +68,8 @@ func TestLoadWithReloads(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
 	defer cancel()
-	count, rec := &counters{}, &seqRecorder{seen: map[string][]int64{}}
-	funcs := map[string]engine.Func{"count": count.fn(), "record": rec.fn()}
+	count, rec := &counters{}, &testutil.Recorder{}
+	funcs := map[string]engine.Func{"count": count.fn(), "record": rec.Func()}
 	h, err := gateway.NewHost(ctx, gateway.HostOptions{
 		Engine:  engine.Options{Home: home, AcceptHooks: true, HostFuncs: funcs, Getenv: func(string) string { return "" }},
 		Gateway: gateway.Options{QueueSize: 64, HostFuncs: funcs},
@@ -212,10 +213,10 @@ func runSessions(t *testing.T, ctx context.Context, r *gateway.Runner, concurren
 
 // checkEveryEvent checks that each order hook handled or had counted as dropped every one of
 // the emitted events, in order, and that the slow one did drop some.
-func checkEveryEvent(t *testing.T, rec *seqRecorder, dropped map[string]int64, emitted int64) {
+func checkEveryEvent(t *testing.T, rec *testutil.Recorder, dropped map[string]int64, emitted int64) {
 	t.Helper()
 	for name := range orderHooks {
-		seen := rec.get(name)
+		seen := rec.Get(name)
 		if got := int64(len(seen)) + dropped[name]; got != emitted {
 			t.Errorf("%s: %d handled + %d dropped = %d, want the %d emitted", name, len(seen), dropped[name], got, emitted)
 		}
@@ -229,36 +230,4 @@ func checkEveryEvent(t *testing.T, rec *seqRecorder, dropped map[string]int64, e
 	if dropped["order-slow"] == 0 {
 		t.Error("the slow hook dropped nothing: the test did not fill a queue")
 	}
-}
-
-// seqRecorder is the hermes.record host function: the seqs each hook saw, in order.
-type seqRecorder struct {
-	mu   sync.Mutex
-	seen map[string][]int64
-}
-
-func (s *seqRecorder) fn() engine.Func {
-	return func(_ context.Context, args []any) (any, error) {
-		name, _ := args[0].(string)
-		var n int64
-		switch v := args[1].(type) {
-		case int64:
-			n = v
-		case float64:
-			n = int64(v)
-		}
-		if n == 0 {
-			return nil, nil
-		}
-		s.mu.Lock()
-		s.seen[name] = append(s.seen[name], n)
-		s.mu.Unlock()
-		return nil, nil
-	}
-}
-
-func (s *seqRecorder) get(name string) []int64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.seen[name]
 }
