@@ -85,3 +85,31 @@ func sameSource(outcome any) any {
 	}
 	return outcome
 }
+
+// A fail_closed guard whose answer does nothing (a misspelled key, a list) blocks, and says
+// why with status error, whether a Lua plugin returns it or a shell hook prints it; a shell
+// hook that blocks with exit code 2 is told too, when its stdout does nothing.
+func TestFailClosedAnswerThatDoesNothing(t *testing.T) {
+	for _, answer := range []string{`{"decison":"block","message":"no"}`, `[1]`} {
+		script := "#!/bin/sh\ncat >/dev/null\nprintf '%s\\n' '" + answer + "'\n"
+		reports := map[string]Report{
+			"lua": fire(t, PreToolCall, pluginFiles("p", "fail_closed: true\n", one(PreToolCall, "return require('json').decode([==["+answer+"]==])"))),
+			"shell": fire(t, PreToolCall, map[string]string{
+				"hook.sh":     script,
+				"config.yaml": "hooks:\n  pre_tool_call:\n    - command: ./hook.sh\n      fail_closed: true\n",
+			}),
+			"shell exit 2": fire(t, PreToolCall, map[string]string{
+				"hook.sh":     script + "exit 2\n",
+				"config.yaml": "hooks:\n  pre_tool_call:\n    - command: ./hook.sh\n",
+			}),
+		}
+		for source, rep := range reports {
+			if h := rep.Hooks[0]; h.Status != StatusError || h.Err == "" {
+				t.Errorf("%s %s: status %s (%q), want an error saying the answer does nothing", source, answer, h.Status, h.Err)
+			}
+			if rep.Block() == nil {
+				t.Errorf("%s %s: let the call through, want a block", source, answer)
+			}
+		}
+	}
+}

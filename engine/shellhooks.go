@@ -147,10 +147,12 @@ func (c *shellCallback) fire(ctx context.Context, hook string, kw args) HookResu
 		Source: SourceShell, Name: c.hook.Command, Status: res.Status, Result: res.Parsed, Answer: res.Answer,
 		Err: res.Err, Duration: res.Duration,
 	}
-	if res.Status == StatusOK && res.Answer.Kind == hookspec.None && res.Parsed != nil {
+	// Output that does nothing where it surely meant something is an error, as from a Lua
+	// hook, even when an exit code 2 or fail_closed has already made it a block.
+	if res.Status == StatusOK && res.Parsed != nil && hookspec.Normalise(hook, res.Parsed).Kind == hookspec.None {
 		if err := unanswered(hook, res.Parsed, fmt.Sprintf("shell hook %q: ", c.hook.Command)); err != nil {
 			r.Status, r.Err = StatusError, joinErrs(r.Err, err.Error())
-			if c.hook.FailClosed && hook == PreToolCall {
+			if c.hook.FailClosed && hook == PreToolCall && r.Answer.Kind == hookspec.None {
 				r.Answer = hookspec.Answer{Kind: hookspec.Block, Message: fmt.Sprintf("shell hook %q failed closed: its answer does nothing", c.hook.Command)}
 			}
 		}
