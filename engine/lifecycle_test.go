@@ -77,6 +77,13 @@ func TestClosedEngineNeverAllows(t *testing.T) {
 			if blk == nil || !strings.Contains(blk.Message, "hook engine closed") || blk.Source != SourceEngine {
 				t.Fatalf("PreToolCall after Close = %+v, want a block saying the hook engine is closed", blk)
 			}
+			if d := e.DecideTool(context.Background(), ToolCall{Name: "terminal"}); d.Block == nil || d.Approved {
+				t.Errorf("DecideTool after Close = %+v, want a block", d)
+			}
+			ran := false
+			if run := e.RunTool(context.Background(), ToolCall{Name: "terminal"}, func(context.Context, ToolCall) (string, error) { ran = true; return "", nil }); ran || run.Block == nil {
+				t.Errorf("RunTool after Close ran the tool (%+v)", run)
+			}
 			if rep := e.Fire(context.Background(), PreToolCall, map[string]any{"tool_name": "terminal"}); rep.Block() == nil {
 				t.Errorf("Fire(pre_tool_call) after Close = %+v, want a block", rep)
 			}

@@ -10,7 +10,7 @@ import (
 // ToolRun is what RunTool did with one tool call.
 type ToolRun struct {
 	Result   string         // what the model should see
-	Blocked  *Block         // non-nil: a hook vetoed the call (or a person said no) and the tool did not run
+	Block    *Block         // non-nil: a hook vetoed the call (or a person said no) and the tool did not run
 	Args     map[string]any // the arguments the tool ran with: the call's, or as hooks modified them
 	Modified bool           // Args differ from the call's
 	Approved bool           // a hook or a person approved the call
@@ -26,7 +26,7 @@ type ToolRun struct {
 func (e *Engine) RunTool(ctx context.Context, call ToolCall, run func(context.Context, ToolCall) (string, error)) ToolRun {
 	d := e.DecideTool(ctx, call)
 	if d.Block != nil {
-		return ToolRun{Result: errorResult(d.Block.Message), Blocked: d.Block, Args: call.Args}
+		return ToolRun{Result: errorResult(d.Block.Message), Block: d.Block, Args: call.Args}
 	}
 	call.Args = d.Args
 	start := time.Now()

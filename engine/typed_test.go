@@ -34,11 +34,11 @@ end`))
 	}
 	ctx := context.Background()
 	run := e.RunTool(ctx, ToolCall{Name: "terminal", Args: map[string]any{"command": "rm -rf /"}}, tool)
-	if run.Blocked == nil || run.Result != `{"error":"no"}` || ran != 0 {
+	if run.Block == nil || run.Result != `{"error":"no"}` || ran != 0 {
 		t.Errorf("blocked call: %+v, tool ran %d times", run, ran)
 	}
 	run = e.RunTool(ctx, ToolCall{Name: "terminal", Args: map[string]any{"command": "echo hi"}, DurationMS: 7}, tool)
-	if want := `seen: {"exit_code":0,"output":"HI"}`; run.Result != want || run.Blocked != nil || run.Err != nil {
+	if want := `seen: {"exit_code":0,"output":"HI"}`; run.Result != want || run.Block != nil || run.Err != nil {
 		t.Errorf("terminal call: %+v, want result %s", run, want)
 	}
 	if diff := cmp.Diff([]any{`{"exit_code":0,"output":"HI"}`, int64(7)}, saw); diff != "" {

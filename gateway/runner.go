@@ -233,7 +233,7 @@ func (r *Runner) runTools(ctx context.Context, s *session, calls []engine.ToolCa
 		args, _ := json.Marshal(call.Args)
 		r.flow("tool call %s: %s %s", call.ToolCallID, call.Name, args)
 		run := r.eng.RunTool(r.traced(ctx, call.ToolCallID), call, r.agent.RunTool)
-		if blk := run.Blocked; blk != nil {
+		if blk := run.Block; blk != nil {
 			r.note("tool call %s (%s) blocked by %s: %s", call.ToolCallID, call.Name, blk.Hook, blk.Message)
 		}
 		if run.Modified {
@@ -241,7 +241,7 @@ func (r *Runner) runTools(ctx context.Context, s *session, calls []engine.ToolCa
 			r.flow("tool call %s ran with the arguments hooks left: %s", call.ToolCallID, ran)
 		}
 		r.flow("tool result %s, as the model sees it: %s", call.ToolCallID, shorten(run.Result, 120))
-		results = append(results, ToolResult{Call: call, Result: run.Result, Blocked: run.Blocked != nil})
+		results = append(results, ToolResult{Call: call, Result: run.Result, Blocked: run.Block != nil})
 	}
 	return results
 }
