@@ -76,8 +76,30 @@ func (e *Engine) ask(ctx context.Context, req ApprovalRequest, source string) (b
 	}
 	actx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	ok, err := e.opts.Approve(actx, req)
+	type answer struct {
+		ok  bool
+		err error
+	}
+	answered := make(chan answer, 1)
+	go func() { // an approver that ignores its context must not hold the call past the bound
+		defer func() {
+			if p := recover(); p != nil {
+				answered <- answer{err: fmt.Errorf("panic: %v", p)}
+			}
+		}()
+		ok, err := e.opts.Approve(actx, req)
+		answered <- answer{ok, err}
+	}()
+	var ok bool
+	var err error
+	select {
+	case a := <-answered:
+		ok, err = a.ok, a.err
+	case <-actx.Done():
+	}
 	switch {
+	case ctx.Err() != nil && !ok:
+		return blocked("the call was cancelled before an answer came")
 	case actx.Err() != nil && !ok:
 		return blocked(fmt.Sprintf("no answer came within %s", timeout))
 	case err != nil:

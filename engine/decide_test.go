@@ -37,6 +37,8 @@ func TestDecideToolChainsModifications(t *testing.T) {
 func TestDecideToolAsks(t *testing.T) {
 	home := testutil.Home(t, pluginFiles("careful", "", one("pre_tool_call", `return {action = "ask", message = "deploy to prod?"}`)))
 	call := ToolCall{Name: "deploy", Args: map[string]any{"env": "prod"}}
+	release := make(chan struct{}) // holds the approver that ignores its context
+	defer close(release)
 	tests := []struct {
 		name     string
 		approve  func(context.Context, ApprovalRequest) (bool, error)
@@ -50,6 +52,8 @@ func TestDecideToolAsks(t *testing.T) {
 		{"no", func(context.Context, ApprovalRequest) (bool, error) { return false, nil }, false, "the answer was no"},
 		{"error", func(context.Context, ApprovalRequest) (bool, error) { return false, errors.New("chat down") }, false, "the approver failed: chat down"},
 		{"no answer in time", func(ctx context.Context, _ ApprovalRequest) (bool, error) { <-ctx.Done(); return false, ctx.Err() }, false, "no answer came within 20ms"},
+		{"an approver that ignores its context", func(context.Context, ApprovalRequest) (bool, error) { <-release; return true, nil }, false, "no answer came within 20ms"},
+		{"a panicking approver", func(context.Context, ApprovalRequest) (bool, error) { panic("nil map") }, false, "the approver failed: panic: nil map"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -65,5 +69,22 @@ func TestDecideToolAsks(t *testing.T) {
 				t.Errorf("PreToolCall = %+v, want it to agree with DecideTool", blk)
 			}
 		})
+	}
+}
+
+// A call cancelled while its hook's question waits is blocked, and says so.
+func TestDecideToolAskCancelled(t *testing.T) {
+	home := testutil.Home(t, pluginFiles("careful", "", one("pre_tool_call", `return {action = "ask", message = "sure?"}`)))
+	ctx, cancel := context.WithCancel(context.Background())
+	asked := make(chan struct{})
+	e := engineWith(t, home, Options{Approve: func(ctx context.Context, _ ApprovalRequest) (bool, error) {
+		close(asked)
+		<-ctx.Done()
+		return false, ctx.Err()
+	}})
+	go func() { <-asked; cancel() }()
+	d := e.DecideTool(ctx, ToolCall{Name: "deploy"})
+	if d.Block == nil || !strings.Contains(d.Block.Message, "cancelled before an answer came") {
+		t.Errorf("decision %+v, want a block saying the call was cancelled", d)
 	}
 }

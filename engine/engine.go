@@ -50,7 +50,8 @@ type Options struct {
 	// ask): it may message the user on their platform and wait. It reports whether the call
 	// may run. nil means nobody can be asked, so the call is blocked.
 	Approve func(ctx context.Context, req ApprovalRequest) (bool, error)
-	// ApproveTimeout bounds Approve; 0 means 2 minutes. Past it the call is blocked.
+	// ApproveTimeout bounds Approve; 0 means 2 minutes. Past it the call is blocked, even
+	// when Approve ignores its context (it is left to return in the background).
 	ApproveTimeout time.Duration
 }
 
