@@ -39,7 +39,8 @@ type Answer struct {
 //     message="...", args=?}; Claude Code's {decision="approve"} and
 //     {hookSpecificOutput={permissionDecision="allow"|"deny"|"ask",
 //     permissionDecisionReason=..., updatedInput={...}}} (deny = block, allow = approve,
-//     updatedInput alone = modify).
+//     updatedInput alone = modify). An approve whose args are not a table is None: the
+//     call is not approved with arguments other than the ones it meant.
 //   - pre_llm_call: a non-blank string, or {context=<non-blank string>}.
 //   - transform_tool_result: a string (even ""), or {result=<string>}.
 //   - transform_terminal_output: a string (even ""), or {output=<string>}.
@@ -106,6 +107,9 @@ func toolAnswer(v any) Answer {
 				return Answer{Kind: Modify, Args: args}
 			}
 		case "approve":
+			if args == nil && obj["args"] != nil {
+				return Answer{}
+			}
 			return Answer{Kind: Approve, Args: args}
 		case "ask":
 			msg, _ := obj["message"].(string)

@@ -132,6 +132,8 @@ func TestProblem(t *testing.T) {
 		{PreToolCall, map[string]any{"action": "blocked"}, `(did you mean action="block"?)`},
 		{PreToolCall, map[string]any{"action": "deny", "message": "x"}, `answer {"action":"deny","message":"x"} does nothing for pre_tool_call: expected {action="block", message="..."}`},
 		{PreToolCall, "block", "does nothing for pre_tool_call"},
+		{PreToolCall, map[string]any{"action": "approve", "args": int64(5)}, `answer {"action":"approve","args":5} does nothing`},
+		{PreToolCall, map[string]any{"action": "modify", "args": "rm -rf /"}, "does nothing for pre_tool_call"},
 		{PreToolCall, false, ""},
 		{PreLLMCall, map[string]any{"ctx": "x"}, "does nothing for pre_llm_call"},
 		{PreLLMCall, map[string]any{"contxt": "x"}, `(did you mean "context" instead of "contxt"?)`},

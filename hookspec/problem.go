@@ -68,7 +68,7 @@ func meansNothing(event string, v any) bool {
 			return true
 		}
 		for _, k := range []string{"action", "decision"} {
-			if a, ok := x[k].(string); ok && (a == "allow" || a == "approve") && event == PreToolCall {
+			if a, ok := x[k].(string); ok && a == "allow" && event == PreToolCall {
 				return true
 			}
 		}
