@@ -117,8 +117,8 @@ func (e *Engine) invoke(ctx context.Context, set *hookSet, hook string, kw args,
 	} else {
 		results = make([]HookResult, 0, len(cbs))
 	}
-	in := kw
-	for _, cb := range cbs {
+	in, lastMod := kw, 0
+	for i, cb := range cbs {
 		var r HookResult
 		if pooled { // the typed calls keep nothing but the decision: no clock read
 			r = cb.fire(ctx, hook, in)
@@ -129,9 +129,12 @@ func (e *Engine) invoke(ctx context.Context, set *hookSet, hook string, kw args,
 			}
 		}
 		if a := r.Answer; a.Args != nil && hook == PreToolCall && a.Kind != hookspec.Block {
-			in = in.withToolArgs(a.Args) // the callbacks after it see the modified arguments
+			in, lastMod = in.withToolArgs(a.Args), i // the callbacks after it see the modified arguments
 		}
 		results = append(results, r)
+	}
+	if lastMod > 0 {
+		recheck(ctx, hook, cbs[:lastMod], results, in)
 	}
 	if pooled {
 		sc.results = results
@@ -156,6 +159,27 @@ func (e *Engine) invoke(ctx context.Context, set *hookSet, hook string, kw args,
 		trace(rep)
 	}
 	return rep
+}
+
+// recheck calls again, with the final arguments in, the callbacks that ran before the last
+// modification and neither modified nor blocked, so that no guard is passed and no approval
+// stands on arguments other than the ones the tool runs with: each one's answer on the
+// final arguments replaces its first, except that a modification now is ignored (the chain
+// is done). A block stands whatever came after it.
+func recheck(ctx context.Context, hook string, cbs []callback, results []HookResult, in args) {
+	for i, cb := range cbs {
+		if results[i].Answer.Args != nil || results[i].Answer.Kind == hookspec.Block {
+			continue
+		}
+		r := cb.fire(ctx, hook, in)
+		if r.Answer.Args != nil {
+			r.Answer = hookspec.Answer{}
+		}
+		if r.Duration == 0 {
+			r.Duration = results[i].Duration
+		}
+		results[i] = r
+	}
 }
 
 // pluginCallback is one function a plugin registered.
