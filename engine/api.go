@@ -31,8 +31,9 @@ type ToolDecision struct {
 // DecideTool fires pre_tool_call and returns the one decision about the call:
 // block > ask > approve > modify, modifications chained in priority order (each callback
 // sees the arguments the ones before it left; the ones before the last modification are
-// asked again with the final arguments, so a guard is never passed by one). An ask goes to Options.Approve, bounded by
-// ApproveTimeout; no approver, a timeout, an error or a no blocks the call.
+// asked again with the final arguments, so a guard is never passed by one). An ask goes to
+// Options.Approve, bounded by ApproveTimeout; no approver, a timeout, an error or a no
+// blocks the call.
 func (e *Engine) DecideTool(ctx context.Context, call ToolCall) ToolDecision {
 	d := ToolDecision{Args: call.Args}
 	set := e.set.Load()
