@@ -39,8 +39,8 @@ type Answer struct {
 //     message="...", args=?}; Claude Code's {decision="approve"} and
 //     {hookSpecificOutput={permissionDecision="allow"|"deny"|"ask",
 //     permissionDecisionReason=..., updatedInput={...}}} (deny = block, allow = approve,
-//     updatedInput alone = modify). An approve whose args are not a table is None: the
-//     call is not approved with arguments other than the ones it meant.
+//     updatedInput alone = modify). An approve (or allow) whose args (updatedInput) are not
+//     a table is None: the call is not approved with arguments other than the ones it meant.
 //   - pre_llm_call: a non-blank string, or {context=<non-blank string>}.
 //   - transform_tool_result: a string (even ""), or {result=<string>}.
 //   - transform_terminal_output: a string (even ""), or {output=<string>}.
@@ -141,6 +141,9 @@ func claudeAnswer(h map[string]any) Answer {
 	case "ask":
 		return Answer{Kind: Ask, Message: reason, Args: args}
 	case "allow":
+		if args == nil && h["updatedInput"] != nil {
+			return Answer{} // not the input it meant: approve nothing
+		}
 		return Answer{Kind: Approve, Args: args}
 	}
 	if args != nil {

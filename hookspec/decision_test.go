@@ -134,6 +134,7 @@ func TestProblem(t *testing.T) {
 		{PreToolCall, "block", "does nothing for pre_tool_call"},
 		{PreToolCall, map[string]any{"action": "approve", "args": int64(5)}, `answer {"action":"approve","args":5} does nothing`},
 		{PreToolCall, map[string]any{"action": "modify", "args": "rm -rf /"}, "does nothing for pre_tool_call"},
+		{PreToolCall, map[string]any{"hookSpecificOutput": map[string]any{"permissionDecision": "allow", "updatedInput": "ls"}}, "does nothing for pre_tool_call"},
 		{PreToolCall, false, ""},
 		{PreLLMCall, map[string]any{"ctx": "x"}, "does nothing for pre_llm_call"},
 		{PreLLMCall, map[string]any{"contxt": "x"}, `(did you mean "context" instead of "contxt"?)`},
