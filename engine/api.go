@@ -112,11 +112,14 @@ func (e *Engine) ask(ctx context.Context, req ApprovalRequest, source string) (b
 	return true, nil
 }
 
-// PostToolCall fires post_tool_call (an observer) with call.Result and call.DurationMS.
-func (e *Engine) PostToolCall(ctx context.Context, call ToolCall) {
+// PostToolCall fires post_tool_call with call.Result and call.DurationMS, and returns the
+// context hooks give the model about the result ("" if none; only hooks written for Claude
+// Code give one: its PostToolUse feedback). RunTool appends it to the result.
+func (e *Engine) PostToolCall(ctx context.Context, call ToolCall) string {
 	if set := e.with(PostToolCall); set != nil {
-		invokeFor(e, ctx, set, PostToolCall, mapArgs(call.Kwargs(true)), observed)
+		return invokeFor(e, ctx, set, PostToolCall, mapArgs(call.Kwargs(true)), Report.Context)
 	}
+	return ""
 }
 
 // TransformToolResult fires transform_tool_result and returns the result the model should
@@ -146,13 +149,22 @@ func (e *Engine) TransformTerminalOutput(ctx context.Context, out TerminalOutput
 }
 
 // PreLLMCall fires pre_llm_call and returns the context to append to the user message for
-// this turn only ("" if none). Do not store it in the conversation history.
+// this turn only ("" if none). Do not store it in the conversation history. The first turn
+// of a session also gets the context on_session_start's hooks gave, first.
 func (e *Engine) PreLLMCall(ctx context.Context, turn LLMTurn) string {
+	start := e.starts.take(turn.SessionID)
 	set := e.with(PreLLMCall)
 	if set == nil {
-		return ""
+		return start
 	}
-	return invokeFor(e, ctx, set, PreLLMCall, mapArgs(turn.PreKwargs()), Report.Context)
+	c := invokeFor(e, ctx, set, PreLLMCall, mapArgs(turn.PreKwargs()), Report.Context)
+	if start == "" {
+		return c
+	}
+	if c == "" {
+		return start
+	}
+	return start + "\n\n" + c
 }
 
 // PostLLMCall fires post_llm_call (an observer) with turn.AssistantResponse.
@@ -186,23 +198,33 @@ func (e *Engine) PreGatewayDispatch(ctx context.Context, ev DispatchEvent, host 
 	return invokeFor(e, ctx, set, PreGatewayDispatch, mapArgs(kw), Report.Dispatch)
 }
 
-// OnSessionStart fires on_session_start (an observer).
+// OnSessionStart fires on_session_start. Context its hooks give (hooks written for Claude
+// Code print it at SessionStart) is kept and given to the session's first PreLLMCall.
 func (e *Engine) OnSessionStart(ctx context.Context, s Session) {
-	e.observe(ctx, OnSessionStart, s.StartKwargs)
+	set := e.with(OnSessionStart)
+	if set == nil {
+		return
+	}
+	if c := invokeFor(e, ctx, set, OnSessionStart, mapArgs(s.StartKwargs()), Report.Context); c != "" {
+		e.starts.put(s.SessionID, c, e.logger)
+	}
 }
 
 // OnSessionEnd fires on_session_end (an observer).
 func (e *Engine) OnSessionEnd(ctx context.Context, s SessionResult) {
+	e.starts.take(s.SessionID)
 	e.observe(ctx, OnSessionEnd, s.Kwargs)
 }
 
 // OnSessionFinalize fires on_session_finalize (an observer); s.Model is not sent.
 func (e *Engine) OnSessionFinalize(ctx context.Context, s Session) {
+	e.starts.take(s.SessionID)
 	e.observe(ctx, OnSessionFinalize, s.RefKwargs)
 }
 
 // OnSessionReset fires on_session_reset (an observer); s.Model is not sent.
 func (e *Engine) OnSessionReset(ctx context.Context, s Session) {
+	e.starts.take(s.SessionID)
 	e.observe(ctx, OnSessionReset, s.RefKwargs)
 }
 

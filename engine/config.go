@@ -19,6 +19,7 @@ type Warning = manifest.Warning
 type config struct {
 	file            string
 	hooks           *yaml.Node // shell hooks, parsed by package shell
+	claudeTools     *yaml.Node // claude_tools: the tool table of Claude Code hooks, parsed by package shell
 	autoAccept      any        // hooks_auto_accept as written
 	consentMode     any        // hooks_consent as written
 	disabledPlugins []string
@@ -57,6 +58,8 @@ func loadConfig(home string) (*config, []Warning, error) {
 		switch k.Value {
 		case "hooks":
 			cfg.hooks = v
+		case "claude_tools":
+			cfg.claudeTools = v
 		case "hooks_auto_accept":
 			cfg.autoAccept, _ = manifest.Any(file, v, k.Value)
 		case "hooks_consent":

@@ -80,6 +80,7 @@ type Engine struct {
 	closed  bool
 	stop    context.Context // cancelled when Close returns: shell hooks still in flight end
 	stopNow context.CancelCauseFunc
+	starts  startContexts // on_session_start's context, until the session's first turn
 }
 
 // New loads the home and returns a ready engine. It fails only when the home's

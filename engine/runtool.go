@@ -9,7 +9,7 @@ import (
 
 // ToolRun is what RunTool did with one tool call.
 type ToolRun struct {
-	Result   string         // what the model should see
+	Result   string         // what the model should see (post_tool_call's context after the tool's result)
 	Block    *Block         // non-nil: a hook vetoed the call (or a person said no) and the tool did not run
 	Args     map[string]any // the arguments the tool ran with: the call's, or as hooks modified them
 	Modified bool           // Args differ from the call's
@@ -21,7 +21,8 @@ type ToolRun struct {
 // tool: pre_tool_call (DecideTool: a block ends it, with {"error": message} as the result;
 // the tool runs with the arguments hooks modified), run,
 // transform_terminal_output (for the "terminal" tool, whose result is JSON with an "output"
-// string), post_tool_call and transform_tool_result. call.DurationMS is measured around run
+// string), post_tool_call (the context it gives is appended to the result, after a blank
+// line) and transform_tool_result. call.DurationMS is measured around run
 // when 0. Use WithTrace to see every firing.
 func (e *Engine) RunTool(ctx context.Context, call ToolCall, run func(context.Context, ToolCall) (string, error)) ToolRun {
 	d := e.DecideTool(ctx, call)
@@ -41,7 +42,9 @@ func (e *Engine) RunTool(ctx context.Context, call ToolCall, run func(context.Co
 		result = e.terminalResult(ctx, call, result)
 	}
 	call.Result = result
-	e.PostToolCall(ctx, call)
+	if c := e.PostToolCall(ctx, call); c != "" {
+		call.Result = result + "\n\n" + c
+	}
 	return ToolRun{Result: e.TransformToolResult(ctx, call), Args: d.Args, Modified: d.Modified, Approved: d.Approved, Err: err}
 }
 

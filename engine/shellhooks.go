@@ -19,6 +19,7 @@ type ShellHookInfo struct {
 	Command    string  `json:"command"`
 	Timeout    float64 `json:"timeout_s"`
 	FailClosed bool    `json:"fail_closed"`
+	Dialect    string  `json:"dialect,omitempty"` // "claude" for a hook written for Claude Code
 	Line       int     `json:"line"`
 
 	// Registered reports whether this engine fires the hook.
@@ -42,10 +43,14 @@ type shellKey struct {
 	timeout                 time.Duration
 	failClosed, persistent  bool
 	script                  string // SHA-256 of a persistent hook's script
+	dialect, tools          string // a Claude Code hook's dialect and tool table
 }
 
-func keyOf(h *shell.Hook) shellKey {
-	k := shellKey{h.Event, h.Matcher, h.Command, h.Timeout, h.FailClosed, h.Persistent, ""}
+func keyOf(h *shell.Hook, tools *shell.ToolTable) shellKey {
+	k := shellKey{h.Event, h.Matcher, h.Command, h.Timeout, h.FailClosed, h.Persistent, "", h.Dialect, ""}
+	if h.Dialect != "" {
+		k.tools = tools.String()
+	}
 	if h.Persistent {
 		if r, err := command.Resolve(h.Command, ""); err == nil && r.ScriptFile != "" {
 			_, k.script, _ = consent.Fingerprint(r.ScriptFile)
@@ -71,9 +76,10 @@ func ConsentStore(home string, logger *slog.Logger) *consent.Store {
 // registered in prev and declared the same way again is kept as it runs (a persistent
 // hook keeps its process).
 func (e *Engine) loadShellHooks(ctx context.Context, cfg *config, prev *hookSet) ([]loadedShellHook, []Warning) {
-	hooks, shellWarns := shell.ParseHooks(cfg.file, cfg.hooks, hookNames)
+	tools, toolWarns := shell.ParseToolTable(cfg.file, cfg.claudeTools)
+	hooks, shellWarns := shell.ParseHooksWith(cfg.file, cfg.hooks, hookNames, tools)
 	var warns []Warning
-	for _, w := range shellWarns {
+	for _, w := range append(toolWarns, shellWarns...) {
 		warns = append(warns, Warning{File: w.File, Line: w.Line, Msg: w.Msg})
 	}
 	if len(hooks) == 0 {
@@ -107,7 +113,7 @@ func (e *Engine) loadShellHooks(ctx context.Context, cfg *config, prev *hookSet)
 	for _, h := range hooks {
 		info := &ShellHookInfo{
 			Event: h.Event, Matcher: h.Matcher, Command: h.Command, Timeout: h.Timeout.Seconds(),
-			FailClosed: h.FailClosed, Line: h.Line, hook: h,
+			FailClosed: h.FailClosed, Dialect: h.Dialect, Line: h.Line, hook: h,
 		}
 		if e.opts.IgnoreConsent {
 			info.Registered, info.ApprovedBy = true, "ignored"
@@ -115,7 +121,7 @@ func (e *Engine) loadShellHooks(ctx context.Context, cfg *config, prev *hookSet)
 			info.Registered, info.ApprovedBy = decider.Decide(ctx, h.Event, h.Command)
 		}
 		info.Consent = store.Check(h.Event, h.Command, mode)
-		info.key = keyOf(h)
+		info.key = keyOf(h, tools)
 		l := loadedShellHook{info: info}
 		if old := running[info.key]; info.Registered && old != nil {
 			info.hook, l.cb = old.hook, old.cb
@@ -149,7 +155,7 @@ func (c *shellCallback) fire(ctx context.Context, hook string, kw args) HookResu
 	}
 	// Output that does nothing where it surely meant something is an error, as from a Lua
 	// hook, even when an exit code 2 or fail_closed has already made it a block.
-	if res.Status == StatusOK && res.Parsed != nil && hookspec.Normalise(hook, res.Parsed).Kind == hookspec.None {
+	if res.Status == StatusOK && res.Parsed != nil && c.hook.Dialect == "" && hookspec.Normalise(hook, res.Parsed).Kind == hookspec.None {
 		if err := unanswered(hook, res.Parsed, fmt.Sprintf("shell hook %q: ", c.hook.Command)); err != nil {
 			r.Status, r.Err = StatusError, joinErrs(r.Err, err.Error())
 			if c.hook.FailClosed && hook == PreToolCall && r.Answer.Kind == hookspec.None {

@@ -19,7 +19,8 @@ type Decision struct {
 //
 //   - pre_tool_call: block > ask > approve > modify; the first of the strongest kind decides
 //     (every hook still ran), and Args are the arguments the chain of modifications left.
-//   - pre_llm_call: every Context, joined with a blank line, in order.
+//   - pre_llm_call, on_session_start and post_tool_call: every Context, joined with a
+//     blank line, in order.
 //   - the transforms: the first Replace wins.
 //   - pre_gateway_dispatch: the first Skip, Rewrite or Allow decides.
 //   - observers: None.
@@ -32,7 +33,7 @@ func Merge(event string, rs []Result) Decision {
 		a := &rs[i].Answer
 		switch {
 		case a.Kind == None:
-		case a.Kind == Context && event == PreLLMCall:
+		case a.Kind == Context && takesContext(event):
 			if d.Kind == None {
 				d.Kind, d.By = Context, i
 			}
@@ -93,6 +94,14 @@ func mergeTool(rs []Result) Decision {
 		}
 	}
 	return d
+}
+
+// takesContext reports whether event joins the Context of every hook: pre_llm_call (this
+// turn), on_session_start (the session's first turn) and post_tool_call (after the tool's
+// result). Only pre_llm_call's Normalise reads context; the other two get it from hooks
+// written for Claude Code.
+func takesContext(event string) bool {
+	return event == PreLLMCall || event == OnSessionStart || event == PostToolCall
 }
 
 // accepts reports whether an answer of kind decides event.

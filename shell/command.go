@@ -3,6 +3,7 @@ package shell
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 
 	"github.com/hermes-hooks/hermes/internal/command"
@@ -46,6 +47,9 @@ func resolveCommand(cmd, dir string) (command.Resolved, error) {
 // written), from command.Resolve, the resolution consent examined when it approved the hook.
 // A program that is not found is an *exec.Error wrapping exec.ErrNotFound.
 func (h *Hook) newCmd(ctx context.Context, dir string) (*exec.Cmd, error) {
+	if h.Dialect == DialectClaude {
+		return claudeCmd(ctx, h.Command, dir), nil
+	}
 	r, err := resolveCommand(h.Command, dir)
 	if err != nil {
 		return nil, err
@@ -57,4 +61,19 @@ func (h *Hook) newCmd(ctx context.Context, dir string) (*exec.Cmd, error) {
 	cmd.Args[0] = r.Argv[0]
 	cmd.Dir = dir
 	return cmd, nil
+}
+
+// claudeCmd runs a Claude Code hook's command as Claude Code does: by /bin/sh, with
+// CLAUDE_PROJECT_DIR set to the working directory unless the environment sets it.
+func claudeCmd(ctx context.Context, command, dir string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", command)
+	cmd.Dir = dir
+	if _, set := os.LookupEnv("CLAUDE_PROJECT_DIR"); !set {
+		project := dir
+		if project == "" {
+			project, _ = os.Getwd()
+		}
+		cmd.Env = append(os.Environ(), "CLAUDE_PROJECT_DIR="+project)
+	}
+	return cmd
 }

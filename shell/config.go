@@ -3,6 +3,7 @@ package shell
 import (
 	"fmt"
 	"github.com/hermes-hooks/hermes/hookspec"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -20,7 +21,7 @@ const (
 )
 
 // entryKeys are the keys a hook entry understands; others are ignored.
-var entryKeys = []string{"matcher", "command", "timeout", "fail_closed", "persistent"}
+var entryKeys = []string{"matcher", "command", "timeout", "fail_closed", "persistent", "dialect"}
 
 // Hook is one validated shell-hook entry from config.yaml. It is immutable after ParseHooks
 // and safe to share between goroutines.
@@ -32,9 +33,12 @@ type Hook struct {
 	Timeout    time.Duration // DefaultTimeout unless configured; at most MaxTimeout
 	FailClosed bool          // pre_tool_call only
 	Persistent bool          // one long-lived process answering a line per firing (persistent.go)
+	Dialect    string        // "" (this project's protocol) or DialectClaude (claude.go)
 	Line       int           // line of the entry in config.yaml
 
 	matcher *matcher                   // nil when Matcher == ""
+	claude  *claudeMatcher             // the matcher of a Claude Code hook (nil: every call)
+	tools   *ToolTable                 // a Claude Code hook's tool names
 	persist atomic.Pointer[persistent] // the process of a persistent hook, once it fired
 }
 
@@ -42,6 +46,7 @@ type Hook struct {
 type parser struct {
 	file   string
 	valid  []string
+	tools  *ToolTable
 	hooks  []*Hook
 	warns  []hookspec.Warning
 	seen   map[[3]string]int // (event, matcher, command) -> line of the first declaration
@@ -53,7 +58,16 @@ type parser struct {
 // is one hookspec.Warning and the entry (or event) is skipped unless noted otherwise. Duplicates of
 // (event, matcher, command) are kept once, in config order.
 func ParseHooks(file string, node *yaml.Node, validEvents []string) ([]*Hook, []hookspec.Warning) {
-	p := &parser{file: file, valid: validEvents, seen: map[[3]string]int{}, events: map[string]bool{}}
+	return ParseHooksWith(file, node, validEvents, nil)
+}
+
+// ParseHooksWith is ParseHooks with the tool table of the hooks in Claude Code's dialect
+// (nil = DefaultTools).
+func ParseHooksWith(file string, node *yaml.Node, validEvents []string, tools *ToolTable) ([]*Hook, []hookspec.Warning) {
+	if tools == nil {
+		tools = DefaultTools
+	}
+	p := &parser{file: file, valid: validEvents, tools: tools, seen: map[[3]string]int{}, events: map[string]bool{}}
 	for _, e := range validEvents {
 		p.events[e] = true
 	}
@@ -142,14 +156,41 @@ func (p *parser) entry(event string, idx int, n *yaml.Node) *Hook {
 		}
 	}
 	h := &Hook{Event: event, Line: n.Line}
-	if !p.command(h, where, n, fields["command"]) {
+	if !p.dialect(h, where, fields["dialect"]) || !p.command(h, where, n, fields["command"]) {
 		return nil
 	}
 	p.matcherField(h, where, fields["matcher"])
 	h.Timeout = p.timeout(where, fields["timeout"])
 	h.FailClosed = p.failClosed(event, where, fields["fail_closed"])
 	h.Persistent = p.persistentField(where, fields["persistent"])
+	if h.Persistent && h.Dialect == DialectClaude {
+		p.warn(fields["persistent"], "%s: persistent is ignored for dialect claude: Claude Code's hooks answer once and exit", where)
+		h.Persistent = false
+	}
 	return h
+}
+
+// dialect fills Dialect; false means the entry is skipped.
+func (p *parser) dialect(h *Hook, where string, n *yaml.Node) bool {
+	if isNull(n) {
+		return true
+	}
+	d := strings.TrimSpace(n.Value)
+	if n.Kind != yaml.ScalarNode || !slices.Contains(Dialects, d) {
+		hint := ""
+		if s := suggest.Closest(d, Dialects); s != "" {
+			hint = fmt.Sprintf(", did you mean '%s'?", s)
+		}
+		p.warn(n, "%s: unknown dialect %q%s (known: %s); skipped", where, n.Value, hint, strings.Join(Dialects, ", "))
+		return false
+	}
+	if ClaudeEvent(h.Event) == "" {
+		p.warn(n, "%s: dialect claude cannot serve %s (Claude Code has no such event; it serves %s); skipped",
+			where, h.Event, strings.Join(ClaudeEvents(), ", "))
+		return false
+	}
+	h.Dialect, h.tools = d, p.tools
+	return true
 }
 
 func isEntryKey(k string) bool {
@@ -172,6 +213,10 @@ func (p *parser) command(h *Hook, where string, entry, n *yaml.Node) bool {
 		return false
 	}
 	h.Command = strings.TrimSpace(n.Value)
+	if h.Dialect == DialectClaude { // run by /bin/sh, as Claude Code runs it
+		h.Argv = []string{"/bin/sh", "-c", h.Command}
+		return true
+	}
 	r, err := resolveCommand(h.Command, "")
 	if err != nil {
 		p.warn(n, "%s: cannot split command %q: %v; skipped", where, h.Command, err)
@@ -194,6 +239,10 @@ func (p *parser) matcherField(h *Hook, where string, n *yaml.Node) {
 		return
 	}
 	m := strings.TrimSpace(n.Value)
+	if h.Dialect == DialectClaude {
+		p.claudeMatcher(h, where, n, m)
+		return
+	}
 	if m == "" {
 		return
 	}
@@ -206,6 +255,24 @@ func (p *parser) matcherField(h *Hook, where string, n *yaml.Node) {
 	h.matcher, err = compileMatcher(m)
 	if err != nil {
 		p.warn(n, "%s: matcher %q is not a valid regular expression (%v); matching the tool name literally", where, m, err)
+	}
+}
+
+// claudeMatcher fills the matcher of a Claude Code hook.
+func (p *parser) claudeMatcher(h *Hook, where string, n *yaml.Node, m string) {
+	if m == "" || m == "*" {
+		return
+	}
+	if _, ok := claudeQuery(h.Event, nil, p.tools); !ok {
+		p.warn(n, "%s: matcher %q is ignored: Claude Code has no matcher for %s; the hook fires on every call", where, m, ClaudeEvent(h.Event))
+		return
+	}
+	h.Matcher = m
+	var err error
+	if h.claude, err = compileClaudeMatcher(m); err != nil {
+		p.warn(n, "%s: matcher %q is not a regular expression this engine can compile (%v); the hook fires on every call", where, m, err)
+	} else if strings.Contains(m, " ") {
+		p.warn(n, "%s: matcher %q has spaces: it matches no tool name (write %s), as in Claude Code", where, m, strings.ReplaceAll(m, " ", ""))
 	}
 }
 

@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"github.com/hermes-hooks/hermes/hookspec"
 	"regexp"
 	"regexp/syntax"
 )
@@ -38,6 +39,9 @@ func (m *matcher) match(name string) bool {
 // the matcher's regular expression matches the whole name (or, for a matcher that is not a valid
 // expression, when the name equals it literally).
 func (h *Hook) Matches(toolName string) bool {
+	if h.Dialect == DialectClaude {
+		return h.selects(map[string]any{"tool_name": toolName})
+	}
 	if h.Matcher == "" {
 		return true
 	}
@@ -46,4 +50,37 @@ func (h *Hook) Matches(toolName string) bool {
 		return m.match(toolName)
 	}
 	return h.matcher.match(toolName)
+}
+
+// selects reports whether the hook fires for a call with kwargs: the tool events by tool
+// name; a Claude Code hook's matcher also selects session starts by source, ends by reason
+// and subagents by type.
+func (h *Hook) selects(kwargs map[string]any) bool {
+	if h.Dialect != DialectClaude {
+		if h.Event != hookspec.PreToolCall && h.Event != hookspec.PostToolCall {
+			return true
+		}
+		name, _ := kwargs["tool_name"].(string)
+		return h.Matches(name)
+	}
+	if h.Matcher == "" {
+		return true
+	}
+	q, ok := claudeQuery(h.Event, kwargs, h.toolTable())
+	if !ok {
+		return true
+	}
+	m := h.claude
+	if m == nil { // a Hook built by hand rather than by ParseHooks
+		m, _ = compileClaudeMatcher(h.Matcher)
+	}
+	return m.match(q)
+}
+
+// toolTable is the tool table of a Claude Code hook.
+func (h *Hook) toolTable() *ToolTable {
+	if h.tools == nil {
+		return DefaultTools
+	}
+	return h.tools
 }

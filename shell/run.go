@@ -71,16 +71,20 @@ func (h *Hook) Run(ctx context.Context, kwargs map[string]any, opts RunOptions) 
 }
 
 func (h *Hook) run(ctx context.Context, kwargs map[string]any, opts RunOptions, log *slog.Logger) Result {
-	if h.Event == hookspec.PreToolCall || h.Event == hookspec.PostToolCall {
-		if name, _ := kwargs["tool_name"].(string); !h.Matches(name) {
-			return Result{Status: hookspec.StatusSkipped, ExitCode: -1}
-		}
+	if !h.selects(kwargs) {
+		return Result{Status: hookspec.StatusSkipped, ExitCode: -1}
 	}
 	cwd := opts.Cwd
 	if cwd == "" {
 		cwd, _ = os.Getwd()
 	}
-	in, err := BuildPayload(h.Event, kwargs, cwd)
+	var in []byte
+	var err error
+	if h.Dialect == DialectClaude {
+		in, err = claudePayload(h.Event, kwargs, cwd, h.toolTable())
+	} else {
+		in, err = BuildPayload(h.Event, kwargs, cwd)
+	}
 	if err != nil {
 		return h.failed(hookspec.StatusError, err.Error())
 	}
@@ -90,7 +94,7 @@ func (h *Hook) run(ctx context.Context, kwargs map[string]any, opts RunOptions, 
 	if h.Persistent {
 		return h.exchange(ctx, in, opts, log)
 	}
-	return h.spawn(ctx, in, opts, log)
+	return h.spawn(ctx, in, kwargs, opts, log)
 }
 
 // limits are the hook's timeout and output cap, defaults applied.
@@ -106,7 +110,7 @@ func (h *Hook) limits(opts RunOptions) (timeout time.Duration, maxOutput int) {
 }
 
 // spawn runs the process and interprets its outcome.
-func (h *Hook) spawn(ctx context.Context, stdin []byte, opts RunOptions, log *slog.Logger) Result {
+func (h *Hook) spawn(ctx context.Context, stdin []byte, kwargs map[string]any, opts RunOptions, log *slog.Logger) Result {
 	timeout, limit := h.limits(opts)
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -151,8 +155,37 @@ func (h *Hook) spawn(ctx context.Context, stdin []byte, opts RunOptions, log *sl
 		h.failClosed(&res, why)
 		return res
 	}
-	h.interpret(&res, cmd.ProcessState, stdout, limit)
+	if h.Dialect == DialectClaude {
+		h.interpretClaude(&res, kwargs, stdout, limit, log)
+	} else {
+		h.interpret(&res, cmd.ProcessState, stdout, limit)
+	}
 	return res
+}
+
+// interpretClaude reads the outcome of a Claude Code hook that exited.
+func (h *Hook) interpretClaude(res *Result, kwargs map[string]any, stdout *procgroup.Capped, limit int, log *slog.Logger) {
+	if stdout.Dropped > 0 {
+		res.Status, res.Err = hookspec.StatusError, h.errorf("stdout exceeded %d bytes and was truncated; output ignored", limit)
+		h.failClosed(res, "stdout truncated")
+		return
+	}
+	var problem string
+	res.Parsed, res.Answer, problem = claudeOutcome(h.Event, res.ExitCode, res.Stdout, res.Stderr, h.toolTable(), kwargs)
+	if obj, ok := res.Parsed.(map[string]any); ok {
+		if msg, _ := obj["systemMessage"].(string); strings.TrimSpace(msg) != "" {
+			log.Warn("shell hook message: "+msg, "hook", h.Command, "event", h.Event)
+		}
+	}
+	if res.ExitCode < 0 {
+		problem = "terminated by a signal"
+	}
+	if problem != "" {
+		res.Status, res.Err = hookspec.StatusError, h.errorf("%s", problem)
+		if res.Answer.Kind == hookspec.None {
+			h.failClosed(res, problem)
+		}
+	}
 }
 
 // interpret parses the output of a hook that exited, applying the wire protocol, exit code 2 and fail_closed.
