@@ -24,6 +24,7 @@ type listEntry struct {
 	Events      []string            `json:"events"`
 	Priority    *int                `json:"priority,omitempty"`
 	Matcher     string              `json:"matcher,omitempty"`
+	Dialect     string              `json:"dialect,omitempty"` // shell hooks: "claude" for a hook written for Claude Code
 	Timeout     float64             `json:"timeout_s"`
 	Permissions *engine.Permissions `json:"permissions,omitempty"`
 	Enabled     bool                `json:"enabled"`
@@ -74,7 +75,7 @@ func (l *loaded) entries() []listEntry {
 			Timeout: p.Timeout, Permissions: &perms, Enabled: p.Enabled, Status: p.Status, Error: p.Error})
 	}
 	for _, s := range l.eng.ShellHooks() {
-		e := listEntry{Source: engine.SourceShell, Name: s.Command, Events: []string{s.Event}, Matcher: s.Matcher,
+		e := listEntry{Source: engine.SourceShell, Name: s.Command, Events: []string{s.Event}, Matcher: s.Matcher, Dialect: s.Dialect,
 			Timeout: s.Timeout, Enabled: true, Status: "loaded", Consent: "not approved", Script: s.Consent.Script}
 		if s.Consent.Approved {
 			e.Consent = "approved"
@@ -121,7 +122,11 @@ func runHooksList(ctx context.Context, c *cli, args []string) int {
 		if e.Permissions != nil {
 			perms = describePermissions(*e.Permissions)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%gs\t%s\t%s\n", e.Source, printable(e.Name), printable(orDash(strings.Join(e.Events, ","))), prio,
+		source := e.Source
+		if e.Dialect != "" {
+			source += " (" + e.Dialect + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%gs\t%s\t%s\n", source, printable(e.Name), printable(orDash(strings.Join(e.Events, ","))), prio,
 			printable(orDash(e.Matcher)), e.Timeout, printable(perms), printable(describeState(e)))
 	}
 	tw.Flush()

@@ -52,7 +52,7 @@ var valueFlags = map[string]bool{}
 
 func init() {
 	commands = []*command{
-		hooksListCommand, hooksTestCommand, hooksAllowCommand, hooksRevokeCommand, hooksDoctorCommand,
+		hooksListCommand, hooksTestCommand, hooksAllowCommand, hooksRevokeCommand, hooksImportCommand, hooksDoctorCommand,
 		hooksWatchCommand, hooksStatsCommand, pluginsListCommand, replayCommand, demoCommand,
 		versionCommand, completionCommand,
 	}

@@ -1,0 +1,127 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/hermes-hooks/hermes/engine"
+	"github.com/hermes-hooks/hermes/shell"
+)
+
+var hooksImportCommand = &command{
+	name: "hooks import",
+	args: "claude <settings.json>",
+	help: "add the hooks of a Claude Code settings file to config.yaml as dialect: claude shell hooks, reporting what cannot be mapped and why (exit 3); they still need consent",
+	flags: func(fs *flag.FlagSet) runFunc {
+		var dryRun bool
+		fs.BoolVar(&dryRun, "dry-run", false, "report what would be imported without writing config.yaml")
+		return func(ctx context.Context, c *cli, args []string) int { return runHooksImport(ctx, c, dryRun, args) }
+	},
+}
+
+func runHooksImport(ctx context.Context, c *cli, dryRun bool, args []string) int {
+	if !c.wantArgs(args, 2) {
+		return exitUsage
+	}
+	if args[0] != "claude" {
+		return c.fail(exitUsage, "hooks import: unknown source %q; the one source is claude (a Claude Code settings.json or hooks.json)", args[0])
+	}
+	data, err := os.ReadFile(args[1])
+	if err != nil {
+		return c.fail(exitConfig, "hooks import: %v", err)
+	}
+	imp, err := shell.ReadClaudeSettings(args[1], data)
+	if err != nil {
+		return c.fail(exitConfig, "hooks import: %v", err)
+	}
+	file := filepath.Join(engine.ResolveHome(c.home), "config.yaml")
+	config, err := os.ReadFile(file)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return c.fail(exitConfig, "hooks import: %v", err)
+	}
+	out, added, err := shell.AddToConfig(file, config, imp.Entries)
+	if err != nil {
+		return c.fail(exitConfig, "hooks import: %v", err)
+	}
+	if !dryRun && len(added) > 0 {
+		if err := writeFileAtomic(file, out); err != nil {
+			return c.fail(exitInternal, "hooks import: config.yaml not written: %v", err)
+		}
+	}
+	c.reportImport(file, imp, added, dryRun)
+	if len(imp.Skipped) > 0 {
+		return exitFailed
+	}
+	return exitOK
+}
+
+// reportImport says what was added, what was already there, what was not imported and why,
+// and what to do next.
+func (c *cli) reportImport(file string, imp shell.ClaudeImport, added []shell.ImportEntry, dryRun bool) {
+	verb := "added"
+	if dryRun {
+		verb = "would add"
+	}
+	fmt.Fprintf(c.stdout, "%s %d of %d hooks to %s\n", verb, len(added), len(imp.Entries), printable(file))
+	for _, e := range added {
+		m := ""
+		if e.Matcher != "" {
+			m = " (matcher " + e.Matcher + ")"
+		}
+		fmt.Fprintf(c.stdout, "  %s%s: %s\n", e.Event, printable(m), printable(e.Command))
+	}
+	if n := len(imp.Entries) - len(added); n > 0 {
+		fmt.Fprintf(c.stdout, "%d already declared there\n", n)
+	}
+	for _, n := range imp.Notes {
+		fmt.Fprintf(c.stdout, "note: %s\n", printable(n.String()))
+	}
+	if len(imp.Skipped) > 0 {
+		fmt.Fprintf(c.stdout, "not imported (%d):\n", len(imp.Skipped))
+		for _, n := range imp.Skipped {
+			fmt.Fprintf(c.stdout, "  %s\n", printable(n.String()))
+		}
+	}
+	if len(added) > 0 && !dryRun {
+		fmt.Fprintln(c.stdout, "they run once approved: `hermesctl hooks list` shows them, `hermesctl hooks allow <event> '<command>'` approves one")
+	}
+}
+
+// writeFileAtomic replaces path with data through a temporary file in the same directory,
+// keeping the old file's permissions: a crash leaves the old file or the new one, never half.
+func writeFileAtomic(path string, data []byte) error {
+	mode := os.FileMode(0o644)
+	if fi, err := os.Stat(path); err == nil {
+		mode = fi.Mode().Perm()
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(mode); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), strings.TrimSpace(path))
+}

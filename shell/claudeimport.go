@@ -1,0 +1,279 @@
+package shell
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// ImportEntry is one hook of a Claude Code settings file as a config.yaml entry with
+// dialect: claude.
+type ImportEntry struct {
+	Event   string // this project's hook name
+	Matcher string // Claude Code's matcher, as written ("" = none)
+	Command string
+	Timeout int // seconds; 0 = not set (the default applies)
+}
+
+// ImportNote is something said about one hook of the settings file: why it was not
+// imported, or what differs in the one that was.
+type ImportNote struct {
+	Where string // "settings.json:12: hooks.Stop[0].hooks[0]"
+	Msg   string
+}
+
+func (n ImportNote) String() string { return n.Where + ": " + n.Msg }
+
+// ClaudeImport is what ReadClaudeSettings made of a settings file.
+type ClaudeImport struct {
+	Entries []ImportEntry
+	Skipped []ImportNote // hooks that were not imported, and why
+	Notes   []ImportNote // imported hooks that behave differently here
+}
+
+// whyNot says why Claude Code events this project has no hook for cannot be imported.
+var whyNot = map[string]string{
+	"Stop":               "Stop fires when the agent finishes its reply and can make it go on; nothing here can make the agent go on (a hook that only observes can be written for post_llm_call)",
+	"Notification":       "the agent here sends no notifications to hooks",
+	"PreCompact":         "there is no context compaction event here",
+	"PostCompact":        "there is no context compaction event here",
+	"PermissionRequest":  "permission prompts belong to the host; a pre_tool_call hook can answer ask",
+	"PostToolUseFailure": "post_tool_call fires for every result, failures included; it cannot be limited to failures",
+}
+
+// ReadClaudeSettings reads the hooks object of a Claude Code settings file (settings.json,
+// or a plugin's hooks.json) and maps every hook it can to a config.yaml entry. file names
+// the file in notes. An error means the file is not a settings file at all.
+func ReadClaudeSettings(file string, data []byte) (ClaudeImport, error) {
+	var probe any
+	if err := json.Unmarshal(data, &probe); err != nil {
+		return ClaudeImport{}, fmt.Errorf("%s: not valid JSON: %v", file, jsonError(data, err))
+	}
+	var doc yaml.Node // JSON is YAML: its nodes keep the order and lines of the file
+	if err := yaml.Unmarshal(data, &doc); err != nil || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		return ClaudeImport{}, fmt.Errorf("%s: expected a JSON object with a \"hooks\" key", file)
+	}
+	hooks := mapValue(doc.Content[0], "hooks")
+	if hooks == nil || hooks.Kind != yaml.MappingNode {
+		return ClaudeImport{}, fmt.Errorf("%s: no \"hooks\" object: nothing to import", file)
+	}
+	var imp ClaudeImport
+	for i := 0; i+1 < len(hooks.Content); i += 2 {
+		imp.event(file, hooks.Content[i].Value, hooks.Content[i+1])
+	}
+	return imp, nil
+}
+
+// event maps the matcher groups of one Claude Code event.
+func (imp *ClaudeImport) event(file, ev string, groups *yaml.Node) {
+	at := func(n *yaml.Node, path string) string { return fmt.Sprintf("%s:%d: hooks.%s%s", file, n.Line, ev, path) }
+	hook, ok := HookForClaudeEvent(ev)
+	if !ok {
+		why := whyNot[ev]
+		if why == "" {
+			why = "Claude Code's event " + strconv.Quote(ev) + " has no equivalent here (events that map: PreToolUse, PostToolUse, UserPromptSubmit, SessionStart, SessionEnd, SubagentStop)"
+		}
+		imp.Skipped = append(imp.Skipped, ImportNote{at(groups, ""), why})
+		return
+	}
+	if groups.Kind != yaml.SequenceNode {
+		imp.Skipped = append(imp.Skipped, ImportNote{at(groups, ""), "expected a list of {matcher, hooks} objects"})
+		return
+	}
+	for gi, g := range groups.Content {
+		matcher := ""
+		if m := mapValue(g, "matcher"); m != nil && m.Kind == yaml.ScalarNode {
+			matcher = m.Value
+		}
+		if _, takes := claudeQuery(hook, nil, DefaultTools); !takes || matcher == "*" {
+			matcher = "" // Claude Code ignores it there
+		}
+		list := mapValue(g, "hooks")
+		if g.Kind != yaml.MappingNode || list == nil || list.Kind != yaml.SequenceNode {
+			imp.Skipped = append(imp.Skipped, ImportNote{at(g, fmt.Sprintf("[%d]", gi)), `expected {"matcher": ..., "hooks": [...]}`})
+			continue
+		}
+		for hi, h := range list.Content {
+			imp.hook(at(h, fmt.Sprintf("[%d].hooks[%d]", gi, hi)), hook, matcher, h)
+		}
+	}
+}
+
+// hook maps one hook object.
+func (imp *ClaudeImport) hook(where, event, matcher string, h *yaml.Node) {
+	skip := func(msg string) { imp.Skipped = append(imp.Skipped, ImportNote{where, msg}) }
+	note := func(msg string) { imp.Notes = append(imp.Notes, ImportNote{where, msg}) }
+	if h.Kind != yaml.MappingNode {
+		skip(`expected {"type": "command", "command": ...}`)
+		return
+	}
+	str := func(k string) string {
+		if v := mapValue(h, k); v != nil && v.Kind == yaml.ScalarNode {
+			return v.Value
+		}
+		return ""
+	}
+	command := strings.TrimSpace(str("command"))
+	switch typ := str("type"); {
+	case typ != "command":
+		skip(fmt.Sprintf("type %q needs Claude Code itself; only command hooks run here", typ))
+		return
+	case command == "":
+		skip("no command")
+		return
+	case str("if") != "":
+		skip(fmt.Sprintf("its if condition (%s) cannot be checked here, and without it the hook would fire for more calls", str("if")))
+		return
+	case str("shell") != "" && str("shell") != "bash":
+		skip(fmt.Sprintf("shell %q: hooks run by /bin/sh here", str("shell")))
+		return
+	case strings.Contains(command, "${CLAUDE_PLUGIN_ROOT}") || strings.Contains(command, "${CLAUDE_PLUGIN_DATA}"):
+		skip("it uses a Claude Code plugin's directory (${CLAUDE_PLUGIN_ROOT}); copy the plugin's scripts and use their paths")
+		return
+	}
+	e := ImportEntry{Event: event, Matcher: matcher, Command: command}
+	if t := mapValue(h, "timeout"); t != nil {
+		secs, err := strconv.ParseFloat(t.Value, 64)
+		switch {
+		case err != nil || secs <= 0:
+			note(fmt.Sprintf("timeout %q is not a positive number of seconds; the default (%d s) applies", t.Value, int(DefaultTimeout.Seconds())))
+		case secs > MaxTimeout.Seconds():
+			e.Timeout = int(MaxTimeout.Seconds())
+			note(fmt.Sprintf("timeout %s s is over this engine's maximum; %d s", t.Value, e.Timeout))
+		default:
+			e.Timeout = max(1, int(secs+0.999))
+		}
+	}
+	if str("async") == "true" || str("asyncRewake") == "true" {
+		note("async: here the call waits for it, and its answer counts")
+	}
+	if str("once") == "true" {
+		note("once: here it fires every time")
+	}
+	imp.Entries = append(imp.Entries, e)
+}
+
+// mapValue is the value of key in mapping n (nil when absent or n is not a mapping).
+func mapValue(n *yaml.Node, key string) *yaml.Node {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return resolve(n.Content[i+1])
+		}
+	}
+	return nil
+}
+
+// jsonError adds the line of a syntax error.
+func jsonError(data []byte, err error) string {
+	if se, ok := err.(*json.SyntaxError); ok {
+		return fmt.Sprintf("line %d: %v", 1+bytes.Count(data[:se.Offset], []byte("\n")), err)
+	}
+	return err.Error()
+}
+
+// AddToConfig adds entries to the hooks: of config.yaml (data; empty for a new file) and
+// returns the new content and the entries that were added; an entry already declared (same
+// event, matcher, command and dialect) is not added again. Everything else in the file stays,
+// comments and order included. A hooks: that is not a mapping, or an event that is not a
+// list, is an error naming its line: nothing is written.
+func AddToConfig(file string, data []byte, entries []ImportEntry) ([]byte, []ImportEntry, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, nil, fmt.Errorf("%s: %v; fix it before importing", file, err)
+	}
+	if doc.Kind == 0 {
+		doc = yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{{Kind: yaml.MappingNode}}}
+	}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		return nil, nil, fmt.Errorf("%s:%d: expected a mapping of settings; fix it before importing", file, root.Line)
+	}
+	hooks, err := child(file, root, "hooks", yaml.MappingNode)
+	if err != nil {
+		return nil, nil, err
+	}
+	var added []ImportEntry
+	for _, e := range entries {
+		list, err := child(file, hooks, e.Event, yaml.SequenceNode)
+		if err != nil {
+			return nil, nil, err
+		}
+		if declares(list, e) {
+			continue
+		}
+		list.Content = append(list.Content, entryNode(e))
+		added = append(added, e)
+	}
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(&doc); err != nil {
+		return nil, nil, fmt.Errorf("%s: %v", file, err)
+	}
+	return buf.Bytes(), added, enc.Close()
+}
+
+// child is the value of key in mapping n, created (or filled, when null) with kind.
+func child(file string, n *yaml.Node, key string, kind yaml.Kind) (*yaml.Node, error) {
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value != key {
+			continue
+		}
+		v := resolve(n.Content[i+1])
+		if isNull(v) {
+			v = &yaml.Node{Kind: kind}
+			n.Content[i+1] = v
+		}
+		if v.Kind != kind {
+			want := "a mapping"
+			if kind == yaml.SequenceNode {
+				want = "a list"
+			}
+			return nil, fmt.Errorf("%s:%d: %s: expected %s, got %s; fix it before importing", file, v.Line, key, want, kindName(v))
+		}
+		return v, nil
+	}
+	v := &yaml.Node{Kind: kind}
+	n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: key}, v)
+	return v, nil
+}
+
+// declares reports whether list already holds e.
+func declares(list *yaml.Node, e ImportEntry) bool {
+	for _, n := range list.Content {
+		str := func(k string) string {
+			if v := mapValue(n, k); v != nil {
+				return strings.TrimSpace(v.Value)
+			}
+			return ""
+		}
+		if str("command") == e.Command && str("matcher") == e.Matcher && str("dialect") == DialectClaude {
+			return true
+		}
+	}
+	return false
+}
+
+// entryNode is e as a config.yaml entry.
+func entryNode(e ImportEntry) *yaml.Node {
+	n := &yaml.Node{Kind: yaml.MappingNode}
+	add := func(k, v, tag string) {
+		n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: k}, &yaml.Node{Kind: yaml.ScalarNode, Value: v, Tag: tag})
+	}
+	add("command", e.Command, "!!str")
+	if e.Matcher != "" {
+		add("matcher", e.Matcher, "!!str")
+	}
+	if e.Timeout > 0 {
+		add("timeout", strconv.Itoa(e.Timeout), "!!int")
+	}
+	add("dialect", DialectClaude, "!!str")
+	return n
+}
