@@ -70,7 +70,9 @@ func ReadClaudeSettings(file string, data []byte) (ClaudeImport, error) {
 
 // event maps the matcher groups of one Claude Code event.
 func (imp *ClaudeImport) event(file, ev string, groups *yaml.Node) {
-	at := func(n *yaml.Node, path string) string { return fmt.Sprintf("%s:%d: hooks.%s%s", file, n.Line, ev, path) }
+	at := func(n *yaml.Node, path string) string {
+		return fmt.Sprintf("%s:%d: hooks.%s%s", file, n.Line, ev, path)
+	}
 	hook, ok := HookForClaudeEvent(ev)
 	if !ok {
 		why := whyNot[ev]
