@@ -20,8 +20,9 @@ var (
 // blanks separate words, '...' and "..." quote, a backslash escapes the next character (inside
 // double quotes only before $ ` " \ and newline, as in sh), and backslash-newline joins lines.
 // A word that is `~` or starts with `~/` has the `~` replaced by the home directory, quoted or
-// not (the user wrote `~` meaning home). Nothing else is expanded: no variables, globs, pipes or
-// redirections.
+// not (the user wrote `~` meaning home), and $CLAUDE_PROJECT_DIR is the working directory (the
+// way commands written for Claude Code name their scripts). Nothing else is expanded: no other
+// variables, globs, pipes or redirections.
 //
 // There are no comments: an unquoted `#` at the start of a word is kept literally (a shell would
 // drop the rest of the line; silently running a different command would be worse). ParseHooks
@@ -65,15 +66,11 @@ func (h *Hook) newCmd(ctx context.Context, dir string) (*exec.Cmd, error) {
 
 // claudeCmd runs a Claude Code hook's command as Claude Code does: by /bin/sh, with
 // CLAUDE_PROJECT_DIR set to the working directory unless the environment sets it.
-func claudeCmd(ctx context.Context, command, dir string) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", command)
+func claudeCmd(ctx context.Context, line, dir string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", line)
 	cmd.Dir = dir
 	if _, set := os.LookupEnv("CLAUDE_PROJECT_DIR"); !set {
-		project := dir
-		if project == "" {
-			project, _ = os.Getwd()
-		}
-		cmd.Env = append(os.Environ(), "CLAUDE_PROJECT_DIR="+project)
+		cmd.Env = append(os.Environ(), "CLAUDE_PROJECT_DIR="+command.ProjectDir(dir))
 	}
 	return cmd
 }

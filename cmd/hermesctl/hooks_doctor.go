@@ -139,10 +139,16 @@ func (c *cli) shellCheck(ctx context.Context, s *engine.ShellHookInfo) *check {
 	res := s.Hook().Run(ctx, hookspec.SampleKwargs(s.Event, cwd), shell.RunOptions{Logger: c.logger})
 	took := res.Duration.Round(100 * time.Microsecond)
 	switch {
+	case res.Status == engine.StatusSkipped:
+		ch.note("smoke run skipped: matcher %s does not select the sample call (tool %v)", s.Matcher, hookspec.SampleKwargs(s.Event, cwd)["tool_name"])
+		return ch
 	case res.Status != engine.StatusOK:
 		ch.problem("smoke run %s after %s: %s", res.Status, took, res.Err)
 	case strings.TrimSpace(res.Stdout) == "":
 		ch.note("smoke run ok in %s (no output: no effect)", took)
+	case s.Dialect != "": // Claude Code's answers: plain text is fine, problems are statuses
+		ch.note("smoke run ok in %s: %s", took, truncate(compactJSON(res.Parsed), 80))
+		return ch
 	case res.Parsed == nil:
 		ch.problem("smoke run printed output that is not JSON (%s): %q", took, truncate(strings.TrimSpace(res.Stdout), 80))
 	default:

@@ -12,7 +12,9 @@
 //
 // After splitting, a word that is "~" or starts with "~/" has the "~" replaced by the home
 // directory, whether it was quoted or not: '~/x.sh' and "~/x.sh" run $HOME/x.sh, as ~/x.sh
-// does. Nothing else is expanded: no variables, "~user", globs, pipes or redirections. A
+// does; $CLAUDE_PROJECT_DIR and ${CLAUDE_PROJECT_DIR} are replaced by ProjectDir, the way
+// hooks written for Claude Code name their scripts. Nothing else is expanded: no other
+// variables, "~user", globs, pipes or redirections. A
 // file whose name really starts with "~" is written ./~/x.sh.
 //
 // The program is the first word: when it contains a "/" it is that path, relative to the

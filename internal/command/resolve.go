@@ -34,7 +34,8 @@ type Resolved struct {
 }
 
 // Resolve resolves the command line line as it runs in the working directory dir ("" means
-// the process's): the words that run, the program file and the script file. It is the one
+// the process's): the words that run, the program file and the script file. Words have "~"
+// expanded and $CLAUDE_PROJECT_DIR (see ProjectDir), nothing else. It is the one
 // resolution of a shell-hook command: the runner executes Program with Argv, and consent
 // checks ScriptFile. The error wraps ErrEmpty, ErrUnterminatedQuote or ErrTrailingBackslash.
 func Resolve(line, dir string) (Resolved, error) {
@@ -47,7 +48,7 @@ func Resolve(line, dir string) (Resolved, error) {
 	}
 	home, _ := os.UserHomeDir()
 	for i, w := range words {
-		words[i] = expandHome(w, home)
+		words[i] = expandProjectDir(expandHome(w, home), dir)
 	}
 	r := Resolved{Argv: words, HashWords: hashes}
 	wd := workdir{dir: dir}
@@ -59,6 +60,28 @@ func Resolve(line, dir string) (Resolved, error) {
 		r.ScriptFile = wd.abs(r.Script)
 	}
 	return r, nil
+}
+
+// ProjectDir is the value of $CLAUDE_PROJECT_DIR for a hook run in dir: the environment's,
+// else dir, else the process's working directory.
+func ProjectDir(dir string) string {
+	if p, ok := os.LookupEnv("CLAUDE_PROJECT_DIR"); ok {
+		return p
+	}
+	if dir == "" {
+		dir, _ = os.Getwd()
+	}
+	return dir
+}
+
+// expandProjectDir replaces $CLAUDE_PROJECT_DIR and ${CLAUDE_PROJECT_DIR} in w by
+// ProjectDir(dir): commands written for Claude Code name their scripts that way.
+func expandProjectDir(w, dir string) string {
+	if !strings.Contains(w, "CLAUDE_PROJECT_DIR") {
+		return w
+	}
+	p := ProjectDir(dir)
+	return strings.ReplaceAll(strings.ReplaceAll(w, "${CLAUDE_PROJECT_DIR}", p), "$CLAUDE_PROJECT_DIR", p)
 }
 
 // expandHome replaces the "~" of a word that is "~" or starts with "~/" by home. Other

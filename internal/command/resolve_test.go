@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -95,5 +96,24 @@ func TestResolveWithoutHome(t *testing.T) {
 	r, err := Resolve("~/x.sh", "/w")
 	if err != nil || r.Argv[0] != "~/x.sh" || r.Program != "/w/~/x.sh" || r.ScriptFile != r.Program {
 		t.Errorf("got %+v, %v; want ~ kept and resolved in /w by runner and consent alike", r, err)
+	}
+}
+
+// Commands written for Claude Code name their scripts under $CLAUDE_PROJECT_DIR: it is the
+// working directory, unless the environment sets it.
+func TestResolveClaudeProjectDir(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("CLAUDE_PROJECT_DIR", "")
+	os.Unsetenv("CLAUDE_PROJECT_DIR")
+	r, err := Resolve(`python3 "$CLAUDE_PROJECT_DIR"/.claude/hooks/x.py ${CLAUDE_PROJECT_DIR}`, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"python3", dir + "/.claude/hooks/x.py", dir}; !slices.Equal(r.Argv, want) || r.ScriptFile != want[1] {
+		t.Errorf("argv %q script %q", r.Argv, r.ScriptFile)
+	}
+	t.Setenv("CLAUDE_PROJECT_DIR", "/srv/app")
+	if r, _ := Resolve(`$CLAUDE_PROJECT_DIR/h.sh`, dir); r.Argv[0] != "/srv/app/h.sh" {
+		t.Errorf("argv %q", r.Argv)
 	}
 }
