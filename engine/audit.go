@@ -28,6 +28,10 @@ func (e *Engine) audit(ctx context.Context, rep Report) {
 		}
 	case PreLLMCall:
 		decision, by, before, after = "inject_context", contributors(rep), rep.Payload["user_message"], rep.Context()
+	case OnSessionStart: // kept for the session's first turn
+		decision, by, before, after = "inject_context", contributors(rep), rep.Payload["session_id"], rep.Context()
+	case PostToolCall: // appended to the result the model sees
+		decision, by, before, after = "add_to_result", contributors(rep), rep.Payload["result"], rep.Context()
 	case TransformToolResult, TransformTerminalOutput, TransformLLMOutput:
 		t, _ := rep.Text()
 		decision, by, before, after = "transform", rep.decider().Name, rep.Payload[transformedKey[rep.Event]], t

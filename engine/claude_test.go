@@ -82,3 +82,50 @@ hooks:
 		t.Errorf("warnings logged:\n%s", logs)
 	}
 }
+
+// The precedence block > ask > approve > modify holds between a Lua plugin and a hook
+// written for Claude Code, whichever of the two gives which answer.
+func TestClaudePrecedenceWithLua(t *testing.T) {
+	deny := `echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"claude no"}}'`
+	ask := `echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"claude asks"}}'`
+	allow := `echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow"}}'`
+	rewrite := `echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","updatedInput":{"command":"claude"}}}'`
+	exit2 := `echo "claude exit 2" >&2; exit 2`
+	cases := []struct {
+		name, lua, claude string
+		block, approved   bool
+		args              string // the command the call runs with ("" when blocked)
+	}{
+		{"lua block beats claude allow", `{action = "block", message = "lua no"}`, allow, true, false, ""},
+		{"claude deny beats lua approve", `{action = "approve"}`, deny, true, false, ""},
+		{"claude exit 2 beats lua modify", `{action = "modify", args = {command = "lua"}}`, exit2, true, false, ""},
+		{"claude ask beats lua approve: the approver says yes", `{action = "approve"}`, ask, false, true, "ls"},
+		{"lua approve beats claude rewrite, which still applies", `{action = "approve"}`, rewrite, false, true, "claude"},
+		{"claude allow beats lua modify, which still applies", `{action = "modify", args = {command = "lua"}}`, allow, false, true, "lua"},
+		{"both modify: the later (claude) stands", `{action = "modify", args = {command = "lua"}}`, rewrite, false, false, "claude"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			home := testutil.Home(t, pluginFiles("lua", "", one("pre_tool_call", "return "+c.lua)))
+			hook := script(t, home, "claude.sh", "cat >/dev/null; "+c.claude)
+			writeFile(t, filepath.Join(home, "config.yaml"), "hooks:\n  pre_tool_call:\n    - {command: \"'"+hook+"'\", dialect: claude}\n")
+			asked := ""
+			eng, err := New(context.Background(), Options{Home: home, AcceptHooks: true,
+				Approve: func(_ context.Context, r ApprovalRequest) (bool, error) { asked = r.Message; return true, nil }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer eng.Close(context.Background())
+			d := eng.DecideTool(context.Background(), ToolCall{Name: "terminal", Args: map[string]any{"command": "ls"}})
+			if (d.Block != nil) != c.block || d.Approved != c.approved {
+				t.Fatalf("decision %+v (block %v), want block %v approved %v", d, d.Block, c.block, c.approved)
+			}
+			if !c.block && d.Args["command"] != c.args {
+				t.Errorf("runs with %v, want %q", d.Args, c.args)
+			}
+			if strings.Contains(c.claude, "ask") && asked != "claude asks" {
+				t.Errorf("the approver was asked %q", asked)
+			}
+		})
+	}
+}

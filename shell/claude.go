@@ -22,13 +22,22 @@ const DialectClaude = "claude"
 var Dialects = []string{DialectClaude}
 
 // claudeEvents maps the hooks a Claude Code hook can serve to Claude Code's event names.
+// on_session_end fires at the end of every turn; on_session_finalize, once per session, is
+// the other hook a SessionEnd hook can serve.
 var claudeEvents = map[string]string{
-	hookspec.PreToolCall:    "PreToolUse",
-	hookspec.PostToolCall:   "PostToolUse",
-	hookspec.PreLLMCall:     "UserPromptSubmit",
-	hookspec.OnSessionStart: "SessionStart",
-	hookspec.OnSessionEnd:   "SessionEnd",
-	hookspec.SubagentStop:   "SubagentStop",
+	hookspec.PreToolCall:       "PreToolUse",
+	hookspec.PostToolCall:      "PostToolUse",
+	hookspec.PreLLMCall:        "UserPromptSubmit",
+	hookspec.OnSessionStart:    "SessionStart",
+	hookspec.OnSessionEnd:      "SessionEnd",
+	hookspec.OnSessionFinalize: "SessionEnd",
+	hookspec.SubagentStop:      "SubagentStop",
+}
+
+// importEvents is the hook an imported Claude Code hook serves (§5.6).
+var importEvents = map[string]string{
+	"PreToolUse": hookspec.PreToolCall, "PostToolUse": hookspec.PostToolCall, "UserPromptSubmit": hookspec.PreLLMCall,
+	"SessionStart": hookspec.OnSessionStart, "SessionEnd": hookspec.OnSessionEnd, "SubagentStop": hookspec.SubagentStop,
 }
 
 // ClaudeEvent is Claude Code's name of hook ("" when a Claude Code hook cannot serve it).
@@ -36,12 +45,8 @@ func ClaudeEvent(hook string) string { return claudeEvents[hook] }
 
 // HookForClaudeEvent is the hook that serves Claude Code's event ev.
 func HookForClaudeEvent(ev string) (string, bool) {
-	for h, c := range claudeEvents {
-		if c == ev {
-			return h, true
-		}
-	}
-	return "", false
+	h, ok := importEvents[ev]
+	return h, ok
 }
 
 // ClaudeEvents lists the hooks a Claude Code hook can serve, in the documented order.
@@ -200,7 +205,7 @@ func claudeQuery(event string, kwargs map[string]any, tools *ToolTable) (q strin
 		return q, true
 	case hookspec.OnSessionStart:
 		return "startup", true
-	case hookspec.OnSessionEnd:
+	case hookspec.OnSessionEnd, hookspec.OnSessionFinalize:
 		return "other", true
 	case hookspec.SubagentStop:
 		role, _ := kwargs["child_role"].(string)
@@ -235,7 +240,7 @@ func claudePayload(event string, kwargs map[string]any, cwd string, tools *ToolT
 		p["prompt"] = firstString(kwargs["user_message"])
 	case hookspec.OnSessionStart:
 		p["source"], p["model"] = "startup", firstString(kwargs["model"])
-	case hookspec.OnSessionEnd:
+	case hookspec.OnSessionEnd, hookspec.OnSessionFinalize:
 		p["reason"] = "other"
 	case hookspec.SubagentStop:
 		p["stop_hook_active"], p["agent_type"] = false, firstString(kwargs["child_role"])

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hermes-hooks/hermes/hookspec"
 	"gopkg.in/yaml.v3"
 )
 
@@ -155,6 +156,9 @@ func (imp *ClaudeImport) hook(where, event, matcher string, h *yaml.Node) {
 	}
 	if str("once") == "true" {
 		note("once: here it fires every time")
+	}
+	if event == hookspec.OnSessionEnd {
+		note("on_session_end fires at the end of every turn here; for once per session, move the entry to on_session_finalize")
 	}
 	imp.Entries = append(imp.Entries, e)
 }

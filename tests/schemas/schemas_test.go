@@ -225,6 +225,19 @@ plugins:
 		{"config matcher on an observer", "config", "hooks:\n  pre_llm_call:\n    - command: x.sh\n      matcher: terminal", false},
 		{"config fail_closed on post_tool_call", "config", "hooks:\n  post_tool_call:\n    - command: x.sh\n      fail_closed: true", false},
 		{"config fail_closed on an observer", "config", "hooks:\n  subagent_stop:\n    - command: x.sh\n      fail_closed: true", false},
+		{"config claude hooks", "config", `
+hooks:
+  pre_tool_call:
+    - {command: 'python3 "$CLAUDE_PROJECT_DIR"/.claude/hooks/guard.py', matcher: "Read|Edit|Write", dialect: claude}
+  on_session_start:
+    - {command: ./start.sh, matcher: startup, dialect: claude}
+claude_tools:
+  browser_navigate: {name: Navigate, args: {url: url}}
+  vision_analyze: {name: Vision}`, true},
+		{"config dialect bogus", "config", "hooks:\n  pre_tool_call:\n    - {command: x.sh, dialect: claud}", false},
+		{"config matcher on an observer without dialect", "config", "hooks:\n  on_session_start:\n    - {command: x.sh, matcher: startup}", false},
+		{"config claude_tools without name", "config", "claude_tools:\n  x: {args: {a: b}}", false},
+		{"config claude_tools arg not a string", "config", "claude_tools:\n  x: {name: X, args: {a: [b]}}", false},
 		{"config consent bogus", "config", "hooks_consent: bogus", false},
 		{"config auto accept integer", "config", "hooks_auto_accept: 1", false},
 		{"config auto accept list", "config", "hooks_auto_accept: [true]", false},
@@ -371,6 +384,9 @@ func TestSchemaKeysLoadWithoutWarnings(t *testing.T) {
 	entryProps := get(t, cfg, "$defs", "entry", "properties").(map[string]any)
 	first := true
 	for _, k := range slices.Sorted(maps.Keys(entryProps)) {
+		if k == "dialect" { // a Claude Code hook cannot be persistent: it gets an entry of its own below
+			continue
+		}
 		v, ok := entry[k]
 		if !ok {
 			t.Fatalf("config.schema.json: entry key %q has no sample value in this test; add one", k)
@@ -381,7 +397,9 @@ func TestSchemaKeysLoadWithoutWarnings(t *testing.T) {
 		}
 		fmt.Fprintf(&b, "%s%s: %s\n", prefix, k, v)
 	}
-	top := map[string]string{"hooks_auto_accept": "false", "hooks_consent": "command", "plugins": "{disabled: [nothing]}"}
+	b.WriteString("    - {command: /bin/true, matcher: Bash, timeout: 7, fail_closed: true, dialect: claude}\n")
+	top := map[string]string{"hooks_auto_accept": "false", "hooks_consent": "command", "plugins": "{disabled: [nothing]}",
+		"claude_tools": "{browser_navigate: {name: Navigate, args: {url: url}}}"}
 	for _, k := range slices.Sorted(maps.Keys(get(t, cfg, "properties").(map[string]any))) {
 		if k == "hooks" {
 			continue
@@ -419,11 +437,14 @@ func TestSchemaKeysLoadWithoutWarnings(t *testing.T) {
 		}
 	}
 	sh := eng.ShellHooks()
-	if len(sh) != 1 {
-		t.Fatalf("got %d shell hooks, want 1", len(sh))
+	if len(sh) != 2 {
+		t.Fatalf("got %d shell hooks, want 2", len(sh))
 	}
 	if h := sh[0].Hook(); h.Matcher != "terminal" || h.Timeout.Seconds() != 7 || !h.FailClosed || !h.Persistent {
 		t.Errorf("shell hook = %+v, want every key of the entry applied", h)
+	}
+	if h := sh[1].Hook(); h.Dialect != "claude" || !h.Matches("terminal") || h.Matches("read_file") {
+		t.Errorf("claude hook = %+v, want dialect claude matching Bash (terminal) only", h)
 	}
 }
 
