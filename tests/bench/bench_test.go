@@ -181,7 +181,20 @@ func BenchmarkPreToolCallLuaParallel(b *testing.B) {
 // registered as a pre_tool_call shell hook (approved with AcceptHooks): payload, spawn in
 // its own process group, captured output, parse.
 func BenchmarkShellHook(b *testing.B) {
-	eng := shellEngine(b, "noop-hook.sh", false)
+	eng := shellEngine(b, "noop-hook.sh", "")
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if eng.PreToolCall(ctx, allowed) != nil {
+			b.Fatal("allowed call blocked")
+		}
+	}
+}
+
+// BenchmarkShellHookClaude is BenchmarkShellHook with dialect: claude: the command runs by
+// /bin/sh (one more exec), with Claude Code's payload, and its answer read the Claude Code way.
+func BenchmarkShellHookClaude(b *testing.B) {
+	eng := shellEngine(b, "noop-hook.sh", "dialect: claude")
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
@@ -224,7 +237,7 @@ func BenchmarkShellHookPersistent(b *testing.B) {
 		{"sh-read-loop", "noop-persistent-read.sh"},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
-			eng := shellEngine(b, tc.script, true)
+			eng := shellEngine(b, tc.script, "persistent: true")
 			ctx := context.Background()
 			b.ReportAllocs()
 			for b.Loop() {
@@ -400,11 +413,10 @@ func TestBenchmarkHomes(t *testing.T) {
 			}
 		}
 	}
-	for _, tc := range []struct {
-		script     string
-		persistent bool
-	}{{"noop-hook.sh", false}, {"noop-persistent.sh", true}, {"noop-persistent-read.sh", true}} {
-		eng := shellEngine(t, tc.script, tc.persistent)
+	for _, tc := range []struct{ script, key string }{
+		{"noop-hook.sh", ""}, {"noop-hook.sh", "dialect: claude"}, {"noop-persistent.sh", "persistent: true"}, {"noop-persistent-read.sh", "persistent: true"},
+	} {
+		eng := shellEngine(t, tc.script, tc.key)
 		rs := eng.Invoke(ctx, engine.PreToolCall, allowedArgs)
 		if len(rs) != 1 || rs[0].Status != engine.StatusOK || rs[0].Err != "" {
 			t.Errorf("%s: results %+v, want one ok result", tc.script, rs)
@@ -500,11 +512,15 @@ func escapingEngine(tb testing.TB) *engine.Engine {
 }
 
 // shellEngine loads a home whose one shell hook is testdata/<script> on pre_tool_call.
-func shellEngine(tb testing.TB, script string, persistent bool) *engine.Engine {
+func shellEngine(tb testing.TB, script, key string) *engine.Engine {
 	tb.Helper()
-	cfg := "hooks:\n  pre_tool_call:\n    - command: " + quoteYAML(testdata(tb, script)) + "\n"
-	if persistent {
-		cfg += "      persistent: true\n"
+	command := testdata(tb, script)
+	if key == "dialect: claude" { // a command line for /bin/sh
+		command = "'" + command + "'"
+	}
+	cfg := "hooks:\n  pre_tool_call:\n    - command: " + quoteYAML(command) + "\n"
+	if key != "" {
+		cfg += "      " + key + "\n"
 	}
 	eng := newEngine(tb, testutil.Home(tb, map[string]string{"config.yaml": cfg}), engine.Options{AcceptHooks: true})
 	if hs := eng.ShellHooks(); len(hs) != 1 || !hs[0].Registered {
