@@ -69,8 +69,7 @@ type ClaudeTool struct {
 // ToolTable maps tool names and arguments between this project and Claude Code. It is
 // immutable once built.
 type ToolTable struct {
-	ours   map[string]ClaudeTool // our name -> Claude Code's tool
-	claude map[string]string     // Claude Code's name -> ours
+	ours map[string]ClaudeTool // our name -> Claude Code's tool
 }
 
 // defaultTools is the documented table (docs/claude-code.md).
@@ -90,13 +89,8 @@ var DefaultTools = NewToolTable(nil)
 // NewToolTable is the default table with extra's entries added (an entry for a tool the
 // default table maps replaces it).
 func NewToolTable(extra map[string]ClaudeTool) *ToolTable {
-	t := &ToolTable{ours: maps.Clone(defaultTools), claude: map[string]string{}}
+	t := &ToolTable{ours: maps.Clone(defaultTools)}
 	maps.Copy(t.ours, extra)
-	for _, ours := range slices.Sorted(maps.Keys(t.ours)) {
-		if c := t.ours[ours].Name; t.claude[c] == "" {
-			t.claude[c] = ours
-		}
-	}
 	return t
 }
 

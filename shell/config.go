@@ -175,7 +175,7 @@ func (p *parser) dialect(h *Hook, where string, n *yaml.Node) bool {
 	if isNull(n) {
 		return true
 	}
-	d := strings.TrimSpace(n.Value)
+	d := strings.ToLower(strings.TrimSpace(n.Value))
 	if n.Kind != yaml.ScalarNode || !slices.Contains(Dialects, d) {
 		hint := ""
 		if s := suggest.Closest(d, Dialects); s != "" {
