@@ -1,0 +1,305 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
+)
+
+// sqliteBackend is the store in <home>/state/store.db: one table, WAL mode, every write in
+// an immediate transaction, so several processes on one home see one store.
+type sqliteBackend struct {
+	db     *sql.DB
+	path   string
+	writes atomic.Int64 // for sweeping expired keys now and then
+}
+
+const schema = `CREATE TABLE IF NOT EXISTS kv (
+	ns      TEXT NOT NULL,
+	key     TEXT NOT NULL,
+	value   TEXT NOT NULL,
+	version INTEGER NOT NULL,
+	expires INTEGER,
+	PRIMARY KEY (ns, key)
+) WITHOUT ROWID`
+
+// StateDir is where a home keeps its store database.
+func StateDir(home string) string { return filepath.Join(home, "state") }
+
+// openSQLite opens (creating it when missing) the database of home. A file that is there
+// but is not a usable database is an error naming it; it is never replaced.
+func openSQLite(home string) (*sqliteBackend, error) {
+	dir := StateDir(home)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("store: %v", err)
+	}
+	path := filepath.Join(dir, "store.db")
+	dsn := "file:" + path + "?_txlock=immediate&_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)"
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("store: %s: %v", path, err)
+	}
+	b := &sqliteBackend{db: db, path: path}
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	var check string
+	if err := db.QueryRowContext(ctx, "PRAGMA quick_check").Scan(&check); err != nil || check != "ok" {
+		db.Close()
+		if err == nil {
+			err = errors.New(check)
+		}
+		return nil, fmt.Errorf("store: %s is not a usable database (%v); it was left as it is: move it away to start an empty store, or restore it", path, err)
+	}
+	if _, err := db.ExecContext(ctx, schema); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("store: %s: %v", path, err)
+	}
+	return b, nil
+}
+
+func (b *sqliteBackend) Where() string { return b.path }
+
+func (b *sqliteBackend) Close() error { return b.db.Close() }
+
+func nowMS() int64 { return time.Now().UnixMilli() }
+
+// live is the SQL condition of a key that has not expired (?NOW is the time in ms).
+const live = "(expires IS NULL OR expires > ?)"
+
+func (b *sqliteBackend) Get(ctx context.Context, ns, key string) ([]byte, bool, error) {
+	type got struct {
+		v  []byte
+		ok bool
+	}
+	r, err := withContext(ctx, b.Where(), func(ctx context.Context) (got, error) {
+		var v string
+		err := b.db.QueryRowContext(ctx, "SELECT value FROM kv WHERE ns = ? AND key = ? AND "+live, ns, key, nowMS()).Scan(&v)
+		if errors.Is(err, sql.ErrNoRows) {
+			return got{}, nil
+		}
+		return got{[]byte(v), err == nil}, b.wrap(err)
+	})
+	return r.v, r.ok, err
+}
+
+func (b *sqliteBackend) Set(ctx context.Context, ns, key string, value []byte, ttl time.Duration) error {
+	var expires any
+	if ttl > 0 {
+		expires = time.Now().Add(ttl).UnixMilli()
+	}
+	_, err := withContext(ctx, b.Where(), func(ctx context.Context) (struct{}, error) {
+		_, err := b.db.ExecContext(ctx, `INSERT INTO kv (ns, key, value, version, expires) VALUES (?, ?, ?, 1, ?)
+			ON CONFLICT (ns, key) DO UPDATE SET value = excluded.value, version = version + 1, expires = excluded.expires`,
+			ns, key, string(value), expires)
+		b.sweep(ctx)
+		return struct{}{}, b.wrap(err)
+	})
+	return err
+}
+
+// sweep deletes expired keys once every 1000 writes of this process.
+func (b *sqliteBackend) sweep(ctx context.Context) {
+	if b.writes.Add(1)%1000 == 0 {
+		b.db.ExecContext(ctx, "DELETE FROM kv WHERE expires IS NOT NULL AND expires <= ?", nowMS())
+	}
+}
+
+func (b *sqliteBackend) Incr(ctx context.Context, ns, key string, n int64) (int64, error) {
+	return withContext(ctx, b.Where(), func(ctx context.Context) (int64, error) {
+		tx, err := b.db.BeginTx(ctx, nil) // BEGIN IMMEDIATE: the write lock first
+		if err != nil {
+			return 0, b.wrap(err)
+		}
+		defer tx.Rollback()
+		var cur int64
+		var raw string
+		var expires sql.NullInt64
+		err = tx.QueryRowContext(ctx, "SELECT value, expires FROM kv WHERE ns = ? AND key = ? AND "+live, ns, key, nowMS()).Scan(&raw, &expires)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+		case err != nil:
+			return 0, b.wrap(err)
+		default:
+			if cur, err = parseInt([]byte(raw)); err != nil {
+				return 0, err
+			}
+		}
+		sum := cur + n
+		var exp any
+		if expires.Valid {
+			exp = expires.Int64
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO kv (ns, key, value, version, expires) VALUES (?, ?, ?, 1, ?)
+			ON CONFLICT (ns, key) DO UPDATE SET value = excluded.value, version = version + 1, expires = excluded.expires`,
+			ns, key, fmt.Sprint(sum), exp); err != nil {
+			return 0, b.wrap(err)
+		}
+		return sum, b.wrap(tx.Commit())
+	})
+}
+
+func (b *sqliteBackend) Delete(ctx context.Context, ns, key string) (bool, error) {
+	return withContext(ctx, b.Where(), func(ctx context.Context) (bool, error) {
+		res, err := b.db.ExecContext(ctx, "DELETE FROM kv WHERE ns = ? AND key = ? AND "+live, ns, key, nowMS())
+		if err != nil {
+			return false, b.wrap(err)
+		}
+		n, _ := res.RowsAffected()
+		return n > 0, nil
+	})
+}
+
+func (b *sqliteBackend) Keys(ctx context.Context, ns, prefix string) ([]string, error) {
+	return withContext(ctx, b.Where(), func(ctx context.Context) ([]string, error) {
+		rows, err := b.db.QueryContext(ctx, "SELECT key FROM kv WHERE ns = ? AND substr(key, 1, ?) = ? AND "+live+" ORDER BY key LIMIT ?",
+			ns, len([]rune(prefix)), prefix, nowMS(), MaxKeys+1)
+		if err != nil {
+			return nil, b.wrap(err)
+		}
+		defer rows.Close()
+		keys := []string{}
+		for rows.Next() {
+			var k string
+			if err := rows.Scan(&k); err != nil {
+				return nil, b.wrap(err)
+			}
+			keys = append(keys, k)
+		}
+		return keys, b.wrap(rows.Err())
+	})
+}
+
+// row is a key as Update reads it: its value when live, and the version to compare.
+type row struct {
+	value   []byte
+	live    bool
+	exists  bool // a row is there, live or expired
+	version int64
+}
+
+func (b *sqliteBackend) read(ctx context.Context, ns, key string) (row, error) {
+	return withContext(ctx, b.Where(), func(ctx context.Context) (row, error) {
+		var r row
+		var v string
+		var expires sql.NullInt64
+		err := b.db.QueryRowContext(ctx, "SELECT value, version, expires FROM kv WHERE ns = ? AND key = ?", ns, key).Scan(&v, &r.version, &expires)
+		if errors.Is(err, sql.ErrNoRows) {
+			return r, nil
+		}
+		if err != nil {
+			return r, b.wrap(err)
+		}
+		r.exists, r.live = true, !expires.Valid || expires.Int64 > nowMS()
+		if r.live {
+			r.value = []byte(v)
+		}
+		return r, nil
+	})
+}
+
+func (b *sqliteBackend) Update(ctx context.Context, ns, key string, fn func([]byte, bool) ([]byte, bool, error)) ([]byte, error) {
+	for range maxUpdateRuns {
+		r, err := b.read(ctx, ns, key)
+		if err != nil {
+			return nil, err
+		}
+		next, del, err := fn(r.value, r.live)
+		if err != nil {
+			return nil, err
+		}
+		ok, err := withContext(ctx, b.Where(), func(ctx context.Context) (bool, error) { return b.swap(ctx, ns, key, r, next, del) })
+		if err != nil || ok {
+			return next, err
+		}
+	}
+	return nil, ErrConflict
+}
+
+// swap writes next (or deletes the key) if the row is still as r saw it.
+func (b *sqliteBackend) swap(ctx context.Context, ns, key string, r row, next []byte, del bool) (bool, error) {
+	var res sql.Result
+	var err error
+	switch {
+	case del && !r.exists:
+		return true, nil
+	case del:
+		res, err = b.db.ExecContext(ctx, "DELETE FROM kv WHERE ns = ? AND key = ? AND version = ?", ns, key, r.version)
+	case r.exists: // an expired row starts again without expiry
+		res, err = b.db.ExecContext(ctx, `UPDATE kv SET value = ?, version = version + 1,
+			expires = CASE WHEN expires IS NOT NULL AND expires <= ? THEN NULL ELSE expires END
+			WHERE ns = ? AND key = ? AND version = ?`, string(next), nowMS(), ns, key, r.version)
+	default:
+		res, err = b.db.ExecContext(ctx, "INSERT INTO kv (ns, key, value, version, expires) VALUES (?, ?, ?, 1, NULL) ON CONFLICT (ns, key) DO NOTHING",
+			ns, key, string(next))
+	}
+	if err != nil {
+		return false, b.wrap(err)
+	}
+	n, _ := res.RowsAffected()
+	return n == 1, nil
+}
+
+func (b *sqliteBackend) Entries(ctx context.Context, ns string) ([]Entry, error) {
+	return withContext(ctx, b.Where(), func(ctx context.Context) ([]Entry, error) {
+		rows, err := b.db.QueryContext(ctx, "SELECT key, value, expires FROM kv WHERE ns = ? AND "+live+" ORDER BY key", ns, nowMS())
+		if err != nil {
+			return nil, b.wrap(err)
+		}
+		defer rows.Close()
+		var out []Entry
+		for rows.Next() {
+			var e Entry
+			var v string
+			var expires sql.NullInt64
+			if err := rows.Scan(&e.Key, &v, &expires); err != nil {
+				return nil, b.wrap(err)
+			}
+			e.Value = []byte(v)
+			if expires.Valid {
+				t := time.UnixMilli(expires.Int64)
+				e.Expires = &t
+			}
+			out = append(out, e)
+		}
+		return out, b.wrap(rows.Err())
+	})
+}
+
+func (b *sqliteBackend) Namespaces(ctx context.Context) ([]string, error) {
+	return withContext(ctx, b.Where(), func(ctx context.Context) ([]string, error) {
+		rows, err := b.db.QueryContext(ctx, "SELECT DISTINCT ns FROM kv WHERE "+live+" ORDER BY ns", nowMS())
+		if err != nil {
+			return nil, b.wrap(err)
+		}
+		defer rows.Close()
+		var out []string
+		for rows.Next() {
+			var ns string
+			if err := rows.Scan(&ns); err != nil {
+				return nil, b.wrap(err)
+			}
+			out = append(out, ns)
+		}
+		return out, b.wrap(rows.Err())
+	})
+}
+
+// wrap names the database in an error.
+func (b *sqliteBackend) wrap(err error) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	if strings.Contains(msg, "not a database") || strings.Contains(msg, "malformed") {
+		return fmt.Errorf("store: %s is not a usable database (%v); it was left as it is: move it away to start an empty store, or restore it", b.path, err)
+	}
+	return fmt.Errorf("store: %s: %w", b.path, err)
+}

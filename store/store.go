@@ -1,0 +1,267 @@
+// Package store keeps the state hooks need across calls, states, reloads and processes:
+// counters, rate limits, per-session notes, caches. Each hook has its own namespace of keys
+// whose values are JSON values. The default backend is an SQLite database in
+// <home>/state/ (modernc.org/sqlite, pure Go, in WAL mode: several processes on one home
+// share it safely); config.yaml's `store: {url: "redis://..."}` puts it in Redis, for
+// gateways on several machines.
+//
+// Every operation honours its context: a backend that is slow or down is that call's error,
+// never a hang. A database file that cannot be used (corrupt, not a database) is reported and
+// left as it is: nothing replaces it.
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hermes-hooks/hermes/internal/jsonvalue"
+)
+
+// Limits of what a hook may keep.
+const (
+	MaxKeyBytes   = 1 << 10 // a key
+	MaxValueBytes = 1 << 20 // a value, as JSON
+	MaxKeys       = 10000   // keys returned by one Keys call
+	maxUpdateRuns = 64      // times Update runs its function before giving up on conflicts
+)
+
+// ErrConflict is Update's error when other writers kept changing the key.
+var ErrConflict = errors.New("store: the key kept changing under update; try again")
+
+// ErrNotInteger is Incr's error for a value that is not an integer.
+var ErrNotInteger = errors.New("value is not an integer")
+
+// Backend is a store: namespaces of keys holding JSON text. Implementations are safe for
+// concurrent use by many goroutines and processes.
+type Backend interface {
+	Get(ctx context.Context, ns, key string) (value []byte, found bool, err error)
+	// Set stores value; ttl > 0 makes it expire, else it is kept until deleted.
+	Set(ctx context.Context, ns, key string, value []byte, ttl time.Duration) error
+	// Incr adds n to the integer at key (a missing key is 0) atomically and returns the
+	// sum; the key keeps its expiry.
+	Incr(ctx context.Context, ns, key string, n int64) (int64, error)
+	Delete(ctx context.Context, ns, key string) (bool, error)
+	// Keys lists the live keys of ns starting with prefix, sorted, at most MaxKeys+1.
+	Keys(ctx context.Context, ns, prefix string) ([]string, error)
+	// Update reads key, calls fn with its value, and writes fn's result (del: delete the
+	// key) if nobody wrote the key in between; else it calls fn again with the new value.
+	// The key keeps its expiry. fn runs in the caller's goroutine.
+	Update(ctx context.Context, ns, key string, fn func(old []byte, found bool) (value []byte, del bool, err error)) ([]byte, error)
+	// Entries lists every live key of ns with its value and expiry, for people.
+	Entries(ctx context.Context, ns string) ([]Entry, error)
+	// Namespaces lists the namespaces that hold live keys.
+	Namespaces(ctx context.Context) ([]string, error)
+	// Where names the backend for messages: a file, or a redis address.
+	Where() string
+	Close() error
+}
+
+// Entry is one key of a namespace.
+type Entry struct {
+	Key     string          `json:"key"`
+	Value   json.RawMessage `json:"value"`
+	Expires *time.Time      `json:"expires,omitempty"`
+}
+
+// Config is the `store:` section of config.yaml.
+type Config struct {
+	URL    string // "" = the SQLite database in <home>/state; "redis://..." or "rediss://..."
+	Prefix string // redis only: the prefix of every key; "" = "hermes:"
+}
+
+// Open opens the backend cfg names for the home.
+func Open(home string, cfg Config) (Backend, error) {
+	switch {
+	case cfg.URL == "":
+		return openSQLite(home)
+	case strings.HasPrefix(cfg.URL, "redis://"), strings.HasPrefix(cfg.URL, "rediss://"), strings.HasPrefix(cfg.URL, "unix://"):
+		return openRedis(cfg)
+	}
+	return nil, fmt.Errorf("store: url %q: expected redis://host:port/db (or none, for the database in the home)", cfg.URL)
+}
+
+// View is one hook's namespace of a backend, with Go values: what the Lua store module
+// calls. Values are JSON values as Go holds them: nil, bool, int64, float64, string, []any,
+// map[string]any.
+type View struct {
+	b  func() (Backend, error)
+	ns string
+}
+
+// NewView is namespace ns of the backend backend returns (called at every operation, so a
+// backend that could not be opened is tried again).
+func NewView(backend func() (Backend, error), ns string) *View { return &View{b: backend, ns: ns} }
+
+// Namespace is the view's namespace.
+func (v *View) Namespace() string { return v.ns }
+
+func (v *View) backend(key string) (Backend, error) {
+	switch {
+	case key == "":
+		return nil, errors.New("the key is empty")
+	case len(key) > MaxKeyBytes:
+		return nil, fmt.Errorf("the key is %d bytes, more than %d", len(key), MaxKeyBytes)
+	}
+	return v.b()
+}
+
+// Get returns the value at key.
+func (v *View) Get(ctx context.Context, key string) (any, bool, error) {
+	b, err := v.backend(key)
+	if err != nil {
+		return nil, false, err
+	}
+	raw, ok, err := b.Get(ctx, v.ns, key)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	val, err := jsonvalue.Decode(raw)
+	return val, err == nil, err
+}
+
+// Set stores value at key; ttl > 0 makes it expire. A nil value deletes the key.
+func (v *View) Set(ctx context.Context, key string, value any, ttl time.Duration) error {
+	b, err := v.backend(key)
+	if err != nil {
+		return err
+	}
+	if value == nil {
+		_, err := b.Delete(ctx, v.ns, key)
+		return err
+	}
+	raw, err := encode(value)
+	if err != nil {
+		return err
+	}
+	return b.Set(ctx, v.ns, key, raw, ttl)
+}
+
+// Incr adds n to the integer at key and returns the sum.
+func (v *View) Incr(ctx context.Context, key string, n int64) (int64, error) {
+	b, err := v.backend(key)
+	if err != nil {
+		return 0, err
+	}
+	return b.Incr(ctx, v.ns, key, n)
+}
+
+// Delete removes key and reports whether it was there.
+func (v *View) Delete(ctx context.Context, key string) (bool, error) {
+	b, err := v.backend(key)
+	if err != nil {
+		return false, err
+	}
+	return b.Delete(ctx, v.ns, key)
+}
+
+// Keys lists the keys starting with prefix, sorted.
+func (v *View) Keys(ctx context.Context, prefix string) ([]string, error) {
+	b, err := v.b()
+	if err != nil {
+		return nil, err
+	}
+	keys, err := b.Keys(ctx, v.ns, prefix)
+	if err == nil && len(keys) > MaxKeys {
+		return nil, fmt.Errorf("more than %d keys start with %q; ask for a longer prefix", MaxKeys, prefix)
+	}
+	return keys, err
+}
+
+// Update calls fn with the value at key (nil, false when there is none) and stores what it
+// returns (nil deletes the key), atomically: if another writer changed the key meanwhile,
+// fn runs again with the new value. It returns what was stored.
+func (v *View) Update(ctx context.Context, key string, fn func(old any, found bool) (any, error)) (any, error) {
+	b, err := v.backend(key)
+	if err != nil {
+		return nil, err
+	}
+	var out any
+	_, err = b.Update(ctx, v.ns, key, func(old []byte, found bool) ([]byte, bool, error) {
+		var prev any
+		if found {
+			var err error
+			if prev, err = jsonvalue.Decode(old); err != nil {
+				return nil, false, err
+			}
+		}
+		next, err := fn(prev, found)
+		if err != nil {
+			return nil, false, err
+		}
+		out = next
+		if next == nil {
+			return nil, true, nil
+		}
+		raw, err := encode(next)
+		return raw, false, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// encode renders a value as JSON, within MaxValueBytes.
+func encode(v any) ([]byte, error) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("the value cannot be stored as JSON: %v", err)
+	}
+	if len(raw) > MaxValueBytes {
+		return nil, fmt.Errorf("the value is %d bytes as JSON, more than %d", len(raw), MaxValueBytes)
+	}
+	return raw, nil
+}
+
+// parseInt reads an integer value for Incr.
+func parseInt(raw []byte) (int64, error) {
+	v, err := jsonvalue.Decode(raw)
+	if err != nil {
+		return 0, ErrNotInteger
+	}
+	switch x := v.(type) {
+	case int64:
+		return x, nil
+	case float64:
+		if x == float64(int64(x)) {
+			return int64(x), nil
+		}
+	}
+	return 0, fmt.Errorf("%w: %s", ErrNotInteger, truncate(string(raw), 40))
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}
+
+// withContext runs op in its own goroutine and returns its result, or ctx's error as soon
+// as ctx is done (op then finishes on its own): no operation outlives the caller's deadline.
+func withContext[T any](ctx context.Context, where string, op func(context.Context) (T, error)) (T, error) {
+	if err := ctx.Err(); err != nil {
+		var zero T
+		return zero, fmt.Errorf("store: %s: %w", where, context.Cause(ctx))
+	}
+	type result struct {
+		v   T
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		v, err := op(ctx)
+		done <- result{v, err}
+	}()
+	select {
+	case r := <-done:
+		return r.v, r.err
+	case <-ctx.Done():
+		var zero T
+		return zero, fmt.Errorf("store: %s: %w", where, context.Cause(ctx))
+	}
+}

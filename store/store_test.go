@@ -1,0 +1,277 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/hermes-hooks/hermes/internal/testutil"
+)
+
+// backends opens each backend on a fresh store: the database in a temporary home, and a
+// redis-server started for the test.
+func backends(t *testing.T) map[string]Backend {
+	t.Helper()
+	out := map[string]Backend{}
+	sq, err := Open(t.TempDir(), Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sq.Close() })
+	out["sqlite"] = sq
+	r := testutil.StartRedis(t)
+	rb, err := Open("", Config{URL: r.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rb.Close() })
+	out["redis"] = rb
+	return out
+}
+
+func view(b Backend, ns string) *View {
+	return NewView(func() (Backend, error) { return b, nil }, ns)
+}
+
+// What a hook relies on, on every backend: values round-trip as JSON values, incr counts,
+// namespaces are separate, keys list by prefix, delete says whether the key was there.
+func TestViewOperations(t *testing.T) {
+	ctx := context.Background()
+	for name, b := range backends(t) {
+		t.Run(name, func(t *testing.T) {
+			a, other := view(b, "plugin:a"), view(b, "plugin:b")
+			value := map[string]any{"n": int64(3), "f": 1.5, "s": "x", "l": []any{int64(1), "two"}, "t": true, "null": nil}
+			if err := a.Set(ctx, "session:1", value, 0); err != nil {
+				t.Fatal(err)
+			}
+			got, ok, err := a.Get(ctx, "session:1")
+			if err != nil || !ok {
+				t.Fatalf("get: %v %v", ok, err)
+			}
+			if diff := cmp.Diff(value, got); diff != "" {
+				t.Errorf("round trip (-want +got):\n%s", diff)
+			}
+			if _, ok, _ := other.Get(ctx, "session:1"); ok {
+				t.Error("another namespace sees the key")
+			}
+			for i := range 3 {
+				if n, err := a.Incr(ctx, "count", 2); err != nil || n != int64(2*(i+1)) {
+					t.Errorf("incr %d: %d %v", i, n, err)
+				}
+			}
+			if n, err := a.Incr(ctx, "count", -6); err != nil || n != 0 {
+				t.Errorf("incr -6: %d %v", n, err)
+			}
+			if _, err := a.Incr(ctx, "session:1", 1); !errors.Is(err, ErrNotInteger) {
+				t.Errorf("incr of a table: %v", err)
+			}
+			a.Set(ctx, "session:2", "y", 0)
+			a.Set(ctx, "sessions", int64(1), 0)
+			keys, err := a.Keys(ctx, "session:")
+			if err != nil || !cmp.Equal(keys, []string{"session:1", "session:2"}) {
+				t.Errorf("keys session: = %q %v", keys, err)
+			}
+			if keys, _ := a.Keys(ctx, "*"); len(keys) != 0 {
+				t.Errorf("a glob character matched: %q", keys)
+			}
+			if keys, _ := other.Keys(ctx, ""); len(keys) != 0 {
+				t.Errorf("other namespace keys: %q", keys)
+			}
+			if ok, err := a.Delete(ctx, "session:2"); !ok || err != nil {
+				t.Errorf("delete: %v %v", ok, err)
+			}
+			if ok, _ := a.Delete(ctx, "session:2"); ok {
+				t.Error("deleted twice")
+			}
+			if err := a.Set(ctx, "sessions", nil, 0); err != nil {
+				t.Error(err)
+			}
+			if _, ok, _ := a.Get(ctx, "sessions"); ok {
+				t.Error("set nil kept the key")
+			}
+			ns, err := b.Namespaces(ctx)
+			if err != nil || !cmp.Equal(ns, []string{"plugin:a"}) {
+				t.Errorf("namespaces %q %v", ns, err)
+			}
+			for _, bad := range []string{"", strings.Repeat("k", MaxKeyBytes+1)} {
+				if err := a.Set(ctx, bad, 1, 0); err == nil {
+					t.Errorf("key of %d bytes accepted", len(bad))
+				}
+			}
+			if err := a.Set(ctx, "big", strings.Repeat("x", MaxValueBytes), 0); err == nil {
+				t.Error("a value over the limit was accepted")
+			}
+		})
+	}
+}
+
+// A TTL expires the key; incr and update keep the expiry; a set without TTL removes it.
+func TestTTL(t *testing.T) {
+	ctx := context.Background()
+	for name, b := range backends(t) {
+		t.Run(name, func(t *testing.T) {
+			v := view(b, "plugin:ttl")
+			if err := v.Set(ctx, "short", "x", 50*time.Millisecond); err != nil {
+				t.Fatal(err)
+			}
+			v.Set(ctx, "counter", int64(1), 50*time.Millisecond)
+			v.Incr(ctx, "counter", 1)
+			v.Update(ctx, "counter", func(old any, _ bool) (any, error) { return old.(int64) + 1, nil })
+			v.Set(ctx, "kept", "x", 50*time.Millisecond)
+			v.Set(ctx, "kept", "y", 0)
+			entries, _ := b.Entries(ctx, "plugin:ttl")
+			for _, e := range entries {
+				if (e.Expires == nil) != (e.Key == "kept") {
+					t.Errorf("%s expires %v", e.Key, e.Expires)
+				}
+			}
+			deadline := time.Now().Add(5 * time.Second)
+			for {
+				_, a, _ := v.Get(ctx, "short")
+				_, c, _ := v.Get(ctx, "counter")
+				if !a && !c {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("not expired after 5s: short %v counter %v", a, c)
+				}
+				time.Sleep(10 * time.Millisecond) // waiting for the clock, not for a goroutine
+			}
+			if keys, _ := v.Keys(ctx, ""); !cmp.Equal(keys, []string{"kept"}) {
+				t.Errorf("keys after expiry: %q", keys)
+			}
+			if n, err := v.Incr(ctx, "counter", 1); n != 1 || err != nil {
+				t.Errorf("incr of an expired key: %d %v", n, err)
+			}
+		})
+	}
+}
+
+// Concurrent incr and update from many goroutines lose nothing; update's function may run
+// again, and sees the latest value when it does.
+func TestConcurrentIncrAndUpdate(t *testing.T) {
+	ctx := context.Background()
+	for name, b := range backends(t) {
+		t.Run(name, func(t *testing.T) {
+			v := view(b, "plugin:c")
+			const workers, each = 8, 25
+			var wg sync.WaitGroup
+			for w := range workers {
+				wg.Go(func() {
+					for i := range each {
+						if _, err := v.Incr(ctx, "n", 1); err != nil {
+							t.Error(err)
+						}
+						id := fmt.Sprintf("%d-%d", w, i)
+						_, err := v.Update(ctx, "ids", func(old any, _ bool) (any, error) {
+							list, _ := old.([]any)
+							return append(list, id), nil
+						})
+						if err != nil {
+							t.Error(err)
+						}
+					}
+				})
+			}
+			wg.Wait()
+			n, _, _ := v.Get(ctx, "n")
+			ids, _, _ := v.Get(ctx, "ids")
+			seen := map[any]bool{}
+			for _, id := range ids.([]any) {
+				if seen[id] {
+					t.Errorf("id %v twice", id)
+				}
+				seen[id] = true
+			}
+			if n != int64(workers*each) || len(seen) != workers*each {
+				t.Errorf("n = %v, %d distinct ids; want %d of each", n, len(seen), workers*each)
+			}
+		})
+	}
+}
+
+// Update's function errors write nothing; returning nil deletes the key.
+func TestUpdateErrorsAndDeletes(t *testing.T) {
+	ctx := context.Background()
+	for name, b := range backends(t) {
+		t.Run(name, func(t *testing.T) {
+			v := view(b, "plugin:u")
+			v.Set(ctx, "k", "before", 0)
+			if _, err := v.Update(ctx, "k", func(any, bool) (any, error) { return nil, errors.New("no") }); err == nil || err.Error() != "no" {
+				t.Errorf("err %v", err)
+			}
+			if got, _, _ := v.Get(ctx, "k"); got != "before" {
+				t.Errorf("after a failed update: %v", got)
+			}
+			if _, err := v.Update(ctx, "k", func(any, bool) (any, error) { return nil, nil }); err != nil {
+				t.Fatal(err)
+			}
+			if _, ok, _ := v.Get(ctx, "k"); ok {
+				t.Error("update to nil kept the key")
+			}
+			got, err := v.Update(ctx, "fresh", func(old any, found bool) (any, error) {
+				if found || old != nil {
+					t.Errorf("fresh key: %v %v", old, found)
+				}
+				return "new", nil
+			})
+			if got != "new" || err != nil {
+				t.Errorf("update of a fresh key: %v %v", got, err)
+			}
+		})
+	}
+}
+
+// A call never outlives its context: a backend that does not answer is the call's error.
+func TestDeadlines(t *testing.T) {
+	for name, b := range backends(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			v := view(b, "plugin:d")
+			if err := v.Set(ctx, "k", 1, 0); err == nil || !errors.Is(err, context.Canceled) {
+				t.Errorf("set with a cancelled context: %v", err)
+			}
+		})
+	}
+	// Redis that is not there: every call fails within its deadline.
+	b, err := Open("", Config{URL: "redis://127.0.0.1:1/0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	if _, err := view(b, "plugin:d").Incr(ctx, "k", 1); err == nil || !strings.Contains(err.Error(), "redis 127.0.0.1:1") {
+		t.Errorf("incr on a redis that is down: %v", err)
+	}
+}
+
+// A database file that is not a database is reported with its path and kept as it is.
+func TestCorruptDatabaseIsKept(t *testing.T) {
+	home := t.TempDir()
+	path := filepath.Join(StateDir(home), "store.db")
+	os.MkdirAll(filepath.Dir(path), 0o700)
+	junk := []byte(strings.Repeat("this is not a database\n", 400))
+	if err := os.WriteFile(path, junk, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Open(home, Config{})
+	if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "left as it is") {
+		t.Fatalf("open of a corrupt file: %v", err)
+	}
+	if got, _ := os.ReadFile(path); string(got) != string(junk) {
+		t.Error("the corrupt file was changed")
+	}
+	if _, err := Open(home, Config{URL: "memcached://x"}); err == nil {
+		t.Error("an unknown url scheme was accepted")
+	}
+}
