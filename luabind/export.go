@@ -13,7 +13,7 @@ import (
 // into Lua); the others are read from the Lua arguments, in order, by type:
 //
 //	string, float64, int, bool    the argument, checked ("bad argument #2 to match (string expected, got nil)")
-//	*lua.LTable                   a table, checked
+//	*lua.LTable, *lua.LFunction   a table or a function, checked
 //	Opt[int], Opt[string], Opt[*lua.LTable]  an optional argument (nil or absent: not Set)
 //	lua.LValue                    the argument as it is
 //
@@ -95,6 +95,8 @@ func arg[T any](L *lua.LState, n int) T {
 		*p = L.Get(n)
 	case **lua.LTable:
 		*p = L.CheckTable(n)
+	case **lua.LFunction:
+		*p = L.CheckFunction(n)
 	case *Opt[*lua.LTable]:
 		if L.Get(n) != lua.LNil {
 			*p = Opt[*lua.LTable]{L.CheckTable(n), true}

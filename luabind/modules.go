@@ -33,6 +33,7 @@ var modules = []module{
 	{name: "re", available: always, open: openRe},
 	{name: "time", available: always, open: openTime},
 	{name: "hermes", available: always, open: openHermes},
+	{name: "store", available: hasStore, open: openStore},
 	{name: "http", perm: "net", available: hasNet, open: openHTTP},
 	{name: "exec", perm: "exec", available: hasExec, open: openExec},
 }
@@ -66,6 +67,9 @@ func installRequire(L *lua.LState, e *env) {
 		for _, m := range modules {
 			if m.name != name {
 				continue
+			}
+			if !m.available(e) && m.perm == "" {
+				L.RaiseError("module %q is not available here: the host gave this hook no store", name)
 			}
 			if !m.available(e) {
 				L.RaiseError("module %q needs permissions.%s in the manifest (add it to the hook's permissions to use %s)", name, m.perm, name)

@@ -34,6 +34,7 @@ type Options struct {
 	States      int             // Lua states kept for concurrent calls; 0 = 1 (see doc.go)
 	Permissions Permissions     // what the hook may touch
 	HostFuncs   map[string]Func // extra functions of the hermes module, e.g. run_agent
+	Store       Store           // the hook's namespace of the store module; nil = no store module
 	Config      any             // plugins only: visible to Lua as ctx.config
 	// MemoryLimit is how much a call may grow the Go heap before it is stopped with a
 	// KindLimit error (see doc.go, Limits); 0 = 256 MiB; negative = no memory guard.
@@ -186,7 +187,7 @@ func newScript(src []byte, opts Options) (*script, error) {
 		opts:  opts,
 		proto: proto,
 		hook: &hook{name: opts.Name, home: opts.Home, logger: logger, perms: opts.Permissions,
-			hostFuncs: opts.HostFuncs, fsRoots: roots, programs: resolvePrograms(opts.Permissions.Exec, opts.Home)},
+			hostFuncs: opts.HostFuncs, store: opts.Store, fsRoots: roots, programs: resolvePrograms(opts.Permissions.Exec, opts.Home)},
 		timeoutText: fmt.Sprintf("timed out after %s", opts.Timeout),
 		ccs:         map[*callContext]struct{}{},
 	}

@@ -19,6 +19,8 @@ var forbidden = map[string][]string{
 	"luabind":  {"engine", "gateway", "shell", "consent", "cmd/hermesctl"},
 	"shell":    {"engine", "gateway", "luabind", "consent", "github.com/yuin/gopher-lua", "layeh.com/gopher-luar"},
 	"consent":  {"engine", "gateway", "luabind", "shell", "github.com/yuin/gopher-lua"},
+	// State is a backend: Lua reaches it through the interface luabind declares.
+	"store":    {"engine", "gateway", "luabind", "shell", "consent", "cmd/hermesctl", "github.com/yuin/gopher-lua"},
 	"engine":   {"gateway", "cmd/hermesctl"},
 	"gateway":  {"cmd/hermesctl"},
 	"internal": {"engine", "gateway", "luabind", "cmd/hermesctl"},
@@ -35,6 +37,8 @@ var onlyImportedBy = map[string]string{
 	"layeh.com/gopher-luar":            "luabind",
 	"github.com/fsnotify/fsnotify":     "engine",
 	"github.com/gofrs/flock":           "consent",
+	"modernc.org/sqlite":               "store",
+	"github.com/redis/go-redis/v9":     "store",
 	// Lua is the engine's business: the gateway and the CLI reach it through the engine.
 	module + "luabind": "engine",
 }

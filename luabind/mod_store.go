@@ -1,0 +1,135 @@
+package luabind
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// Store is a hook's own namespace of state that outlives a call, behind the store module:
+// values are JSON values as ToGo makes them. Every method honours ctx (the call's, with the
+// hook's timeout). The engine gives each hook its own (package store).
+type Store interface {
+	Get(ctx context.Context, key string) (value any, found bool, err error)
+	Set(ctx context.Context, key string, value any, ttl time.Duration) error
+	Incr(ctx context.Context, key string, n int64) (int64, error)
+	Delete(ctx context.Context, key string) (bool, error)
+	Keys(ctx context.Context, prefix string) ([]string, error)
+	// Update calls fn with the value at key and stores its result atomically; fn may run
+	// again when another writer changed the key meanwhile. It runs in the caller's goroutine.
+	Update(ctx context.Context, key string, fn func(old any, found bool) (any, error)) (any, error)
+}
+
+func hasStore(e *env) bool { return e.store != nil }
+
+// openStore builds the store module: get, set, incr, delete, keys, update.
+func openStore(L *lua.LState, e *env) lua.LValue {
+	s := e.store
+	// call runs one backend operation under the call's context; the wait forgives what the
+	// host allocates meanwhile (the driver, the network), not what Lua builds.
+	call := func(L *lua.LState, op string, f func(ctx context.Context) error) error {
+		done := e.guard.wait()
+		err := f(hostContext(L))
+		done()
+		if err != nil {
+			return fmt.Errorf("store.%s: %w", op, err)
+		}
+		return nil
+	}
+	return funcTable(L, map[string]lua.LGFunction{
+		"get": fn1(func(L *lua.LState, key string) (lua.LValue, error) {
+			var v any
+			err := call(L, "get", func(ctx context.Context) (err error) { v, _, err = s.Get(ctx, key); return })
+			return toLua(L, v), err
+		}),
+		"set": fn3(func(L *lua.LState, key string, value lua.LValue, ttl lua.LValue) (none, error) {
+			v, err := ToGo(value)
+			if err != nil {
+				return none{}, &argError{2, err.Error()}
+			}
+			d, err := seconds(ttl)
+			if err != nil {
+				return none{}, &argError{3, err.Error()}
+			}
+			return none{}, call(L, "set", func(ctx context.Context) error { return s.Set(ctx, key, v, d) })
+		}),
+		"incr": fn2(func(L *lua.LState, key string, n lua.LValue) (float64, error) {
+			by := int64(1)
+			if n != lua.LNil {
+				f, ok := n.(lua.LNumber)
+				if !ok || float64(f) != math.Trunc(float64(f)) || math.Abs(float64(f)) > 1<<53 {
+					return 0, &argError{2, "an integer expected, got " + n.String()}
+				}
+				by = int64(f)
+			}
+			var sum int64
+			err := call(L, "incr", func(ctx context.Context) (err error) { sum, err = s.Incr(ctx, key, by); return })
+			return float64(sum), err
+		}),
+		"delete": fn1(func(L *lua.LState, key string) (bool, error) {
+			var ok bool
+			err := call(L, "delete", func(ctx context.Context) (err error) { ok, err = s.Delete(ctx, key); return })
+			return ok, err
+		}),
+		"keys": fn1(func(L *lua.LState, prefix Opt[string]) (lua.LValue, error) {
+			var keys []string
+			err := call(L, "keys", func(ctx context.Context) (err error) { keys, err = s.Keys(ctx, prefix.V); return })
+			t := L.CreateTable(len(keys), 0)
+			for _, k := range keys {
+				t.Append(lua.LString(k))
+			}
+			return t, err
+		}),
+		"update": fn2(func(L *lua.LState, key string, fn *lua.LFunction) (lua.LValue, error) {
+			return updateStore(L, e, s, key, fn)
+		}),
+	})
+}
+
+// updateStore runs store.update: fn(old) in Lua, as many times as conflicts need; an error
+// raised by fn writes nothing and is raised again.
+func updateStore(L *lua.LState, e *env, s Store, key string, fn *lua.LFunction) (lua.LValue, error) {
+	var raised error
+	done := e.guard.wait()
+	v, err := s.Update(hostContext(L), key, func(old any, _ bool) (any, error) {
+		done() // Lua runs: its allocations count
+		defer func() { done = e.guard.wait() }()
+		L.Push(fn)
+		L.Push(toLua(L, old))
+		if err := L.PCall(1, 1, nil); err != nil {
+			raised = err
+			return nil, err
+		}
+		next := L.Get(-1)
+		L.Pop(1)
+		out, err := ToGo(next)
+		if err != nil {
+			return nil, fmt.Errorf("the function returned a value that cannot be stored: %v", err)
+		}
+		return out, nil
+	})
+	done()
+	switch {
+	case raised != nil && errors.Is(err, raised):
+		return lua.LNil, raised
+	case err != nil:
+		return lua.LNil, fmt.Errorf("store.update: %w", err)
+	}
+	return toLua(L, v), nil
+}
+
+// seconds reads a TTL in seconds: nil or 0 is none.
+func seconds(v lua.LValue) (time.Duration, error) {
+	if v == lua.LNil {
+		return 0, nil
+	}
+	f, ok := v.(lua.LNumber)
+	if !ok || f < 0 || math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) {
+		return 0, fmt.Errorf("ttl in seconds expected (a number >= 0), got %s", v.String())
+	}
+	return time.Duration(float64(f) * float64(time.Second)), nil
+}
