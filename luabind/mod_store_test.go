@@ -61,14 +61,14 @@ return out`, nil, Options{Store: s})
 func TestStoreModuleErrors(t *testing.T) {
 	s := sqliteStore(t, "plugin:p")
 	cases := map[string]string{
-		`require("store").incr("k", 1.5)`:                                      "bad argument #2 to incr (an integer expected, got 1.5)",
-		`require("store").set("k", function() end)`:                            "bad argument #2 to set (unsupported value of type function",
-		`require("store").set("k", 1, -1)`:                                     "bad argument #3 to set (ttl in seconds expected",
-		`require("store").set("", 1)`:                                          "store.set: the key is empty",
-		`local s = require("store"); s.set("t", {a = 1}); s.incr("t")`:         `store.incr: value is not an integer: {"a":1}`,
-		`require("store").update("k", function() error("nope") end)`:           "nope",
-		`require("store").update("k", function() return function() end end)`:  "cannot be stored",
-		`require("store").get()`:                                               "bad argument #1 to get (string expected, got nil)",
+		`require("store").incr("k", 1.5)`:                                    "bad argument #2 to incr (an integer expected, got 1.5)",
+		`require("store").set("k", function() end)`:                          "bad argument #2 to set (unsupported value of type function",
+		`require("store").set("k", 1, -1)`:                                   "bad argument #3 to set (ttl in seconds expected",
+		`require("store").set("", 1)`:                                        "store.set: the key is empty",
+		`local s = require("store"); s.set("t", {a = 1}); s.incr("t")`:       `store.incr: value is not an integer: {"a":1}`,
+		`require("store").update("k", function() error("nope") end)`:         "nope",
+		`require("store").update("k", function() return function() end end)`: "cannot be stored",
+		`require("store").get()`:                                             "bad argument #1 to get (string expected, got nil)",
 	}
 	for src, want := range cases {
 		_, err := eval(t, src, nil, Options{Store: s})

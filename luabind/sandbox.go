@@ -16,7 +16,7 @@ type hook struct {
 	logger    *slog.Logger
 	perms     Permissions
 	hostFuncs map[string]Func
-	store     Store // nil: the store module is absent
+	store     Store         // nil: the store module is absent
 	fsRoots   []fsRoot      // permissions.fs entries, resolved and opened once at load (fspath.go)
 	programs  []execProgram // permissions.exec entries, resolved once at load (mod_exec.go)
 }
