@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/hermes-hooks/hermes/internal/manifest"
+	"github.com/hermes-hooks/hermes/store"
 	"gopkg.in/yaml.v3"
 )
 
@@ -24,6 +25,14 @@ type config struct {
 	consentMode     any        // hooks_consent as written
 	disabledPlugins []string
 	disabledGateway []string // gateway_hooks.disabled, for package gateway
+	store           storeConfig
+}
+
+// storeConfig is the store: section: the backend, or why the section cannot be used (then
+// every store call fails with that error rather than use another backend).
+type storeConfig struct {
+	cfg store.Config
+	err error
 }
 
 // ResolveHome returns dir, else $HERMES_HOME, else ~/.hermes.
@@ -60,6 +69,10 @@ func loadConfig(home string) (*config, []Warning, error) {
 			cfg.hooks = v
 		case "claude_tools":
 			cfg.claudeTools = v
+		case "store":
+			var w []Warning
+			cfg.store, w = parseStore(file, v)
+			warns = append(warns, w...)
 		case "hooks_auto_accept":
 			cfg.autoAccept, _ = manifest.Any(file, v, k.Value)
 		case "hooks_consent":
@@ -78,6 +91,35 @@ func loadConfig(home string) (*config, []Warning, error) {
 		}
 	}
 	return cfg, warns, nil
+}
+
+// parseStore reads `store: {url: "redis://...", prefix: "..."}`; null or no url is the
+// database in the home.
+func parseStore(file string, n *yaml.Node) (storeConfig, []Warning) {
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
+		return storeConfig{}, nil
+	}
+	if n.Kind != yaml.MappingNode {
+		err := manifest.Errorf(file, n, "store must be a mapping (e.g. store: {url: \"redis://host:6379/0\"}); store calls fail until it is fixed")
+		return storeConfig{err: err}, []Warning{{File: file, Line: n.Line, Msg: err.Error()}}
+	}
+	fields, warns := manifest.Fields(file, n, []string{"url", "prefix"})
+	var c storeConfig
+	for key, dst := range map[string]*string{"url": &c.cfg.URL, "prefix": &c.cfg.Prefix} {
+		if f, ok := fields[key]; ok {
+			if f.Kind != yaml.ScalarNode || f.Tag != "!!str" {
+				c.err = manifest.Errorf(file, f, "store.%s must be a string; store calls fail until it is fixed", key)
+				warns = append(warns, Warning{File: file, Line: f.Line, Msg: c.err.Error()})
+				continue
+			}
+			*dst = f.Value
+		}
+	}
+	if _, err := store.ParseConfig(c.cfg); err != nil && c.err == nil {
+		c.err = manifest.Errorf(file, fields["url"], "%v; store calls fail until it is fixed", err)
+		warns = append(warns, Warning{File: file, Line: fields["url"].Line, Msg: c.err.Error()})
+	}
+	return c, warns
 }
 
 // disabledList reads a section of the form `<key>: {disabled: [name, ...]}`.

@@ -81,6 +81,10 @@ type Engine struct {
 	stop    context.Context // cancelled when Close returns: shell hooks still in flight end
 	stopNow context.CancelCauseFunc
 	starts  startContexts // on_session_start's context, until the session's first turn
+
+	store   atomic.Pointer[stateStore] // the store config.yaml names now
+	storeMu sync.Mutex
+	stores  []*stateStore // every store the engine used, closed with it
 }
 
 // New loads the home and returns a ready engine. It fails only when the home's
@@ -119,6 +123,7 @@ func (e *Engine) load(ctx context.Context, prev *hookSet) (*hookSet, error) {
 	if err != nil {
 		return nil, err
 	}
+	e.useStore(cfg.store)
 	set := newHookSet()
 	set.warnings = warns
 	done := false
@@ -209,6 +214,7 @@ func (e *Engine) Close(ctx context.Context) error {
 	e.retire(old, nil)
 	e.mu.Unlock()
 	defer e.stopNow(ErrClosed) // shell hooks still in flight end
+	defer e.closeStores()
 	select {
 	case <-old.drained:
 		return nil

@@ -155,7 +155,7 @@ func TestDispatchMerge(t *testing.T) {
 			`kw.gateway.send("dot") kw.gateway:send("colon") kw.session_store:Append("method") kw.session_store:append("lower")
 			 kw.session_store.append("object dot") kw.session_store.Append("object Dot") return {action="skip"}`))))
 		e.PreGatewayDispatch(context.Background(), DispatchEvent{}, DispatchHost{
-			Gateway: map[string]any{"send": send}, SessionStore: Object{V: &store{send: send}}})
+			Gateway: map[string]any{"send": send}, SessionStore: Object{V: &facade{send: send}}})
 		if diff := cmp.Diff([][]any{{"dot"}, {"colon"}, {"method"}, {"lower"}, {"object dot"}, {"object Dot"}}, sent); diff != "" {
 			t.Errorf("calls (-want +got):\n%s", diff)
 		}
@@ -171,7 +171,7 @@ func TestDispatchMerge(t *testing.T) {
 	})
 }
 
-// store is a facade built for Lua, as a host would hand one over in an Object.
-type store struct{ send Func }
+// facade is a facade built for Lua, as a host would hand one over in an Object.
+type facade struct{ send Func }
 
-func (s *store) Append(text string) { s.send(context.Background(), []any{text}) }
+func (s *facade) Append(text string) { s.send(context.Background(), []any{text}) }

@@ -20,7 +20,13 @@ type Metrics struct {
 	blocks   *prometheus.CounterVec
 	drops    *prometheus.CounterVec
 	latency  *prometheus.HistogramVec
+
+	storeCalls   *prometheus.CounterVec   // store module calls, by source, hook and op
+	storeErrors  *prometheus.CounterVec   //
+	storeLatency *prometheus.HistogramVec //
 }
+
+var storeLabels = []string{"source", "hook", "op"}
 
 var metricLabels = []string{"source", "hook", "event"}
 
@@ -42,6 +48,14 @@ func NewMetrics() *Metrics {
 			Namespace: "hermes", Subsystem: "hook", Name: "duration_seconds", Help: "Duration of hook calls.",
 			Buckets: []float64{.00001, .00005, .0001, .0005, .001, .005, .01, .05, .1, .5, 1, 5, 30},
 		}, metricLabels),
+		storeCalls: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "hermes", Subsystem: "store", Name: "calls_total",
+			Help: "Calls of the store module (get, set, incr, delete, keys, update), by hook."}, storeLabels),
+		storeErrors: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "hermes", Subsystem: "store", Name: "errors_total",
+			Help: "Calls of the store module that failed (backend down or slow, bad value)."}, storeLabels),
+		storeLatency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Namespace: "hermes", Subsystem: "store", Name: "duration_seconds", Help: "Duration of store module calls.",
+			Buckets: []float64{.00001, .00005, .0001, .0005, .001, .005, .01, .05, .1, .5, 1, 5},
+		}, storeLabels),
 	}
 }
 
@@ -60,7 +74,8 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 }
 
 func (m *Metrics) collectors() []prometheus.Collector {
-	return []prometheus.Collector{m.calls, m.errors, m.timeouts, m.cancels, m.busy, m.blocks, m.drops, m.latency}
+	return []prometheus.Collector{m.calls, m.errors, m.timeouts, m.cancels, m.busy, m.blocks, m.drops, m.latency,
+		m.storeCalls, m.storeErrors, m.storeLatency}
 }
 
 // hookMetrics are one hook's series for one event, resolved once so that a call costs a

@@ -136,6 +136,7 @@ func (e *Engine) loadPlugin(ctx context.Context, d *dirFiles, cfg *config) (*plu
 		Name: info.Name, File: hfile, Home: e.home, Logger: e.logger.With("plugin", info.Name),
 		Timeout: seconds(info.Timeout), BusyTimeout: seconds(info.BusyTimeout), States: info.States,
 		Permissions: info.Permissions, HostFuncs: e.opts.HostFuncs, Config: info.config,
+		Store: e.hookStore(SourcePlugin, info.Name),
 	})
 	if err != nil {
 		var le *luabind.Error

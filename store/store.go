@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/hermes-hooks/hermes/internal/jsonvalue"
+	"github.com/redis/go-redis/v9"
 )
 
 // Limits of what a hook may keep.
@@ -73,15 +74,31 @@ type Config struct {
 	Prefix string // redis only: the prefix of every key; "" = "hermes:"
 }
 
-// Open opens the backend cfg names for the home.
-func Open(home string, cfg Config) (Backend, error) {
+// ParseConfig checks cfg without opening anything and says which backend it names
+// ("sqlite" or "redis").
+func ParseConfig(cfg Config) (string, error) {
 	switch {
 	case cfg.URL == "":
-		return openSQLite(home)
+		return "sqlite", nil
 	case strings.HasPrefix(cfg.URL, "redis://"), strings.HasPrefix(cfg.URL, "rediss://"), strings.HasPrefix(cfg.URL, "unix://"):
-		return openRedis(cfg)
+		if _, err := redis.ParseURL(cfg.URL); err != nil {
+			return "", fmt.Errorf("store: url %q: %v", cfg.URL, err)
+		}
+		return "redis", nil
 	}
-	return nil, fmt.Errorf("store: url %q: expected redis://host:port/db (or none, for the database in the home)", cfg.URL)
+	return "", fmt.Errorf("store: url %q: expected redis://host:port/db (or none, for the database in the home)", cfg.URL)
+}
+
+// Open opens the backend cfg names for the home.
+func Open(home string, cfg Config) (Backend, error) {
+	kind, err := ParseConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if kind == "sqlite" {
+		return openSQLite(home)
+	}
+	return openRedis(cfg)
 }
 
 // View is one hook's namespace of a backend, with Go values: what the Lua store module

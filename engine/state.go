@@ -1,0 +1,156 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hermes-hooks/hermes/luabind"
+	"github.com/hermes-hooks/hermes/store"
+)
+
+// stateStore is the backend config.yaml's store: names, opened on first use (so that
+// loading a home creates no file) and kept for the engine's life. A backend that cannot be
+// opened (a corrupt database, a bad url) is the error of each store call, tried again at
+// the next one; nothing falls back to another backend, which would split the state.
+type stateStore struct {
+	home   string
+	cfg    store.Config
+	cfgErr error // a store: section that cannot be used
+	b      atomic.Pointer[store.Backend]
+	mu     sync.Mutex // serialises opening
+}
+
+func (s *stateStore) backend() (store.Backend, error) {
+	if b := s.b.Load(); b != nil {
+		return *b, nil
+	}
+	if s.cfgErr != nil {
+		return nil, s.cfgErr
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if b := s.b.Load(); b != nil {
+		return *b, nil
+	}
+	b, err := store.Open(s.home, s.cfg)
+	if err != nil {
+		return nil, err
+	}
+	s.b.Store(&b)
+	return b, nil
+}
+
+func (s *stateStore) close() {
+	if b := s.b.Load(); b != nil {
+		(*b).Close()
+	}
+}
+
+// useStore makes cfg's store the one store calls use from now on; a store whose
+// configuration changed is closed with the engine (a kept plugin may still be using it).
+func (e *Engine) useStore(c storeConfig) {
+	e.storeMu.Lock()
+	defer e.storeMu.Unlock()
+	if cur := e.store.Load(); cur != nil && cur.cfg == c.cfg && fmt.Sprint(cur.cfgErr) == fmt.Sprint(c.err) {
+		return
+	}
+	s := &stateStore{home: e.home, cfg: c.cfg, cfgErr: c.err}
+	e.stores = append(e.stores, s)
+	e.store.Store(s)
+}
+
+// closeStores closes every backend the engine opened.
+func (e *Engine) closeStores() {
+	e.storeMu.Lock()
+	defer e.storeMu.Unlock()
+	for _, s := range e.stores {
+		s.close()
+	}
+	e.stores = nil
+	e.store.Store(nil)
+}
+
+// currentBackend is the backend of the store config.yaml names now.
+func (e *Engine) currentBackend() (store.Backend, error) {
+	s := e.store.Load()
+	if s == nil {
+		return nil, fmt.Errorf("store: the engine is closed")
+	}
+	return s.backend()
+}
+
+// StoreBackend opens the store of the home, for tools that inspect it (hermesctl store).
+func (e *Engine) StoreBackend() (store.Backend, error) { return e.currentBackend() }
+
+// StoreNamespace is the namespace of a plugin's or a gateway hook's keys.
+func StoreNamespace(source, name string) string { return source + ":" + name }
+
+// hookStore is the store module's view for one hook, counted in the metrics.
+func (e *Engine) hookStore(source, name string) luabind.Store {
+	v := store.NewView(e.currentBackend, StoreNamespace(source, name))
+	m := e.opts.Metrics
+	if m == nil {
+		return v
+	}
+	return &meteredStore{v: v, m: m, source: source, name: name}
+}
+
+// meteredStore counts a view's calls, errors and latency per hook and operation.
+type meteredStore struct {
+	v            *store.View
+	m            *Metrics
+	source, name string
+}
+
+func (s *meteredStore) observe(op string, start time.Time, err error) {
+	s.m.storeCalls.WithLabelValues(s.source, s.name, op).Inc()
+	s.m.storeLatency.WithLabelValues(s.source, s.name, op).Observe(time.Since(start).Seconds())
+	if err != nil {
+		s.m.storeErrors.WithLabelValues(s.source, s.name, op).Inc()
+	}
+}
+
+func (s *meteredStore) Get(ctx context.Context, key string) (any, bool, error) {
+	start := time.Now()
+	v, ok, err := s.v.Get(ctx, key)
+	s.observe("get", start, err)
+	return v, ok, err
+}
+
+func (s *meteredStore) Set(ctx context.Context, key string, value any, ttl time.Duration) error {
+	start := time.Now()
+	err := s.v.Set(ctx, key, value, ttl)
+	s.observe("set", start, err)
+	return err
+}
+
+func (s *meteredStore) Incr(ctx context.Context, key string, n int64) (int64, error) {
+	start := time.Now()
+	v, err := s.v.Incr(ctx, key, n)
+	s.observe("incr", start, err)
+	return v, err
+}
+
+func (s *meteredStore) Delete(ctx context.Context, key string) (bool, error) {
+	start := time.Now()
+	ok, err := s.v.Delete(ctx, key)
+	s.observe("delete", start, err)
+	return ok, err
+}
+
+func (s *meteredStore) Keys(ctx context.Context, prefix string) ([]string, error) {
+	start := time.Now()
+	keys, err := s.v.Keys(ctx, prefix)
+	s.observe("keys", start, err)
+	return keys, err
+}
+
+func (s *meteredStore) Update(ctx context.Context, key string, fn func(any, bool) (any, error)) (any, error) {
+	start := time.Now()
+	v, err := s.v.Update(ctx, key, fn)
+	s.observe("update", start, err)
+	return v, err
+}

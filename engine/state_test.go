@@ -1,0 +1,134 @@
+package engine
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	htest "github.com/hermes-hooks/hermes/internal/testutil"
+	"github.com/hermes-hooks/hermes/store"
+)
+
+// counter is a plugin that counts its calls in the store and answers the count.
+const counter = `function register(ctx)
+  ctx.register_hook("pre_llm_call", function(kw)
+    return {context = "call " .. require("store").incr("calls")}
+  end)
+end`
+
+// State survives an edit of the plugin's code, a restart and a reload; another hook's
+// namespace is separate; the calls are counted in the metrics.
+func TestStoreOutlivesReloadsAndRestarts(t *testing.T) {
+	home := htest.Home(t, htest.Merge(pluginFiles("counter", "", counter), pluginFiles("other", "", counter)))
+	ctx := context.Background()
+	m := NewMetrics()
+	turn := LLMTurn{SessionID: "s"}
+	eng, err := New(ctx, Options{Home: home, Metrics: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := eng.PreLLMCall(ctx, turn); c != "call 1\n\ncall 1" {
+		t.Fatalf("first turn: %q", c)
+	}
+	writeFile(t, filepath.Join(home, "plugins", "counter", "handler.lua"), strings.Replace(counter, `"call "`, `"count "`, 1))
+	if err := eng.Reload(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if c := eng.PreLLMCall(ctx, turn); c != "count 2\n\ncall 2" {
+		t.Errorf("after an edit: %q", c)
+	}
+	if n := testutil.ToFloat64(m.storeCalls.WithLabelValues(SourcePlugin, "counter", "incr")); n != 2 {
+		t.Errorf("store calls counted %v, want 2", n)
+	}
+	eng.Close(ctx)
+	eng, err = New(ctx, Options{Home: home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close(ctx)
+	if c := eng.PreLLMCall(ctx, turn); c != "count 3\n\ncall 3" {
+		t.Errorf("after a restart: %q", c)
+	}
+	b, err := eng.StoreBackend()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ns, _ := b.Namespaces(ctx); strings.Join(ns, ",") != "plugin:counter,plugin:other" {
+		t.Errorf("namespaces %q", ns)
+	}
+}
+
+// A database that cannot be used is every store call's error, a guard with fail_closed
+// blocks, and the file is left as it was.
+func TestCorruptStoreFailsClosed(t *testing.T) {
+	home := htest.Home(t, pluginFiles("guard", "fail_closed: true\n", `function register(ctx)
+  ctx.register_hook("pre_tool_call", function(kw)
+    if require("store").incr("calls") > 100 then return {action = "block", message = "rate limit"} end
+  end)
+end`))
+	db := filepath.Join(store.StateDir(home), "store.db")
+	os.MkdirAll(filepath.Dir(db), 0o700)
+	junk := strings.Repeat("not sqlite\n", 500)
+	writeFile(t, db, junk)
+	eng, _ := newEngine(t, home)
+	blk := eng.PreToolCall(context.Background(), ToolCall{Name: "terminal", Args: map[string]any{"command": "ls"}})
+	if blk == nil || !strings.Contains(blk.Message, "store.incr") || !strings.Contains(blk.Message, "not a usable database") {
+		t.Errorf("block %+v", blk)
+	}
+	if got, _ := os.ReadFile(db); string(got) != junk {
+		t.Error("the corrupt database was changed")
+	}
+}
+
+// A store: section that cannot be used is a load warning and every store call's error:
+// nothing falls back to the database in the home.
+func TestBadStoreConfig(t *testing.T) {
+	home := htest.Home(t, htest.Merge(pluginFiles("counter", "", counter), map[string]string{"config.yaml": "store: {url: \"memcached://x\"}\n"}))
+	eng, logs := newEngine(t, home)
+	if w := eng.Warnings(); len(w) != 1 || !strings.Contains(w[0].String(), "config.yaml:1") || !strings.Contains(w[0].String(), "memcached") {
+		t.Errorf("warnings %v", w)
+	}
+	if c := eng.PreLLMCall(context.Background(), LLMTurn{}); c != "" {
+		t.Errorf("context %q", c)
+	}
+	if !strings.Contains(logs.String(), "store.incr") {
+		t.Errorf("no store error logged:\n%s", logs)
+	}
+	if _, err := os.Stat(store.StateDir(home)); err == nil {
+		t.Error("a database was created in the home")
+	}
+}
+
+// With Redis: a stopped server fails the calls within the hook's timeout, the host keeps
+// answering, and the calls succeed again once the server is back.
+func TestRedisDownAndBack(t *testing.T) {
+	r := htest.StartRedis(t)
+	home := htest.Home(t, htest.Merge(pluginFiles("counter", "timeout: 1\n", counter), map[string]string{"config.yaml": "store: {url: \"" + r.URL + "\"}\n"}))
+	eng, logs := newEngine(t, home)
+	ctx := context.Background()
+	if c := eng.PreLLMCall(ctx, LLMTurn{}); c != "call 1" {
+		t.Fatalf("context %q", c)
+	}
+	r.Stop()
+	for i := range 3 {
+		start := time.Now()
+		if c := eng.PreLLMCall(ctx, LLMTurn{}); c != "" {
+			t.Errorf("with redis down: %q", c)
+		}
+		if d := time.Since(start); d > 3*time.Second {
+			t.Errorf("call %d took %v with a 1s timeout", i, d)
+		}
+	}
+	if !strings.Contains(logs.String(), "store.incr") {
+		t.Errorf("the failures were not logged:\n%s", logs)
+	}
+	r.Start()
+	if c := eng.PreLLMCall(ctx, LLMTurn{}); c != "call 1" { // a fresh server: no persistence
+		t.Errorf("after redis came back: %q", c)
+	}
+}
