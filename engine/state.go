@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -84,6 +86,27 @@ func (e *Engine) currentBackend() (store.Backend, error) {
 
 // StoreBackend opens the store of the home, for tools that inspect it (hermesctl store).
 func (e *Engine) StoreBackend() (store.Backend, error) { return e.currentBackend() }
+
+// OpenStore opens the store config.yaml of home names, without loading any hook, for tools
+// that inspect it. exists is false when it is the database in the home and there is none
+// yet (nothing is then created, and the backend is nil).
+func OpenStore(home string) (b store.Backend, exists bool, err error) {
+	home = ResolveHome(home)
+	cfg, _, err := loadConfig(home)
+	if err != nil {
+		return nil, false, err
+	}
+	if cfg.store.err != nil {
+		return nil, false, cfg.store.err
+	}
+	if cfg.store.cfg.URL == "" {
+		if _, err := os.Stat(filepath.Join(store.StateDir(home), "store.db")); err != nil {
+			return nil, false, nil
+		}
+	}
+	b, err = store.Open(home, cfg.store.cfg)
+	return b, err == nil, err
+}
 
 // StoreNamespace is the namespace of a plugin's or a gateway hook's keys.
 func StoreNamespace(source, name string) string { return source + ":" + name }

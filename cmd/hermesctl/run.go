@@ -53,7 +53,8 @@ var valueFlags = map[string]bool{}
 func init() {
 	commands = []*command{
 		hooksListCommand, hooksTestCommand, hooksAllowCommand, hooksRevokeCommand, hooksImportCommand, hooksDoctorCommand,
-		hooksWatchCommand, hooksStatsCommand, pluginsListCommand, replayCommand, demoCommand,
+		hooksWatchCommand, hooksStatsCommand, pluginsListCommand, storeListCommand, storeGetCommand, storeDeleteCommand,
+		replayCommand, demoCommand,
 		versionCommand, completionCommand,
 	}
 	for _, cmd := range commands {
