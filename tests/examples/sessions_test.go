@@ -136,3 +136,25 @@ func TestLogSubagentShellHook(t *testing.T) {
 		t.Errorf("orchestration.jsonl (-want +got):\n%s", diff)
 	}
 }
+
+// The session's cache lives in the store: a reload of the plugin in the middle of a session,
+// or a second process on the home, finishes its summary with every turn counted.
+func TestSessionCacheAcrossReloadAndProcesses(t *testing.T) {
+	home := install(t, "sessions")
+	ctx := context.Background()
+	end := map[string]any{"session_id": "s1", "completed": true, "interrupted": false, "model": "gpt-4", "platform": "cli"}
+	eng, _ := newEngine(t, home)
+	eng.Invoke(ctx, engine.OnSessionStart, map[string]any{"session_id": "s1", "model": "gpt-4", "platform": "cli"})
+	eng.Invoke(ctx, engine.OnSessionEnd, end)
+	if err := eng.Reload(ctx); err != nil {
+		t.Fatal(err)
+	}
+	eng.Invoke(ctx, engine.PostToolCall, map[string]any{"tool_name": "terminal", "args": map[string]any{}, "session_id": "s1", "result": "{}", "duration_ms": 1})
+	other, _ := newEngine(t, home) // another gateway process on the same home
+	other.Invoke(ctx, engine.OnSessionEnd, end)
+	other.Invoke(ctx, engine.OnSessionFinalize, map[string]any{"session_id": "s1", "platform": "cli"})
+	lines := readJSONLines(t, filepath.Join(home, "logs", "sessions.jsonl"))
+	if len(lines) != 1 || lines[0]["turns"] != 2.0 || lines[0]["tool_calls"] != 1.0 {
+		t.Errorf("summaries = %v, want one for s1 with 2 turns and 1 tool call", lines)
+	}
+}

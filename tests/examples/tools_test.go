@@ -292,3 +292,30 @@ func TestShellHooksApproved(t *testing.T) {
 		t.Errorf("shell hooks (-want +got):\n%s", diff)
 	}
 }
+
+// The counters live in the store: a second engine on the home (another process, or this one
+// restarted) adds to them rather than starting again, and the file shows the total.
+func TestToolMetricsSharedByProcesses(t *testing.T) {
+	home := install(t, "tools")
+	ctx := context.Background()
+	call := engine.ToolCall{Name: "web_search", Args: map[string]any{"query": "x"}, Result: `{}`, DurationMS: 4}
+	a, _ := newEngine(t, home)
+	b, _ := newEngine(t, home)
+	for range 3 {
+		a.PostToolCall(ctx, call)
+		b.PostToolCall(ctx, call)
+	}
+	data, err := os.ReadFile(filepath.Join(home, "logs", "tool-metrics.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Tools map[string]map[string]any `json:"tools"`
+	}
+	if err := json.Unmarshal(data, &got); err != nil {
+		t.Fatal(err)
+	}
+	if m := got.Tools["web_search"]; m["calls"] != 6.0 || m["total_ms"] != 24.0 {
+		t.Errorf("web_search = %v, want 6 calls and 24 ms from both engines", m)
+	}
+}

@@ -1,15 +1,18 @@
 -- on_session_start / on_session_end / on_session_finalize: session duration in the log.
+-- The start time is in the store, so any process on this home (and any reload) knows it; a
+-- session never finalized is forgotten after a day.
+local store = require("store")
 local time = require("time")
 
 function register(ctx)
-  local start_times = {}
+  local function key(id) return "start:" .. id end
 
   ctx.register_hook("on_session_start", function(kw)
-    start_times[kw.session_id] = time.now()
+    store.set(key(kw.session_id), time.now(), 24 * 3600)
   end)
 
   ctx.register_hook("on_session_end", function(kw)
-    local start = start_times[kw.session_id]
+    local start = store.get(key(kw.session_id))
     if not start then return end
     ctx.log.info("SESSION_DURATION", {
       session_id = kw.session_id,
@@ -20,6 +23,6 @@ function register(ctx)
   end)
 
   ctx.register_hook("on_session_finalize", function(kw)
-    if kw.session_id then start_times[kw.session_id] = nil end
+    if kw.session_id then store.delete(key(kw.session_id)) end
   end)
 end
