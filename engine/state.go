@@ -150,9 +150,9 @@ func (s *meteredStore) Set(ctx context.Context, key string, value any, ttl time.
 	return err
 }
 
-func (s *meteredStore) Incr(ctx context.Context, key string, n int64) (int64, error) {
+func (s *meteredStore) Incr(ctx context.Context, key string, n int64, ttl time.Duration) (int64, error) {
 	start := time.Now()
-	v, err := s.v.Incr(ctx, key, n)
+	v, err := s.v.Incr(ctx, key, n, ttl)
 	s.observe("incr", start, err)
 	return v, err
 }

@@ -16,7 +16,7 @@ import (
 type Store interface {
 	Get(ctx context.Context, key string) (value any, found bool, err error)
 	Set(ctx context.Context, key string, value any, ttl time.Duration) error
-	Incr(ctx context.Context, key string, n int64) (int64, error)
+	Incr(ctx context.Context, key string, n int64, ttl time.Duration) (int64, error)
 	Delete(ctx context.Context, key string) (bool, error)
 	Keys(ctx context.Context, prefix string) ([]string, error)
 	// Update calls fn with the value at key and stores its result atomically; fn may run
@@ -57,7 +57,7 @@ func openStore(L *lua.LState, e *env) lua.LValue {
 			}
 			return none{}, call(L, "set", func(ctx context.Context) error { return s.Set(ctx, key, v, d) })
 		}),
-		"incr": fn2(func(L *lua.LState, key string, n lua.LValue) (float64, error) {
+		"incr": fn3(func(L *lua.LState, key string, n lua.LValue, ttl lua.LValue) (float64, error) {
 			by := int64(1)
 			if n != lua.LNil {
 				f, ok := n.(lua.LNumber)
@@ -66,8 +66,12 @@ func openStore(L *lua.LState, e *env) lua.LValue {
 				}
 				by = int64(f)
 			}
+			d, err := seconds(ttl)
+			if err != nil {
+				return 0, &argError{3, err.Error()}
+			}
 			var sum int64
-			err := call(L, "incr", func(ctx context.Context) (err error) { sum, err = s.Incr(ctx, key, by); return })
+			err = call(L, "incr", func(ctx context.Context) (err error) { sum, err = s.Incr(ctx, key, by, d); return })
 			return float64(sum), err
 		}),
 		"delete": fn1(func(L *lua.LState, key string) (bool, error) {

@@ -90,7 +90,7 @@ func TestStoreModuleErrors(t *testing.T) {
 // blockingStore never answers before its context ends, like a backend that hangs.
 type blockingStore struct{ Store }
 
-func (blockingStore) Incr(ctx context.Context, _ string, _ int64) (int64, error) {
+func (blockingStore) Incr(ctx context.Context, _ string, _ int64, _ time.Duration) (int64, error) {
 	<-ctx.Done()
 	return 0, ctx.Err()
 }

@@ -76,15 +76,33 @@ func (b *redisBackend) Set(ctx context.Context, ns, key string, value []byte, tt
 	return err
 }
 
-func (b *redisBackend) Incr(ctx context.Context, ns, key string, n int64) (int64, error) {
+func (b *redisBackend) Incr(ctx context.Context, ns, key string, n int64, ttl time.Duration) (int64, error) {
 	return withContext(ctx, b.Where(), func(ctx context.Context) (int64, error) {
+		if ttl > 0 {
+			v, err := incrNew.Run(ctx, b.c, []string{b.k(ns, key)}, n, max(ttl.Milliseconds(), 1)).Int64()
+			if err != nil && strings.Contains(err.Error(), "not an integer") {
+				return 0, b.notInteger(ctx, ns, key)
+			}
+			return v, b.wrap(err)
+		}
 		v, err := b.c.IncrBy(ctx, b.k(ns, key), n).Result()
 		if err != nil && strings.Contains(err.Error(), "not an integer") {
-			raw, _ := b.c.Get(ctx, b.k(ns, key)).Result()
-			return 0, fmt.Errorf("%w: %s", ErrNotInteger, truncate(raw, 40))
+			return 0, b.notInteger(ctx, ns, key)
 		}
 		return v, b.wrap(err)
 	})
+}
+
+// incrNew is INCRBY that gives a key it creates an expiry, atomically on the server.
+var incrNew = redis.NewScript(`local new = redis.call("EXISTS", KEYS[1]) == 0
+local v = redis.call("INCRBY", KEYS[1], ARGV[1])
+if new then redis.call("PEXPIRE", KEYS[1], ARGV[2]) end
+return v`)
+
+// notInteger is Incr's error for the value at key.
+func (b *redisBackend) notInteger(ctx context.Context, ns, key string) error {
+	raw, _ := b.c.Get(ctx, b.k(ns, key)).Result()
+	return fmt.Errorf("%w: %s", ErrNotInteger, truncate(raw, 40))
 }
 
 func (b *redisBackend) Delete(ctx context.Context, ns, key string) (bool, error) {

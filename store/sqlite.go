@@ -126,21 +126,25 @@ func (b *sqliteBackend) sweep(ctx context.Context) {
 }
 
 // incrSQL adds ?3 to an integer value in one statement: a missing or expired key starts
-// from 0 (an expired one loses its expiry); a value that is not an integer is left alone and
+// from 0 with the expiry ?5 (NULL: none); a value that is not an integer is left alone and
 // returns no row. An integer's JSON text is the text of its SQLite integer.
-const incrSQL = `INSERT INTO kv (ns, key, value, version, expires) VALUES (?1, ?2, ?3, 1, NULL)
+const incrSQL = `INSERT INTO kv (ns, key, value, version, expires) VALUES (?1, ?2, ?3, 1, ?5)
 	ON CONFLICT (ns, key) DO UPDATE SET
 		value = CASE WHEN kv.expires IS NOT NULL AND kv.expires <= ?4 THEN excluded.value
 			ELSE CAST(CAST(kv.value AS INTEGER) + ?3 AS TEXT) END,
-		expires = CASE WHEN kv.expires IS NOT NULL AND kv.expires <= ?4 THEN NULL ELSE kv.expires END,
+		expires = CASE WHEN kv.expires IS NOT NULL AND kv.expires <= ?4 THEN excluded.expires ELSE kv.expires END,
 		version = kv.version + 1
 	WHERE (kv.expires IS NOT NULL AND kv.expires <= ?4) OR CAST(CAST(kv.value AS INTEGER) AS TEXT) = kv.value
 	RETURNING value`
 
-func (b *sqliteBackend) Incr(ctx context.Context, ns, key string, n int64) (int64, error) {
+func (b *sqliteBackend) Incr(ctx context.Context, ns, key string, n int64, ttl time.Duration) (int64, error) {
+	var expires any
+	if ttl > 0 {
+		expires = time.Now().Add(ttl).UnixMilli()
+	}
 	return withContext(ctx, b.Where(), func(ctx context.Context) (int64, error) {
 		var sum int64
-		err := b.incrStmt.QueryRowContext(ctx, ns, key, n, nowMS()).Scan(&sum)
+		err := b.incrStmt.QueryRowContext(ctx, ns, key, n, nowMS(), expires).Scan(&sum)
 		if errors.Is(err, sql.ErrNoRows) { // not an integer: say what it is
 			var raw string
 			if err := b.db.QueryRowContext(ctx, "SELECT value FROM kv WHERE ns = ? AND key = ?", ns, key).Scan(&raw); err != nil {

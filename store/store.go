@@ -43,8 +43,8 @@ type Backend interface {
 	// Set stores value; ttl > 0 makes it expire, else it is kept until deleted.
 	Set(ctx context.Context, ns, key string, value []byte, ttl time.Duration) error
 	// Incr adds n to the integer at key (a missing key is 0) atomically and returns the
-	// sum; the key keeps its expiry.
-	Incr(ctx context.Context, ns, key string, n int64) (int64, error)
+	// sum; the key keeps its expiry, and a key it creates expires after ttl when ttl > 0.
+	Incr(ctx context.Context, ns, key string, n int64, ttl time.Duration) (int64, error)
 	Delete(ctx context.Context, ns, key string) (bool, error)
 	// Keys lists the live keys of ns starting with prefix, sorted, at most MaxKeys+1.
 	Keys(ctx context.Context, ns, prefix string) ([]string, error)
@@ -157,13 +157,14 @@ func (v *View) Set(ctx context.Context, key string, value any, ttl time.Duration
 	return b.Set(ctx, v.ns, key, raw, ttl)
 }
 
-// Incr adds n to the integer at key and returns the sum.
-func (v *View) Incr(ctx context.Context, key string, n int64) (int64, error) {
+// Incr adds n to the integer at key and returns the sum; a key it creates expires after
+// ttl when ttl > 0.
+func (v *View) Incr(ctx context.Context, key string, n int64, ttl time.Duration) (int64, error) {
 	b, err := v.backend(key)
 	if err != nil {
 		return 0, err
 	}
-	return b.Incr(ctx, v.ns, key, n)
+	return b.Incr(ctx, v.ns, key, n, ttl)
 }
 
 // Delete removes key and reports whether it was there.

@@ -63,14 +63,14 @@ func TestViewOperations(t *testing.T) {
 				t.Error("another namespace sees the key")
 			}
 			for i := range 3 {
-				if n, err := a.Incr(ctx, "count", 2); err != nil || n != int64(2*(i+1)) {
+				if n, err := a.Incr(ctx, "count", 2, 0); err != nil || n != int64(2*(i+1)) {
 					t.Errorf("incr %d: %d %v", i, n, err)
 				}
 			}
-			if n, err := a.Incr(ctx, "count", -6); err != nil || n != 0 {
+			if n, err := a.Incr(ctx, "count", -6, 0); err != nil || n != 0 {
 				t.Errorf("incr -6: %d %v", n, err)
 			}
-			if _, err := a.Incr(ctx, "session:1", 1); !errors.Is(err, ErrNotInteger) {
+			if _, err := a.Incr(ctx, "session:1", 1, 0); !errors.Is(err, ErrNotInteger) {
 				t.Errorf("incr of a table: %v", err)
 			}
 			a.Set(ctx, "session:2", "y", 0)
@@ -123,13 +123,19 @@ func TestTTL(t *testing.T) {
 				t.Fatal(err)
 			}
 			v.Set(ctx, "counter", int64(1), 50*time.Millisecond)
-			v.Incr(ctx, "counter", 1)
+			v.Incr(ctx, "counter", 1, 0)
 			v.Update(ctx, "counter", func(old any, _ bool) (any, error) { return old.(int64) + 1, nil })
+			if n, err := v.Incr(ctx, "window", 1, 50*time.Millisecond); n != 1 || err != nil {
+				t.Fatalf("incr with ttl: %d %v", n, err)
+			}
+			v.Incr(ctx, "window", 1, time.Hour) // an existing key keeps its expiry...
+			v.Set(ctx, "forever", int64(1), 0)
+			v.Incr(ctx, "forever", 1, 50*time.Millisecond) // ...or its lack of one
 			v.Set(ctx, "kept", "x", 50*time.Millisecond)
 			v.Set(ctx, "kept", "y", 0)
 			entries, _ := b.Entries(ctx, "plugin:ttl")
 			for _, e := range entries {
-				if (e.Expires == nil) != (e.Key == "kept") {
+				if (e.Expires == nil) != (e.Key == "kept" || e.Key == "forever") {
 					t.Errorf("%s expires %v", e.Key, e.Expires)
 				}
 			}
@@ -137,7 +143,8 @@ func TestTTL(t *testing.T) {
 			for {
 				_, a, _ := v.Get(ctx, "short")
 				_, c, _ := v.Get(ctx, "counter")
-				if !a && !c {
+				_, w, _ := v.Get(ctx, "window")
+				if !a && !c && !w {
 					break
 				}
 				if time.Now().After(deadline) {
@@ -145,10 +152,10 @@ func TestTTL(t *testing.T) {
 				}
 				time.Sleep(10 * time.Millisecond) // waiting for the clock, not for a goroutine
 			}
-			if keys, _ := v.Keys(ctx, ""); !cmp.Equal(keys, []string{"kept"}) {
+			if keys, _ := v.Keys(ctx, ""); !cmp.Equal(keys, []string{"forever", "kept"}) {
 				t.Errorf("keys after expiry: %q", keys)
 			}
-			if n, err := v.Incr(ctx, "counter", 1); n != 1 || err != nil {
+			if n, err := v.Incr(ctx, "counter", 1, 0); n != 1 || err != nil {
 				t.Errorf("incr of an expired key: %d %v", n, err)
 			}
 		})
@@ -167,7 +174,7 @@ func TestConcurrentIncrAndUpdate(t *testing.T) {
 			for w := range workers {
 				wg.Go(func() {
 					for i := range each {
-						if _, err := v.Incr(ctx, "n", 1); err != nil {
+						if _, err := v.Incr(ctx, "n", 1, 0); err != nil {
 							t.Error(err)
 						}
 						id := fmt.Sprintf("%d-%d", w, i)
@@ -250,7 +257,7 @@ func TestDeadlines(t *testing.T) {
 	defer b.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 	defer cancel()
-	if _, err := view(b, "plugin:d").Incr(ctx, "k", 1); err == nil || !strings.Contains(err.Error(), "redis 127.0.0.1:1") {
+	if _, err := view(b, "plugin:d").Incr(ctx, "k", 1, 0); err == nil || !strings.Contains(err.Error(), "redis 127.0.0.1:1") {
 		t.Errorf("incr on a redis that is down: %v", err)
 	}
 }

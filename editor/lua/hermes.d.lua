@@ -6,7 +6,7 @@
 -- completion, hover docs and type checks for:
 --   * plugins:       function register(ctx) ... ctx.register_hook("pre_tool_call", function(kw) ... end)
 --   * gateway hooks: function handle(event_type, context) ... end
---   * the modules returned by require: json, log, re, time, hermes, and the permission-gated
+--   * the modules returned by require: json, log, re, time, hermes, store, and the permission-gated
 --     http and exec; the io subset that exists with permissions.fs; the os subset.
 --
 -- Only a definitions file: nothing here runs inside hermes. Types are named hermes.*.
@@ -404,6 +404,52 @@ function time.now() end
 ---Sleeps; stops early with an error when the call's timeout or the host's context ends.
 ---@param seconds number
 function time.sleep(seconds) end
+
+---`require("store")`: state that outlives a call, in this hook's own namespace: shared by
+---every Lua state of the hook, kept across reloads and restarts, and by every process on the
+---home (or, with `store: {url: "redis://..."}` in config.yaml, every machine). Values are
+---JSON values. Every call honours the hook's timeout; a backend that is down is an error.
+---@class hermes.store
+local store = {}
+
+---The value at key, or nil.
+---@param key string
+---@return any
+function store.get(key) end
+
+---Stores value at key (nil deletes it); with ttl_seconds > 0 it expires after that long.
+---@param key string
+---@param value any
+---@param ttl_seconds? number
+function store.set(key, value, ttl_seconds) end
+
+---Adds n (default 1, an integer) to the integer at key, atomically, and returns the sum. A
+---missing key counts from 0 and, with ttl_seconds, expires after that long; an existing key
+---keeps its expiry.
+---@param key string
+---@param n? integer
+---@param ttl_seconds? number
+---@return integer
+function store.incr(key, n, ttl_seconds) end
+
+---Deletes key; true when it was there.
+---@param key string
+---@return boolean
+function store.delete(key) end
+
+---The keys starting with prefix (default: all), sorted.
+---@param prefix? string
+---@return string[]
+function store.keys(prefix) end
+
+---Atomic read-modify-write: calls fn with the value at key (nil when there is none) and stores
+---what it returns (nil deletes the key). When another writer changed the key meanwhile, fn
+---runs again with the new value, so it must not have other side effects. Returns what was
+---stored. An error raised by fn writes nothing.
+---@param key string
+---@param fn fun(old: any): any
+---@return any
+function store.update(key, fn) end
 
 ---`require("hermes")`: facts about the engine and functions the host provides.
 ---@class hermes.hermes

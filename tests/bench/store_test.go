@@ -55,7 +55,7 @@ func BenchmarkStoreIncr(b *testing.B) {
 			defer bk.Close()
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := bk.Incr(ctx, "plugin:counter", "calls", 1); err != nil {
+				if _, err := bk.Incr(ctx, "plugin:counter", "calls", 1, 0); err != nil {
 					b.Fatal(err)
 				}
 			}

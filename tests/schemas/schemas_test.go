@@ -652,7 +652,7 @@ func TestLuaDefinitionsAreConsistent(t *testing.T) {
 		}
 	}
 	dir := filepath.Join(root, "editor", "lua")
-	for _, mod := range []string{"json", "log", "re", "time", "hermes", "http", "exec"} {
+	for _, mod := range []string{"json", "log", "re", "time", "hermes", "store", "http", "exec"} {
 		data, err := os.ReadFile(filepath.Join(dir, mod+".lua"))
 		if err != nil {
 			t.Errorf("module stub: %v", err)
