@@ -234,6 +234,10 @@ hooks:
 claude_tools:
   browser_navigate: {name: Navigate, args: {url: url}}
   vision_analyze: {name: Vision}`, true},
+		{"config store redis", "config", "store: {url: \"redis://10.0.0.5:6379/0\", prefix: \"gw1:\"}", true},
+		{"config store empty", "config", "store:", true},
+		{"config store bad scheme", "config", "store: {url: \"memcached://x\"}", false},
+		{"config store typo", "config", "store: {uri: \"redis://x\"}", false},
 		{"config dialect bogus", "config", "hooks:\n  pre_tool_call:\n    - {command: x.sh, dialect: claud}", false},
 		{"config matcher on an observer without dialect", "config", "hooks:\n  on_session_start:\n    - {command: x.sh, matcher: startup}", false},
 		{"config claude_tools without name", "config", "claude_tools:\n  x: {args: {a: b}}", false},
@@ -399,7 +403,7 @@ func TestSchemaKeysLoadWithoutWarnings(t *testing.T) {
 	}
 	b.WriteString("    - {command: /bin/true, matcher: Bash, timeout: 7, fail_closed: true, dialect: claude}\n")
 	top := map[string]string{"hooks_auto_accept": "false", "hooks_consent": "command", "plugins": "{disabled: [nothing]}",
-		"claude_tools": "{browser_navigate: {name: Navigate, args: {url: url}}}"}
+		"claude_tools": "{browser_navigate: {name: Navigate, args: {url: url}}}", "store": "{url: \"redis://127.0.0.1:1/0\", prefix: \"h:\"}"}
 	for _, k := range slices.Sorted(maps.Keys(get(t, cfg, "properties").(map[string]any))) {
 		if k == "hooks" {
 			continue
