@@ -1,8 +1,6 @@
 package shell
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"regexp"
@@ -239,13 +237,7 @@ func claudePayload(event string, kwargs map[string]any, cwd string, tools *ToolT
 	case hookspec.SubagentStop:
 		p["stop_hook_active"], p["agent_type"] = false, firstString(kwargs["child_role"])
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(p); err != nil {
-		return nil, fmt.Errorf("shell: encode payload: %w", err)
-	}
-	return buf.Bytes(), nil
+	return encodePayload(p)
 }
 
 // toolResponse is a tool's result as Claude Code's tool_response: the JSON value when the

@@ -56,6 +56,11 @@ func BuildPayload(event string, kwargs map[string]any, cwd string) ([]byte, erro
 			p.Extra[k] = w.value(v, 0)
 		}
 	}
+	return encodePayload(p)
+}
+
+// encodePayload renders a stdin document: JSON without HTML escaping, ending with a newline.
+func encodePayload(p any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

@@ -148,30 +148,27 @@ func (c *cli) listNamespaces(ctx context.Context, b store.Backend) int {
 }
 
 func runStoreGet(ctx context.Context, c *cli, args []string) int {
-	if !c.wantArgs(args, 2) {
-		return exitUsage
-	}
-	b, code := c.openStore()
-	if b == nil {
-		return max(code, exitFailed)
-	}
-	defer b.Close()
-	ns, err := namespace(ctx, b, args[0])
-	if err != nil {
-		return c.fail(exitUsage, "%v", err)
-	}
-	v, ok, err := b.Get(ctx, ns, args[1])
-	switch {
-	case err != nil:
-		return c.fail(exitFailed, "%v", err)
-	case !ok:
-		return c.fail(exitFailed, "%s has no key %q", ns, args[1])
-	}
-	fmt.Fprintln(c.stdout, string(v))
-	return exitOK
+	return c.storeKey(ctx, args, func(b store.Backend, ns, key string) (bool, error) {
+		v, ok, err := b.Get(ctx, ns, key)
+		if ok {
+			fmt.Fprintln(c.stdout, string(v))
+		}
+		return ok, err
+	})
 }
 
 func runStoreDelete(ctx context.Context, c *cli, args []string) int {
+	return c.storeKey(ctx, args, func(b store.Backend, ns, key string) (bool, error) {
+		ok, err := b.Delete(ctx, ns, key)
+		if ok {
+			fmt.Fprintf(c.stdout, "deleted %q of %s\n", key, ns)
+		}
+		return ok, err
+	})
+}
+
+// storeKey runs op on the key of the hook args name; exit 3 when op finds no key.
+func (c *cli) storeKey(ctx context.Context, args []string, op func(b store.Backend, ns, key string) (bool, error)) int {
 	if !c.wantArgs(args, 2) {
 		return exitUsage
 	}
@@ -184,13 +181,12 @@ func runStoreDelete(ctx context.Context, c *cli, args []string) int {
 	if err != nil {
 		return c.fail(exitUsage, "%v", err)
 	}
-	ok, err := b.Delete(ctx, ns, args[1])
+	ok, err := op(b, ns, args[1])
 	switch {
 	case err != nil:
 		return c.fail(exitFailed, "%v", err)
 	case !ok:
 		return c.fail(exitFailed, "%s has no key %q", ns, args[1])
 	}
-	fmt.Fprintf(c.stdout, "deleted %q of %s\n", args[1], ns)
 	return exitOK
 }
