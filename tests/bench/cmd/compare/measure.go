@@ -29,7 +29,7 @@ type config struct {
 type group struct {
 	bench     string // -bench regexp
 	benchtime string
-	python    string // "dispatch", "shell" or ""
+	python    string // "dispatch", "shell", "shapes" (the four shapes) or ""
 }
 
 // groups split the benchmarks by how long one op takes, so that the whole run stays within
@@ -38,6 +38,7 @@ type group struct {
 var groups = []group{
 	{`^Benchmark(InvokeNoHooks|PreToolCallLua|PreToolCallLuaVarying|PreToolCallLuaEscaping|PreToolCallLuaRaw|PreToolCallLuaParallel)$`, "1s", "dispatch"},
 	{`^Benchmark(ShellHook|ShellHookRawExec|ShellHookPersistent)$`, "1s", "shell"},
+	{`^BenchmarkShape$`, "1s", "shapes"},
 	{`^BenchmarkGatewayEmit$`, "100000x", ""},
 	{`^Benchmark(LoadHome|ReplayTurn)$`, "1s", ""},
 }
@@ -194,10 +195,24 @@ func (p *python) run(ctx context.Context, which string, res *results, log io.Wri
 	if res.pyNote != "" {
 		return
 	}
+	if which == "shapes" {
+		for _, s := range shapeNames {
+			p.runOne(ctx, "shape_"+s, []string{p.script, "shape", s}, res, log)
+		}
+		return
+	}
 	args := []string{p.script, "dispatch"}
 	if which == "shell" {
 		args = []string{p.script, "shell", p.hook}
 	}
+	p.runOne(ctx, which, args, res, log)
+}
+
+// shapeNames are the handler shapes of BenchmarkShape and `py_reference.py shape`.
+var shapeNames = []string{"audit", "guard", "redactor", "context"}
+
+// runOne runs the reference with args once and records its figure as which.
+func (p *python) runOne(ctx context.Context, which string, args []string, res *results, log io.Writer) {
 	fmt.Fprintf(log, "compare: python3 %s\n", strings.Join(args, " "))
 	out, err := exec.CommandContext(ctx, p.path, args...).Output()
 	if err != nil {
