@@ -2,8 +2,6 @@ package luabind
 
 import (
 	"regexp"
-	"regexp/syntax"
-	"slices"
 	"strings"
 	"unicode/utf8"
 	"unsafe"
@@ -37,14 +35,17 @@ func openRe(L *lua.LState, _ *env) lua.LValue {
 			if err != nil {
 				return false, err
 			}
-			return re.MatchString(s), nil
+			return re.mayMatch(s) && re.MatchString(s), nil
 		}),
 		"find": fn2(func(_ *lua.LState, s, pattern string) (values, error) {
 			re, err := c.compile(pattern)
 			if err != nil {
 				return nil, err
 			}
-			m := re.FindStringSubmatch(s)
+			var m []string
+			if re.mayMatch(s) {
+				m = re.FindStringSubmatch(s)
+			}
 			if m == nil {
 				return values{lua.LNil}, nil
 			}
@@ -63,7 +64,10 @@ func openRe(L *lua.LState, _ *env) lua.LValue {
 			if !limit.Set || n < 0 || n > reMaxResults {
 				n = reMaxResults + 1
 			}
-			all := re.FindAllString(s, n)
+			var all []string
+			if re.mayMatch(s) {
+				all = re.FindAllString(s, n)
+			}
 			checkSize(L, "re.find_all", int64(len(all))*reResultSize)
 			poll := poller{L: L}
 			t := L.CreateTable(len(all), 0)
@@ -78,13 +82,16 @@ func openRe(L *lua.LState, _ *env) lua.LValue {
 			if err != nil {
 				return nil, err
 			}
-			add := reReplacement(L, re, repl)
+			add := reReplacement(L, re.Regexp, repl)
+			if !re.mayMatch(s) {
+				return values{lua.LString(s), lua.LNumber(0)}, nil
+			}
 			var out lua.LString
 			var count int
-			if reResumable(re) {
-				out, count = reReplaceAll(L, re, s, add)
+			if re.resumable {
+				out, count = reReplaceAll(L, re.Regexp, s, add)
 			} else {
-				out, count = reReplaceAllFunc(L, re, s, add)
+				out, count = reReplaceAllFunc(L, re.Regexp, s, add)
 			}
 			return values{out, lua.LNumber(count)}, nil
 		}),
@@ -93,11 +100,11 @@ func openRe(L *lua.LState, _ *env) lua.LValue {
 }
 
 // reCache is a state's compiled patterns, by pattern; it is emptied when full.
-type reCache map[string]*regexp.Regexp
+type reCache map[string]*rePattern
 
 // compile returns the compiled pattern, or an error about argument 2 (every function takes
 // its pattern second).
-func (c *reCache) compile(pat string) (*regexp.Regexp, error) {
+func (c *reCache) compile(pat string) (*rePattern, error) {
 	if re, ok := (*c)[pat]; ok {
 		return re, nil
 	}
@@ -108,8 +115,9 @@ func (c *reCache) compile(pat string) (*regexp.Regexp, error) {
 	if *c == nil || len(*c) >= maxCachedRegexps {
 		*c = reCache{}
 	}
-	(*c)[pat] = re
-	return re, nil
+	p := newRePattern(re)
+	(*c)[pat] = p
+	return p, nil
 }
 
 // A reAdd appends to out the replacement of the match a (submatch indexes, or nil) of
@@ -151,25 +159,6 @@ func reReplacement(L *lua.LState, re *regexp.Regexp, repl lua.LValue) reAdd {
 	}
 	L.ArgError(3, "string or function expected")
 	return nil
-}
-
-// reResumable reports whether a search for re can start in the middle of a string as if
-// it started there with the text before it: re has no ^, \A, \b or \B, which look before
-// their position.
-func reResumable(re *regexp.Regexp) bool {
-	tree, err := syntax.Parse(re.String(), syntax.Perl)
-	if err != nil {
-		return false
-	}
-	var lookBehind func(*syntax.Regexp) bool
-	lookBehind = func(r *syntax.Regexp) bool {
-		switch r.Op {
-		case syntax.OpBeginLine, syntax.OpBeginText, syntax.OpWordBoundary, syntax.OpNoWordBoundary:
-			return true
-		}
-		return slices.ContainsFunc(r.Sub, lookBehind)
-	}
-	return !lookBehind(tree)
 }
 
 // reReplaceAll is regexp's ReplaceAllString (same matches, same rule for empty matches)

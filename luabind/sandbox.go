@@ -101,6 +101,7 @@ func newSandbox(e *env) *lua.LState {
 		return 1
 	}))
 	restrictOs(L, e)
+	installBase(L)
 	installStringLib(L, e)
 	limitCoroutines(L, e)
 	installLoad(L, e)
