@@ -68,11 +68,7 @@ func openJSON(L *lua.LState, e *env) lua.LValue {
 			if value == lua.LNil && L.GetTop() == 0 {
 				L.ArgError(1, "value expected")
 			}
-			v, err := ToGo(value)
-			if err != nil {
-				return "", fmt.Errorf("json.encode: %v", err)
-			}
-			b, err := marshalJSONPolled(v, &poller{L: L})
+			b, err := encodeLuaJSON(value, &poller{L: L})
 			if errors.Is(err, errJSONSize) {
 				return "", err
 			} else if err != nil {
