@@ -117,7 +117,7 @@ func (e *Engine) ask(ctx context.Context, req ApprovalRequest, source string) (b
 // Code give one: its PostToolUse feedback). RunTool appends it to the result.
 func (e *Engine) PostToolCall(ctx context.Context, call ToolCall) string {
 	if set := e.with(PostToolCall); set != nil {
-		return invokeFor(e, ctx, set, PostToolCall, mapArgs(call.Kwargs(true)), Report.Context)
+		return invokeFor(e, ctx, set, PostToolCall, &toolArgs{call: call, withResult: true}, Report.Context)
 	}
 	return ""
 }
@@ -129,7 +129,7 @@ func (e *Engine) TransformToolResult(ctx context.Context, call ToolCall) string 
 	if set == nil {
 		return call.Result
 	}
-	if t := invokeFor(e, ctx, set, TransformToolResult, mapArgs(call.Kwargs(true)), Report.text); t.ok {
+	if t := invokeFor(e, ctx, set, TransformToolResult, &toolArgs{call: call, withResult: true}, Report.text); t.ok {
 		return t.s
 	}
 	return call.Result
@@ -157,7 +157,7 @@ func (e *Engine) PreLLMCall(ctx context.Context, turn LLMTurn) string {
 	if set == nil {
 		return start
 	}
-	c := invokeFor(e, ctx, set, PreLLMCall, mapArgs(turn.PreKwargs()), Report.Context)
+	c := invokeFor(e, ctx, set, PreLLMCall, &turnArgs{turn: turn}, Report.Context)
 	if start == "" {
 		return c
 	}

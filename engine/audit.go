@@ -14,7 +14,7 @@ import (
 // context, a transform) as structured fields: the hook, the event, who decided, and
 // digests of the value before and after, so nothing sensitive is logged in full.
 func (e *Engine) audit(ctx context.Context, rep Report) {
-	if rep.Outcome == nil || !e.logger.Enabled(ctx, slog.LevelInfo) {
+	if rep.Decision.Kind == hookspec.None || !e.logger.Enabled(ctx, slog.LevelInfo) {
 		return
 	}
 	var decision, by string

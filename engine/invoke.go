@@ -140,7 +140,10 @@ func (e *Engine) invoke(ctx context.Context, set *hookSet, hook string, kw args,
 		sc.results = results
 	}
 	dec := hookspec.Merge(hook, results)
-	rep := Report{Event: hook, Hooks: results, Outcome: dec.Outcome(), Decision: dec}
+	rep := Report{Event: hook, Hooks: results, Decision: dec}
+	if !pooled || trace != nil { // the typed calls read the decision, not its wire shape
+		rep.Outcome = dec.Outcome()
+	}
 	if payload || trace != nil {
 		rep.Payload = kw.Map()
 	}

@@ -30,11 +30,13 @@ func (m mapArgs) withToolArgs(a map[string]any) args {
 	return c
 }
 
-// toolArgs are pre_tool_call's kwargs: the hot path. Lua gets them written straight into its
-// table (luabind.Table); the map is built only when a shell hook or an audit needs it.
+// toolArgs are pre_tool_call's kwargs (with withResult, post_tool_call's and
+// transform_tool_result's): the hot path. Lua gets them written straight into its table
+// (luabind.Table); the map is built only when a shell hook or an audit needs it.
 type toolArgs struct {
-	call ToolCall
-	m    map[string]any
+	call       ToolCall
+	withResult bool
+	m          map[string]any
 }
 
 func (a *toolArgs) lua() any { return a }
@@ -42,12 +44,12 @@ func (a *toolArgs) lua() any { return a }
 func (a *toolArgs) withToolArgs(args map[string]any) args {
 	call := a.call
 	call.Args = args
-	return &toolArgs{call: call}
+	return &toolArgs{call: call, withResult: a.withResult}
 }
 
 func (a *toolArgs) Map() map[string]any {
 	if a.m == nil {
-		a.m = a.call.Kwargs(false)
+		a.m = a.call.Kwargs(a.withResult)
 	}
 	return a.m
 }
@@ -59,10 +61,54 @@ func (a *toolArgs) FillLua(w luabind.TableWriter) {
 	w.String("task_id", a.call.TaskID)
 	w.String("session_id", a.call.SessionID)
 	w.String("tool_call_id", a.call.ToolCallID)
+	if a.withResult {
+		w.String("result", a.call.Result)
+		w.Value("duration_ms", a.call.DurationMS)
+	}
 }
 
 // FieldCount implements luabind.Table.
-func (a *toolArgs) FieldCount() int { return 5 }
+func (a *toolArgs) FieldCount() int {
+	if a.withResult {
+		return 7
+	}
+	return 5
+}
+
+// turnArgs are pre_llm_call's kwargs, written straight into Lua's table like toolArgs.
+type turnArgs struct {
+	turn LLMTurn
+	m    map[string]any
+}
+
+func (a *turnArgs) lua() any { return a }
+
+func (a *turnArgs) withToolArgs(map[string]any) args { return a }
+
+func (a *turnArgs) Map() map[string]any {
+	if a.m == nil {
+		a.m = a.turn.PreKwargs()
+	}
+	return a.m
+}
+
+// FillLua implements luabind.Table: the keys of hookspec.LLMTurn.PreKwargs.
+func (a *turnArgs) FillLua(w luabind.TableWriter) {
+	w.String("session_id", a.turn.SessionID)
+	w.String("user_message", a.turn.UserMessage)
+	history := a.turn.ConversationHistory
+	if history == nil {
+		history = []any{}
+	}
+	w.Value("conversation_history", history)
+	w.Value("is_first_turn", a.turn.IsFirstTurn)
+	w.String("model", a.turn.Model)
+	w.String("platform", a.turn.Platform)
+	w.String("sender_id", a.turn.SenderID)
+}
+
+// FieldCount implements luabind.Table.
+func (a *turnArgs) FieldCount() int { return 7 }
 
 // The typed keyword arguments of every hook (package hookspec).
 type (
