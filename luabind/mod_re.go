@@ -89,7 +89,7 @@ func openRe(L *lua.LState, _ *env) lua.LValue {
 			var out lua.LString
 			var count int
 			if re.resumable {
-				out, count = reReplaceAll(L, re.Regexp, s, add)
+				out, count = reReplaceAll(L, re, s, add)
 			} else {
 				out, count = reReplaceAllFunc(L, re.Regexp, s, add)
 			}
@@ -163,19 +163,23 @@ func reReplacement(L *lua.LState, re *regexp.Regexp, repl lua.LValue) reAdd {
 
 // reReplaceAll is regexp's ReplaceAllString (same matches, same rule for empty matches)
 // for a resumable re, building the result in a resultBuilder and polling per match.
-func reReplaceAll(L *lua.LState, re *regexp.Regexp, s string, add reAdd) (lua.LString, int) {
+func reReplaceAll(L *lua.LState, re *rePattern, s string, add reAdd) (lua.LString, int) {
 	out := resultBuilder{L: L, what: "re.gsub"}
 	poll := poller{L: L}
 	last, search, count := 0, 0, 0
 	for search <= len(s) {
 		poll.tick()
-		a := re.FindStringSubmatchIndex(s[search:])
+		from := re.nextStart(s, search)
+		if from < 0 {
+			break
+		}
+		a := re.FindStringSubmatchIndex(s[from:])
 		if a == nil {
 			break
 		}
 		for i := range a {
 			if a[i] >= 0 {
-				a[i] += search
+				a[i] += from
 			}
 		}
 		out.add(s[last:a[0]])

@@ -16,6 +16,7 @@ type rePattern struct {
 	// foldsWide: lit has k or s, which Unicode folding also matches with a non-ASCII rune
 	// (the Kelvin sign, the long s): then a string that is not ASCII gets the automaton.
 	foldsWide bool
+	prefix    bool // every match starts with lit: a search may skip to its next occurrence
 }
 
 // newRePattern analyses re once, when it is compiled.
@@ -26,7 +27,11 @@ func newRePattern(re *regexp.Regexp) *rePattern {
 		return p
 	}
 	p.resumable = !lookBehind(tree)
-	p.lit, p.fold = requiredLiteral(tree.Simplify())
+	simple := tree.Simplify()
+	p.lit, p.fold = requiredLiteral(simple)
+	if pre, fold := prefixLiteral(simple); pre != "" && pre == p.lit && fold == p.fold {
+		p.prefix = true
+	}
 	if p.fold {
 		p.lit = strings.ToLower(p.lit)
 		p.foldsWide = strings.ContainsAny(p.lit, "ks")
@@ -44,6 +49,42 @@ func (p *rePattern) mayMatch(s string) bool {
 		return (p.foldsWide && !isASCII(s)) || indexFold(s, p.lit) >= 0
 	}
 	return strings.Contains(s, p.lit)
+}
+
+// nextStart is where, at from or after it, a match of a resumable pattern may start in s:
+// the next occurrence of its prefix literal, or from when none is known; -1 when there is
+// no match.
+func (p *rePattern) nextStart(s string, from int) int {
+	if !p.prefix || !p.resumable || (p.foldsWide && !isASCII(s)) {
+		return from
+	}
+	var i int
+	if p.fold {
+		i = indexFold(s[from:], p.lit)
+	} else {
+		i = strings.Index(s[from:], p.lit)
+	}
+	if i < 0 {
+		return -1
+	}
+	return from + i
+}
+
+// prefixLiteral is the literal every match of r starts with, when r is a literal, or a
+// capture or concatenation that begins with one.
+func prefixLiteral(r *syntax.Regexp) (string, bool) {
+	switch r.Op {
+	case syntax.OpLiteral:
+		s := string(r.Rune)
+		fold := r.Flags&syntax.FoldCase != 0
+		if fold && !isASCII(s) {
+			return "", false
+		}
+		return s, fold
+	case syntax.OpCapture, syntax.OpConcat:
+		return prefixLiteral(r.Sub[0])
+	}
+	return "", false
 }
 
 // requiredLiteral finds a literal that every match of r contains: r itself when it is a

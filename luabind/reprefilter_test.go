@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	lua "github.com/yuin/gopher-lua"
 )
 
 // The prefilter never says "no match" for a string the pattern matches.
@@ -70,6 +72,33 @@ func FuzzIndexFold(f *testing.F) {
 		lit = strings.ToLower(lit)
 		if got, want := indexFold(s, lit), strings.Index(strings.ToLower(s), lit); got != want {
 			t.Fatalf("indexFold(%q, %q) = %d, want %d", s, lit, got, want)
+		}
+	})
+}
+
+// FuzzReGsub: re.gsub's replacement loop, which skips to the next occurrence of a prefix
+// literal, replaces what regexp's ReplaceAllString replaces.
+func FuzzReGsub(f *testing.F) {
+	for _, seed := range [][2]string{
+		{`(?i)password\s*[:=]\s*\S+`, "x PASSWORD: a password=b passw"}, {`sk-[a-z]{2,}`, "sk-ab sk- sk-abc"},
+		{`(?i)kk`, "\u212ak KK"}, {`ab*`, "abbb a ab"}, {`(?i)s`, "\u017f S s"}, {`x`, ""}, {`a|`, "bab"},
+	} {
+		f.Add(seed[0], seed[1])
+	}
+	f.Fuzz(func(t *testing.T, pattern, s string) {
+		re, err := regexp.Compile(pattern)
+		if err != nil || len(s) > 2000 {
+			return
+		}
+		p := newRePattern(re)
+		if !p.resumable {
+			return
+		}
+		L := lua.NewState()
+		defer L.Close()
+		got, _ := reReplaceAll(L, p, s, func(out *resultBuilder, src string, a []int) { out.expand(re, "<$0>", src, a) })
+		if want := re.ReplaceAllString(s, "<$0>"); string(got) != want {
+			t.Fatalf("%q on %q: %q, want %q", pattern, s, got, want)
 		}
 	})
 }
