@@ -354,12 +354,10 @@ func (c *converter) table(t *lua.LTable, path string, depth int) (any, error) {
 		}
 		return out, nil
 	}
-	out := make(map[string]any)
-	var err error
-	t.ForEach(func(k, v lua.LValue) {
-		if err != nil {
-			return
-		}
+	out := make(map[string]any, n)
+	// Next rather than ForEach: it hands out the keys the table keeps, where ForEach boxes
+	// every string key again and its callback is one more allocation.
+	for k, v := t.Next(lua.LNil); k != lua.LNil; k, v = t.Next(k) {
 		var key string
 		switch kk := k.(type) {
 		case lua.LString:
@@ -367,13 +365,12 @@ func (c *converter) table(t *lua.LTable, path string, depth int) (any, error) {
 		case lua.LNumber:
 			key = kk.String()
 		default:
-			err = &Error{Kind: KindConvert, Msg: fmt.Sprintf("unsupported key of type %s in %s", k.Type(), path)}
-			return
+			return nil, &Error{Kind: KindConvert, Msg: fmt.Sprintf("unsupported key of type %s in %s", k.Type(), path)}
 		}
-		out[key], err = c.item(v, path+"."+key, depth)
-	})
-	if err != nil {
-		return nil, err
+		var err error
+		if out[key], err = c.item(v, path+"."+key, depth); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }
@@ -386,21 +383,17 @@ func (c *converter) item(v lua.LValue, path string, depth int) (any, error) {
 	return c.value(v, path, depth+1)
 }
 
-// arrayLen reports whether t's keys are exactly the integers 1..n, and n.
+// arrayLen reports whether t's keys are exactly the integers 1..n, and n (else the number
+// of keys seen until one was not).
 func arrayLen(t *lua.LTable) (int, bool) {
 	count, maxKey := 0, 0
-	ok := true
-	t.ForEach(func(k, _ lua.LValue) {
-		if !ok {
-			return
-		}
+	for k, _ := t.Next(lua.LNil); k != lua.LNil; k, _ = t.Next(k) {
 		num, isNum := k.(lua.LNumber)
 		if !isNum || float64(num) != math.Trunc(float64(num)) || num < 1 {
-			ok = false
-			return
+			return count, false
 		}
 		count++
 		maxKey = max(maxKey, int(num))
-	})
-	return count, ok && count == maxKey
+	}
+	return count, count == maxKey
 }

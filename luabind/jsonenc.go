@@ -151,21 +151,15 @@ func (e *jsonEnc) table(t *lua.LTable, path *jsonPath, depth int) error {
 func (e *jsonEnc) object(t *lua.LTable, path *jsonPath, depth int) error {
 	mark := len(e.pairs)
 	defer func() { e.pairs = e.pairs[:mark] }()
-	var err error
-	t.ForEach(func(k, v lua.LValue) {
+	for k, v := t.Next(lua.LNil); k != lua.LNil; k, v = t.Next(k) { // see converter.table
 		switch kk := k.(type) {
 		case lua.LString:
 			e.pairs = append(e.pairs, jsonPair{string(kk), v})
 		case lua.LNumber:
 			e.pairs = append(e.pairs, jsonPair{kk.String(), v})
 		default:
-			if err == nil {
-				err = convertError("unsupported key of type %s in %s", k.Type(), path.String())
-			}
+			return convertError("unsupported key of type %s in %s", k.Type(), path.String())
 		}
-	})
-	if err != nil {
-		return err
 	}
 	pairs := e.pairs[mark:]
 	slices.SortFunc(pairs, func(a, b jsonPair) int { return strings.Compare(a.k, b.k) })
