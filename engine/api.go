@@ -117,7 +117,7 @@ func (e *Engine) ask(ctx context.Context, req ApprovalRequest, source string) (b
 // Code give one: its PostToolUse feedback). RunTool appends it to the result.
 func (e *Engine) PostToolCall(ctx context.Context, call ToolCall) string {
 	if set := e.with(PostToolCall); set != nil {
-		return invokeFor(e, ctx, set, PostToolCall, &toolArgs{call: call, withResult: true}, Report.Context)
+		return invokeTool(e, ctx, set, PostToolCall, call, Report.Context)
 	}
 	return ""
 }
@@ -129,7 +129,7 @@ func (e *Engine) TransformToolResult(ctx context.Context, call ToolCall) string 
 	if set == nil {
 		return call.Result
 	}
-	if t := invokeFor(e, ctx, set, TransformToolResult, &toolArgs{call: call, withResult: true}, Report.text); t.ok {
+	if t := invokeTool(e, ctx, set, TransformToolResult, call, Report.text); t.ok {
 		return t.s
 	}
 	return call.Result
@@ -157,7 +157,10 @@ func (e *Engine) PreLLMCall(ctx context.Context, turn LLMTurn) string {
 	if set == nil {
 		return start
 	}
-	c := invokeFor(e, ctx, set, PreLLMCall, &turnArgs{turn: turn}, Report.Context)
+	sc := getScratch()
+	sc.turn = turnArgs{turn: turn}
+	c := e.invoke(ctx, set, PreLLMCall, &sc.turn, false, sc).Context()
+	putScratch(sc)
 	if start == "" {
 		return c
 	}
@@ -297,6 +300,15 @@ func invokeFor[T any](e *Engine, ctx context.Context, set *hookSet, hook string,
 	sc := getScratch()
 	defer putScratch(sc)
 	return pick(e.invoke(ctx, set, hook, kw, false, sc))
+}
+
+// invokeTool is invokeFor for post_tool_call and transform_tool_result: their kwargs, with
+// the result, live in the call's scratch.
+func invokeTool[T any](e *Engine, ctx context.Context, set *hookSet, hook string, call ToolCall, pick func(Report) T) T {
+	sc := getScratch()
+	defer putScratch(sc)
+	sc.tool = toolArgs{call: call, withResult: true}
+	return pick(e.invoke(ctx, set, hook, &sc.tool, false, sc))
 }
 
 // with returns the current hook set when something is registered for hook, else nil.

@@ -40,6 +40,7 @@ type scratch struct {
 	_       [128]byte // scratches of different processors are allocated side by side:
 	shard   int       // keep their lines apart (see refCount)
 	tool    toolArgs
+	turn    turnArgs
 	results []HookResult
 	_       [128]byte
 }
@@ -58,5 +59,6 @@ func putScratch(sc *scratch) {
 	clear(sc.results)
 	sc.results = sc.results[:0]
 	sc.tool = toolArgs{}
+	sc.turn = turnArgs{}
 	scratchPool.Put(sc)
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"reflect"
-	"strconv"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
@@ -293,7 +292,7 @@ func callFunc(ctx context.Context, f Func, args []any) (res any, err error) {
 // cycles and values nested deeper than 64 levels are errors naming where they were found.
 func ToGo(v lua.LValue) (any, error) {
 	var c converter
-	return c.value(v, "value", 0)
+	return c.value(v, nil, 0)
 }
 
 type converter struct {
@@ -301,7 +300,9 @@ type converter struct {
 	items int
 }
 
-func (c *converter) value(v lua.LValue, path string, depth int) (any, error) {
+// The path of a value (jsonPath, "value.a[2]") is only rendered in an error: building it
+// for every value was an allocation per value.
+func (c *converter) value(v lua.LValue, path *jsonPath, depth int) (any, error) {
 	switch x := v.(type) {
 	case *lua.LNilType:
 		return nil, nil
@@ -318,7 +319,7 @@ func (c *converter) value(v lua.LValue, path string, depth int) (any, error) {
 			return nil, nil
 		}
 	}
-	return nil, &Error{Kind: KindConvert, Msg: fmt.Sprintf("unsupported value of type %s at %s", v.Type(), path)}
+	return nil, &Error{Kind: KindConvert, Msg: fmt.Sprintf("unsupported value of type %s at %s", v.Type(), path.String())}
 }
 
 // number keeps integral values integral.
@@ -329,12 +330,12 @@ func number(f float64) any {
 	return f
 }
 
-func (c *converter) table(t *lua.LTable, path string, depth int) (any, error) {
+func (c *converter) table(t *lua.LTable, path *jsonPath, depth int) (any, error) {
 	if depth >= maxConvertDepth {
-		return nil, &Error{Kind: KindConvert, Msg: fmt.Sprintf("table nested deeper than %d levels at %s", maxConvertDepth, path)}
+		return nil, &Error{Kind: KindConvert, Msg: fmt.Sprintf("table nested deeper than %d levels at %s", maxConvertDepth, path.String())}
 	}
 	if c.seen[t] {
-		return nil, &Error{Kind: KindConvert, Msg: "table contains itself (a cycle) at " + path}
+		return nil, &Error{Kind: KindConvert, Msg: "table contains itself (a cycle) at " + path.String()}
 	}
 	if c.seen == nil {
 		c.seen = map[*lua.LTable]bool{}
@@ -346,7 +347,7 @@ func (c *converter) table(t *lua.LTable, path string, depth int) (any, error) {
 	if isArray && (n > 0 || isMarkedArray(t)) {
 		out := make([]any, n)
 		for i := 1; i <= n; i++ {
-			v, err := c.item(t.RawGetInt(i), path+"["+strconv.Itoa(i)+"]", depth)
+			v, err := c.item(t.RawGetInt(i), path, "", i, depth)
 			if err != nil {
 				return nil, err
 			}
@@ -365,22 +366,27 @@ func (c *converter) table(t *lua.LTable, path string, depth int) (any, error) {
 		case lua.LNumber:
 			key = kk.String()
 		default:
-			return nil, &Error{Kind: KindConvert, Msg: fmt.Sprintf("unsupported key of type %s in %s", k.Type(), path)}
+			return nil, &Error{Kind: KindConvert, Msg: fmt.Sprintf("unsupported key of type %s in %s", k.Type(), path.String())}
 		}
 		var err error
-		if out[key], err = c.item(v, path+"."+key, depth); err != nil {
+		if out[key], err = c.item(v, path, key, 0, depth); err != nil {
 			return nil, err
 		}
 	}
 	return out, nil
 }
 
-func (c *converter) item(v lua.LValue, path string, depth int) (any, error) {
+// item converts the value at key (an object's) or index (an array's) of the table at path.
+func (c *converter) item(v lua.LValue, path *jsonPath, key string, index int, depth int) (any, error) {
 	c.items++
 	if c.items > maxConvertItems {
 		return nil, &Error{Kind: KindConvert, Msg: fmt.Sprintf("more than %d values to convert", maxConvertItems)}
 	}
-	return c.value(v, path, depth+1)
+	var here *jsonPath
+	if _, nested := v.(*lua.LTable); nested || !isPlain(v) {
+		here = &jsonPath{parent: path, key: key, index: index}
+	}
+	return c.value(v, here, depth+1)
 }
 
 // arrayLen reports whether t's keys are exactly the integers 1..n, and n (else the number
