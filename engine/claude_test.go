@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
@@ -127,5 +128,32 @@ func TestClaudePrecedenceWithLua(t *testing.T) {
 				t.Errorf("the approver was asked %q", asked)
 			}
 		})
+	}
+}
+
+// An ask whose arguments are not a table still asks, about the call's own arguments, and the
+// hook's mistake is reported: from Lua and from a shell hook.
+func TestAskWithBadArgsIsReported(t *testing.T) {
+	home := testutil.Home(t, pluginFiles("lua", "", one("pre_tool_call", `return {action = "ask", message = "sure?", args = "ls -la"}`)))
+	hook := script(t, home, "ask.sh", `cat >/dev/null; echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","updatedInput":"rm"}}'`)
+	writeFile(t, filepath.Join(home, "config.yaml"), "hooks:\n  pre_tool_call:\n    - {command: \"'"+hook+"'\", dialect: claude}\n")
+	var asked []map[string]any
+	eng, err := New(context.Background(), Options{Home: home, AcceptHooks: true,
+		Approve: func(_ context.Context, r ApprovalRequest) (bool, error) { asked = append(asked, r.Call.Args); return false, nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close(context.Background())
+	rep := eng.Fire(context.Background(), PreToolCall, ToolCall{Name: "terminal", Args: map[string]any{"command": "ls"}}.Kwargs(false))
+	if len(rep.Hooks) != 2 || rep.Decision.Kind != hookspec.Ask {
+		t.Fatalf("report %+v", rep)
+	}
+	for _, h := range rep.Hooks {
+		if h.Status != StatusError || !strings.Contains(h.Err, "not a table: the person is asked about the call's own arguments") {
+			t.Errorf("%s: %s %q", h.Name, h.Status, h.Err)
+		}
+	}
+	if d := eng.DecideTool(context.Background(), ToolCall{Name: "terminal", Args: map[string]any{"command": "ls"}}); d.Block == nil || len(asked) != 1 || asked[0]["command"] != "ls" {
+		t.Errorf("decision %+v, asked %v", d, asked)
 	}
 }

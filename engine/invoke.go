@@ -223,11 +223,14 @@ func (c *pluginCallback) result(hook string, v any, took time.Duration, err erro
 		return hookspec.Failed(SourcePlugin, c.p.info.Name, statusOf(err), err.Error(), took)
 	}
 	r := hookspec.Answered(SourcePlugin, c.p.info.Name, hook, v, took)
+	where := func() string { return fmt.Sprintf("%s:%d: ", c.p.file, c.p.lp.Registrations()[c.index].Line) }
 	if r.Answer.Kind == hookspec.None && v != nil {
-		reg := c.p.lp.Registrations()[c.index]
-		if err := unanswered(hook, v, fmt.Sprintf("%s:%d: ", c.p.file, reg.Line)); err != nil {
+		if err := unanswered(hook, v, where()); err != nil {
 			r.Status, r.Err = StatusError, err.Error()
 		}
+	}
+	if p := hookspec.AskProblem(hook, v); p != "" { // the ask stands; the mistake is reported
+		r.Status, r.Err = StatusError, where()+p
 	}
 	return r
 }

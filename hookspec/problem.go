@@ -108,3 +108,27 @@ func show(v any) string {
 	}
 	return string(b)
 }
+
+// AskProblem says what is wrong with a pre_tool_call answer that asks a person with
+// arguments that are not a table (args, or Claude Code's updatedInput): the person is asked
+// about the call's own arguments (asking is the safe side), and the hook is told. "" when
+// the answer is not such an ask.
+func AskProblem(event string, v any) string {
+	obj, ok := v.(map[string]any)
+	if event != PreToolCall || !ok || Normalise(event, v).Kind != Ask {
+		return ""
+	}
+	bad := func(key string, a any) string {
+		if _, isTable := a.(map[string]any); a == nil || isTable {
+			return ""
+		}
+		return fmt.Sprintf("the ask's %s is %s, not a table: the person is asked about the call's own arguments", key, show(a))
+	}
+	if _, canonical := obj["action"].(string); canonical {
+		return bad("args", obj["args"])
+	}
+	if h, ok := obj["hookSpecificOutput"].(map[string]any); ok {
+		return bad("updatedInput", h["updatedInput"])
+	}
+	return ""
+}
