@@ -139,7 +139,10 @@ func TestAskWithBadArgsIsReported(t *testing.T) {
 	writeFile(t, filepath.Join(home, "config.yaml"), "hooks:\n  pre_tool_call:\n    - {command: \"'"+hook+"'\", dialect: claude}\n")
 	var asked []map[string]any
 	eng, err := New(context.Background(), Options{Home: home, AcceptHooks: true,
-		Approve: func(_ context.Context, r ApprovalRequest) (bool, error) { asked = append(asked, r.Call.Args); return false, nil }})
+		Approve: func(_ context.Context, r ApprovalRequest) (bool, error) {
+			asked = append(asked, r.Call.Args)
+			return false, nil
+		}})
 	if err != nil {
 		t.Fatal(err)
 	}
