@@ -280,10 +280,10 @@ func claudeOutcome(event string, exit int, stdout, stderr string, tools *ToolTab
 		return out, hookspec.Answer{}, ""
 	}
 	v, err := jsonvalue.Decode([]byte(out))
-	obj, isObj := v.(map[string]any)
-	if err != nil || !isObj {
-		return nil, hookspec.Answer{}, notJSON(fmt.Errorf("%v", err), out)
+	if err != nil {
+		return nil, hookspec.Answer{}, notJSON(err, out)
 	}
+	obj := v.(map[string]any) // valid JSON that starts with '{'
 	answer, problem = claudeJSON(event, obj)
 	if answer.Kind == hookspec.Modify || answer.Kind == hookspec.Approve || answer.Kind == hookspec.Ask {
 		name, _ := kwargs["tool_name"].(string)
