@@ -249,3 +249,21 @@ echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","updatedInput":{"comma
 		t.Errorf("exit 3, fail_closed: %+v", res)
 	}
 }
+
+// FuzzClaudeOutcome: any output of a Claude Code hook, on any event and exit code, is read
+// without a panic, and a block always carries a message.
+func FuzzClaudeOutcome(f *testing.F) {
+	f.Add(0, 0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny"}}`, "")
+	f.Add(1, 2, "", "no")
+	f.Add(2, 0, "plain context", "")
+	f.Add(0, 0, `{"decision":"block","continue":false}`, "")
+	f.Add(3, 0, `{"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":1}}`, "")
+	events := ClaudeEvents()
+	f.Fuzz(func(t *testing.T, ev, exit int, stdout, stderr string) {
+		event := events[((ev%len(events))+len(events))%len(events)]
+		_, a, _ := claudeOutcome(event, exit%4, stdout, stderr, DefaultTools, map[string]any{"tool_name": "patch"})
+		if a.Kind == hookspec.Block && strings.TrimSpace(a.Message) == "" {
+			t.Fatalf("a block without a message: %q / %q", stdout, stderr)
+		}
+	})
+}
