@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -100,6 +101,14 @@ func TestDecideToolRechecksBeforeModification(t *testing.T) {
 		d := e.DecideTool(context.Background(), ToolCall{Name: "terminal", Args: map[string]any{"command": "ls"}})
 		if d.Block == nil || d.Block.Message != "no" || d.Hook != "a-guard" {
 			t.Errorf("decision %+v, want a-guard's block of the modified call", d)
+		}
+		// The report says the guard's answer is its second one.
+		rep := e.Fire(context.Background(), PreToolCall, ToolCall{Name: "terminal", Args: map[string]any{"command": "ls"}}.Kwargs(false))
+		if len(rep.Hooks) != 2 || !rep.Hooks[0].Rechecked || rep.Hooks[1].Rechecked {
+			t.Errorf("rechecked: %+v", rep.Hooks)
+		}
+		if b, _ := json.Marshal(rep.Hooks[0]); !strings.Contains(string(b), `"rechecked":true`) {
+			t.Errorf("JSON %s", b)
 		}
 	})
 	t.Run("an approval", func(t *testing.T) {

@@ -178,9 +178,8 @@ func recheck(ctx context.Context, hook string, cbs []callback, results []HookRes
 		if r.Answer.Args != nil {
 			r.Answer = hookspec.Answer{}
 		}
-		if r.Duration == 0 {
-			r.Duration = results[i].Duration
-		}
+		r.Duration += results[i].Duration
+		r.Rechecked = true
 		results[i] = r
 	}
 }

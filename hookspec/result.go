@@ -23,6 +23,10 @@ type Result struct {
 	// Answer is what the merge uses: Result read by Normalise, or a block when a
 	// fail_closed hook failed.
 	Answer Answer
+
+	// Rechecked: a later hook changed the tool's arguments, so this hook was asked again
+	// with them; this is its second answer (Duration covers both calls).
+	Rechecked bool
 }
 
 // MarshalJSON renders the documented shape: source, name, status, (exit_code, stdout, stderr),
@@ -42,7 +46,8 @@ func (r Result) MarshalJSON() ([]byte, error) {
 		Result     any     `json:"result"`
 		Error      *string `json:"error"`
 		DurationMS float64 `json:"duration_ms"`
-	}{r.Source, r.Name, r.Status, r.ExitCode, r.Stdout, r.Stderr, r.Result, errText, DurationMS(r.Duration)})
+		Rechecked  bool    `json:"rechecked,omitempty"`
+	}{r.Source, r.Name, r.Status, r.ExitCode, r.Stdout, r.Stderr, r.Result, errText, DurationMS(r.Duration), r.Rechecked})
 }
 
 // DurationMS rounds to microseconds, enough for people and stable for tests.

@@ -157,6 +157,10 @@ func compactJSON(v any) string {
 	return strings.TrimSpace(buf.String())
 }
 
+// recheckedNote marks the answer of a hook asked a second time, with the arguments a later
+// hook's modification left.
+const recheckedNote = "(asked again with the arguments a later hook left; both calls timed)"
+
 // printReport prints one firing for people; text from hooks is made printable.
 func printReport(w io.Writer, rep engine.Report) {
 	fmt.Fprintf(w, "%s: %d hook(s)\n", printable(rep.Event), len(rep.Hooks))
@@ -168,6 +172,9 @@ func printReport(w io.Writer, rep engine.Report) {
 		}
 		if h.Err != "" {
 			detail += "; error: " + printable(h.Err)
+		}
+		if h.Rechecked {
+			detail += "; " + recheckedNote
 		}
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%.2f ms\t%s\n", h.Source, printable(h.Name), h.Status, float64(h.Duration.Microseconds())/1000, detail)
 	}

@@ -78,6 +78,9 @@ func printTimeline(w io.Writer, tl gateway.Timeline, home string) {
 			if h.Err != "" {
 				line += "\terror: " + printable(h.Err)
 			}
+			if h.Rechecked {
+				line += "\t" + recheckedNote
+			}
 			fmt.Fprintln(tw, line)
 		}
 		tw.Flush()
