@@ -34,6 +34,28 @@ const schema = `CREATE TABLE IF NOT EXISTS kv (
 	PRIMARY KEY (ns, key)
 ) WITHOUT ROWID`
 
+// quotaSchema keeps the number of keys of every namespace in keys, counted by triggers, and
+// refuses a new key to a namespace that holds MaxHookKeys (a write to a key it holds goes
+// through). An upsert that updates fires no insert trigger. A database made before the
+// count existed is counted once, in the same immediate transaction.
+var quotaSchema = []string{
+	`CREATE TABLE IF NOT EXISTS keys (ns TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID`,
+	`INSERT INTO keys (ns, n) SELECT ns, COUNT(*) FROM kv WHERE NOT EXISTS (SELECT 1 FROM keys) GROUP BY ns`,
+	`CREATE TRIGGER IF NOT EXISTS kv_count_insert AFTER INSERT ON kv BEGIN
+		INSERT INTO keys (ns, n) VALUES (NEW.ns, 1) ON CONFLICT (ns) DO UPDATE SET n = n + 1;
+	END`,
+	`CREATE TRIGGER IF NOT EXISTS kv_count_delete AFTER DELETE ON kv BEGIN
+		UPDATE keys SET n = n - 1 WHERE ns = OLD.ns;
+	END`,
+	fmt.Sprintf(`CREATE TRIGGER IF NOT EXISTS kv_quota BEFORE INSERT ON kv
+		WHEN (SELECT n FROM keys WHERE ns = NEW.ns) >= %d
+			AND NOT EXISTS (SELECT 1 FROM kv WHERE ns = NEW.ns AND key = NEW.key)
+	BEGIN SELECT RAISE(ABORT, '%s'); END`, MaxHookKeys, quotaMark),
+}
+
+// quotaMark is the message of kv_quota, recognised by wrap.
+const quotaMark = "hermes store quota"
+
 // StateDir is where a home keeps its store database.
 func StateDir(home string) string { return filepath.Join(home, "state") }
 
@@ -61,7 +83,7 @@ func openSQLite(home string) (*sqliteBackend, error) {
 		}
 		return nil, fmt.Errorf("store: %s is not a usable database (%v); it was left as it is: move it away to start an empty store, or restore it", path, err)
 	}
-	if _, err := db.ExecContext(ctx, schema); err != nil {
+	if err := b.migrate(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("store: %s: %v", path, err)
 	}
@@ -72,6 +94,22 @@ func openSQLite(home string) (*sqliteBackend, error) {
 		}
 	}
 	return b, nil
+}
+
+// migrate creates the tables and triggers a database lacks, in one immediate transaction so
+// that processes opening the database at once count the keys once.
+func (b *sqliteBackend) migrate(ctx context.Context) error {
+	tx, err := b.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for _, q := range append([]string{schema}, quotaSchema...) {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
 }
 
 func (b *sqliteBackend) Where() string { return b.path }
@@ -111,10 +149,25 @@ func (b *sqliteBackend) Set(ctx context.Context, ns, key string, value []byte, t
 		expires = time.Now().Add(ttl).UnixMilli()
 	}
 	_, err := withContext(ctx, b.Where(), func(ctx context.Context) (struct{}, error) {
-		_, err := b.setStmt.ExecContext(ctx, ns, key, string(value), expires)
+		err := b.withRoom(ctx, ns, func() error {
+			_, err := b.setStmt.ExecContext(ctx, ns, key, string(value), expires)
+			return b.wrap(err)
+		})
 		b.sweep(ctx)
-		return struct{}{}, b.wrap(err)
+		return struct{}{}, err
 	})
+	return err
+}
+
+// withRoom runs write; when it would take ns over MaxHookKeys, the namespace's expired keys
+// are deleted and write runs again.
+func (b *sqliteBackend) withRoom(ctx context.Context, ns string, write func() error) error {
+	err := write()
+	if errors.Is(b.wrap(err), ErrQuota) {
+		if _, derr := b.db.ExecContext(ctx, "DELETE FROM kv WHERE ns = ? AND expires IS NOT NULL AND expires <= ?", ns, nowMS()); derr == nil {
+			err = write()
+		}
+	}
 	return err
 }
 
@@ -144,7 +197,7 @@ func (b *sqliteBackend) Incr(ctx context.Context, ns, key string, n int64, ttl t
 	}
 	return withContext(ctx, b.Where(), func(ctx context.Context) (int64, error) {
 		var sum int64
-		err := b.incrStmt.QueryRowContext(ctx, ns, key, n, nowMS(), expires).Scan(&sum)
+		err := b.withRoom(ctx, ns, func() error { return b.incrStmt.QueryRowContext(ctx, ns, key, n, nowMS(), expires).Scan(&sum) })
 		if errors.Is(err, sql.ErrNoRows) { // not an integer: say what it is
 			var raw string
 			if err := b.db.QueryRowContext(ctx, "SELECT value FROM kv WHERE ns = ? AND key = ?", ns, key).Scan(&raw); err != nil {
@@ -251,8 +304,11 @@ func (b *sqliteBackend) swap(ctx context.Context, ns, key string, r row, next []
 			expires = CASE WHEN expires IS NOT NULL AND expires <= ? THEN NULL ELSE expires END
 			WHERE ns = ? AND key = ? AND version = ?`, string(next), nowMS(), ns, key, r.version)
 	default:
-		res, err = b.db.ExecContext(ctx, "INSERT INTO kv (ns, key, value, version, expires) VALUES (?, ?, ?, 1, NULL) ON CONFLICT (ns, key) DO NOTHING",
-			ns, key, string(next))
+		err = b.withRoom(ctx, ns, func() (err error) {
+			res, err = b.db.ExecContext(ctx, "INSERT INTO kv (ns, key, value, version, expires) VALUES (?, ?, ?, 1, NULL) ON CONFLICT (ns, key) DO NOTHING",
+				ns, key, string(next))
+			return b.wrap(err)
+		})
 	}
 	if err != nil {
 		return false, b.wrap(err)
@@ -312,6 +368,12 @@ func (b *sqliteBackend) wrap(err error) error {
 		return nil
 	}
 	msg := err.Error()
+	switch {
+	case errors.Is(err, ErrQuota):
+		return err
+	case strings.Contains(msg, quotaMark):
+		return fmt.Errorf("store: %w", ErrQuota)
+	}
 	if strings.Contains(msg, "not a database") || strings.Contains(msg, "malformed") {
 		return fmt.Errorf("store: %s is not a usable database (%v); it was left as it is: move it away to start an empty store, or restore it", b.path, err)
 	}

@@ -27,11 +27,15 @@ const (
 	MaxKeyBytes   = 1 << 10 // a key
 	MaxValueBytes = 1 << 20 // a value, as JSON
 	MaxKeys       = 10000   // keys returned by one Keys call
+	MaxHookKeys   = 100000  // keys one hook may hold in the database in the home
 	maxUpdateRuns = 64      // times Update runs its function before giving up on conflicts
 )
 
 // ErrConflict is Update's error when other writers kept changing the key.
 var ErrConflict = errors.New("store: the key kept changing under update; try again")
+
+// ErrQuota is the error of a write that would give a hook more than MaxHookKeys keys.
+var ErrQuota = fmt.Errorf("the hook already holds %d keys, the most one may keep: delete some (store.delete) or give them a TTL", MaxHookKeys)
 
 // ErrNotInteger is Incr's error for a value that is not an integer.
 var ErrNotInteger = errors.New("value is not an integer")

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"os"
@@ -280,5 +281,70 @@ func TestCorruptDatabaseIsKept(t *testing.T) {
 	}
 	if _, err := Open(home, Config{URL: "memcached://x"}); err == nil {
 		t.Error("an unknown url scheme was accepted")
+	}
+}
+
+// A hook cannot hold more than MaxHookKeys keys in the database: a new key is refused with
+// a message saying what to do, a key it holds can still change, a deleted or expired key
+// makes room, and another hook is not affected. A database made before the count existed
+// is counted when opened.
+func TestQuota(t *testing.T) {
+	ctx := context.Background()
+	home := t.TempDir()
+	b, err := Open(home, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := b.(*sqliteBackend).db
+	// Fill plugin:q to the quota, 10 of its keys already expired, in one statement.
+	if _, err := db.Exec(`WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < ?)
+		INSERT INTO kv SELECT 'plugin:q', 'k' || i, '1', 1, CASE WHEN i <= 10 THEN 1 END FROM c`, MaxHookKeys); err != nil {
+		t.Fatal(err)
+	}
+	v := view(b, "plugin:q")
+	if err := v.Set(ctx, "k20", int64(2), 0); err != nil {
+		t.Errorf("a key the hook holds: %v", err)
+	}
+	if err := v.Set(ctx, "new1", 1, 0); err != nil { // the expired keys made room
+		t.Errorf("with expired keys to sweep: %v", err)
+	}
+	for i := range 9 { // the sweep freed 10 places; new1 took one
+		if err := v.Set(ctx, fmt.Sprintf("more%d", i), 1, 0); err != nil {
+			t.Fatalf("room after the sweep: %d: %v", i, err)
+		}
+	}
+	_, err = v.Incr(ctx, "over", 1, 0)
+	if !errors.Is(err, ErrQuota) || !strings.Contains(err.Error(), "store.delete") || strings.Count(err.Error(), "store:") != 1 {
+		t.Errorf("over the quota: %v", err)
+	}
+	if _, err := v.Update(ctx, "over", func(any, bool) (any, error) { return 1, nil }); !errors.Is(err, ErrQuota) {
+		t.Errorf("update over the quota: %v", err)
+	}
+	if err := view(b, "plugin:other").Set(ctx, "k", 1, 0); err != nil {
+		t.Errorf("another hook: %v", err)
+	}
+	if _, err := v.Delete(ctx, "k30"); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Set(ctx, "over", 1, 0); err != nil {
+		t.Errorf("after a delete: %v", err)
+	}
+	b.Close()
+	// An old database: drop the count and its triggers, add a key, and open it again.
+	raw, _ := sql.Open("sqlite", "file:"+filepath.Join(StateDir(home), "store.db"))
+	for _, q := range []string{"DROP TRIGGER kv_quota", "DROP TRIGGER kv_count_insert", "DROP TRIGGER kv_count_delete", "DROP TABLE keys",
+		"INSERT INTO kv VALUES ('plugin:q', 'extra', '1', 1, NULL)"} {
+		if _, err := raw.Exec(q); err != nil {
+			t.Fatal(q, err)
+		}
+	}
+	raw.Close()
+	b, err = Open(home, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if err := view(b, "plugin:q").Set(ctx, "again", 1, 0); !errors.Is(err, ErrQuota) {
+		t.Errorf("a reopened old database was not counted: %v", err)
 	}
 }
