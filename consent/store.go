@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/gofrs/flock"
+
+	"github.com/hermes-hooks/hermes/internal/atomicfile"
 )
 
 // ErrEmptyPair is returned by Approve for an empty event or command.
@@ -293,40 +295,10 @@ func (s *Store) backup(data []byte) (string, error) {
 	}
 }
 
-// writeAtomic replaces the file with data: a temporary file in the same directory, mode
-// 0600, synced, then renamed over the file, then the directory synced.
-func (s *Store) writeAtomic(data []byte) (err error) {
-	dir := filepath.Dir(s.path)
-	tmp, err := os.CreateTemp(dir, filepath.Base(s.path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if err := tmp.Chmod(0o600); err != nil {
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := s.rename(tmp.Name(), s.path); err != nil {
-		return err
-	}
-	if d, err := os.Open(dir); err == nil {
-		d.Sync() // best effort: the rename is done either way
-		d.Close()
-	}
-	return nil
+// writeAtomic replaces the file with data (mode 0600), the old content or the new one
+// whatever happens.
+func (s *Store) writeAtomic(data []byte) error {
+	return atomicfile.Write(s.path, data, 0o600, s.rename)
 }
 
 // MaxFileSize bounds the allowlist read: a larger file is ignored (no approvals) and never

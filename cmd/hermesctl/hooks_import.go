@@ -8,9 +8,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/hermes-hooks/hermes/engine"
+	"github.com/hermes-hooks/hermes/internal/atomicfile"
 	"github.com/hermes-hooks/hermes/shell"
 )
 
@@ -93,8 +93,8 @@ func (c *cli) reportImport(file string, imp shell.ClaudeImport, added []shell.Im
 	}
 }
 
-// writeFileAtomic replaces path with data through a temporary file in the same directory,
-// keeping the old file's permissions: a crash leaves the old file or the new one, never half.
+// writeFileAtomic replaces path with data, keeping the old file's permissions (0644 for a
+// new one): a crash leaves the old file or the new one, never half.
 func writeFileAtomic(path string, data []byte) error {
 	mode := os.FileMode(0o644)
 	if fi, err := os.Stat(path); err == nil {
@@ -103,25 +103,5 @@ func writeFileAtomic(path string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), strings.TrimSpace(path))
+	return atomicfile.Write(path, data, mode, nil)
 }
