@@ -75,12 +75,7 @@ func (p *rePattern) nextStart(s string, from int) int {
 func prefixLiteral(r *syntax.Regexp) (string, bool) {
 	switch r.Op {
 	case syntax.OpLiteral:
-		s := string(r.Rune)
-		fold := r.Flags&syntax.FoldCase != 0
-		if fold && !isASCII(s) {
-			return "", false
-		}
-		return s, fold
+		return literalOf(r)
 	case syntax.OpCapture, syntax.OpConcat:
 		return prefixLiteral(r.Sub[0])
 	}
@@ -94,12 +89,7 @@ func prefixLiteral(r *syntax.Regexp) (string, bool) {
 func requiredLiteral(r *syntax.Regexp) (lit string, fold bool) {
 	switch r.Op {
 	case syntax.OpLiteral:
-		s := string(r.Rune)
-		fold = r.Flags&syntax.FoldCase != 0
-		if fold && !isASCII(s) {
-			return "", false
-		}
-		return s, fold
+		return literalOf(r)
 	case syntax.OpCapture, syntax.OpPlus:
 		return requiredLiteral(r.Sub[0])
 	case syntax.OpRepeat:
@@ -114,6 +104,16 @@ func requiredLiteral(r *syntax.Regexp) (lit string, fold bool) {
 		}
 	}
 	return lit, fold
+}
+
+// literalOf is the text of an OpLiteral and whether it ignores case; a case-insensitive
+// literal that is not ASCII is none ("").
+func literalOf(r *syntax.Regexp) (string, bool) {
+	s, fold := string(r.Rune), r.Flags&syntax.FoldCase != 0
+	if fold && !isASCII(s) {
+		return "", false
+	}
+	return s, fold
 }
 
 func isASCII(s string) bool {

@@ -225,22 +225,27 @@ func (b *sqliteBackend) Delete(ctx context.Context, ns, key string) (bool, error
 }
 
 func (b *sqliteBackend) Keys(ctx context.Context, ns, prefix string) ([]string, error) {
+	return b.strings(ctx, "SELECT key FROM kv WHERE ns = ? AND substr(key, 1, ?) = ? AND "+live+" ORDER BY key LIMIT ?",
+		ns, len([]rune(prefix)), prefix, nowMS(), MaxKeys+1)
+}
+
+// strings runs a query of one text column and returns its values (never nil).
+func (b *sqliteBackend) strings(ctx context.Context, query string, args ...any) ([]string, error) {
 	return withContext(ctx, b.Where(), func(ctx context.Context) ([]string, error) {
-		rows, err := b.db.QueryContext(ctx, "SELECT key FROM kv WHERE ns = ? AND substr(key, 1, ?) = ? AND "+live+" ORDER BY key LIMIT ?",
-			ns, len([]rune(prefix)), prefix, nowMS(), MaxKeys+1)
+		rows, err := b.db.QueryContext(ctx, query, args...)
 		if err != nil {
 			return nil, b.wrap(err)
 		}
 		defer rows.Close()
-		keys := []string{}
+		out := []string{}
 		for rows.Next() {
-			var k string
-			if err := rows.Scan(&k); err != nil {
+			var v string
+			if err := rows.Scan(&v); err != nil {
 				return nil, b.wrap(err)
 			}
-			keys = append(keys, k)
+			out = append(out, v)
 		}
-		return keys, b.wrap(rows.Err())
+		return out, b.wrap(rows.Err())
 	})
 }
 
@@ -344,22 +349,7 @@ func (b *sqliteBackend) Entries(ctx context.Context, ns string) ([]Entry, error)
 }
 
 func (b *sqliteBackend) Namespaces(ctx context.Context) ([]string, error) {
-	return withContext(ctx, b.Where(), func(ctx context.Context) ([]string, error) {
-		rows, err := b.db.QueryContext(ctx, "SELECT DISTINCT ns FROM kv WHERE "+live+" ORDER BY ns", nowMS())
-		if err != nil {
-			return nil, b.wrap(err)
-		}
-		defer rows.Close()
-		var out []string
-		for rows.Next() {
-			var ns string
-			if err := rows.Scan(&ns); err != nil {
-				return nil, b.wrap(err)
-			}
-			out = append(out, ns)
-		}
-		return out, b.wrap(rows.Err())
-	})
+	return b.strings(ctx, "SELECT DISTINCT ns FROM kv WHERE "+live+" ORDER BY ns", nowMS())
 }
 
 // wrap names the database in an error.
