@@ -61,6 +61,13 @@ func TestStoreOutlivesReloadsAndRestarts(t *testing.T) {
 	if ns, _ := b.Namespaces(ctx); strings.Join(ns, ",") != "plugin:counter,plugin:other" {
 		t.Errorf("namespaces %q", ns)
 	}
+	eng.Close(ctx) // the store closes with the engine
+	if _, err := eng.StoreBackend(); err == nil || !strings.Contains(err.Error(), "engine is closed") {
+		t.Errorf("store after Close: %v", err)
+	}
+	if _, _, err := b.Get(ctx, "plugin:counter", "calls"); err == nil {
+		t.Error("the database is still open after Close")
+	}
 }
 
 // A database that cannot be used is every store call's error, a guard with fail_closed

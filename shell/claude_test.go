@@ -178,6 +178,7 @@ on_session_start:
   - {command: "v", dialect: claude, matcher: "resume"}
 post_tool_call:
   - {command: "u", dialect: claude, matcher: "Edit | Write"}
+  - {command: "t", dialect: claude, matcher: "^(?!Read).*"}
 `
 	if err := yaml.Unmarshal([]byte(src), &node); err != nil {
 		t.Fatal(err)
@@ -188,13 +189,16 @@ post_tool_call:
 		msgs = append(msgs, w.Msg)
 	}
 	for _, want := range []string{`unknown dialect "claud", did you mean 'claude'?`, "persistent is ignored for dialect claude",
-		"dialect claude cannot serve transform_tool_result", "has spaces: it matches no tool name (write Edit|Write)", `matcher "anything" is ignored: Claude Code has no matcher for UserPromptSubmit`} {
+		"dialect claude cannot serve transform_tool_result", "has spaces: it matches no tool name (write Edit|Write)", "is not a regular expression this engine can compile", `matcher "anything" is ignored: Claude Code has no matcher for UserPromptSubmit`} {
 		if !strings.Contains(strings.Join(msgs, "\n"), want) {
 			t.Errorf("no warning %q in:\n%s", want, strings.Join(msgs, "\n"))
 		}
 	}
-	if len(hooks) != 5 || hooks[0].Dialect != DialectClaude || hooks[0].Argv[0] != "/bin/sh" || hooks[1].Persistent {
+	if len(hooks) != 6 || hooks[0].Dialect != DialectClaude || hooks[0].Argv[0] != "/bin/sh" || hooks[1].Persistent {
 		t.Fatalf("hooks %+v", hooks)
+	}
+	if !hooks[5].Matches("read_file") || !hooks[5].Matches("terminal") {
+		t.Error("a matcher RE2 cannot compile does not fire for every tool")
 	}
 	if !hooks[0].Matches("terminal") || hooks[0].Matches("read_file") {
 		t.Error("matcher Bash does not select terminal alone")
