@@ -228,8 +228,10 @@ func (c *pluginCallback) result(hook string, v any, took time.Duration, err erro
 			r.Status, r.Err = StatusError, err.Error()
 		}
 	}
-	if p := hookspec.AskProblem(hook, v); p != "" { // the ask stands; the mistake is reported
-		r.Status, r.Err = StatusError, where()+p
+	if r.Answer.Kind == hookspec.Ask { // the ask stands; a mistake in it is reported
+		if p := hookspec.AskProblem(hook, v); p != "" {
+			r.Status, r.Err = StatusError, where()+p
+		}
 	}
 	return r
 }

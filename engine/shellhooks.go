@@ -163,8 +163,10 @@ func (c *shellCallback) fire(ctx context.Context, hook string, kw args) HookResu
 			}
 		}
 	}
-	if p := hookspec.AskProblem(hook, res.Parsed); p != "" && res.Status == StatusOK { // the ask stands
-		r.Status, r.Err = StatusError, joinErrs(r.Err, fmt.Sprintf("shell hook %q: %s", c.hook.Command, p))
+	if res.Answer.Kind == hookspec.Ask && res.Status == StatusOK { // the ask stands; a mistake in it is reported
+		if p := hookspec.AskProblem(hook, res.Parsed); p != "" {
+			r.Status, r.Err = StatusError, joinErrs(r.Err, fmt.Sprintf("shell hook %q: %s", c.hook.Command, p))
+		}
 	}
 	if res.Status != StatusSkipped {
 		r.ExitCode, r.Stdout, r.Stderr = &res.ExitCode, &res.Stdout, &res.Stderr
