@@ -152,9 +152,12 @@ func (e *Engine) TransformTerminalOutput(ctx context.Context, out TerminalOutput
 // this turn only ("" if none). Do not store it in the conversation history. The first turn
 // of a session also gets the context on_session_start's hooks gave, first.
 func (e *Engine) PreLLMCall(ctx context.Context, turn LLMTurn) string {
+	set := e.set.Load()
+	if set.closed { // a closed engine adds nothing, not even what a session's start left
+		return ""
+	}
 	start := e.starts.take(turn.SessionID)
-	set := e.with(PreLLMCall)
-	if set == nil {
+	if len(set.callbacks(PreLLMCall)) == 0 {
 		return start
 	}
 	sc := getScratch()

@@ -64,6 +64,13 @@ hooks:
 	if c := eng.PreLLMCall(ctx, LLMTurn{SessionID: "s3"}); c != "" {
 		t.Errorf("an ended session kept its start context: %q", c)
 	}
+	eng.OnSessionStart(ctx, Session{SessionID: "s4"})
+	defer func() { // last: a closed engine adds nothing, not even a waiting start context
+		eng.Close(ctx)
+		if c := eng.PreLLMCall(ctx, LLMTurn{SessionID: "s4"}); c != "" {
+			t.Errorf("a closed engine gave context %q", c)
+		}
+	}()
 
 	run := eng.RunTool(ctx, ToolCall{Name: "write_file", Args: map[string]any{"path": "/w/x.go", "content": "package x"}},
 		func(context.Context, ToolCall) (string, error) { return `{"ok":true}`, nil })

@@ -26,6 +26,7 @@ type callback interface {
 // hookSet is one immutable generation of loaded hooks. Calls hold a reference while they
 // run, so Reload can swap in a new set and close the old one once its calls finish.
 type hookSet struct {
+	closed   bool                  // the set of a closed engine (closedSet)
 	byHook   map[string][]callback // in invocation order: plugins, then shell hooks
 	preTool  []callback            // byHook[PreToolCall], which every tool call looks up
 	plugins  []*PluginInfo

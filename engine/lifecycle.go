@@ -14,6 +14,7 @@ func newHookSet() *hookSet {
 // pre_gateway_dispatch) refuse, nothing else runs.
 func closedSet() *hookSet {
 	s := newHookSet()
+	s.closed = true
 	s.preTool = []callback{closedGuard{}}
 	s.byHook[PreToolCall] = s.preTool
 	s.byHook[PreGatewayDispatch] = s.preTool
