@@ -123,7 +123,9 @@ func (e *Engine) load(ctx context.Context, prev *hookSet) (*hookSet, error) {
 	if err != nil {
 		return nil, err
 	}
-	e.useStore(cfg.store)
+	if prev == nil { // the first load: register(ctx) may already use the store
+		e.useStore(cfg.store)
+	}
 	set := newHookSet()
 	set.warnings = warns
 	done := false
@@ -162,6 +164,7 @@ func (e *Engine) load(ctx context.Context, prev *hookSet) (*hookSet, error) {
 	for _, w := range set.warnings {
 		e.loadLog.Warn(w.String())
 	}
+	e.useStore(cfg.store) // only a load that succeeded changes the store: a failed one keeps the old set, and its store
 	done = true
 	return set, nil
 }

@@ -139,3 +139,25 @@ func TestRedisDownAndBack(t *testing.T) {
 		t.Errorf("after redis came back: %q", c)
 	}
 }
+
+// A reload that fails keeps the old hook set and its store, even when config.yaml named
+// another store: the hooks go on counting where they counted.
+func TestFailedReloadKeepsTheStore(t *testing.T) {
+	home := htest.Home(t, pluginFiles("counter", "", counter))
+	eng, _ := newEngine(t, home)
+	ctx := context.Background()
+	if c := eng.PreLLMCall(ctx, LLMTurn{}); c != "call 1" {
+		t.Fatalf("context %q", c)
+	}
+	writeFile(t, filepath.Join(home, "config.yaml"), "store: {url: \"redis://127.0.0.1:1/0\"}\n")
+	if err := os.RemoveAll(filepath.Join(home, "plugins")); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(home, "plugins"), "not a directory")
+	if err := eng.Reload(ctx); err == nil {
+		t.Fatal("the reload did not fail")
+	}
+	if c := eng.PreLLMCall(ctx, LLMTurn{}); c != "call 2" {
+		t.Errorf("after a failed reload: %q, want the old set counting on in the old store", c)
+	}
+}
