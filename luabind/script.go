@@ -230,10 +230,10 @@ func (s *script) newState(parent context.Context) (st *state, err error) {
 		}
 	}()
 	L := built.L
-	L.SetContext(e.poll)
+	setCallContext(L, e.poll)
 	defer L.RemoveContext()
 	L.Push(L.NewFunctionFromProto(s.proto))
-	if err := L.PCall(0, 0, nil); err != nil {
+	if err := startCall(L, 0, 0, e.poll); err != nil {
 		return nil, s.explain(fromCallError(s.opts.File, cc, "timed out while loading after "+s.opts.Timeout.String(), err))
 	}
 	if s.setup != nil {
@@ -355,14 +355,14 @@ func (s *script) invoke(ctx context.Context, st *state, i int, args []any) (v an
 			v, err, panicked = nil, &Error{Kind: KindRuntime, File: s.opts.File, Msg: fmt.Sprintf("panic: %v", r)}, true
 		}
 	}()
-	L.SetContext(st.env.poll)
+	setCallContext(L, st.env.poll)
 	defer L.RemoveContext()
 	defer L.SetTop(top)
 	L.Push(fn)
 	for j, a := range args {
 		L.Push(st.arg(i, a, j == s.tableArg))
 	}
-	if err := L.PCall(len(args), 1, nil); err != nil {
+	if err := startCall(L, len(args), 1, st.env.poll); err != nil {
 		return nil, s.explain(fromCallError(s.opts.File, ctx, s.timeoutText, err)), false
 	}
 	v, err = ToGo(L.Get(-1))

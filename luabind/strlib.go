@@ -38,8 +38,10 @@ func installStringLib(L *lua.LState, _ *env) {
 
 // intArg reads argument n as an integer the way luaL_checkinteger does (numeric strings
 // too), truncated toward zero and clamped to ±2^53 so that index arithmetic cannot overflow.
-func intArg(L *lua.LState, n int) int64 {
-	f := float64(L.CheckNumber(n))
+func intArg(L *lua.LState, n int) int64 { return numInt(float64(L.CheckNumber(n))) }
+
+// numInt is f as an integer argument: truncated, NaN as 0, clamped to ±2^53.
+func numInt(f float64) int64 {
 	switch {
 	case f != f:
 		return 0

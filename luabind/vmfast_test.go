@@ -1,0 +1,179 @@
+package luabind
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"testing"
+	"time"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// TestFastVMInstalled: the layout of gopher-lua's structs matches the mirrors, so the fast
+// paths are in place, and they recognise the functions they stand in for.
+func TestFastVMInstalled(t *testing.T) {
+	if !fastVM {
+		t.Fatal("vmfast.go's mirrors do not match gopher-lua's structs: the fast paths are off; re-read vmfast.go against this version")
+	}
+	L := lua.NewState()
+	defer L.Close()
+	installBase(L)
+	installStringLib(L, nil)
+	if err := L.DoString(`it = ipairs({}) find = string.find match = string.match`); err != nil {
+		t.Fatal(err)
+	}
+	fn := func(name string) *lua.LFunction { return L.GetGlobal(name).(*lua.LFunction) }
+	if !isGo(fn("it"), ipairsAuxFn) || !isGo(fn("find"), strFindFn) {
+		t.Error("ipairs' iterator or string.find is not recognised")
+	}
+	if isGo(fn("match"), strFindFn) || isGo(fn("find"), ipairsAuxFn) {
+		t.Error("a function is taken for another")
+	}
+}
+
+// fastStates are a gopher-lua state and one with our ipairs and string library: loops and
+// calls in the second take the fast paths, the first runs gopher-lua's own functions.
+func fastStates(t testing.TB) (stock, ours *lua.LState) {
+	stock, ours = lua.NewState(), lua.NewState()
+	installBase(ours)
+	installStringLib(ours, nil)
+	t.Cleanup(stock.Close)
+	t.Cleanup(ours.Close)
+	return stock, ours
+}
+
+// slowFind shadows string with a table whose find calls ours through a tail call, which
+// takes gopher-lua's own call path: a test's code then runs both ways unchanged.
+const slowFind = `local string = setmetatable({find = function(...) return _G.string.find(...) end}, {__index = _G.string})
+`
+
+// TestFastPathsLikeGopherLua: loops over ipairs give what gopher-lua's ipairs gives, and
+// calls of string.find what the same function gives through gopher-lua's call path,
+// whatever the number of values asked for, around locals, closures and nested loops, and
+// with the arguments that leave the fast path.
+func TestFastPathsLikeGopherLua(t *testing.T) {
+	stock, ours := fastStates(t)
+	loops := []string{
+		`local o = {} for i in ipairs({"a", "b"}) do o[#o + 1] = i end return table.concat(o, ",")`,
+		`local o = {} for i, v, x in ipairs({"a", "b"}) do o[#o + 1] = i .. v .. tostring(x) end return table.concat(o, ",")`,
+		`local o = {} for i, v in ipairs({1, 2, 3}) do local a, b = v * 2 local c o[#o + 1] = a .. tostring(b) .. tostring(c) end return table.concat(o, ",")`,
+		`local fs = {} for i, v in ipairs({"x", "y"}) do fs[i] = function() return i .. v end end return fs[1]() .. fs[2]()`,
+		`local s = 0 for _, row in ipairs({{1, 2}, {3}, {}}) do for j, v in ipairs(row) do s = s + j * v end end return s`,
+		`local n = 0 for i, v in ipairs({1, 2, 3, 4}) do if v == 3 then break end n = n + i end return n`,
+		`local t = {} for i = 1, 5000 do t[i] = i end local s = 0 for i, v in ipairs(t) do s = s + i - v end return s .. #t`,
+		`local t = {1, 2, 3} local o = {} for i, v in ipairs(t) do t[i + 2] = v o[#o + 1] = v if i > 6 then break end end return table.concat(o, ",")`,
+		`local it, s, i = ipairs({5, 6}) local o = {} for k, v in it, s, i do o[#o + 1] = k .. "=" .. v end return table.concat(o, ",")`,
+		`local it = ipairs({}) local o = {} for k, v in it, {7, 8, 9}, 1.5 do o[#o + 1] = k .. "=" .. v end return table.concat(o, ",")`,
+		`local it = ipairs({}) local o = {} for k, v in it, {7, 8}, "0" do o[#o + 1] = k .. "=" .. v end return table.concat(o, ",")`,
+		`local it = ipairs({}) return (pcall(function() for k in it, "str", 0 do end end))`,
+		`local function f(...) local o = {} for i, v in ipairs({...}) do o[i] = v end return select("#", ...) .. #o end return f(1, nil, 3)`,
+		`local n = 0 for _, p in ipairs({"rm", "dd", "mk"}) do if string.find("sudo rm -rf", p, 1, true) then n = n + 1 end end return n`,
+	}
+	for _, c := range loops {
+		want, got := runString(stock, c), runString(ours, c)
+		if got != want {
+			t.Errorf("%s\n  ours:       %s\n  gopher-lua: %s", c, got, want)
+		}
+	}
+	finds := []string{
+		`return tostring(string.find("hello world", "o w", 1, true))`,
+		`local a, b, c = string.find("hello world", "o", 6, true) return tostring(a) .. tostring(b) .. tostring(c)`,
+		`local a, b, c = string.find("hello", "z", 1, true) return tostring(a) .. tostring(b) .. tostring(c)`,
+		`return table.concat({string.find("a.b.c", ".", 3, true)}, ",") .. "|" .. select("#", string.find("abc", "x", 1, true))`,
+		`return select("#", string.find("abc", "b")) .. select("#", string.find("abc", "b", 1)) .. select("#", string.find("abc", "b", nil, true))`,
+		`local t = {string.find("abc", "c", -1, true)} return #t .. tostring(t[1])`,
+		`local n = 0 for _, p in ipairs({"rm", "dd", "mk"}) do if string.find("sudo rm -rf", p, 1, true) then n = n + 1 end end return n`,
+		`return tostring(string.find("abc", "", 10, true)) .. tostring(string.find("abc", "", 4, true)) .. tostring(string.find("", ""))`,
+		`return tostring(string.find("aaa", "a", 0/0, true)) .. tostring(string.find("aaa", "a", -100, true)) .. tostring(string.find("aaa", "a", 2^60, true))`,
+		`return tostring(string.find("a1b", "%d")) .. tostring(string.find("a1b", "%d", 1, false)) .. tostring(string.find("a%db", "%d", 1, true))`,
+		`return tostring(string.find(12345, 34, 1, true)) .. tostring(string.find("12345", 34)) .. tostring(string.find("abc", "b", "2", true))`,
+		`return tostring(string.find("abc", "b", 1, nil)) .. tostring(string.find("abc", "b", 1, 0))`,
+		`return (pcall(function() return string.find("abc") end))`,
+		`return (pcall(function() return string.find("abc", "b", {}, true) end))`,
+		`local f = string.find local function g(...) local a, b = f(...) return a, b end return tostring(g("needle in hay", "hay", 1, true))`,
+		`local s, n = "x", 0 for i = 1, 300 do s = s .. "y" if string.find(s, "yy", i, true) then n = n + 1 end end return n`,
+	}
+	for _, c := range finds {
+		want, got := runString(ours, slowFind+c), runString(ours, c)
+		if got != want {
+			t.Errorf("%s\n  fast: %s\n  slow: %s", c, got, want)
+		}
+	}
+}
+
+// FuzzFastFind compares a plain string.find, its results taken every way, on the fast
+// path and on gopher-lua's call path. (The function itself is compared with gopher-lua's
+// and C Lua's by FuzzStringLib and TestStringLibAgainstLua51.)
+func FuzzFastFind(f *testing.F) {
+	f.Add("rm -rf /tmp", "rm -rf", int16(1), true)
+	f.Add("abcabc", "c", int16(-2), false)
+	f.Add("", "", int16(0), true)
+	f.Add("a.b", ".", int16(5), true)
+	f.Fuzz(func(t *testing.T, s, p string, init int16, plain bool) {
+		if len(s) > 300 || len(p) > 40 {
+			t.Skip()
+		}
+		_, ours := fastStates(t)
+		args := fmt.Sprintf("%s, %s, %d, %t", strconv.Quote(s), strconv.Quote(p), init, plain)
+		code := `local a, b, c = string.find(` + args + `)
+local t = {string.find(` + args + `)}
+local x = string.find(` + args + `)
+return tostring(a) .. tostring(b) .. tostring(c) .. "|" .. #t .. tostring(t[1]) .. tostring(t[2]) .. "|" .. tostring(x)`
+		if want, got := runString(ours, slowFind+code), runString(ours, code); got != want {
+			t.Fatalf("string.find(%s)\n  fast: %s\n  slow: %s", args, got, want)
+		}
+	})
+}
+
+// TestEveryLoopStops: with the interpreter polling only where a program can go on running,
+// every way of running on still stops at the call's timeout, and the state keeps working.
+func TestEveryLoopStops(t *testing.T) {
+	loops := []string{
+		`while true do end`,
+		`repeat until false`,
+		`for i = 1, math.huge do end`,
+		`local t = {} for i = 1, 100 do t[i] = i end while true do for _, v in ipairs(t) do end end`,
+		`local function it() return 1 end for _ in it do end`,
+		`for _ in pairs({a = 1}) do local n = 0 while n >= 0 do n = n + 1 end end`,
+		`local function f() return f() end f()`,
+		`local function f(n) if n > 100 then return end f(n + 1) end while true do f(0) end`,
+		`while true do string.find("abc", "b", 1, true) end`,
+		`while true do pcall(error, "x") end`,
+		`local t = setmetatable({}, {__index = function(t, k) local n = 0 for i = 1, 10 do n = n + i end return n end}) while true do local _ = t.x end`,
+		`local co = coroutine.wrap(function() while true do coroutine.yield() end end) while true do co() end`,
+		`local ok = pcall(function() while true do end end) return "caught, and returned as if done"`,
+		`table.sort({3, 2, 1, 5, 4, 6, 8, 7}, function(a, b) while true do end end)`,
+		`string.gsub("aaaa", "a", function() while true do end end)`,
+	}
+	p := loadPlugin(t, runawayPlugin, Options{Timeout: 100 * time.Millisecond})
+	for _, src := range loops {
+		start := time.Now()
+		_, err := p.Call(context.Background(), 0, map[string]any{"src": src})
+		wantErr(t, src, err, KindTimeout, "timed out after 100ms")
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("%s: stopped after %v, want about the 100ms timeout", src, d)
+		}
+		if got, err := p.Call(context.Background(), 1, nil); got != "fine" || err != nil {
+			t.Errorf("after %s: got %v, %v; want the plugin to keep working", src, got, err)
+		}
+	}
+}
+
+// TestCanceledCallRunsNothing: a call whose host context is already done does not run
+// the hook's code, even code without a loop or a call.
+func TestCanceledCallRunsNothing(t *testing.T) {
+	p := loadPlugin(t, `
+function register(ctx)
+  ctx.register_hook("mark", function() marked = true end)
+  ctx.register_hook("read", function() return marked == true end)
+end`, Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := p.Call(ctx, 0, nil); err == nil {
+		t.Fatal("a call under a canceled context succeeded")
+	}
+	if got, err := p.Call(context.Background(), 1, nil); got != false || err != nil {
+		t.Fatalf("got %v, %v; want the canceled call to have set nothing", got, err)
+	}
+}
