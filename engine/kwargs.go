@@ -92,15 +92,18 @@ func (a *turnArgs) Map() map[string]any {
 	return a.m
 }
 
+// emptyList is an empty history, boxed once.
+var emptyList any = []any{}
+
 // FillLua implements luabind.Table: the keys of hookspec.LLMTurn.PreKwargs.
 func (a *turnArgs) FillLua(w luabind.TableWriter) {
 	w.String("session_id", a.turn.SessionID)
 	w.String("user_message", a.turn.UserMessage)
-	history := a.turn.ConversationHistory
-	if history == nil {
-		history = []any{}
+	if history := a.turn.ConversationHistory; len(history) > 0 {
+		w.Value("conversation_history", history)
+	} else {
+		w.Value("conversation_history", emptyList)
 	}
-	w.Value("conversation_history", history)
 	w.Value("is_first_turn", a.turn.IsFirstTurn)
 	w.String("model", a.turn.Model)
 	w.String("platform", a.turn.Platform)

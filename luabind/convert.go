@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
@@ -296,7 +297,7 @@ func ToGo(v lua.LValue) (any, error) {
 }
 
 type converter struct {
-	seen  map[*lua.LTable]bool // tables being converted (cycles); made on the first table
+	open  [maxConvertDepth]*lua.LTable // open[d]: the table being converted at depth d (cycles)
 	items int
 }
 
@@ -334,14 +335,10 @@ func (c *converter) table(t *lua.LTable, path *jsonPath, depth int) (any, error)
 	if depth >= maxConvertDepth {
 		return nil, &Error{Kind: KindConvert, Msg: fmt.Sprintf("table nested deeper than %d levels at %s", maxConvertDepth, path.String())}
 	}
-	if c.seen[t] {
+	if slices.Contains(c.open[:depth], t) {
 		return nil, &Error{Kind: KindConvert, Msg: "table contains itself (a cycle) at " + path.String()}
 	}
-	if c.seen == nil {
-		c.seen = map[*lua.LTable]bool{}
-	}
-	c.seen[t] = true
-	defer delete(c.seen, t)
+	c.open[depth] = t
 
 	n, isArray := arrayLen(t)
 	if isArray && (n > 0 || isMarkedArray(t)) {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	lua "github.com/yuin/gopher-lua"
@@ -17,12 +18,30 @@ import (
 // objects, keys sorted, integers integral, encoding/json's floats and string escapes
 // (without HTML escaping), json.null as null; functions, cycles, non-finite numbers, more
 // than 64 levels or 1<<20 values, and text over maxStringSize are errors.
-func encodeLuaJSON(v lua.LValue, poll *poller) ([]byte, error) {
-	e := jsonEnc{poll: poll}
+func encodeLuaJSON(v lua.LValue, poll *poller) (string, error) {
+	e := jsonEncs.Get().(*jsonEnc)
+	defer e.release()
+	e.poll = poll
 	if err := e.value(v, nil, 0); err != nil {
-		return nil, err
+		return "", err
 	}
-	return e.buf, nil
+	return string(e.buf), nil
+}
+
+// jsonEncs keeps encoders, with the scratch their last use grew, for the next encode.
+var jsonEncs = sync.Pool{New: func() any { return new(jsonEnc) }}
+
+// maxKeptJSONBuf bounds the text buffer an encoder keeps between uses.
+const maxKeptJSONBuf = 64 << 10
+
+func (e *jsonEnc) release() {
+	if cap(e.buf) > maxKeptJSONBuf {
+		e.buf = nil
+	}
+	clear(e.seen[:cap(e.seen)])
+	clear(e.pairs[:cap(e.pairs)])
+	*e = jsonEnc{buf: e.buf[:0], seen: e.seen[:0], pairs: e.pairs[:0]}
+	jsonEncs.Put(e)
 }
 
 // jsonPath is where a value is: made for tables and for values that fail, and rendered

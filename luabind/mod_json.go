@@ -68,13 +68,13 @@ func openJSON(L *lua.LState, e *env) lua.LValue {
 			if value == lua.LNil && L.GetTop() == 0 {
 				L.ArgError(1, "value expected")
 			}
-			b, err := encodeLuaJSON(value, &poller{L: L})
+			text, err := encodeLuaJSON(value, &poller{L: L})
 			if errors.Is(err, errJSONSize) {
 				return "", err
 			} else if err != nil {
 				return "", fmt.Errorf("json.encode: %v", err)
 			}
-			return string(b), nil
+			return text, nil
 		}),
 		"decode": fn1(func(L *lua.LState, text string) (lua.LValue, error) {
 			checkSize(L, "json.decode", int64(len(text)))

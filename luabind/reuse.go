@@ -126,6 +126,13 @@ func (k *kwTable) setValue(L *lua.LState, i int, key string, v any) {
 			k.set(i, key, f.t)
 			return
 		}
+	case []any:
+		if len(x) == 0 && k.use.Refill(key) { // an empty list (a turn's first history): the kept empty table
+			f := k.field(key)
+			f.fillMap(L, nil)
+			k.set(i, key, f.t)
+			return
+		}
 	}
 	k.set(i, key, toLua(L, v))
 }

@@ -25,6 +25,14 @@ import (
 //   - string.find(s, p, init, true), the usual deny-list test, is called the same way.
 //     OP_CALL answers a plain find itself when the callee is ours (strFind) and its
 //     arguments have their usual types, with the same results.
+//   - Setting a string key (`{tool = x}`, `t.k = v`, `t[s] = v`) goes through
+//     LTable.RawSetString, which boxes the key again for the table's key list although the
+//     instruction holds it boxed (a constant, or the register's value). OP_SETTABLEKS and
+//     OP_SETTABLE do RawSetString's work themselves with the boxed key (setStringKey) when
+//     the table has no metatable, and OP_NEWTABLE sizes a constructor's key list once.
+//   - `a .. b .. c` of strings builds a list of the strings, joins them and boxes the
+//     result: three allocations. OP_CONCAT (vmhook.go) joins strings into one buffer the
+//     result then uses (joinStrings); numbers and metamethods go to gopher-lua's handler.
 //
 // Anything else (other iterators and functions, unusual arguments, a register file too
 // small) goes to gopher-lua's own handler. The fast paths read gopher-lua's unexported
@@ -52,6 +60,16 @@ type frameMirror struct {
 type registryMirror struct {
 	array []lua.LValue
 	top   int
+}
+
+// tableMirror is gopher-lua v1.1.2's LTable.
+type tableMirror struct {
+	Metatable lua.LValue
+	array     []lua.LValue
+	dict      map[lua.LValue]lua.LValue
+	strdict   map[string]lua.LValue
+	keys      []lua.LValue
+	k2i       map[lua.LValue]int
 }
 
 // The offsets, in LState, of the fields the fast paths read or write.
@@ -174,7 +192,8 @@ func vmLayoutOK() bool {
 		return true
 	}
 	if !same(reflect.TypeFor[frameMirror](), frame.Type.Elem()) ||
-		!same(reflect.TypeFor[registryMirror](), reg.Type.Elem()) {
+		!same(reflect.TypeFor[registryMirror](), reg.Type.Elem()) ||
+		!same(reflect.TypeFor[tableMirror](), reflect.TypeFor[lua.LTable]()) {
 		return false
 	}
 	offFrame, offReg, offMainLoop = frame.Offset, reg.Offset, loop.Offset
@@ -220,7 +239,72 @@ func init() {
 		}
 		return call(L, inst, frame)
 	}
+	for _, op := range []int{lua.OP_SETTABLE, lua.OP_SETTABLEKS} {
+		orig := jumpTable[op]
+		jumpTable[op] = func(L *lua.LState, inst uint32, frame unsafe.Pointer) int {
+			if setStringKey(L, inst) {
+				return 0
+			}
+			return orig(L, inst, frame)
+		}
+	}
+	newTable := jumpTable[lua.OP_NEWTABLE]
+	jumpTable[lua.OP_NEWTABLE] = func(L *lua.LState, inst uint32, frame unsafe.Pointer) int {
+		r := newTable(L, inst, frame)
+		if c := int(inst>>9) & 0x1ff; c > 0 {
+			cf, rg := frameOf(L), regOf(L)
+			if tb, ok := rg.array[cf.LocalBase+int(inst>>18)&0xff].(*lua.LTable); ok {
+				t := (*tableMirror)(unsafe.Pointer(tb))
+				c = min(c, 64)
+				t.keys, t.k2i = make([]lua.LValue, 0, c), make(map[lua.LValue]int, c)
+			}
+		}
+		return r
+	}
 	fastVM = true
+}
+
+// rk is an RK operand of the running instruction: a constant or a register.
+func rk(cf *frameMirror, rg *registryMirror, x int) lua.LValue {
+	if x&256 != 0 {
+		return cf.Fn.Proto.Constants[x&^256]
+	}
+	return rg.array[cf.LocalBase+x]
+}
+
+// setStringKey is OP_SETTABLE or OP_SETTABLEKS A B C, R(A)[RK(B)] := RK(C), for a table
+// without a metatable and a string key: what LTable.RawSetString does, with the key the
+// instruction holds rather than a new box of it. It reports false, having changed nothing,
+// for anything else.
+func setStringKey(L *lua.LState, inst uint32) bool {
+	cf, rg := frameOf(L), regOf(L)
+	tb, ok := rg.array[cf.LocalBase+int(inst>>18)&0xff].(*lua.LTable)
+	if !ok || tb.Metatable != lua.LNil {
+		return false
+	}
+	key := rk(cf, rg, int(inst&0x1ff))
+	ks, ok := key.(lua.LString)
+	if !ok {
+		return false
+	}
+	value := rk(cf, rg, int(inst>>9)&0x1ff)
+	t := (*tableMirror)(unsafe.Pointer(tb))
+	if t.strdict == nil {
+		t.strdict = make(map[string]lua.LValue, 4)
+	}
+	if t.keys == nil {
+		t.keys, t.k2i = []lua.LValue{}, map[lua.LValue]int{}
+	}
+	if value == lua.LNil {
+		delete(t.strdict, string(ks))
+		return true
+	}
+	t.strdict[string(ks)] = value
+	if _, ok := t.k2i[key]; !ok {
+		t.k2i[key] = len(t.keys)
+		t.keys = append(t.keys, key)
+	}
+	return true
 }
 
 // opMaxArgSbx is the bias of an instruction's signed Bx operand.
@@ -335,5 +419,29 @@ func plainFind(L *lua.LState, inst uint32) bool {
 		rg.array[ra+k] = lua.LNil
 	}
 	rg.setTop(ra+n, ra+1+nargs+nres)
+	return true
+}
+
+// joinStrings is OP_CONCAT A B C when R(B)..R(C) are strings of n bytes in all: R(A) is
+// their concatenation, written in one buffer. It reports false, having changed nothing,
+// when the fast paths are off.
+func joinStrings(L *lua.LState, inst uint32, n int) bool {
+	if !fastVM {
+		return false
+	}
+	cf, rg := frameOf(L), regOf(L)
+	ra := cf.LocalBase + int(inst>>18)&0xff
+	rb, rc := cf.LocalBase+int(inst&0x1ff), cf.LocalBase+int(inst>>9)&0x1ff
+	if ra >= len(rg.array) || rc >= len(rg.array) {
+		return false
+	}
+	buf := make([]byte, 0, n)
+	for _, v := range rg.array[rb : rc+1] {
+		buf = append(buf, v.(lua.LString)...)
+	}
+	rg.array[ra] = lua.LString(unsafe.String(unsafe.SliceData(buf), len(buf)))
+	if ra >= rg.top {
+		rg.top = ra + 1
+	}
 	return true
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -176,4 +177,78 @@ end`, Options{})
 	if got, err := p.Call(context.Background(), 1, nil); got != false || err != nil {
 		t.Fatalf("got %v, %v; want the canceled call to have set nothing", got, err)
 	}
+}
+
+// FuzzJoinStrings: `..` of strings gives the strings joined, in every position a result
+// can go to, and the same as gopher-lua's handler gives (reached with a number operand).
+func FuzzJoinStrings(f *testing.F) {
+	f.Add("User ", "u1", " on telegram")
+	f.Add("", "", "")
+	f.Add("a\x00b", "\xff", "ü")
+	f.Fuzz(func(t *testing.T, a, b, c string) {
+		_, ours := fastStates(t)
+		ours.SetGlobal("a", lua.LString(a))
+		ours.SetGlobal("b", lua.LString(b))
+		ours.SetGlobal("c", lua.LString(c))
+		code := `local x = a .. b .. c
+local t = {a .. b, c .. a}
+local y = tostring(a .. 1 .. b == a .. "1" .. b)
+return table.concat({x, t[1], t[2], y, select("#", a .. b), #(a .. b .. c)}, "|")`
+		want := strings.Join([]string{a + b + c, a + b, c + a, "true", "1", strconv.Itoa(len(a + b + c))}, "|")
+		if got := runString(ours, code); got != want {
+			t.Fatalf("a=%q b=%q c=%q\n  got:  %q\n  want: %q", a, b, c, got, want)
+		}
+	})
+}
+
+// entries lists t's pairs in the order next gives them.
+func entries(t *lua.LTable) string {
+	var b strings.Builder
+	for k, v := t.Next(lua.LNil); k != lua.LNil; k, v = t.Next(k) {
+		fmt.Fprintf(&b, "%s=%s;", k, v)
+	}
+	return b.String()
+}
+
+// FuzzSetStringKey: string keys set from Lua (constructor fields, t.k = v, t[k] = v,
+// nils that delete) leave the table gopher-lua's RawSetString leaves: the same pairs, in
+// the same order for next.
+func FuzzSetStringKey(f *testing.F) {
+	f.Add([]byte{0, 1, 2, 1, 0x80, 3, 2})
+	f.Add([]byte{5, 5, 0x85, 5, 0x40})
+	f.Fuzz(func(t *testing.T, ops []byte) {
+		if len(ops) > 64 {
+			t.Skip()
+		}
+		_, ours := fastStates(t)
+		want := ours.NewTable()
+		var code strings.Builder
+		code.WriteString("local t = {k0 = 0, k1 = 1}\n")
+		want.RawSetString("k0", lua.LNumber(0))
+		want.RawSetString("k1", lua.LNumber(1))
+		for i, op := range ops {
+			key := fmt.Sprintf("k%d", op&7)
+			value, lv := strconv.Itoa(i), lua.LValue(lua.LNumber(i))
+			if op&0x80 != 0 {
+				value, lv = "nil", lua.LNil
+			}
+			switch op & 0x60 {
+			case 0x00:
+				fmt.Fprintf(&code, "t.%s = %s\n", key, value)
+			case 0x20:
+				fmt.Fprintf(&code, "t[%q] = %s\n", key, value)
+			default:
+				fmt.Fprintf(&code, "do local k = %q t[k] = %s end\n", key, value)
+			}
+			want.RawSetString(key, lv)
+		}
+		code.WriteString("return t")
+		if err := ours.DoString(code.String()); err != nil {
+			t.Fatal(err)
+		}
+		got := ours.Get(-1).(*lua.LTable)
+		if g, w := entries(got), entries(want); g != w {
+			t.Fatalf("%s\n  Lua:          %s\n  RawSetString: %s", code.String(), g, w)
+		}
+	})
 }

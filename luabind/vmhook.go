@@ -31,16 +31,20 @@ func init() {
 	concat := jumpTable[lua.OP_CONCAT]
 	jumpTable[lua.OP_CONCAT] = func(L *lua.LState, inst uint32, frame unsafe.Pointer) int {
 		b, c := int(inst&0x1ff), int(inst>>9)&0x1ff
-		n := int64(0)
+		n, strs := int64(0), true
 		for r := b; r <= c; r++ {
 			if s, ok := L.Get(r + 1).(lua.LString); ok {
 				n += int64(len(s))
 			} else {
 				n += 32 // a number's text
+				strs = false
 			}
 		}
 		if n > maxStringSize {
 			checkSize(L, "..", n)
+		}
+		if strs && joinStrings(L, inst, int(n)) {
+			return 0
 		}
 		return concat(L, inst, frame)
 	}
