@@ -2,6 +2,7 @@ package luabind
 
 import (
 	lua "github.com/yuin/gopher-lua"
+	"math"
 )
 
 // boxedInts are the integers 0..4095 as Lua values, boxed once: pushing one allocates
@@ -19,6 +20,15 @@ func boxInt(i int) lua.LValue {
 		return boxedInts[i]
 	}
 	return lua.LNumber(i)
+}
+
+// boxNumber is f as a Lua value, without an allocation when it is a small non-negative
+// integer (not -0, which prints and divides differently).
+func boxNumber(f float64) lua.LValue {
+	if f >= 0 && f < float64(len(boxedInts)) && f == math.Trunc(f) && !(f == 0 && math.Signbit(f)) {
+		return boxedInts[int(f)]
+	}
+	return lua.LNumber(f)
 }
 
 // installBase replaces the base functions whose gopher-lua versions allocate on every step:

@@ -15,7 +15,7 @@ import (
 // or goroutine (context.WithTimeout costs five allocations and a timer per call, a large
 // share of a short hook's cost). begin arms the timeout and the memory guard, end disarms
 // them; the watchdog (guard.go) stops a call past its timeout or budget; the interpreter
-// polls Done between instructions.
+// polls it at every jump back and call (vmfast.go).
 type callContext struct {
 	_    cacheLinePad
 	poll atomic.Pointer[chan struct{}] // nil, or done once closed: what pollContext returns
@@ -178,8 +178,9 @@ func (c *callContext) Value(key any) any {
 	return p.Value(key)
 }
 
-// pollContext is the view of a callContext the interpreter polls between instructions
-// (gopher-lua selects on Done before every instruction). Its Done is nil until the call is
+// pollContext is the view of a callContext the interpreter polls (vmfast.go's poll reads
+// poll directly; gopher-lua's own loop, for a context set by L.SetContext, selects on Done
+// before every instruction). Its Done is nil until the call is
 // cancelled: a select on a nil channel touches no shared memory, where one on a channel
 // reads the channel's lock word, which two cores running two states keep stealing from
 // each other when the channels sit on one cache line. Host functions, which wait on Done,

@@ -77,23 +77,23 @@ func toLua(L *lua.LState, v any) lua.LValue {
 	case bool:
 		return lua.LBool(x)
 	case int:
-		return lua.LNumber(x)
+		return boxNumber(float64(x))
 	case int64:
-		return lua.LNumber(x)
+		return boxNumber(float64(x))
 	case int32:
-		return lua.LNumber(x)
+		return boxNumber(float64(x))
 	case uint64:
-		return lua.LNumber(x)
+		return boxNumber(float64(x))
 	case float64:
-		return lua.LNumber(x)
+		return boxNumber(x)
 	case float32:
-		return lua.LNumber(x)
+		return boxNumber(float64(x))
 	case Table:
 		t := L.CreateTable(0, x.FieldCount())
 		x.FillLua(TableWriter{L: L, t: t})
 		return t
 	case map[string]any:
-		t := L.CreateTable(0, len(x))
+		t := newKeyedTable(L, len(x))
 		for k, e := range x {
 			if f, ok := e.(Func); ok {
 				t.RawSetString(k, L.NewFunction(methodFunc(f, t)))
@@ -115,7 +115,7 @@ func toLua(L *lua.LState, v any) lua.LValue {
 		}
 		return t
 	case map[string]string:
-		t := L.CreateTable(0, len(x))
+		t := newKeyedTable(L, len(x))
 		for k, e := range x {
 			t.RawSetString(k, lua.LString(e))
 		}

@@ -97,7 +97,7 @@ func (k *kwTable) setNumber(i int, key string, v lua.LNumber) {
 	if n, ok := old.(lua.LNumber); ok && n == v {
 		return
 	}
-	k.store(i, key, old, v)
+	k.store(i, key, old, boxNumber(float64(v)))
 }
 
 // setValue is set for any Go value, converted like toLua. Maps in fields the callback only

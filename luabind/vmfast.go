@@ -254,9 +254,7 @@ func init() {
 		if c := int(inst>>9) & 0x1ff; c > 0 {
 			cf, rg := frameOf(L), regOf(L)
 			if tb, ok := rg.array[cf.LocalBase+int(inst>>18)&0xff].(*lua.LTable); ok {
-				t := (*tableMirror)(unsafe.Pointer(tb))
-				c = min(c, 64)
-				t.keys, t.k2i = make([]lua.LValue, 0, c), make(map[lua.LValue]int, c)
+				sizeKeys(tb, min(c, 64))
 			}
 		}
 		return r
@@ -444,4 +442,20 @@ func joinStrings(L *lua.LState, inst uint32, n int) bool {
 		rg.top = ra + 1
 	}
 	return true
+}
+
+// newKeyedTable is L.CreateTable(0, n) for n string keys, its key list sized once: gopher-lua
+// grows it key by key.
+func newKeyedTable(L *lua.LState, n int) *lua.LTable {
+	tb := L.CreateTable(0, n)
+	if fastVM && n > 0 {
+		sizeKeys(tb, n)
+	}
+	return tb
+}
+
+// sizeKeys gives tb, a new table, a key list for n keys.
+func sizeKeys(tb *lua.LTable, n int) {
+	t := (*tableMirror)(unsafe.Pointer(tb))
+	t.keys, t.k2i = make([]lua.LValue, 0, n), make(map[lua.LValue]int, n)
 }
