@@ -296,9 +296,17 @@ func ToGo(v lua.LValue) (any, error) {
 	return c.value(v, nil, 0)
 }
 
+// toWire is ToGo for a value that must have a wire (JSON) form: NaN and the infinities are
+// errors too.
+func toWire(v lua.LValue) (any, error) {
+	c := converter{finite: true}
+	return c.value(v, nil, 0)
+}
+
 type converter struct {
-	open  [maxConvertDepth]*lua.LTable // open[d]: the table being converted at depth d (cycles)
-	items int
+	finite bool                         // NaN and the infinities are errors
+	open   [maxConvertDepth]*lua.LTable // open[d]: the table being converted at depth d (cycles)
+	items  int
 }
 
 // The path of a value (jsonPath, "value.a[2]") is only rendered in an error: building it
@@ -312,6 +320,9 @@ func (c *converter) value(v lua.LValue, path *jsonPath, depth int) (any, error) 
 	case lua.LString:
 		return string(x), nil
 	case lua.LNumber:
+		if f := float64(x); c.finite && (math.IsNaN(f) || math.IsInf(f, 0)) {
+			return nil, &Error{Kind: KindConvert, Msg: fmt.Sprintf("unsupported value: cannot encode %v as JSON", f)}
+		}
 		return number(float64(x)), nil
 	case *lua.LTable:
 		return c.table(x, path, depth)
@@ -353,9 +364,9 @@ func (c *converter) table(t *lua.LTable, path *jsonPath, depth int) (any, error)
 		return out, nil
 	}
 	out := make(map[string]any, n)
-	// Next rather than ForEach: it hands out the keys the table keeps, where ForEach boxes
+	// pairs rather than ForEach: it hands out the keys the table keeps, where ForEach boxes
 	// every string key again and its callback is one more allocation.
-	for k, v := t.Next(lua.LNil); k != lua.LNil; k, v = t.Next(k) {
+	for k, v := range pairs(t) {
 		var key string
 		switch kk := k.(type) {
 		case lua.LString:
@@ -390,7 +401,7 @@ func (c *converter) item(v lua.LValue, path *jsonPath, key string, index int, de
 // of keys seen until one was not).
 func arrayLen(t *lua.LTable) (int, bool) {
 	count, maxKey := 0, 0
-	for k, _ := t.Next(lua.LNil); k != lua.LNil; k, _ = t.Next(k) {
+	for k := range pairs(t) {
 		num, isNum := k.(lua.LNumber)
 		if !isNum || float64(num) != math.Trunc(float64(num)) || num < 1 {
 			return count, false

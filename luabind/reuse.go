@@ -74,10 +74,13 @@ func (k *kwTable) set(i int, key string, v lua.LValue) {
 }
 
 func (k *kwTable) store(i int, key string, old, v lua.LValue) {
-	if old == lua.LNil {
+	switch {
+	case old == lua.LNil:
 		k.added++
+		k.t.RawSetString(key, v)
+	case v == lua.LNil || !replaceValue(k.t, key, v):
+		k.t.RawSetString(key, v)
 	}
-	k.t.RawSetString(key, v)
 	if i >= 0 {
 		k.vals[i] = v
 	}

@@ -365,12 +365,7 @@ func (s *script) invoke(ctx context.Context, st *state, i int, args []any) (v an
 	if err := startCall(L, len(args), 1, st.env.poll); err != nil {
 		return nil, s.explain(fromCallError(s.opts.File, ctx, s.timeoutText, err)), false
 	}
-	v, err = ToGo(L.Get(-1))
-	if err == nil {
-		if ferr := checkFinite(v); ferr != nil { // NaN and infinities have no wire (JSON) form
-			v, err = nil, &Error{Kind: KindConvert, Msg: "unsupported value: " + ferr.Error()}
-		}
-	}
+	v, err = toWire(L.Get(-1)) // NaN and infinities have no wire (JSON) form
 	if err != nil {
 		le := err.(*Error)
 		le.File, le.Line = s.opts.File, fn.Proto.LineDefined

@@ -2,6 +2,7 @@ package luabind
 
 import (
 	"context"
+	"iter"
 	"reflect"
 	"strings"
 	"unsafe"
@@ -458,4 +459,50 @@ func newKeyedTable(L *lua.LState, n int) *lua.LTable {
 func sizeKeys(tb *lua.LTable, n int) {
 	t := (*tableMirror)(unsafe.Pointer(tb))
 	t.keys, t.k2i = make([]lua.LValue, 0, n), make(map[lua.LValue]int, n)
+}
+
+// replaceValue sets the string key of tb, which holds a value, to v (not nil): all
+// RawSetString would do, without looking the key up in the key list it is already in. It
+// reports false, having changed nothing, when the fast paths are off.
+func replaceValue(tb *lua.LTable, key string, v lua.LValue) bool {
+	if !fastVM {
+		return false
+	}
+	(*tableMirror)(unsafe.Pointer(tb)).strdict[key] = v
+	return true
+}
+
+// pairs walks tb's pairs in the order LTable.Next gives them: the array part, then the
+// other keys in the order they were first set. Next finds where it was on every step (a
+// lookup of the key in the key list, then of its value: two hash lookups per pair, and a
+// box for every array index); this walk keeps its place. The table must not change during
+// the walk.
+func pairs(tb *lua.LTable) iter.Seq2[lua.LValue, lua.LValue] {
+	return func(yield func(k, v lua.LValue) bool) {
+		if !fastVM {
+			for k, v := tb.Next(lua.LNil); k != lua.LNil; k, v = tb.Next(k) {
+				if !yield(k, v) {
+					return
+				}
+			}
+			return
+		}
+		t := (*tableMirror)(unsafe.Pointer(tb))
+		for i, v := range t.array {
+			if v != lua.LNil && v != nil && !yield(boxInt(i+1), v) {
+				return
+			}
+		}
+		for _, k := range t.keys {
+			var v lua.LValue
+			if s, ok := k.(lua.LString); ok {
+				v = t.strdict[string(s)]
+			} else {
+				v = t.dict[k]
+			}
+			if v != lua.LNil && v != nil && !yield(k, v) {
+				return
+			}
+		}
+	}
 }

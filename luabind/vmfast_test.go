@@ -252,3 +252,44 @@ func FuzzSetStringKey(f *testing.F) {
 		}
 	})
 }
+
+// FuzzPairsLikeNext: pairs walks a table as LTable.Next does, whatever was set and cleared
+// in it: array entries and holes, string keys, other keys, keys set again after a clear.
+func FuzzPairsLikeNext(f *testing.F) {
+	f.Add([]byte{1, 2, 3, 0x41, 0x42, 0x81, 0xc1, 0x43})
+	f.Add([]byte{0x85, 5, 0x45, 0xc5, 0x45, 0x10})
+	f.Fuzz(func(t *testing.T, ops []byte) {
+		if len(ops) > 128 {
+			t.Skip()
+		}
+		L := lua.NewState()
+		defer L.Close()
+		tb := L.NewTable()
+		for i, op := range ops {
+			var key lua.LValue
+			switch op & 0x60 {
+			case 0x00:
+				key = lua.LNumber(op&0x1f + 1) // the array part, or past it
+			case 0x20:
+				key = lua.LNumber(float64(op&0x1f) + 0.5)
+			default:
+				key = lua.LString(fmt.Sprintf("k%d", op&0x1f))
+			}
+			value := lua.LValue(lua.LNumber(i))
+			if op&0x80 != 0 {
+				value = lua.LNil
+			}
+			tb.RawSet(key, value)
+		}
+		var want, got strings.Builder
+		for k, v := tb.Next(lua.LNil); k != lua.LNil; k, v = tb.Next(k) {
+			fmt.Fprintf(&want, "%s=%s;", k, v)
+		}
+		for k, v := range pairs(tb) {
+			fmt.Fprintf(&got, "%s=%s;", k, v)
+		}
+		if got.String() != want.String() {
+			t.Fatalf("ops %x\n  pairs: %s\n  Next:  %s", ops, got.String(), want.String())
+		}
+	})
+}
