@@ -3,6 +3,7 @@ package luabind
 import (
 	"context"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"testing"
@@ -292,4 +293,17 @@ func FuzzPairsLikeNext(f *testing.F) {
 			t.Fatalf("ops %x\n  pairs: %s\n  Next:  %s", ops, got.String(), want.String())
 		}
 	})
+}
+
+// TestBoxNumber: a number converted without an allocation is the number, -0 included.
+func TestBoxNumber(t *testing.T) {
+	for _, f := range []float64{0, math.Copysign(0, -1), 1, 4095, 4096, -1, 2.5, 1e300, math.NaN(), math.Inf(-1)} {
+		got, ok := boxNumber(f).(lua.LNumber)
+		if !ok || math.Float64bits(float64(got)) != math.Float64bits(f) && !(f != f && got != got) {
+			t.Errorf("boxNumber(%v) = %v", f, got)
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { _ = boxNumber(42) }); n != 0 {
+		t.Errorf("boxNumber(42) allocates %v times", n)
+	}
 }
