@@ -597,13 +597,12 @@ func (lx *luaLexer) operator() string {
 // returning nil and the message as Lua does for a syntax error.
 func installLoad(L *lua.LState, _ *env) {
 	g := L.G.Global
-	loadstring, ok := g.RawGetString("loadstring").(*lua.LFunction)
-	if !ok {
+	if _, ok := g.RawGetString("loadstring").(*lua.LFunction); !ok {
 		return
 	}
 	g.RawSetString("loadstring", L.NewFunction(func(L *lua.LState) int {
 		src := L.CheckString(1)
-		return loadChecked(L, loadstring, src, L.OptString(2, "<string>"))
+		return loadChecked(L, src, L.OptString(2, "<string>"))
 	}))
 	g.RawSetString("load", L.NewFunction(func(L *lua.LState) int {
 		fn := L.CheckFunction(1)
@@ -614,12 +613,12 @@ func installLoad(L *lua.LState, _ *env) {
 			L.Push(lua.LString(msg))
 			return 2
 		}
-		return loadChecked(L, loadstring, src, name)
+		return loadChecked(L, src, name)
 	}))
 }
 
-// loadChecked compiles src with gopher-lua's loadstring once checkSource accepts it.
-func loadChecked(L *lua.LState, loadstring *lua.LFunction, src, name string) int {
+// loadChecked compiles src as gopher-lua's loadstring does once checkSource accepts it.
+func loadChecked(L *lua.LState, src, name string) int {
 	if line, msg := checkSource(src); msg != "" {
 		L.Push(lua.LNil)
 		if line > 0 {
@@ -630,12 +629,15 @@ func loadChecked(L *lua.LState, loadstring *lua.LFunction, src, name string) int
 		L.Push(lua.LString(msg))
 		return 2
 	}
-	// Called directly, not through L.Call: a call frame would stay in the frame stack's
-	// segment, which gopher-lua recycles into the next state, with the globals of this one.
-	L.SetTop(0)
-	L.Push(lua.LString(src))
-	L.Push(lua.LString(name))
-	return loadstring.GFunction(L)
+	// gopher-lua's loadstring (L.Load), with the loop fix (loopfix.go) before compiling.
+	proto, err := compileChunk(strings.NewReader(src), name)
+	if err != nil {
+		L.Push(lua.LNil)
+		L.Push(lua.LString(err.Error()))
+		return 2
+	}
+	L.Push(L.NewFunctionFromProto(proto))
+	return 1
 }
 
 // readChunk calls load's reader function until it returns nil or "", as gopher-lua's load
