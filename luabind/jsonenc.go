@@ -1,6 +1,7 @@
 package luabind
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"slices"
@@ -234,7 +235,7 @@ func appendJSONString(b []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	b = append(b, '"')
 	start := 0
-	for i := 0; i < len(s); {
+	for i := plainPrefix(s); i < len(s); {
 		if c := s[i]; c < utf8.RuneSelf {
 			if c >= 0x20 && c != '"' && c != '\\' {
 				i++
@@ -278,4 +279,20 @@ func appendJSONString(b []byte, s string) []byte {
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
+}
+
+// plainPrefix is the length of s's longest prefix, a multiple of 8 bytes, that JSON text
+// holds as it is: ASCII from 0x20 on, without '"' and '\\'. Eight bytes are tested at once,
+// so a long plain string (a log, a file) costs an eighth of a byte-by-byte scan.
+func plainPrefix(s string) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		x := binary.LittleEndian.Uint64([]byte(s[i : i+8]))
+		q, bs := x^(ones*'"'), x^(ones*'\\')
+		if (x|(x-ones*0x20)|(q-ones)&^q|(bs-ones)&^bs)&highs != 0 {
+			break // a byte >= 0x80, < 0x20, '"' or '\\' in these eight
+		}
+	}
+	return i
 }

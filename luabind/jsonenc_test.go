@@ -149,3 +149,26 @@ func (g *luaGen) value(depth int) lua.LValue {
 	}
 	return g.L.NewFunction(func(*lua.LState) int { return 0 })
 }
+
+// FuzzPlainPrefix: the prefix plainPrefix skips is plain JSON text, and it stops only at a
+// block of eight that is not.
+func FuzzPlainPrefix(f *testing.F) {
+	f.Add("0123456789abcdef\x1fz")
+	f.Add(`plain text then a "quote" and a \ backslash`)
+	f.Add("ascii \x7f and then ü")
+	f.Fuzz(func(t *testing.T, s string) {
+		plain := func(c byte) bool { return c >= 0x20 && c < 0x80 && c != '"' && c != '\\' }
+		n := plainPrefix(s)
+		if n%8 != 0 || n > len(s) {
+			t.Fatalf("plainPrefix(%q) = %d", s, n)
+		}
+		for i := range n {
+			if !plain(s[i]) {
+				t.Fatalf("plainPrefix(%q) = %d skips byte %d (%q)", s, n, i, s[i])
+			}
+		}
+		if n+8 <= len(s) && !strings.ContainsFunc(s[n:n+8], func(r rune) bool { return r >= 0x80 || !plain(byte(r)) }) {
+			t.Fatalf("plainPrefix(%q) = %d stops at a plain block", s, n)
+		}
+	})
+}

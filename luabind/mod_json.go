@@ -253,8 +253,9 @@ func (z *jsonSizer) addObject(m map[string]any) error {
 // escaping: quotes, two-byte escapes, \u00XX for other control bytes, \ufffd for each invalid
 // UTF-8 byte and \u2028, \u2029 escaped.
 func jsonStringSize(s string) int64 {
-	n := int64(2)
-	for i := 0; i < len(s); {
+	i := plainPrefix(s)
+	n := int64(2 + i)
+	for i < len(s) {
 		b := s[i]
 		if b < utf8.RuneSelf {
 			switch {
