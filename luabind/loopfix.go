@@ -25,13 +25,13 @@ import (
 //	return blocked and { action = "block" }  -- gopher-lua: blocked is nil
 //
 // fixLoopJumps rewrites the syntax tree before it is compiled so that no jump back lands on
-// a jump: where a loop's body (or a label that a goto may jump back to) starts with a
-// statement that may begin with a jump (break, goto, a loop, an if, a do block, a label), it
-// puts first a `local` that loads nil into a register of its own, which no code can name;
-// and a while loop whose condition may begin with a jump (false, nil, an and/or/not of
-// constants) tests it at the top of its body instead: `while true do if not (C) then break
-// end ... end`. That costs one instruction per pass, only in such loops.
-// TestLoopJumpsLikeLua51 runs the shapes against C Lua 5.1.
+// a jump. Where a loop's body (or a label that a goto may jump back to) starts with a
+// statement that may begin with a jump (break, goto, a label, `if false`, `while true do
+// break end`, ...), it puts first a `local` that loads nil into a register of its own, which
+// no code can name. A while loop whose condition may begin with a jump (false, nil, an
+// and/or/not of constants) tests it at the top of its body instead: `while true do if not
+// (C) then break end ... end`. That costs one instruction per pass, only in such loops.
+// TestLoopJumpsLikeLua51 and TestGeneratedLoopsLikeLua51 check the results against C Lua 5.1.
 
 // compileChunk parses and compiles a chunk as lua.Compile does, with fixLoopJumps between.
 func compileChunk(r io.Reader, name string) (*lua.FunctionProto, error) {
@@ -135,14 +135,38 @@ func hasConstant(e ast.Expr) bool {
 }
 
 // mayStartWithJump reports whether s's code may begin with a jump. Assignments, calls,
-// returns, functions and loops over an expression list begin by loading a value.
+// returns, functions and loops over an expression list begin by loading a value; an if or
+// a while begins with its condition's code, which for a truthy constant is none.
 func mayStartWithJump(s ast.Stmt) bool {
-	switch s.(type) {
+	switch s := s.(type) {
 	case *ast.AssignStmt, *ast.LocalAssignStmt, *ast.FuncCallStmt, *ast.ReturnStmt,
 		*ast.FuncDefStmt, *ast.NumberForStmt, *ast.GenericForStmt:
 		return false
+	case *ast.IfStmt:
+		return condMayStartWithJump(s.Condition) || noCode(s.Condition) && blockMayStartWithJump(s.Then)
+	case *ast.WhileStmt:
+		return condMayStartWithJump(s.Condition) || noCode(s.Condition) && blockMayStartWithJump(s.Stmts)
+	case *ast.RepeatStmt:
+		return blockMayStartWithJump(s.Stmts)
+	case *ast.DoBlockStmt:
+		return blockMayStartWithJump(s.Stmts)
 	}
-	return true
+	return true // break, goto, a label (no code: what follows it)
+}
+
+// blockMayStartWithJump is mayStartWithJump for a block; an empty one has no code, so what
+// follows it comes first.
+func blockMayStartWithJump(stmts []ast.Stmt) bool {
+	return len(stmts) == 0 || mayStartWithJump(stmts[0])
+}
+
+// noCode reports whether a condition compiles to no code: a truthy constant.
+func noCode(e ast.Expr) bool {
+	switch e.(type) {
+	case *ast.TrueExpr, *ast.NumberExpr, *ast.StringExpr:
+		return true
+	}
+	return false
 }
 
 // insertNop inserts, at i, `local (nop)`: a LOADNIL into a new register of the block.
