@@ -10,13 +10,13 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-// Three costs of gopher-lua's interpreter that a hook's loop pays on every pass, and how
+// Costs of gopher-lua's interpreter that a hook pays on every pass of its loops, and how
 // they are removed without changing what any program computes:
 //
 //   - With a context set, gopher-lua selects on its Done channel before every instruction.
 //     A state here runs instead with gopher-lua's plain loop (setCallContext), and the
-//     context is polled where a program can go on running: on leaving the
-//     interpreter, and in the instructions that jump back or call (OP_JMP backwards, OP_FORLOOP,
+//     context is polled where a program can go on running: on leaving the interpreter,
+//     and in the instructions that jump back or call (OP_JMP backwards, OP_FORLOOP,
 //     OP_TFORLOOP, OP_CALL, OP_TAILCALL). Code between two polls is straight-line code of
 //     one function, bounded by its length; library functions that run long poll on their
 //     own (budget.go). A stopped call raises the same error at the next poll.
