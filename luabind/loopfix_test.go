@@ -66,19 +66,43 @@ func TestLoopJumpsLikeLua51(t *testing.T) {
 			t.Errorf("%s: loadstring gives %v, %v; want %s", c.name, got, err, c.want)
 		}
 	}
+	var cases []string
+	var wants []string
+	for _, c := range loopCases {
+		if !c.notC {
+			cases, wants = append(cases, c.body), append(wants, c.want)
+		}
+	}
+	for i, got := range lua51(t, cases) {
+		if got != wants[i] {
+			t.Errorf("%s: lua5.1 gives %q; the test expects %s", cases[i], got, wants[i])
+		}
+	}
+}
+
+// lua51 runs each program (a function body returning one value) in C Lua 5.1, in one
+// process, and gives what each returned; the test is skipped when lua5.1 is not installed.
+func lua51(t *testing.T, programs []string) []string {
+	t.Helper()
 	bin, err := exec.LookPath("lua5.1")
 	if err != nil {
-		t.Skip("lua5.1 is not installed: the results above are not checked against it")
+		t.Skip("lua5.1 is not installed: results are not checked against C Lua")
 	}
-	for _, c := range loopCases {
-		if c.notC {
-			continue
-		}
-		out, err := exec.Command(bin, "-e", "print((function() "+c.body+" end)())").Output()
-		if got := strings.TrimSpace(string(out)); err != nil || got != c.want {
-			t.Errorf("%s: lua5.1 gives %q (%v); the test expects %s", c.name, got, err, c.want)
-		}
+	var script strings.Builder
+	for _, p := range programs {
+		fmt.Fprintf(&script, "print(assert(loadstring(%q))())\n", p)
 	}
+	cmd := exec.Command(bin, "-")
+	cmd.Stdin = strings.NewReader(script.String())
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("lua5.1: %v", err)
+	}
+	results := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(results) != len(programs) {
+		t.Fatalf("lua5.1 printed %d results for %d programs", len(results), len(programs))
+	}
+	return results
 }
 
 // genBlock writes a random block of loop and branch statements that add to n; every loop
@@ -142,13 +166,8 @@ func genBlock(r *rand.Rand, b *strings.Builder, depth int, locals *int) {
 // Lua 5.1's: the rewrite keeps what every program computes (and, without it, gopher-lua
 // gets some of them wrong).
 func TestGeneratedLoopsLikeLua51(t *testing.T) {
-	bin, err := exec.LookPath("lua5.1")
-	if err != nil {
-		t.Skip("lua5.1 is not installed")
-	}
 	r := rand.New(rand.NewPCG(18, 5))
 	var programs []string
-	var script strings.Builder
 	for range 400 {
 		var b strings.Builder
 		locals := 0
@@ -156,18 +175,8 @@ func TestGeneratedLoopsLikeLua51(t *testing.T) {
 		genBlock(r, &b, 0, &locals)
 		b.WriteString("return n")
 		programs = append(programs, b.String())
-		fmt.Fprintf(&script, "print(assert(loadstring(%q))())\n", b.String())
 	}
-	cmd := exec.Command(bin, "-")
-	cmd.Stdin = strings.NewReader(script.String())
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("lua5.1: %v", err)
-	}
-	want := strings.Split(strings.TrimSpace(string(out)), "\n")
-	if len(want) != len(programs) {
-		t.Fatalf("lua5.1 printed %d results for %d programs", len(want), len(programs))
-	}
+	want := lua51(t, programs)
 	for i, src := range programs {
 		proto, err := compileChunk(strings.NewReader(src), "gen")
 		if err != nil {
