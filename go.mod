@@ -12,10 +12,8 @@ require (
 	github.com/redis/go-redis/v9 v9.23.0
 	github.com/rogpeppe/go-internal v1.16.0
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
-	github.com/yuin/gopher-lua v1.1.2
 	golang.org/x/term v0.48.0
 	gopkg.in/yaml.v3 v3.0.1
-	layeh.com/gopher-luar v1.0.11
 	modernc.org/sqlite v1.62.0
 )
 

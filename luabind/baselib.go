@@ -1,7 +1,7 @@
 package luabind
 
 import (
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 	"math"
 )
 

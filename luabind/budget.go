@@ -3,7 +3,7 @@ package luabind
 import (
 	"fmt"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 )
 
 // What no library function may do to the host (SPEC §6.6): build a value larger than

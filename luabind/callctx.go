@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 )
 
 // callContext is the context of one state's calls. A state runs one call at a time, so it

@@ -8,8 +8,8 @@ import (
 	"slices"
 	"strings"
 
-	lua "github.com/yuin/gopher-lua"
-	luar "layeh.com/gopher-luar"
+	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
+	"github.com/hermes-hooks/hermes/luabind/internal/luar"
 )
 
 // Func is a Go function callable from Lua. Arguments arrive converted to Go (see ToGo);

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 )
 
 // Module functions are plain Go functions; fn1, fn2 and fn3 adapt one to Lua, the way

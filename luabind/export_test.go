@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 )
 
 // The adapter reads arguments and pushes results by type, and names a bad argument.

@@ -3,7 +3,7 @@ package luabind
 import (
 	"context"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 )
 
 // Handler is a loaded gateway hook handler: a file defining a global function handle.

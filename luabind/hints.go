@@ -5,7 +5,7 @@ import (
 	"regexp"
 	"strings"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 )
 
 // Error messages that say what C Lua would. gopher-lua's messages are terse where C Lua's

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 )
 
 // encodeLuaJSON is json.encode: v written as JSON straight from the Lua values, without

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 )
 
 // oldEncode is json.encode as it was: ToGo, then encoding/json through marshalJSONPolled.

@@ -3,7 +3,7 @@ package luabind
 import (
 	"unsafe"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 )
 
 // What a state keeps between calls (globals, upvalues, module tables, metatables) is

@@ -3,9 +3,9 @@ package luabind
 import (
 	"io"
 
-	lua "github.com/yuin/gopher-lua"
-	"github.com/yuin/gopher-lua/ast"
-	"github.com/yuin/gopher-lua/parse"
+	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
+	"github.com/hermes-hooks/hermes/luabind/internal/lua/ast"
+	"github.com/hermes-hooks/hermes/luabind/internal/lua/parse"
 )
 
 // gopher-lua v1.1.2's compiler miscompiles a jump back to a jump. Its last pass threads

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 )
 
 // loopCases are loops whose jump back lands on a jump, which gopher-lua's compiler

@@ -3,7 +3,7 @@ package luabind
 import (
 	"strings"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 )
 
 // Lua 5.1 patterns (reference manual §5.4.1), matched by backtracking the way C Lua's

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 )
 
 // callGo calls the Go function fn with args in L and returns its results, or its error.

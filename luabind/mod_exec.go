@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/hermes-hooks/hermes/internal/procgroup"
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 )
 
 // Limits of the exec module.

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"syscall"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 )
 
 // maxOpenFiles bounds the files one call may hold open at once.

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 )
 
 // nullValue is the Go value behind every state's json.null userdata.

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 )
 
 // Limits of what one call may log through the log module, ctx.log and print. Past them,

@@ -7,7 +7,7 @@ import (
 	"math"
 	"time"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 )
 
 // Store is a hook's own namespace of state that outlives a call, behind the store module:

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 )
 
 // openTime builds the time module: now() in seconds since the epoch (with fractions) and

@@ -3,7 +3,7 @@ package luabind
 import (
 	"os"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 )
 
 // A module is one library that `require` can return. available decides, from the hook's

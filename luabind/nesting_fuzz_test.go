@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/yuin/gopher-lua/ast"
-	"github.com/yuin/gopher-lua/parse"
+	"github.com/hermes-hooks/hermes/luabind/internal/lua/ast"
+	"github.com/hermes-hooks/hermes/luabind/internal/lua/parse"
 )
 
 // FuzzNesting checks that the nesting measure never panics, splits source into the tokens

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	lua "github.com/yuin/gopher-lua"
-	"github.com/yuin/gopher-lua/parse"
+	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
+	"github.com/hermes-hooks/hermes/luabind/internal/lua/parse"
 )
 
 // nestingShapes build source nested n deep in each way gopher-lua's compiler recurses.

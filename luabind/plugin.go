@@ -6,7 +6,7 @@ import (
 	"slices"
 	"time"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 )
 
 // Registration is one ctx.register_hook(name, fn) call made by a plugin's register(ctx).

@@ -4,7 +4,7 @@ import (
 	"slices"
 
 	"github.com/hermes-hooks/hermes/luabind/internal/kwflow"
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 )
 
 // Building a Lua table is most of what a short callback costs: gopher-lua gives every new

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 )
 
 // hook is what every state of one handler shares. It is read-only after load.

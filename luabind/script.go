@@ -13,8 +13,8 @@ import (
 
 	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/luabind/internal/kwflow"
-	lua "github.com/yuin/gopher-lua"
-	"github.com/yuin/gopher-lua/parse"
+	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
+	"github.com/hermes-hooks/hermes/luabind/internal/lua/parse"
 )
 
 // Permissions are the side effects a hook declares in its manifest (hookspec.Permissions).

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unsafe"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 )
 
 // The string functions that allocate in proportion to their input or loop over it,

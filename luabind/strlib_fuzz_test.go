@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 )
 
 // fuzzPrelude normalises what gopher-lua returns differently from C Lua for reasons the

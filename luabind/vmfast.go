@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unsafe"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 )
 
 // Costs of gopher-lua's interpreter that a hook pays on every pass of its loops, and how

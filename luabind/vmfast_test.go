@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 )
 
 // TestFastVMInstalled: the layout of gopher-lua's structs matches the mirrors, so the fast

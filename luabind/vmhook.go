@@ -3,7 +3,7 @@ package luabind
 import (
 	"unsafe"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 )
 
 // The `..` operator is an instruction of gopher-lua's interpreter (OP_CONCAT), not a
@@ -24,7 +24,7 @@ import (
 
 type instFunc func(L *lua.LState, inst uint32, frame unsafe.Pointer) int
 
-//go:linkname jumpTable github.com/yuin/gopher-lua.jumpTable
+//go:linkname jumpTable github.com/hermes-hooks/hermes/luabind/internal/lua.jumpTable
 var jumpTable [lua.OP_NOP + 1]instFunc
 
 func init() {

@@ -9,12 +9,13 @@ import (
 
 var versionCommand = &command{
 	name: "version",
-	help: "print hermesctl's version, the Go version that built it, and the module versions it embeds (also --version)",
+	help: "print hermesctl's version and the Go version that built it (also --version)",
 	run:  runVersion,
 }
 
 // runVersion prints the main module's version (a tag, or "(devel)" with the commit when
-// built from a checkout) and the versions of the modules hooks run on.
+// built from a checkout). The Lua interpreter hooks run on is a fork kept inside the module
+// (luabind/internal/lua), so this version names it too.
 func runVersion(ctx context.Context, c *cli, args []string) int {
 	if !c.wantArgs(args, 0) {
 		return exitUsage
@@ -31,11 +32,5 @@ func runVersion(ctx context.Context, c *cli, args []string) int {
 		}
 	}
 	fmt.Fprintf(c.stdout, "hermesctl %s %s %s/%s\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
-	for _, d := range info.Deps {
-		switch d.Path {
-		case "github.com/yuin/gopher-lua", "layeh.com/gopher-luar":
-			fmt.Fprintf(c.stdout, "  %s %s\n", d.Path, d.Version)
-		}
-	}
 	return exitOK
 }

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	lua "github.com/yuin/gopher-lua"
+	"github.com/hermes-hooks/hermes/luabind/vmfloor"
 
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/gateway"
@@ -114,40 +114,17 @@ func BenchmarkPreToolCallLuaRaw(b *testing.B) {
 		withCtx, once bool
 	}{{"ctx", true, false}, {"noctx", false, false}, {"reused-ctx", true, true}, {"reused-noctx", false, true}} {
 		b.Run(v.name, func(b *testing.B) {
-			L, fn := rawReference(b)
-			if v.withCtx {
-				ctx, cancel := context.WithCancel(context.Background())
-				defer cancel()
-				L.SetContext(ctx)
+			c, err := vmfloor.New(string(readTestdata(b, "reference.lua")), v.withCtx, v.once)
+			if err != nil {
+				b.Fatal(err)
 			}
-			tool, cmd, task, sess, call := "terminal", "ls -la /tmp", "t", "s", "c"
-			build := func() *lua.LTable {
-				kw := L.CreateTable(0, 5)
-				kw.RawSetString("tool_name", lua.LString(tool))
-				args := L.CreateTable(0, 1)
-				args.RawSetString("command", lua.LString(cmd))
-				kw.RawSetString("args", args)
-				kw.RawSetString("task_id", lua.LString(task))
-				kw.RawSetString("session_id", lua.LString(sess))
-				kw.RawSetString("tool_call_id", lua.LString(call))
-				return kw
-			}
-			kw := build()
+			defer c.Close()
 			b.ReportAllocs()
 			defer reportCPU(b)()
 			for b.Loop() {
-				if !v.once {
-					kw = build()
+				if answered, err := c.Call(); err != nil || answered {
+					b.Fatalf("allowed call: got %v, %v", answered, err)
 				}
-				L.Push(fn)
-				L.Push(kw)
-				if err := L.PCall(1, 1, nil); err != nil {
-					b.Fatal(err)
-				}
-				if L.Get(-1) != lua.LNil {
-					b.Fatal("allowed call blocked")
-				}
-				L.Pop(1)
 			}
 		})
 	}
@@ -556,27 +533,6 @@ func newEngine(tb testing.TB, home string, opts engine.Options) *engine.Engine {
 	}
 	tb.Cleanup(func() { eng.Close(context.Background()) })
 	return eng
-}
-
-// rawReference loads reference.lua into a bare gopher-lua state (the same limits as the
-// engine's sandbox) and returns the function its register(ctx) registered.
-func rawReference(tb testing.TB) (*lua.LState, *lua.LFunction) {
-	tb.Helper()
-	L := lua.NewState(lua.Options{CallStackSize: 200, RegistrySize: 1024, RegistryMaxSize: 1 << 18, RegistryGrowStep: 256})
-	tb.Cleanup(L.Close)
-	if err := L.DoString(string(readTestdata(tb, "reference.lua"))); err != nil {
-		tb.Fatal(err)
-	}
-	var fn *lua.LFunction
-	ctxTable := L.NewTable()
-	ctxTable.RawSetString("register_hook", L.NewFunction(func(L *lua.LState) int {
-		fn = L.CheckFunction(2)
-		return 0
-	}))
-	if err := L.CallByParam(lua.P{Fn: L.GetGlobal("register"), Protect: true}, ctxTable); err != nil || fn == nil {
-		tb.Fatalf("register: %v", err)
-	}
-	return L, fn
 }
 
 // reportCPU starts measuring the CPU time of the process (every thread: the garbage collector

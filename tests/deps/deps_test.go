@@ -17,10 +17,10 @@ var forbidden = map[string][]string{
 	// The shared vocabulary is the leaf: it depends on nothing of the project.
 	"hookspec": {"engine", "gateway", "shell", "consent", "luabind", "internal", "cmd/hermesctl"},
 	"luabind":  {"engine", "gateway", "shell", "consent", "cmd/hermesctl"},
-	"shell":    {"engine", "gateway", "luabind", "consent", "github.com/yuin/gopher-lua", "layeh.com/gopher-luar"},
-	"consent":  {"engine", "gateway", "luabind", "shell", "github.com/yuin/gopher-lua"},
+	"shell":    {"engine", "gateway", "luabind", "consent"},
+	"consent":  {"engine", "gateway", "luabind", "shell"},
 	// State is a backend: Lua reaches it through the interface luabind declares.
-	"store":    {"engine", "gateway", "luabind", "shell", "consent", "cmd/hermesctl", "github.com/yuin/gopher-lua"},
+	"store":    {"engine", "gateway", "luabind", "shell", "consent", "cmd/hermesctl"},
 	"engine":   {"gateway", "cmd/hermesctl"},
 	"gateway":  {"cmd/hermesctl"},
 	"internal": {"engine", "gateway", "luabind", "cmd/hermesctl"},
@@ -32,13 +32,10 @@ var forbidden = map[string][]string{
 // directly: everything else reaches them through it. Packages internal to that package
 // (owner/internal/...), which Go lets only the owner import, may import them too.
 var onlyImportedBy = map[string]string{
-	"github.com/yuin/gopher-lua":       "luabind",
-	"github.com/yuin/gopher-lua/parse": "luabind",
-	"layeh.com/gopher-luar":            "luabind",
-	"github.com/fsnotify/fsnotify":     "engine",
-	"github.com/gofrs/flock":           "consent",
-	"modernc.org/sqlite":               "store",
-	"github.com/redis/go-redis/v9":     "store",
+	"github.com/fsnotify/fsnotify": "engine",
+	"github.com/gofrs/flock":       "consent",
+	"modernc.org/sqlite":           "store",
+	"github.com/redis/go-redis/v9": "store",
 	// Lua is the engine's business: the gateway and the CLI reach it through the engine.
 	module + "luabind": "engine",
 }

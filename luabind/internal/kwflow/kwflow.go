@@ -5,7 +5,7 @@ import (
 	"math/bits"
 	"slices"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 )
 
 // Use is what a function may do with one of its parameters.

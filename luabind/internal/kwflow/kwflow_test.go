@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	lua "github.com/yuin/gopher-lua"
-	"github.com/yuin/gopher-lua/parse"
+	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
+	"github.com/hermes-hooks/hermes/luabind/internal/lua/parse"
 )
 
 // callback compiles `return function(<params>) <body> end` and returns the inner function.

@@ -1,53 +1,12 @@
 package kwflow
 
 import (
-	"os"
 	"regexp"
-	"runtime/debug"
 	"strings"
 	"testing"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 )
-
-const (
-	gopherLua       = "github.com/yuin/gopher-lua"
-	pinnedGopherLua = "v1.1.2"
-	reread          = "the analysis relies on facts about gopher-lua's compiler and interpreter " +
-		"(see the invariants in doc.go): re-read each against the new gopher-lua, and the " +
-		"opcode handling in kwflow.go, before changing the pin"
-)
-
-// TestGopherLuaPinned fails when gopher-lua changes version: the analysis is only sound for
-// the bytecode of the version it was written against.
-func TestGopherLuaPinned(t *testing.T) {
-	got := ""
-	if info, ok := debug.ReadBuildInfo(); ok {
-		for _, m := range info.Deps {
-			if m.Path == gopherLua {
-				got = m.Version
-				if m.Replace != nil {
-					got = "replaced by " + m.Replace.Path + " " + m.Replace.Version
-				}
-			}
-		}
-	}
-	if got == "" { // no module information in this test binary: read go.mod
-		src, err := os.ReadFile("../../../go.mod")
-		if err != nil {
-			t.Fatalf("cannot tell which gopher-lua is used: %v", err)
-		}
-		if m := regexp.MustCompile(`(?m)^\s*(?:require\s+)?` + regexp.QuoteMeta(gopherLua) + `\s+(\S+)`).FindSubmatch(src); m != nil {
-			got = string(m[1])
-		}
-		if regexp.MustCompile(`(?m)^\s*replace\s.*` + regexp.QuoteMeta(gopherLua)).Match(src) {
-			got = "replaced"
-		}
-	}
-	if got != pinnedGopherLua {
-		t.Errorf("gopher-lua is %q, the analysis was written against %s: %s", got, pinnedGopherLua, reread)
-	}
-}
 
 // opcodes is gopher-lua v1.1.2's opcode table, in order: every lua.OP_* constant, its
 // value, and the name its disassembler prints.
@@ -67,6 +26,10 @@ var opcodes = []struct {
 	{lua.OP_FORPREP, "FORPREP"}, {lua.OP_TFORLOOP, "TFORLOOP"}, {lua.OP_SETLIST, "SETLIST"},
 	{lua.OP_CLOSE, "CLOSE"}, {lua.OP_CLOSURE, "CLOSURE"}, {lua.OP_VARARG, "VARARG"}, {lua.OP_NOP, "NOP"},
 }
+
+// reread says what to do when the opcodes change.
+const reread = "the analysis relies on facts about the compiler and interpreter (see the invariants " +
+	"in doc.go): re-read each against the change, and the opcode handling in kwflow.go"
 
 // TestOpcodesPinned fails when an opcode changes number or name, or one is added after
 // OP_NOP: the analysis refuses opcodes it does not know, but one renumbered would be read
