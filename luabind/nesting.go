@@ -2,9 +2,11 @@ package luabind
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
 	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
+	"github.com/hermes-hooks/hermes/luabind/internal/lua/parse"
 )
 
 // gopher-lua parses with an explicit stack but compiles by recursion over the syntax tree,
@@ -629,7 +631,7 @@ func loadChecked(L *lua.LState, src, name string) int {
 		L.Push(lua.LString(msg))
 		return 2
 	}
-	// gopher-lua's loadstring (L.Load), with the loop fix (loopfix.go) before compiling.
+	// gopher-lua's loadstring (L.Load).
 	proto, err := compileChunk(strings.NewReader(src), name)
 	if err != nil {
 		L.Push(lua.LNil)
@@ -667,4 +669,13 @@ func readChunk(L *lua.LState, fn *lua.LFunction, name string) (string, string) {
 		p.check()
 	}
 	return b.String(), ""
+}
+
+// compileChunk parses and compiles a chunk as lua.Compile does.
+func compileChunk(r io.Reader, name string) (*lua.FunctionProto, error) {
+	chunk, err := parse.Parse(r, name)
+	if err != nil {
+		return nil, err
+	}
+	return lua.Compile(chunk, name)
 }

@@ -132,7 +132,7 @@ func compile(file string, src []byte) (*lua.FunctionProto, error) {
 		}
 		return nil, le
 	}
-	proto, err := lua.Compile(fixLoopJumps(chunk), file)
+	proto, err := lua.Compile(chunk, file)
 	if err != nil {
 		return nil, fromParseError(file, lastLine(src), err)
 	}

@@ -3,9 +3,9 @@ package lua
 import (
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime"
-	"strconv"
 	"strings"
 )
 
@@ -401,35 +401,86 @@ func baseSetMetatable(L *LState) int {
 	return 1
 }
 
+// baseToNumber is Lua 5.1's tonumber: in base 10 (the default) a number, or a string
+// converted as the interpreter converts one (parseNumber); in another base from 2 to 36,
+// the string as C's strtoul reads it, with nothing but white space after the digits.
 func baseToNumber(L *LState) int {
 	base := L.OptInt(2, 10)
-	noBase := L.Get(2) == LNil
-
-	switch lv := L.CheckAny(1).(type) {
-	case LNumber:
-		L.Push(lv)
-	case LString:
-		str := strings.Trim(string(lv), " \n\t")
-		if strings.Index(str, ".") > -1 {
-			if v, err := strconv.ParseFloat(str, LNumberBit); err != nil {
-				L.Push(LNil)
+	if base == 10 {
+		switch lv := L.CheckAny(1).(type) {
+		case LNumber:
+			L.Push(lv)
+		case LString:
+			if v, err := parseNumber(string(lv)); err == nil {
+				L.Push(v)
 			} else {
-				L.Push(LNumber(v))
-			}
-		} else {
-			if noBase && strings.HasPrefix(strings.ToLower(str), "0x") {
-				base, str = 16, str[2:] // Hex number
-			}
-			if v, err := strconv.ParseInt(str, base, LNumberBit); err != nil {
 				L.Push(LNil)
-			} else {
-				L.Push(LNumber(v))
 			}
+		default:
+			L.Push(LNil)
 		}
-	default:
+		return 1
+	}
+	s := L.CheckString(1)
+	if base < 2 || base > 36 {
+		L.ArgError(2, "base out of range")
+	}
+	if v, ok := parseUnsigned(s, base); ok {
+		L.Push(LNumber(v))
+	} else {
 		L.Push(LNil)
 	}
 	return 1
+}
+
+// parseUnsigned reads s as C's strtoul(s, &end, base) followed by Lua 5.1's check that only
+// white space follows: leading white space, an optional sign, "0x" in base 16, and at least
+// one digit; a value past 2^64-1 saturates. A minus sign gives the negative number, as Lua
+// 5.1's own tests expect (strtoul on a 64-bit C library gives 2^64 minus the value).
+func parseUnsigned(s string, base int) (float64, bool) {
+	s = strings.TrimLeft(s, cSpace)
+	neg := false
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		neg, s = s[0] == '-', s[1:]
+	}
+	if base == 16 && len(s) > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && digitValue(s[2]) < 16 {
+		s = s[2:]
+	}
+	var n uint64
+	digits, overflow := 0, false
+	for ; digits < len(s); digits++ {
+		d := digitValue(s[digits])
+		if d >= base {
+			break
+		}
+		if n > (math.MaxUint64-uint64(d))/uint64(base) {
+			overflow = true
+		}
+		n = n*uint64(base) + uint64(d)
+	}
+	if digits == 0 || strings.TrimLeft(s[digits:], cSpace) != "" {
+		return 0, false
+	}
+	if overflow {
+		return math.MaxUint64, true
+	}
+	if neg {
+		return -float64(n), true
+	}
+	return float64(n), true
+}
+
+// digitValue is the value of an alphanumeric digit, or 99.
+func digitValue(c byte) int {
+	switch {
+	case '0' <= c && c <= '9':
+		return int(c - '0')
+	case 'a' <= c && c <= 'z':
+		return int(c-'a') + 10
+	case 'A' <= c && c <= 'Z':
+		return int(c-'A') + 10
+	}
+	return 99
 }
 
 func baseToString(L *LState) int {

@@ -781,6 +781,10 @@ func compileAssignStmtRight(context *funcContext, stmt *ast.AssignStmt, reg int,
 } // }}}
 
 func compileAssignStmt(context *funcContext, stmt *ast.AssignStmt) { // {{{
+	if len(stmt.Lhs) > 1 || len(stmt.Rhs) > 1 {
+		compileMultiAssignStmt(context, stmt)
+		return
+	}
 	code := context.Code
 	lennames := len(stmt.Lhs)
 	reg, acs := compileAssignStmtLeft(context, stmt)
@@ -809,6 +813,54 @@ func compileAssignStmt(context *funcContext, stmt *ast.AssignStmt) { // {{{
 			if !opIsK(acs[i].valuerk) {
 				reg -= 1
 			}
+		}
+	}
+} // }}}
+
+// compileMultiAssignStmt compiles an assignment with several targets or values as Lua 5.1
+// does: the tables and keys of the targets are evaluated first, left to right; then every
+// value into a register of its own, left to right; then the targets are assigned, right to
+// left. No value is computed into its target's register, so a value that reads a variable
+// assigned by the same statement reads its old value (`a, b = b, a`). A local assigned by
+// the statement that an earlier target indexes (`t.x, t = 1, 2`) is copied first, as Lua
+// 5.1's check_conflict does, so the earlier target uses its old value.
+func compileMultiAssignStmt(context *funcContext, stmt *ast.AssignStmt) { // {{{
+	code := context.Code
+	reg, acs := compileAssignStmtLeft(context, stmt)
+	for j, lhs := range stmt.Lhs {
+		if acs[j].ec.ctype != ecLocal {
+			continue
+		}
+		local, copied := acs[j].ec.reg, false
+		for _, ac := range acs[:j] {
+			if ac.ec.ctype == ecTable && ac.ec.reg == local {
+				if !copied {
+					code.AddABC(OP_MOVE, reg, local, 0, sline(lhs))
+					copied = true
+					reg++
+				}
+				ac.ec.reg = reg - 1
+			}
+		}
+	}
+	base := reg
+	n := len(stmt.Lhs)
+	compileRegAssignment(context, make([]string, n), stmt.Rhs, base, n, sline(stmt))
+	for i := n - 1; i >= 0; i-- {
+		ex, ac, value := stmt.Lhs[i], acs[i], base+i
+		switch ac.ec.ctype {
+		case ecLocal:
+			code.AddABC(OP_MOVE, ac.ec.reg, value, 0, sline(ex))
+		case ecGlobal:
+			code.AddABx(OP_SETGLOBAL, value, context.ConstIndex(LString(ex.(*ast.IdentExpr).Value)), sline(ex))
+		case ecUpvalue:
+			code.AddABC(OP_SETUPVAL, value, context.Upvalues.RegisterUnique(ex.(*ast.IdentExpr).Value), 0, sline(ex))
+		case ecTable:
+			opcode := OP_SETTABLE
+			if ac.keyks {
+				opcode = OP_SETTABLEKS
+			}
+			code.AddABC(opcode, ac.ec.reg, ac.keyrk, value, sline(ex))
 		}
 	}
 } // }}}
@@ -1775,6 +1827,13 @@ func patchCode(context *funcContext) { // {{{
 	}
 	moven := 0
 	code := context.Code.List()
+	// targets[pc] is where the jump at pc goes: the instruction after its label's.
+	targets := make(map[int]int)
+	for pc, inst := range code {
+		if opGetOpCode(inst) == OP_JMP {
+			targets[pc] = context.GetLabelPc(opGetArgSbx(inst)) + 1
+		}
+	}
 	for pc := 0; pc < len(code); pc++ {
 		inst := code[pc]
 		curop := opGetOpCode(inst)
@@ -1804,23 +1863,26 @@ func patchCode(context *funcContext) { // {{{
 				maxreg = reg
 			}
 		case OP_JMP: // jump to jump optimization
-			distance := 0
-			count := 0 // avoiding infinite loops
-			for jmp := inst; opGetOpCode(jmp) == OP_JMP && count < 5; jmp = context.Code.At(pc + distance + 1) {
-				d := context.GetLabelPc(opGetArgSbx(jmp)) - pc
-				if d > opMaxArgSbx {
-					if distance == 0 {
-						raiseCompileError(context, context.Proto.LineDefined, "too long to jump.")
-					}
+			// Jumps are threaded on the targets read before this pass rewrote any label
+			// into a distance (targets): a jump back that lands on a jump already
+			// rewritten must not read that distance as a label.
+			target := targets[pc]
+			for count := 0; count < 5 && opGetOpCode(code[target]) == OP_JMP && target != pc; count++ {
+				next := targets[target]
+				if next-pc-1 > opMaxArgSbx || next-pc-1 < -opMaxArgSbx {
 					break
 				}
-				distance = d
-				count++
+				target = next
 			}
+			distance := target - pc - 1
+			if distance > opMaxArgSbx || distance < -opMaxArgSbx {
+				raiseCompileError(context, context.Proto.LineDefined, "too long to jump.")
+			}
+			// OP_TFORLOOP reads the distance of the jump after it whatever its opcode, so a
+			// jump turned into a no-op keeps a distance too (0).
+			context.Code.SetSbx(pc, distance)
 			if distance == 0 {
 				context.Code.SetOpCode(pc, OP_NOP)
-			} else {
-				context.Code.SetSbx(pc, distance)
 			}
 		default:
 			if reg := opGetArgA(inst); reg > maxreg {

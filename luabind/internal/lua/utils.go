@@ -2,8 +2,10 @@ package lua
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
+	"math"
 	"reflect"
 	"strconv"
 	"strings"
@@ -140,19 +142,55 @@ func isArrayKey(v LNumber) bool {
 	return isInteger(v) && v < LNumber(int((^uint(0))>>1)) && v > LNumber(0) && v < LNumber(MaxArrayIndex)
 }
 
-func parseNumber(number string) (LNumber, error) {
-	var value LNumber
-	number = strings.Trim(number, " \t\n")
-	if v, err := strconv.ParseInt(number, 0, LNumberBit); err != nil {
-		if v2, err2 := strconv.ParseFloat(number, LNumberBit); err2 != nil {
-			return LNumber(0), err2
-		} else {
-			value = LNumber(v2)
+// numberString is C's sprintf("%.14g", f), Lua 5.1's number format.
+func numberString(f float64) string {
+	switch {
+	case f == float64(int64(f)) && f > -1e14 && f < 1e14:
+		if f == 0 && math.Signbit(f) {
+			return "-0"
 		}
-	} else {
-		value = LNumber(v)
+		return strconv.FormatInt(int64(f), 10)
+	case math.IsInf(f, 1):
+		return "inf"
+	case math.IsInf(f, -1):
+		return "-inf"
+	case f != f:
+		if math.Signbit(f) {
+			return "-nan"
+		}
+		return "nan"
 	}
-	return value, nil
+	return strconv.FormatFloat(f, 'g', 14, 64)
+}
+
+// errNotNumber is parseNumber's error for a string that is not a number.
+var errNotNumber = errors.New("not a number")
+
+// cSpace is the set of characters C's isspace accepts.
+const cSpace = " \t\n\v\f\r"
+
+// parseNumber converts a string to a number as Lua 5.1 does (luaO_str2d): C's strtod after
+// leading white space (decimal or hexadecimal, "inf" and "nan" too), hexadecimal integers
+// ("0x1F"), and nothing but white space after the number.
+func parseNumber(number string) (LNumber, error) {
+	s := strings.Trim(number, cSpace)
+	body := s
+	if body != "" && (body[0] == '+' || body[0] == '-') {
+		body = body[1:]
+	}
+	if body == "" || strings.ContainsRune(body, '_') || strings.ContainsAny(body[:1], "+-"+cSpace) {
+		return 0, errNotNumber
+	}
+	if len(body) > 2 && body[0] == '0' && (body[1] == 'x' || body[1] == 'X') {
+		if !strings.ContainsAny(body, "pP") {
+			s += "p0" // strtod reads a hexadecimal number without an exponent
+		}
+	}
+	v, err := strconv.ParseFloat(s, LNumberBit)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		return 0, errNotNumber
+	}
+	return LNumber(v), nil
 }
 
 func popenArgs(arg string) (string, []string) {

@@ -111,11 +111,10 @@ func (st LString) Format(f fmt.State, c rune) {
 	}
 }
 
+// String formats nm as Lua 5.1 does (LUAI_NUMFFORMAT, "%.14g"): 0.1+0.2 is "0.3", 2^53 is
+// "9.007199254741e+15", infinities are "inf" and "-inf", a NaN is "nan" or "-nan".
 func (nm LNumber) String() string {
-	if isInteger(nm) {
-		return fmt.Sprint(int64(nm))
-	}
-	return fmt.Sprint(float64(nm))
+	return numberString(float64(nm))
 }
 
 func (nm LNumber) Type() LValueType { return LTNumber }
