@@ -4,6 +4,7 @@ package deps
 
 import (
 	"encoding/json"
+	"os"
 	"os/exec"
 	"slices"
 	"strings"
@@ -89,6 +90,32 @@ func TestDependencyPolicy(t *testing.T) {
 			if owner, ok := onlyImportedBy[imp]; ok && name != owner && !strings.HasPrefix(name, owner+"/internal/") &&
 				!strings.HasPrefix(name, "tests/") {
 				t.Errorf("%s imports %s directly; only %s may", name, imp, owner)
+			}
+		}
+	}
+}
+
+// TestNoUpstreamLua: the engine runs on its own fork of gopher-lua (luabind/internal/lua), so
+// that a host's gopher-lua, of any version, is untouched by importing it: no package of the
+// module depends on upstream gopher-lua or gopher-luar, and go.mod requires neither
+// (tests/hostlua, a module of its own, checks the host's side).
+func TestNoUpstreamLua(t *testing.T) {
+	upstream := []string{"github.com/yuin/gopher-lua", "layeh.com/gopher-luar"}
+	mod, err := os.ReadFile("../../go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range upstream {
+		if strings.Contains(string(mod), m) {
+			t.Errorf("go.mod names %s", m)
+		}
+	}
+	for _, p := range list(t) {
+		for _, d := range p.Deps {
+			for _, m := range upstream {
+				if d == m || strings.HasPrefix(d, m+"/") {
+					t.Errorf("%s depends on %s", p.ImportPath, d)
+				}
 			}
 		}
 	}
