@@ -44,7 +44,7 @@ type genOptions struct {
 	modulo       bool // % on numbers that are not small integers
 	pcallError   bool // an error raised in pcall
 	andValue     bool // a and b without an or after it (its value may be a's)
-	assignParen  bool // (...) a value of a multiple assignment
+	assignParen  bool // a value in parentheses (a call's or ...'s first value) assigned
 	dupTargets   bool // the same variable twice in an assignment's targets (Lua leaves the result unspecified: never in allOptions)
 }
 
@@ -148,7 +148,6 @@ type gen struct {
 	tailKinds []kind        // the kinds of the values tailFor's call gives
 	hidden    [][]hiddenVar // variables hideTargets hid
 	noCalls   bool          // no function the program declared is called
-	noParen   bool          // no (...)
 	oneValue  bool          // values gives as many values as targets, or fewer
 }
 
@@ -591,9 +590,6 @@ func (g *gen) anyExpr(d int) string {
 		}
 	case 5:
 		if g.fn().vararg {
-			if g.noParen {
-				return g.pick("select(2, ...)", "({...})[2]")
-			}
 			return g.pick("(...)", "select(2, ...)", "({...})[2]")
 		}
 	case 6:
@@ -1062,6 +1058,14 @@ func (g *gen) values(kinds []kind, free bool) (string, []kind) {
 // value gives an expression for a target of kind k, bounding ints, numbers and strings that
 // may grow when assigned again and again.
 func (g *gen) value(k kind) string {
+	e := g.valueOf(k)
+	if !g.opt.assignParen && fullyParenthesised(e) {
+		e = "nil or " + e // the same value, not in parentheses
+	}
+	return e
+}
+
+func (g *gen) valueOf(k kind) string {
 	e := g.expr(k, 3)
 	if strings.ContainsAny(e, "(") && !strings.HasPrefix(e, "{") {
 		switch k {
@@ -1077,6 +1081,26 @@ func (g *gen) value(k kind) string {
 		}
 	}
 	return e
+}
+
+// fullyParenthesised reports whether e is one parenthesised expression.
+func fullyParenthesised(e string) bool {
+	if !strings.HasPrefix(e, "(") || !strings.HasSuffix(e, ")") {
+		return false
+	}
+	depth := 0
+	for i, c := range e {
+		switch c {
+		case '(':
+			depth++
+		case ')':
+			depth--
+			if depth == 0 && i != len(e)-1 {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // tailFor gives a call, or ..., whose values suit targets of kinds ks, or "". It leaves the
@@ -1257,10 +1281,6 @@ func (g *gen) assign() {
 		}
 		g.noCalls, g.oneValue = len(ts) > 1, len(ts) == 1
 		defer func() { g.noCalls, g.oneValue = false, false }()
-	}
-	if !g.opt.assignParen && len(ts) > 1 {
-		g.noParen = true
-		defer func() { g.noParen = false }()
 	}
 	vals := g.assignValues(ts, kinds)
 	g.prefer = nil
