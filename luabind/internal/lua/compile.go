@@ -1105,24 +1105,20 @@ func compileNumberForStmt(context *funcContext, stmt *ast.NumberForStmt) { // {{
 	ec := &expcontext{}
 
 	context.EnterBlock(endlabel, stmt)
-	reg := context.RegTop()
-	rindex := context.RegisterLocalVar("(for index)")
-	ecupdate(ec, ecLocal, rindex, 0)
-	compileExpr(context, reg, stmt.Init, ec)
-
-	reg = context.RegTop()
-	rlimit := context.RegisterLocalVar("(for limit)")
-	ecupdate(ec, ecLocal, rlimit, 0)
-	compileExpr(context, reg, stmt.Limit, ec)
-
-	reg = context.RegTop()
-	rstep := context.RegisterLocalVar("(for step)")
+	// Index, limit and step are computed, one value each, before they become the loop's
+	// hidden locals (as a local statement's values are).
+	rindex := context.RegTop()
 	if stmt.Step == nil {
 		stmt.Step = &ast.NumberExpr{Value: "1"}
 		stmt.Step.SetLine(sline(stmt.Init))
 	}
-	ecupdate(ec, ecLocal, rstep, 0)
-	compileExpr(context, reg, stmt.Step, ec)
+	for i, e := range []ast.Expr{stmt.Init, stmt.Limit, stmt.Step} {
+		ecupdate(ec, ecLocal, rindex+i, 0)
+		compileExpr(context, rindex+i, e, ec)
+	}
+	context.RegisterLocalVar("(for index)")
+	context.RegisterLocalVar("(for limit)")
+	context.RegisterLocalVar("(for step)")
 
 	code.AddASbx(OP_FORPREP, rindex, 0, sline(stmt))
 
@@ -1149,11 +1145,13 @@ func compileGenericForStmt(context *funcContext, stmt *ast.GenericForStmt) { // 
 	nnames := len(stmt.Names)
 
 	context.EnterBlock(endlabel, stmt)
-	rgen := context.RegisterLocalVar("(for generator)")
+	// The explist gives exactly three values, generator, state and control, computed
+	// before they become the loop's hidden locals (as a local statement's values are).
+	rgen := context.RegTop()
+	compileRegAssignment(context, make([]string, 3), stmt.Exprs, rgen, 3, sline(stmt))
+	context.RegisterLocalVar("(for generator)")
 	context.RegisterLocalVar("(for state)")
 	context.RegisterLocalVar("(for control)")
-
-	compileRegAssignment(context, stmt.Names, stmt.Exprs, context.RegTop()-3, 3, sline(stmt))
 
 	code.AddASbx(OP_JMP, 0, fllabel, sline(stmt))
 
@@ -1438,8 +1436,11 @@ func compileTableExpr(context *funcContext, reg int, ex *ast.TableExpr, ec *expc
 			code.AddABC(opcode, tablereg, b, c, sline(ex))
 			reg = regorg
 		}
+		// The positional values are stored in batches of FieldsPerFlush: when a batch is
+		// full, and after the last field (a call or ... last stores all its values).
 		flush := arraycount % FieldsPerFlush
-		if (arraycount != 0 && (flush == 0 || islast)) || lastvararg {
+		full := field.Key == nil && !lastvararg && flush == 0
+		if full || (islast && flush != 0) || lastvararg {
 			reg = regbase
 			num := flush
 			if num == 0 {
@@ -1447,8 +1448,9 @@ func compileTableExpr(context *funcContext, reg int, ex *ast.TableExpr, ec *expc
 			}
 			c := (arraycount-1)/FieldsPerFlush + 1
 			b := num
-			if islast && isVarArgReturnExpr(field.Value) {
+			if lastvararg {
 				b = 0
+				c = arraycount/FieldsPerFlush + 1 // the batch of the first of its values
 			}
 			line := field.Value
 			if field.Key != nil {
@@ -1720,7 +1722,9 @@ func compileLogicalOpExprAux(context *funcContext, reg int, expr ast.Expr, ec *e
 		}
 	} else {
 		reg += compileExpr(context, reg, expr, ecnone(0))
-		if !hasnextcond {
+		// The last operand of an `and` whose false value is the result: that value goes
+		// to the target too when it is not computed there.
+		if !hasnextcond && !(isLastAnd && sreg != a) {
 			code.AddABC(OP_TEST, a, 0, 0^flip, sline(expr))
 		} else {
 			code.AddABC(OP_TESTSET, sreg, a, 0^flip, sline(expr))
@@ -1731,10 +1735,6 @@ func compileLogicalOpExprAux(context *funcContext, reg int, expr ast.Expr, ec *e
 
 func compileFuncCallExpr(context *funcContext, reg int, expr *ast.FuncCallExpr, ec *expcontext) int { // {{{
 	funcreg := reg
-	if ec.ctype == ecLocal && ec.reg == (int(context.Proto.NumParameters)-1) {
-		funcreg = ec.reg
-		reg = ec.reg
-	}
 	argc := len(expr.Args)
 	islastvararg := false
 	name := "(anonymous)"

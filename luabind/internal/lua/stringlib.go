@@ -14,7 +14,7 @@ func OpenString(L *LState) int {
 	//_, ok := L.G.builtinMts[int(LTString)]
 	//if !ok {
 	mod = L.RegisterModule(StringLibName, strFuncs).(*LTable)
-	gmatch := L.NewClosure(strGmatch, L.NewFunction(strGmatchIter))
+	gmatch := L.NewFunction(strGmatch)
 	mod.RawSetString("gmatch", gmatch)
 	mod.RawSetString("gfind", gmatch)
 	mod.RawSetString("__index", mod)
@@ -90,12 +90,7 @@ func strDump(L *LState) int {
 func strFind(L *LState) int {
 	str := L.CheckString(1)
 	pattern := L.CheckString(2)
-	if len(pattern) == 0 {
-		L.Push(LNumber(1))
-		L.Push(LNumber(0))
-		return 2
-	}
-	init := luaIndex2StringIndex(str, L.OptInt(3, 1), true)
+	init := min(luaIndex2StringIndex(str, L.OptInt(3, 1), true), len(str)) // past the end: at the end
 	plain := false
 	if L.GetTop() == 4 {
 		plain = LVAsBool(L.Get(4))
@@ -298,16 +293,17 @@ type strMatchData struct {
 	matches []*pm.MatchData
 }
 
+// strGmatchIter is the iterator string.gmatch returns: its state is its upvalue, as in Lua
+// 5.1, so that it may be called directly, not only by a generic for.
 func strGmatchIter(L *LState) int {
-	md := L.CheckUserData(1).Value.(*strMatchData)
+	md := L.Get(UpvalueIndex(1)).(*LUserData).Value.(*strMatchData)
 	str := md.str
 	matches := md.matches
 	idx := md.pos
-	md.pos += 1
-	if idx == len(matches) {
+	if idx >= len(matches) {
 		return 0
 	}
-	L.Push(L.Get(1))
+	md.pos += 1
 	match := matches[idx]
 	if match.CaptureLength() == 2 {
 		L.Push(LString(str[match.Capture(0):match.Capture(1)]))
@@ -331,11 +327,10 @@ func strGmatch(L *LState) int {
 	if err != nil {
 		L.RaiseError("%s", err.Error())
 	}
-	L.Push(L.Get(UpvalueIndex(1)))
 	ud := L.NewUserData()
 	ud.Value = &strMatchData{str, 0, mds}
-	L.Push(ud)
-	return 2
+	L.Push(L.NewClosure(strGmatchIter, ud))
+	return 1
 }
 
 func strLen(L *LState) int {

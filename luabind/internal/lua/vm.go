@@ -2185,14 +2185,22 @@ func init() {
 					}
 				}
 
-				// values beyond top don't need to be valid LValues, so setting them to nil is fine
-				// setting them to nil rather than LNil lets us invoke the golang memclr opto
+				// A fixed number of values (B > 0) lands among live registers: the top only
+				// grows. All of them (B == 0) end the live registers: the top is set after
+				// them, and values beyond it need not be valid LValues (nil rather than LNil
+				// lets Go clear them fast).
 				oldtop := rg.top
-				rg.top = regv + n
-				if rg.top < oldtop {
-					nilRange := rg.array[rg.top:oldtop]
-					for i := range nilRange {
-						nilRange[i] = nil
+				if B > 0 {
+					if regv+n > oldtop {
+						rg.top = regv + n
+					}
+				} else {
+					rg.top = regv + n
+					if rg.top < oldtop {
+						nilRange := rg.array[rg.top:oldtop]
+						for i := range nilRange {
+							nilRange[i] = nil
+						}
 					}
 				}
 			}
@@ -2265,14 +2273,10 @@ func opArith(L *LState, inst uint32, baseframe *callFrame) int { //OP_ADD, OP_SU
 	return 0
 }
 
+// luaModulo is Lua 5.1's a % b: a - floor(a/b)*b (luai_nummod).
 func luaModulo(lhs, rhs LNumber) LNumber {
-	flhs := float64(lhs)
-	frhs := float64(rhs)
-	v := math.Mod(flhs, frhs)
-	if frhs > 0 && v < 0 || frhs < 0 && v > 0 {
-		v += frhs
-	}
-	return LNumber(v)
+	a, b := float64(lhs), float64(rhs)
+	return LNumber(a - math.Floor(a/b)*b)
 }
 
 func numberArith(L *LState, opcode int, lhs, rhs LNumber) LNumber {
