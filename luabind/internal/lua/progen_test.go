@@ -56,8 +56,12 @@ var allOptions = genOptions{numText: true, tonumberAll: true, assignReads: true,
 // progPrelude defines show, which gives a value's text with a table's keys in order, and
 // fin, which gives 0 for NaN and for a number out of a C int's range: C Lua 5.1 converts a
 // number argument to an integer with a C cast, whose result is undefined for those.
-const progPrelude = `local show, fin
+const progPrelude = `local show, fin, nan
 do
+  nan = function(x) -- the sign of a NaN differs between C's math functions and Go's
+    if x ~= x then return "nan" end
+    return x
+  end
   fin = function(x)
     if x ~= x or x >= 2^31 or x <= -2^31 then return 0 end
     return x
@@ -454,9 +458,9 @@ func (g *gen) numText(d int) string {
 	if g.opt.numText {
 		switch g.intn(3) {
 		case 0:
-			return "tostring(" + g.numExpr(d) + ")"
+			return "tostring(nan(" + g.numExpr(d) + "))"
 		case 1:
-			return "(" + g.numExpr(d) + " .. " + g.pick(`""`, `"s"`) + ")"
+			return "(nan(" + g.numExpr(d) + ") .. " + g.pick(`""`, `"s"`) + ")"
 		}
 		return "(\"n\" .. " + g.intExpr(d) + ")"
 	}
