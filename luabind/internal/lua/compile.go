@@ -1317,34 +1317,43 @@ func compileExprWithMVPropagation(context *funcContext, expr ast.Expr, reg *int,
 	compileExprWithPropagation(context, expr, reg, save, context.Code.PropagateMV)
 } // }}}
 
+// constFold folds arithmetic on numerals as Lua 5.1's constfolding does: not a division or
+// modulo by zero, and nothing whose result is NaN (those are computed when the code runs).
 func constFold(exp ast.Expr) ast.Expr { // {{{
 	switch expr := exp.(type) {
 	case *ast.ArithmeticOpExpr:
 		lvalue, lisconst := lnumberValue(constFold(expr.Lhs))
 		rvalue, risconst := lnumberValue(constFold(expr.Rhs))
-		if lisconst && risconst {
-			switch expr.Operator {
-			case "+":
-				return &constLValueExpr{Value: lvalue + rvalue}
-			case "-":
-				return &constLValueExpr{Value: lvalue - rvalue}
-			case "*":
-				return &constLValueExpr{Value: lvalue * rvalue}
-			case "/":
-				return &constLValueExpr{Value: lvalue / rvalue}
-			case "%":
-				return &constLValueExpr{Value: luaModulo(lvalue, rvalue)}
-			case "^":
-				return &constLValueExpr{Value: LNumber(math.Pow(float64(lvalue), float64(rvalue)))}
-			default:
-				panic(fmt.Sprintf("unknown binop: %v", expr.Operator))
-			}
-		} else {
+		if !lisconst || !risconst {
 			return expr
 		}
+		var v LNumber
+		switch expr.Operator {
+		case "+":
+			v = lvalue + rvalue
+		case "-":
+			v = lvalue - rvalue
+		case "*":
+			v = lvalue * rvalue
+		case "/", "%":
+			if rvalue == 0 {
+				return expr
+			}
+			if v = lvalue / rvalue; expr.Operator == "%" {
+				v = luaModulo(lvalue, rvalue)
+			}
+		case "^":
+			v = LNumber(math.Pow(float64(lvalue), float64(rvalue)))
+		default:
+			panic(fmt.Sprintf("unknown binop: %v", expr.Operator))
+		}
+		if v != v {
+			return expr
+		}
+		return &constLValueExpr{Value: v}
 	case *ast.UnaryMinusOpExpr:
 		expr.Expr = constFold(expr.Expr)
-		if value, ok := lnumberValue(expr.Expr); ok {
+		if value, ok := lnumberValue(expr.Expr); ok && value == value {
 			return &constLValueExpr{Value: LNumber(-value)}
 		}
 		return expr
