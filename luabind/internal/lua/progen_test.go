@@ -487,7 +487,8 @@ func (g *gen) strExpr(d int) string {
 	case 5:
 		return g.strAtom(d) + ":" + g.pick("upper", "lower", "reverse") + "()"
 	case 6:
-		return "string.rep(" + g.strExpr(d) + ", " + g.pick("0", "1", "2", "3", "(-1)") + ")"
+		// cut to 40 bytes: a loop of s = string.rep(s, 2) would double s on every pass
+		return "string.sub(string.rep(" + g.strExpr(d) + ", " + g.pick("0", "1", "2", "3", "(-1)") + "), 1, 40)"
 	case 7:
 		return `string.format("%d %s", ` + g.intExpr(d) + ", " + g.strExpr(d) + ")"
 	case 8:
@@ -514,7 +515,7 @@ func (g *gen) strExpr(d int) string {
 			case 0:
 				return g.strAtom(d) + ":sub(fin(" + g.numExpr(d) + "), fin(" + g.numExpr(d) + "))"
 			case 1:
-				return "string.rep(" + g.strExpr(d) + ", " + g.pick("1.5", "2.9", "(-0.5)") + ")"
+				return "string.sub(string.rep(" + g.strExpr(d) + ", " + g.pick("1.5", "2.9", "(-0.5)") + "), 1, 40)"
 			}
 			return `string.format("%d", fin(` + g.numExpr(d) + "))"
 		}
