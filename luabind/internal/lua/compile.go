@@ -1731,12 +1731,13 @@ func compileLogicalOpExprAux(context *funcContext, reg int, expr ast.Expr, ec *e
 		}
 	} else {
 		reg += compileExpr(context, reg, expr, ecnone(0))
-		// The last operand of an `and` whose false value is the result: that value goes
-		// to the target too when it is not computed there.
-		if !hasnextcond && !(isLastAnd && sreg != a) {
-			code.AddABC(OP_TEST, a, 0, 0^flip, sline(expr))
-		} else {
+		// The value tested goes to the target only when the jump ends the expression (it
+		// is then the result): an operand tested on the way must not overwrite a target
+		// that a later operand reads, as in `x = (not x or y) and x`.
+		if (isLastAnd || isLastOr) && sreg != a {
 			code.AddABC(OP_TESTSET, sreg, a, 0^flip, sline(expr))
+		} else {
+			code.AddABC(OP_TEST, a, 0, 0^flip, sline(expr))
 		}
 	}
 	code.AddASbx(OP_JMP, 0, jumplabel, sline(expr))

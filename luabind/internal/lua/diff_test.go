@@ -507,6 +507,9 @@ f(1, 2, 3)`, "1\tnil\n"},
 local w3 = 0
 v2 = (...)
 print(w3)`, "0\n"},
+	{"or-sets-target-early", "and-assign", `local v
+v = ((not v or false) and v or nil)
+print(v)`, "nil\n"},
 	{"tonumber-exponent", "tonumber", `print(tonumber("1e2"), tonumber("1E+2"))`, "100\t100\n"},
 }
 
