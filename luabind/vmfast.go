@@ -13,13 +13,11 @@ import (
 // Costs of gopher-lua's interpreter that a hook pays on every pass of its loops, and how
 // they are removed without changing what any program computes:
 //
-//   - With a context set, gopher-lua selects on its Done channel before every instruction.
-//     A state here runs instead with gopher-lua's plain loop (setCallContext), and the
-//     context is polled where a program can go on running: on leaving the interpreter,
-//     and in the instructions that jump back or call (OP_JMP backwards, OP_FORLOOP,
-//     OP_TFORLOOP, OP_CALL, OP_TAILCALL). Code between two polls is straight-line code of
-//     one function, bounded by its length; library functions that run long poll on their
-//     own (budget.go). A stopped call raises the same error at the next poll.
+//   - The call's context is polled by the fork's interpreter loop (internal/lua/vm.go,
+//     mainLoop), not here: every 1024 instructions, after every call of a Go function, and
+//     on returning to Go, through pollContext's Stopped (callctx.go) rather than a select on
+//     Done. startCall refuses to start a call whose context is already done. A stopped call
+//     raises the same error at the next poll.
 //   - A generic for over ipairs calls the iterator as a Go function on every step, with a
 //     call frame pushed and popped. OP_TFORLOOP does ipairs' step itself when the iterator is
 //     ours (ipairsAux) and its state is a table and a number, and gives the same registers.
@@ -75,17 +73,12 @@ type tableMirror struct {
 
 // The offsets, in LState, of the fields the fast paths read or write.
 var (
-	offFrame    uintptr // currentFrame *callFrame
-	offReg      uintptr // reg *registry
-	offMainLoop uintptr // mainLoop func(*LState, *callFrame)
+	offFrame uintptr // currentFrame *callFrame
+	offReg   uintptr // reg *registry
 )
 
-// vmLoop is the type of gopher-lua's interpreter loops, with *callFrame as a pointer.
-type vmLoop func(L *lua.LState, baseframe unsafe.Pointer)
-
 var (
-	fastVM    bool   // the fast paths are installed
-	plainLoop vmLoop // gopher-lua's loop without a per-instruction poll
+	fastVM bool // the fast paths are installed
 	// The identities of the Go functions with fast paths: their func values' closure words.
 	ipairsAuxFn = funcWord(ipairsAux)
 	strFindFn   = funcWord(strFind)
@@ -106,55 +99,14 @@ func regOf(L *lua.LState) *registryMirror {
 	return *(**registryMirror)(unsafe.Add(unsafe.Pointer(L), offReg))
 }
 
-func mainLoopOf(L *lua.LState) *vmLoop {
-	return (*vmLoop)(unsafe.Add(unsafe.Pointer(L), offMainLoop))
-}
-
-// setCallContext sets L's context like L.SetContext, with the interpreter polling it at
-// the points above instead of before every instruction.
-func setCallContext(L *lua.LState, ctx context.Context) {
-	L.SetContext(ctx)
-	if fastVM {
-		*mainLoopOf(L) = polledLoop
-	}
-}
-
 // startCall is L.PCall(nargs, nret, nil) for a call under ctx, L's context, which runs
 // nothing when ctx is already done: the interpreter's first poll may come after a few
 // instructions.
 func startCall(L *lua.LState, nargs, nret int, ctx context.Context) error {
-	if pc, ok := ctx.(pollContext); ok && pc.poll.Load() != nil {
+	if pc, ok := ctx.(pollContext); ok && pc.Stopped() {
 		return pc.Err()
 	}
 	return L.PCall(nargs, nret, nil)
-}
-
-// polledLoop is the interpreter loop of a state with a context: gopher-lua's plain loop,
-// then a poll. (A poll before it could not raise an error cleanly: gopher-lua's loop makes
-// the new call's frame current only once it runs; startCall covers a call's start.) The
-// poll after it keeps a stopped call from returning as if it had
-// finished: a coroutine or pcall that caught the stop returns into straight-line code,
-// which gopher-lua's loop would stop at its next instruction.
-func polledLoop(L *lua.LState, baseframe unsafe.Pointer) {
-	plainLoop(L, baseframe)
-	poll(L)
-}
-
-// poll raises the error gopher-lua's loop raises when L's context is done.
-func poll(L *lua.LState) {
-	switch ctx := L.Context().(type) {
-	case nil:
-	case pollContext:
-		if ctx.poll.Load() != nil {
-			L.RaiseError("%s", ctx.Err().Error())
-		}
-	default:
-		select {
-		case <-ctx.Done():
-			L.RaiseError("%s", ctx.Err().Error())
-		default:
-		}
-	}
 }
 
 // vmLayoutOK checks the mirrors against gopher-lua's types and finds the offsets.
@@ -166,10 +118,7 @@ func vmLayoutOK() bool {
 	}
 	frame, ok1 := field(st, "currentFrame")
 	reg, ok2 := field(st, "reg")
-	loop, ok3 := field(st, "mainLoop")
-	if !ok1 || !ok2 || !ok3 || frame.Type.Kind() != reflect.Pointer || reg.Type.Kind() != reflect.Pointer ||
-		loop.Type.Kind() != reflect.Func || loop.Type.NumIn() != 2 || loop.Type.NumOut() != 0 ||
-		loop.Type.In(0) != reflect.TypeFor[*lua.LState]() || loop.Type.In(1) != frame.Type {
+	if !ok1 || !ok2 || frame.Type.Kind() != reflect.Pointer || reg.Type.Kind() != reflect.Pointer {
 		return false
 	}
 	same := func(mirror, real reflect.Type) bool {
@@ -197,7 +146,7 @@ func vmLayoutOK() bool {
 		!same(reflect.TypeFor[tableMirror](), reflect.TypeFor[lua.LTable]()) {
 		return false
 	}
-	offFrame, offReg, offMainLoop = frame.Offset, reg.Offset, loop.Offset
+	offFrame, offReg = frame.Offset, reg.Offset
 	return true
 }
 
@@ -205,30 +154,10 @@ func init() {
 	if !vmLayoutOK() {
 		return
 	}
-	// gopher-lua's plain loop, as a fresh state without a context holds it.
-	L := lua.NewState(lua.Options{SkipOpenLibs: true})
-	plainLoop = *mainLoopOf(L)
-	L.Close()
-
-	for _, op := range []int{lua.OP_FORLOOP, lua.OP_TAILCALL} {
-		orig := jumpTable[op]
-		jumpTable[op] = func(L *lua.LState, inst uint32, frame unsafe.Pointer) int {
-			poll(L)
-			return orig(L, inst, frame)
-		}
-	}
-	jmp := jumpTable[lua.OP_JMP]
-	jumpTable[lua.OP_JMP] = func(L *lua.LState, inst uint32, frame unsafe.Pointer) int {
-		if int(inst&0x3ffff)-opMaxArgSbx < 0 {
-			poll(L)
-		}
-		return jmp(L, inst, frame)
-	}
 	// The two wrappers below are written out rather than made by a shared helper taking the
 	// fast path as a func value: the indirect call cost the guard shape 3% (one per element).
 	tfor := jumpTable[lua.OP_TFORLOOP]
 	jumpTable[lua.OP_TFORLOOP] = func(L *lua.LState, inst uint32, frame unsafe.Pointer) int {
-		poll(L)
 		if ipairsStep(L, inst) {
 			return 0
 		}
@@ -236,7 +165,6 @@ func init() {
 	}
 	call := jumpTable[lua.OP_CALL]
 	jumpTable[lua.OP_CALL] = func(L *lua.LState, inst uint32, frame unsafe.Pointer) int {
-		poll(L)
 		if plainFind(L, inst) {
 			return 0
 		}

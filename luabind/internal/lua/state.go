@@ -1616,7 +1616,6 @@ func (ls *LState) NewThread() (*LState, context.CancelFunc) {
 	thread.Env = ls.Env
 	var f context.CancelFunc = nil
 	if ls.ctx != nil {
-		thread.mainLoop = mainLoopWithContext
 		thread.ctx, f = context.WithCancel(ls.ctx)
 		thread.ctxCancelFn = f
 	}
@@ -2257,9 +2256,19 @@ func (ls *LState) SetMx(mx int) {
 }
 
 // SetContext set a context ctx to this LState. The provided ctx must be non-nil.
+// The interpreter polls it every few instructions, after every call of a Go function and
+// when it returns to Go (see mainLoop): when ctx is a ContextPoller, by a call of Stopped,
+// else by a receive from Done that does not wait.
 func (ls *LState) SetContext(ctx context.Context) {
-	ls.mainLoop = mainLoopWithContext
 	ls.ctx = ctx
+	ls.ctxPoller, _ = ctx.(ContextPoller)
+}
+
+// A ContextPoller is a context that can tell whether it is done without a channel
+// operation: Stopped reports true once it is done (Err then says why). Its Done is never
+// called by the interpreter's poll.
+type ContextPoller interface {
+	Stopped() bool
 }
 
 // Context returns the LState's context. To change the context, use WithContext.
@@ -2270,8 +2279,8 @@ func (ls *LState) Context() context.Context {
 // RemoveContext removes the context associated with this LState and returns this context.
 func (ls *LState) RemoveContext() context.Context {
 	oldctx := ls.ctx
-	ls.mainLoop = mainLoop
 	ls.ctx = nil
+	ls.ctxPoller = nil
 	return oldctx
 }
 

@@ -194,6 +194,7 @@ type LState struct {
 	hasErrorFunc bool
 	mainLoop     func(*LState, *callFrame)
 	ctx          context.Context
+	ctxPoller    ContextPoller // ctx, when it is one
 	ctxCancelFn  context.CancelFunc
 }
 

@@ -10,6 +10,16 @@ import (
 	"strings"
 )
 
+// contextPollInterval is how many instructions the interpreter runs between two polls of
+// the state's context.
+const contextPollInterval = 1024
+
+// mainLoop runs the call frames above baseframe. With a context set (SetContext), it polls
+// the context before its first instruction (a resumed coroutine whose context is done goes
+// no further) and then every contextPollInterval instructions, whatever they are, so that
+// straight-line code stops too; after every call of a Go function and every join of a long
+// string (instructions that may take long on their own); and when it returns to Go, unless
+// it returns because the thread yielded or finished (the coroutine's resumer polls then).
 func mainLoop(L *LState, baseframe *callFrame) {
 	var inst uint32
 	var cf *callFrame
@@ -18,50 +28,54 @@ func mainLoop(L *LState, baseframe *callFrame) {
 		return
 	}
 
+	parent := L.Parent
 	L.currentFrame = L.stack.Last()
 	if L.currentFrame.Fn.IsG {
 		callGFunction(L, false)
+		if L.Parent == parent {
+			L.pollContext()
+		}
 		return
 	}
 
+	steps := 1
 	for {
 		cf = L.currentFrame
 		inst = cf.Fn.Proto.Code[cf.Pc]
 		cf.Pc++
+		if steps--; steps == 0 {
+			steps = contextPollInterval
+			L.pollContext()
+		}
 		if jumpTable[int(inst>>26)](L, inst, baseframe) == 1 {
+			if L.Parent == parent {
+				L.pollContext()
+			}
 			return
 		}
 	}
 }
 
-func mainLoopWithContext(L *LState, baseframe *callFrame) {
-	var inst uint32
-	var cf *callFrame
-
-	if L.stack.IsEmpty() {
-		return
+// pollContext raises the error of the state's context when the context is done.
+func (ls *LState) pollContext() {
+	if ls.ctx != nil {
+		ls.checkContext()
 	}
+}
 
-	L.currentFrame = L.stack.Last()
-	if L.currentFrame.Fn.IsG {
-		callGFunction(L, false)
-		return
-	}
-
-	for {
-		cf = L.currentFrame
-		inst = cf.Fn.Proto.Code[cf.Pc]
-		cf.Pc++
-		select {
-		case <-L.ctx.Done():
-			L.RaiseError("%s", L.ctx.Err().Error())
+func (ls *LState) checkContext() {
+	if p := ls.ctxPoller; p != nil {
+		if !p.Stopped() {
 			return
+		}
+	} else {
+		select {
+		case <-ls.ctx.Done():
 		default:
-			if jumpTable[int(inst>>26)](L, inst, baseframe) == 1 {
-				return
-			}
+			return
 		}
 	}
+	ls.RaiseError("%s", ls.ctx.Err().Error())
 }
 
 // regv is the first target register to copy the return values to.
@@ -1305,8 +1319,11 @@ func init() {
 				}
 				ls.currentFrame = newcf
 			}
-			if callable.IsG && callGFunction(L, false) {
-				return 1
+			if callable.IsG {
+				if callGFunction(L, false) {
+					return 1
+				}
+				L.pollContext()
 			}
 			return 0
 		},
@@ -1372,6 +1389,7 @@ func init() {
 				if L.currentFrame == nil || L.currentFrame.Fn.IsG || luaframe == baseframe {
 					return 1
 				}
+				L.pollContext()
 			} else {
 				base := cf.Base
 				cf.Fn = callable
