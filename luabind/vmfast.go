@@ -4,7 +4,6 @@ import (
 	"context"
 	"iter"
 	"reflect"
-	"strings"
 	"unsafe"
 
 	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
@@ -19,11 +18,12 @@ import (
 //     Done. startCall refuses to start a call whose context is already done. A stopped call
 //     raises the same error at the next poll.
 //   - A generic for over ipairs calls the iterator as a Go function on every step, with a
-//     call frame pushed and popped. OP_TFORLOOP does ipairs' step itself when the iterator is
-//     ours (ipairsAux) and its state is a table and a number, and gives the same registers.
-//   - string.find(s, p, init, true), the usual deny-list test, is called the same way.
-//     OP_CALL answers a plain find itself when the callee is ours (strFind) and its
-//     arguments have their usual types, with the same results.
+//     call frame pushed and popped, and string.find(s, p, init, true), the usual deny-list
+//     test, is called the same way. Our ipairsAux and strFind carry the fork's builtin marks
+//     (lua.BuiltinIpairsIter, lua.BuiltinStringFind; baselib.go, strlib.go): the fork's
+//     OP_TFORLOOP takes ipairs' step itself for a table and a number, and its OP_CALL
+//     answers a plain find itself for arguments of the usual types, with the same results
+//     and registers (internal/lua/fastpath.go).
 //   - Setting a string key (`{tool = x}`, `t.k = v`, `t[s] = v`) goes through
 //     LTable.RawSetString, which boxes the key again for the table's key list although the
 //     instruction holds it boxed (a constant, or the register's value). OP_SETTABLEKS and
@@ -77,19 +77,7 @@ var (
 	offReg   uintptr // reg *registry
 )
 
-var (
-	fastVM bool // the fast paths are installed
-	// The identities of the Go functions with fast paths: their func values' closure words.
-	ipairsAuxFn = funcWord(ipairsAux)
-	strFindFn   = funcWord(strFind)
-)
-
-func funcWord(f lua.LGFunction) unsafe.Pointer { return *(*unsafe.Pointer)(unsafe.Pointer(&f)) }
-
-// isGo reports whether fn is the Go function whose closure word is w.
-func isGo(fn *lua.LFunction, w unsafe.Pointer) bool {
-	return fn.IsG && *(*unsafe.Pointer)(unsafe.Pointer(&fn.GFunction)) == w
-}
+var fastVM bool // the fast paths are installed
 
 func frameOf(L *lua.LState) *frameMirror {
 	return *(**frameMirror)(unsafe.Add(unsafe.Pointer(L), offFrame))
@@ -154,22 +142,6 @@ func init() {
 	if !vmLayoutOK() {
 		return
 	}
-	// The two wrappers below are written out rather than made by a shared helper taking the
-	// fast path as a func value: the indirect call cost the guard shape 3% (one per element).
-	tfor := jumpTable[lua.OP_TFORLOOP]
-	jumpTable[lua.OP_TFORLOOP] = func(L *lua.LState, inst uint32, frame unsafe.Pointer) int {
-		if ipairsStep(L, inst) {
-			return 0
-		}
-		return tfor(L, inst, frame)
-	}
-	call := jumpTable[lua.OP_CALL]
-	jumpTable[lua.OP_CALL] = func(L *lua.LState, inst uint32, frame unsafe.Pointer) int {
-		if plainFind(L, inst) {
-			return 0
-		}
-		return call(L, inst, frame)
-	}
 	for _, op := range []int{lua.OP_SETTABLE, lua.OP_SETTABLEKS} {
 		orig := jumpTable[op]
 		jumpTable[op] = func(L *lua.LState, inst uint32, frame unsafe.Pointer) int {
@@ -233,121 +205,6 @@ func setStringKey(L *lua.LState, inst uint32) bool {
 		t.k2i[key] = len(t.keys)
 		t.keys = append(t.keys, key)
 	}
-	return true
-}
-
-// opMaxArgSbx is the bias of an instruction's signed Bx operand.
-const opMaxArgSbx = (1<<18 - 1) >> 1
-
-// setTop ends a call as gopher-lua's does: the top is set after the results, and the
-// registers from there up to the old top, or to hi (where the call's own frame reached),
-// are cleared.
-func (r *registryMirror) setTop(top, hi int) {
-	if end := min(max(hi, r.top), len(r.array)); end > top {
-		clear(r.array[top:end])
-	}
-	r.top = top
-}
-
-// ipairsStep is OP_TFORLOOP A C for the ipairs iterator: R(A+3..A+2+C) := ipairsAux(R(A+1),
-// R(A+2)); if R(A+3) ~= nil then R(A+2) := R(A+3) and the following jump is taken, else it
-// is skipped. It reports false, having changed nothing, when the instruction is not that.
-func ipairsStep(L *lua.LState, inst uint32) bool {
-	cf, rg := frameOf(L), regOf(L)
-	ra := cf.LocalBase + int(inst>>18)&0xff
-	c := int(inst>>9) & 0x1ff
-	if c < 1 || ra+3+c > len(rg.array) {
-		return false
-	}
-	fn, ok := rg.array[ra].(*lua.LFunction)
-	if !ok || !isGo(fn, ipairsAuxFn) {
-		return false
-	}
-	tb, ok := rg.array[ra+1].(*lua.LTable)
-	n, ok2 := rg.array[ra+2].(lua.LNumber)
-	if !ok || !ok2 {
-		return false
-	}
-	i := int(n) + 1
-	v := tb.RawGetInt(i)
-	out := rg.array[ra+3 : ra+3+c]
-	for k := range out {
-		out[k] = lua.LNil
-	}
-	hi := ra + 6 // gopher-lua's call of the iterator: two arguments above R(A+3), then its results
-	if v != lua.LNil {
-		hi += 2
-	}
-	rg.setTop(ra+3+c, hi)
-	if v == lua.LNil {
-		cf.Pc++ // skip the jump back
-		return true
-	}
-	out[0] = boxInt(i)
-	if c > 1 {
-		out[1] = v
-	}
-	rg.array[ra+2] = out[0]
-	jmp := cf.Fn.Proto.Code[cf.Pc]
-	cf.Pc += int(jmp&0x3ffff) - opMaxArgSbx + 1
-	return true
-}
-
-// plainFind is OP_CALL A B C for string.find(s, p [, init [, plain]]) with strings s and p,
-// a number or nil init, and a plain search (plain true, or p free of pattern characters):
-// the results go to R(A).. as gopher-lua's call would put them. It reports false, having
-// changed nothing, for any other call.
-func plainFind(L *lua.LState, inst uint32) bool {
-	cf, rg := frameOf(L), regOf(L)
-	ra := cf.LocalBase + int(inst>>18)&0xff
-	b, c := int(inst&0x1ff), int(inst>>9)&0x1ff
-	nargs := b - 1
-	if nargs < 2 || nargs > 4 || ra+nargs >= len(rg.array) || ra+max(c-1, 2) > len(rg.array) {
-		return false
-	}
-	fn, ok := rg.array[ra].(*lua.LFunction)
-	if !ok || !isGo(fn, strFindFn) {
-		return false
-	}
-	src, ok := rg.array[ra+1].(lua.LString)
-	pat, ok2 := rg.array[ra+2].(lua.LString)
-	if !ok || !ok2 {
-		return false
-	}
-	init := int64(1)
-	if nargs >= 3 {
-		switch n := rg.array[ra+3].(type) {
-		case lua.LNumber:
-			init = numInt(float64(n))
-		default:
-			if n != lua.LNil {
-				return false
-			}
-		}
-	}
-	if !(nargs == 4 && lua.LVAsBool(rg.array[ra+4])) && strings.ContainsAny(string(pat), patSpecials) {
-		return false
-	}
-	from := startIndex(init, len(src))
-	var r0, r1 lua.LValue = lua.LNil, lua.LNil
-	nres := 1
-	if i := strings.Index(string(src[from:]), string(pat)); i >= 0 {
-		r0, r1, nres = boxInt(from+i+1), boxInt(from+i+len(pat)), 2
-	}
-	n := c - 1
-	if c == 0 { // all results
-		n = nres
-	}
-	if n > 0 {
-		rg.array[ra] = r0
-	}
-	if n > 1 {
-		rg.array[ra+1] = r1
-	}
-	for k := 2; k < n; k++ {
-		rg.array[ra+k] = lua.LNil
-	}
-	rg.setTop(ra+n, ra+1+nargs+nres)
 	return true
 }
 

@@ -12,12 +12,9 @@ import (
 	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 )
 
-// TestFastVMInstalled: the layout of gopher-lua's structs matches the mirrors, so the fast
-// paths are in place, and they recognise the functions they stand in for.
-func TestFastVMInstalled(t *testing.T) {
-	if !fastVM {
-		t.Fatal("vmfast.go's mirrors do not match gopher-lua's structs: the fast paths are off; re-read vmfast.go against this version")
-	}
+// TestBuiltinsMarked: ipairs' iterator and string.find carry the fork's builtin marks, so
+// the interpreter takes their steps itself, and no other function does.
+func TestBuiltinsMarked(t *testing.T) {
 	L := lua.NewState()
 	defer L.Close()
 	installBase(L)
@@ -26,36 +23,40 @@ func TestFastVMInstalled(t *testing.T) {
 		t.Fatal(err)
 	}
 	fn := func(name string) *lua.LFunction { return L.GetGlobal(name).(*lua.LFunction) }
-	if !isGo(fn("it"), ipairsAuxFn) || !isGo(fn("find"), strFindFn) {
-		t.Error("ipairs' iterator or string.find is not recognised")
+	if fn("it").Builtin != lua.BuiltinIpairsIter || fn("find").Builtin != lua.BuiltinStringFind {
+		t.Error("ipairs' iterator or string.find is not marked")
 	}
-	if isGo(fn("match"), strFindFn) || isGo(fn("find"), ipairsAuxFn) {
-		t.Error("a function is taken for another")
+	if fn("match").Builtin != lua.NoBuiltin {
+		t.Error("string.match is marked")
 	}
 }
 
-// fastStates are a gopher-lua state and one with our ipairs and string library: loops and
-// calls in the second take the fast paths, the first runs gopher-lua's own functions.
+// ourState is a state with our ipairs and string library; plain runs every instruction
+// the plain way (lua.Options.SkipFastPaths), so loops and calls that take the fast paths in
+// a state without it call the functions instead.
+func ourState(t testing.TB, plain bool) *lua.LState {
+	L := lua.NewState(lua.Options{SkipFastPaths: plain})
+	installBase(L)
+	installStringLib(L, nil)
+	t.Cleanup(L.Close)
+	return L
+}
+
+// fastStates are a gopher-lua state (the fork's own functions) and one with our ipairs and
+// string library, in which loops and calls take the fast paths.
 func fastStates(t testing.TB) (stock, ours *lua.LState) {
-	stock, ours = lua.NewState(), lua.NewState()
-	installBase(ours)
-	installStringLib(ours, nil)
+	stock = lua.NewState()
 	t.Cleanup(stock.Close)
-	t.Cleanup(ours.Close)
-	return stock, ours
+	return stock, ourState(t, false)
 }
-
-// slowFind shadows string with a table whose find calls ours through a tail call, which
-// takes gopher-lua's own call path: a test's code then runs both ways unchanged.
-const slowFind = `local string = setmetatable({find = function(...) return _G.string.find(...) end}, {__index = _G.string})
-`
 
 // TestFastPathsLikeGopherLua: loops over ipairs give what gopher-lua's ipairs gives, and
-// calls of string.find what the same function gives through gopher-lua's call path,
-// whatever the number of values asked for, around locals, closures and nested loops, and
-// with the arguments that leave the fast path.
+// what ours gives when it is called; calls of string.find what the same function gives
+// when it is called; whatever the number of values asked for, around locals, closures and
+// nested loops, and with the arguments that leave the fast path.
 func TestFastPathsLikeGopherLua(t *testing.T) {
 	stock, ours := fastStates(t)
+	plain := ourState(t, true)
 	loops := []string{
 		`local o = {} for i in ipairs({"a", "b"}) do o[#o + 1] = i end return table.concat(o, ",")`,
 		`local o = {} for i, v, x in ipairs({"a", "b"}) do o[#o + 1] = i .. v .. tostring(x) end return table.concat(o, ",")`,
@@ -77,6 +78,9 @@ func TestFastPathsLikeGopherLua(t *testing.T) {
 		if got != want {
 			t.Errorf("%s\n  ours:       %s\n  gopher-lua: %s", c, got, want)
 		}
+		if called := runString(plain, c); got != called {
+			t.Errorf("%s\n  fast:   %s\n  called: %s", c, got, called)
+		}
 	}
 	finds := []string{
 		`return tostring(string.find("hello world", "o w", 1, true))`,
@@ -97,16 +101,16 @@ func TestFastPathsLikeGopherLua(t *testing.T) {
 		`local s, n = "x", 0 for i = 1, 300 do s = s .. "y" if string.find(s, "yy", i, true) then n = n + 1 end end return n`,
 	}
 	for _, c := range finds {
-		want, got := runString(ours, slowFind+c), runString(ours, c)
+		want, got := runString(plain, c), runString(ours, c)
 		if got != want {
-			t.Errorf("%s\n  fast: %s\n  slow: %s", c, got, want)
+			t.Errorf("%s\n  fast:   %s\n  called: %s", c, got, want)
 		}
 	}
 }
 
 // FuzzFastFind compares a plain string.find, its results taken every way, on the fast
-// path and on gopher-lua's call path. (The function itself is compared with gopher-lua's
-// and C Lua's by FuzzStringLib and TestStringLibAgainstLua51.)
+// path and called (lua.Options.SkipFastPaths). (The function itself is compared with
+// gopher-lua's and C Lua's by FuzzStringLib and TestStringLibAgainstLua51.)
 func FuzzFastFind(f *testing.F) {
 	f.Add("rm -rf /tmp", "rm -rf", int16(1), true)
 	f.Add("abcabc", "c", int16(-2), false)
@@ -116,14 +120,14 @@ func FuzzFastFind(f *testing.F) {
 		if len(s) > 300 || len(p) > 40 {
 			t.Skip()
 		}
-		_, ours := fastStates(t)
+		ours, called := ourState(t, false), ourState(t, true)
 		args := fmt.Sprintf("%s, %s, %d, %t", strconv.Quote(s), strconv.Quote(p), init, plain)
 		code := `local a, b, c = string.find(` + args + `)
 local t = {string.find(` + args + `)}
 local x = string.find(` + args + `)
 return tostring(a) .. tostring(b) .. tostring(c) .. "|" .. #t .. tostring(t[1]) .. tostring(t[2]) .. "|" .. tostring(x)`
-		if want, got := runString(ours, slowFind+code), runString(ours, code); got != want {
-			t.Fatalf("string.find(%s)\n  fast: %s\n  slow: %s", args, got, want)
+		if want, got := runString(called, code), runString(ours, code); got != want {
+			t.Fatalf("string.find(%s)\n  fast:   %s\n  called: %s", args, got, want)
 		}
 	})
 }

@@ -109,6 +109,9 @@ type Options struct {
 	// If `MinimizeStackMemory` is set, the call stack will be automatically grown or shrank up to a limit of
 	// `CallStackSize` in order to minimize memory usage. This does incur a slight performance penalty.
 	MinimizeStackMemory bool
+	// SkipFastPaths runs every instruction the plain way, without the steps the interpreter
+	// takes itself in the common case (fastpath.go): for tests that compare the two.
+	SkipFastPaths bool
 }
 
 /* }}} */

@@ -155,6 +155,7 @@ func (tb *LTable) Type() LValueType { return LTTable }
 
 type LFunction struct {
 	IsG       bool
+	Builtin   Builtin // a Go function's step the interpreter may take itself (fastpath.go)
 	Env       *LTable
 	Proto     *FunctionProto
 	GFunction LGFunction

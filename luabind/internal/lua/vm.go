@@ -1196,6 +1196,10 @@ func init() {
 			var callable *LFunction
 			var meta bool
 			if fn, ok := lv.(*LFunction); ok {
+				if fn.Builtin == BuiltinStringFind && fn.IsG && L.plainFind(inst) {
+					L.pollContext()
+					return 0
+				}
 				callable = fn
 				meta = false
 			} else {
@@ -1941,6 +1945,9 @@ func init() {
 			return 0
 		},
 		func(L *LState, inst uint32, baseframe *callFrame) int { //OP_TFORLOOP
+			if L.ipairsStep(inst) {
+				return 0
+			}
 			reg := L.reg
 			cf := L.currentFrame
 			lbase := cf.LocalBase
