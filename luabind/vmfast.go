@@ -2,7 +2,6 @@ package luabind
 
 import (
 	"context"
-	"iter"
 	"reflect"
 	"unsafe"
 
@@ -26,9 +25,13 @@ import (
 //     and registers (internal/lua/fastpath.go).
 //   - Setting a string key (`{tool = x}`, `t.k = v`, `t[s] = v`) goes through
 //     LTable.RawSetString, which boxes the key again for the table's key list although the
-//     instruction holds it boxed (a constant, or the register's value). OP_SETTABLEKS and
-//     OP_SETTABLE do RawSetString's work themselves with the boxed key (setStringKey) when
-//     the table has no metatable, and OP_NEWTABLE sizes a constructor's key list once.
+//     instruction holds it boxed (a constant, or the register's value). The fork's
+//     OP_SETTABLEKS and OP_SETTABLE do RawSetString's work themselves with the boxed key
+//     when the table has no metatable, and its OP_NEWTABLE sizes a constructor's key list
+//     once. Here, tables built from Go maps get their key list sized once (newKeyedTable,
+//     LTable.ReserveKeys), a refilled kwargs value is set without a key-list lookup
+//     (LTable.ReplaceString), and tables are walked in Next's order without Next's two
+//     lookups per pair (LTable.Pairs).
 //   - `a .. b .. c` of strings builds a list of the strings, joins them and boxes the
 //     result: three allocations. OP_CONCAT (vmhook.go) joins strings into one buffer the
 //     result then uses (joinStrings); numbers and metamethods go to gopher-lua's handler.
@@ -59,16 +62,6 @@ type frameMirror struct {
 type registryMirror struct {
 	array []lua.LValue
 	top   int
-}
-
-// tableMirror is gopher-lua v1.1.2's LTable.
-type tableMirror struct {
-	Metatable lua.LValue
-	array     []lua.LValue
-	dict      map[lua.LValue]lua.LValue
-	strdict   map[string]lua.LValue
-	keys      []lua.LValue
-	k2i       map[lua.LValue]int
 }
 
 // The offsets, in LState, of the fields the fast paths read or write.
@@ -130,8 +123,7 @@ func vmLayoutOK() bool {
 		return true
 	}
 	if !same(reflect.TypeFor[frameMirror](), frame.Type.Elem()) ||
-		!same(reflect.TypeFor[registryMirror](), reg.Type.Elem()) ||
-		!same(reflect.TypeFor[tableMirror](), reflect.TypeFor[lua.LTable]()) {
+		!same(reflect.TypeFor[registryMirror](), reg.Type.Elem()) {
 		return false
 	}
 	offFrame, offReg = frame.Offset, reg.Offset
@@ -142,70 +134,7 @@ func init() {
 	if !vmLayoutOK() {
 		return
 	}
-	for _, op := range []int{lua.OP_SETTABLE, lua.OP_SETTABLEKS} {
-		orig := jumpTable[op]
-		jumpTable[op] = func(L *lua.LState, inst uint32, frame unsafe.Pointer) int {
-			if setStringKey(L, inst) {
-				return 0
-			}
-			return orig(L, inst, frame)
-		}
-	}
-	newTable := jumpTable[lua.OP_NEWTABLE]
-	jumpTable[lua.OP_NEWTABLE] = func(L *lua.LState, inst uint32, frame unsafe.Pointer) int {
-		r := newTable(L, inst, frame)
-		if c := int(inst>>9) & 0x1ff; c > 0 {
-			cf, rg := frameOf(L), regOf(L)
-			if tb, ok := rg.array[cf.LocalBase+int(inst>>18)&0xff].(*lua.LTable); ok {
-				sizeKeys(tb, min(c, 64))
-			}
-		}
-		return r
-	}
 	fastVM = true
-}
-
-// rk is an RK operand of the running instruction: a constant or a register.
-func rk(cf *frameMirror, rg *registryMirror, x int) lua.LValue {
-	if x&256 != 0 {
-		return cf.Fn.Proto.Constants[x&^256]
-	}
-	return rg.array[cf.LocalBase+x]
-}
-
-// setStringKey is OP_SETTABLE or OP_SETTABLEKS A B C, R(A)[RK(B)] := RK(C), for a table
-// without a metatable and a string key: what LTable.RawSetString does, with the key the
-// instruction holds rather than a new box of it. It reports false, having changed nothing,
-// for anything else.
-func setStringKey(L *lua.LState, inst uint32) bool {
-	cf, rg := frameOf(L), regOf(L)
-	tb, ok := rg.array[cf.LocalBase+int(inst>>18)&0xff].(*lua.LTable)
-	if !ok || tb.Metatable != lua.LNil {
-		return false
-	}
-	key := rk(cf, rg, int(inst&0x1ff))
-	ks, ok := key.(lua.LString)
-	if !ok {
-		return false
-	}
-	value := rk(cf, rg, int(inst>>9)&0x1ff)
-	t := (*tableMirror)(unsafe.Pointer(tb))
-	if t.strdict == nil {
-		t.strdict = make(map[string]lua.LValue, 4)
-	}
-	if t.keys == nil {
-		t.keys, t.k2i = []lua.LValue{}, map[lua.LValue]int{}
-	}
-	if value == lua.LNil {
-		delete(t.strdict, string(ks))
-		return true
-	}
-	t.strdict[string(ks)] = value
-	if _, ok := t.k2i[key]; !ok {
-		t.k2i[key] = len(t.keys)
-		t.keys = append(t.keys, key)
-	}
-	return true
 }
 
 // joinStrings is OP_CONCAT A B C when R(B)..R(C) are strings of n bytes in all: R(A) is
@@ -232,64 +161,10 @@ func joinStrings(L *lua.LState, inst uint32, n int) bool {
 	return true
 }
 
-// newKeyedTable is L.CreateTable(0, n) for n string keys, its key list sized once: gopher-lua
-// grows it key by key.
+// newKeyedTable is L.CreateTable(0, n) for n string keys, its key list sized once:
+// RawSetString grows it key by key.
 func newKeyedTable(L *lua.LState, n int) *lua.LTable {
 	tb := L.CreateTable(0, n)
-	if fastVM && n > 0 {
-		sizeKeys(tb, n)
-	}
+	tb.ReserveKeys(n)
 	return tb
-}
-
-// sizeKeys gives tb, a new table, a key list for n keys.
-func sizeKeys(tb *lua.LTable, n int) {
-	t := (*tableMirror)(unsafe.Pointer(tb))
-	t.keys, t.k2i = make([]lua.LValue, 0, n), make(map[lua.LValue]int, n)
-}
-
-// replaceValue sets the string key of tb, which holds a value, to v (not nil): all
-// RawSetString would do, without looking the key up in the key list it is already in. It
-// reports false, having changed nothing, when the fast paths are off.
-func replaceValue(tb *lua.LTable, key string, v lua.LValue) bool {
-	if !fastVM {
-		return false
-	}
-	(*tableMirror)(unsafe.Pointer(tb)).strdict[key] = v
-	return true
-}
-
-// pairs walks tb's pairs in the order LTable.Next gives them: the array part, then the
-// other keys in the order they were first set. Next finds where it was on every step (a
-// lookup of the key in the key list, then of its value: two hash lookups per pair, and a
-// box for every array index); this walk keeps its place. The table must not change during
-// the walk.
-func pairs(tb *lua.LTable) iter.Seq2[lua.LValue, lua.LValue] {
-	return func(yield func(k, v lua.LValue) bool) {
-		if !fastVM {
-			for k, v := tb.Next(lua.LNil); k != lua.LNil; k, v = tb.Next(k) {
-				if !yield(k, v) {
-					return
-				}
-			}
-			return
-		}
-		t := (*tableMirror)(unsafe.Pointer(tb))
-		for i, v := range t.array {
-			if v != lua.LNil && v != nil && !yield(boxInt(i+1), v) {
-				return
-			}
-		}
-		for _, k := range t.keys {
-			var v lua.LValue
-			if s, ok := k.(lua.LString); ok {
-				v = t.strdict[string(s)]
-			} else {
-				v = t.dict[k]
-			}
-			if v != lua.LNil && v != nil && !yield(k, v) {
-				return
-			}
-		}
-	}
 }

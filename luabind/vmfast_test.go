@@ -216,8 +216,9 @@ func entries(t *lua.LTable) string {
 }
 
 // FuzzSetStringKey: string keys set from Lua (constructor fields, t.k = v, t[k] = v,
-// nils that delete) leave the table gopher-lua's RawSetString leaves: the same pairs, in
-// the same order for next.
+// nils that delete) leave the table RawSetString leaves, and the same instructions run the
+// plain way (lua.Options.SkipFastPaths): the same pairs, in the same order for next. So
+// does LTable.ReplaceString.
 func FuzzSetStringKey(f *testing.F) {
 	f.Add([]byte{0, 1, 2, 1, 0x80, 3, 2})
 	f.Add([]byte{5, 5, 0x85, 5, 0x40})
@@ -225,12 +226,14 @@ func FuzzSetStringKey(f *testing.F) {
 		if len(ops) > 64 {
 			t.Skip()
 		}
-		_, ours := fastStates(t)
-		want := ours.NewTable()
+		ours, plain := ourState(t, false), ourState(t, true)
+		want, replaced := ours.NewTable(), ours.NewTable()
 		var code strings.Builder
 		code.WriteString("local t = {k0 = 0, k1 = 1}\n")
-		want.RawSetString("k0", lua.LNumber(0))
-		want.RawSetString("k1", lua.LNumber(1))
+		for _, tb := range []*lua.LTable{want, replaced} {
+			tb.RawSetString("k0", lua.LNumber(0))
+			tb.RawSetString("k1", lua.LNumber(1))
+		}
 		for i, op := range ops {
 			key := fmt.Sprintf("k%d", op&7)
 			value, lv := strconv.Itoa(i), lua.LValue(lua.LNumber(i))
@@ -246,20 +249,31 @@ func FuzzSetStringKey(f *testing.F) {
 				fmt.Fprintf(&code, "do local k = %q t[k] = %s end\n", key, value)
 			}
 			want.RawSetString(key, lv)
+			replaced.ReplaceString(key, lv)
 		}
 		code.WriteString("return t")
-		if err := ours.DoString(code.String()); err != nil {
-			t.Fatal(err)
+		run := func(L *lua.LState) string {
+			if err := L.DoString(code.String()); err != nil {
+				t.Fatal(err)
+			}
+			return entries(L.Get(-1).(*lua.LTable))
 		}
-		got := ours.Get(-1).(*lua.LTable)
-		if g, w := entries(got), entries(want); g != w {
+		g, w := run(ours), entries(want)
+		if g != w {
 			t.Fatalf("%s\n  Lua:          %s\n  RawSetString: %s", code.String(), g, w)
+		}
+		if p := run(plain); p != g {
+			t.Fatalf("%s\n  Lua:         %s\n  plain steps: %s", code.String(), g, p)
+		}
+		if r := entries(replaced); r != w {
+			t.Fatalf("%s\n  ReplaceString: %s\n  RawSetString:  %s", code.String(), r, w)
 		}
 	})
 }
 
-// FuzzPairsLikeNext: pairs walks a table as LTable.Next does, whatever was set and cleared
-// in it: array entries and holes, string keys, other keys, keys set again after a clear.
+// FuzzPairsLikeNext: LTable.Pairs walks a table as LTable.Next does, whatever was set and
+// cleared in it: array entries and holes, string keys, other keys, keys set again after a
+// clear.
 func FuzzPairsLikeNext(f *testing.F) {
 	f.Add([]byte{1, 2, 3, 0x41, 0x42, 0x81, 0xc1, 0x43})
 	f.Add([]byte{0x85, 5, 0x45, 0xc5, 0x45, 0x10})
@@ -290,7 +304,7 @@ func FuzzPairsLikeNext(f *testing.F) {
 		for k, v := tb.Next(lua.LNil); k != lua.LNil; k, v = tb.Next(k) {
 			fmt.Fprintf(&want, "%s=%s;", k, v)
 		}
-		for k, v := range pairs(tb) {
+		for k, v := range tb.Pairs() {
 			fmt.Fprintf(&got, "%s=%s;", k, v)
 		}
 		if got.String() != want.String() {

@@ -1,6 +1,9 @@
 package lua
 
-import "strings"
+import (
+	"iter"
+	"strings"
+)
 
 // The interpreter's fast paths: steps some instructions do themselves in the common case,
 // with the results the plain way gives (Options.SkipFastPaths turns them off, for
@@ -183,4 +186,101 @@ func (L *LState) plainFind(inst uint32) bool {
 	}
 	rg.setTopAfterCall(ra+n, ra+1+nargs+nres)
 	return true
+}
+
+// setStringKey is OP_SETTABLE or OP_SETTABLEKS A B C, R(A)[RK(B)] := RK(C), for a table
+// without a metatable and a string key: what RawSetString does, with the key the
+// instruction holds (a constant, or the register's value) rather than a new box of it. It
+// reports false, having changed nothing, for anything else.
+func (L *LState) setStringKey(inst uint32) bool {
+	if L.Options.SkipFastPaths {
+		return false
+	}
+	tb, ok := L.reg.array[L.currentFrame.LocalBase+int(inst>>18)&0xff].(*LTable)
+	if !ok || tb.Metatable != LNil {
+		return false
+	}
+	key := L.rkValue(int(inst & 0x1ff))
+	ks, ok := key.(LString)
+	if !ok {
+		return false
+	}
+	tb.setBoxedString(key, string(ks), L.rkValue(int(inst>>9)&0x1ff))
+	return true
+}
+
+// setBoxedString is RawSetString(ks, value) for key, ks boxed as an LValue: the key list
+// keeps that box. Like RawSetString, it adds a key to the key list once and leaves it there
+// when the key is cleared.
+func (tb *LTable) setBoxedString(key LValue, ks string, value LValue) {
+	if tb.strdict == nil {
+		tb.strdict = make(map[string]LValue, 4)
+	}
+	if tb.keys == nil {
+		tb.keys, tb.k2i = []LValue{}, map[LValue]int{}
+	}
+	if value == LNil {
+		delete(tb.strdict, ks)
+		return
+	}
+	tb.strdict[ks] = value
+	if _, ok := tb.k2i[key]; !ok {
+		tb.k2i[key] = len(tb.keys)
+		tb.keys = append(tb.keys, key)
+	}
+}
+
+// ReserveKeys gives tb, a table that has never held a key outside its array part, a key
+// list with room for n keys, which RawSetString would otherwise grow key by key. It does
+// nothing to a table that has held such a key.
+func (tb *LTable) ReserveKeys(n int) {
+	if tb.keys == nil && n > 0 {
+		tb.keys, tb.k2i = make([]LValue, 0, n), make(map[LValue]int, n)
+	}
+}
+
+// ReplaceString is RawSetString(key, value) for a key tb probably holds already: when it
+// does, the value is replaced without looking the key up in the key list (where
+// RawSetString boxes the key, an allocation, to look it up).
+func (tb *LTable) ReplaceString(key string, value LValue) {
+	if value != LNil && tb.strdict != nil && tb.k2i != nil {
+		n := len(tb.strdict)
+		tb.strdict[key] = value
+		if len(tb.strdict) == n {
+			return // a key strdict held is in the key list
+		}
+		lkey := LString(key)
+		if _, ok := tb.k2i[lkey]; !ok {
+			tb.k2i[lkey] = len(tb.keys)
+			tb.keys = append(tb.keys, lkey)
+		}
+		return
+	}
+	tb.RawSetString(key, value)
+}
+
+// Pairs walks tb's pairs in the order Next gives them: the array part, then the other keys
+// in the order they were first set. Next finds where it was on every step (a lookup of the
+// key in the key list, then of its value: two hash lookups per pair, and a box for every
+// array index); this walk keeps its place, and boxes no index below 4096. The table must
+// not change during the walk.
+func (tb *LTable) Pairs() iter.Seq2[LValue, LValue] {
+	return func(yield func(k, v LValue) bool) {
+		for i, v := range tb.array {
+			if v != LNil && v != nil && !yield(IntValue(i+1), v) {
+				return
+			}
+		}
+		for _, k := range tb.keys {
+			var v LValue
+			if s, ok := k.(LString); ok {
+				v = tb.strdict[string(s)]
+			} else {
+				v = tb.dict[k]
+			}
+			if v != LNil && v != nil && !yield(k, v) {
+				return
+			}
+		}
+	}
 }
