@@ -75,6 +75,9 @@ func newSandbox(e *env) *lua.LState {
 		RegistrySize:        registrySize,
 		RegistryMaxSize:     registryMaxSize,
 		RegistryGrowStep:    registryGrowStep,
+		// `..` is an instruction, not a library function: the interpreter checks its size.
+		MaxStringSize:   maxStringSize,
+		StringSizeError: sizeError("..").Error(),
 	})
 	for _, lib := range []struct {
 		name string

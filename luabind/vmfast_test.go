@@ -185,25 +185,88 @@ end`, Options{})
 }
 
 // FuzzJoinStrings: `..` of strings gives the strings joined, in every position a result
-// can go to, and the same as gopher-lua's handler gives (reached with a number operand).
+// can go to, and the same as the plain way gives (reached with a number operand, and with
+// lua.Options.SkipFastPaths).
 func FuzzJoinStrings(f *testing.F) {
 	f.Add("User ", "u1", " on telegram")
 	f.Add("", "", "")
 	f.Add("a\x00b", "\xff", "ü")
 	f.Fuzz(func(t *testing.T, a, b, c string) {
-		_, ours := fastStates(t)
-		ours.SetGlobal("a", lua.LString(a))
-		ours.SetGlobal("b", lua.LString(b))
-		ours.SetGlobal("c", lua.LString(c))
 		code := `local x = a .. b .. c
 local t = {a .. b, c .. a}
 local y = tostring(a .. 1 .. b == a .. "1" .. b)
 return table.concat({x, t[1], t[2], y, select("#", a .. b), #(a .. b .. c)}, "|")`
 		want := strings.Join([]string{a + b + c, a + b, c + a, "true", "1", strconv.Itoa(len(a + b + c))}, "|")
-		if got := runString(ours, code); got != want {
-			t.Fatalf("a=%q b=%q c=%q\n  got:  %q\n  want: %q", a, b, c, got, want)
+		for _, plain := range []bool{false, true} {
+			L := ourState(t, plain)
+			L.SetGlobal("a", lua.LString(a))
+			L.SetGlobal("b", lua.LString(b))
+			L.SetGlobal("c", lua.LString(c))
+			if got := runString(L, code); got != want {
+				t.Fatalf("a=%q b=%q c=%q, plain steps %t\n  got:  %q\n  want: %q", a, b, c, plain, got, want)
+			}
 		}
 	})
+}
+
+// TestConcatIsBounded: `..` refuses to build a string larger than maxStringSize before
+// building it, whatever the shape of the expression, and leaves ordinary joins alone.
+func TestConcatIsBounded(t *testing.T) {
+	tests := []struct{ name, body string }{
+		{"one instruction", `local s = string.rep("x", 16 * 2^20)
+  return #(s .. s .. s .. s .. s .. s .. s .. s .. s .. s)`},
+		{"after a call", `local function f() return string.rep("y", 40 * 2^20) end
+  return #(f() .. f())`},
+		{"in a loop", `local s = "x" for i = 1, 40 do s = s .. s end return #s`},
+		{"numbers mixed in", `local s = string.rep("z", 33 * 2^20) return #(1 .. s .. 2 .. s)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, err := hostileCall(t, tt.body, nil)
+			le, ok := err.(*Error)
+			if !ok || le.Kind != KindLimit || !strings.Contains(le.Msg, ".. result larger than 64 MiB") {
+				t.Fatalf("got %v, %v; want a limit error naming ..", v, err)
+			}
+		})
+	}
+	v, err := hostileCall(t, `local a, b = "ab", 12 return a .. b .. "c" .. 1.5`, nil)
+	if err != nil || v != "ab12c1.5" {
+		t.Fatalf("ordinary concat: got %v, %v", v, err)
+	}
+}
+
+// TestStraightLineCodeStops: a long run of straight-line code, without a loop or a call,
+// stops at its timeout. Each statement joins two 16 MiB strings (a few ms); the 400 of them
+// run for seconds, and the interpreter, which polls after every long join (and every 1024
+// instructions), stops them within a few statements of the 100 ms timeout. How many ran is
+// counted in the state: the test reads no clock.
+func TestStraightLineCodeStops(t *testing.T) {
+	const statements = 400
+	var src strings.Builder
+	src.WriteString(`function register(ctx)
+  ctx.register_hook("run", function()
+    local big, s = string.rep("x", 16 * 2^20), nil
+    done = 0
+`)
+	for range statements {
+		src.WriteString("    s = big .. big done = done + 1\n")
+	}
+	src.WriteString(`  end)
+  ctx.register_hook("done", function() return done end)
+end`)
+	p := loadPlugin(t, src.String(), Options{Timeout: 100 * time.Millisecond, MemoryLimit: -1})
+	_, err := p.Call(context.Background(), 0, nil)
+	wantErr(t, "straight-line code", err, KindTimeout, "timed out after 100ms")
+	done, err := p.Call(context.Background(), 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Polled only every 1024 instructions (about 6 a statement), 170 statements would run;
+	// not polled at all, 400. Stopped at the first poll past the timeout, a handful.
+	if n, _ := strconv.Atoi(fmt.Sprint(done)); n < 1 || n >= 100 {
+		t.Fatalf("%v of %d statements ran before the call stopped, want a few", done, statements)
+	}
+	t.Logf("%v of %d statements ran", done, statements)
 }
 
 // entries lists t's pairs in the order next gives them.

@@ -284,3 +284,50 @@ func (tb *LTable) Pairs() iter.Seq2[LValue, LValue] {
 		}
 	}
 }
+
+// concatPollSize is the length from which a result of `..` is followed by a poll of the
+// context: building it took far longer than a poll.
+const concatPollSize = 1 << 16
+
+// concat is OP_CONCAT's R(rb) .. ... .. R(rc). A result longer than Options.MaxStringSize is
+// refused before it is built; strings are joined into one buffer the result then uses (the
+// plain way, stringConcat, makes a list of them, joins it and copies); numbers and
+// metamethods go the plain way. A long result is followed by a poll of the context.
+func (L *LState) concat(rb, rc int) LValue {
+	rg := L.reg
+	n, strs := int64(0), true
+	for r := rb; r <= rc; r++ {
+		var v LValue = LNil
+		if r < rg.top {
+			v = rg.array[r]
+		}
+		if s, ok := v.(LString); ok {
+			n += int64(len(s))
+		} else {
+			n += 32 // a number's text
+			strs = false
+		}
+	}
+	if max := L.Options.MaxStringSize; max > 0 && n > int64(max) {
+		msg := L.Options.StringSizeError
+		if msg == "" {
+			msg = "string too large"
+		}
+		L.RaiseError("%s", msg)
+	}
+	var v LValue
+	if strs && !L.Options.SkipFastPaths {
+		var b strings.Builder
+		b.Grow(int(n))
+		for _, s := range rg.array[rb : rc+1] {
+			b.WriteString(string(s.(LString)))
+		}
+		v = LString(b.String())
+	} else {
+		v = stringConcat(L, rc-rb+1, rc)
+	}
+	if n >= concatPollSize {
+		L.pollContext()
+	}
+	return v
+}

@@ -112,6 +112,11 @@ type Options struct {
 	// SkipFastPaths runs every instruction the plain way, without the steps the interpreter
 	// takes itself in the common case (fastpath.go): for tests that compare the two.
 	SkipFastPaths bool
+	// MaxStringSize, when positive, is the longest string the `..` operator may build (a
+	// number operand counts as 32 bytes): a longer result raises an error, whose message is
+	// StringSizeError ("string too large" when empty), before anything is built.
+	MaxStringSize   int
+	StringSizeError string
 }
 
 /* }}} */

@@ -1040,7 +1040,7 @@ func init() {
 			C := int(inst>>9) & 0x1ff //GETC
 			RC := lbase + C
 			RB := lbase + B
-			v := stringConcat(L, RC-RB+1, RC)
+			v := L.concat(RB, RC)
 			// this section is inlined by go-inline
 			// source function is 'func (rg *registry) Set(regi int, vali LValue) ' in '_state.go'
 			{
