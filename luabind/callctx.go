@@ -15,7 +15,8 @@ import (
 // or goroutine (context.WithTimeout costs five allocations and a timer per call, a large
 // share of a short hook's cost). begin arms the timeout and the memory guard, end disarms
 // them; the watchdog (guard.go) stops a call past its timeout or budget; the interpreter
-// polls it every 1024 instructions and after every call of a Go function (internal/lua/vm.go).
+// polls it every 1024 instructions and before every call of a Go function
+// (internal/lua/vm.go).
 type callContext struct {
 	_    cacheLinePad
 	poll atomic.Pointer[chan struct{}] // nil, or done once closed: what pollContext returns

@@ -12,8 +12,9 @@ import (
 // luabind only marks its functions, sets the state's options and calls the table helpers:
 //
 //   - The call's context is polled by the interpreter loop every 1024 instructions, so that
-//     straight-line code stops too, after every call of a Go function and every `..` that
-//     builds 64 KiB or more, and on returning to Go, through pollContext's Stopped
+//     straight-line code stops too, before every call of a Go function (none starts once
+//     the call is stopped), after every `..` that builds 64 KiB or more, and on returning
+//     to Go, through pollContext's Stopped
 //     (callctx.go: one atomic load) rather than gopher-lua's select on Done before every
 //     instruction. startCall refuses to start a call whose context is already done. A
 //     stopped call raises the same error at the next poll.

@@ -105,7 +105,7 @@ func benchPreToolCall(b *testing.B, eng *engine.Engine) {
 // called with gopher-lua directly on an equivalent table. "ctx" and "noctx" build the table
 // (and its args table) for every call, then PCall and read the result; "ctx" sets a context
 // on the state once, as the engine must for timeouts, which the interpreter polls every 1024
-// instructions and after every Go call (gopher-lua selected on it before every
+// instructions and before every Go call (gopher-lua selected on it before every
 // instruction), and "noctx" is the bare interpreter.
 // "reused-ctx" and "reused-noctx" build the table once: the call alone, the floor of the
 // engine's refilled tables.

@@ -134,7 +134,8 @@ func findStart(init int64, n int) int {
 
 // plainFind is OP_CALL A B C when R(A) is string.find (BuiltinStringFind) called with
 // arguments it answers without a pattern: the results go to R(A).. as the call would put
-// them. It reports false, having changed nothing, for any other call.
+// them. It reports false, having changed nothing, for any other call. Like the call of a Go
+// function it stands for, it polls the context first.
 func (L *LState) plainFind(inst uint32) bool {
 	if L.Options.SkipFastPaths {
 		return false
@@ -165,6 +166,7 @@ func (L *LState) plainFind(inst uint32) bool {
 	if !(nargs == 4 && LVAsBool(rg.array[ra+4])) && strings.ContainsAny(string(pat), findSpecials) {
 		return false
 	}
+	L.pollContext()
 	from := findStart(init, len(src))
 	var r0, r1 LValue = LNil, LNil
 	nres := 1

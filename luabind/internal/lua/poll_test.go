@@ -58,9 +58,10 @@ func TestPollStraightLineCode(t *testing.T) {
 	}
 }
 
-// TestPollAfterGoCall: the context is polled after every call of a Go function, and before
-// a call's first instruction.
-func TestPollAfterGoCall(t *testing.T) {
+// TestPollBeforeGoCall: the context is polled before every call of a Go function, so none
+// starts once the context is done, before a call's first instruction, and when the call
+// returns to Go.
+func TestPollBeforeGoCall(t *testing.T) {
 	L := NewState()
 	defer L.Close()
 	calls := 0
@@ -70,9 +71,12 @@ func TestPollAfterGoCall(t *testing.T) {
 		stop, calls int
 	}{
 		{"before the first instruction", "f()", 1, 0},
-		{"after a call", "f() f() f()", 2, 1},
-		{"after a tail call", "local function g() return f() end g() f()", 2, 1},
-		{"after a call that returned", "f() f() f()", 4, 3},
+		{"before a call", "f() f() f()", 2, 0},
+		{"before the third call", "f() f() f()", 4, 2},
+		{"before a tail call", "local function g() return f() end g() g()", 3, 1},
+		{"on returning", "f()", 3, 1},
+		{"before a call through __call", "local t = setmetatable({}, {__call = f}) t() t()", 4, 1},
+		{"before a Go iterator's step", "for _ in next, {1, 2, 3} do f() end", 4, 1},
 	} {
 		calls = 0
 		ctx := newStopAfter(tt.stop)

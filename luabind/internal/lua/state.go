@@ -2264,9 +2264,10 @@ func (ls *LState) SetMx(mx int) {
 }
 
 // SetContext set a context ctx to this LState. The provided ctx must be non-nil.
-// The interpreter polls it every few instructions, after every call of a Go function and
-// when it returns to Go (see mainLoop): when ctx is a ContextPoller, by a call of Stopped,
-// else by a receive from Done that does not wait.
+// The interpreter polls it before a call's first instruction, every contextPollInterval
+// instructions, before every call of a Go function and when it returns to Go (see mainLoop):
+// when ctx is a ContextPoller, by a call of Stopped, else by a receive from Done that does
+// not wait.
 func (ls *LState) SetContext(ctx context.Context) {
 	ls.ctx = ctx
 	ls.ctxPoller, _ = ctx.(ContextPoller)

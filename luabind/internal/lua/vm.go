@@ -17,9 +17,11 @@ const contextPollInterval = 1024
 // mainLoop runs the call frames above baseframe. With a context set (SetContext), it polls
 // the context before its first instruction (a resumed coroutine whose context is done goes
 // no further) and then every contextPollInterval instructions, whatever they are, so that
-// straight-line code stops too; after every call of a Go function and every join of a long
-// string (instructions that may take long on their own); and when it returns to Go, unless
-// it returns because the thread yielded or finished (the coroutine's resumer polls then).
+// straight-line code stops too; before every call of a Go function, so that none starts once
+// the context is done, and after every join of a long string (the steps that may take long
+// on their own); and when it returns to Go, unless it returns because the thread yielded or
+// finished (the coroutine's resumer polls then), so that a Lua function that caught the
+// stop (pcall) does not return as if it had finished.
 func mainLoop(L *LState, baseframe *callFrame) {
 	var inst uint32
 	var cf *callFrame
@@ -31,10 +33,8 @@ func mainLoop(L *LState, baseframe *callFrame) {
 	parent := L.Parent
 	L.currentFrame = L.stack.Last()
 	if L.currentFrame.Fn.IsG {
+		L.pollContext()
 		callGFunction(L, false)
-		if L.Parent == parent {
-			L.pollContext()
-		}
 		return
 	}
 
@@ -1206,13 +1206,15 @@ func init() {
 			var meta bool
 			if fn, ok := lv.(*LFunction); ok {
 				if fn.Builtin == BuiltinStringFind && fn.IsG && L.plainFind(inst) {
-					L.pollContext()
 					return 0
 				}
 				callable = fn
 				meta = false
 			} else {
 				callable, meta = L.metaCall(lv)
+			}
+			if callable != nil && callable.IsG {
+				L.pollContext()
 			}
 			// this section is inlined by go-inline
 			// source function is 'func (ls *LState) pushCallFrame(cf callFrame, fn LValue, meta bool) ' in '_state.go'
@@ -1332,11 +1334,8 @@ func init() {
 				}
 				ls.currentFrame = newcf
 			}
-			if callable.IsG {
-				if callGFunction(L, false) {
-					return 1
-				}
-				L.pollContext()
+			if callable.IsG && callGFunction(L, false) {
+				return 1
 			}
 			return 0
 		},
@@ -1384,6 +1383,7 @@ func init() {
 				}
 			}
 			if callable.IsG {
+				L.pollContext()
 				luaframe := cf
 				L.pushCallFrame(callFrame{
 					Fn:         callable,
@@ -1402,7 +1402,6 @@ func init() {
 				if L.currentFrame == nil || L.currentFrame.Fn.IsG || luaframe == baseframe {
 					return 1
 				}
-				L.pollContext()
 			} else {
 				base := cf.Base
 				cf.Fn = callable
