@@ -5,42 +5,31 @@ import (
 	"math"
 )
 
-// boxedInts are the integers 0..4095 as Lua values, boxed once: pushing one allocates
-// nothing, where each lua.LNumber(i) converted to an LValue allocates 8 bytes.
-var boxedInts = func() (t [4096]lua.LValue) {
-	for i := range t {
-		t[i] = lua.LNumber(i)
-	}
-	return t
-}()
-
-// boxInt is i as a Lua value, without an allocation when it is small.
-func boxInt(i int) lua.LValue {
-	if i >= 0 && i < len(boxedInts) {
-		return boxedInts[i]
-	}
-	return lua.LNumber(i)
-}
+// boxInt is i as a Lua value, without an allocation when it is small (0..4095): each
+// lua.LNumber(i) converted to an LValue allocates 8 bytes.
+func boxInt(i int) lua.LValue { return lua.IntValue(i) }
 
 // boxNumber is f as a Lua value, without an allocation when it is a small non-negative
 // integer (not -0, which prints and divides differently).
 func boxNumber(f float64) lua.LValue {
-	if f >= 0 && f < float64(len(boxedInts)) && f == math.Trunc(f) && !(f == 0 && math.Signbit(f)) {
-		return boxedInts[int(f)]
+	if f >= 0 && f < 1<<31 && f == math.Trunc(f) && !(f == 0 && math.Signbit(f)) {
+		return lua.IntValue(int(f))
 	}
 	return lua.LNumber(f)
 }
 
 // installBase replaces the base functions whose gopher-lua versions allocate on every step:
 // ipairs (its iterator boxed the index twice per step). The results are gopher-lua's
-// (TestIpairsLikeGopherLua, FuzzIpairs).
+// (TestIpairsLikeGopherLua, FuzzIpairs). Its iterator is marked as the fork's builtin ipairs
+// step, which a generic for then takes without calling it (FuzzIpairs).
 func installBase(L *lua.LState) {
 	aux := L.NewFunction(ipairsAux)
+	aux.Builtin = lua.BuiltinIpairsIter
 	L.SetGlobal("ipairs", L.NewFunction(func(L *lua.LState) int {
 		tb := L.CheckTable(1)
 		L.Push(aux)
 		L.Push(tb)
-		L.Push(boxedInts[0])
+		L.Push(lua.IntValue(0))
 		return 3
 	}))
 }

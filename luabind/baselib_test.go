@@ -8,13 +8,23 @@ import (
 	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 )
 
-// baseStates are a stock gopher-lua state and one with our base functions.
+// baseStates are a stock gopher-lua state and one with our base functions, whose generic
+// for takes ipairs' steps itself.
 func baseStates(t testing.TB) (stock, ours *lua.LState) {
 	stock, ours = lua.NewState(), lua.NewState()
 	installBase(ours)
 	t.Cleanup(stock.Close)
 	t.Cleanup(ours.Close)
 	return stock, ours
+}
+
+// calledState is one with our base functions whose generic for calls ipairs' iterator
+// (lua.Options.SkipFastPaths).
+func calledState(t testing.TB) *lua.LState {
+	L := lua.NewState(lua.Options{SkipFastPaths: true})
+	installBase(L)
+	t.Cleanup(L.Close)
+	return L
 }
 
 // run evaluates code (which returns one string) in L; an error is the result.
@@ -61,15 +71,20 @@ func TestIpairsLikeGopherLua(t *testing.T) {
 		`local f = ipairs({}) return f({}, "x")`,
 		`return type(ipairs({}))`,
 	}
+	called := calledState(t)
 	for _, c := range cases {
 		want, got := runString(stock, ipairsCollect+c), runString(ours, ipairsCollect+c)
 		if got != want {
 			t.Errorf("%s\n  ours:       %s\n  gopher-lua: %s", c, got, want)
 		}
+		if c2 := runString(called, ipairsCollect+c); c2 != got {
+			t.Errorf("%s\n  steps taken: %s\n  called:      %s", c, got, c2)
+		}
 	}
 }
 
-// FuzzIpairs builds a table from the fuzz input and iterates it both ways.
+// FuzzIpairs builds a table from the fuzz input and iterates it every way: with
+// gopher-lua's ipairs, and with ours, its steps taken by the interpreter and called.
 func FuzzIpairs(f *testing.F) {
 	f.Add([]byte{1, 2, 3, 0, 5}, int16(0))
 	f.Add([]byte{9, 9, 9}, int16(-3))
@@ -79,6 +94,7 @@ func FuzzIpairs(f *testing.F) {
 			t.Skip()
 		}
 		stock, ours := baseStates(t)
+		called := calledState(t)
 		var b strings.Builder
 		b.WriteString(ipairsCollect + "local t = {}\n")
 		for i, v := range items {
@@ -91,6 +107,9 @@ return collect(t) .. "|" .. tostring(a) .. "=" .. tostring(v)`, start)
 		want, got := runString(stock, b.String()), runString(ours, b.String())
 		if got != want {
 			t.Fatalf("ours %q, gopher-lua %q", got, want)
+		}
+		if c := runString(called, b.String()); c != got {
+			t.Fatalf("steps taken %q, called %q", got, c)
 		}
 	})
 }

@@ -8,10 +8,11 @@ import (
 
 // What no library function may do to the host (SPEC §6.6): build a value larger than
 // maxStringSize, or run for long without looking at the call's context. The interpreter
-// checks the context at every jump back and call (vmfast.go); a Go function called from Lua runs as one
-// instruction, so every library function that may allocate in proportion to its input, or
-// loop, checks the size of what it will build before building it (checkSize) and polls the
-// context while it works (poller).
+// (internal/lua/vm.go, mainLoop) polls the context every 1024 instructions and before every
+// call of a Go function; a Go function called from Lua runs as one instruction, so every
+// library function that may allocate in proportion to its input, or loop, checks the size
+// of what it will build before building it (checkSize) and polls the context while it works
+// (poller).
 
 // maxStringSize is the largest string a call may build: with string.rep, `..`,
 // table.concat, string.format, gsub, json.encode, file reads, and the like.

@@ -15,7 +15,8 @@ import (
 // or goroutine (context.WithTimeout costs five allocations and a timer per call, a large
 // share of a short hook's cost). begin arms the timeout and the memory guard, end disarms
 // them; the watchdog (guard.go) stops a call past its timeout or budget; the interpreter
-// polls it at every jump back and call (vmfast.go).
+// polls it every 1024 instructions and before every call of a Go function
+// (internal/lua/vm.go).
 type callContext struct {
 	_    cacheLinePad
 	poll atomic.Pointer[chan struct{}] // nil, or done once closed: what pollContext returns
@@ -178,17 +179,21 @@ func (c *callContext) Value(key any) any {
 	return p.Value(key)
 }
 
-// pollContext is the view of a callContext the interpreter polls (vmfast.go's poll reads
-// poll directly; gopher-lua's own loop, for a context set by L.SetContext, selects on Done
-// before every instruction). Its Done is nil until the call is
-// cancelled: a select on a nil channel touches no shared memory, where one on a channel
-// reads the channel's lock word, which two cores running two states keep stealing from
-// each other when the channels sit on one cache line. Host functions, which wait on Done,
-// get the callContext itself through hostContext. Successive calls of Done may return
-// different values, so a pollContext must not be handed to anything but gopher-lua.
+// pollContext is the view of a callContext the interpreter polls: it is a
+// lua.ContextPoller, whose Stopped reads one pointer that stays nil until the call is
+// cancelled, where a receive from a channel reads the channel's lock word, which two cores
+// running two states keep stealing from each other when the channels sit on one cache line.
+// Its Done is nil until the call is cancelled, for the same reason (a context derived from
+// it, such as gopher-lua's coroutines' before sandbox.go replaces it, registers nothing).
+// Host functions, which wait on Done, get the callContext itself through hostContext.
+// Successive calls of Done may return different values, so a pollContext must not be
+// handed to anything but the interpreter.
 type pollContext struct{ *callContext }
 
-// Done implements context.Context, for the interpreter's poll only.
+// Stopped implements lua.ContextPoller: whether the call was cancelled.
+func (p pollContext) Stopped() bool { return p.poll.Load() != nil }
+
+// Done implements context.Context, for the interpreter only.
 func (p pollContext) Done() <-chan struct{} {
 	if ch := p.poll.Load(); ch != nil {
 		return *ch

@@ -366,7 +366,7 @@ func (c *converter) table(t *lua.LTable, path *jsonPath, depth int) (any, error)
 	out := make(map[string]any, n)
 	// pairs rather than ForEach: it hands out the keys the table keeps, where ForEach boxes
 	// every string key again and its callback is one more allocation.
-	for k, v := range pairs(t) {
+	for k, v := range t.Pairs() {
 		var key string
 		switch kk := k.(type) {
 		case lua.LString:
@@ -401,7 +401,7 @@ func (c *converter) item(v lua.LValue, path *jsonPath, key string, index int, de
 // of keys seen until one was not).
 func arrayLen(t *lua.LTable) (int, bool) {
 	count, maxKey := 0, 0
-	for k := range pairs(t) {
+	for k := range t.Pairs() {
 		num, isNum := k.(lua.LNumber)
 		if !isNum || float64(num) != math.Trunc(float64(num)) || num < 1 {
 			return count, false

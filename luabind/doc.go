@@ -39,9 +39,10 @@
 // # Limits
 //
 // Every call runs under a context with the handler's timeout (Options.Timeout, default 5s):
-// the interpreter checks it at every jump back and every call (vmfast.go), so `while true
-// do end` is interrupted, and time.sleep, http, exec and host functions receive it. A call
-// fails alone, with a KindLimit error naming the limit, when it passes one of these:
+// the interpreter polls it every 1024 instructions and before every call of a Go function
+// (internal/lua/vm.go), so `while true do end` and a long run of straight-line code are
+// interrupted, and time.sleep, http, exec and host functions receive it. A call fails
+// alone, with a KindLimit error naming the limit, when it passes one of these:
 //
 //   - call depth: 200 Lua frames; coroutines resumed inside one another: 128 deep;
 //   - value stack (registry): 2^18 slots, so unpack or string.byte cannot push millions;

@@ -68,9 +68,10 @@ func (g *callGuard) limitError(file string) *Error {
 
 // watchdog samples the Go heap while Lua calls are in flight and stops a call whose growth
 // passes its budget, or that has run for its timeout, by cancelling the call's context: the
-// interpreter checks it at every jump back and call (vmfast.go). One sampler goroutine serves every call in
-// the process, because the heap is one process-wide resource; it runs only while calls are
-// in flight, and exits after a second without any (see doc.go).
+// interpreter polls it every 1024 instructions and before every call of a Go function
+// (internal/lua/vm.go). One sampler goroutine serves every call in the process, because the
+// heap is one process-wide resource; it runs only while calls are in flight, and exits after
+// a second without any (see doc.go).
 type watchdog struct {
 	every time.Duration // sampling period
 	idle  time.Duration // the sampler exits after this long without calls

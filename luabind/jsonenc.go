@@ -171,7 +171,7 @@ func (e *jsonEnc) table(t *lua.LTable, path *jsonPath, depth int) error {
 func (e *jsonEnc) object(t *lua.LTable, path *jsonPath, depth int) error {
 	mark := len(e.pairs)
 	defer func() { e.pairs = e.pairs[:mark] }()
-	for k, v := range pairs(t) { // see converter.table
+	for k, v := range t.Pairs() { // see converter.table
 		switch kk := k.(type) {
 		case lua.LString:
 			e.pairs = append(e.pairs, jsonPair{string(kk), v})

@@ -78,8 +78,8 @@ func (k *kwTable) store(i int, key string, old, v lua.LValue) {
 	case old == lua.LNil:
 		k.added++
 		k.t.RawSetString(key, v)
-	case v == lua.LNil || !replaceValue(k.t, key, v):
-		k.t.RawSetString(key, v)
+	default:
+		k.t.ReplaceString(key, v)
 	}
 	if i >= 0 {
 		k.vals[i] = v

@@ -75,6 +75,9 @@ func newSandbox(e *env) *lua.LState {
 		RegistrySize:        registrySize,
 		RegistryMaxSize:     registryMaxSize,
 		RegistryGrowStep:    registryGrowStep,
+		// `..` is an instruction, not a library function: the interpreter checks its size.
+		MaxStringSize:   maxStringSize,
+		StringSizeError: sizeError("..").Error(),
 	})
 	for _, lib := range []struct {
 		name string
@@ -148,7 +151,7 @@ func limitCoroutines(L *lua.LState, e *env) {
 		L.Insert(create, 1)
 		L.Call(L.GetTop()-1, 1)
 		th := L.CheckThread(-1)
-		setCallContext(th, e.poll)
+		th.SetContext(e.poll)
 		return 1
 	}))
 	resume := co.RawGetString("resume")
@@ -161,7 +164,7 @@ func limitCoroutines(L *lua.LState, e *env) {
 	co.RawSetString("wrap", L.NewFunction(func(L *lua.LState) int {
 		fn := L.CheckFunction(1)
 		th, _ := L.NewThread()
-		setCallContext(th, e.poll)
+		th.SetContext(e.poll)
 		L.Push(L.NewFunction(func(L *lua.LState) int {
 			defer enter(L)()
 			args := make([]lua.LValue, L.GetTop())

@@ -230,7 +230,7 @@ func (s *script) newState(parent context.Context) (st *state, err error) {
 		}
 	}()
 	L := built.L
-	setCallContext(L, e.poll)
+	L.SetContext(e.poll)
 	defer L.RemoveContext()
 	L.Push(L.NewFunctionFromProto(s.proto))
 	if err := startCall(L, 0, 0, e.poll); err != nil {
@@ -355,7 +355,7 @@ func (s *script) invoke(ctx context.Context, st *state, i int, args []any) (v an
 			v, err, panicked = nil, &Error{Kind: KindRuntime, File: s.opts.File, Msg: fmt.Sprintf("panic: %v", r)}, true
 		}
 	}()
-	setCallContext(L, st.env.poll)
+	L.SetContext(st.env.poll)
 	defer L.RemoveContext()
 	defer L.SetTop(top)
 	L.Push(fn)

@@ -31,6 +31,9 @@ func installStringLib(L *lua.LState, _ *env) {
 	} {
 		str.RawSetString(name, L.NewFunction(fn))
 	}
+	// A plain find, the usual deny-list test, is answered by the interpreter itself: strFind
+	// gives what the fork's builtin step gives (FuzzFastFind).
+	str.RawGetString("find").(*lua.LFunction).Builtin = lua.BuiltinStringFind
 	str.RawSetString("gfind", str.RawGetString("gmatch")) // gopher-lua's alias
 	tbl := L.GetGlobal("table").(*lua.LTable)
 	tbl.RawSetString("concat", L.NewFunction(tableConcat))

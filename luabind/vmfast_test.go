@@ -12,12 +12,9 @@ import (
 	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 )
 
-// TestFastVMInstalled: the layout of gopher-lua's structs matches the mirrors, so the fast
-// paths are in place, and they recognise the functions they stand in for.
-func TestFastVMInstalled(t *testing.T) {
-	if !fastVM {
-		t.Fatal("vmfast.go's mirrors do not match gopher-lua's structs: the fast paths are off; re-read vmfast.go against this version")
-	}
+// TestBuiltinsMarked: ipairs' iterator and string.find carry the fork's builtin marks, so
+// the interpreter takes their steps itself, and no other function does.
+func TestBuiltinsMarked(t *testing.T) {
 	L := lua.NewState()
 	defer L.Close()
 	installBase(L)
@@ -26,36 +23,40 @@ func TestFastVMInstalled(t *testing.T) {
 		t.Fatal(err)
 	}
 	fn := func(name string) *lua.LFunction { return L.GetGlobal(name).(*lua.LFunction) }
-	if !isGo(fn("it"), ipairsAuxFn) || !isGo(fn("find"), strFindFn) {
-		t.Error("ipairs' iterator or string.find is not recognised")
+	if fn("it").Builtin != lua.BuiltinIpairsIter || fn("find").Builtin != lua.BuiltinStringFind {
+		t.Error("ipairs' iterator or string.find is not marked")
 	}
-	if isGo(fn("match"), strFindFn) || isGo(fn("find"), ipairsAuxFn) {
-		t.Error("a function is taken for another")
+	if fn("match").Builtin != lua.NoBuiltin {
+		t.Error("string.match is marked")
 	}
 }
 
-// fastStates are a gopher-lua state and one with our ipairs and string library: loops and
-// calls in the second take the fast paths, the first runs gopher-lua's own functions.
+// ourState is a state with our ipairs and string library; plain runs every instruction
+// the plain way (lua.Options.SkipFastPaths), so loops and calls that take the fast paths in
+// a state without it call the functions instead.
+func ourState(t testing.TB, plain bool) *lua.LState {
+	L := lua.NewState(lua.Options{SkipFastPaths: plain})
+	installBase(L)
+	installStringLib(L, nil)
+	t.Cleanup(L.Close)
+	return L
+}
+
+// fastStates are a gopher-lua state (the fork's own functions) and one with our ipairs and
+// string library, in which loops and calls take the fast paths.
 func fastStates(t testing.TB) (stock, ours *lua.LState) {
-	stock, ours = lua.NewState(), lua.NewState()
-	installBase(ours)
-	installStringLib(ours, nil)
+	stock = lua.NewState()
 	t.Cleanup(stock.Close)
-	t.Cleanup(ours.Close)
-	return stock, ours
+	return stock, ourState(t, false)
 }
-
-// slowFind shadows string with a table whose find calls ours through a tail call, which
-// takes gopher-lua's own call path: a test's code then runs both ways unchanged.
-const slowFind = `local string = setmetatable({find = function(...) return _G.string.find(...) end}, {__index = _G.string})
-`
 
 // TestFastPathsLikeGopherLua: loops over ipairs give what gopher-lua's ipairs gives, and
-// calls of string.find what the same function gives through gopher-lua's call path,
-// whatever the number of values asked for, around locals, closures and nested loops, and
-// with the arguments that leave the fast path.
+// what ours gives when it is called; calls of string.find what the same function gives
+// when it is called; whatever the number of values asked for, around locals, closures and
+// nested loops, and with the arguments that leave the fast path.
 func TestFastPathsLikeGopherLua(t *testing.T) {
 	stock, ours := fastStates(t)
+	plain := ourState(t, true)
 	loops := []string{
 		`local o = {} for i in ipairs({"a", "b"}) do o[#o + 1] = i end return table.concat(o, ",")`,
 		`local o = {} for i, v, x in ipairs({"a", "b"}) do o[#o + 1] = i .. v .. tostring(x) end return table.concat(o, ",")`,
@@ -77,6 +78,9 @@ func TestFastPathsLikeGopherLua(t *testing.T) {
 		if got != want {
 			t.Errorf("%s\n  ours:       %s\n  gopher-lua: %s", c, got, want)
 		}
+		if called := runString(plain, c); got != called {
+			t.Errorf("%s\n  fast:   %s\n  called: %s", c, got, called)
+		}
 	}
 	finds := []string{
 		`return tostring(string.find("hello world", "o w", 1, true))`,
@@ -97,16 +101,16 @@ func TestFastPathsLikeGopherLua(t *testing.T) {
 		`local s, n = "x", 0 for i = 1, 300 do s = s .. "y" if string.find(s, "yy", i, true) then n = n + 1 end end return n`,
 	}
 	for _, c := range finds {
-		want, got := runString(ours, slowFind+c), runString(ours, c)
+		want, got := runString(plain, c), runString(ours, c)
 		if got != want {
-			t.Errorf("%s\n  fast: %s\n  slow: %s", c, got, want)
+			t.Errorf("%s\n  fast:   %s\n  called: %s", c, got, want)
 		}
 	}
 }
 
 // FuzzFastFind compares a plain string.find, its results taken every way, on the fast
-// path and on gopher-lua's call path. (The function itself is compared with gopher-lua's
-// and C Lua's by FuzzStringLib and TestStringLibAgainstLua51.)
+// path and called (lua.Options.SkipFastPaths). (The function itself is compared with
+// gopher-lua's and C Lua's by FuzzStringLib and TestStringLibAgainstLua51.)
 func FuzzFastFind(f *testing.F) {
 	f.Add("rm -rf /tmp", "rm -rf", int16(1), true)
 	f.Add("abcabc", "c", int16(-2), false)
@@ -116,14 +120,14 @@ func FuzzFastFind(f *testing.F) {
 		if len(s) > 300 || len(p) > 40 {
 			t.Skip()
 		}
-		_, ours := fastStates(t)
+		ours, called := ourState(t, false), ourState(t, true)
 		args := fmt.Sprintf("%s, %s, %d, %t", strconv.Quote(s), strconv.Quote(p), init, plain)
 		code := `local a, b, c = string.find(` + args + `)
 local t = {string.find(` + args + `)}
 local x = string.find(` + args + `)
 return tostring(a) .. tostring(b) .. tostring(c) .. "|" .. #t .. tostring(t[1]) .. tostring(t[2]) .. "|" .. tostring(x)`
-		if want, got := runString(ours, slowFind+code), runString(ours, code); got != want {
-			t.Fatalf("string.find(%s)\n  fast: %s\n  slow: %s", args, got, want)
+		if want, got := runString(called, code), runString(ours, code); got != want {
+			t.Fatalf("string.find(%s)\n  fast:   %s\n  called: %s", args, got, want)
 		}
 	})
 }
@@ -181,25 +185,90 @@ end`, Options{})
 }
 
 // FuzzJoinStrings: `..` of strings gives the strings joined, in every position a result
-// can go to, and the same as gopher-lua's handler gives (reached with a number operand).
+// can go to, and the same as the plain way gives (reached with a number operand, and with
+// lua.Options.SkipFastPaths).
 func FuzzJoinStrings(f *testing.F) {
 	f.Add("User ", "u1", " on telegram")
 	f.Add("", "", "")
 	f.Add("a\x00b", "\xff", "ü")
 	f.Fuzz(func(t *testing.T, a, b, c string) {
-		_, ours := fastStates(t)
-		ours.SetGlobal("a", lua.LString(a))
-		ours.SetGlobal("b", lua.LString(b))
-		ours.SetGlobal("c", lua.LString(c))
 		code := `local x = a .. b .. c
 local t = {a .. b, c .. a}
 local y = tostring(a .. 1 .. b == a .. "1" .. b)
 return table.concat({x, t[1], t[2], y, select("#", a .. b), #(a .. b .. c)}, "|")`
 		want := strings.Join([]string{a + b + c, a + b, c + a, "true", "1", strconv.Itoa(len(a + b + c))}, "|")
-		if got := runString(ours, code); got != want {
-			t.Fatalf("a=%q b=%q c=%q\n  got:  %q\n  want: %q", a, b, c, got, want)
+		for _, plain := range []bool{false, true} {
+			L := ourState(t, plain)
+			L.SetGlobal("a", lua.LString(a))
+			L.SetGlobal("b", lua.LString(b))
+			L.SetGlobal("c", lua.LString(c))
+			if got := runString(L, code); got != want {
+				t.Fatalf("a=%q b=%q c=%q, plain steps %t\n  got:  %q\n  want: %q", a, b, c, plain, got, want)
+			}
 		}
 	})
+}
+
+// TestConcatIsBounded: `..` refuses to build a string larger than maxStringSize before
+// building it, whatever the shape of the expression, and leaves ordinary joins alone.
+func TestConcatIsBounded(t *testing.T) {
+	tests := []struct{ name, body string }{
+		{"one instruction", `local s = string.rep("x", 16 * 2^20)
+  return #(s .. s .. s .. s .. s .. s .. s .. s .. s .. s)`},
+		{"after a call", `local function f() return string.rep("y", 40 * 2^20) end
+  return #(f() .. f())`},
+		{"in a loop", `local s = "x" for i = 1, 40 do s = s .. s end return #s`},
+		{"numbers mixed in", `local s = string.rep("z", 33 * 2^20) return #(1 .. s .. 2 .. s)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, err := hostileCall(t, tt.body, nil)
+			le, ok := err.(*Error)
+			if !ok || le.Kind != KindLimit || !strings.Contains(le.Msg, ".. result larger than 64 MiB") {
+				t.Fatalf("got %v, %v; want a limit error naming ..", v, err)
+			}
+		})
+	}
+	v, err := hostileCall(t, `local a, b = "ab", 12 return a .. b .. "c" .. 1.5`, nil)
+	if err != nil || v != "ab12c1.5" {
+		t.Fatalf("ordinary concat: got %v, %v", v, err)
+	}
+}
+
+// TestStraightLineCodeStops: a long run of straight-line code, without a loop or a call,
+// stops at its timeout. Each statement joins three 20 MiB strings (a few ms); the 400 of
+// them run for seconds, and the interpreter, which polls after every long join (and every
+// 1024 instructions), stops them within a few statements of the 100 ms timeout. How many
+// ran is counted in the state: the test reads no clock.
+func TestStraightLineCodeStops(t *testing.T) {
+	const statements = 400
+	var src strings.Builder
+	src.WriteString(`local big = string.rep("x", 20 * 2^20)
+function register(ctx)
+  ctx.register_hook("run", function()
+    local s
+    done = 0
+`)
+	for range statements {
+		src.WriteString("    s = big .. big .. big done = done + 1\n")
+	}
+	src.WriteString(`  end)
+  ctx.register_hook("done", function() return done end)
+end`)
+	p := loadPlugin(t, src.String(), Options{Timeout: 100 * time.Millisecond, MemoryLimit: -1})
+	_, err := p.Call(context.Background(), 0, nil)
+	wantErr(t, "straight-line code", err, KindTimeout, "timed out after 100ms")
+	done, err := p.Call(context.Background(), 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Polled only every 1024 instructions (7 a statement), 146 statements would run; not
+	// polled at all, 400. Stopped at the first poll past the timeout, a handful (none
+	// when one join takes longer than the timeout, as under the race detector).
+	if n, err := strconv.Atoi(fmt.Sprint(done)); err != nil || n >= 100 {
+		t.Fatalf("%v of %d statements ran before the call stopped, want a few", done, statements)
+	}
+	t.Logf("%v of %d statements ran", done, statements)
 }
 
 // entries lists t's pairs in the order next gives them.
@@ -212,8 +281,9 @@ func entries(t *lua.LTable) string {
 }
 
 // FuzzSetStringKey: string keys set from Lua (constructor fields, t.k = v, t[k] = v,
-// nils that delete) leave the table gopher-lua's RawSetString leaves: the same pairs, in
-// the same order for next.
+// nils that delete) leave the table RawSetString leaves, and the same instructions run the
+// plain way (lua.Options.SkipFastPaths): the same pairs, in the same order for next. So
+// does LTable.ReplaceString.
 func FuzzSetStringKey(f *testing.F) {
 	f.Add([]byte{0, 1, 2, 1, 0x80, 3, 2})
 	f.Add([]byte{5, 5, 0x85, 5, 0x40})
@@ -221,12 +291,14 @@ func FuzzSetStringKey(f *testing.F) {
 		if len(ops) > 64 {
 			t.Skip()
 		}
-		_, ours := fastStates(t)
-		want := ours.NewTable()
+		ours, plain := ourState(t, false), ourState(t, true)
+		want, replaced := ours.NewTable(), ours.NewTable()
 		var code strings.Builder
 		code.WriteString("local t = {k0 = 0, k1 = 1}\n")
-		want.RawSetString("k0", lua.LNumber(0))
-		want.RawSetString("k1", lua.LNumber(1))
+		for _, tb := range []*lua.LTable{want, replaced} {
+			tb.RawSetString("k0", lua.LNumber(0))
+			tb.RawSetString("k1", lua.LNumber(1))
+		}
 		for i, op := range ops {
 			key := fmt.Sprintf("k%d", op&7)
 			value, lv := strconv.Itoa(i), lua.LValue(lua.LNumber(i))
@@ -242,20 +314,31 @@ func FuzzSetStringKey(f *testing.F) {
 				fmt.Fprintf(&code, "do local k = %q t[k] = %s end\n", key, value)
 			}
 			want.RawSetString(key, lv)
+			replaced.ReplaceString(key, lv)
 		}
 		code.WriteString("return t")
-		if err := ours.DoString(code.String()); err != nil {
-			t.Fatal(err)
+		run := func(L *lua.LState) string {
+			if err := L.DoString(code.String()); err != nil {
+				t.Fatal(err)
+			}
+			return entries(L.Get(-1).(*lua.LTable))
 		}
-		got := ours.Get(-1).(*lua.LTable)
-		if g, w := entries(got), entries(want); g != w {
+		g, w := run(ours), entries(want)
+		if g != w {
 			t.Fatalf("%s\n  Lua:          %s\n  RawSetString: %s", code.String(), g, w)
+		}
+		if p := run(plain); p != g {
+			t.Fatalf("%s\n  Lua:         %s\n  plain steps: %s", code.String(), g, p)
+		}
+		if r := entries(replaced); r != w {
+			t.Fatalf("%s\n  ReplaceString: %s\n  RawSetString:  %s", code.String(), r, w)
 		}
 	})
 }
 
-// FuzzPairsLikeNext: pairs walks a table as LTable.Next does, whatever was set and cleared
-// in it: array entries and holes, string keys, other keys, keys set again after a clear.
+// FuzzPairsLikeNext: LTable.Pairs walks a table as LTable.Next does, whatever was set and
+// cleared in it: array entries and holes, string keys, other keys, keys set again after a
+// clear.
 func FuzzPairsLikeNext(f *testing.F) {
 	f.Add([]byte{1, 2, 3, 0x41, 0x42, 0x81, 0xc1, 0x43})
 	f.Add([]byte{0x85, 5, 0x45, 0xc5, 0x45, 0x10})
@@ -286,7 +369,7 @@ func FuzzPairsLikeNext(f *testing.F) {
 		for k, v := tb.Next(lua.LNil); k != lua.LNil; k, v = tb.Next(k) {
 			fmt.Fprintf(&want, "%s=%s;", k, v)
 		}
-		for k, v := range pairs(tb) {
+		for k, v := range tb.Pairs() {
 			fmt.Fprintf(&got, "%s=%s;", k, v)
 		}
 		if got.String() != want.String() {

@@ -104,8 +104,9 @@ func benchPreToolCall(b *testing.B, eng *engine.Engine) {
 // BenchmarkPreToolCallLuaRaw is the floor of BenchmarkPreToolCallLua: the same Lua function
 // called with gopher-lua directly on an equivalent table. "ctx" and "noctx" build the table
 // (and its args table) for every call, then PCall and read the result; "ctx" sets a context
-// on the state once, which switches gopher-lua to mainLoopWithContext (a select per
-// instruction), as the engine must for timeouts, and "noctx" is the bare interpreter.
+// on the state once, as the engine must for timeouts, which the interpreter polls every 1024
+// instructions and before every Go call (gopher-lua selected on it before every
+// instruction), and "noctx" is the bare interpreter.
 // "reused-ctx" and "reused-noctx" build the table once: the call alone, the floor of the
 // engine's refilled tables.
 func BenchmarkPreToolCallLuaRaw(b *testing.B) {

@@ -3,9 +3,16 @@
 package deps
 
 import (
+	"bytes"
 	"encoding/json"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -118,5 +125,92 @@ func TestNoUpstreamLua(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// unsafeAllowed lists the files outside the Lua interpreter (luabind/internal/lua, a fork
+// that keeps upstream's own uses) that may import unsafe, the functions each may use, and
+// why. Nothing else in the module imports it.
+var unsafeAllowed = map[string]struct {
+	uses []string
+	why  string
+}{
+	"luabind/strlib.go": {[]string{"String", "SliceData"},
+		"a built result of up to 64 MiB (gsub, format, rep) becomes a Lua string without a copy"},
+	"luabind/mod_re.go": {[]string{"String", "SliceData"},
+		"a scratch buffer is read as a string, without a copy, before it is reused"},
+	"luabind/kept.go": {[]string{"StringData"},
+		"a string's bytes are its identity: a string kept twice is counted once"},
+}
+
+// TestNoLinknameNoUnsafe: no Go file of the module reaches into another package's private
+// symbols with a linkname directive, and only the files of unsafeAllowed import unsafe
+// outside the interpreter's fork, using only the functions listed there.
+func TestNoLinknameNoUnsafe(t *testing.T) {
+	directive := "//go:" + "linkname" // not spelled out, so that this file does not match
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := 0
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if d.Name() == ".git" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") {
+			return nil
+		}
+		files++
+		rel := filepath.ToSlash(strings.TrimPrefix(path, root+string(filepath.Separator)))
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if bytes.Contains(src, []byte(directive)) {
+			t.Errorf("%s: has a %s directive", rel, directive)
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, src, parser.SkipObjectResolution)
+		if err != nil {
+			t.Errorf("%s: %v", rel, err)
+			return nil
+		}
+		name := "" // what unsafe is called in f
+		for _, imp := range f.Imports {
+			if imp.Path.Value == `"unsafe"` {
+				name = "unsafe"
+				if imp.Name != nil {
+					name = imp.Name.Name
+				}
+			}
+		}
+		if name == "" || strings.HasPrefix(rel, "luabind/internal/lua/") {
+			return nil
+		}
+		allowed, ok := unsafeAllowed[rel]
+		if !ok {
+			t.Errorf("%s imports unsafe; only the Lua interpreter and %v may", rel, slices.Sorted(maps.Keys(unsafeAllowed)))
+			return nil
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if sel, ok := n.(*ast.SelectorExpr); ok {
+				if x, ok := sel.X.(*ast.Ident); ok && x.Name == name && !slices.Contains(allowed.uses, sel.Sel.Name) {
+					t.Errorf("%s uses unsafe.%s; it may use only %v (%s)", rel, sel.Sel.Name, allowed.uses, allowed.why)
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files < 100 {
+		t.Fatalf("found only %d Go files under %s", files, root)
 	}
 }

@@ -109,6 +109,14 @@ type Options struct {
 	// If `MinimizeStackMemory` is set, the call stack will be automatically grown or shrank up to a limit of
 	// `CallStackSize` in order to minimize memory usage. This does incur a slight performance penalty.
 	MinimizeStackMemory bool
+	// SkipFastPaths runs every instruction the plain way, without the steps the interpreter
+	// takes itself in the common case (fastpath.go): for tests that compare the two.
+	SkipFastPaths bool
+	// MaxStringSize, when positive, is the longest string the `..` operator may build (a
+	// number operand counts as 32 bytes): a longer result raises an error, whose message is
+	// StringSizeError ("string too large" when empty), before anything is built.
+	MaxStringSize   int
+	StringSizeError string
 }
 
 /* }}} */
@@ -1605,7 +1613,6 @@ func (ls *LState) NewThread() (*LState, context.CancelFunc) {
 	thread.Env = ls.Env
 	var f context.CancelFunc = nil
 	if ls.ctx != nil {
-		thread.mainLoop = mainLoopWithContext
 		thread.ctx, f = context.WithCancel(ls.ctx)
 		thread.ctxCancelFn = f
 	}
@@ -2247,9 +2254,20 @@ func (ls *LState) SetMx(mx int) {
 }
 
 // SetContext set a context ctx to this LState. The provided ctx must be non-nil.
+// The interpreter polls it before a call's first instruction, every contextPollInterval
+// instructions, before every call of a Go function and when it returns to Go (see mainLoop):
+// when ctx is a ContextPoller, by a call of Stopped, else by a receive from Done that does
+// not wait.
 func (ls *LState) SetContext(ctx context.Context) {
-	ls.mainLoop = mainLoopWithContext
 	ls.ctx = ctx
+	ls.ctxPoller, _ = ctx.(ContextPoller)
+}
+
+// A ContextPoller is a context that can tell whether it is done without a channel
+// operation: Stopped reports true once it is done (Err then says why). Its Done is never
+// called by the interpreter's poll.
+type ContextPoller interface {
+	Stopped() bool
 }
 
 // Context returns the LState's context. To change the context, use WithContext.
@@ -2260,8 +2278,8 @@ func (ls *LState) Context() context.Context {
 // RemoveContext removes the context associated with this LState and returns this context.
 func (ls *LState) RemoveContext() context.Context {
 	oldctx := ls.ctx
-	ls.mainLoop = mainLoop
 	ls.ctx = nil
+	ls.ctxPoller = nil
 	return oldctx
 }
 

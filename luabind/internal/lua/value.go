@@ -154,6 +154,7 @@ func (tb *LTable) Type() LValueType { return LTTable }
 
 type LFunction struct {
 	IsG       bool
+	Builtin   Builtin // a Go function's step the interpreter may take itself (fastpath.go)
 	Env       *LTable
 	Proto     *FunctionProto
 	GFunction LGFunction
@@ -193,6 +194,7 @@ type LState struct {
 	hasErrorFunc bool
 	mainLoop     func(*LState, *callFrame)
 	ctx          context.Context
+	ctxPoller    ContextPoller // ctx, when it is one
 	ctxCancelFn  context.CancelFunc
 }
 

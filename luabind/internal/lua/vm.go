@@ -10,6 +10,18 @@ import (
 	"strings"
 )
 
+// contextPollInterval is how many instructions the interpreter runs between two polls of
+// the state's context.
+const contextPollInterval = 1024
+
+// mainLoop runs the call frames above baseframe. With a context set (SetContext), it polls
+// the context before its first instruction (a resumed coroutine whose context is done goes
+// no further) and then every contextPollInterval instructions, whatever they are, so that
+// straight-line code stops too; before every call of a Go function, so that none starts once
+// the context is done, and after every join of a long string (the steps that may take long
+// on their own); and when it returns to Go, unless it returns because the thread yielded or
+// finished (the coroutine's resumer polls then), so that a Lua function that caught the
+// stop (pcall) does not return as if it had finished.
 func mainLoop(L *LState, baseframe *callFrame) {
 	var inst uint32
 	var cf *callFrame
@@ -18,50 +30,75 @@ func mainLoop(L *LState, baseframe *callFrame) {
 		return
 	}
 
+	parent := L.Parent
 	L.currentFrame = L.stack.Last()
 	if L.currentFrame.Fn.IsG {
+		L.pollContext()
 		callGFunction(L, false)
 		return
 	}
 
+	// Instructions run four to a pass, counted once a pass: the count lives on the stack
+	// across every handler call, and updating it for each instruction cost an
+	// instruction-heavy function 2% more machine instructions. The poll comes once the
+	// pass's first instruction is fetched: an error cannot be raised in a frame whose Pc is
+	// still 0 (a call just entered).
+	steps := 1
 	for {
+		cf = L.currentFrame
+		inst = cf.Fn.Proto.Code[cf.Pc]
+		cf.Pc++
+		if steps -= 4; steps <= 0 {
+			steps = contextPollInterval
+			L.pollContext()
+		}
+		if jumpTable[int(inst>>26)](L, inst, baseframe) == 1 {
+			break
+		}
 		cf = L.currentFrame
 		inst = cf.Fn.Proto.Code[cf.Pc]
 		cf.Pc++
 		if jumpTable[int(inst>>26)](L, inst, baseframe) == 1 {
-			return
+			break
 		}
-	}
-}
-
-func mainLoopWithContext(L *LState, baseframe *callFrame) {
-	var inst uint32
-	var cf *callFrame
-
-	if L.stack.IsEmpty() {
-		return
-	}
-
-	L.currentFrame = L.stack.Last()
-	if L.currentFrame.Fn.IsG {
-		callGFunction(L, false)
-		return
-	}
-
-	for {
 		cf = L.currentFrame
 		inst = cf.Fn.Proto.Code[cf.Pc]
 		cf.Pc++
-		select {
-		case <-L.ctx.Done():
-			L.RaiseError("%s", L.ctx.Err().Error())
-			return
-		default:
-			if jumpTable[int(inst>>26)](L, inst, baseframe) == 1 {
-				return
-			}
+		if jumpTable[int(inst>>26)](L, inst, baseframe) == 1 {
+			break
+		}
+		cf = L.currentFrame
+		inst = cf.Fn.Proto.Code[cf.Pc]
+		cf.Pc++
+		if jumpTable[int(inst>>26)](L, inst, baseframe) == 1 {
+			break
 		}
 	}
+	if L.Parent == parent {
+		L.pollContext()
+	}
+}
+
+// pollContext raises the error of the state's context when the context is done.
+func (ls *LState) pollContext() {
+	if ls.ctx != nil {
+		ls.checkContext()
+	}
+}
+
+func (ls *LState) checkContext() {
+	if p := ls.ctxPoller; p != nil {
+		if !p.Stopped() {
+			return
+		}
+	} else {
+		select {
+		case <-ls.ctx.Done():
+		default:
+			return
+		}
+	}
+	ls.RaiseError("%s", ls.ctx.Err().Error())
 }
 
 // regv is the first target register to copy the return values to.
@@ -652,6 +689,9 @@ func init() {
 			return 0
 		},
 		func(L *LState, inst uint32, baseframe *callFrame) int { //OP_SETTABLE
+			if L.setStringKey(inst) {
+				return 0
+			}
 			reg := L.reg
 			cf := L.currentFrame
 			lbase := cf.LocalBase
@@ -663,6 +703,9 @@ func init() {
 			return 0
 		},
 		func(L *LState, inst uint32, baseframe *callFrame) int { //OP_SETTABLEKS
+			if L.setStringKey(inst) {
+				return 0
+			}
 			reg := L.reg
 			cf := L.currentFrame
 			lbase := cf.LocalBase
@@ -682,6 +725,9 @@ func init() {
 			B := int(inst & 0x1ff)    //GETB
 			C := int(inst>>9) & 0x1ff //GETC
 			v := newLTable(B, C)
+			if C > 0 && !L.Options.SkipFastPaths {
+				v.ReserveKeys(min(C, 64)) // the constructor's keys: its key list sized once
+			}
 			// this section is inlined by go-inline
 			// source function is 'func (rg *registry) Set(regi int, vali LValue) ' in '_state.go'
 			{
@@ -1017,7 +1063,7 @@ func init() {
 			C := int(inst>>9) & 0x1ff //GETC
 			RC := lbase + C
 			RB := lbase + B
-			v := stringConcat(L, RC-RB+1, RC)
+			v := L.concat(RB, RC)
 			// this section is inlined by go-inline
 			// source function is 'func (rg *registry) Set(regi int, vali LValue) ' in '_state.go'
 			{
@@ -1182,10 +1228,16 @@ func init() {
 			var callable *LFunction
 			var meta bool
 			if fn, ok := lv.(*LFunction); ok {
+				if fn.Builtin == BuiltinStringFind && fn.IsG && L.plainFind(inst) {
+					return 0
+				}
 				callable = fn
 				meta = false
 			} else {
 				callable, meta = L.metaCall(lv)
+			}
+			if callable != nil && callable.IsG {
+				L.pollContext()
 			}
 			// this section is inlined by go-inline
 			// source function is 'func (ls *LState) pushCallFrame(cf callFrame, fn LValue, meta bool) ' in '_state.go'
@@ -1354,6 +1406,7 @@ func init() {
 				}
 			}
 			if callable.IsG {
+				L.pollContext()
 				luaframe := cf
 				L.pushCallFrame(callFrame{
 					Fn:         callable,
@@ -1923,6 +1976,9 @@ func init() {
 			return 0
 		},
 		func(L *LState, inst uint32, baseframe *callFrame) int { //OP_TFORLOOP
+			if L.ipairsStep(inst) {
+				return 0
+			}
 			reg := L.reg
 			cf := L.currentFrame
 			lbase := cf.LocalBase

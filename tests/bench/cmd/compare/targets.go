@@ -186,7 +186,7 @@ func runsText(r *results) string {
 func ladder(w io.Writer, r *results) {
 	steps := []struct{ name, what string }{
 		{"BenchmarkPreToolCallLuaRaw/reused-noctx", "gopher-lua: the call on a table built once"},
-		{"BenchmarkPreToolCallLuaRaw/reused-ctx", "+ a context on the state (mainLoopWithContext)"},
+		{"BenchmarkPreToolCallLuaRaw/reused-ctx", "+ a context on the state (polled every 1024 instructions)"},
 		{"BenchmarkPreToolCallLua", "= the engine (refill, deadline and guard, pool, results, merge)"},
 		{"BenchmarkPreToolCallLuaRaw/ctx", "gopher-lua building the two tables every call, for comparison"},
 		{"BenchmarkPreToolCallLuaEscaping/fresh", "the engine when the callback may keep its kwargs"},
