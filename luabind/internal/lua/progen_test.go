@@ -476,8 +476,12 @@ func (g *gen) strExpr(d int) string {
 	}
 	d--
 	switch g.intn(17) {
-	case 0, 1:
-		return "(" + g.strExpr(d) + " .. " + g.strExpr(d) + ")"
+	// Strings that may grow from a variable are cut (here, and string.rep and format
+	// below): a loop of s = s .. s would double s on every pass, past any time bound.
+	case 0: // grows by a literal at most
+		return "(" + g.strExpr(d) + " .. " + g.pick(strLits...) + ")"
+	case 1:
+		return "string.sub(" + g.strExpr(d) + " .. " + g.strExpr(d) + ", 1, 60)"
 	case 2:
 		return g.numText(d)
 	case 3:
@@ -487,10 +491,9 @@ func (g *gen) strExpr(d int) string {
 	case 5:
 		return g.strAtom(d) + ":" + g.pick("upper", "lower", "reverse") + "()"
 	case 6:
-		// cut to 40 bytes: a loop of s = string.rep(s, 2) would double s on every pass
 		return "string.sub(string.rep(" + g.strExpr(d) + ", " + g.pick("0", "1", "2", "3", "(-1)") + "), 1, 40)"
 	case 7:
-		return `string.format("%d %s", ` + g.intExpr(d) + ", " + g.strExpr(d) + ")"
+		return `string.sub(string.format("%d %s", ` + g.intExpr(d) + ", " + g.strExpr(d) + "), 1, 60)"
 	case 8:
 		return "string.char(65 + " + g.intExpr(d) + " % 26)"
 	case 9:
