@@ -168,7 +168,9 @@ func startLua51() (*lua51Proc, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(bin, "-e", lua51Server)
+	// At most 2 GiB of address space: a generated program that builds without bound fails
+	// there (an error, like any other) instead of taking the machine's memory.
+	cmd := exec.Command("/bin/sh", "-c", `ulimit -v 2097152; exec "$0" -e "$1"`, bin, lua51Server)
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
@@ -191,7 +193,9 @@ func startLua51() (*lua51Proc, error) {
 				return
 			}
 			if line != endMarker {
-				b.WriteString(line)
+				if b.Len() <= maxOutput { // more is cut: the comparison then fails on length
+					b.WriteString(line)
+				}
 				continue
 			}
 			select {
