@@ -1491,9 +1491,19 @@ func compileArithmeticOpExpr(context *funcContext, reg int, expr *ast.Arithmetic
 	expr, _ = exp.(*ast.ArithmeticOpExpr)
 	a := savereg(ec, reg)
 	b := reg
-	compileExprWithKMVPropagation(context, expr.Lhs, &reg, &b)
-	c := reg
-	compileExprWithKMVPropagation(context, expr.Rhs, &reg, &c)
+	var c int
+	if v, ok := lnumberValue(constFold(expr.Lhs)); ok {
+		// A numeral on the left becomes a constant after the right operand is compiled,
+		// as in Lua 5.1 (codearith): the order decides which of -0 and 0 a shared
+		// constant slot holds.
+		c = reg
+		compileExprWithKMVPropagation(context, expr.Rhs, &reg, &c)
+		b = loadRk(context, &reg, expr, v)
+	} else {
+		compileExprWithKMVPropagation(context, expr.Lhs, &reg, &b)
+		c = reg
+		compileExprWithKMVPropagation(context, expr.Rhs, &reg, &c)
+	}
 
 	op := 0
 	switch expr.Operator {
