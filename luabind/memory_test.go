@@ -25,3 +25,29 @@ func TestTailCallSpinner(t *testing.T) {
 		t.Errorf("next call: got %v, %v; want the plugin to keep working", got, err)
 	}
 }
+
+// Valid programs that look like attacks run, and cheaply.
+func TestCheapValidPrograms(t *testing.T) {
+	tests := []struct {
+		name, src string
+		want      any
+	}{
+		{"sparse key", `local t = {} t[67108863] = 1 return t[67108863] + #t`, int64(1)},
+		{"sparse keys then the array", `local t = {} t[2^25] = 1 for i = 1, 100 do t[i] = i end return #t`, int64(100)},
+	}
+	p := loadPlugin(t, runawayPlugin, Options{})
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := heapAlloc()
+			stop := heapPeak()
+			got, err := p.Call(context.Background(), 0, map[string]any{"src": tt.src})
+			peak := stop()
+			if err != nil || got != tt.want {
+				t.Fatalf("got %v, %v; want %v", got, err, tt.want)
+			}
+			if grew := int64(peak) - int64(before); grew > 16<<20 {
+				t.Errorf("the heap grew by %.0f MiB during the call", float64(grew)/(1<<20))
+			}
+		})
+	}
+}

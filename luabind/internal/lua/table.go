@@ -72,6 +72,7 @@ func (tb *LTable) Append(value LValue) {
 	}
 	if len(tb.array) == 0 || tb.array[len(tb.array)-1] != LNil {
 		tb.array = append(tb.array, value)
+		tb.grown()
 	} else {
 		i := len(tb.array) - 2
 		for ; i >= 0; i-- {
@@ -98,21 +99,21 @@ func (tb *LTable) Insert(i int, value LValue) {
 	}
 	i -= 1
 	tb.array = append(tb.array, LNil)
+	tb.grown()
 	copy(tb.array[i+1:], tb.array[i:])
 	tb.array[i] = value
 }
 
 // MaxN returns a maximum number key that nil value does not exist before it.
 func (tb *LTable) MaxN() int {
-	if tb.array == nil {
-		return 0
-	}
+	n := 0
 	for i := len(tb.array) - 1; i >= 0; i-- {
 		if tb.array[i] != LNil {
-			return i + 1
+			n = i + 1
+			break
 		}
 	}
-	return 0
+	return max(n, tb.sparseMaxN())
 }
 
 // Remove removes from this table the element at a given position.
@@ -148,22 +149,7 @@ func (tb *LTable) RawSet(key LValue, value LValue) {
 	switch v := key.(type) {
 	case LNumber:
 		if isArrayKey(v) {
-			if tb.array == nil {
-				tb.array = make([]LValue, 0, defaultArrayCap)
-			}
-			index := int(v) - 1
-			alen := len(tb.array)
-			switch {
-			case index == alen:
-				tb.array = append(tb.array, value)
-			case index > alen:
-				for i := 0; i < (index - alen); i++ {
-					tb.array = append(tb.array, LNil)
-				}
-				tb.array = append(tb.array, value)
-			case index < alen:
-				tb.array[index] = value
-			}
+			tb.setInt(int(v), value)
 			return
 		}
 	case LString:
@@ -180,22 +166,7 @@ func (tb *LTable) RawSetInt(key int, value LValue) {
 		tb.RawSetH(LNumber(key), value)
 		return
 	}
-	if tb.array == nil {
-		tb.array = make([]LValue, 0, 32)
-	}
-	index := key - 1
-	alen := len(tb.array)
-	switch {
-	case index == alen:
-		tb.array = append(tb.array, value)
-	case index > alen:
-		for i := 0; i < (index - alen); i++ {
-			tb.array = append(tb.array, LNil)
-		}
-		tb.array = append(tb.array, value)
-	case index < alen:
-		tb.array[index] = value
-	}
+	tb.setInt(key, value)
 }
 
 // RawSetString sets a given LValue to a given string index without the __newindex metamethod.
@@ -252,12 +223,9 @@ func (tb *LTable) RawGet(key LValue) LValue {
 	switch v := key.(type) {
 	case LNumber:
 		if isArrayKey(v) {
-			if tb.array == nil {
-				return LNil
-			}
 			index := int(v) - 1
 			if index >= len(tb.array) {
-				return LNil
+				return tb.sparseInt(v)
 			}
 			return tb.array[index]
 		}
@@ -281,12 +249,9 @@ func (tb *LTable) RawGet(key LValue) LValue {
 
 // RawGetInt returns an LValue at position `key` without __index metamethod.
 func (tb *LTable) RawGetInt(key int) LValue {
-	if tb.array == nil {
-		return LNil
-	}
 	index := int(key) - 1
 	if index >= len(tb.array) || index < 0 {
-		return LNil
+		return tb.sparseInt(LNumber(key))
 	}
 	return tb.array[index]
 }
@@ -356,7 +321,7 @@ func (tb *LTable) Next(key LValue) (LValue, LValue) {
 	}
 
 	if init || key != LNumber(0) {
-		if kv, ok := key.(LNumber); ok && isInteger(kv) && int(kv) >= 0 && kv < LNumber(MaxArrayIndex) {
+		if kv, ok := key.(LNumber); ok && isInteger(kv) && int(kv) >= 0 && int(kv) <= len(tb.array) {
 			index := int(kv)
 			if tb.array != nil {
 				for ; index < len(tb.array); index++ {
