@@ -293,18 +293,14 @@ func setStringKey(L *lua.LState, inst uint32) bool {
 	if t.strdict == nil {
 		t.strdict = make(map[string]lua.LValue, 4)
 	}
-	if t.keys == nil {
-		t.keys, t.k2i = []lua.LValue{}, map[lua.LValue]int{}
-	}
 	if value == lua.LNil {
 		delete(t.strdict, string(ks))
 		return true
 	}
-	t.strdict[string(ks)] = value
 	if _, ok := t.k2i[key]; !ok {
-		t.k2i[key] = len(t.keys)
-		t.keys = append(t.keys, key)
+		tb.AddKey(key)
 	}
+	t.strdict[string(ks)] = value
 	return true
 }
 

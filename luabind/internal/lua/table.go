@@ -174,22 +174,15 @@ func (tb *LTable) RawSetString(key string, value LValue) {
 	if tb.strdict == nil {
 		tb.strdict = make(map[string]LValue, defaultHashCap)
 	}
-	if tb.keys == nil {
-		tb.keys = []LValue{}
-		tb.k2i = map[LValue]int{}
-	}
-
 	if value == LNil {
-		// TODO tb.keys and tb.k2i should also be removed
-		delete(tb.strdict, key)
-	} else {
-		tb.strdict[key] = value
-		lkey := LString(key)
-		if _, ok := tb.k2i[lkey]; !ok {
-			tb.k2i[lkey] = len(tb.keys)
-			tb.keys = append(tb.keys, lkey)
-		}
+		delete(tb.strdict, key) // the key list keeps it (table_keys.go)
+		return
 	}
+	lkey := LString(key)
+	if _, ok := tb.k2i[lkey]; !ok {
+		tb.addKey(lkey)
+	}
+	tb.strdict[key] = value
 }
 
 // RawSetH sets a given LValue to a given index without the __newindex metamethod.
@@ -201,21 +194,14 @@ func (tb *LTable) RawSetH(key LValue, value LValue) {
 	if tb.dict == nil {
 		tb.dict = make(map[LValue]LValue, len(tb.strdict))
 	}
-	if tb.keys == nil {
-		tb.keys = []LValue{}
-		tb.k2i = map[LValue]int{}
-	}
-
 	if value == LNil {
-		// TODO tb.keys and tb.k2i should also be removed
-		delete(tb.dict, key)
-	} else {
-		tb.dict[key] = value
-		if _, ok := tb.k2i[key]; !ok {
-			tb.k2i[key] = len(tb.keys)
-			tb.keys = append(tb.keys, key)
-		}
+		delete(tb.dict, key) // the key list keeps it (table_keys.go)
+		return
 	}
+	if _, ok := tb.k2i[key]; !ok {
+		tb.addKey(key)
+	}
+	tb.dict[key] = value
 }
 
 // RawGet returns an LValue associated with a given key without __index metamethod.
