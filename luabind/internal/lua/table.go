@@ -67,6 +67,7 @@ func (tb *LTable) Append(value LValue) {
 	if value == LNil {
 		return
 	}
+	tb.growing(1)
 	if tb.array == nil {
 		tb.array = make([]LValue, 0, defaultArrayCap)
 	}
@@ -86,6 +87,7 @@ func (tb *LTable) Append(value LValue) {
 
 // Insert inserts a given LValue at position `i` in this table.
 func (tb *LTable) Insert(i int, value LValue) {
+	tb.growing(1)
 	if tb.array == nil {
 		tb.array = make([]LValue, 0, defaultArrayCap)
 	}
@@ -172,6 +174,7 @@ func (tb *LTable) RawSetInt(key int, value LValue) {
 // RawSetString sets a given LValue to a given string index without the __newindex metamethod.
 func (tb *LTable) RawSetString(key string, value LValue) {
 	if tb.strdict == nil {
+		tb.charge(mapMemory(defaultHashCap))
 		tb.strdict = make(map[string]LValue, defaultHashCap)
 	}
 	if value == LNil {
@@ -192,6 +195,7 @@ func (tb *LTable) RawSetH(key LValue, value LValue) {
 		return
 	}
 	if tb.dict == nil {
+		tb.charge(mapMemory(len(tb.strdict)))
 		tb.dict = make(map[LValue]LValue, len(tb.strdict))
 	}
 	if value == LNil {

@@ -15,6 +15,7 @@ const minCompact = 32
 // addKey records key, which is not in the list, as the newest key of the hash part. The
 // caller stores its value afterwards.
 func (tb *LTable) addKey(key LValue) {
+	tb.charge(memKey)
 	if tb.k2i == nil {
 		tb.keys, tb.k2i = []LValue{}, map[LValue]int{}
 	}

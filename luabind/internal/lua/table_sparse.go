@@ -23,6 +23,7 @@ func (tb *LTable) setInt(key int, value LValue) {
 	case index < alen:
 		tb.array[index] = value
 	case index == alen:
+		tb.growing(1)
 		if tb.array == nil {
 			tb.array = make([]LValue, 0, defaultArrayCap)
 		}
@@ -33,6 +34,7 @@ func (tb *LTable) setInt(key int, value LValue) {
 			tb.RawSetH(LNumber(key), LNil)
 		}
 	case index-alen < arraySlack:
+		tb.growing(key - alen)
 		for k := alen + 1; k < key; k++ {
 			tb.array = append(tb.array, tb.takeSparse(k))
 		}
@@ -57,6 +59,7 @@ func (tb *LTable) grown() {
 		if v == LNil {
 			return
 		}
+		tb.growing(1)
 		tb.array = append(tb.array, v)
 		n++
 	}
