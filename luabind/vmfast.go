@@ -432,6 +432,7 @@ func joinStrings(L *lua.LState, inst uint32, n int) bool {
 	if ra >= len(rg.array) || rc >= len(rg.array) {
 		return false
 	}
+	chargeString(L, n)
 	buf := make([]byte, 0, n)
 	for _, v := range rg.array[rb : rc+1] {
 		buf = append(buf, v.(lua.LString)...)
