@@ -96,13 +96,11 @@ func (m *memAccount) over(n int64) {
 	}
 	m.threshold.Store(limit) // before the request is taken: one made meanwhile lowers it again
 	requested := m.request.Swap(false)
-	if m.used <= limit && !requested {
-		return
+	if !requested && (m.used <= limit || m.used-m.measured < limit/4) {
+		return // under the limit, or measured lately: past it by less than a quarter
 	}
-	if requested || m.used-m.measured >= limit/4 {
-		m.used = m.reachable(limit) + n
-		m.measured = m.used
-	}
+	m.used = m.reachable(limit) + n
+	m.measured = m.used
 	if m.used > limit {
 		m.used -= n
 		m.tripped = true

@@ -83,6 +83,24 @@ return #keep`); err != nil {
 	}
 }
 
+// A state that holds most of its limit and keeps allocating garbage is measured every
+// quarter of its limit, and never stopped.
+func TestMemoryLimitNearlyFull(t *testing.T) {
+	L := limitedState(8 << 20)
+	defer L.Close()
+	if err := L.DoString(`
+local keep = {}
+for i = 1, 6500 do keep[i] = string.rep("k", 1000) .. i end -- about 6.6 MB of the 8 MiB
+local n = 0
+for round = 1, 3000 do
+  local s = string.rep("y", 10000) .. round
+  n = n + #s
+end
+return #keep + n`); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // pcall catches the memory error, as in C Lua, but the account keeps it: every later
 // charge raises it again, so the host can fail the call.
 func TestMemoryErrorIsSticky(t *testing.T) {

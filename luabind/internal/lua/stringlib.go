@@ -397,6 +397,7 @@ func strRep(L *LState) int {
 	if n < 0 {
 		L.Push(emptyLString)
 	} else {
+		L.mem.charge(stringMemory(len(str) * n))
 		L.Push(LString(strings.Repeat(str, n)))
 	}
 	return 1
