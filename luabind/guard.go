@@ -8,8 +8,9 @@ import (
 	"time"
 )
 
-// defaultMemoryLimit is what a hook's Lua state may hold when Options.MemoryLimit is 0.
-const defaultMemoryLimit = 256 << 20
+// DefaultMemoryLimit is what each Lua state of a hook may hold when Options.MemoryLimit
+// is 0, in bytes.
+const DefaultMemoryLimit = 256 << 20
 
 // A callGuard watches the calls of one state (and its loading). It is registered with the
 // watchdog once, when the state is built, and armed for each call under the lock of the

@@ -336,7 +336,7 @@ end`), Options{MemoryLimit: bc.limit, States: runtime.GOMAXPROCS(0)})
 // BenchmarkArm is a call's whole bookkeeping: arming and disarming its context, deadline
 // and memory guard.
 func BenchmarkArm(b *testing.B) {
-	c := newCallContext(defaultMemoryLimit)
+	c := newCallContext(DefaultMemoryLimit)
 	defer heapWatch.unregister(&c.guard)
 	ctx := context.Background()
 	b.ReportAllocs()

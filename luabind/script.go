@@ -170,7 +170,7 @@ func newScript(src []byte, opts Options) (*script, error) {
 		opts.Name = opts.File
 	}
 	if opts.MemoryLimit == 0 {
-		opts.MemoryLimit = defaultMemoryLimit
+		opts.MemoryLimit = DefaultMemoryLimit
 	}
 	logger := opts.Logger
 	if logger == nil {
