@@ -12,7 +12,7 @@ func (ls *LState) ReachableMemory(limit int64, roots ...LValue) int64 {
 	if limit <= 0 {
 		limit = 1<<63 - 1
 	}
-	w := memWalk{seen: map[unsafe.Pointer]struct{}{}, strs: map[*byte]struct{}{}, limit: limit}
+	w := memWalk{limit: limit}
 	g := ls.G
 	w.todo = append(w.todo, g.Global, g.Registry, g.MainThread, g.CurrentThread, ls)
 	for _, mt := range g.builtinMts {
@@ -30,11 +30,13 @@ func (ls *LState) ReachableMemory(limit int64, roots ...LValue) int64 {
 }
 
 type memWalk struct {
-	seen  map[unsafe.Pointer]struct{}
-	strs  map[*byte]struct{}
-	todo  []LValue
-	total int64
-	limit int64
+	seen      ptrSet // tables, functions, userdata, threads, prototypes
+	strs      ptrSet // the bytes of strings of 64 bytes or more
+	todo      []LValue
+	total     int64
+	limit     int64
+	lastEnv   *LTable
+	lastProto *FunctionProto
 }
 
 // visit counts v and queues what it holds.
@@ -61,10 +63,14 @@ func (w *memWalk) visit(v LValue) {
 				w.queue(up.Value())
 			}
 		}
-		if x.Env != nil {
+		// Most functions share their environment and many their prototype: the last ones
+		// seen are not looked up again.
+		if x.Env != nil && x.Env != w.lastEnv {
+			w.lastEnv = x.Env
 			w.todo = append(w.todo, x.Env)
 		}
-		if x.Proto != nil {
+		if x.Proto != nil && x.Proto != w.lastProto {
+			w.lastProto = x.Proto
 			w.proto(x.Proto)
 		}
 	case *LUserData:
@@ -151,13 +157,14 @@ func (w *memWalk) proto(p *FunctionProto) {
 	}
 }
 
-// queue counts a string or number now and queues anything else that may hold more.
+// queue counts a string, number or function now (what a function holds is queued) and
+// queues anything else that may hold more.
 func (w *memWalk) queue(v LValue) {
 	switch x := v.(type) {
 	case nil, *LNilType, LBool:
 	case LString:
 		w.str(x)
-	case LNumber:
+	case LNumber, *LFunction:
 		w.visit(x)
 	default:
 		w.todo = append(w.todo, v)
@@ -165,21 +172,49 @@ func (w *memWalk) queue(v LValue) {
 }
 
 func (w *memWalk) str(s LString) {
-	if len(s) >= 64 {
-		p := unsafe.StringData(string(s))
-		if _, ok := w.strs[p]; ok {
-			return
-		}
-		w.strs[p] = struct{}{}
+	if len(s) >= 64 && !w.strs.add(unsafe.Pointer(unsafe.StringData(string(s)))) {
+		return
 	}
 	w.total += stringMemory(len(s))
 }
 
 // first reports whether p is seen for the first time.
-func (w *memWalk) first(p unsafe.Pointer) bool {
-	if _, ok := w.seen[p]; ok {
+func (w *memWalk) first(p unsafe.Pointer) bool { return w.seen.add(p) }
+
+// A ptrSet is a set of heap addresses, one bit per 8 bytes of address space, in bitmaps of
+// 16 KiB that each cover 1 MiB: a walk of millions of objects sets a bit in memory it
+// mostly has in cache, where a map hashed and grew (Go does not move heap objects, and the
+// walk holds every object it has seen).
+type ptrSet struct {
+	chunks  map[uintptr]*ptrChunk
+	last    *ptrChunk
+	lastKey uintptr
+}
+
+const ptrChunkShift = 20 // 1 MiB of addresses per chunk
+
+type ptrChunk [1 << (ptrChunkShift - 3) / 64]uint64
+
+// add adds p and reports whether it was not in the set.
+func (s *ptrSet) add(p unsafe.Pointer) bool {
+	a := uintptr(p)
+	key := a >> ptrChunkShift
+	c := s.last
+	if c == nil || key != s.lastKey {
+		if s.chunks == nil {
+			s.chunks = map[uintptr]*ptrChunk{}
+		}
+		if c = s.chunks[key]; c == nil {
+			c = new(ptrChunk)
+			s.chunks[key] = c
+		}
+		s.last, s.lastKey = c, key
+	}
+	i := a & (1<<ptrChunkShift - 1) >> 3
+	word, bit := &c[i>>6], uint64(1)<<(i&63)
+	if *word&bit != 0 {
 		return false
 	}
-	w.seen[p] = struct{}{}
+	*word |= bit
 	return true
 }
