@@ -69,6 +69,40 @@ func chargeString(L *lua.LState, n int) {
 	L.ChargeMemory(int64(n) + 16)
 }
 
+// chargeStrings charges L for the strings of v, a value a host function or the store
+// returned, before it is converted: they become strings Lua holds (the tables are charged
+// as they are made).
+func chargeStrings(L *lua.LState, v any) {
+	switch x := v.(type) {
+	case string:
+		chargeString(L, len(x))
+		return
+	case map[string]any, []any, []string:
+	default:
+		return
+	}
+	n, stack := 0, []any{v}
+	for len(stack) > 0 {
+		v, stack = stack[len(stack)-1], stack[:len(stack)-1]
+		switch x := v.(type) {
+		case string:
+			n += len(x) + 16
+		case map[string]any:
+			for k, e := range x {
+				n += len(k) + 16
+				stack = append(stack, e)
+			}
+		case []any:
+			stack = append(stack, x...)
+		case []string:
+			for _, s := range x {
+				n += len(s) + 16
+			}
+		}
+	}
+	L.ChargeMemory(int64(n))
+}
+
 // What compiling source takes while the compiler runs, per token and per function: its
 // syntax tree, and for each function a prototype and the compiler's buffers (about 17 KiB,
 // most of it code buffers made with room for 1,024 instructions).

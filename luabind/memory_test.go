@@ -3,6 +3,7 @@ package luabind
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -95,6 +96,18 @@ func TestMemoryAttacksFailOnlyTheirCall(t *testing.T) {
 			}
 		})
 	}
+}
+
+// What host functions return is charged: a hook that keeps it fails at its limit.
+func TestHostResultsAreCharged(t *testing.T) {
+	p := loadPlugin(t, `function register(ctx) ctx.register_hook("x", function()
+  local hermes, t = require("hermes"), {}
+  for i = 1, 1e9 do t[i] = hermes.big() end
+end) end`, Options{Timeout: time.Minute, MemoryLimit: 16 << 20, HostFuncs: map[string]Func{
+		"big": func(context.Context, []any) (any, error) { return []any{strings.Repeat("x", 1<<20)}, nil },
+	}})
+	_, err := p.Call(context.Background(), 0, nil)
+	wantErr(t, "kept host results", err, KindLimit, "limit exceeded: memory: ")
 }
 
 // A hook that allocates and drops much more than its limit, holding little, is not
