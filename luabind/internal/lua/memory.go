@@ -177,10 +177,11 @@ func (ls *LState) RequestMemoryCheck() {
 	m.threshold.Store(math.MinInt64)
 }
 
-// shareMemory makes m the account of th (a new state, or a new thread of ls) and of its
-// stacks.
+// shareMemory makes m the account of th (a new state, or a new thread of ls), of its stacks
+// and of its global tables.
 func (ls *LState) shareMemory(th *LState, m *memAccount) {
 	th.mem = m
+	th.G.Global.mem, th.G.Registry.mem = m, m
 	th.reg.mem = m
 	th.alloc.mem = m
 	if cs, ok := th.stack.(*autoGrowingCallFrameStack); ok {

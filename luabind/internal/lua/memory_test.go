@@ -32,6 +32,7 @@ func TestMemoryLimitStopsRunaways(t *testing.T) {
 		{"array of nils", `local t = {} for i = 1, 1e8 do t[i] = nil end`},
 		{"string keys", `local t = {} for i = 1, 1e8 do t["k" .. i] = true end`},
 		{"number keys", `local t = {} for i = 1, 1e8 do t[i + 0.5] = true end`},
+		{"globals", `for i = 1, 1e8 do _G[i + 0.5] = true end`},
 		{"tables", `local t = {} for i = 1, 1e8 do t[i] = {} end`},
 		{"closures", `local t = {} for i = 1, 1e8 do t[i] = function() return i end end`},
 		{"coroutines", `local t = {} for i = 1, 1e8 do t[i] = coroutine.create(print) end`},
