@@ -73,6 +73,7 @@ func FuzzPluginManifest(f *testing.F) {
 		"config: {a: &a [x, x], b: [*a, *a], c: [*b, *b]}\n", "config: 2001-12-14t21:59:43.10-05:00\n",
 		"permissions: {fs: [/], env: ['*'], exec: [sh]}\n", "permissions: {fs: /}\n", "unknown: 1\nnmae: x\n",
 		"[1, 2]\n", "a: [\n", "\t", "version: !!binary aGk=\n", "priority: 1e3\n", "description: &d x\nversion: *d\n",
+		"memory: 1MiB\n", "memory: 64 MiB\n", "memory: 5GiB\n", "memory: 0\n", "memory: 64MB\n", "memory: 1048576\n",
 	} {
 		f.Add(s)
 	}
@@ -95,6 +96,9 @@ func FuzzPluginManifest(f *testing.F) {
 		case "loaded":
 			if info.Timeout <= 0 || info.Timeout > 300 {
 				t.Errorf("loaded with timeout %v, want (0, 300]", info.Timeout)
+			}
+			if info.Memory < 1<<20 || info.Memory > 4<<30 {
+				t.Errorf("loaded with memory %d, want 1 MiB to 4 GiB", info.Memory)
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), fuzzLoadLimit)
 			defer cancel()

@@ -22,7 +22,7 @@ const (
 	maxGatewayTimeout     = 300.0
 )
 
-var gatewayHookKeys = []string{"name", "description", "events", "enabled", "timeout", "permissions"}
+var gatewayHookKeys = []string{"name", "description", "events", "enabled", "timeout", "memory", "permissions"}
 
 // GatewayHookInfo describes one directory under <home>/hooks, loaded or not.
 type GatewayHookInfo struct {
@@ -31,6 +31,7 @@ type GatewayHookInfo struct {
 	Description string               `json:"description,omitempty"`
 	Events      []string             `json:"events"`
 	Timeout     float64              `json:"timeout_s"`
+	Memory      int64                `json:"memory_bytes"` // each Lua state may hold (memory:; default 256 MiB)
 	Enabled     bool                 `json:"enabled"`
 	Status      string               `json:"status"` // "loaded", "disabled" or "error"
 	Error       string               `json:"error,omitempty"`
@@ -100,7 +101,8 @@ func (e *Engine) LoadGatewayHooks(ctx context.Context, opts GatewayHookOptions, 
 
 // loadGatewayHook loads one directory; a nil hook is listed but not running.
 func (e *Engine) loadGatewayHook(ctx context.Context, d *dirFiles, disabled []string, opts GatewayHookOptions) (*GatewayHook, *GatewayHookInfo, []Warning) {
-	info := &GatewayHookInfo{Name: filepath.Base(d.dir), Dir: d.dir, Enabled: true, Timeout: defaultGatewayTimeout, Events: []string{}}
+	info := &GatewayHookInfo{Name: filepath.Base(d.dir), Dir: d.dir, Enabled: true, Timeout: defaultGatewayTimeout,
+		Memory: luabind.DefaultMemoryLimit, Events: []string{}}
 	var warns []Warning
 	fail := func(w Warning) (*GatewayHook, *GatewayHookInfo, []Warning) {
 		info.Status, info.Error = "error", w.String()
@@ -135,7 +137,7 @@ func (e *Engine) loadGatewayHook(ctx context.Context, d *dirFiles, disabled []st
 	}
 	h, err := luabind.LoadHandler(ctx, d.src, "handle", luabind.Options{
 		Name: info.Name, File: d.handler, Home: e.home, Logger: opts.Logger.With("hook", info.Name),
-		Timeout: seconds(info.Timeout), Permissions: info.Permissions, HostFuncs: opts.HostFuncs,
+		Timeout: seconds(info.Timeout), MemoryLimit: info.Memory, Permissions: info.Permissions, HostFuncs: opts.HostFuncs,
 		Store: e.hookStore(SourceGateway, info.Name),
 	})
 	if err != nil {
@@ -163,14 +165,14 @@ func parseGatewayManifest(file string, data []byte, readErr error, info *Gateway
 	if !ok {
 		return warns, manifest.Errorf(file, root, "missing events: list the events to handle, e.g. events: [agent:start]")
 	}
-	common := manifest.Common{Name: info.Name, Enabled: info.Enabled, Timeout: info.Timeout}
+	common := manifest.Common{Name: info.Name, Enabled: info.Enabled, Timeout: info.Timeout, Memory: info.Memory}
 	w, err := common.Decode(file, fields, maxGatewayTimeout)
 	warns = append(warns, w...)
 	if err != nil {
 		return warns, err
 	}
 	info.Name, info.Description, info.Enabled = common.Name, common.Description, common.Enabled
-	info.Timeout, info.Permissions = common.Timeout, common.Permissions
+	info.Timeout, info.Memory, info.Permissions = common.Timeout, common.Memory, common.Permissions
 	events, err := manifest.StringList(file, evNode, "events")
 	if err != nil {
 		return warns, err

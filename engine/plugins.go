@@ -25,7 +25,7 @@ const (
 	maxHandlerSize       = 4 << 20
 )
 
-var pluginKeys = []string{"name", "description", "version", "enabled", "priority", "timeout", "fail_closed", "config", "permissions", "states", "busy_timeout", "reuse_kwargs"}
+var pluginKeys = []string{"name", "description", "version", "enabled", "priority", "timeout", "memory", "fail_closed", "config", "permissions", "states", "busy_timeout", "reuse_kwargs"}
 
 // PluginInfo describes one plugin directory as found and loaded.
 type PluginInfo struct {
@@ -37,7 +37,10 @@ type PluginInfo struct {
 	Timeout     float64 `json:"timeout_s"`
 	// BusyTimeout is how long a call waits for a free Lua state when all States are in
 	// use, in seconds; past it the call does not run (status busy). Default: Timeout.
-	BusyTimeout float64             `json:"busy_timeout_s"`
+	BusyTimeout float64 `json:"busy_timeout_s"`
+	// Memory is how many bytes each Lua state of the plugin may hold (memory: in
+	// plugin.yaml; default 256 MiB).
+	Memory      int64               `json:"memory_bytes"`
 	FailClosed  bool                `json:"fail_closed"`
 	States      int                 `json:"states"`
 	Enabled     bool                `json:"enabled"`
@@ -100,7 +103,8 @@ func (i *PluginInfo) failure() string {
 // running (disabled or broken).
 func (e *Engine) loadPlugin(ctx context.Context, d *dirFiles, cfg *config) (*plugin, *PluginInfo, []Warning) {
 	base := filepath.Base(d.dir)
-	info := &PluginInfo{Name: base, Dir: d.dir, dirName: base, Enabled: true, Timeout: defaultPluginTimeout, States: 1, Hooks: []string{}}
+	info := &PluginInfo{Name: base, Dir: d.dir, dirName: base, Enabled: true, Timeout: defaultPluginTimeout,
+		Memory: luabind.DefaultMemoryLimit, States: 1, Hooks: []string{}}
 	mfile, hfile, src, herr := d.manifest, d.handler, d.src, d.herr
 	fail := func(w Warning) (*plugin, *PluginInfo, []Warning) {
 		info.Status, info.Error = "error", w.String()
@@ -135,7 +139,7 @@ func (e *Engine) loadPlugin(ctx context.Context, d *dirFiles, cfg *config) (*plu
 	lp, err := luabind.LoadPlugin(ctx, src, luabind.Options{
 		Name: info.Name, File: hfile, Home: e.home, Logger: e.logger.With("plugin", info.Name),
 		Timeout: seconds(info.Timeout), BusyTimeout: seconds(info.BusyTimeout), States: info.States,
-		Permissions: info.Permissions, HostFuncs: e.opts.HostFuncs, Config: info.config,
+		MemoryLimit: info.Memory, Permissions: info.Permissions, HostFuncs: e.opts.HostFuncs, Config: info.config,
 		Store: e.hookStore(SourcePlugin, info.Name),
 	})
 	if err != nil {
@@ -180,14 +184,14 @@ func parsePluginManifest(file string, data []byte, readErr error, info *PluginIn
 		return nil, err
 	}
 	fields, warns := manifest.Fields(file, root, pluginKeys)
-	common := manifest.Common{Name: info.Name, Enabled: info.Enabled, Timeout: info.Timeout}
+	common := manifest.Common{Name: info.Name, Enabled: info.Enabled, Timeout: info.Timeout, Memory: info.Memory}
 	w, err := common.Decode(file, fields, maxTimeout)
 	warns = append(warns, w...)
 	if err != nil {
 		return warns, err
 	}
 	info.Name, info.Description, info.Enabled = common.Name, common.Description, common.Enabled
-	info.Timeout, info.Permissions = common.Timeout, common.Permissions
+	info.Timeout, info.Memory, info.Permissions = common.Timeout, common.Memory, common.Permissions
 	info.BusyTimeout = info.Timeout
 	for _, key := range pluginKeys {
 		n, ok := fields[key]

@@ -19,11 +19,13 @@ import (
 const maxStringSize = 64 << 20
 
 // checkSize raises a limit error, naming what, when a result of n bytes would be larger
-// than maxStringSize. Call it before allocating.
+// than maxStringSize, and charges the state's memory account with it (memory.go), which
+// raises the memory error when the state would hold too much. Call it before allocating.
 func checkSize(L *lua.LState, what string, n int64) {
 	if n > maxStringSize || n < 0 {
 		L.RaiseError("%s%s result larger than %s", limitPrefix, what, byteSize(maxStringSize))
 	}
+	chargeString(L, int(n))
 }
 
 // sizeError is checkSize's message, for code that returns an error rather than raising.

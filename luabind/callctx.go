@@ -14,8 +14,9 @@ import (
 // keeps one callContext and re-arms it for every call: a call allocates no context, timer
 // or goroutine (context.WithTimeout costs five allocations and a timer per call, a large
 // share of a short hook's cost). begin arms the timeout and the memory guard, end disarms
-// them; the watchdog (guard.go) stops a call past its timeout or budget; the interpreter
-// polls it every 1024 instructions and before every call of a Go function
+// them; the watchdog (guard.go) stops a call past its timeout, and asks a state whose call
+// saw the heap grow past its budget to measure what it holds; the interpreter polls the
+// context every 1024 instructions and before every call of a Go function
 // (internal/lua/vm.go).
 type callContext struct {
 	_    cacheLinePad
@@ -30,8 +31,7 @@ type callContext struct {
 	stopParent func() bool
 	guard      callGuard // watched by heapWatch while a call is armed
 	budget     int64     // the guard's memory budget; <= 0: none
-	onLimit    func()    // the guard's cancel and expire, bound once
-	onDeadline func()
+	onDeadline func()    // the guard's expire, bound once
 	_          cacheLinePad
 }
 
@@ -46,11 +46,6 @@ func newCallContext(budget int64) *callContext {
 	ch := make(chan struct{})
 	c.done.Store(&ch)
 	c.guard.mu = &c.mu
-	c.onLimit = func() {
-		if c.armed {
-			c.cancelLocked(context.Canceled)
-		}
-	}
 	c.onDeadline = func() {
 		if c.armed {
 			c.cancelLocked(context.DeadlineExceeded)
@@ -58,6 +53,13 @@ func newCallContext(budget int64) *callContext {
 	}
 	heapWatch.register(&c.guard)
 	return c
+}
+
+// setCheck gives the guard the function that asks the state to measure what it holds.
+func (c *callContext) setCheck(check func()) {
+	c.mu.Lock()
+	c.guard.check = check
+	c.mu.Unlock()
 }
 
 // begin arms c, and its guard, for a call of at most timeout under parent. It reads no
@@ -75,7 +77,7 @@ func (c *callContext) begin(parent context.Context, timeout time.Duration) {
 	}
 	c.parent, c.armed = parent, true
 	c.gen++
-	c.guard.arm(c.budget, timeout, c.onLimit, c.onDeadline)
+	c.guard.arm(c.budget, timeout, c.onDeadline)
 	if err := parent.Err(); err != nil {
 		c.cancelLocked(stoppedBy(parent))
 		return

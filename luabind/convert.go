@@ -192,6 +192,7 @@ func wrapFunc(f Func, g *callGuard) lua.LGFunction {
 		if err != nil {
 			L.RaiseError("%v", err)
 		}
+		chargeStrings(L, res)
 		L.Push(toLua(L, res))
 		return 1
 	}

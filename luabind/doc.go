@@ -51,7 +51,8 @@
 //     MiB, before building it, and the string, table, json and re functions that loop poll
 //     the call's context, so a pathological pattern stops at the timeout; http bodies 1
 //     MiB; exec output is cut at 1 MiB per stream; a call may hold 64 files open;
-//   - memory: the call may grow the Go heap by Options.MemoryLimit (default 256 MiB);
+//   - memory: the state may hold Options.MemoryLimit (default 256 MiB), counted where the
+//     interpreter allocates (below);
 //   - logs: 1,000 records and 1 MiB of messages and fields per call through log.*, ctx.log
 //     and print; later records are dropped and counted, and one warning, logged when the
 //     call ends, says "log budget exceeded: N records dropped"; a message longer than 16
@@ -66,31 +67,39 @@
 // size) naming the file and line, as C Lua refuses more than 200 "syntax levels"; loadstring
 // and load return nil and the message.
 //
-// gopher-lua has no allocation hook, so the memory guard samples the heap: one watchdog
-// goroutine per process reads runtime/metrics (heap objects and GC goal, ~250ns) every 5ms
-// while any call is in flight, and cancels the context of a call whose growth since its
-// first sample passes its budget; it exits after a second without calls. The same goroutine
-// times calls out, from the first sample that sees a call: a call is never stopped before
-// its timeout, and at most 10ms after it. Watching a call is a few stores under the lock
-// of the state's context, which the call takes anyway (no allocation, no goroutine, no
-// timer, no clock read per call), because a pre_tool_call callback takes well under a µs.
-// The heap is process-wide, so growth is attributed by time: what the heap gains while a
-// call waits in sleep, http, exec or a host function (measured when the wait starts and
-// ends) is the host's and is forgiven, and the garbage the GC was going to allow anyway (up
-// to one budget) is headroom, not growth; two calls running Lua at the same moment share
-// the blame. A call's growth is judged at every sample that finds it running and whenever
-// it starts a wait, so allocating between sleeps hides nothing. No single step can build
-// more than 64 MiB: `..`, string.rep, gsub, format, table.concat, json.encode and reads
-// check the size of their result before building it. A call stopped for memory also
-// discards its Lua state, since its globals may hold what it allocated: the next call
-// builds a fresh state (chunk and register run again, so a plugin's globals restart). The
-// guard also covers loading.
+// Memory is counted per state, where the interpreter allocates (internal/lua/memory.go):
+// every table and each growth of its array or hash part, every string `..`, tostring and the
+// string library build, every closure, coroutine, userdata, and the growth of a thread's
+// stacks is charged to the state's account before it is allocated, and so are what
+// loadstring and load compile (estimated from the source's tokens and functions, before the
+// compiler runs) and the strings http, exec, io and json hand to Lua (memory.go). An integer
+// key far past the end of a table's array goes to its hash part, as in C Lua, so
+// `t[67108863] = 1` costs a few bytes. Go frees nothing explicitly, so the charges include
+// garbage: when they pass the limit, the state measures what it really holds (what its
+// globals, registry, module tables, callbacks and the stacks of its coroutines reach) and
+// counts again from that; only if what it holds plus the new allocation is over the limit
+// does the allocation fail, with a KindLimit error `limit exceeded: memory: ...` raised
+// where it was asked for. A state measured near its limit is measured again only after
+// another quarter of the limit has been charged, so it may pass its limit by that much in
+// between. The call fails even if the hook caught the error with pcall, and its state is
+// rebuilt for the next call (chunk and register run again, so a plugin's globals restart):
+// its globals may hold what it allocated. The account lives as long as the state, so what a
+// hook keeps between calls (a global that grows a little on every call) counts too. Each
+// hook's count is its own: a hook under its limit never fails because another allocated.
+// The limits cover loading too.
 //
-// What a hook keeps between calls (a global that grows a little on every call) is bounded
-// by the same budget: whenever the heap that survives collection has grown by 32 MiB, each
-// state measures what its globals, upvalues and module tables reach at the end of its
-// next call, and one that keeps more than its budget is reset, that call failing with a
-// KindLimit error. Memory held only by a suspended coroutine's locals is not counted. A Go panic in a host function
+// The process heap is watched as a backstop: one watchdog goroutine per process reads
+// runtime/metrics (heap objects and GC goal, ~250ns) every 5ms while any call is in flight,
+// and when the heap has grown by more than a call's budget while it ran, asks its state to
+// measure what it holds at its next allocation; the state decides. What the heap gains
+// while a call waits in sleep, http, exec or a host function is the host's and is forgiven.
+// The same goroutine times calls out, from the first sample that sees a call: a call is
+// never stopped before its timeout, and at most 10ms after it; it exits after a second
+// without calls. Watching a call is a few stores under the lock of the state's context,
+// which the call takes anyway (no allocation, no goroutine, no timer, no clock read per
+// call), because a pre_tool_call callback takes well under a µs. No single step can build
+// more than 64 MiB: `..`, string.rep, gsub, format, table.concat, json.encode and reads check
+// the size of their result before building it. A Go panic in a host function
 // is recovered and reported as the call's error. Calls are always protected: no Lua error
 // or panic escapes to the caller.
 //

@@ -1,7 +1,6 @@
 package luabind
 
 import (
-	"context"
 	"fmt"
 	"runtime/metrics"
 	"sync"
@@ -9,28 +8,35 @@ import (
 	"time"
 )
 
-// defaultMemoryLimit is the heap growth a call may cause when Options.MemoryLimit is 0.
-const defaultMemoryLimit = 256 << 20
+// DefaultMemoryLimit is what each Lua state of a hook may hold when Options.MemoryLimit
+// is 0, in bytes.
+const DefaultMemoryLimit = 256 << 20
 
 // A callGuard watches the calls of one state (and its loading). It is registered with the
 // watchdog once, when the state is built, and armed for each call under the lock of the
 // state's callContext, which the call takes anyway: watching a call costs no lock and no
 // allocation of its own, and states never contend with each other.
+//
+// The memory limit itself is the state's memory account (memory.go), charged where the
+// interpreter allocates. The guard is its backstop: when the process heap has grown by
+// more than the budget while the call ran, the guard asks the state to measure what it
+// holds at its next allocation (check), and the account decides. A call is never stopped
+// because the heap grew: another hook may have grown it.
 type callGuard struct {
-	mu      *sync.Mutex        // guards the fields below against the sampler
-	active  bool               // a call is being watched
-	budget  int64              // heap growth allowed; <= 0: no memory check
-	cancel  context.CancelFunc // stops the call; nil once used
-	timeout time.Duration      // how long the call may run; 0: no limit
-	seen    bool               // the sampler has seen the call ...
-	since   monoTime           // ... first at this time
-	expire  func()             // times the call out; nil once used
-	sampled bool               // base and last are set
-	base    int64              // heap size the call's growth is measured from
+	mu      *sync.Mutex   // guards the fields below against the sampler
+	active  bool          // a call is being watched
+	budget  int64         // heap growth that makes the state measure itself; <= 0: none
+	check   func()        // asks the state to measure what it holds; safe from any goroutine
+	timeout time.Duration // how long the call may run; 0: no limit
+	seen    bool          // the sampler has seen the call ...
+	since   monoTime      // ... first at this time
+	expire  func()        // times the call out; nil once used
+	sampled bool          // base and last are set
+	base    int64         // heap size the call's growth is measured from
 
 	waiting  atomic.Int32 // > 0 while the call waits in a host function (sleep, http, exec, ...)
 	forgiven atomic.Int64 // heap growth during the call's waits, which is the host's
-	tripped  atomic.Bool  // the watchdog stopped the call
+	checks   atomic.Int32 // times the guard asked for a check (for tests)
 }
 
 // wait marks the call as blocked in a host function (sleep, http, exec, a host function)
@@ -60,18 +66,13 @@ func heapObjects() int64 {
 	return int64(s[0].Value.Uint64())
 }
 
-// limitError is the error of a call the watchdog stopped.
-func (g *callGuard) limitError(file string) *Error {
-	return &Error{Kind: KindLimit, File: file, Msg: fmt.Sprintf(
-		"%smemory: the call grew the heap by more than %s (runaway allocation?)", limitPrefix, byteSize(g.budget))}
-}
-
-// watchdog samples the Go heap while Lua calls are in flight and stops a call whose growth
-// passes its budget, or that has run for its timeout, by cancelling the call's context: the
-// interpreter polls it every 1024 instructions and before every call of a Go function
-// (internal/lua/vm.go). One sampler goroutine serves every call in the process, because the
-// heap is one process-wide resource; it runs only while calls are in flight, and exits after
-// a second without any (see doc.go).
+// watchdog samples the Go heap while Lua calls are in flight, stops a call that has run
+// for its timeout by cancelling its context (the interpreter polls it every 1024
+// instructions and before every call of a Go function, internal/lua/vm.go), and asks a
+// state whose call has seen the heap grow by more than its budget to measure what it
+// holds. One sampler goroutine serves every call in the process, because the heap is one
+// process-wide resource; it runs only while calls are in flight, and exits after a second
+// without any (see doc.go).
 type watchdog struct {
 	every time.Duration // sampling period
 	idle  time.Duration // the sampler exits after this long without calls
@@ -81,29 +82,6 @@ type watchdog struct {
 
 	mu     sync.Mutex // guards guards
 	guards map[*callGuard]struct{}
-
-	// What hooks keep between calls (a growing global) is not growth of any one call. The
-	// sampler watches the heap that survived the last collection; each time it has grown by
-	// retainStep since the last mark, epoch advances, and every state measures what it keeps
-	// at the end of its next call (see keptSize).
-	epoch    atomic.Uint64
-	liveMark int64 // guarded by mu
-}
-
-// retainStep is the growth of the live heap after which every state measures what it keeps.
-const retainStep = 32 << 20
-
-// noteLive advances the epoch when the live heap has grown by retainStep since the mark.
-func (w *watchdog) noteLive(live int64) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	switch {
-	case live < w.liveMark:
-		w.liveMark = live
-	case live-w.liveMark > retainStep:
-		w.liveMark = live
-		w.epoch.Add(1)
-	}
 }
 
 var heapWatch = &watchdog{every: 5 * time.Millisecond, idle: time.Second, guards: map[*callGuard]struct{}{}}
@@ -121,14 +99,14 @@ func (w *watchdog) unregister(g *callGuard) {
 	w.mu.Unlock()
 }
 
-// watch starts watching g for a call: cancel stops it when it grows the heap by more than
-// budget (<= 0: no limit), expire when it has run for timeout (0: no limit). The sampler
-// times the call from the first sample that sees it, which is at most one period after it
-// started: a call is never stopped early, and at most two periods late. In return a call
-// arms no timer and reads no clock. The sampler calls cancel and expire holding g.mu.
-func (w *watchdog) watch(g *callGuard, budget int64, timeout time.Duration, cancel context.CancelFunc, expire func()) {
+// watch starts watching g for a call: g.check runs when the call has seen the heap grow
+// by more than budget (<= 0: never), expire when it has run for timeout (0: no limit). The
+// sampler times the call from the first sample that sees it, which is at most one period
+// after it started: a call is never stopped early, and at most two periods late. In return
+// a call arms no timer and reads no clock. The sampler calls check and expire holding g.mu.
+func (w *watchdog) watch(g *callGuard, budget int64, timeout time.Duration, expire func()) {
 	g.mu.Lock()
-	g.arm(budget, timeout, cancel, expire)
+	g.arm(budget, timeout, expire)
 	g.mu.Unlock()
 	w.start()
 }
@@ -142,14 +120,13 @@ func (w *watchdog) unwatch(g *callGuard) {
 
 // arm and disarm are watch and unwatch for a caller holding g.mu, which must then call
 // start.
-func (g *callGuard) arm(budget int64, timeout time.Duration, cancel context.CancelFunc, expire func()) {
-	g.tripped.Store(false)
+func (g *callGuard) arm(budget int64, timeout time.Duration, expire func()) {
 	g.forgiven.Store(0)
-	g.active, g.budget, g.cancel, g.sampled = true, budget, cancel, false
+	g.active, g.budget, g.sampled = true, budget, false
 	g.timeout, g.expire, g.seen = timeout, expire, false
 }
 
-func (g *callGuard) disarm() { g.active, g.cancel, g.expire = false, nil, nil }
+func (g *callGuard) disarm() { g.active, g.expire = false, nil }
 
 // start makes sure the sampler runs.
 func (w *watchdog) start() {
@@ -162,12 +139,11 @@ func (w *watchdog) start() {
 func (w *watchdog) run() {
 	t := time.NewTicker(w.every)
 	defer t.Stop()
-	samples := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/gc/heap/goal:bytes"}, {Name: "/gc/heap/live:bytes"}}
+	samples := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/gc/heap/goal:bytes"}}
 	lastBusy := monoNow()
 	for range t.C {
 		now := monoNow()
 		metrics.Read(samples)
-		w.noteLive(int64(samples[2].Value.Uint64()))
 		if w.check(int64(samples[0].Value.Uint64()), int64(samples[1].Value.Uint64()), now) {
 			lastBusy = now
 			continue
@@ -237,16 +213,17 @@ func (g *callGuard) sample(heap, goal int64) {
 	}
 }
 
-// judge stops the call when the heap, less what its waits are forgiven, has grown past
-// its budget since its first sample. The caller holds g.mu.
+// judge asks the state to measure what it holds when the heap, less what the call's waits
+// are forgiven, has grown past its budget since the base, and moves the base up to the
+// heap: the next request needs another budget of growth. The caller holds g.mu.
 func (g *callGuard) judge(heap int64) {
-	if !g.active || !g.sampled || g.budget <= 0 || g.cancel == nil {
+	if !g.active || !g.sampled || g.budget <= 0 || g.check == nil {
 		return
 	}
 	if heap-g.forgiven.Load()-g.base > g.budget {
-		g.tripped.Store(true)
-		g.cancel()
-		g.cancel = nil
+		g.checks.Add(1)
+		g.check()
+		g.base = heap - g.forgiven.Load()
 	}
 }
 

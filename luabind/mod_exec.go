@@ -208,6 +208,8 @@ func (e *env) runProgram(L *lua.LState, argv []string, o execOpts) *lua.LTable {
 	case cmd.ProcessState == nil:
 		L.RaiseError("exec: %q: %v", argv[0], pathErr(err))
 	}
+	chargeString(L, len(stdout.Bytes()))
+	chargeString(L, len(stderr.Bytes()))
 	res := L.CreateTable(0, 4)
 	res.RawSetString("code", lua.LNumber(cmd.ProcessState.ExitCode()))
 	res.RawSetString("stdout", lua.LString(stdout.Bytes()))

@@ -333,6 +333,7 @@ func httpError(ctx, parent context.Context, what string, timeout time.Duration, 
 
 // responseTable is {status, headers (lower-case names), body, json (when JSON)}.
 func responseTable(L *lua.LState, jv *jsonValues, status int, header http.Header, body []byte) *lua.LTable {
+	chargeString(L, len(body))
 	res := L.CreateTable(0, 4)
 	res.RawSetString("status", lua.LNumber(status))
 	headers := L.CreateTable(0, len(header))

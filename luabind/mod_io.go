@@ -397,6 +397,7 @@ func fileRead(L *lua.LState) int {
 		if err != nil {
 			L.RaiseError("%s", err)
 		}
+		chargeRead(L, v)
 		L.Push(v)
 		n++
 		if v == lua.LNil {
@@ -416,6 +417,13 @@ func formatsFrom(L *lua.LState, n int) []lua.LValue {
 		formats = []lua.LValue{lua.LString("l")}
 	}
 	return formats
+}
+
+// chargeRead charges the memory account with a string read (at most maxStringSize).
+func chargeRead(L *lua.LState, v lua.LValue) {
+	if s, ok := v.(lua.LString); ok {
+		chargeString(L, len(s))
+	}
 }
 
 func readFormat(f *luaFile, format lua.LValue) (lua.LValue, error) {
@@ -537,6 +545,7 @@ func linesIter(L *lua.LState, f *luaFile, formats []lua.LValue, closeAtEOF bool)
 			if err != nil {
 				L.RaiseError("%s", err)
 			}
+			chargeRead(L, v)
 			if i == 0 && v == lua.LNil && closeAtEOF {
 				_ = f.close()
 			}

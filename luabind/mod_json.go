@@ -74,6 +74,7 @@ func openJSON(L *lua.LState, e *env) lua.LValue {
 			} else if err != nil {
 				return "", fmt.Errorf("json.encode: %v", err)
 			}
+			chargeString(L, len(text))
 			return text, nil
 		}),
 		"decode": fn1(func(L *lua.LState, text string) (lua.LValue, error) {

@@ -44,6 +44,7 @@ func openStore(L *lua.LState, e *env) lua.LValue {
 		"get": fn1(func(L *lua.LState, key string) (lua.LValue, error) {
 			var v any
 			err := call(L, "get", func(ctx context.Context) (err error) { v, _, err = s.Get(ctx, key); return })
+			chargeStrings(L, v)
 			return toLua(L, v), err
 		}),
 		"set": fn3(func(L *lua.LState, key string, value lua.LValue, ttl lua.LValue) (none, error) {
@@ -103,6 +104,7 @@ func updateStore(L *lua.LState, e *env, s Store, key string, fn *lua.LFunction) 
 		done() // Lua runs: its allocations count
 		defer func() { done = e.guard.wait() }()
 		L.Push(fn)
+		chargeStrings(L, old)
 		L.Push(toLua(L, old))
 		if err := L.PCall(1, 1, nil); err != nil {
 			raised = err
@@ -123,6 +125,7 @@ func updateStore(L *lua.LState, e *env, s Store, key string, fn *lua.LFunction) 
 	case err != nil:
 		return lua.LNil, fmt.Errorf("store.update: %w", err)
 	}
+	chargeStrings(L, v)
 	return toLua(L, v), nil
 }
 

@@ -42,13 +42,21 @@ var sourceTooLarge = fmt.Sprintf("%ssource larger than %s", limitPrefix, byteSiz
 // whole text); "" when it may. Source that gopher-lua's lexer refuses is left to the
 // parser, which reports the error.
 func checkSource(src string) (line int, msg string) {
+	line, msg, _ = measureSource(src)
+	return line, msg
+}
+
+// measureSource is checkSource, and when src may be compiled, what compiling it takes
+// (compileCost).
+func measureSource(src string) (line int, msg string, cost int64) {
 	if len(src) > maxSourceSize {
-		return 0, sourceTooLarge
+		return 0, sourceTooLarge, 0
 	}
-	if line, ok := measureNesting(src); !ok {
-		return line, nestingMsg
+	n := scanNesting(src, maxNesting)
+	if n.over {
+		return n.line, nestingMsg, 0
 	}
-	return 0, ""
+	return 0, "", compileCost(len(src), n.tokens, n.functions)
 }
 
 // checkNesting is checkSource for a handler file, as a syntax error (*Error) naming it.
@@ -87,6 +95,7 @@ func scanNesting(src string, limit int) *nesting {
 		case tokBad:
 			return n
 		}
+		n.tokens++
 		n.token(tok)
 		if n.over {
 			return n
@@ -102,6 +111,8 @@ type nesting struct {
 	limit  int         // the bound: maxNesting
 	peak   int         // deepest level seen
 	over   bool        // the bound was passed
+
+	tokens, functions int // seen so far, for compileCost
 }
 
 // nestFrame is an open bracket or block and the state of the expression being read in it.
@@ -193,6 +204,7 @@ func (n *nesting) name(s string) {
 	case "nil", "true", "false":
 		n.operand()
 	case "function":
+		n.functions++
 		n.operand()
 		n.push('f')
 	case "do":
@@ -621,7 +633,8 @@ func installLoad(L *lua.LState, _ *env) {
 
 // loadChecked compiles src as gopher-lua's loadstring does once checkSource accepts it.
 func loadChecked(L *lua.LState, src, name string) int {
-	if line, msg := checkSource(src); msg != "" {
+	line, msg, cost := measureSource(src)
+	if msg != "" {
 		L.Push(lua.LNil)
 		if line > 0 {
 			msg = fmt.Sprintf("%s:%d: %s", name, line, msg)
@@ -631,6 +644,7 @@ func loadChecked(L *lua.LState, src, name string) int {
 		L.Push(lua.LString(msg))
 		return 2
 	}
+	L.ChargeMemory(cost)
 	// gopher-lua's loadstring (L.Load).
 	proto, err := compileChunk(strings.NewReader(src), name)
 	if err != nil {

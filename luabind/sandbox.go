@@ -34,8 +34,7 @@ type env struct {
 	logs     logBudget // what the call in progress logged (mod_log.go)
 	httpDone func()    // closes the http module's idle connections; nil if never opened
 	json     *jsonValues
-	loaded   *lua.LTable // the modules require has opened, for keptSize
-	kept     uint64      // the watchdog epoch at which keptSize last ran
+	loaded   *lua.LTable // the modules require has opened, a root of what the state holds
 	_        cacheLinePad
 }
 

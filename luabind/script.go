@@ -36,8 +36,9 @@ type Options struct {
 	HostFuncs   map[string]Func // extra functions of the hermes module, e.g. run_agent
 	Store       Store           // the hook's namespace of the store module; nil = no store module
 	Config      any             // plugins only: visible to Lua as ctx.config
-	// MemoryLimit is how much a call may grow the Go heap before it is stopped with a
-	// KindLimit error (see doc.go, Limits); 0 = 256 MiB; negative = no memory guard.
+	// MemoryLimit is how many bytes each Lua state of the hook may hold; an allocation
+	// that would pass it fails the call with a KindLimit error (see doc.go, Limits). 0 =
+	// 256 MiB; negative = no limit.
 	MemoryLimit int64
 }
 
@@ -169,7 +170,7 @@ func newScript(src []byte, opts Options) (*script, error) {
 		opts.Name = opts.File
 	}
 	if opts.MemoryLimit == 0 {
-		opts.MemoryLimit = defaultMemoryLimit
+		opts.MemoryLimit = DefaultMemoryLimit
 	}
 	logger := opts.Logger
 	if logger == nil {
@@ -209,8 +210,9 @@ func (s *script) start(ctx context.Context) error {
 // the memory guard. Files the chunk or setup opened are closed when loading ends.
 func (s *script) newState(parent context.Context) (st *state, err error) {
 	cc := newCallContext(s.opts.MemoryLimit)
-	e := &env{hook: s.hook, poll: pollContext{cc}, guard: &cc.guard, kept: heapWatch.epoch.Load()}
+	e := &env{hook: s.hook, poll: pollContext{cc}, guard: &cc.guard}
 	built := &state{L: newSandbox(e), env: e, ctx: cc, script: s}
+	built.limitMemory(s.opts.MemoryLimit)
 	s.ccMu.Lock()
 	s.ccs[cc] = struct{}{}
 	s.ccMu.Unlock()
@@ -219,9 +221,12 @@ func (s *script) newState(parent context.Context) (st *state, err error) {
 		cc.end()
 		if r := recover(); r != nil {
 			err = &Error{Kind: KindRuntime, File: s.opts.File, Msg: fmt.Sprintf("panic while loading: %v", r)}
+			if ae, ok := r.(*lua.ApiError); ok { // raised by Go code outside a protected call
+				err = fromCallError(s.opts.File, nil, "", ae)
+			}
 		}
-		if err != nil && e.guard.tripped.Load() {
-			err = e.guard.limitError(s.opts.File)
+		if built.L.MemoryExceeded() {
+			err = s.memoryError(err)
 		}
 		e.closeCall()
 		if err != nil {
@@ -312,18 +317,13 @@ func (s *script) call(ctx context.Context, fn int, args []any, timed bool) (any,
 	if err != nil {
 		return nil, took(), err
 	}
-	g := st.env.guard
 	st.ctx.begin(ctx, s.opts.Timeout)
 	v, err, panicked := s.invoke(st.ctx, st, fn, args)
 	st.ctx.end()
-	if err != nil && g.tripped.Load() {
-		// What the call allocated may be reachable from its globals: start afresh.
-		v, err, panicked = nil, g.limitError(s.opts.File), true
-	}
-	if !panicked && s.keepsTooMuch(st) {
-		v, err, panicked = nil, &Error{Kind: KindLimit, File: s.opts.File, Msg: fmt.Sprintf(
-			"%smemory: the hook keeps more than %s between calls (in globals, upvalues or module tables); its Lua state was reset",
-			limitPrefix, byteSize(s.opts.MemoryLimit))}, true
+	if st.L.MemoryExceeded() {
+		// The call failed even if it caught the error: what it allocated may be reachable
+		// from its globals, so the next call starts afresh.
+		v, err, panicked = nil, s.memoryError(err), true
 	}
 	if panicked {
 		s.pool.discard(st)
@@ -331,17 +331,6 @@ func (s *script) call(ctx context.Context, fn int, args []any, timed bool) (any,
 		s.pool.release(st)
 	}
 	return v, took(), err
-}
-
-// keepsTooMuch measures what st keeps between calls, once per watchdog epoch (see kept.go),
-// and reports whether it is more than the memory budget.
-func (s *script) keepsTooMuch(st *state) bool {
-	epoch := heapWatch.epoch.Load()
-	if st.env.kept == epoch || s.opts.MemoryLimit <= 0 {
-		return false
-	}
-	st.env.kept = epoch
-	return keptSize(st.L, st.env.loaded, s.opts.MemoryLimit) > s.opts.MemoryLimit
 }
 
 // invoke calls fn in st. It never lets a panic escape; panicked reports that the state
@@ -353,6 +342,9 @@ func (s *script) invoke(ctx context.Context, st *state, i int, args []any) (v an
 	defer func() {
 		if r := recover(); r != nil {
 			v, err, panicked = nil, &Error{Kind: KindRuntime, File: s.opts.File, Msg: fmt.Sprintf("panic: %v", r)}, true
+			if ae, ok := r.(*lua.ApiError); ok { // raised by Go code outside a protected call
+				err = fromCallError(s.opts.File, nil, "", ae)
+			}
 		}
 	}()
 	L.SetContext(st.env.poll)

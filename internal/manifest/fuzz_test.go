@@ -10,7 +10,7 @@ import (
 
 const fuzzFile = "plugins/fuzz/plugin.yaml"
 
-var fuzzKeys = []string{"name", "description", "events", "enabled", "priority", "timeout", "fail_closed", "config", "permissions"}
+var fuzzKeys = []string{"name", "description", "events", "enabled", "priority", "timeout", "memory", "fail_closed", "config", "permissions"}
 
 func FuzzParse(f *testing.F) {
 	for _, s := range []string{
@@ -21,6 +21,7 @@ func FuzzParse(f *testing.F) {
 		"- a\n- b\n", "just a string", "a: [\n", "a: b\n---\nc: d\n", "\xff\xfe", "?\n", "{a: 1, a: 2}",
 		"permissions: [fs]\n", "permissions: {fs: x, net: [1]}\n", "priority: 99999999999999999999\n",
 		"enabled: yes\nfail_closed: !!bool true\n", "config: !!binary aGVsbG8=\n", "x: &x [*x]\n",
+		"memory: 64MiB\n", "memory: 256 MiB\n", "memory: 99999999999999999999GiB\n", "memory: -0\n", "memory: ' 1 B '\n",
 	} {
 		f.Add([]byte(s))
 	}
@@ -70,6 +71,16 @@ func decodeEvery(t *testing.T, key string, n *yaml.Node) {
 	for _, w := range warns {
 		if w.File != fuzzFile {
 			t.Fatalf("permissions warning %q does not name %s", w.String(), fuzzFile)
+		}
+	}
+	size, warns, err := Size(fuzzFile, n, key, 256<<20, MinMemory, MaxMemory)
+	keep(err)
+	if err == nil && !(size >= MinMemory && size <= MaxMemory) {
+		t.Fatalf("Size(%q) = %v with no error, want a value in [MinMemory, MaxMemory]", n.Value, size)
+	}
+	for _, w := range warns {
+		if w.File != fuzzFile {
+			t.Fatalf("size warning %q does not name %s", w.String(), fuzzFile)
 		}
 	}
 	timeout, warns, err := Timeout(fuzzFile, n, 5, 300)

@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/hermes-hooks/hermes/hookspec"
@@ -237,17 +238,81 @@ func Timeout(file string, n *yaml.Node, def, maxSeconds float64) (float64, []War
 	return f, nil, nil
 }
 
+// Bounds of a hook's memory limit (memory:), in bytes.
+const (
+	MinMemory = 1 << 20
+	MaxMemory = 4 << 30
+)
+
+// sizeUnits are the units Size accepts, in bytes.
+var sizeUnits = map[string]int64{"": 1, "B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}
+
+// Size decodes a size in bytes: an integer (bytes), or a string of a whole number and a
+// unit, with or without a space between: B, KiB, MiB or GiB ("64MiB", "256 MiB"). def when
+// absent; zero or negative values use def, values below minBytes use minBytes and values
+// above maxBytes use maxBytes, each with a warning.
+func Size(file string, n *yaml.Node, key string, def, minBytes, maxBytes int64) (int64, []Warning, error) {
+	if n == nil {
+		return def, nil, nil
+	}
+	bad := Errorf(file, n, "%s must be a size such as 64MiB, 256 MiB or 1GiB (units B, KiB, MiB, GiB) or a number of bytes, got %q", key, n.Value)
+	if n.Kind != yaml.ScalarNode || (n.Tag != "!!int" && n.Tag != "!!str") {
+		return def, nil, bad
+	}
+	text := strings.TrimSpace(n.Value)
+	digits := strings.TrimLeft(text, "+-0123456789")
+	num, unit := text[:len(text)-len(digits)], strings.TrimSpace(digits)
+	scale, ok := sizeUnits[unit]
+	if !ok || num == "" || (n.Tag == "!!int" && unit != "") {
+		return def, nil, bad
+	}
+	v, err := strconv.ParseInt(num, 10, 64)
+	over := err != nil && errors.Is(err, strconv.ErrRange) && num[0] != '-'
+	if err != nil && !over {
+		return def, nil, bad
+	}
+	warn := func(format string, args ...any) []Warning {
+		return []Warning{{File: file, Line: n.Line, Msg: fmt.Sprintf(format, args...)}}
+	}
+	switch {
+	case over || v > maxBytes/scale:
+		return maxBytes, warn("%s %s is above the maximum; using %s", key, n.Value, formatSize(maxBytes)), nil
+	case v <= 0:
+		return def, warn("%s %s must be positive; using %s", key, n.Value, formatSize(def)), nil
+	case v*scale < minBytes:
+		return minBytes, warn("%s %s is below the minimum; using %s", key, n.Value, formatSize(minBytes)), nil
+	}
+	return v * scale, nil, nil
+}
+
+// formatSize writes n bytes the way Size reads them, in the largest unit that divides it
+// ("0" for the default).
+func formatSize(n int64) string {
+	switch {
+	case n == 0:
+		return "the default"
+	case n%(1<<30) == 0:
+		return fmt.Sprintf("%dGiB", n>>30)
+	case n%(1<<20) == 0:
+		return fmt.Sprintf("%dMiB", n>>20)
+	case n%(1<<10) == 0:
+		return fmt.Sprintf("%dKiB", n>>10)
+	}
+	return fmt.Sprintf("%dB", n)
+}
+
 // Common holds the keys plugin.yaml and HOOK.yaml share. Set the defaults before Decode.
 type Common struct {
 	Name        string
 	Description string
 	Enabled     bool
 	Timeout     float64 // seconds
+	Memory      int64   // bytes a Lua state of the hook may hold
 	Permissions hookspec.Permissions
 }
 
 // CommonKeys are the keys Decode reads.
-var CommonKeys = []string{"name", "description", "enabled", "timeout", "permissions"}
+var CommonKeys = []string{"name", "description", "enabled", "timeout", "memory", "permissions"}
 
 // Decode reads the shared keys present in fields; timeouts above maxTimeout are capped.
 func (c *Common) Decode(file string, fields map[string]*yaml.Node, maxTimeout float64) ([]Warning, error) {
@@ -271,6 +336,8 @@ func (c *Common) Decode(file string, fields map[string]*yaml.Node, maxTimeout fl
 			c.Enabled, err = Bool(file, n, key)
 		case "timeout":
 			c.Timeout, w, err = Timeout(file, n, c.Timeout, maxTimeout)
+		case "memory":
+			c.Memory, w, err = Size(file, n, key, c.Memory, MinMemory, MaxMemory)
 		case "permissions":
 			c.Permissions, w, err = Permissions(file, n)
 		}

@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -32,6 +34,7 @@ type attack struct {
 	errHas  string        // in the attack's error
 	blocks  []string      // per command, the block message wanted; default "witness answered"
 	maxCall time.Duration // the longest one call may take
+	heavy   bool          // allocates hundreds of MiB: not run under the race detector
 }
 
 // hook wraps body as the attack's pre_tool_call callback.
@@ -78,6 +81,14 @@ var attacks = []attack{
 				t.Skipf("mkfifo: %v", err)
 			}
 		}},
+	// Memory, counted where the interpreter allocates: each attack fails its own call, in a
+	// process that stays under maxRSS; valid programs that look like attacks run.
+	{name: "sparse table key", handler: hook(`local t = {} t[67108863] = 1 assert(t[67108863] == 1 and #t == 0)`),
+		status: engine.StatusOK, maxCall: time.Second},
+	{name: "tail-call loop", handler: hook(`local function f() return f() end f()`), manifest: "timeout: 1\n",
+		status: engine.StatusTimeout, maxCall: 3 * time.Second},
+	{name: "memory attacks one after another", handler: memoryAttacks, manifest: "timeout: 60\n",
+		commands: slices.Sorted(maps.Keys(memoryAttackNames)), status: engine.StatusError, errHas: "limit exceeded: memory: ", heavy: true},
 	{name: "guard with a local helper", handler: `function register(ctx)
   ctx.register_hook("pre_tool_call", function(kw)
     local args
@@ -90,6 +101,33 @@ var attacks = []attack{
 end`, commands: []string{"ls", "rm -rf /", "echo hi", "rm -rf /"}, status: engine.StatusOK,
 		blocks: []string{"witness answered", "rm -rf / is not permitted", "witness answered", "rm -rf / is not permitted"}},
 }
+
+// memoryAttackNames are the attacks of memoryAttacks, by the command that runs each. (A
+// table of millions of string keys is left to luabind's tests, with a smaller limit: Go's
+// map takes seconds to build one of 256 MiB.)
+var memoryAttackNames = map[string]string{
+	"table":        `local t = {} for i = 1, 1e9 do t[i] = {i} end`,
+	"rep":          `local t = {} for i = 1, 1e9 do t[i] = string.rep("x", 2^20) end`,
+	"concat":       `local t, s = {}, string.rep("x", 2^20) for i = 1, 1e9 do t[i] = s .. i end`,
+	"table.concat": `local t = {} for i = 1, 1e9 do t[i] = table.concat({string.rep("y", 2^20), i}, ",") end`,
+	"os.date":      `return os.date(string.rep("%c", 2^25))`,
+	"loadstring":   `return loadstring(string.rep("a=1 ", 2^20))`,
+	"functions":    `return loadstring(string.rep("function f() end ", 240000))`,
+	"coroutines":   `local t = {} for i = 1, 1e9 do t[i] = coroutine.create(print) end`,
+	"closures":     `local t = {} for i = 1, 1e9 do t[i] = function() return i end end`,
+	"pcall":        `pcall(function() local t = {} for i = 1, 1e9 do t[i] = {} end end)`,
+}
+
+// memoryAttacks runs the attack memoryAttackNames names for the call's command.
+var memoryAttacks = func() string {
+	var b strings.Builder
+	b.WriteString("local attacks = {\n")
+	for _, name := range slices.Sorted(maps.Keys(memoryAttackNames)) {
+		fmt.Fprintf(&b, "  [%q] = function() %s end,\n", name, memoryAttackNames[name])
+	}
+	b.WriteString("}\n")
+	return b.String() + hook(`return attacks[kw.args.command]()`)
+}()
 
 // report is what the child prints.
 type report struct {
@@ -119,6 +157,9 @@ func TestAttacksLeaveTheHostStanding(t *testing.T) {
 	}
 	for _, a := range attacks {
 		t.Run(a.name, func(t *testing.T) {
+			if a.heavy && raceEnabled {
+				t.Skip("allocates hundreds of MiB")
+			}
 			home := buildHome(t, a)
 			rep, rss := runChild(t, home, a.commands)
 			if rss > maxRSS && !raceEnabled {
@@ -140,6 +181,9 @@ func checkCalls(t *testing.T, a attack, rep report) {
 		}
 	}
 	for i, c := range rep.Calls {
+		if a.heavy {
+			t.Logf("call %d (%s): %.0f ms", i, a.commands[i], c.DurationMS)
+		}
 		want := "witness answered"
 		if a.blocks != nil {
 			want = a.blocks[i]

@@ -159,6 +159,8 @@ permissions: {fs: [~/logs], net: [example.com], exec: [black], env: ["*"]}`, tru
 		{"hook event without prefix", "hook", "events: [startup]", false},
 		{"hook timeout above 300", "hook", "events: [agent:start]\ntimeout: 301", false},
 		{"hook timeout zero", "hook", "events: [agent:start]\ntimeout: 0", false},
+		{"hook memory", "hook", "events: [agent:start]\nmemory: 64MiB", true},
+		{"hook memory in decimal megabytes", "hook", "events: [agent:start]\nmemory: 64MB", false},
 		{"hook unknown key", "hook", "events: [agent:start]\nevnts: [agent:end]", false},
 		{"hook enabled yes", "hook", "events: [agent:start]\nenabled: \"yes\"", false},
 		{"hook unknown permission", "hook", "events: [agent:start]\npermissions: {network: [x]}", false},
@@ -179,6 +181,12 @@ states: 4
 config: {facts: {u1: Ada}, list: [1, 2]}
 permissions: {net: [api.telegram.org]}`, true},
 		{"plugin reuse_kwargs (deprecated, still accepted)", "plugin", "reuse_kwargs: true", true},
+		{"plugin memory with a space", "plugin", "memory: 256 MiB", true},
+		{"plugin memory in bytes", "plugin", "memory: 67108864", true},
+		{"plugin memory in GiB", "plugin", "memory: 1GiB", true},
+		{"plugin memory zero", "plugin", "memory: 0", false},
+		{"plugin memory a fraction", "plugin", "memory: 1.5GiB", false},
+		{"plugin memory in lower case", "plugin", "memory: 64mib", false},
 		{"plugin priority a string", "plugin", "priority: high", false},
 		{"plugin priority a float", "plugin", "priority: 1.5", false},
 		{"plugin states zero", "plugin", "states: 0", false},
@@ -370,12 +378,12 @@ func TestSchemaKeysLoadWithoutWarnings(t *testing.T) {
 		return b.String()
 	}
 	write("hooks/h/HOOK.yaml", manifest("hook.schema.json", map[string]string{
-		"name": "h", "description": "d", "events": "[agent:start]", "enabled": "true", "timeout": "2",
+		"name": "h", "description": "d", "events": "[agent:start]", "enabled": "true", "timeout": "2", "memory": "64MiB",
 		"permissions": "{fs: [/tmp], net: [example.com], exec: [ls], env: [HOME]}",
 	}))
 	write("hooks/h/handler.lua", "function handle(event_type, context) end\n")
 	write("plugins/p/plugin.yaml", manifest("plugin.schema.json", map[string]string{
-		"name": "p", "description": "d", "version": "1.0.0", "enabled": "true", "priority": "3", "timeout": "2",
+		"name": "p", "description": "d", "version": "1.0.0", "enabled": "true", "priority": "3", "timeout": "2", "memory": "128 MiB",
 		"fail_closed": "true", "states": "2", "busy_timeout": "1.5", "config": "{a: 1}", "permissions": "{env: [HOME]}",
 	}))
 	write("plugins/p/handler.lua", `function register(ctx) ctx.register_hook("pre_tool_call", function() end) end`+"\n")

@@ -33,6 +33,7 @@ type allocator struct {
 
 	scratchValue  LValue
 	scratchValueP *iface
+	mem           *memAccount
 }
 
 func newAllocator(size int) *allocator {
@@ -63,6 +64,7 @@ func (al *allocator) LNumber2I(v LNumber) LValue {
 
 	// check if we need a new alloc page
 	if cap(al.fptrs) == len(al.fptrs) {
+		al.charge()
 		al.fptrs = make([]float64, 0, al.size)
 		al.fheader = (*reflect.SliceHeader)(unsafe.Pointer(&al.fptrs))
 	}

@@ -485,6 +485,9 @@ func digitValue(c byte) int {
 
 func baseToString(L *LState) int {
 	v1 := L.CheckAny(1)
+	if v1.Type() != LTString {
+		L.mem.charge(stringMemory(24)) // a number, or "table: 0x..."
+	}
 	L.Push(L.ToStringMeta(v1))
 	return 1
 }

@@ -216,20 +216,17 @@ func (L *LState) setStringKey(inst uint32) bool {
 // when the key is cleared.
 func (tb *LTable) setBoxedString(key LValue, ks string, value LValue) {
 	if tb.strdict == nil {
+		tb.charge(mapMemory(4))
 		tb.strdict = make(map[string]LValue, 4)
 	}
-	if tb.keys == nil {
-		tb.keys, tb.k2i = []LValue{}, map[LValue]int{}
-	}
 	if value == LNil {
-		delete(tb.strdict, ks)
+		delete(tb.strdict, ks) // the key list keeps it (table_keys.go)
 		return
 	}
-	tb.strdict[ks] = value
 	if _, ok := tb.k2i[key]; !ok {
-		tb.k2i[key] = len(tb.keys)
-		tb.keys = append(tb.keys, key)
+		tb.addKey(key)
 	}
+	tb.strdict[ks] = value
 }
 
 // ReserveKeys gives tb, a table that has never held a key outside its array part, a key
@@ -237,6 +234,7 @@ func (tb *LTable) setBoxedString(key LValue, ks string, value LValue) {
 // nothing to a table that has held such a key.
 func (tb *LTable) ReserveKeys(n int) {
 	if tb.keys == nil && n > 0 {
+		tb.charge(int64(n) * memKey)
 		tb.keys, tb.k2i = make([]LValue, 0, n), make(map[LValue]int, n)
 	}
 }
@@ -253,8 +251,7 @@ func (tb *LTable) ReplaceString(key string, value LValue) {
 		}
 		lkey := LString(key)
 		if _, ok := tb.k2i[lkey]; !ok {
-			tb.k2i[lkey] = len(tb.keys)
-			tb.keys = append(tb.keys, lkey)
+			tb.addKey(lkey)
 		}
 		return
 	}
@@ -319,6 +316,7 @@ func (L *LState) concat(rb, rc int) LValue {
 	}
 	var v LValue
 	if strs && !L.Options.SkipFastPaths {
+		L.mem.charge(stringMemory(int(n)))
 		var b strings.Builder
 		b.Grow(int(n))
 		for _, s := range rg.array[rb : rc+1] {

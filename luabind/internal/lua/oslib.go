@@ -135,6 +135,7 @@ func osDate(L *LState) int {
 			return 1
 		}
 	}
+	L.mem.charge(stringMemory(len(cfmt) * maxDateExpansion))
 	L.Push(LString(strftime(t, cfmt)))
 	return 1
 }

@@ -236,6 +236,8 @@ type autoGrowingCallFrameStack struct {
 	// It points to the next stack slot to use, so 0 means to use the 0th element in the segment, and a value of
 	// FramesPerSegment indicates that the segment is full and cannot accommodate another frame.
 	segSp uint8
+	mem   *memAccount
+	paid  segIdx // segments charged to mem
 }
 
 var segmentPool sync.Pool
@@ -296,6 +298,7 @@ func (cs *autoGrowingCallFrameStack) Push(v callFrame) {
 	if cs.segSp >= FramesPerSegment {
 		// segment full, push new segment if allowed
 		if cs.segIdx < segIdx(len(cs.segments)-1) {
+			cs.charge()
 			curSeg = newCallFrameStackSegment()
 			cs.segIdx++
 			cs.segments[cs.segIdx] = curSeg
@@ -381,10 +384,11 @@ type registry struct {
 	maxSize int
 	alloc   *allocator
 	handler registryHandler
+	mem     *memAccount
 }
 
 func newRegistry(handler registryHandler, initialSize int, growBy int, maxSize int, alloc *allocator) *registry {
-	return &registry{make([]LValue, initialSize), 0, growBy, maxSize, alloc, handler}
+	return &registry{array: make([]LValue, initialSize), growBy: growBy, maxSize: maxSize, alloc: alloc, handler: handler}
 }
 
 func (rg *registry) checkSize(requiredSize int) { // +inline-start
@@ -402,6 +406,7 @@ func (rg *registry) resize(requiredSize int) { // +inline-start
 		rg.handler.registryOverflow()
 		return
 	}
+	rg.charge(newSize)
 	rg.forceResize(newSize)
 } // +inline-end
 
@@ -694,6 +699,7 @@ func newLState(options Options) *LState {
 	}
 	ls.reg = newRegistry(ls, options.RegistrySize, options.RegistryGrowStep, options.RegistryMaxSize, al)
 	ls.Env = ls.G.Global
+	ls.shareMemory(ls, newMemAccount(ls))
 	return ls
 }
 
@@ -798,10 +804,10 @@ func (ls *LState) stackTrace(level int) string {
 			cf := dbg.frame
 			buf = append(buf, fmt.Sprintf("\t%v in %v", ls.Where(i), ls.formattedFrameFuncName(cf)))
 			if !cf.Fn.IsG && cf.TailCall > 0 {
-				for tc := cf.TailCall; tc > 0; tc-- {
-					buf = append(buf, "\t(tailcall): ?")
-					i++
-				}
+				// One line for any number of tail calls, as C Lua prints them: a loop of
+				// tail calls makes millions a second.
+				buf = append(buf, "\t(tailcall): ?")
+				i += cf.TailCall
 			}
 			i++
 		}
@@ -1108,7 +1114,7 @@ func (ls *LState) initCallFrame(cf *callFrame) { // +inline-start
 			if CompatVarArg {
 				ls.reg.SetTop(cf.LocalBase + nargs + np + 1)
 				if (proto.IsVarArg & VarArgNeedsArg) != 0 {
-					argtb := newLTable(nvarargs, 0)
+					argtb := ls.newTable(nvarargs, 0)
 					for i := 0; i < nvarargs; i++ {
 						argtb.RawSetInt(i+1, ls.reg.Get(cf.LocalBase+np+i))
 					}
@@ -1220,7 +1226,7 @@ func (ls *LState) pushCallFrame(cf callFrame, fn LValue, meta bool) { // +inline
 				if CompatVarArg {
 					ls.reg.SetTop(cf.LocalBase + nargs + np + 1)
 					if (proto.IsVarArg & VarArgNeedsArg) != 0 {
-						argtb := newLTable(nvarargs, 0)
+						argtb := ls.newTable(nvarargs, 0)
 						for i := 0; i < nvarargs; i++ {
 							argtb.RawSetInt(i+1, ls.reg.Get(cf.LocalBase+np+i))
 						}
@@ -1598,17 +1604,19 @@ func (ls *LState) Remove(index int) {
 /* object allocation {{{ */
 
 func (ls *LState) NewTable() *LTable {
-	return newLTable(defaultArrayCap, defaultHashCap)
+	return ls.newTable(defaultArrayCap, defaultHashCap)
 }
 
 func (ls *LState) CreateTable(acap, hcap int) *LTable {
-	return newLTable(acap, hcap)
+	return ls.newTable(acap, hcap)
 }
 
 // NewThread returns a new LState that shares with the original state all global objects.
 // If the original state has context.Context, the new state has a new child context of the original state and this function returns its cancel function.
 func (ls *LState) NewThread() (*LState, context.CancelFunc) {
+	ls.mem.charge(threadMemory(&ls.Options))
 	thread := newLState(ls.Options)
+	ls.shareMemory(thread, ls.mem)
 	thread.G = ls.G
 	thread.Env = ls.Env
 	var f context.CancelFunc = nil
@@ -1620,10 +1628,12 @@ func (ls *LState) NewThread() (*LState, context.CancelFunc) {
 }
 
 func (ls *LState) NewFunctionFromProto(proto *FunctionProto) *LFunction {
+	ls.mem.charge(closureMemory(int(proto.NumUpvalues)))
 	return newLFunctionL(proto, ls.Env, int(proto.NumUpvalues))
 }
 
 func (ls *LState) NewUserData() *LUserData {
+	ls.mem.charge(memUserData)
 	return &LUserData{
 		Env:       ls.currentEnv(),
 		Metatable: LNil,
@@ -1631,10 +1641,12 @@ func (ls *LState) NewUserData() *LUserData {
 }
 
 func (ls *LState) NewFunction(fn LGFunction) *LFunction {
+	ls.mem.charge(closureMemory(0))
 	return newLFunctionG(fn, ls.currentEnv(), 0)
 }
 
 func (ls *LState) NewClosure(fn LGFunction, upvalues ...LValue) *LFunction {
+	ls.mem.charge(closureMemory(len(upvalues)))
 	cl := newLFunctionG(fn, ls.currentEnv(), len(upvalues))
 	for i, lv := range upvalues {
 		cl.Upvalues[i] = &Upvalue{}

@@ -74,6 +74,7 @@ func strByte(L *LState) int {
 
 func strChar(L *LState) int {
 	top := L.GetTop()
+	L.mem.charge(stringMemory(top))
 	bytes := make([]byte, L.GetTop())
 	for i := 1; i <= top; i++ {
 		bytes[i-1] = uint8(L.CheckInt(i))
@@ -341,6 +342,7 @@ func strLen(L *LState) int {
 
 func strLower(L *LState) int {
 	str := L.CheckString(1)
+	L.mem.charge(stringMemory(len(str)))
 	L.Push(LString(strings.ToLower(str)))
 	return 1
 }
@@ -390,6 +392,7 @@ func strRep(L *LState) int {
 	if n < 0 {
 		L.Push(emptyLString)
 	} else {
+		L.mem.charge(stringMemory(len(str) * n))
 		L.Push(LString(strings.Repeat(str, n)))
 	}
 	return 1
@@ -397,6 +400,7 @@ func strRep(L *LState) int {
 
 func strReverse(L *LState) int {
 	str := L.CheckString(1)
+	L.mem.charge(stringMemory(len(str)))
 	bts := []byte(str)
 	out := make([]byte, len(bts))
 	for i, j := 0, len(bts)-1; j >= 0; i, j = i+1, j-1 {
@@ -421,6 +425,7 @@ func strSub(L *LState) int {
 
 func strUpper(L *LState) int {
 	str := L.CheckString(1)
+	L.mem.charge(stringMemory(len(str)))
 	L.Push(LString(strings.ToUpper(str)))
 	return 1
 }

@@ -67,11 +67,13 @@ func (tb *LTable) Append(value LValue) {
 	if value == LNil {
 		return
 	}
+	tb.growing(1)
 	if tb.array == nil {
 		tb.array = make([]LValue, 0, defaultArrayCap)
 	}
 	if len(tb.array) == 0 || tb.array[len(tb.array)-1] != LNil {
 		tb.array = append(tb.array, value)
+		tb.grown()
 	} else {
 		i := len(tb.array) - 2
 		for ; i >= 0; i-- {
@@ -85,6 +87,7 @@ func (tb *LTable) Append(value LValue) {
 
 // Insert inserts a given LValue at position `i` in this table.
 func (tb *LTable) Insert(i int, value LValue) {
+	tb.growing(1)
 	if tb.array == nil {
 		tb.array = make([]LValue, 0, defaultArrayCap)
 	}
@@ -98,21 +101,21 @@ func (tb *LTable) Insert(i int, value LValue) {
 	}
 	i -= 1
 	tb.array = append(tb.array, LNil)
+	tb.grown()
 	copy(tb.array[i+1:], tb.array[i:])
 	tb.array[i] = value
 }
 
 // MaxN returns a maximum number key that nil value does not exist before it.
 func (tb *LTable) MaxN() int {
-	if tb.array == nil {
-		return 0
-	}
+	n := 0
 	for i := len(tb.array) - 1; i >= 0; i-- {
 		if tb.array[i] != LNil {
-			return i + 1
+			n = i + 1
+			break
 		}
 	}
-	return 0
+	return max(n, tb.sparseMaxN())
 }
 
 // Remove removes from this table the element at a given position.
@@ -148,22 +151,7 @@ func (tb *LTable) RawSet(key LValue, value LValue) {
 	switch v := key.(type) {
 	case LNumber:
 		if isArrayKey(v) {
-			if tb.array == nil {
-				tb.array = make([]LValue, 0, defaultArrayCap)
-			}
-			index := int(v) - 1
-			alen := len(tb.array)
-			switch {
-			case index == alen:
-				tb.array = append(tb.array, value)
-			case index > alen:
-				for i := 0; i < (index - alen); i++ {
-					tb.array = append(tb.array, LNil)
-				}
-				tb.array = append(tb.array, value)
-			case index < alen:
-				tb.array[index] = value
-			}
+			tb.setInt(int(v), value)
 			return
 		}
 	case LString:
@@ -180,45 +168,24 @@ func (tb *LTable) RawSetInt(key int, value LValue) {
 		tb.RawSetH(LNumber(key), value)
 		return
 	}
-	if tb.array == nil {
-		tb.array = make([]LValue, 0, 32)
-	}
-	index := key - 1
-	alen := len(tb.array)
-	switch {
-	case index == alen:
-		tb.array = append(tb.array, value)
-	case index > alen:
-		for i := 0; i < (index - alen); i++ {
-			tb.array = append(tb.array, LNil)
-		}
-		tb.array = append(tb.array, value)
-	case index < alen:
-		tb.array[index] = value
-	}
+	tb.setInt(key, value)
 }
 
 // RawSetString sets a given LValue to a given string index without the __newindex metamethod.
 func (tb *LTable) RawSetString(key string, value LValue) {
 	if tb.strdict == nil {
+		tb.charge(mapMemory(defaultHashCap))
 		tb.strdict = make(map[string]LValue, defaultHashCap)
 	}
-	if tb.keys == nil {
-		tb.keys = []LValue{}
-		tb.k2i = map[LValue]int{}
-	}
-
 	if value == LNil {
-		// TODO tb.keys and tb.k2i should also be removed
-		delete(tb.strdict, key)
-	} else {
-		tb.strdict[key] = value
-		lkey := LString(key)
-		if _, ok := tb.k2i[lkey]; !ok {
-			tb.k2i[lkey] = len(tb.keys)
-			tb.keys = append(tb.keys, lkey)
-		}
+		delete(tb.strdict, key) // the key list keeps it (table_keys.go)
+		return
 	}
+	lkey := LString(key)
+	if _, ok := tb.k2i[lkey]; !ok {
+		tb.addKey(lkey)
+	}
+	tb.strdict[key] = value
 }
 
 // RawSetH sets a given LValue to a given index without the __newindex metamethod.
@@ -228,23 +195,17 @@ func (tb *LTable) RawSetH(key LValue, value LValue) {
 		return
 	}
 	if tb.dict == nil {
+		tb.charge(mapMemory(len(tb.strdict)))
 		tb.dict = make(map[LValue]LValue, len(tb.strdict))
 	}
-	if tb.keys == nil {
-		tb.keys = []LValue{}
-		tb.k2i = map[LValue]int{}
-	}
-
 	if value == LNil {
-		// TODO tb.keys and tb.k2i should also be removed
-		delete(tb.dict, key)
-	} else {
-		tb.dict[key] = value
-		if _, ok := tb.k2i[key]; !ok {
-			tb.k2i[key] = len(tb.keys)
-			tb.keys = append(tb.keys, key)
-		}
+		delete(tb.dict, key) // the key list keeps it (table_keys.go)
+		return
 	}
+	if _, ok := tb.k2i[key]; !ok {
+		tb.addKey(key)
+	}
+	tb.dict[key] = value
 }
 
 // RawGet returns an LValue associated with a given key without __index metamethod.
@@ -252,12 +213,9 @@ func (tb *LTable) RawGet(key LValue) LValue {
 	switch v := key.(type) {
 	case LNumber:
 		if isArrayKey(v) {
-			if tb.array == nil {
-				return LNil
-			}
 			index := int(v) - 1
 			if index >= len(tb.array) {
-				return LNil
+				return tb.sparseInt(v)
 			}
 			return tb.array[index]
 		}
@@ -281,12 +239,9 @@ func (tb *LTable) RawGet(key LValue) LValue {
 
 // RawGetInt returns an LValue at position `key` without __index metamethod.
 func (tb *LTable) RawGetInt(key int) LValue {
-	if tb.array == nil {
-		return LNil
-	}
 	index := int(key) - 1
 	if index >= len(tb.array) || index < 0 {
-		return LNil
+		return tb.sparseInt(LNumber(key))
 	}
 	return tb.array[index]
 }
@@ -356,7 +311,7 @@ func (tb *LTable) Next(key LValue) (LValue, LValue) {
 	}
 
 	if init || key != LNumber(0) {
-		if kv, ok := key.(LNumber); ok && isInteger(kv) && int(kv) >= 0 && kv < LNumber(MaxArrayIndex) {
+		if kv, ok := key.(LNumber); ok && isInteger(kv) && int(kv) >= 0 && int(kv) <= len(tb.array) {
 			index := int(kv)
 			if tb.array != nil {
 				for ; index < len(tb.array); index++ {

@@ -147,6 +147,7 @@ type LTable struct {
 	strdict map[string]LValue
 	keys    []LValue
 	k2i     map[LValue]int
+	mem     *memAccount // of the state that made it; nil: none (memory.go)
 }
 
 func (tb *LTable) String() string   { return fmt.Sprintf("table: %p", tb) }
@@ -196,6 +197,7 @@ type LState struct {
 	ctx          context.Context
 	ctxPoller    ContextPoller // ctx, when it is one
 	ctxCancelFn  context.CancelFunc
+	mem          *memAccount // shared with its coroutines (memory.go)
 }
 
 func (ls *LState) String() string   { return fmt.Sprintf("thread: %p", ls) }

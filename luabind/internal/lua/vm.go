@@ -724,7 +724,7 @@ func init() {
 			RA := lbase + A
 			B := int(inst & 0x1ff)    //GETB
 			C := int(inst>>9) & 0x1ff //GETC
-			v := newLTable(B, C)
+			v := L.newTable(B, C)
 			if C > 0 && !L.Options.SkipFastPaths {
 				v.ReserveKeys(min(C, 64)) // the constructor's keys: its key list sized once
 			}
@@ -1338,7 +1338,7 @@ func init() {
 							if CompatVarArg {
 								ls.reg.SetTop(cf.LocalBase + nargs + np + 1)
 								if (proto.IsVarArg & VarArgNeedsArg) != 0 {
-									argtb := newLTable(nvarargs, 0)
+									argtb := ls.newTable(nvarargs, 0)
 									for i := 0; i < nvarargs; i++ {
 										argtb.RawSetInt(i+1, ls.reg.Get(cf.LocalBase+np+i))
 									}
@@ -1519,7 +1519,7 @@ func init() {
 							if CompatVarArg {
 								ls.reg.SetTop(cf.LocalBase + nargs + np + 1)
 								if (proto.IsVarArg & VarArgNeedsArg) != 0 {
-									argtb := newLTable(nvarargs, 0)
+									argtb := ls.newTable(nvarargs, 0)
 									for i := 0; i < nvarargs; i++ {
 										argtb.RawSetInt(i+1, ls.reg.Get(cf.LocalBase+np+i))
 									}
@@ -2162,6 +2162,7 @@ func init() {
 			RA := lbase + A
 			Bx := int(inst & 0x3ffff) //GETBX
 			proto := cf.Fn.Proto.FunctionPrototypes[Bx]
+			L.mem.charge(closureMemory(int(proto.NumUpvalues)))
 			closure := newLFunctionL(proto, cf.Fn.Env, int(proto.NumUpvalues))
 			// this section is inlined by go-inline
 			// source function is 'func (rg *registry) Set(regi int, vali LValue) ' in '_state.go'
@@ -2431,6 +2432,7 @@ func stringConcat(L *LState, total, last int) LValue {
 				i--
 				total--
 			}
+			L.chargeStrings(buf)
 			rhs = LString(strings.Join(buf, ""))
 		}
 	}
