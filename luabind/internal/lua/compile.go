@@ -1343,7 +1343,7 @@ func constFold(exp ast.Expr) ast.Expr { // {{{
 				v = luaModulo(lvalue, rvalue)
 			}
 		case "^":
-			v = LNumber(math.Pow(float64(lvalue), float64(rvalue)))
+			v = luaPow(lvalue, rvalue)
 		default:
 			panic(fmt.Sprintf("unknown binop: %v", expr.Operator))
 		}

@@ -174,7 +174,7 @@ func mathModf(L *LState) int {
 }
 
 func mathPow(L *LState) int {
-	L.Push(LNumber(math.Pow(float64(L.CheckNumber(1)), float64(L.CheckNumber(2)))))
+	L.Push(luaPow(L.CheckNumber(1), L.CheckNumber(2)))
 	return 1
 }
 

@@ -2330,6 +2330,15 @@ func opArith(L *LState, inst uint32, baseframe *callFrame) int { //OP_ADD, OP_SU
 	return 0
 }
 
+// luaPow is x^y. x^2 is x*x, rounded once as C's pow rounds it (Go's math.Pow may be an
+// ulp away, which a loop of x = x^2 % m amplifies into another result).
+func luaPow(x, y LNumber) LNumber {
+	if y == 2 {
+		return x * x
+	}
+	return LNumber(math.Pow(float64(x), float64(y)))
+}
+
 // luaModulo is Lua 5.1's a % b: a - floor(a/b)*b (luai_nummod).
 func luaModulo(lhs, rhs LNumber) LNumber {
 	a, b := float64(lhs), float64(rhs)
@@ -2349,9 +2358,7 @@ func numberArith(L *LState, opcode int, lhs, rhs LNumber) LNumber {
 	case OP_MOD:
 		return luaModulo(lhs, rhs)
 	case OP_POW:
-		flhs := float64(lhs)
-		frhs := float64(rhs)
-		return LNumber(math.Pow(flhs, frhs))
+		return luaPow(lhs, rhs)
 	}
 	panic("should not reach here")
 }
