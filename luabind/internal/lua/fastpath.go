@@ -249,7 +249,7 @@ func (tb *LTable) ReplaceString(key string, value LValue) {
 		if len(tb.strdict) == n {
 			return // a key strdict held is in the key list
 		}
-		lkey := LString(key)
+		var lkey LValue = LString(key) // boxed once, for the lookup and the key list
 		if _, ok := tb.k2i[lkey]; !ok {
 			tb.addKey(lkey)
 		}

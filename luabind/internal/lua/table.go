@@ -181,7 +181,7 @@ func (tb *LTable) RawSetString(key string, value LValue) {
 		delete(tb.strdict, key) // the key list keeps it (table_keys.go)
 		return
 	}
-	lkey := LString(key)
+	var lkey LValue = LString(key) // boxed once, for the lookup and the key list
 	if _, ok := tb.k2i[lkey]; !ok {
 		tb.addKey(lkey)
 	}
