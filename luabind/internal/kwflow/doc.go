@@ -11,10 +11,10 @@
 // # Invariants
 //
 // The analysis is sound only as long as every statement below holds. Each is a fact about
-// gopher-lua v1.1.2 (its compiler, compile.go, and its interpreter, vm.go) or about the
-// engine that calls Analyze. TestGopherLuaPinned fails when the gopher-lua version or its
-// opcode table changes: re-read this list against the new compiler and interpreter before
-// changing the pin.
+// the interpreter, luabind/internal/lua (its compiler, compile.go, and its interpreter,
+// vm.go), or about the engine that calls Analyze. TestOpcodesPinned fails when its opcode
+// table changes; a change to the compiler's code generation (PATCHES.md there) must be read
+// against this list too.
 //
 //   - Instruction layout (opcode.go): the opcode is bits 26-31; A is bits 18-25; B bits 0-8;
 //     C bits 9-17; Bx bits 0-17; sBx is Bx minus 2^17-1. An RK operand with bit 8 set names
