@@ -173,6 +173,12 @@ func (tb *LTable) RawSetInt(key int, value LValue) {
 
 // RawSetString sets a given LValue to a given string index without the __newindex metamethod.
 func (tb *LTable) RawSetString(key string, value LValue) {
+	// Small enough to inline: a constant key is then boxed once, statically, by the caller.
+	tb.setString(LString(key), key, value)
+}
+
+// setString is RawSetString for key, boxed as lkey.
+func (tb *LTable) setString(lkey LValue, key string, value LValue) {
 	if tb.strdict == nil {
 		tb.charge(mapMemory(defaultHashCap))
 		tb.strdict = make(map[string]LValue, defaultHashCap)
@@ -181,7 +187,6 @@ func (tb *LTable) RawSetString(key string, value LValue) {
 		delete(tb.strdict, key) // the key list keeps it (table_keys.go)
 		return
 	}
-	var lkey LValue = LString(key) // boxed once, for the lookup and the key list
 	if _, ok := tb.k2i[lkey]; !ok {
 		tb.addKey(lkey)
 	}
