@@ -2330,12 +2330,8 @@ func opArith(L *LState, inst uint32, baseframe *callFrame) int { //OP_ADD, OP_SU
 	return 0
 }
 
-// luaPow is x^y. x^2 is x*x, rounded once as C's pow rounds it (Go's math.Pow may be an
-// ulp away, which a loop of x = x^2 % m amplifies into another result).
+// luaPow is x^y: Go's math.Pow, which may differ from C's pow in the last bit (docs/lua.md).
 func luaPow(x, y LNumber) LNumber {
-	if y == 2 {
-		return x * x
-	}
 	return LNumber(math.Pow(float64(x), float64(y)))
 }
 
