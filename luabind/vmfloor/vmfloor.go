@@ -14,7 +14,7 @@ import (
 
 // Caller calls one callback on one state. It is not safe for concurrent use.
 type Caller struct {
-	L      *lua.LState
+	ls     *lua.LState
 	fn     *lua.LFunction
 	kw     *lua.LTable // the table every call gets, when built once
 	cancel context.CancelFunc
@@ -25,7 +25,7 @@ type Caller struct {
 // as the engine must for timeouts; once builds the kwargs table for the first call only.
 func New(handler string, withCtx, once bool) (*Caller, error) {
 	L := lua.NewState(lua.Options{CallStackSize: 200, RegistrySize: 1024, RegistryMaxSize: 1 << 18, RegistryGrowStep: 256})
-	c := &Caller{L: L, cancel: func() {}}
+	c := &Caller{ls: L, cancel: func() {}}
 	if err := L.DoString(handler); err != nil {
 		L.Close()
 		return nil, err
@@ -53,9 +53,9 @@ func New(handler string, withCtx, once bool) (*Caller, error) {
 }
 
 func (c *Caller) build(tool, cmd, task, sess, call string) *lua.LTable {
-	kw := c.L.CreateTable(0, 5)
+	kw := c.ls.CreateTable(0, 5)
 	kw.RawSetString("tool_name", lua.LString(tool))
-	args := c.L.CreateTable(0, 1)
+	args := c.ls.CreateTable(0, 1)
 	args.RawSetString("command", lua.LString(cmd))
 	kw.RawSetString("args", args)
 	kw.RawSetString("task_id", lua.LString(task))
@@ -71,18 +71,18 @@ func (c *Caller) Call() (answered bool, err error) {
 	if kw == nil {
 		kw = c.build("terminal", "ls -la /tmp", "t", "s", "c")
 	}
-	c.L.Push(c.fn)
-	c.L.Push(kw)
-	if err := c.L.PCall(1, 1, nil); err != nil {
+	c.ls.Push(c.fn)
+	c.ls.Push(kw)
+	if err := c.ls.PCall(1, 1, nil); err != nil {
 		return false, err
 	}
-	answered = c.L.Get(-1) != lua.LNil
-	c.L.Pop(1)
+	answered = c.ls.Get(-1) != lua.LNil
+	c.ls.Pop(1)
 	return answered, nil
 }
 
 // Close closes the state.
 func (c *Caller) Close() {
 	c.cancel()
-	c.L.Close()
+	c.ls.Close()
 }
