@@ -106,3 +106,11 @@ func TestLikeLua51(t *testing.T) {
 		})
 	}
 }
+
+// TestDeliberateDifferences holds what docs/lua.md lists as differing from C Lua 5.1 on
+// purpose: a minus sign in tonumber's other bases gives the negative number.
+func TestDeliberateDifferences(t *testing.T) {
+	if got := runPrinting(t, `print(tonumber("-ff", 16), tonumber(" -10 ", 36), tonumber("-", 16))`); got != "-255\t-36\tnil" {
+		t.Errorf("got %q, want -255, -36, nil", got)
+	}
+}
