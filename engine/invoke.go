@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -118,25 +119,7 @@ func (e *Engine) invoke(ctx context.Context, set *hookSet, hook string, kw args,
 	} else {
 		results = make([]HookResult, 0, len(cbs))
 	}
-	in, lastMod := kw, 0
-	for i, cb := range cbs {
-		var r HookResult
-		if pooled { // the typed calls keep nothing but the decision: no clock read
-			r = cb.fire(ctx, hook, in)
-		} else {
-			start := time.Now()
-			if r = cb.fire(ctx, hook, in); r.Duration == 0 {
-				r.Duration = time.Since(start)
-			}
-		}
-		if a := r.Answer; a.Args != nil && hook == PreToolCall && a.Kind != hookspec.Block {
-			in, lastMod = in.withToolArgs(a.Args), i // the callbacks after it see the modified arguments
-		}
-		results = append(results, r)
-	}
-	if lastMod > 0 {
-		recheck(ctx, hook, cbs[:lastMod], results, in)
-	}
+	results = runChain(ctx, hook, cbs, kw, results, !pooled)
 	if pooled {
 		sc.results = results
 	}
@@ -165,24 +148,67 @@ func (e *Engine) invoke(ctx context.Context, set *hookSet, hook string, kw args,
 	return rep
 }
 
-// recheck calls again, with the final arguments in, the callbacks that ran before the last
-// modification and neither modified nor blocked, so that no guard is passed and no approval
-// stands on arguments other than the ones the tool runs with: each one's answer on the
-// final arguments replaces its first, except that a modification now is ignored (the chain
-// is done). A block stands whatever came after it.
-func recheck(ctx context.Context, hook string, cbs []callback, results []HookResult, in args) {
+// runChain runs cbs in order on kw, appending their results to results. For
+// pre_tool_call, modifications chain (each callback sees the arguments the ones before it
+// left) and the callbacks before the last modification are asked again (recheck). timed:
+// each result carries its duration.
+func runChain(ctx context.Context, hook string, cbs []callback, kw args, results []HookResult, timed bool) []HookResult {
+	in, lastMod := kw, 0
 	for i, cb := range cbs {
-		if results[i].Answer.Args != nil || results[i].Answer.Kind == hookspec.Block {
+		var r HookResult
+		if !timed { // the typed calls keep nothing but the decision: no clock read
+			r = cb.fire(ctx, hook, in)
+		} else {
+			start := time.Now()
+			if r = cb.fire(ctx, hook, in); r.Duration == 0 {
+				r.Duration = time.Since(start)
+			}
+		}
+		if a := r.Answer; a.Args != nil && hook == PreToolCall && a.Kind != hookspec.Block {
+			in, lastMod = in.withToolArgs(a.Args), i // the callbacks after it see the modified arguments
+		}
+		results = append(results, r)
+	}
+	if lastMod > 0 {
+		recheck(ctx, hook, cbs[:lastMod], results, in)
+	}
+	return results
+}
+
+// recheck calls again, with the final arguments in, the callbacks that ran before the last
+// modification, whatever they answered (a block stands and is not asked again), so that no
+// guard is passed and no approval stands on arguments other than the ones the tool runs
+// with: each one's answer on the final arguments replaces its first. The chain is done, so
+// a second answer changes no arguments: the last modification stands. An approval counts
+// only when it gives the final arguments back unchanged (or none); a question is asked
+// either way.
+func recheck(ctx context.Context, hook string, cbs []callback, results []HookResult, in args) {
+	final := hookspec.ArgsOrEmpty(toolArgsOf(in))
+	for i, cb := range cbs {
+		if results[i].Answer.Kind == hookspec.Block {
 			continue
 		}
 		r := cb.fire(ctx, hook, in)
-		if r.Answer.Args != nil {
-			r.Answer = hookspec.Answer{}
+		if a := &r.Answer; a.Args != nil && a.Kind != hookspec.Block {
+			if a.Kind == hookspec.Ask || a.Kind == hookspec.Approve && reflect.DeepEqual(hookspec.ArgsOrEmpty(a.Args), final) {
+				a.Args = nil
+			} else {
+				*a = hookspec.Answer{} // a modification, or an approval of other arguments
+			}
 		}
 		r.Duration += results[i].Duration
 		r.Rechecked = true
 		results[i] = r
 	}
+}
+
+// toolArgsOf are the tool's arguments in a pre_tool_call's kwargs.
+func toolArgsOf(kw args) map[string]any {
+	if a, ok := kw.(*toolArgs); ok {
+		return a.call.Args
+	}
+	m, _ := kw.Map()["args"].(map[string]any)
+	return m
 }
 
 // pluginCallback is one function a plugin registered.
