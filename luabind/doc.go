@@ -59,13 +59,13 @@
 //     KiB is cut and says how many bytes were cut.
 //
 // Source text, the handler file and every chunk loadstring or load compiles at call time, is
-// measured before gopher-lua parses it (nesting.go): gopher-lua compiles by recursion, so a
-// 1,000,000-deep table constructor would overflow the Go stack and kill the process. Source
-// larger than 4 MiB, or nested more than 200 levels deep (brackets, blocks, each elseif, and
-// operators and suffixes as the syntax tree nests them: `not not ...`, `a..b..c...`,
-// `1+1+...`, `a.b.c...`, `f()()...`), is refused with a KindSyntax error (KindLimit for the
-// size) naming the file and line, as C Lua refuses more than 200 "syntax levels"; loadstring
-// and load return nil and the message.
+// at most 4 MiB, and the parser refuses it when it nests more than 200 levels deep
+// (brackets, blocks, each elseif, and operators and suffixes as the syntax tree nests them:
+// `not not ...`, `a..b..c...`, `1+1+...`, `a.b.c...`, `f()()...`) with a KindSyntax error
+// (KindLimit for the size) naming the file and line, as C Lua refuses more than 200 "syntax
+// levels": the compiler recurses over the tree, and a 1,000,000-deep table constructor would
+// overflow the Go stack. loadstring and load return nil and the message, and charge what
+// parsing and compiling take to the state's memory as the parser reads.
 //
 // Memory is counted per state, where the interpreter allocates (internal/lua/memory.go):
 // every table and each growth of its array or hash part, every string `..`, tostring and the

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
+	"github.com/hermes-hooks/hermes/luabind/internal/lua/ast"
+	"github.com/hermes-hooks/hermes/luabind/internal/lua/parse"
 )
 
 // Error messages that say what C Lua would. gopher-lua's messages are terse where C Lua's
@@ -33,41 +35,51 @@ func syntaxHint(src []byte, line int, near, msg string) string {
 
 // unclosedAt scans src up to the token near on line (or to its end) and returns the block
 // or bracket still open there that near does not close, or nil.
-func unclosedAt(src string, line int, near string) *luaToken {
-	lx := luaLexer{src: src, line: 1}
-	var stack []luaToken
-	for {
-		t := lx.next()
-		atError := t.kind == tokEOF || t.kind == tokBad || t.line > line ||
-			(t.line == line && (t.text == near || near == "" && t.kind == tokEOF))
-		if atError {
-			if len(stack) == 0 {
-				return nil
-			}
-			top := stack[len(stack)-1]
-			if closerOf(top.text) == near {
-				return nil
-			}
-			return &top
+func unclosedAt(src string, line int, near string) *openToken {
+	var stack []openToken
+	var found *openToken
+	stopped := false
+	atError := func() {
+		if len(stack) > 0 && closerOf(stack[len(stack)-1].text) != near {
+			found = &stack[len(stack)-1]
 		}
-		switch t.text {
-		case "function", "if", "do", "repeat", "(", "[", "{":
-			if t.kind == tokName || t.kind == tokOp {
-				if t.text == "do" && len(stack) > 0 && (stack[len(stack)-1].text == "while" || stack[len(stack)-1].text == "for") {
-					continue // the do of a loop opened with it
-				}
-				stack = append(stack, t)
+	}
+	_ = parse.Tokens(strings.NewReader(src), "", func(tok ast.Token) bool {
+		text := tok.Str
+		if tok.Type == parse.TString || tok.Type == parse.TNumber {
+			text = "" // a string "end" closes nothing
+		}
+		if tok.Pos.Line > line || tok.Pos.Line == line && text == near && near != "" {
+			atError()
+			stopped = true
+			return false
+		}
+		t := openToken{text: text, line: tok.Pos.Line}
+		switch text {
+		case "do":
+			if len(stack) > 0 && (stack[len(stack)-1].text == "while" || stack[len(stack)-1].text == "for") {
+				return true // the do of a loop opened with it
 			}
-		case "while", "for":
-			if t.kind == tokName {
-				stack = append(stack, t)
-			}
+			stack = append(stack, t)
+		case "function", "if", "repeat", "(", "[", "{", "while", "for":
+			stack = append(stack, t)
 		case "end", "until", ")", "]", "}":
-			if len(stack) > 0 && closerOf(stack[len(stack)-1].text) == t.text {
+			if len(stack) > 0 && closerOf(stack[len(stack)-1].text) == text {
 				stack = stack[:len(stack)-1]
 			}
 		}
+		return true
+	})
+	if !stopped {
+		atError() // the end of the file, or a lexical error
 	}
+	return found
+}
+
+// openToken is a block or a bracket open at a line.
+type openToken struct {
+	text string
+	line int
 }
 
 // closesSomething reports whether a token ends a block or a bracket ("" is the end of file).

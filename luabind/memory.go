@@ -111,8 +111,8 @@ const (
 	compileFunctionCost = 18 << 10
 )
 
-// compileCost estimates the bytes compiling size bytes of source, with that many tokens and
-// functions (as nesting.go's scan counts them), takes at its peak.
-func compileCost(size, tokens, functions int) int64 {
-	return 2*int64(size) + int64(tokens)*compileTokenCost + int64(functions)*compileFunctionCost
+// compileCost estimates the bytes compiling source with that many tokens and functions
+// (as the parser counts them) takes at its peak, beyond twice the source's size.
+func compileCost(tokens, functions int) int64 {
+	return int64(tokens)*compileTokenCost + int64(functions)*compileFunctionCost
 }

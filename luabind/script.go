@@ -117,14 +117,14 @@ func (st *state) close() {
 
 // compile parses and compiles src once; syntax errors carry the file and line.
 func compile(file string, src []byte) (*lua.FunctionProto, error) {
-	if err := checkNesting(file, src); err != nil { // gopher-lua's compiler recurses
-		return nil, err
+	if len(src) > maxSourceSize {
+		return nil, &Error{Kind: KindLimit, File: file, Msg: sourceTooLarge}
 	}
 	chunk, err := parse.Parse(bytes.NewReader(src), file)
 	if err != nil {
 		le := fromParseError(file, lastLine(src), err)
 		var pe *parse.Error
-		if errors.As(err, &pe) {
+		if errors.As(err, &pe) && pe.Message != parse.TooDeep {
 			near := pe.Token
 			if pe.Pos.Line < 0 {
 				near = ""

@@ -7,6 +7,7 @@ type Expr interface {
 
 type ExprBase struct {
 	Node
+	Parens int // pairs of parentheses around the expression
 }
 
 func (expr *ExprBase) exprMarker() {}
@@ -136,3 +137,10 @@ type FunctionExpr struct {
 	ParList *ParList
 	Stmts   []Stmt
 }
+
+// AddParen records one pair of parentheses around the expression (they make no node of
+// their own, but nest as deeply: see parse.MaxDepth).
+func (expr *ExprBase) AddParen() { expr.Parens++ }
+
+// ParenCount is how many pairs of parentheses are around the expression.
+func (expr *ExprBase) ParenCount() int { return expr.Parens }

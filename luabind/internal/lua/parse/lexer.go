@@ -441,6 +441,9 @@ type Lexer struct {
 	PNewLine      bool
 	Token         ast.Token
 	PrevTokenType int
+
+	count             func(tokens, functions int)
+	tokens, functions int
 }
 
 func (lx *Lexer) Lex(lval *yySymType) int {
@@ -454,6 +457,13 @@ func (lx *Lexer) Lex(lval *yySymType) int {
 	}
 	lval.token = tok
 	lx.Token = tok
+	lx.tokens++
+	if tok.Type == TFunction {
+		lx.functions++
+	}
+	if lx.count != nil && lx.tokens%CountEvery == 0 {
+		lx.count(lx.tokens, lx.functions)
+	}
 	return int(tok.Type)
 }
 
@@ -465,17 +475,37 @@ func (lx *Lexer) TokenError(tok ast.Token, message string) {
 	panic(lx.scanner.TokenError(tok, message))
 }
 
+// Parse parses a chunk; it refuses a chunk nested more than MaxDepth levels deep.
 func Parse(reader io.Reader, name string) (chunk []ast.Stmt, err error) {
-	lexer := &Lexer{NewScanner(reader, name), nil, false, ast.Token{Str: ""}, TNil}
-	chunk = nil
+	return ParseCounted(reader, name, nil)
+}
+
+// CountEvery is how often (in tokens) ParseCounted reports its progress.
+const CountEvery = 4096
+
+// ParseCounted is Parse, calling count (when not nil) every CountEvery tokens and once at
+// the end with the tokens and the functions read so far, so that a caller can account for
+// the memory parsing and compiling take before it is allocated. A panic in count (a
+// memory error) propagates to the caller; the parser recovers only its own errors.
+func ParseCounted(reader io.Reader, name string, count func(tokens, functions int)) (chunk []ast.Stmt, err error) {
+	lexer := &Lexer{scanner: NewScanner(reader, name), Token: ast.Token{Str: ""}, PrevTokenType: TNil, count: count}
 	defer func() {
 		if e := recover(); e != nil {
-			err, _ = e.(error)
+			pe, ok := e.(*Error)
+			if !ok {
+				panic(e)
+			}
+			chunk, err = nil, pe
 		}
 	}()
 	yyParse(lexer)
-	chunk = lexer.Stmts
-	return
+	if count != nil {
+		count(lexer.tokens, lexer.functions)
+	}
+	if err := checkDepth(lexer.Stmts, name); err != nil {
+		return nil, err
+	}
+	return lexer.Stmts, nil
 }
 
 // }}}
@@ -547,3 +577,19 @@ func Dump(chunk []ast.Stmt) string {
 }
 
 // }}
+
+// Tokens calls yield with each token of the source r reads, in order, until its end, a
+// lexical error (returned) or yield returning false.
+func Tokens(r io.Reader, name string, yield func(ast.Token) bool) error {
+	lx := &Lexer{scanner: NewScanner(r, name), PrevTokenType: TNil}
+	for {
+		tok, err := lx.scanner.Scan(lx)
+		if err != nil {
+			return err
+		}
+		if tok.Type < 0 || !yield(tok) {
+			return nil
+		}
+		lx.PrevTokenType, lx.Token = lx.Token.Type, tok
+	}
+}

@@ -551,6 +551,9 @@ yystack:
 	}
 
 	yyp++
+	if yyp >= maxStack {
+		yylex.(*Lexer).tooDeep()
+	}
 	if yyp >= len(yyS) {
 		nyys := make([]yySymType, len(yyS)*2)
 		copy(nyys, yyS)
@@ -1218,6 +1221,9 @@ yydefault:
 		{
 			if ex, ok := yyDollar[2].expr.(*ast.Comma3Expr); ok {
 				ex.AdjustRet = true
+			}
+			if ex, ok := yyDollar[2].expr.(interface{ AddParen() }); ok {
+				ex.AddParen()
 			}
 			yyVAL.expr = yyDollar[2].expr
 			yyVAL.expr.SetLine(yyDollar[1].token.Pos.Line)

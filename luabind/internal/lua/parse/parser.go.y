@@ -407,6 +407,9 @@ prefixexp:
             if ex, ok := $2.(*ast.Comma3Expr); ok {
                 ex.AdjustRet = true
             }
+            if ex, ok := $2.(interface{ AddParen() }); ok {
+                ex.AddParen()
+            }
             $$ = $2
             $$.SetLine($1.Pos.Line)
         }
