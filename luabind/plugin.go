@@ -96,7 +96,7 @@ func (p *Plugin) register(ctx context.Context, st *state) error {
 	L.Push(fn)
 	L.Push(ctxTable)
 	if err := L.PCall(1, 0, nil); err != nil {
-		le := p.s.explain(fromCallError(file, ctx, "register(ctx) timed out after "+p.s.opts.Timeout.String(), err))
+		le := fromCallError(file, ctx, "register(ctx) timed out after "+p.s.opts.Timeout.String(), err)
 		if le.Kind == KindRuntime {
 			le.Msg = "error in register(ctx): " + le.Msg
 		}

@@ -239,7 +239,7 @@ func (s *script) newState(parent context.Context) (st *state, err error) {
 	defer L.RemoveContext()
 	L.Push(L.NewFunctionFromProto(s.proto))
 	if err := startCall(L, 0, 0, e.poll); err != nil {
-		return nil, s.explain(fromCallError(s.opts.File, cc, "timed out while loading after "+s.opts.Timeout.String(), err))
+		return nil, fromCallError(s.opts.File, cc, "timed out while loading after "+s.opts.Timeout.String(), err)
 	}
 	if s.setup != nil {
 		if err := s.setup(cc, built); err != nil {
@@ -355,7 +355,7 @@ func (s *script) invoke(ctx context.Context, st *state, i int, args []any) (v an
 		L.Push(st.arg(i, a, j == s.tableArg))
 	}
 	if err := startCall(L, len(args), 1, st.env.poll); err != nil {
-		return nil, s.explain(fromCallError(s.opts.File, ctx, s.timeoutText, err)), false
+		return nil, fromCallError(s.opts.File, ctx, s.timeoutText, err), false
 	}
 	v, err = toWire(L.Get(-1)) // NaN and infinities have no wire (JSON) form
 	if err != nil {
@@ -365,14 +365,6 @@ func (s *script) invoke(ctx context.Context, st *state, i int, args []any) (v an
 		return nil, le, false
 	}
 	return v, nil, false
-}
-
-// explain rewrites a runtime error in the handler file the way C Lua words it (hints.go).
-func (s *script) explain(le *Error) *Error {
-	if le.Kind == KindRuntime && le.File == s.opts.File && le.Line > 0 {
-		le.Msg = indexHint(s.proto, le.Line, callHint(s.proto, le.Line, le.Msg))
-	}
-	return le
 }
 
 // lastLine is the number of the last non-empty line of src.

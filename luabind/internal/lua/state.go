@@ -1138,7 +1138,7 @@ func (ls *LState) pushCallFrame(cf callFrame, fn LValue, meta bool) { // +inline
 		ls.reg.Insert(fn, cf.LocalBase)
 	}
 	if cf.Fn == nil {
-		ls.RaiseError("attempt to call a non-function object")
+		ls.typeError(fn, "call", "")
 	}
 	if ls.stack.IsFull() {
 		ls.RaiseError("stack overflow")
@@ -1289,7 +1289,7 @@ func (ls *LState) getField(obj LValue, key LValue) LValue {
 		metaindex := ls.metaOp1(curobj, "__index")
 		if metaindex == LNil {
 			if !istable {
-				ls.RaiseError("attempt to index a non-table object(%v) with key '%s'", curobj.Type().String(), key.String())
+				ls.typeError(curobj, "index", " with key '"+key.String()+"'")
 			}
 			return LNil
 		}
@@ -1320,7 +1320,7 @@ func (ls *LState) getFieldString(obj LValue, key string) LValue {
 		metaindex := ls.metaOp1(curobj, "__index")
 		if metaindex == LNil {
 			if !istable {
-				ls.RaiseError("attempt to index a non-table object(%v) with key '%s'", curobj.Type().String(), key)
+				ls.typeError(curobj, "index", " with key '"+key+"'")
 			}
 			return LNil
 		}
@@ -1351,7 +1351,7 @@ func (ls *LState) setField(obj LValue, key LValue, value LValue) {
 		metaindex := ls.metaOp1(curobj, "__newindex")
 		if metaindex == LNil {
 			if !istable {
-				ls.RaiseError("attempt to index a non-table object(%v) with key '%s'", curobj.Type().String(), key.String())
+				ls.typeError(curobj, "index", " with key '"+key.String()+"'")
 			}
 			ls.RawSet(tb, key, value)
 			return
@@ -1383,7 +1383,7 @@ func (ls *LState) setFieldString(obj LValue, key string, value LValue) {
 		metaindex := ls.metaOp1(curobj, "__newindex")
 		if metaindex == LNil {
 			if !istable {
-				ls.RaiseError("attempt to index a non-table object(%v) with key '%s'", curobj.Type().String(), key)
+				ls.typeError(curobj, "index", " with key '"+key+"'")
 			}
 			tb.RawSetString(key, value)
 			return

@@ -886,10 +886,10 @@ func init() {
 							}
 						}
 					} else {
-						L.RaiseError("__unm undefined")
+						L.typeError(unaryv, "perform arithmetic on", "")
 					}
 				} else {
-					L.RaiseError("__unm undefined")
+					L.typeError(unaryv, "perform arithmetic on", "")
 				}
 			}
 			return 0
@@ -1048,7 +1048,7 @@ func init() {
 						}
 					}
 				} else {
-					L.RaiseError("__len undefined")
+					L.typeError(lv, "get length of", "")
 				}
 			}
 			return 0
@@ -1135,11 +1135,11 @@ func init() {
 				if v2, ok2 := rhs.(LNumber); ok2 {
 					ret = v1 <= v2
 				} else {
-					L.RaiseError("attempt to compare %v with %v", lhs.Type().String(), rhs.Type().String())
+					L.compareError(lhs, rhs)
 				}
 			} else {
 				if lhs.Type() != rhs.Type() {
-					L.RaiseError("attempt to compare %v with %v", lhs.Type().String(), rhs.Type().String())
+					L.compareError(lhs, rhs)
 				}
 				switch lhs.Type() {
 				case LTString:
@@ -1250,7 +1250,7 @@ func init() {
 					ls.reg.Insert(fn, cf.LocalBase)
 				}
 				if cf.Fn == nil {
-					ls.RaiseError("attempt to call a non-function object")
+					ls.typeError(fn, "call", "")
 				}
 				if ls.stack.IsFull() {
 					ls.RaiseError("stack overflow")
@@ -1383,7 +1383,7 @@ func init() {
 				callable, meta = L.metaCall(lv)
 			}
 			if callable == nil {
-				L.RaiseError("attempt to call a non-function object")
+				L.typeError(lv, "call", "")
 			}
 			// this section is inlined by go-inline
 			// source function is 'func (ls *LState) closeUpvalues(idx int) ' in '_state.go'
@@ -2398,8 +2398,7 @@ func objectArith(L *LState, opcode int, lhs, rhs LValue) LValue {
 			return numberArith(L, opcode, LNumber(v1), LNumber(v2))
 		}
 	}
-	L.RaiseError("%s", fmt.Sprintf("cannot perform %v operation between %v and %v",
-		strings.TrimLeft(event, "_"), lhs.Type().String(), rhs.Type().String()))
+	L.arithError(lhs, rhs)
 
 	return LNil
 }
@@ -2420,7 +2419,7 @@ func stringConcat(L *LState, total, last int) LValue {
 				total--
 				i--
 			} else {
-				L.RaiseError("cannot perform concat operation between %v and %v", lhs.Type().String(), rhs.Type().String())
+				L.concatError(lhs, rhs)
 				return LNil
 			}
 		} else {
@@ -2448,10 +2447,10 @@ func lessThan(L *LState, lhs, rhs LValue) bool {
 		if v2, ok2 := rhs.(LNumber); ok2 {
 			return v1 < v2
 		}
-		L.RaiseError("attempt to compare %v with %v", lhs.Type().String(), rhs.Type().String())
+		L.compareError(lhs, rhs)
 	}
 	if lhs.Type() != rhs.Type() {
-		L.RaiseError("attempt to compare %v with %v", lhs.Type().String(), rhs.Type().String())
+		L.compareError(lhs, rhs)
 		return false
 	}
 	ret := false
@@ -2506,7 +2505,7 @@ func objectRationalWithError(L *LState, lhs, rhs LValue, event string) bool {
 	case 0:
 		return false
 	}
-	L.RaiseError("attempt to compare %v with %v", lhs.Type().String(), rhs.Type().String())
+	L.compareError(lhs, rhs)
 	return false
 }
 

@@ -74,6 +74,6 @@ func Test_config_methodnames(t *testing.T) {
 
 	L.SetGlobal("v", New(L, v))
 
-	testError(t, L, `return v:len()`, `attempt to call a non-function object`)
+	testError(t, L, `return v:len()`, `attempt to call method 'len' (a nil value)`)
 	testReturn(t, L, `return v:length()`, `2`)
 }
