@@ -55,7 +55,10 @@
 //
 // With `persistent: true` the command is started once, on the hook's first firing, and answers
 // one JSON line on stdout per JSON line of payload on its stdin (persistent.go): no fork/exec per
-// firing. Firings of one hook are serialised; a process that exited is restarted on the next
+// firing. Each payload line carries a request_id the answer echoes; a process out of step (an
+// extra line, another id, a line that is not JSON) is killed and the firing is a hook error
+// (a block under fail_closed).
+// Firings of one hook are serialised; a process that exited is restarted on the next
 // firing with a warning; a timeout or cancellation kills its process group and the next firing
 // starts a new one. Hook.Close stops the process (the engine closes hooks on Close and Reload).
 //

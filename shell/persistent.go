@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"github.com/hermes-hooks/hermes/hookspec"
@@ -11,6 +13,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -28,6 +31,18 @@ import (
 // tool call. The answer line is interpreted like the stdout of an ordinary hook (ParseOutput,
 // fail_closed); exit code 2 has no meaning here, and stderr only goes to the debug log.
 //
+// Framing: each payload line starts with a "request_id" (a string unique to the firing), and
+// an answer object that carries "request_id" must carry that one. An answer is in step when
+// it carries the id of its payload, or (not for a fail_closed hook) carries none while no
+// other line is waiting. Anything else is out of step: a line nobody asked for (read before
+// the payload is written, or waiting after the answer), another id, a line that is not JSON,
+// an answer without the id from a fail_closed hook. A process out of step is killed (restarted
+// on the next firing) and the firing is a hook error that fails closed; lines after an answer
+// with the right id are reported and the process restarted, but that answer stands.
+//
+// A goroutine per process reads its stdout line by line into a small queue, so the lines
+// waiting at any moment can be seen without blocking.
+//
 // Firings of one hook are serialised: one payload, one answer, then the next firing. A process
 // that exited (crashed, or ended its loop) is restarted on the next firing with a warning. A
 // firing that runs out of time, or whose context is cancelled, kills the process group and the
@@ -38,6 +53,16 @@ import (
 // closed, before its process group is killed.
 const closeGrace = 500 * time.Millisecond
 
+// queuedLines is how many lines of a persistent process are read ahead of the firing that
+// wants them; beyond that the reader, then the process, waits.
+const queuedLines = 8
+
+// maxExtraShown is how many lines nobody asked for a problem quotes; extraLineChars caps each.
+const (
+	maxExtraShown  = 3
+	extraLineChars = 120
+)
+
 // errLineTooLong is the answer of a persistent hook longer than the output cap.
 var errLineTooLong = errors.New("answer line too long")
 
@@ -45,6 +70,7 @@ var errLineTooLong = errors.New("answer line too long")
 // lets one firing at a time talk to it.
 type persistent struct {
 	sem chan struct{}
+	seq uint64 // firings so far, for request ids; only touched by the holder of sem
 
 	mu     sync.Mutex // guards the fields below; never held while talking to the process
 	proc   *proc
@@ -56,12 +82,23 @@ type persistent struct {
 // proc is one running process of a persistent hook.
 type proc struct {
 	cmd    *exec.Cmd
-	stdin  *os.File // our end of the process's stdin
-	stdout *os.File // our end of the process's stdout
-	r      *bufio.Reader
+	stdin  *os.File      // our end of the process's stdin
+	stdout *os.File      // our end of the process's stdout, read by pr.read only
+	lines  chan outLine  // its stdout, in order; closed when read returns
+	held   outLine       // what came with an answer, not looked at yet; only the holder of sem
+	quit   chan struct{} // closed by shutdown: read stops sending
 	done   chan struct{} // closed once the process was reaped; err is set then
 	err    error
 	stop   sync.Once
+}
+
+// outLine is the lines of a persistent process's stdout read together (without their
+// newlines), and then, in the last message, the error that ended reading it: io.EOF,
+// io.ErrUnexpectedEOF, errLineTooLong, ... Lines that arrived together stay together, so an
+// extra line printed with an answer is seen with it.
+type outLine struct {
+	texts [][]byte
+	err   error
 }
 
 // state returns the persistent state of h, creating it on first use.
@@ -103,8 +140,8 @@ func (h *Hook) Starts() int {
 	return p.starts
 }
 
-// exchange fires a persistent hook: payload is written as one line to its process, started
-// if needed, and one line is read back.
+// exchange fires a persistent hook: payload is written as one line, with a request id, to its
+// process, started if needed, and one line is read back and checked against the id.
 func (h *Hook) exchange(ctx context.Context, payload []byte, opts RunOptions, log *slog.Logger) Result {
 	timeout, limit := h.limits(opts)
 	deadline := time.Now().Add(timeout)
@@ -114,25 +151,50 @@ func (h *Hook) exchange(ctx context.Context, payload []byte, opts RunOptions, lo
 	}
 	defer func() { <-p.sem }()
 
-	pr, err := h.ready(p, opts, log)
+	pr, err := h.ready(p, opts, limit, log)
 	if err != nil {
 		return h.failed(hookspec.StatusError, err.Error())
 	}
-	line, err := pr.roundTrip(ctx, payload, deadline, limit)
+	p.seq++
+	id := newRequestID(p.seq)
+	if extra := pr.waiting(); extra.printed() {
+		return h.outOfStep(p, pr, Result{}, fmt.Sprintf("out of step: printed %s before request %s, which nobody asked for; "+
+			"print logs to stderr (>&2) and exactly one answer line per payload line", extra, id), log)
+	} else if extra.end != nil {
+		// It closed its stdout and printed nothing more: it ended its loop. This firing
+		// goes to a new process.
+		pr.shutdown(closeGrace)
+		h.drop(p, pr, "exited ("+exitText(pr.err)+")", log)
+		if pr, err = h.ready(p, opts, limit, log); err != nil {
+			return h.failed(hookspec.StatusError, err.Error())
+		}
+	}
+	line := withRequestID(payload, id)
+	err = pr.send(ctx, line, deadline)
 	if isBrokenPipe(err) {
 		// The process ended before reading the payload: nothing was consumed, so one
 		// retry on a fresh process is safe.
 		pr.shutdown(0)
 		h.drop(p, pr, "exited ("+exitText(pr.err)+")", log)
-		if pr, err = h.ready(p, opts, log); err != nil {
+		if pr, err = h.ready(p, opts, limit, log); err != nil {
 			return h.failed(hookspec.StatusError, err.Error())
 		}
-		line, err = pr.roundTrip(ctx, payload, deadline, limit)
+		err = pr.send(ctx, line, deadline)
+	}
+	var answer []byte
+	if err == nil {
+		answer, err = pr.receive(ctx, deadline)
 	}
 	if err != nil {
 		return h.lost(ctx, p, pr, err, timeout, limit, log)
 	}
-	return h.answer(line)
+	return h.answer(p, pr, answer, id, log)
+}
+
+// newRequestID is the request id of the seq-th firing of a hook: the number, for people
+// reading logs, and a random part, so that no line can guess the id of a later firing.
+func newRequestID(seq uint64) string {
+	return strconv.FormatUint(seq, 10) + "-" + rand.Text()[:12]
 }
 
 // acquire waits for the hook's process to be free, up to the deadline or ctx.
@@ -159,7 +221,7 @@ func (h *Hook) acquire(ctx context.Context, p *persistent, deadline time.Time, t
 
 // ready returns the running process, starting it (with a warning when it replaces one that
 // ended) if needed. The caller holds the semaphore.
-func (h *Hook) ready(p *persistent, opts RunOptions, log *slog.Logger) (*proc, error) {
+func (h *Hook) ready(p *persistent, opts RunOptions, limit int, log *slog.Logger) (*proc, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
@@ -177,7 +239,7 @@ func (h *Hook) ready(p *persistent, opts RunOptions, log *slog.Logger) (*proc, e
 	if p.why != "" {
 		log.Warn("persistent shell hook restarted", "previous", p.why, "restarts", p.starts)
 	}
-	pr, err := h.start(opts, log)
+	pr, err := h.start(opts, limit, log)
 	if err != nil {
 		return nil, err
 	}
@@ -229,26 +291,130 @@ func (h *Hook) lost(ctx context.Context, p *persistent, pr *proc, err error, tim
 	return res
 }
 
-// answer interprets one answer line like the stdout of an ordinary hook.
-func (h *Hook) answer(line []byte) Result {
+// answer interprets the answer line to request id like the stdout of an ordinary hook, once
+// it is known to be in step (see the framing above); an answer out of step is a failed firing
+// and the process is dropped.
+func (h *Hook) answer(p *persistent, pr *proc, line []byte, id string, log *slog.Logger) Result {
 	res := Result{Status: hookspec.StatusOK, Stdout: strings.TrimRight(string(line), "\r\n")}
-	var err error
-	res.Parsed, res.Answer, err = parseOutput(h.Event, line)
-	malformed := ""
-	if err != nil {
-		malformed = "unparseable stdout (expected a JSON object)"
-		res.Status, res.Err = hookspec.StatusError, h.errorf("%s", notJSON(err, res.Stdout))
-	} else if unexpected(res.Parsed, res.Answer) {
-		malformed = "unparseable stdout (expected a JSON object)"
+	shown := strconv.Quote(truncateChars(res.Stdout, extraLineChars))
+	parsed, err := decodeOutput(line)
+	got, hasID := takeRequestID(parsed)
+	gotID, isString := got.(string)
+	after := pr.waiting()
+	switch {
+	case err != nil:
+		return h.outOfStep(p, pr, res, fmt.Sprintf("out of step: the answer to request %s is not JSON (%v): %s; "+
+			"print logs to stderr (>&2): stdout holds only the answer lines", id, err, shown), log)
+	case hasID && (!isString || gotID != id):
+		return h.outOfStep(p, pr, res, fmt.Sprintf("out of step: the answer to request %s carries request_id %s: %s; "+
+			"answer each payload line with its own request_id", id, jsonText(got), shown), log)
+	case !hasID && h.FailClosed && h.Event == hookspec.PreToolCall:
+		return h.outOfStep(p, pr, res, fmt.Sprintf("out of step: the answer to request %s has no request_id: %s; "+
+			"a fail_closed persistent hook must echo the request_id of each payload line", id, shown), log)
+	case !hasID && after.printed():
+		return h.outOfStep(p, pr, res, fmt.Sprintf("out of step: printed more than one line for request %s (%s, then %s) "+
+			"and an answer without request_id cannot be matched to its request; "+
+			"print logs to stderr (>&2), or echo the request_id of each payload line", id, shown, after), log)
 	}
-	if malformed != "" && res.Answer.Kind == hookspec.None {
-		h.failClosed(&res, malformed)
+	res.Parsed = parsed
+	res.Answer = answerOf(h.Event, parsed)
+	if unexpected(res.Parsed, res.Answer) && res.Answer.Kind == hookspec.None {
+		h.failClosed(&res, "unparseable stdout (expected a JSON object)")
+	}
+	if after.printed() {
+		// The answer carries its request's id, so it stands; what follows it is reported and
+		// the process started again, in step.
+		h.drop(p, pr, "out of step", log)
+		res.Err = h.errorf("out of step: printed %s after its answer to request %s, which nobody asked for; "+
+			"process killed, restarted on the next firing; print logs to stderr (>&2)", after, id)
 	}
 	return res
 }
 
-// start starts the hook's process in its own process group. The error says why, for people.
-func (h *Hook) start(opts RunOptions, log *slog.Logger) (*proc, error) {
+// outOfStep fails a firing whose process is out of step: the process is killed (the next
+// firing starts a new one), the problem is the firing's error, and a fail_closed hook blocks.
+func (h *Hook) outOfStep(p *persistent, pr *proc, res Result, why string, log *slog.Logger) Result {
+	h.drop(p, pr, "out of step", log)
+	res.Status, res.ExitCode, res.Parsed, res.Answer = hookspec.StatusError, -1, nil, hookspec.Answer{}
+	res.Err = h.errorf("%s; process killed, restarted on the next firing", why)
+	h.failClosed(&res, why)
+	return res
+}
+
+// jsonText renders a decoded JSON value for a message.
+func jsonText(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+// extraOutput is what a process printed that no firing asked for, read without waiting.
+type extraOutput struct {
+	lines [][]byte
+	end   error // why reading its stdout stopped, if it did
+}
+
+// waiting takes the lines the process printed that are already read, without waiting for
+// more. A process that keeps printing is cut short: it is out of step anyway.
+func (pr *proc) waiting() extraOutput {
+	x := extraOutput{lines: pr.held.texts, end: pr.held.err}
+	pr.held = outLine{}
+	for x.end == nil && len(x.lines) < 4*queuedLines {
+		select {
+		case m, ok := <-pr.lines:
+			x.lines = append(x.lines, m.texts...)
+			switch {
+			case !ok:
+				x.end = os.ErrClosed
+			case m.err != nil:
+				x.end = m.err
+			default:
+				continue
+			}
+		default:
+		}
+		break
+	}
+	return x
+}
+
+// printed reports whether the process printed anything: a line, an unfinished last line, a
+// line over the cap. Its stdout ending cleanly is not printing.
+func (x extraOutput) printed() bool {
+	return len(x.lines) > 0 || x.end != nil && !errors.Is(x.end, io.EOF) && !errors.Is(x.end, os.ErrClosed)
+}
+
+// String names the lines for a message: the first few, quoted and cut.
+func (x extraOutput) String() string {
+	var parts []string
+	for i, l := range x.lines {
+		if i == maxExtraShown {
+			parts = append(parts, fmt.Sprintf("%d more", len(x.lines)-i))
+			break
+		}
+		parts = append(parts, strconv.Quote(truncateChars(strings.TrimRight(string(l), "\r"), extraLineChars)))
+	}
+	switch {
+	case x.end == nil || errors.Is(x.end, io.EOF) || errors.Is(x.end, os.ErrClosed):
+	case errors.Is(x.end, errLineTooLong):
+		parts = append(parts, "a line over the output cap")
+	case errors.Is(x.end, io.ErrUnexpectedEOF):
+		parts = append(parts, "an unfinished last line")
+	default:
+		parts = append(parts, "unreadable output ("+x.end.Error()+")")
+	}
+	noun := "the line"
+	if len(x.lines) > 1 || len(parts) > 1 {
+		noun = "the lines"
+	}
+	return noun + " " + strings.Join(parts, ", ")
+}
+
+// start starts the hook's process in its own process group, and the goroutine that reads its
+// stdout (lines up to limit bytes). The error says why, for people.
+func (h *Hook) start(opts RunOptions, limit int, log *slog.Logger) (*proc, error) {
 	cmd, err := h.newCmd(context.Background(), opts.Cwd)
 	if err != nil {
 		return nil, errors.New(h.spawnError(err, nil))
@@ -276,40 +442,87 @@ func (h *Hook) start(opts RunOptions, log *slog.Logger) (*proc, error) {
 		outR.Close()
 		return nil, errors.New(h.spawnError(err, cmd))
 	}
-	pr := &proc{cmd: cmd, stdin: inW, stdout: outR, r: bufio.NewReaderSize(outR, 64<<10), done: make(chan struct{})}
+	pr := &proc{cmd: cmd, stdin: inW, stdout: outR, lines: make(chan outLine, queuedLines),
+		quit: make(chan struct{}), done: make(chan struct{})}
 	go func() {
 		pr.err = cmd.Wait()
 		close(pr.done)
 	}()
+	go pr.read(limit)
 	return pr, nil
 }
 
-// roundTrip writes one payload line and reads one answer line, both before deadline; a
-// cancelled ctx interrupts them. The returned line is valid until the next read.
-func (pr *proc) roundTrip(ctx context.Context, payload []byte, deadline time.Time, limit int) ([]byte, error) {
+// read sends the process's stdout to pr.lines until it ends, a line is longer than limit (the
+// rest of it cannot be told from the next line), or pr is shut down. The complete lines
+// already read with a line go in its message.
+func (pr *proc) read(limit int) {
+	defer close(pr.lines)
+	r := bufio.NewReaderSize(pr.stdout, 64<<10)
+	for {
+		var m outLine
+		for {
+			line, err := readLine(r, limit)
+			if err != nil {
+				m.err = err
+				break
+			}
+			m.texts = append(m.texts, bytes.Clone(bytes.TrimSuffix(line, []byte{'\n'})))
+			if buf, _ := r.Peek(r.Buffered()); bytes.IndexByte(buf, '\n') < 0 {
+				break
+			}
+		}
+		select {
+		case pr.lines <- m:
+		case <-pr.quit:
+			return
+		}
+		if m.err != nil {
+			return
+		}
+	}
+}
+
+// send writes one payload line before deadline; a cancelled ctx interrupts it.
+func (pr *proc) send(ctx context.Context, line []byte, deadline time.Time) error {
+	if err := pr.stdin.SetWriteDeadline(deadline); err != nil {
+		return err
+	}
 	if ctx.Done() != nil {
 		fired := make(chan struct{})
 		stop := context.AfterFunc(ctx, func() {
 			pr.stdin.SetWriteDeadline(time.Unix(1, 0))
-			pr.stdout.SetReadDeadline(time.Unix(1, 0))
 			close(fired)
 		})
 		defer func() {
 			if !stop() {
-				<-fired // so that it cannot touch the deadlines of a later firing
+				<-fired // so that it cannot touch the deadline of a later firing
 			}
 		}()
 	}
-	if err := pr.stdin.SetWriteDeadline(deadline); err != nil {
-		return nil, err
+	_, err := pr.stdin.Write(line)
+	return err
+}
+
+// receive waits for the next line of the process, up to deadline or until ctx is done; the
+// lines that came with it are held for waiting. The caller saw no line waiting before.
+func (pr *proc) receive(ctx context.Context, deadline time.Time) ([]byte, error) {
+	t := time.NewTimer(time.Until(deadline))
+	defer t.Stop()
+	select {
+	case m, ok := <-pr.lines:
+		switch {
+		case !ok:
+			return nil, os.ErrClosed
+		case len(m.texts) == 0:
+			return nil, m.err
+		}
+		pr.held = outLine{texts: m.texts[1:], err: m.err}
+		return m.texts[0], nil
+	case <-t.C:
+		return nil, os.ErrDeadlineExceeded
+	case <-ctx.Done():
+		return nil, ctx.Err()
 	}
-	if _, err := pr.stdin.Write(payload); err != nil {
-		return nil, err
-	}
-	if err := pr.stdout.SetReadDeadline(deadline); err != nil {
-		return nil, err
-	}
-	return readLine(pr.r, limit)
 }
 
 // readLine reads up to and including '\n'; a line (without its newline) longer than limit is
@@ -341,6 +554,7 @@ func readLine(r *bufio.Reader, limit int) ([]byte, error) {
 // waits until it is reaped. Safe to call more than once.
 func (pr *proc) shutdown(grace time.Duration) {
 	pr.stop.Do(func() {
+		close(pr.quit)
 		pr.stdin.Close()
 		if grace > 0 {
 			t := time.NewTimer(grace)

@@ -263,11 +263,46 @@ func parseOutput(event string, stdout []byte) (parsed any, answer hookspec.Answe
 	if err != nil {
 		return nil, hookspec.Answer{}, err
 	}
-	answer = hookspec.Normalise(event, parsed)
+	return parsed, answerOf(event, parsed), nil
+}
+
+// answerOf reads a decoded answer: hookspec.Normalise, with DefaultBlockMessage for a block
+// that carries no usable message.
+func answerOf(event string, parsed any) hookspec.Answer {
+	answer := hookspec.Normalise(event, parsed)
 	if answer.Kind == hookspec.Block && strings.TrimSpace(answer.Message) == "" {
 		answer.Message = DefaultBlockMessage
 	}
-	return parsed, answer, nil
+	return answer
+}
+
+// RequestIDKey frames the lines of a persistent hook: each payload line carries it first, and
+// an answer object that carries it must carry the same value (docs/shell-hooks.md).
+const RequestIDKey = "request_id"
+
+// withRequestID returns a payload document with "request_id": id as its first key, so that a
+// script finds it before any text of the payload. id must need no escaping in JSON.
+func withRequestID(payload []byte, id string) []byte {
+	out := make([]byte, 0, len(payload)+len(id)+len(RequestIDKey)+6)
+	out = append(out, `{"`+RequestIDKey+`":"`...)
+	out = append(out, id...)
+	out = append(out, '"')
+	if rest := bytes.TrimLeft(payload[1:], " \t\r\n"); len(rest) > 0 && rest[0] != '}' {
+		out = append(out, ',')
+	}
+	return append(out, payload[1:]...)
+}
+
+// takeRequestID removes request_id from a decoded answer object: id is its value and has
+// whether there was one. An answer that is not an object has none.
+func takeRequestID(parsed any) (id any, has bool) {
+	obj, ok := parsed.(map[string]any)
+	if !ok {
+		return nil, false
+	}
+	id, has = obj[RequestIDKey]
+	delete(obj, RequestIDKey)
+	return id, has
 }
 
 // unexpected reports whether stdout held JSON that is neither an object nor an accepted

@@ -192,3 +192,35 @@ func TestParseOutputNumbers(t *testing.T) {
 		t.Errorf("parsed (-want +got):\n%s", diff)
 	}
 }
+
+func TestWithRequestID(t *testing.T) {
+	// A tool input that itself holds "request_id" cannot come before the real one.
+	kw := map[string]any{"tool_name": "terminal", "args": map[string]any{"request_id": "forged"}}
+	payload, err := BuildPayload("pre_tool_call", kw, "/w")
+	if err != nil {
+		t.Fatal(err)
+	}
+	framed := withRequestID(payload, "7-ABC")
+	if !strings.HasPrefix(string(framed), `{"request_id":"7-ABC","hook_event_name":`) || !strings.HasSuffix(string(framed), "}\n") {
+		t.Errorf("framed = %q, want request_id first and one line", framed)
+	}
+	var plain, got map[string]any
+	if err := json.Unmarshal(payload, &plain); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(framed, &got); err != nil {
+		t.Fatalf("framed payload is not JSON: %v", err)
+	}
+	if id, has := takeRequestID(got); id != "7-ABC" || !has {
+		t.Errorf("request_id = %v, %v", id, has)
+	}
+	if diff := cmp.Diff(plain, got); diff != "" {
+		t.Errorf("payload changed by the framing (-want +got):\n%s", diff)
+	}
+	if got := string(withRequestID([]byte("{}\n"), "1-X")); got != `{"request_id":"1-X"}`+"\n" {
+		t.Errorf("empty object framed = %q", got)
+	}
+	if _, has := takeRequestID([]any{"request_id"}); has {
+		t.Error("a list has no request_id")
+	}
+}
