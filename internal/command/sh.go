@@ -58,6 +58,9 @@ func ResolveShell(line, dir string) Shell {
 	sh := Shell{ProjectDependent: lx.projectUsed}
 	wd := workdir{dir: dir}
 	for _, words := range simple {
+		if len(words) == 0 { // only redirections: runs nothing
+			continue
+		}
 		r, bad, relative := resolveSimple(words, &wd)
 		if bad != "" {
 			return Shell{Unanalysable: bad, ProjectDependent: true}

@@ -43,6 +43,7 @@ func TestResolveShell(t *testing.T) {
 		{`cat > /dev/null; echo '{"decision": "block"}' >&2; exit 2`, []string{"/bin/cat"}, false},
 		{"my-binary 2>/dev/null", []string{f.bin + "/my-binary"}, false},
 		{"", nil, false},
+		{">/dev/null; /p/a.sh 2>&1", []string{"/p/a.sh"}, false},
 	}
 	if _, err := os.Stat("/bin/cat"); err != nil {
 		t.Skip("no /bin/cat")
