@@ -195,6 +195,11 @@ func TestShellOldEntryMigration(t *testing.T) {
 	if st.Approved || !strings.Contains(st.Reason, "names no project") {
 		t.Errorf("old entry approves a project line: %+v", st)
 	}
+	t.Setenv("CLAUDE_PROJECT_DIR", "") // set and empty: the project is still the working directory
+	if st := f.s.CheckTarget(rel, ModeCommand); st.Approved || st.Project != f.a {
+		t.Errorf("with an empty $CLAUDE_PROJECT_DIR the old entry approves a project line: %+v", st)
+	}
+	os.Unsetenv("CLAUDE_PROJECT_DIR")
 	abs := Target{Event: "pre_tool_call", Command: script, Shell: true, Dir: f.a}
 	if st := f.s.CheckTarget(abs, ModeCommand); !st.Approved {
 		t.Errorf("old entry of an absolute script no longer approves it: %+v", st)

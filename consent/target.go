@@ -45,10 +45,7 @@ func (t Target) plan() plan {
 	sh := command.ResolveShell(t.Command, t.Dir)
 	p := plan{whole: sh.Unanalysable}
 	if sh.ProjectDependent {
-		p.project = command.ProjectDir(t.Dir)
-		if abs, err := filepath.Abs(p.project); err == nil && p.project != "" {
-			p.project = abs
-		}
+		p.project = projectOf(t.Dir)
 	}
 	if p.whole != "" {
 		return p
@@ -63,6 +60,23 @@ func (t Target) plan() plan {
 		if i == 0 {
 			p.script, p.resolved, p.first = r.Script, r.ScriptFile, r.ScriptIndex == 0
 		}
+	}
+	return p
+}
+
+// projectOf is the project directory of a hook run in dir, absolute: $CLAUDE_PROJECT_DIR,
+// or the working directory when it is unset or empty. It is never "", so that an approval of
+// a line bound to a project never matches an entry that names none.
+func projectOf(dir string) string {
+	p := command.ProjectDir(dir)
+	if p == "" {
+		p = dir
+	}
+	if abs, err := filepath.Abs(p); err == nil {
+		return abs
+	}
+	if p == "" {
+		return "(unknown working directory)"
 	}
 	return p
 }
