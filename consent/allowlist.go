@@ -20,7 +20,21 @@ const (
 	fieldMtime   = "script_mtime_at_approval"
 	fieldSHA     = "script_sha256"
 	fieldList    = "approvals"
+	// Added for lines run by /bin/sh (dialect: claude).
+	fieldProject = "project_dir"
+	fieldScripts = "scripts"
+	fieldWhole   = "whole_line"
 )
+
+// Pin is one file a command line runs, as fingerprinted at approval.
+type Pin struct {
+	// Path is the file, absolute; "" when the program was not found on $PATH.
+	Path string `json:"path"`
+	// SHA256 is the hex SHA-256 of its content; "" when it could not be read.
+	SHA256 string `json:"sha256"`
+	// Mtime is its modification time, as ScriptMtime; "" when it could not be stat'ed.
+	Mtime string `json:"mtime"`
+}
 
 // Approval is one approved (event, command) pair.
 type Approval struct {
@@ -35,11 +49,23 @@ type Approval struct {
 	// ScriptSHA256 is the hex SHA-256 of the script at approval; "" when it could not be
 	// read, or when an older version (the original included) wrote the entry.
 	ScriptSHA256 string `json:"script_sha256"`
+	// Project is the project directory the approval was given in (project_dir), for a line
+	// run by /bin/sh whose files depend on it; "" for other commands. The same command in
+	// another project is another approval.
+	Project string `json:"project_dir,omitempty"`
+	// Scripts are every file a line run by /bin/sh runs, fingerprinted at approval
+	// (scripts); nil for other commands, for a line that cannot be analysed, and for entries
+	// written before this field existed.
+	Scripts []Pin `json:"scripts,omitempty"`
+	// WholeLine, for a line run by /bin/sh that cannot be analysed, says what could not be
+	// (whole_line): the approval is of the line's text, and pins none of the files it runs.
+	WholeLine string `json:"whole_line,omitempty"`
 }
 
-type pairKey struct{ event, command string }
+// pairKey identifies an entry: one per (event, command) and project.
+type pairKey struct{ event, command, project string }
 
-func (a Approval) key() pairKey { return pairKey{a.Event, a.Command} }
+func (a Approval) key() pairKey { return pairKey{a.Event, a.Command, a.Project} }
 
 // entry is one element of the "approvals" list: its parsed form and every field as read, so
 // that rewriting the file keeps fields this version does not know.
@@ -166,7 +192,32 @@ func (d *document) addEntry(i int, raw json.RawMessage) {
 	}
 	a.ScriptMtime, _ = jsonString(fields[fieldMtime])
 	a.ScriptSHA256, _ = jsonString(fields[fieldSHA])
+	a.Project, _ = jsonString(fields[fieldProject])
+	a.WholeLine, _ = jsonString(fields[fieldWhole])
+	a.Scripts = parsePins(fields[fieldScripts])
 	d.entries = append(d.entries, entry{approval: a, fields: fields})
+}
+
+// parsePins reads the "scripts" list leniently: an element that is not an object is skipped
+// (so the approval no longer matches the files it lists, and is asked again), fields of a
+// wrong type read as empty.
+func parsePins(raw json.RawMessage) []Pin {
+	var items []map[string]json.RawMessage
+	if len(raw) == 0 || json.Unmarshal(raw, &items) != nil {
+		return nil
+	}
+	pins := make([]Pin, 0, len(items))
+	for _, it := range items {
+		if it == nil {
+			continue
+		}
+		var p Pin
+		p.Path, _ = jsonString(it["path"])
+		p.SHA256, _ = jsonString(it["sha256"])
+		p.Mtime, _ = jsonString(it["mtime"])
+		pins = append(pins, p)
+	}
+	return pins
 }
 
 // approvals returns the parsed entries.
@@ -178,7 +229,7 @@ func (d *document) approvals() []Approval {
 	return out
 }
 
-// put replaces every entry for a's pair by one entry for a, appended at the end. Fields of
+// put replaces every entry for a's pair and project by one entry for a, appended at the end. Fields of
 // the replaced entry that this version does not know are kept.
 func (d *document) put(a Approval) {
 	fields := map[string]json.RawMessage{}
@@ -221,6 +272,23 @@ func approvalFields(a Approval, base map[string]json.RawMessage) map[string]json
 	fields[fieldAt] = mustString(formatTime(a.ApprovedAt))
 	fields[fieldMtime] = stringOrNull(a.ScriptMtime)
 	fields[fieldSHA] = stringOrNull(a.ScriptSHA256)
+	delete(fields, fieldProject)
+	delete(fields, fieldScripts)
+	delete(fields, fieldWhole)
+	if a.Project != "" {
+		fields[fieldProject] = mustString(a.Project)
+	}
+	if a.Scripts != nil {
+		list := make([]map[string]json.RawMessage, len(a.Scripts))
+		for i, p := range a.Scripts {
+			list[i] = map[string]json.RawMessage{"path": stringOrNull(p.Path), "sha256": stringOrNull(p.SHA256), "mtime": stringOrNull(p.Mtime)}
+		}
+		b, _ := json.Marshal(list) // raw values that are valid JSON always encode
+		fields[fieldScripts] = unescapeHTML(b)
+	}
+	if a.WholeLine != "" {
+		fields[fieldWhole] = mustString(a.WholeLine)
+	}
 	return fields
 }
 

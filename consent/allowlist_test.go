@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -158,7 +159,7 @@ func TestApproveRefreshesOneEntry(t *testing.T) {
 	if second.ApprovedAt.Before(first.ApprovedAt) {
 		t.Errorf("re-approval time %v before first %v", second.ApprovedAt, first.ApprovedAt)
 	}
-	if got, _ := s.Lookup("pre_tool_call", "~/hook.sh"); got != second {
+	if got, _ := s.Lookup("pre_tool_call", "~/hook.sh"); !reflect.DeepEqual(got, second) {
 		t.Errorf("Lookup = %+v, want the refreshed %+v", got, second)
 	}
 }

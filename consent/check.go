@@ -46,9 +46,11 @@ func ParseMode(v any) (Mode, error) {
 type Status struct {
 	// Approved is the decision after applying the mode.
 	Approved bool `json:"approved"`
-	// Approval is the recorded approval; nil when the pair was never approved.
+	// Approval is the recorded approval; nil when the pair was never approved (in this
+	// project, for a command bound to one).
 	Approval *Approval `json:"approval"`
-	// Script is ScriptPath(command), "~" expanded.
+	// Script is ScriptPath(command), "~" expanded; for a line run by /bin/sh, the script
+	// of its first command that runs something.
 	Script string `json:"script"`
 	// Resolved is the file examined, the one the runner uses: Script taken against the
 	// working directory, or for a bare program name the file found on $PATH; "" when a
@@ -61,11 +63,20 @@ type Status struct {
 	// must be a readable regular file.
 	Executable bool `json:"executable"`
 	// MtimeDrift reports that the script's mtime differs from the one recorded (false when
-	// none was recorded).
+	// none was recorded); for a line run by /bin/sh, any of its files'.
 	MtimeDrift bool `json:"mtime_drift"`
 	// ContentDrift reports that the script's SHA-256 differs from the one recorded,
-	// including a script that can no longer be read (false when none was recorded).
+	// including a script that can no longer be read (false when none was recorded); for a
+	// line run by /bin/sh, any of its files'.
 	ContentDrift bool `json:"content_drift"`
+	// Project is the project directory the approval is bound to: set for a line run by
+	// /bin/sh whose files depend on the directory it runs in, "" otherwise.
+	Project string `json:"project,omitempty"`
+	// Scripts are the files a line run by /bin/sh runs, fingerprinted now.
+	Scripts []Pin `json:"scripts,omitempty"`
+	// Unanalysable says what of a line run by /bin/sh cannot be analysed, so that its
+	// approval is of the line's text only; "" otherwise.
+	Unanalysable string `json:"unanalysable,omitempty"`
 	// Reason is one line for people when the pair is not approved or has drifted; "" when
 	// all is well.
 	Reason string `json:"reason,omitempty"`
@@ -78,46 +89,175 @@ func AllowHint(event, command string) string {
 }
 
 // Check returns the consent status of (event, command) under mode (the zero Mode is
-// ModeCommand). In ModePinned a script whose content changed since approval, or whose
-// approval recorded no hash while the script is now readable, is not approved; in
-// ModeCommand it stays approved and the drift is reported.
+// ModeCommand), for a command run without a shell in the process's working directory: see
+// CheckTarget.
 func (s *Store) Check(event, command string, mode Mode) Status {
-	script, resolved, first := resolveScript(command)
-	st := Status{Script: script, Resolved: resolved}
-	var curMtime, curSHA string
-	if resolved != "" {
-		curMtime, curSHA, _ = Fingerprint(resolved)
-		st.Exists, st.Executable = scriptState(resolved, first)
+	return s.CheckTarget(Target{Event: event, Command: command}, mode)
+}
+
+// CheckTarget returns the consent status of t under mode (the zero Mode is ModeCommand). In
+// ModePinned a script whose content changed since approval, or whose approval recorded no
+// hash while the script is now readable, is not approved; in ModeCommand it stays approved
+// and the drift is reported.
+//
+// For a line run by /bin/sh (t.Shell), in either mode: an approval counts only in the
+// project it was given in when what the line runs depends on the project (an entry that
+// names no project, written before approvals did, counts nowhere for such a line); it
+// counts only while the line runs the same files (the same paths); and a line that cannot be
+// analysed counts only when it was approved as a whole line. Every file of the line is
+// compared with its fingerprint as for a single script.
+func (s *Store) CheckTarget(t Target, mode Mode) Status {
+	event, command := t.Event, t.Command
+	p := t.plan()
+	st := Status{Script: p.script, Resolved: p.resolved, Project: p.project, Scripts: p.pins, Unanalysable: p.whole}
+	cur := p.pins
+	if !t.Shell {
+		cur = []Pin{{Path: p.resolved}}
+		if p.resolved != "" {
+			cur[0].Mtime, cur[0].SHA256, _ = Fingerprint(p.resolved)
+		}
 	}
+	if p.resolved != "" {
+		st.Exists, st.Executable = scriptState(p.resolved, p.first)
+	}
+	hint := "`" + allowHint(t, p.project) + "`"
 	list, err := s.Approvals()
-	a, ok := find(list, event, command)
+	a, ok := find(list, event, command, p.project)
 	if !ok {
-		st.Reason = "not approved; approve it with `" + AllowHint(event, command) + "`"
+		st.Reason = notApproved(list, t, p, hint)
 		if err != nil {
-			st.Reason = "not approved (" + err.Error() + "); approve it with `" + AllowHint(event, command) + "`"
+			st.Reason = "not approved (" + err.Error() + "); approve it with " + hint
 		}
 		return st
 	}
 	st.Approval = &a
 	st.Approved = true
-	st.MtimeDrift = a.ScriptMtime != "" && (curMtime == "" || !sameInstant(a.ScriptMtime, curMtime))
-	st.ContentDrift = a.ScriptSHA256 != "" && !strings.EqualFold(a.ScriptSHA256, curSHA)
-	reapprove := "re-approve it with `" + AllowHint(event, command) + "`"
+	reapprove := "re-approve it with " + hint
+	if p.whole != "" {
+		if a.WholeLine == "" {
+			st.Approved = false
+			st.Reason = "the command now uses " + p.whole + ", which cannot be analysed, so an approval pins only its text, not the files it runs; review what it runs and " + reapprove
+		}
+		return st
+	}
+	recorded := a.Scripts
 	switch {
-	case mode == ModePinned && st.ContentDrift:
+	case !t.Shell:
+		recorded = []Pin{{Path: p.resolved, SHA256: a.ScriptSHA256, Mtime: a.ScriptMtime}}
+	case recorded == nil: // written before scripts were recorded: only the first one's fingerprint
+		for i, c := range cur {
+			r := Pin{Path: c.Path}
+			if i == 0 {
+				r.SHA256, r.Mtime = a.ScriptSHA256, a.ScriptMtime
+			}
+			recorded = append(recorded, r)
+		}
+	case !samePaths(recorded, cur):
 		st.Approved = false
-		st.Reason = "script " + describeChange(curSHA) + " since approval (hooks_consent: pinned); review it and " + reapprove
-	case mode == ModePinned && a.ScriptSHA256 == "" && curSHA != "":
+		st.Reason = "the command now runs other files (" + pinPaths(cur) + ") than when it was approved (" + pinPaths(recorded) + "); review them and " + reapprove
+		return st
+	}
+	var changed, touched, unhashed *Pin
+	var changedSHA string
+	for i := range cur {
+		r, c := &recorded[i], cur[i]
+		if r.Mtime != "" && (c.Mtime == "" || !sameInstant(r.Mtime, c.Mtime)) {
+			st.MtimeDrift = true
+			if touched == nil {
+				touched = r
+			}
+		}
+		if r.SHA256 != "" && !strings.EqualFold(r.SHA256, c.SHA256) {
+			st.ContentDrift = true
+			if changed == nil {
+				changed, changedSHA = r, c.SHA256
+			}
+		}
+		if r.SHA256 == "" && c.SHA256 != "" && unhashed == nil {
+			unhashed = r
+		}
+	}
+	name := func(p *Pin) string {
+		if len(cur) > 1 {
+			return "script " + displayPath(p.Path)
+		}
+		return "script"
+	}
+	switch {
+	case mode == ModePinned && changed != nil:
 		st.Approved = false
-		st.Reason = "approval recorded no script hash (hooks_consent: pinned); review the script and " + reapprove
-	case st.ContentDrift:
-		st.Reason = "script " + describeChange(curSHA) + " since approval; review it and " + reapprove
-	case st.MtimeDrift && a.ScriptSHA256 == "":
-		st.Reason = "script modification time changed since approval; the approval recorded no content hash, so the content may have changed too: review it and " + reapprove
-	case st.MtimeDrift:
-		st.Reason = "script modification time changed since approval (content unchanged)"
+		st.Reason = name(changed) + " " + describeChange(changedSHA) + " since approval (hooks_consent: pinned); review it and " + reapprove
+	case mode == ModePinned && unhashed != nil:
+		st.Approved = false
+		if len(cur) > 1 {
+			st.Reason = "approval recorded no hash of " + name(unhashed) + " (hooks_consent: pinned); review it and " + reapprove
+		} else {
+			st.Reason = "approval recorded no script hash (hooks_consent: pinned); review the script and " + reapprove
+		}
+	case changed != nil:
+		st.Reason = name(changed) + " " + describeChange(changedSHA) + " since approval; review it and " + reapprove
+	case touched != nil && touched.SHA256 == "":
+		st.Reason = name(touched) + " modification time changed since approval; the approval recorded no content hash, so the content may have changed too: review it and " + reapprove
+	case touched != nil:
+		st.Reason = name(touched) + " modification time changed since approval (content unchanged)"
 	}
 	return st
+}
+
+// notApproved is the reason of a target with no approval (in its project).
+func notApproved(list []Approval, t Target, p plan, hint string) string {
+	if p.whole != "" {
+		return "not approved; the command uses " + p.whole + ", which cannot be analysed, so an approval pins only its text, not the files it runs: review what it runs, then approve it with " + hint
+	}
+	if p.project == "" {
+		return "not approved; approve it with " + hint
+	}
+	var other, legacy bool
+	for _, a := range list {
+		if a.Event == t.Event && a.Command == t.Command {
+			other = other || a.Project != ""
+			legacy = legacy || a.Project == ""
+		}
+	}
+	switch {
+	case legacy:
+		return "not approved in project " + displayPath(p.project) + ": the allowlist entry names no project (it was written before approvals recorded one), and this command runs the project's files; review them, then approve it with " + hint
+	case other:
+		return "not approved in project " + displayPath(p.project) + " (only in another project), and this command runs the project's files; review them, then approve it with " + hint
+	}
+	return "not approved; approve it with " + hint
+}
+
+func samePaths(a, b []Pin) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Path != b[i].Path {
+			return false
+		}
+	}
+	return true
+}
+
+// pinPaths lists the pins' paths for a message.
+func pinPaths(pins []Pin) string {
+	if len(pins) == 0 {
+		return "none"
+	}
+	out := make([]string, len(pins))
+	for i, p := range pins {
+		out[i] = displayPath(p.Path)
+	}
+	return strings.Join(out, ", ")
+}
+
+// displayPath is a path for a message: "a program not on $PATH" for "".
+func displayPath(p string) string {
+	if p == "" {
+		return "a program not on $PATH"
+	}
+	return displayable(p)
 }
 
 func describeChange(curSHA string) string {

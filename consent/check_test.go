@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -61,7 +62,7 @@ func TestCheckDrift(t *testing.T) {
 			tt.change(t, script, mtime)
 
 			st := s.Check(event, command, ModeCommand)
-			if !st.Approved || st.Approval == nil || *st.Approval != a {
+			if !st.Approved || st.Approval == nil || !reflect.DeepEqual(*st.Approval, a) {
 				t.Errorf("command mode: Approved %v, Approval %+v; want approved with %+v", st.Approved, st.Approval, a)
 			}
 			if st.MtimeDrift != tt.mtimeDrift || st.ContentDrift != tt.contentDrift {

@@ -49,6 +49,15 @@ type Decider struct {
 // bypass or prompt that cannot be written still approves (the Store logs why it was not
 // saved). ctx bounds the prompt and the wait for the allowlist's lock.
 func (d *Decider) Decide(ctx context.Context, event, command string) (approved bool, how string) {
+	return d.DecideTarget(ctx, Target{Event: event, Command: command})
+}
+
+// DecideTarget is Decide for t (see Store.CheckTarget): a line run by /bin/sh is approved
+// with the files it runs, in its project; when it is refused, the warning says why when the
+// reason is more than "never approved" (another project, a line that cannot be analysed,
+// a pinned script that changed).
+func (d *Decider) DecideTarget(ctx context.Context, t Target) (approved bool, how string) {
+	event, command := t.Event, t.Command
 	logger := d.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
@@ -58,7 +67,7 @@ func (d *Decider) Decide(ctx context.Context, event, command string) (approved b
 		logger.Error("shell hook not registered: no allowlist store configured")
 		return false, ""
 	}
-	st := d.Store.Check(event, command, d.Mode)
+	st := d.Store.CheckTarget(t, d.Mode)
 	if st.Approved {
 		if st.ContentDrift {
 			logger.Warn("approved shell hook has changed", "reason", st.Reason)
@@ -71,7 +80,7 @@ func (d *Decider) Decide(ctx context.Context, event, command string) (approved b
 		if st.Approval != nil {
 			logger.Warn("re-approving a changed shell hook by bypass", "by", how, "reason", st.Reason)
 		}
-		d.Store.Approve(ctx, event, command) // a failed write is logged by the Store and still counts
+		d.Store.ApproveTarget(ctx, t) // a failed write is logged by the Store and still counts
 		logger.Info("shell hook approved", "by", how)
 		return true, how
 	}
@@ -80,15 +89,15 @@ func (d *Decider) Decide(ctx context.Context, event, command string) (approved b
 			logger.Info("shell hook not approved at the prompt; not registered")
 			return false, ""
 		}
-		d.Store.Approve(ctx, event, command)
+		d.Store.ApproveTarget(ctx, t)
 		logger.Info("shell hook approved", "by", ByPrompt)
 		return true, ByPrompt
 	}
 	var args []any
-	if st.Approval != nil {
-		args = append(args, "reason", st.Reason) // approved once, refused now (pinned drift)
+	if st.Approval != nil || st.Project != "" || st.Unanalysable != "" {
+		args = append(args, "reason", st.Reason) // approved once or elsewhere, or a line approved only as a whole
 	}
-	logger.Warn("shell hook not approved, so not registered; approve it with `"+AllowHint(event, command)+
+	logger.Warn("shell hook not approved, so not registered; approve it with `"+allowHint(t, st.Project)+
 		"`, or run with --accept-hooks, HERMES_ACCEPT_HOOKS=1 or hooks_auto_accept: true in config.yaml", args...)
 	return false, ""
 }
@@ -103,8 +112,11 @@ func (d *Decider) prompt(ctx context.Context, event, command string, st Status) 
 		out = os.Stderr
 	}
 	note := ""
-	if st.Approval != nil {
+	switch {
+	case st.Approval != nil || st.Unanalysable != "":
 		note = st.Reason
+	case st.Project != "":
+		note = "this command runs files of the project " + st.Project + "; the approval is for this project only"
 	}
 	return prompt(ctx, in, out, event, command, note)
 }

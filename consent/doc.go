@@ -30,7 +30,15 @@
 // $PATH, a relative path taken against the working directory the hook runs in (the
 // process's). So the file fingerprinted is the file that runs.
 //
-// There is one entry per pair: approving again replaces it. Revoke removes every entry of a
+// A hook run by /bin/sh -c (dialect: claude; Target.Shell) is read as the shell runs it
+// (command.ResolveShell): a quoted "~" is not expanded, $CLAUDE_PROJECT_DIR is the project,
+// and every script of a compound line is fingerprinted, in the entry's "scripts" list. When
+// what the line runs depends on the directory, the entry names its "project_dir" and counts
+// there only, in every mode; an entry without one (written before) does not count for such a
+// line, and is kept. A line that cannot be analysed ($(...), globs, other variables, ...) is
+// approved by its text only, recorded in "whole_line", and every message says so.
+//
+// There is one entry per pair (and project): approving again replaces it. Revoke removes every entry of a
 // command string, for any event. Fields and top-level keys this version does not know are
 // kept when the file is rewritten; keys are written sorted, indented by two spaces.
 //

@@ -86,7 +86,7 @@ func TestHostileAllowlistContent(t *testing.T) {
 				t.Fatal(err)
 			}
 			after := validAllowlist(t, data)
-			if _, ok := find(after, "pre_tool_call", "new.sh"); !ok {
+			if _, ok := find(after, "pre_tool_call", "new.sh", ""); !ok {
 				t.Error("the new approval is not in the rewritten file")
 			}
 			if want := min(tt.want, 1) + 1; len(after) != want && tt.name != "many entries of one pair" {

@@ -32,7 +32,13 @@ func ScriptPath(command string) string {
 // bare name, "" when it is not there); for an interpreter's argument, that path. first
 // reports whether the script is the program.
 func resolveScript(line string) (script, resolved string, first bool) {
-	r, err := command.Resolve(line, "")
+	return resolveScriptIn(line, "")
+}
+
+// resolveScriptIn is resolveScript for a hook that runs in dir ("" = the process's working
+// directory).
+func resolveScriptIn(line, dir string) (script, resolved string, first bool) {
+	r, err := command.Resolve(line, dir)
 	if err != nil {
 		return "", "", false
 	}

@@ -88,12 +88,14 @@ func (s *Store) Lookup(event, command string) (Approval, bool) {
 	if err != nil {
 		s.warnOnce("read:"+err.Error(), "cannot read the allowlist; treating it as empty", "err", err)
 	}
-	return find(list, event, command)
+	return find(list, event, command, "")
 }
 
-func find(list []Approval, event, command string) (Approval, bool) {
+// find returns the last approval of (event, command) given in project ("" for a command
+// whose files do not depend on one).
+func find(list []Approval, event, command, project string) (Approval, bool) {
 	for i := len(list) - 1; i >= 0; i-- {
-		if list[i].Event == event && list[i].Command == command {
+		if list[i].Event == event && list[i].Command == command && list[i].Project == project {
 			return list[i], true
 		}
 	}
@@ -158,7 +160,8 @@ func (s *Store) withPending(list []Approval) []Approval {
 }
 
 // Approve records (event, command) as approved now, with the script's mtime and SHA-256
-// (see ScriptPath), replacing any earlier entry for the pair. It takes the lock file,
+// (see ScriptPath), replacing any earlier entry for the pair; it is ApproveTarget for a
+// command run without a shell in the process's working directory. It takes the lock file,
 // re-reads the file, and writes it atomically with mode 0600. A corrupt file is first
 // copied to <path>.corrupt-<time>, and the entries that could be parsed are kept.
 //
@@ -166,13 +169,27 @@ func (s *Store) withPending(list []Approval) []Approval {
 // error naming the file and the cause; the approval still counts for this Store (Lookup,
 // Approvals and Check see it) until the process ends. ctx bounds the wait for the lock.
 func (s *Store) Approve(ctx context.Context, event, command string) (Approval, error) {
+	return s.ApproveTarget(ctx, Target{Event: event, Command: command})
+}
+
+// ApproveTarget is Approve for t. For a line run by /bin/sh (t.Shell) the approval also
+// records every file the line runs (Approval.Scripts; the first one's fingerprint is also
+// script_mtime_at_approval and script_sha256), the project directory when what runs
+// depends on it (Approval.Project: it then replaces only the entry of that project), and,
+// for a line that cannot be analysed, what could not be (Approval.WholeLine).
+func (s *Store) ApproveTarget(ctx context.Context, t Target) (Approval, error) {
+	event, command := t.Event, t.Command
 	if event == "" || command == "" {
 		return Approval{}, ErrEmptyPair
 	}
-	a := Approval{Event: event, Command: command, ApprovedAt: time.Now().UTC().Truncate(time.Microsecond)}
-	if _, resolved, _ := resolveScript(command); resolved != "" {
+	p := t.plan()
+	a := Approval{Event: event, Command: command, ApprovedAt: time.Now().UTC().Truncate(time.Microsecond),
+		Project: p.project, WholeLine: p.whole, Scripts: p.pins}
+	if len(p.pins) > 0 {
+		a.ScriptMtime, a.ScriptSHA256 = p.pins[0].Mtime, p.pins[0].SHA256
+	} else if !t.Shell && p.resolved != "" {
 		var err error
-		if a.ScriptMtime, a.ScriptSHA256, err = Fingerprint(resolved); err != nil {
+		if a.ScriptMtime, a.ScriptSHA256, err = Fingerprint(p.resolved); err != nil {
 			s.logger.Debug("script not fingerprinted", "command", command, "err", err)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 	"sync"
@@ -148,7 +149,7 @@ func TestWriteFailureKeepsApprovalInMemory(t *testing.T) {
 				t.Errorf("no warning logged:\n%s", lb.String())
 			}
 			got, ok := s.Lookup("pre_tool_call", "x.sh")
-			if !ok || got != a {
+			if !ok || !reflect.DeepEqual(got, a) {
 				t.Errorf("Lookup = %+v, %v; want the in-memory approval %+v", got, ok, a)
 			}
 			if st := s.Check("pre_tool_call", "x.sh", ModeCommand); !st.Approved {

@@ -115,12 +115,13 @@ func (e *Engine) loadShellHooks(ctx context.Context, cfg *config, prev *hookSet)
 			Event: h.Event, Matcher: h.Matcher, Command: h.Command, Timeout: h.Timeout.Seconds(),
 			FailClosed: h.FailClosed, Dialect: h.Dialect, Line: h.Line, hook: h,
 		}
+		target := consent.Target{Event: h.Event, Command: h.Command, Shell: h.Dialect == shell.DialectClaude}
 		if e.opts.IgnoreConsent {
 			info.Registered, info.ApprovedBy = true, "ignored"
 		} else {
-			info.Registered, info.ApprovedBy = decider.Decide(ctx, h.Event, h.Command)
+			info.Registered, info.ApprovedBy = decider.DecideTarget(ctx, target)
 		}
-		info.Consent = store.Check(h.Event, h.Command, mode)
+		info.Consent = store.CheckTarget(target, mode)
 		info.key = keyOf(h, tools)
 		l := loadedShellHook{info: info}
 		if old := running[info.key]; info.Registered && old != nil {

@@ -3,10 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
+	"github.com/hermes-hooks/hermes/consent"
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/internal/suggest"
+	"github.com/hermes-hooks/hermes/shell"
 )
 
 var hooksAllowCommand = &command{
@@ -40,33 +43,63 @@ func runHooksAllow(ctx context.Context, c *cli, args []string) int {
 	}
 	home := engine.ResolveHome(c.home)
 	store := engine.ConsentStore(home, c.logger)
-	a, err := store.Approve(ctx, event, command)
-	if err != nil {
-		return c.fail(exitInternal, "approval not saved: %v", err)
+	targets, found := declared(ctx, c, event, command)
+	for _, t := range targets {
+		a, err := store.ApproveTarget(ctx, t)
+		if err != nil {
+			return c.fail(exitInternal, "approval not saved: %v", err)
+		}
+		fmt.Fprintf(c.stdout, "approved %s %s\n", event, printable(command))
+		printApproval(c, a)
 	}
-	fmt.Fprintf(c.stdout, "approved %s %s\n", event, printable(command))
-	if a.ScriptSHA256 != "" {
-		fmt.Fprintf(c.stdout, "  script sha256 %s\n", a.ScriptSHA256)
-	}
-	if !declared(ctx, c, event, command) {
+	if !found {
 		fmt.Fprintf(c.stderr, "hermesctl: note: %s declares no %s hook with this exact command; it is approved but will not run until it is declared\n", printable(home+"/config.yaml"), event)
 	}
 	return exitOK
 }
 
-// declared reports whether config.yaml declares the pair.
-func declared(ctx context.Context, c *cli, event, command string) bool {
+// printApproval prints what an approval pins: the project it holds in, and each file's hash.
+func printApproval(c *cli, a consent.Approval) {
+	if a.Project != "" {
+		fmt.Fprintf(c.stdout, "  project %s (the approval holds in this project only)\n", printable(a.Project))
+	}
+	switch {
+	case a.WholeLine != "":
+		fmt.Fprintf(c.stdout, "  whole line: it uses %s, so its text is approved and the files it runs are not pinned\n", printable(a.WholeLine))
+	case a.Scripts != nil:
+		for _, p := range a.Scripts {
+			if p.SHA256 != "" {
+				fmt.Fprintf(c.stdout, "  script sha256 %s %s\n", p.SHA256, printable(p.Path))
+			}
+		}
+	case a.ScriptSHA256 != "":
+		fmt.Fprintf(c.stdout, "  script sha256 %s\n", a.ScriptSHA256)
+	}
+}
+
+// declared returns how config.yaml declares the pair, one consent target per way it runs
+// (without a shell, or by /bin/sh for dialect: claude), and whether it declares it at all;
+// an undeclared pair is approved as a command run without a shell.
+func declared(ctx context.Context, c *cli, event, command string) ([]consent.Target, bool) {
+	plain := []consent.Target{{Event: event, Command: command}}
 	eng, err := engine.New(ctx, engine.Options{Home: c.home, IgnoreConsent: true})
 	if err != nil {
-		return false
+		return plain, false
 	}
 	defer eng.Close(ctx)
+	var out []consent.Target
 	for _, s := range eng.ShellHooks() {
 		if s.Event == event && s.Command == command {
-			return true
+			t := consent.Target{Event: event, Command: command, Shell: s.Dialect == shell.DialectClaude}
+			if !slices.Contains(out, t) {
+				out = append(out, t)
+			}
 		}
 	}
-	return false
+	if out == nil {
+		return plain, false
+	}
+	return out, true
 }
 
 func runHooksRevoke(ctx context.Context, c *cli, args []string) int {

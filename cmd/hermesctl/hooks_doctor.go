@@ -108,7 +108,12 @@ func luaCheck(ch *check, status, errText string, perms engine.Permissions) {
 func (c *cli) shellCheck(ctx context.Context, s *engine.ShellHookInfo) *check {
 	ch := &check{Source: engine.SourceShell, Name: s.Command, Events: []string{s.Event}}
 	st := s.Consent
+	noScript := st.Unanalysable != "" || st.Script == "" && st.Scripts != nil // a /bin/sh line: nothing to check by name
 	switch {
+	case st.Unanalysable != "":
+		ch.note("the line uses %s, which cannot be analysed: the files it runs are neither checked nor pinned", st.Unanalysable)
+	case noScript:
+		ch.note("the line runs no script of its own")
 	case !st.Exists:
 		ch.problem("script %s does not exist", st.Script)
 	case !st.Executable:
@@ -132,7 +137,7 @@ func (c *cli) shellCheck(ctx context.Context, s *engine.ShellHookInfo) *check {
 		return ch
 	}
 	ch.note("approved")
-	if !st.Exists || !st.Executable {
+	if !noScript && (!st.Exists || !st.Executable) {
 		return ch
 	}
 	cwd, _ := os.Getwd()

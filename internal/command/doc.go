@@ -24,6 +24,15 @@
 // its file is the program's file, otherwise it is the script word taken relative to the
 // working directory, where the interpreter that receives it will look for it.
 //
+// # Lines run by /bin/sh
+//
+// Hooks written for Claude Code run as /bin/sh -c line. ResolveShell analyses such a line as
+// the shell runs it, for consent: quotes are the shell's (a quoted "~" is not expanded),
+// $CLAUDE_PROJECT_DIR is the project, and each simple command of a compound line (; && || |
+// & newline) is resolved by the rules above. Anything whose effect on what runs cannot be
+// known without running it (other variables, $(...), backticks, globs, redirections to
+// files, cd, eval, nested shells, ...) makes the line unanalysable, and says what it was.
+//
 // # Concurrency
 //
 // Resolve reads the environment ($HOME, $PATH), the working directory and the file system,

@@ -46,3 +46,25 @@ func FuzzResolve(f *testing.F) {
 		}
 	})
 }
+
+// FuzzResolveShell: any line is analysed without a panic; an unanalysable line has no
+// commands and depends on the project; a command always has words.
+func FuzzResolveShell(f *testing.F) {
+	for _, s := range []string{
+		"'~/x.sh'", `"$CLAUDE_PROJECT_DIR"/h.sh`, "a.sh; python3 b.py", "x $(y) `z`", "a && b || c | d & e\nf",
+		"cat >/dev/null 2>&1 >&2; exit 2", "${CLAUDE_PROJECT_DIR", "~user/x", "a # b ; c", "2>x", "\\", "\"$\"", ">/dev/null",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		sh := ResolveShell(line, "/w")
+		if sh.Unanalysable != "" && (sh.Commands != nil || !sh.ProjectDependent) {
+			t.Fatalf("ResolveShell(%q) = %+v", line, sh)
+		}
+		for _, r := range sh.Commands {
+			if len(r.Argv) == 0 || r.Script != r.Argv[r.ScriptIndex] {
+				t.Fatalf("ResolveShell(%q): command %+v", line, r)
+			}
+		}
+	})
+}
