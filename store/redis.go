@@ -60,15 +60,16 @@ func (b *redisBackend) Close() error { return b.c.Close() }
 
 func (b *redisBackend) k(ns, key string) string { return b.prefix + escapeNS(ns) + "/" + key }
 
-// escapeNS writes ns without "/" (%2F), and "%" as %25 so that it reads back.
-func escapeNS(ns string) string {
-	return strings.NewReplacer("%", "%25", "/", "%2F").Replace(ns)
-}
+// nsEscaper writes a namespace without "/" (%2F), and "%" as %25 so that it reads back;
+// nsUnescaper reads it back.
+var (
+	nsEscaper   = strings.NewReplacer("%", "%25", "/", "%2F")
+	nsUnescaper = strings.NewReplacer("%2F", "/", "%25", "%")
+)
 
-// unescapeNS reads what escapeNS wrote.
-func unescapeNS(s string) string {
-	return strings.NewReplacer("%2F", "/", "%25", "%").Replace(s)
-}
+func escapeNS(ns string) string { return nsEscaper.Replace(ns) }
+
+func unescapeNS(s string) string { return nsUnescaper.Replace(s) }
 
 // keys are the Redis keys of a write to key of ns: the key, then the accounting of ns.
 func (b *redisBackend) keys(ns, key string) []string {
