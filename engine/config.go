@@ -93,8 +93,9 @@ func loadConfig(home string) (*config, []Warning, error) {
 	return cfg, warns, nil
 }
 
-// parseStore reads `store: {url: "redis://...", prefix: "..."}`; null or no url is the
-// database in the home.
+// parseStore reads `store: {url: "redis://...", prefix: "...", max_bytes: 64MiB}`; null or
+// no url is the database in the home. max_bytes is a size as memory: in a manifest; out of
+// bounds, it is a warning and the nearest bound is used.
 func parseStore(file string, n *yaml.Node) (storeConfig, []Warning) {
 	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
 		return storeConfig{}, nil
@@ -103,8 +104,21 @@ func parseStore(file string, n *yaml.Node) (storeConfig, []Warning) {
 		err := manifest.Errorf(file, n, "store must be a mapping (e.g. store: {url: \"redis://host:6379/0\"}); store calls fail until it is fixed")
 		return storeConfig{err: err}, []Warning{{File: file, Line: n.Line, Msg: err.Error()}}
 	}
-	fields, warns := manifest.Fields(file, n, []string{"url", "prefix"})
+	fields, warns := manifest.Fields(file, n, []string{"url", "prefix", "max_bytes"})
 	var c storeConfig
+	if f, ok := fields["max_bytes"]; ok {
+		size, w, err := manifest.Size(file, f, "store.max_bytes", store.DefaultMaxBytes, store.MinMaxBytes, store.MaxMaxBytes)
+		warns = append(warns, w...)
+		if err != nil {
+			msg := err.Error()
+			if me := (*manifest.Error)(nil); errors.As(err, &me) {
+				msg = me.Msg
+			}
+			c.err = manifest.Errorf(file, f, "%s; store calls fail until it is fixed", msg)
+			warns = append(warns, Warning{File: file, Line: f.Line, Msg: c.err.Error()})
+		}
+		c.cfg.MaxBytes = size
+	}
 	for key, dst := range map[string]*string{"url": &c.cfg.URL, "prefix": &c.cfg.Prefix} {
 		if f, ok := fields[key]; ok {
 			if f.Kind != yaml.ScalarNode || f.Tag != "!!str" {

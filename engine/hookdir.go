@@ -69,6 +69,48 @@ func (d *dirFiles) unchanged(sum [sha256.Size]byte) bool {
 	return d.merr == nil && d.herr == nil && d.sum == sum
 }
 
+// claimNames decides which directory keeps a hook name that more than one declares: the one
+// running under it in running (a reload never stops a hook for a directory added beside
+// it), else the first in directory order. It returns, for each other directory declaring a
+// name that is taken, the directory that has it. declared says the name a directory would
+// run under and whether it would run, or why it would fail to load (then a running
+// version keeps running, under the name it has).
+func claimNames[T loadedDir[I], I dirInfo](dirs []dirFiles, running []T, declared func(*dirFiles) (string, bool, error), runningName func(T) string) map[string]string {
+	byDir := make(map[string]T, len(running))
+	for _, t := range running {
+		byDir[t.dirOf()] = t
+	}
+	as := map[string]string{} // the name each directory would run under
+	for i := range dirs {
+		d := &dirs[i]
+		name, runs, err := declared(d)
+		t, isRunning := byDir[d.dir]
+		switch {
+		case err != nil && isRunning:
+			as[d.dir] = runningName(t)
+		case err == nil && runs:
+			as[d.dir] = name
+		}
+	}
+	owner := map[string]string{}
+	for _, pass := range []bool{true, false} { // running first
+		for i := range dirs {
+			dir := dirs[i].dir
+			name, ok := as[dir]
+			if _, isRunning := byDir[dir]; ok && isRunning == pass && owner[name] == "" {
+				owner[name] = dir
+			}
+		}
+	}
+	taken := map[string]string{}
+	for dir, name := range as {
+		if owner[name] != dir {
+			taken[dir] = owner[name]
+		}
+	}
+	return taken
+}
+
 // loadedDir is what a directory loader returns for a directory that loaded.
 type loadedDir[I dirInfo] interface {
 	comparable

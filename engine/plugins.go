@@ -74,7 +74,8 @@ func (p *plugin) warningsOf() []Warning         { return p.warns }
 // loadPlugins discovers <home>/plugins/*, loads the enabled ones, and returns them in
 // invocation order (priority, then directory name) with every plugin's info. A plugin
 // running in prev whose files did not change is kept as it runs, and so is one whose new
-// version fails to load. A plugins directory that exists but cannot be read is an error.
+// version fails to load. Of two plugins with one name, one loads (see claimNames) and the
+// other fails to. A plugins directory that exists but cannot be read is an error.
 func (e *Engine) loadPlugins(ctx context.Context, cfg *config, prev *hookSet) ([]*plugin, []*PluginInfo, []Warning, error) {
 	dirs, err := readHookDirs(filepath.Join(e.home, "plugins"), "plugin.yaml", cfg.disabledPlugins)
 	if err != nil {
@@ -84,8 +85,18 @@ func (e *Engine) loadPlugins(ctx context.Context, cfg *config, prev *hookSet) ([
 	if prev != nil {
 		running = prev.loaded
 	}
+	taken := claimNames(dirs, running, func(d *dirFiles) (string, bool, error) {
+		info := newPluginInfo(d.dir)
+		if _, err := parsePluginManifest(d.manifest, d.mdata, d.merr, info); err != nil {
+			return "", false, err
+		}
+		return info.Name, info.Enabled && !disabledPlugin(cfg, info), d.herr
+	}, func(p *plugin) string { return p.info.Name })
+	if len(taken) > 0 { // a plugin that lost its name stops: it loads again, and fails
+		running = slices.DeleteFunc(slices.Clone(running), func(p *plugin) bool { return taken[p.info.Dir] != "" })
+	}
 	loaded, infos, warns := loadDirs(dirs, running, func(d *dirFiles) (*plugin, *PluginInfo, []Warning) {
-		return e.loadPlugin(ctx, d, cfg)
+		return e.loadPlugin(ctx, d, cfg, taken[d.dir])
 	})
 	sortPlugins(loaded)
 	return loaded, infos, warns, nil
@@ -99,12 +110,23 @@ func (i *PluginInfo) failure() string {
 	return ""
 }
 
-// loadPlugin loads one plugin directory. A nil plugin means the plugin is listed but not
-// running (disabled or broken).
-func (e *Engine) loadPlugin(ctx context.Context, d *dirFiles, cfg *config) (*plugin, *PluginInfo, []Warning) {
-	base := filepath.Base(d.dir)
-	info := &PluginInfo{Name: base, Dir: d.dir, dirName: base, Enabled: true, Timeout: defaultPluginTimeout,
+// newPluginInfo is the info of the plugin in dir before its manifest is read.
+func newPluginInfo(dir string) *PluginInfo {
+	base := filepath.Base(dir)
+	return &PluginInfo{Name: base, Dir: dir, dirName: base, Enabled: true, Timeout: defaultPluginTimeout,
 		Memory: luabind.DefaultMemoryLimit, States: 1, Hooks: []string{}}
+}
+
+// disabledPlugin reports whether config.yaml disables the plugin, by name or directory.
+func disabledPlugin(cfg *config, info *PluginInfo) bool {
+	return slices.Contains(cfg.disabledPlugins, info.Name) || slices.Contains(cfg.disabledPlugins, info.dirName)
+}
+
+// loadPlugin loads one plugin directory. A nil plugin means the plugin is listed but not
+// running (disabled or broken). owner, when not "", is the directory of the plugin that has
+// the name this one declares: then this one fails to load.
+func (e *Engine) loadPlugin(ctx context.Context, d *dirFiles, cfg *config, owner string) (*plugin, *PluginInfo, []Warning) {
+	info := newPluginInfo(d.dir)
 	mfile, hfile, src, herr := d.manifest, d.handler, d.src, d.herr
 	fail := func(w Warning) (*plugin, *PluginInfo, []Warning) {
 		info.Status, info.Error = "error", w.String()
@@ -121,12 +143,16 @@ func (e *Engine) loadPlugin(ctx context.Context, d *dirFiles, cfg *config) (*plu
 		}
 		return fail(Warning{File: mfile, Msg: err.Error()})
 	}
-	if slices.Contains(cfg.disabledPlugins, info.Name) || slices.Contains(cfg.disabledPlugins, base) {
+	if disabledPlugin(cfg, info) {
 		info.Enabled = false
 	}
 	if !info.Enabled {
 		info.Status = "disabled"
 		return nil, info, warns
+	}
+	if owner != "" {
+		return fail(Warning{File: mfile, Msg: fmt.Sprintf("the plugin in %s is not loaded: its name %q is the name of the plugin in %s, which keeps it; give one of them another name (name: in plugin.yaml)",
+			d.dir, info.Name, owner)})
 	}
 	if herr != nil {
 		msg := herr.Error()
@@ -140,7 +166,7 @@ func (e *Engine) loadPlugin(ctx context.Context, d *dirFiles, cfg *config) (*plu
 		Name: info.Name, File: hfile, Home: e.home, Logger: e.logger.With("plugin", info.Name),
 		Timeout: seconds(info.Timeout), BusyTimeout: seconds(info.BusyTimeout), States: info.States,
 		MemoryLimit: info.Memory, Permissions: info.Permissions, HostFuncs: e.opts.HostFuncs, Config: info.config,
-		Store: e.hookStore(SourcePlugin, info.Name),
+		Store: e.hookStore(SourcePlugin, d.dir, info.Name),
 	})
 	if err != nil {
 		var le *luabind.Error

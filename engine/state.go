@@ -108,12 +108,16 @@ func OpenStore(home string) (b store.Backend, exists bool, err error) {
 	return b, err == nil, err
 }
 
-// StoreNamespace is the namespace of a plugin's or a gateway hook's keys.
-func StoreNamespace(source, name string) string { return source + ":" + name }
+// StoreNamespace is the namespace of the keys of the plugin or gateway hook in the
+// directory dirName of <home>/plugins or <home>/hooks. It names the hook by its directory,
+// which no other hook of the home can have, not by the name its manifest declares, which
+// any could.
+func StoreNamespace(source, dirName string) string { return source + ":" + dirName }
 
-// hookStore is the store module's view for one hook, counted in the metrics.
-func (e *Engine) hookStore(source, name string) luabind.Store {
-	v := store.NewView(e.currentBackend, StoreNamespace(source, name))
+// hookStore is the store module's view for the hook in dir, counted in the metrics under
+// its name.
+func (e *Engine) hookStore(source, dir, name string) luabind.Store {
+	v := store.NewView(e.currentBackend, StoreNamespace(source, filepath.Base(dir)))
 	m := e.opts.Metrics
 	if m == nil {
 		return v

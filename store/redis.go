@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -12,11 +13,23 @@ import (
 )
 
 // redisBackend keeps the store in Redis: key <prefix><namespace>/<key>, the JSON text as
-// the string value. Incr is INCRBY; Update is WATCH, GET, then MULTI/SET/EXEC.
+// the string value, with "%" and "/" of the namespace escaped (%25, %2F) so that the first
+// "/" ends it: no namespace reaches into another, and no key is another namespace's.
+//
+// Every write is a script that checks and updates the namespace's accounting atomically
+// with the write: <prefix><namespace>%s, a hash of the bytes of each key and its value;
+// <prefix><namespace>%b, their sum; <prefix><namespace>%e, a sorted set of the keys with an
+// expiry, by expiry. None has a "/" after the namespace, so none is a key of the store, and
+// "%" followed by a letter is no escape, so none is another namespace's. A key that expired
+// (or that Redis evicted) leaves the accounting when a write finds it gone: at once for the
+// key it writes, and through the sorted set for the namespace's expired keys when a write
+// would pass a quota. Keys written before the accounting existed count from their next
+// write. Update reads the key, then writes with a script that compares the value it read.
 type redisBackend struct {
-	c      *redis.Client
-	prefix string
-	addr   string
+	c        *redis.Client
+	prefix   string
+	addr     string
+	maxBytes int64
 }
 
 // quiet keeps go-redis from logging on its own: every failure is the error of a call.
@@ -38,21 +51,188 @@ func openRedis(cfg Config) (*redisBackend, error) {
 	if prefix == "" {
 		prefix = "hermes:"
 	}
-	return &redisBackend{c: redis.NewClient(opts), prefix: prefix, addr: "redis " + opts.Addr}, nil
+	return &redisBackend{c: redis.NewClient(opts), prefix: prefix, addr: "redis " + opts.Addr, maxBytes: cfg.maxBytes()}, nil
 }
 
 func (b *redisBackend) Where() string { return b.addr }
 
 func (b *redisBackend) Close() error { return b.c.Close() }
 
-func (b *redisBackend) k(ns, key string) string { return b.prefix + ns + "/" + key }
+func (b *redisBackend) k(ns, key string) string { return b.prefix + escapeNS(ns) + "/" + key }
+
+// nsEscaper writes a namespace without "/" (%2F), and "%" as %25 so that it reads back;
+// nsUnescaper reads it back.
+var (
+	nsEscaper   = strings.NewReplacer("%", "%25", "/", "%2F")
+	nsUnescaper = strings.NewReplacer("%2F", "/", "%25", "%")
+)
+
+func escapeNS(ns string) string { return nsEscaper.Replace(ns) }
+
+func unescapeNS(s string) string { return nsUnescaper.Replace(s) }
+
+// keys are the Redis keys of a write to key of ns: the key, then the accounting of ns.
+func (b *redisBackend) keys(ns, key string) []string {
+	base := b.prefix + escapeNS(ns)
+	return []string{base + "/" + key, base + "%s", base + "%b", base + "%e"}
+}
+
+// The replies of the scripts' refusals.
+const (
+	redisQuotaBytes = "HERMES_QUOTA_BYTES"
+	redisQuotaKeys  = "HERMES_QUOTA_KEYS"
+)
 
 func (b *redisBackend) wrap(err error) error {
-	if err == nil || errors.Is(err, redis.Nil) {
+	switch {
+	case err == nil || errors.Is(err, redis.Nil):
 		return nil
+	case strings.Contains(err.Error(), redisQuotaBytes):
+		return byteQuotaError{b.maxBytes}
+	case strings.Contains(err.Error(), redisQuotaKeys):
+		return fmt.Errorf("store: %w", ErrQuota)
 	}
 	return fmt.Errorf("store: %s: %w", b.addr, err)
 }
+
+// run runs a write script on key of ns. Its arguments start with the key, the quotas, the
+// time in ms and the prefix of the namespace's keys; args follow.
+func (b *redisBackend) run(ctx context.Context, s *redis.Script, ns, key string, args ...any) *redis.Cmd {
+	keys := b.keys(ns, key)
+	return s.Run(ctx, b.c, keys, append([]any{key, b.maxBytes, MaxHookKeys, time.Now().UnixMilli(), strings.TrimSuffix(keys[0], key)}, args...)...)
+}
+
+// redisLib is the start of every write script: KEYS = the key, its namespace's sizes, total
+// and expiries; ARGV = the key's name, the byte quota, the key quota, the time in ms, the
+// prefix of the namespace's keys, then the script's own arguments.
+//
+// forget drops a key from the accounting; held is what the key holds in it, after dropping
+// it when the key is gone (expired or evicted); room says whether the key can hold size
+// bytes, sweeping the namespace's expired keys (1000 at most) once if it cannot; refuse
+// raises the error of the quota that refused; account records that the key holds size
+// bytes and expires at exp (ms, 0: never, false: as before). A key the sorted set says is
+// due but is still there (the clocks of two gateways differ) is moved to its expiry.
+const redisLib = `
+local key, name, sizes, total, expiries = KEYS[1], ARGV[1], KEYS[2], KEYS[3], KEYS[4]
+local maxBytes, maxKeys, now, base = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5]
+local function forget(f)
+  local s = redis.call("HGET", sizes, f)
+  if s then
+    redis.call("HDEL", sizes, f)
+    redis.call("DECRBY", total, s)
+  end
+  redis.call("ZREM", expiries, f)
+end
+local function held()
+  if redis.call("EXISTS", key) == 0 then
+    forget(name)
+    return 0
+  end
+  return tonumber(redis.call("HGET", sizes, name) or "0")
+end
+local function sweep()
+  for _, f in ipairs(redis.call("ZRANGEBYSCORE", expiries, "-inf", now, "LIMIT", 0, 1000)) do
+    local ttl = redis.call("PTTL", base .. f)
+    if ttl == -2 then
+      forget(f)
+    elseif ttl == -1 then
+      redis.call("ZREM", expiries, f)
+    else
+      redis.call("ZADD", expiries, now + ttl, f)
+    end
+  end
+end
+local function fits(old, size)
+  if size <= old then return true end
+  local new = redis.call("HEXISTS", sizes, name) == 0 and redis.call("EXISTS", key) == 0
+  return tonumber(redis.call("GET", total) or "0") - old + size <= maxBytes
+    and not (new and redis.call("HLEN", sizes) >= maxKeys)
+end
+local function room(old, size)
+  if fits(old, size) then return true end
+  sweep()
+  return fits(old, size)
+end
+local function refuse(old, size)
+  if size > old and tonumber(redis.call("GET", total) or "0") - old + size > maxBytes then
+    return redis.error_reply("` + redisQuotaBytes + `")
+  end
+  return redis.error_reply("` + redisQuotaKeys + `")
+end
+local function account(old, size, exp)
+  redis.call("HSET", sizes, name, size)
+  redis.call("INCRBY", total, size - old)
+  if exp == 0 then
+    redis.call("ZREM", expiries, name)
+  elseif exp then
+    redis.call("ZADD", expiries, exp, name)
+  end
+end
+`
+
+// setScript: ARGV[6] the value, ARGV[7] the TTL in ms (0: none).
+var setScript = redis.NewScript(redisLib + `
+local value, ttl = ARGV[6], tonumber(ARGV[7])
+local old = held()
+local size = #name + #value
+if not room(old, size) then return refuse(old, size) end
+if ttl > 0 then
+  redis.call("SET", key, value, "PX", ttl)
+  account(old, size, now + ttl)
+else
+  redis.call("SET", key, value)
+  account(old, size, 0)
+end
+return 1`)
+
+// incrScript: ARGV[6] the increment, ARGV[7] the TTL in ms of a key it creates (0: none).
+// INCRBY refuses a value that is not an integer before anything changes; a sum that does
+// not fit is taken back. It returns the sum as text (a Lua number is a double).
+var incrScript = redis.NewScript(redisLib + `
+local n, ttl = ARGV[6], tonumber(ARGV[7])
+local old = held()
+local new = old == 0 and redis.call("EXISTS", key) == 0
+if not room(old, #name + 1) then return refuse(old, #name + 1) end
+redis.call("INCRBY", key, n)
+local size = #name + redis.call("STRLEN", key)
+if not room(old, size) then
+  if new then redis.call("DEL", key) else redis.call("DECRBY", key, n) end
+  return refuse(old, size)
+end
+local exp = false
+if new then
+  exp = 0
+  if ttl > 0 then
+    redis.call("PEXPIRE", key, ttl)
+    exp = now + ttl
+  end
+end
+account(old, size, exp)
+return redis.call("GET", key)`)
+
+// swapScript is Update's write: ARGV[6] "1" when the key was there, ARGV[7] its value then,
+// ARGV[8] "del" or "set", ARGV[9] the new value. It writes only when the key still holds
+// what was read, and returns 1, else 0. A key set keeps its expiry.
+var swapScript = redis.NewScript(redisLib + `
+local cur = redis.call("GET", key)
+if (ARGV[6] == "1") ~= (cur ~= false) or (cur and cur ~= ARGV[7]) then return 0 end
+local old = held()
+if ARGV[8] == "del" then
+  redis.call("DEL", key)
+  forget(name)
+  return 1
+end
+local size = #name + #ARGV[9]
+if not room(old, size) then return refuse(old, size) end
+redis.call("SET", key, ARGV[9], "KEEPTTL")
+account(old, size, cur == false and 0 or false)
+return 1`)
+
+// delScript deletes the key and returns how many keys it deleted.
+var delScript = redis.NewScript(redisLib + `
+local n = redis.call("DEL", key)
+forget(name)
+return n`)
 
 func (b *redisBackend) Get(ctx context.Context, ns, key string) ([]byte, bool, error) {
 	type got struct {
@@ -69,35 +249,37 @@ func (b *redisBackend) Get(ctx context.Context, ns, key string) ([]byte, bool, e
 	return r.v, r.ok, err
 }
 
+// ttlMS is a TTL in whole milliseconds for the scripts: 0 for none, at least 1 else.
+func ttlMS(ttl time.Duration) int64 {
+	if ttl <= 0 {
+		return 0
+	}
+	return max(ttl.Milliseconds(), 1)
+}
+
 func (b *redisBackend) Set(ctx context.Context, ns, key string, value []byte, ttl time.Duration) error {
 	_, err := withContext(ctx, b.Where(), func(ctx context.Context) (struct{}, error) {
-		return struct{}{}, b.wrap(b.c.Set(ctx, b.k(ns, key), value, max(ttl, 0)).Err())
+		return struct{}{}, b.wrap(b.run(ctx, setScript, ns, key, value, ttlMS(ttl)).Err())
 	})
 	return err
 }
 
 func (b *redisBackend) Incr(ctx context.Context, ns, key string, n int64, ttl time.Duration) (int64, error) {
 	return withContext(ctx, b.Where(), func(ctx context.Context) (int64, error) {
-		if ttl > 0 {
-			v, err := incrNew.Run(ctx, b.c, []string{b.k(ns, key)}, n, max(ttl.Milliseconds(), 1)).Int64()
-			if err != nil && strings.Contains(err.Error(), "not an integer") {
-				return 0, b.notInteger(ctx, ns, key)
-			}
-			return v, b.wrap(err)
-		}
-		v, err := b.c.IncrBy(ctx, b.k(ns, key), n).Result()
+		s, err := b.run(ctx, incrScript, ns, key, n, ttlMS(ttl)).Text()
 		if err != nil && strings.Contains(err.Error(), "not an integer") {
 			return 0, b.notInteger(ctx, ns, key)
 		}
-		return v, b.wrap(err)
+		if err != nil {
+			return 0, b.wrap(err)
+		}
+		v, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return 0, b.wrap(err)
+		}
+		return v, nil
 	})
 }
-
-// incrNew is INCRBY that gives a key it creates an expiry, atomically on the server.
-var incrNew = redis.NewScript(`local new = redis.call("EXISTS", KEYS[1]) == 0
-local v = redis.call("INCRBY", KEYS[1], ARGV[1])
-if new then redis.call("PEXPIRE", KEYS[1], ARGV[2]) end
-return v`)
 
 // notInteger is Incr's error for the value at key.
 func (b *redisBackend) notInteger(ctx context.Context, ns, key string) error {
@@ -107,7 +289,7 @@ func (b *redisBackend) notInteger(ctx context.Context, ns, key string) error {
 
 func (b *redisBackend) Delete(ctx context.Context, ns, key string) (bool, error) {
 	return withContext(ctx, b.Where(), func(ctx context.Context) (bool, error) {
-		n, err := b.c.Del(ctx, b.k(ns, key)).Result()
+		n, err := b.run(ctx, delScript, ns, key).Int64()
 		return n > 0, b.wrap(err)
 	})
 }
@@ -151,49 +333,41 @@ func globEscape(s string) string {
 
 func (b *redisBackend) Update(ctx context.Context, ns, key string, fn func([]byte, bool) ([]byte, bool, error)) ([]byte, error) {
 	k := b.k(ns, key)
-	var next []byte
 	for range maxUpdateRuns {
-		err := b.c.Watch(ctx, func(tx *redis.Tx) error {
-			old, err := tx.Get(ctx, k).Bytes()
-			found := err == nil
-			if err != nil && !errors.Is(err, redis.Nil) {
-				return err
-			}
-			var del bool
-			if next, del, err = fn(old, found); err != nil {
-				return userError{err}
-			}
-			_, err = tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
-				if del {
-					p.Del(ctx, k)
-				} else {
-					p.SetArgs(ctx, k, next, redis.SetArgs{KeepTTL: true})
-				}
-				return nil
-			})
-			return err
-		}, k)
-		var ue userError
-		switch {
-		case err == nil:
+		old, err := b.c.Get(ctx, k).Bytes()
+		found := err == nil
+		if err != nil && !errors.Is(err, redis.Nil) {
+			return nil, b.updateErr(ctx, err)
+		}
+		next, del, err := fn(old, found)
+		if err != nil {
+			return nil, err
+		}
+		op, was := "set", "0"
+		if del {
+			op = "del"
+		}
+		if found {
+			was = "1"
+		}
+		n, err := b.run(ctx, swapScript, ns, key, was, old, op, next).Int64()
+		if err != nil {
+			return nil, b.updateErr(ctx, err)
+		}
+		if n == 1 {
 			return next, nil
-		case errors.As(err, &ue):
-			return nil, ue.err
-		case errors.Is(err, redis.TxFailedErr):
-			continue
-		case ctx.Err() != nil:
-			return nil, fmt.Errorf("store: %s: %w", b.addr, context.Cause(ctx))
-		default:
-			return nil, b.wrap(err)
 		}
 	}
 	return nil, ErrConflict
 }
 
-// userError carries the error of Update's function through Watch.
-type userError struct{ err error }
-
-func (e userError) Error() string { return e.err.Error() }
+// updateErr is Update's error for err, the context's when it is done.
+func (b *redisBackend) updateErr(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("store: %s: %w", b.addr, context.Cause(ctx))
+	}
+	return b.wrap(err)
+}
 
 func (b *redisBackend) Entries(ctx context.Context, ns string) ([]Entry, error) {
 	return withContext(ctx, b.Where(), func(ctx context.Context) ([]Entry, error) {
@@ -228,7 +402,7 @@ func (b *redisBackend) Namespaces(ctx context.Context) ([]string, error) {
 		for iter.Next(ctx) {
 			rest := strings.TrimPrefix(iter.Val(), b.prefix)
 			if i := strings.IndexByte(rest, '/'); i > 0 {
-				seen[rest[:i]] = true
+				seen[unescapeNS(rest[:i])] = true
 			}
 		}
 		if err := iter.Err(); err != nil {

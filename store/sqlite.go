@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -17,9 +18,10 @@ import (
 // sqliteBackend is the store in <home>/state/store.db: one table, WAL mode, every write in
 // an immediate transaction, so several processes on one home see one store.
 type sqliteBackend struct {
-	db     *sql.DB
-	path   string
-	writes atomic.Int64 // for sweeping expired keys now and then
+	db       *sql.DB
+	path     string
+	maxBytes int64        // the byte quota of a namespace
+	writes   atomic.Int64 // for sweeping expired keys now and then
 
 	// The statements of the hot calls, parsed once: parsing is a third of an incr.
 	getStmt, setStmt, incrStmt *sql.Stmt
@@ -34,18 +36,32 @@ const schema = `CREATE TABLE IF NOT EXISTS kv (
 	PRIMARY KEY (ns, key)
 ) WITHOUT ROWID`
 
-// quotaSchema keeps the number of keys of every namespace in keys, counted by triggers, and
+// quotaSchema keeps the number of keys of every namespace and the bytes of their keys and
+// values in keys, counted by triggers (whichever process writes, with whatever quota), and
 // refuses a new key to a namespace that holds MaxHookKeys (a write to a key it holds goes
-// through). An upsert that updates fires no insert trigger. A database made before the
-// count existed is counted once, in the same immediate transaction.
+// through). An upsert that updates fires no insert trigger; the two insert triggers each
+// create the namespace's row when it is missing, so their order does not matter. A
+// database made before the count (or the bytes) existed is counted once, in the same
+// immediate transaction (see migrate). The byte quota depends on the configuration of each
+// process, so the writes check it themselves (see fits).
 var quotaSchema = []string{
-	`CREATE TABLE IF NOT EXISTS keys (ns TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID`,
-	`INSERT INTO keys (ns, n) SELECT ns, COUNT(*) FROM kv WHERE NOT EXISTS (SELECT 1 FROM keys) GROUP BY ns`,
+	`INSERT INTO keys (ns, n, bytes) SELECT ns, COUNT(*), SUM(octet_length(key) + octet_length(value))
+		FROM kv WHERE NOT EXISTS (SELECT 1 FROM keys) GROUP BY ns`,
 	`CREATE TRIGGER IF NOT EXISTS kv_count_insert AFTER INSERT ON kv BEGIN
 		INSERT INTO keys (ns, n) VALUES (NEW.ns, 1) ON CONFLICT (ns) DO UPDATE SET n = n + 1;
 	END`,
 	`CREATE TRIGGER IF NOT EXISTS kv_count_delete AFTER DELETE ON kv BEGIN
 		UPDATE keys SET n = n - 1 WHERE ns = OLD.ns;
+	END`,
+	`CREATE TRIGGER IF NOT EXISTS kv_bytes_insert AFTER INSERT ON kv BEGIN
+		INSERT INTO keys (ns, n, bytes) VALUES (NEW.ns, 0, octet_length(NEW.key) + octet_length(NEW.value))
+			ON CONFLICT (ns) DO UPDATE SET bytes = bytes + excluded.bytes;
+	END`,
+	`CREATE TRIGGER IF NOT EXISTS kv_bytes_delete AFTER DELETE ON kv BEGIN
+		UPDATE keys SET bytes = bytes - octet_length(OLD.key) - octet_length(OLD.value) WHERE ns = OLD.ns;
+	END`,
+	`CREATE TRIGGER IF NOT EXISTS kv_bytes_update AFTER UPDATE OF value ON kv BEGIN
+		UPDATE keys SET bytes = bytes + octet_length(NEW.value) - octet_length(OLD.value) WHERE ns = NEW.ns;
 	END`,
 	fmt.Sprintf(`CREATE TRIGGER IF NOT EXISTS kv_quota BEFORE INSERT ON kv
 		WHEN (SELECT n FROM keys WHERE ns = NEW.ns) >= %d
@@ -59,20 +75,24 @@ const quotaMark = "hermes store quota"
 // StateDir is where a home keeps its store database.
 func StateDir(home string) string { return filepath.Join(home, "state") }
 
-// openSQLite opens (creating it when missing) the database of home. A file that is there
-// but is not a usable database is an error naming it; it is never replaced.
-func openSQLite(home string) (*sqliteBackend, error) {
+// openSQLite opens (creating it when missing) the database of home, with a byte quota of
+// maxBytes per namespace. A file that is there but is not a usable database is an error
+// naming it; it is never replaced.
+func openSQLite(home string, maxBytes int64) (*sqliteBackend, error) {
 	dir := StateDir(home)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("store: %v", err)
 	}
 	path := filepath.Join(dir, "store.db")
+	if err := ownerOnly(path); err != nil {
+		return nil, fmt.Errorf("store: %v", err)
+	}
 	dsn := "file:" + path + "?_txlock=immediate&_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("store: %s: %v", path, err)
 	}
-	b := &sqliteBackend{db: db, path: path}
+	b := &sqliteBackend{db: db, path: path, maxBytes: maxBytes}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	var check string
@@ -96,15 +116,54 @@ func openSQLite(home string) (*sqliteBackend, error) {
 	return b, nil
 }
 
+// ownerOnly creates the database file readable by its owner only when it is missing, and
+// takes the rights of group and others from it and its journal files when they have some
+// (when this process may: else they stay as they are). SQLite gives the journal files it
+// creates the database file's mode.
+func ownerOnly(path string) error {
+	f, err := os.OpenFile(path, os.O_RDONLY|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	f.Close()
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o077 != 0 {
+			os.Chmod(p, fi.Mode().Perm()&0o700)
+		}
+	}
+	return nil
+}
+
 // migrate creates the tables and triggers a database lacks, in one immediate transaction so
-// that processes opening the database at once count the keys once.
+// that processes opening the database at once count the keys once. A count made before the
+// bytes were counted gets them, counted once.
 func (b *sqliteBackend) migrate(ctx context.Context) error {
 	tx, err := b.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	for _, q := range append([]string{schema}, quotaSchema...) {
+	if _, err := tx.ExecContext(ctx, schema); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS keys (ns TEXT PRIMARY KEY, n INTEGER NOT NULL, bytes INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID`); err != nil {
+		return err
+	}
+	var counted bool
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) > 0 FROM pragma_table_info('keys') WHERE name = 'bytes'`).Scan(&counted); err != nil {
+		return err
+	}
+	if !counted {
+		for _, q := range []string{
+			`ALTER TABLE keys ADD COLUMN bytes INTEGER NOT NULL DEFAULT 0`,
+			`UPDATE keys SET bytes = (SELECT COALESCE(SUM(octet_length(key) + octet_length(value)), 0) FROM kv WHERE kv.ns = keys.ns)`,
+		} {
+			if _, err := tx.ExecContext(ctx, q); err != nil {
+				return err
+			}
+		}
+	}
+	for _, q := range quotaSchema {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
 			return err
 		}
@@ -121,9 +180,22 @@ func nowMS() int64 { return time.Now().UnixMilli() }
 // live is the SQL condition of a key that has not expired (? is the time in ms).
 const live = "(expires IS NULL OR expires > ?)"
 
+// The parameters of the writes that check the byte quota: ?1 the namespace, ?2 the key,
+// ?3 the value, ?4 the time in ms, ?5 the expiry (NULL: none), ?6 the bytes of key and value
+// written, ?7 the byte quota.
+
+// oldBytes is the bytes the key ?2 of ?1 holds now (0 when missing).
+const oldBytes = "COALESCE((SELECT octet_length(key) + octet_length(value) FROM kv WHERE ns = ?1 AND key = ?2), 0)"
+
+// fits is the condition of a write of ?6 bytes at ?2: it takes no more than the key holds,
+// or the namespace stays within ?7. It is part of the statement that writes, which holds
+// the database's write lock while it runs: no other writer comes between.
+const fits = "(?6 <= " + oldBytes + " OR ?6 - " + oldBytes + " <= ?7 - COALESCE((SELECT bytes FROM keys WHERE ns = ?1), 0))"
+
 const (
 	getSQL = "SELECT value FROM kv WHERE ns = ? AND key = ? AND " + live
-	setSQL = `INSERT INTO kv (ns, key, value, version, expires) VALUES (?, ?, ?, 1, ?)
+	// setSQL writes nothing (no row changes) when the value does not fit.
+	setSQL = `INSERT INTO kv (ns, key, value, version, expires) SELECT ?1, ?2, ?3, 1, ?5 WHERE ` + fits + `
 		ON CONFLICT (ns, key) DO UPDATE SET value = excluded.value, version = version + 1, expires = excluded.expires`
 )
 
@@ -150,8 +222,14 @@ func (b *sqliteBackend) Set(ctx context.Context, ns, key string, value []byte, t
 	}
 	_, err := withContext(ctx, b.Where(), func(ctx context.Context) (struct{}, error) {
 		err := b.withRoom(ctx, ns, func() error {
-			_, err := b.setStmt.ExecContext(ctx, ns, key, string(value), expires)
-			return b.wrap(err)
+			res, err := b.setStmt.ExecContext(ctx, ns, key, string(value), nowMS(), expires, len(key)+len(value), b.maxBytes)
+			if err != nil {
+				return b.wrap(err)
+			}
+			if n, err := res.RowsAffected(); err == nil && n == 0 {
+				return byteQuotaError{b.maxBytes}
+			}
+			return nil
 		})
 		b.sweep(ctx)
 		return struct{}{}, err
@@ -159,11 +237,11 @@ func (b *sqliteBackend) Set(ctx context.Context, ns, key string, value []byte, t
 	return err
 }
 
-// withRoom runs write; when it would take ns over MaxHookKeys, the namespace's expired keys
-// are deleted and write runs again.
+// withRoom runs write; when it would take ns over one of its quotas, the namespace's expired
+// keys are deleted and write runs again.
 func (b *sqliteBackend) withRoom(ctx context.Context, ns string, write func() error) error {
 	err := write()
-	if errors.Is(b.wrap(err), ErrQuota) {
+	if err = b.wrap(err); errors.Is(err, ErrQuota) || errors.Is(err, ErrByteQuota) {
 		if _, derr := b.db.ExecContext(ctx, "DELETE FROM kv WHERE ns = ? AND expires IS NOT NULL AND expires <= ?", ns, nowMS()); derr == nil {
 			err = write()
 		}
@@ -179,16 +257,21 @@ func (b *sqliteBackend) sweep(ctx context.Context) {
 }
 
 // incrSQL adds ?3 to an integer value in one statement: a missing or expired key starts
-// from 0 with the expiry ?5 (NULL: none); a value that is not an integer is left alone and
-// returns no row. An integer's JSON text is the text of its SQLite integer.
-const incrSQL = `INSERT INTO kv (ns, key, value, version, expires) VALUES (?1, ?2, ?3, 1, ?5)
-	ON CONFLICT (ns, key) DO UPDATE SET
-		value = CASE WHEN kv.expires IS NOT NULL AND kv.expires <= ?4 THEN excluded.value
-			ELSE CAST(CAST(kv.value AS INTEGER) + ?3 AS TEXT) END,
+// from 0 with the expiry ?5 (NULL: none); a value that is not an integer, and a key whose
+// new value does not fit the byte quota, are left alone and return no row. An integer's
+// JSON text is the text of its SQLite integer. ?6 is the bytes of a new key.
+const incrSQL = `INSERT INTO kv (ns, key, value, version, expires) SELECT ?1, ?2, ?3, 1, ?5
+	WHERE EXISTS (SELECT 1 FROM kv WHERE ns = ?1 AND key = ?2) OR ` + fits + `
+	ON CONFLICT (ns, key) DO UPDATE SET value = ` + incrValue + `,
 		expires = CASE WHEN kv.expires IS NOT NULL AND kv.expires <= ?4 THEN excluded.expires ELSE kv.expires END,
 		version = kv.version + 1
-	WHERE (kv.expires IS NOT NULL AND kv.expires <= ?4) OR CAST(CAST(kv.value AS INTEGER) AS TEXT) = kv.value
+	WHERE ((kv.expires IS NOT NULL AND kv.expires <= ?4) OR CAST(CAST(kv.value AS INTEGER) AS TEXT) = kv.value)
+		AND (octet_length(` + incrValue + `) - octet_length(kv.value) <= MAX(0, ?7 - (SELECT bytes FROM keys WHERE ns = ?1)))
 	RETURNING value`
+
+// incrValue is the value incrSQL gives a key that is there.
+const incrValue = `(CASE WHEN kv.expires IS NOT NULL AND kv.expires <= ?4 THEN excluded.value
+	ELSE CAST(CAST(kv.value AS INTEGER) + ?3 AS TEXT) END)`
 
 func (b *sqliteBackend) Incr(ctx context.Context, ns, key string, n int64, ttl time.Duration) (int64, error) {
 	var expires any
@@ -197,20 +280,35 @@ func (b *sqliteBackend) Incr(ctx context.Context, ns, key string, n int64, ttl t
 	}
 	return withContext(ctx, b.Where(), func(ctx context.Context) (int64, error) {
 		var sum int64
-		err := b.withRoom(ctx, ns, func() error { return b.incrStmt.QueryRowContext(ctx, ns, key, n, nowMS(), expires).Scan(&sum) })
-		if errors.Is(err, sql.ErrNoRows) { // not an integer: say what it is
-			var raw string
-			if err := b.db.QueryRowContext(ctx, "SELECT value FROM kv WHERE ns = ? AND key = ?", ns, key).Scan(&raw); err != nil {
-				return 0, b.wrap(err)
+		err := b.withRoom(ctx, ns, func() error {
+			err := b.incrStmt.QueryRowContext(ctx, ns, key, n, nowMS(), expires, len(key)+len(strconv.FormatInt(n, 10)), b.maxBytes).Scan(&sum)
+			if errors.Is(err, sql.ErrNoRows) {
+				return b.incrRefused(ctx, ns, key)
 			}
-			_, err := parseInt([]byte(raw))
-			if err == nil {
-				err = fmt.Errorf("%w: %s", ErrNotInteger, truncate(raw, 40))
-			}
-			return 0, err
-		}
+			return err
+		})
 		return sum, b.wrap(err)
 	})
+}
+
+// incrRefused says why incrSQL left key alone: its value is not an integer (what it is),
+// or the new value does not fit the byte quota.
+func (b *sqliteBackend) incrRefused(ctx context.Context, ns, key string) error {
+	var raw string
+	var expires sql.NullInt64
+	err := b.db.QueryRowContext(ctx, "SELECT value, expires FROM kv WHERE ns = ? AND key = ?", ns, key).Scan(&raw, &expires)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return byteQuotaError{b.maxBytes}
+	case err != nil:
+		return b.wrap(err)
+	case expires.Valid && expires.Int64 <= nowMS():
+		return byteQuotaError{b.maxBytes}
+	}
+	if i, err := strconv.ParseInt(raw, 10, 64); err == nil && strconv.FormatInt(i, 10) == raw {
+		return byteQuotaError{b.maxBytes}
+	}
+	return fmt.Errorf("%w: %s", ErrNotInteger, truncate(raw, 40))
 }
 
 func (b *sqliteBackend) Delete(ctx context.Context, ns, key string) (bool, error) {
@@ -295,31 +393,51 @@ func (b *sqliteBackend) Update(ctx context.Context, ns, key string, fn func([]by
 	return nil, ErrConflict
 }
 
-// swap writes next (or deletes the key) if the row is still as r saw it.
+// swap writes next (or deletes the key) if the row is still as r saw it, in one immediate
+// transaction that checks the byte quota first.
 func (b *sqliteBackend) swap(ctx context.Context, ns, key string, r row, next []byte, del bool) (bool, error) {
-	var res sql.Result
-	var err error
-	switch {
-	case del && !r.exists:
-		return true, nil
-	case del:
-		res, err = b.db.ExecContext(ctx, "DELETE FROM kv WHERE ns = ? AND key = ? AND version = ?", ns, key, r.version)
-	case r.exists: // an expired row starts again without expiry
-		res, err = b.db.ExecContext(ctx, `UPDATE kv SET value = ?, version = version + 1,
-			expires = CASE WHEN expires IS NOT NULL AND expires <= ? THEN NULL ELSE expires END
-			WHERE ns = ? AND key = ? AND version = ?`, string(next), nowMS(), ns, key, r.version)
-	default:
-		err = b.withRoom(ctx, ns, func() (err error) {
-			res, err = b.db.ExecContext(ctx, "INSERT INTO kv (ns, key, value, version, expires) VALUES (?, ?, ?, 1, NULL) ON CONFLICT (ns, key) DO NOTHING",
+	if del {
+		if !r.exists {
+			return true, nil
+		}
+		res, err := b.db.ExecContext(ctx, "DELETE FROM kv WHERE ns = ? AND key = ? AND version = ?", ns, key, r.version)
+		if err != nil {
+			return false, b.wrap(err)
+		}
+		n, _ := res.RowsAffected()
+		return n == 1, nil
+	}
+	var swapped bool
+	err := b.withRoom(ctx, ns, func() error {
+		tx, err := b.db.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		defer tx.Rollback()
+		var ok bool
+		if err := tx.QueryRowContext(ctx, "SELECT "+fits, ns, key, nil, nil, nil, len(key)+len(next), b.maxBytes).Scan(&ok); err != nil {
+			return err
+		}
+		if !ok {
+			return byteQuotaError{b.maxBytes}
+		}
+		var res sql.Result
+		if r.exists { // an expired row starts again without expiry
+			res, err = tx.ExecContext(ctx, `UPDATE kv SET value = ?, version = version + 1,
+				expires = CASE WHEN expires IS NOT NULL AND expires <= ? THEN NULL ELSE expires END
+				WHERE ns = ? AND key = ? AND version = ?`, string(next), nowMS(), ns, key, r.version)
+		} else {
+			res, err = tx.ExecContext(ctx, "INSERT INTO kv (ns, key, value, version, expires) VALUES (?, ?, ?, 1, NULL) ON CONFLICT (ns, key) DO NOTHING",
 				ns, key, string(next))
-			return b.wrap(err)
-		})
-	}
-	if err != nil {
-		return false, b.wrap(err)
-	}
-	n, _ := res.RowsAffected()
-	return n == 1, nil
+		}
+		if err != nil {
+			return err
+		}
+		n, _ := res.RowsAffected()
+		swapped = n == 1
+		return tx.Commit()
+	})
+	return swapped, b.wrap(err)
 }
 
 func (b *sqliteBackend) Entries(ctx context.Context, ns string) ([]Entry, error) {
@@ -359,7 +477,7 @@ func (b *sqliteBackend) wrap(err error) error {
 	}
 	msg := err.Error()
 	switch {
-	case errors.Is(err, ErrQuota):
+	case errors.Is(err, ErrQuota), errors.Is(err, ErrByteQuota), errors.Is(err, ErrNotInteger), strings.HasPrefix(msg, "store: "):
 		return err
 	case strings.Contains(msg, quotaMark):
 		return fmt.Errorf("store: %w", ErrQuota)

@@ -5,9 +5,15 @@
 // share it safely); config.yaml's `store: {url: "redis://..."}` puts it in Redis, for
 // gateways on several machines.
 //
+// Namespaces are apart whatever their names hold: no name reaches the keys of another. Each
+// namespace may hold MaxHookKeys keys, and keys and values of at most Config.MaxBytes bytes
+// together; both quotas are checked before a write, atomically with it, so concurrent
+// writers in any number of processes cannot pass them.
+//
 // Every operation honours its context: a backend that is slow or down is that call's error,
 // never a hang. A database file that cannot be used (corrupt, not a database) is reported and
-// left as it is: nothing replaces it.
+// left as it is: nothing replaces it. The database and its journal files are readable by
+// their owner only.
 package store
 
 import (
@@ -27,8 +33,16 @@ const (
 	MaxKeyBytes   = 1 << 10 // a key
 	MaxValueBytes = 1 << 20 // a value, as JSON
 	MaxKeys       = 10000   // keys returned by one Keys call
-	MaxHookKeys   = 100000  // keys one hook may hold in the database in the home
+	MaxHookKeys   = 100000  // keys one hook may hold
 	maxUpdateRuns = 64      // times Update runs its function before giving up on conflicts
+)
+
+// Bounds of the byte quota of a hook (store: {max_bytes: ...} in config.yaml): the bytes
+// of its keys and values together.
+const (
+	DefaultMaxBytes = 64 << 20
+	MinMaxBytes     = 64 << 10
+	MaxMaxBytes     = 64 << 30
 )
 
 // ErrConflict is Update's error when other writers kept changing the key.
@@ -36,6 +50,33 @@ var ErrConflict = errors.New("store: the key kept changing under update; try aga
 
 // ErrQuota is the error of a write that would give a hook more than MaxHookKeys keys.
 var ErrQuota = fmt.Errorf("the hook already holds %d keys, the most one may keep: delete some (store.delete) or give them a TTL", MaxHookKeys)
+
+// ErrByteQuota is (wrapped in) the error of a write that would take the bytes of a hook's
+// keys and values past its byte quota.
+var ErrByteQuota = errors.New("the hook's byte quota")
+
+// byteQuotaError is a write past the byte quota max, saying how to get room or raise it.
+type byteQuotaError struct{ max int64 }
+
+func (e byteQuotaError) Error() string {
+	return fmt.Sprintf("store: the write would take the hook's keys and values past its quota of %s: delete some (store.delete), give them a TTL, or raise store: {max_bytes: ...} in config.yaml",
+		FormatSize(e.max))
+}
+
+func (e byteQuotaError) Is(target error) bool { return target == ErrByteQuota }
+
+// FormatSize writes n bytes in the largest unit of config.yaml's sizes that divides it.
+func FormatSize(n int64) string {
+	for _, u := range []struct {
+		name  string
+		bytes int64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+		if n != 0 && n%u.bytes == 0 {
+			return fmt.Sprintf("%d%s", n/u.bytes, u.name)
+		}
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
 
 // ErrNotInteger is Incr's error for a value that is not an integer.
 var ErrNotInteger = errors.New("value is not an integer")
@@ -76,6 +117,17 @@ type Entry struct {
 type Config struct {
 	URL    string // "" = the SQLite database in <home>/state; "redis://..." or "rediss://..."
 	Prefix string // redis only: the prefix of every key; "" = "hermes:"
+	// MaxBytes is the byte quota of each namespace: the bytes of its keys and values
+	// together; 0 = DefaultMaxBytes. A write that would pass it fails with ErrByteQuota.
+	MaxBytes int64
+}
+
+// maxBytes is the byte quota cfg sets.
+func (cfg Config) maxBytes() int64 {
+	if cfg.MaxBytes <= 0 {
+		return DefaultMaxBytes
+	}
+	return cfg.MaxBytes
 }
 
 // ParseConfig checks cfg without opening anything and says which backend it names
@@ -100,7 +152,7 @@ func Open(home string, cfg Config) (Backend, error) {
 		return nil, err
 	}
 	if kind == "sqlite" {
-		return openSQLite(home)
+		return openSQLite(home, cfg.maxBytes())
 	}
 	return openRedis(cfg)
 }

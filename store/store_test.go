@@ -7,12 +7,15 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/hermes-hooks/hermes/internal/testutil"
 )
@@ -332,7 +335,8 @@ func TestQuota(t *testing.T) {
 	b.Close()
 	// An old database: drop the count and its triggers, add a key, and open it again.
 	raw, _ := sql.Open("sqlite", "file:"+filepath.Join(StateDir(home), "store.db"))
-	for _, q := range []string{"DROP TRIGGER kv_quota", "DROP TRIGGER kv_count_insert", "DROP TRIGGER kv_count_delete", "DROP TABLE keys",
+	for _, q := range []string{"DROP TRIGGER kv_quota", "DROP TRIGGER kv_count_insert", "DROP TRIGGER kv_count_delete",
+		"DROP TRIGGER kv_bytes_insert", "DROP TRIGGER kv_bytes_delete", "DROP TRIGGER kv_bytes_update", "DROP TABLE keys",
 		"INSERT INTO kv VALUES ('plugin:q', 'extra', '1', 1, NULL)"} {
 		if _, err := raw.Exec(q); err != nil {
 			t.Fatal(q, err)
@@ -346,5 +350,366 @@ func TestQuota(t *testing.T) {
 	defer b.Close()
 	if err := view(b, "plugin:q").Set(ctx, "again", 1, 0); !errors.Is(err, ErrQuota) {
 		t.Errorf("a reopened old database was not counted: %v", err)
+	}
+}
+
+// openBackends opens each backend with cfg on a fresh store.
+func openBackends(t *testing.T, cfg Config) map[string]Backend {
+	t.Helper()
+	out := map[string]Backend{}
+	sq, err := Open(t.TempDir(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sq.Close() })
+	out["sqlite"] = sq
+	r := testutil.StartRedis(t)
+	cfg.URL = r.URL
+	rb, err := Open("", cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rb.Close() })
+	out["redis"] = rb
+	return out
+}
+
+// No namespace reaches the keys of another, whatever characters their names hold: "/"
+// (the separator of Redis keys), ":", "%", and the characters of SCAN's patterns.
+func TestNamespacesAreApart(t *testing.T) {
+	ctx := context.Background()
+	names := []string{"plugin:a", "plugin:a/b", "plugin:a%2Fb", "plugin:a%", "plugin:a/", "plugin:a:b", "plugin:*", "plugin:?", "plugin:[a]", `plugin:\`, "plugin:^a", "plugin:a*", "plugin"}
+	for name, b := range backends(t) {
+		t.Run(name, func(t *testing.T) {
+			// Each namespace keeps the keys that, joined to its name, spell another's.
+			for _, ns := range names {
+				v := view(b, ns)
+				for _, key := range []string{"x", "b/x", "/x", "*", "secret"} {
+					if err := v.Set(ctx, key, ns, 0); err != nil {
+						t.Fatal(ns, key, err)
+					}
+				}
+			}
+			for _, ns := range names {
+				v := view(b, ns)
+				keys, err := v.Keys(ctx, "")
+				if err != nil || !cmp.Equal(keys, []string{"*", "/x", "b/x", "secret", "x"}) {
+					t.Errorf("%s lists %q %v", ns, keys, err)
+				}
+				for _, key := range keys {
+					if got, _, err := v.Get(ctx, key); got != ns || err != nil {
+						t.Errorf("%s reads %q at %q (%v)", ns, got, key, err)
+					}
+				}
+				entries, err := b.Entries(ctx, ns)
+				if err != nil || len(entries) != 5 {
+					t.Errorf("%s has %d entries %v", ns, len(entries), err)
+				}
+			}
+			got, err := b.Namespaces(ctx)
+			want := slices.Sorted(slices.Values(names))
+			if err != nil || !cmp.Equal(got, want) {
+				t.Errorf("namespaces %q %v, want %q", got, err, want)
+			}
+			// Deleting every key of one leaves the others whole.
+			a := view(b, "plugin:a")
+			for _, key := range []string{"x", "b/x", "/x", "*", "secret"} {
+				if ok, err := a.Delete(ctx, key); !ok || err != nil {
+					t.Errorf("delete %q: %v %v", key, ok, err)
+				}
+			}
+			for _, ns := range names[1:] {
+				if keys, _ := view(b, ns).Keys(ctx, ""); len(keys) != 5 {
+					t.Errorf("after plugin:a deleted its keys, %s holds %q", ns, keys)
+				}
+			}
+		})
+	}
+}
+
+// usedBytes is what the backend counts for ns, and what its entries add up to.
+func usedBytes(t *testing.T, b Backend, ns string) (counted, actual int64) {
+	t.Helper()
+	ctx := context.Background()
+	entries, err := b.Entries(ctx, ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		actual += int64(len(e.Key) + len(e.Value))
+	}
+	switch b := b.(type) {
+	case *sqliteBackend:
+		err = b.db.QueryRow("SELECT COALESCE((SELECT bytes FROM keys WHERE ns = ?), 0)", ns).Scan(&counted)
+	case *redisBackend:
+		counted, err = b.c.Get(ctx, b.keys(ns, "")[2]).Int64()
+		if errors.Is(err, redis.Nil) {
+			err = nil
+		}
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return counted, actual
+}
+
+// A hook's keys and values may take MaxBytes bytes together: a write that would pass it is
+// refused before it writes anything, with a message naming the quota and how to raise it; a
+// write that takes no more room goes through; a delete, or keys that expired, make room;
+// another hook is not affected. The count follows every kind of write.
+func TestByteQuota(t *testing.T) {
+	ctx := context.Background()
+	const quota = 1000
+	for name, b := range openBackends(t, Config{MaxBytes: quota}) {
+		t.Run(name, func(t *testing.T) {
+			v := view(b, "plugin:q")
+			value := strings.Repeat("v", 96) // "k0" + `"vvv..."`: 100 bytes
+			for i := range 10 {
+				if err := v.Set(ctx, fmt.Sprintf("k%d", i), value, 0); err != nil {
+					t.Fatalf("write %d within the quota: %v", i, err)
+				}
+			}
+			if c, a := usedBytes(t, b, "plugin:q"); c != quota || a != quota {
+				t.Fatalf("counted %d bytes, the keys hold %d; want %d", c, a, quota)
+			}
+			err := v.Set(ctx, "k10", "x", 0)
+			if !errors.Is(err, ErrByteQuota) || !strings.Contains(err.Error(), "quota of 1000 bytes") ||
+				!strings.Contains(err.Error(), "store: {max_bytes: ...} in config.yaml") || strings.Count(err.Error(), "store:") != 2 {
+				t.Errorf("over the quota: %v", err)
+			}
+			if err := v.Set(ctx, "k0", value+"x", 0); !errors.Is(err, ErrByteQuota) {
+				t.Errorf("a larger value: %v", err)
+			}
+			if _, err := v.Incr(ctx, "n", 1, 0); !errors.Is(err, ErrByteQuota) {
+				t.Errorf("incr of a new key: %v", err)
+			}
+			if _, err := v.Update(ctx, "k1", func(old any, _ bool) (any, error) { return old.(string) + "x", nil }); !errors.Is(err, ErrByteQuota) {
+				t.Errorf("update to a larger value: %v", err)
+			}
+			if got, _, _ := v.Get(ctx, "k1"); got != value {
+				t.Errorf("a refused update wrote %q", got)
+			}
+			if err := v.Set(ctx, "k0", strings.Repeat("w", 96), 0); err != nil {
+				t.Errorf("a value of the same size: %v", err)
+			}
+			if err := v.Set(ctx, "k1", "short", 0); err != nil {
+				t.Errorf("a smaller value: %v", err)
+			}
+			if err := view(b, "plugin:other").Set(ctx, "k", value, 0); err != nil {
+				t.Errorf("another hook: %v", err)
+			}
+			// k1 freed 91 bytes: a counter fits, and then 83 bytes more, 6 bytes short of the quota.
+			if n, err := v.Incr(ctx, "n", 1, 0); err != nil || n != 1 {
+				t.Fatalf("incr with room: %d %v", n, err)
+			}
+			if _, err := v.Update(ctx, "u", func(any, bool) (any, error) { return strings.Repeat("u", 80), nil }); err != nil {
+				t.Fatalf("update with room: %v", err)
+			}
+			if _, err := v.Incr(ctx, "n", 1e15, 0); !errors.Is(err, ErrByteQuota) {
+				t.Errorf("an incr that grows the value past the quota: %v", err)
+			}
+			if got, _, _ := v.Get(ctx, "n"); got != int64(1) {
+				t.Errorf("a refused incr left %v", got)
+			}
+			if c, a := usedBytes(t, b, "plugin:q"); c != a || c > quota {
+				t.Errorf("counted %d bytes, the keys hold %d (quota %d)", c, a, quota)
+			}
+			if _, err := v.Delete(ctx, "k2"); err != nil {
+				t.Fatal(err)
+			}
+			if err := v.Set(ctx, "k10", value, 0); err != nil {
+				t.Errorf("after a delete: %v", err)
+			}
+			if _, err := v.Update(ctx, "k10", func(any, bool) (any, error) { return nil, nil }); err != nil {
+				t.Errorf("update deleting: %v", err)
+			}
+			// Keys that expired make room when a write needs it.
+			for _, k := range []string{"k3", "k4"} {
+				if err := v.Set(ctx, k, value, time.Millisecond); err != nil {
+					t.Fatal(err)
+				}
+			}
+			waitExpired(t, v, "k3", "k4")
+			if err := v.Set(ctx, "k11", strings.Repeat("v", 250), 0); err != nil {
+				t.Errorf("with expired keys to sweep: %v", err)
+			}
+			if c, a := usedBytes(t, b, "plugin:q"); c != a || c > quota {
+				t.Errorf("at the end, counted %d bytes, the keys hold %d (quota %d)", c, a, quota)
+			}
+		})
+	}
+}
+
+// waitExpired waits until keys are gone, as a hook would see them.
+func waitExpired(t *testing.T, v *View, keys ...string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for _, k := range keys {
+		for {
+			if _, ok, _ := v.Get(context.Background(), k); !ok {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s did not expire", k)
+			}
+			time.Sleep(time.Millisecond) // waiting for the clock, not for a goroutine
+		}
+	}
+}
+
+// Writers racing for the last bytes of the quota, in any number: exactly as many writes as
+// fit go through.
+func TestByteQuotaConcurrentWriters(t *testing.T) {
+	ctx := context.Background()
+	const quota, size, writers = 100 * 100, 100, 150
+	for name, b := range openBackends(t, Config{MaxBytes: quota}) {
+		t.Run(name, func(t *testing.T) {
+			v := view(b, "plugin:race")
+			var mu sync.Mutex
+			ok, refused := 0, 0
+			var wg sync.WaitGroup
+			for i := range writers {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					key := fmt.Sprintf("k%03d", i)
+					value := strings.Repeat("v", size-len(key)-2)
+					var err error
+					switch i % 3 {
+					case 0:
+						err = v.Set(ctx, key, value, 0)
+					case 1:
+						_, err = v.Update(ctx, key, func(any, bool) (any, error) { return value, nil })
+					default:
+						err = v.Set(ctx, key, value, time.Hour)
+					}
+					mu.Lock()
+					defer mu.Unlock()
+					switch {
+					case err == nil:
+						ok++
+					case errors.Is(err, ErrByteQuota):
+						refused++
+					default:
+						t.Error(err)
+					}
+				}()
+			}
+			wg.Wait()
+			if ok != quota/size || refused != writers-quota/size {
+				t.Errorf("%d writes went through and %d were refused; want %d and %d", ok, refused, quota/size, writers-quota/size)
+			}
+			if c, a := usedBytes(t, b, "plugin:race"); c != quota || a != quota {
+				t.Errorf("counted %d bytes, the keys hold %d; want %d", c, a, quota)
+			}
+		})
+	}
+}
+
+// With the default quota, a loop writing the largest values a hook may write stops at
+// 64 MiB, with the quota's error: not at the disk's or the memory's end.
+func TestDefaultByteQuotaStopsALoop(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes 64 MiB")
+	}
+	ctx := context.Background()
+	value := strings.Repeat("x", MaxValueBytes-2)
+	for name, b := range openBackends(t, Config{}) {
+		t.Run(name, func(t *testing.T) {
+			v := view(b, "plugin:loop")
+			for i := range 1024 { // 1 GiB without the quota
+				err := v.Set(ctx, fmt.Sprintf("k%04d", i), value, 0)
+				if err == nil {
+					continue
+				}
+				if !errors.Is(err, ErrByteQuota) || !strings.Contains(err.Error(), "quota of 64MiB") {
+					t.Fatalf("write %d: %v", i, err)
+				}
+				if i != DefaultMaxBytes/(MaxValueBytes+5) {
+					t.Errorf("the loop stopped at write %d, want %d", i, DefaultMaxBytes/(MaxValueBytes+5))
+				}
+				return
+			}
+			t.Fatal("1 GiB written")
+		})
+	}
+}
+
+// The database and its journal files are readable by their owner only, when created and
+// when they were more open.
+func TestDatabaseFileModes(t *testing.T) {
+	old := syscall.Umask(0o022)
+	defer syscall.Umask(old)
+	ctx := context.Background()
+	home := t.TempDir()
+	b, err := Open(home, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := view(b, "plugin:p").Set(ctx, "k", 1, 0); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(StateDir(home), "store.db")
+	check := func(when string) {
+		t.Helper()
+		for _, p := range []string{path, path + "-wal", path + "-shm"} {
+			fi, err := os.Stat(p)
+			if err != nil {
+				t.Fatalf("%s: %v", when, err)
+			}
+			if fi.Mode().Perm() != 0o600 {
+				t.Errorf("%s: %s has mode %v, want 0600", when, filepath.Base(p), fi.Mode().Perm())
+			}
+		}
+	}
+	check("created")
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		os.Chmod(p, 0o644)
+	}
+	b2, err := Open(home, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b2.Close()
+	check("opened again")
+	b.Close()
+}
+
+// A database whose count has no bytes yet (made by an earlier version) is counted when
+// opened, once.
+func TestByteCountOfAnOldDatabase(t *testing.T) {
+	ctx := context.Background()
+	home := t.TempDir()
+	b, err := Open(home, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5 {
+		if err := view(b, "plugin:old").Set(ctx, fmt.Sprintf("k%d", i), strings.Repeat("v", 96), 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b.Close()
+	raw, _ := sql.Open("sqlite", "file:"+filepath.Join(StateDir(home), "store.db"))
+	for _, q := range []string{"DROP TRIGGER kv_bytes_insert", "DROP TRIGGER kv_bytes_delete", "DROP TRIGGER kv_bytes_update", "ALTER TABLE keys DROP COLUMN bytes"} {
+		if _, err := raw.Exec(q); err != nil {
+			t.Fatal(q, err)
+		}
+	}
+	raw.Close()
+	for range 2 {
+		b, err = Open(home, Config{MaxBytes: 600})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c, a := usedBytes(t, b, "plugin:old"); c != 500 || a != 500 {
+			t.Errorf("counted %d bytes, the keys hold %d; want 500", c, a)
+		}
+		b.Close()
+	}
+	b, _ = Open(home, Config{MaxBytes: 600})
+	defer b.Close()
+	if err := view(b, "plugin:old").Set(ctx, "k5", strings.Repeat("v", 97), 0); !errors.Is(err, ErrByteQuota) {
+		t.Errorf("a write past the quota of a reopened old database: %v", err)
 	}
 }
