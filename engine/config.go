@@ -2,11 +2,14 @@ package engine
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/hermes-hooks/hermes/internal/manifest"
+	"github.com/hermes-hooks/hermes/internal/suggest"
 	"github.com/hermes-hooks/hermes/store"
 	"gopkg.in/yaml.v3"
 )
@@ -15,8 +18,12 @@ import (
 // what is wrong. Warnings never stop the other hooks from loading.
 type Warning = manifest.Warning
 
+// configKeys are the top-level keys of config.yaml the engine interprets.
+var configKeys = []string{"hooks", "claude_tools", "store", "hooks_auto_accept", "hooks_consent", "gateway_hooks", "plugins"}
+
 // config is what the engine reads from <home>/config.yaml. The file may hold other
-// settings of the host; only these keys are interpreted.
+// settings of the host; only these keys are interpreted, and another key that looks like a
+// typo of one of them (`hook:`) is a warning.
 type config struct {
 	file            string
 	hooks           *yaml.Node // shell hooks, parsed by package shell
@@ -87,6 +94,11 @@ func loadConfig(home string) (*config, []Warning, error) {
 				cfg.disabledPlugins = list
 			} else {
 				cfg.disabledGateway = list
+			}
+		default:
+			if s := suggest.Closest(k.Value, configKeys); s != "" {
+				warns = append(warns, Warning{File: file, Line: k.Line, Msg: fmt.Sprintf(
+					"unknown key %q ignored, did you mean '%s'? (hermes reads %s; other keys are left to the host)", k.Value, s, strings.Join(configKeys, ", "))})
 			}
 		}
 	}

@@ -5,8 +5,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
 	"sync"
 
@@ -76,7 +78,7 @@ func ParseTranscript(name string, r io.Reader) ([]Line, error) {
 		dec.DisallowUnknownFields()
 		var l Line
 		if err := dec.Decode(&l); err != nil {
-			return nil, fmt.Errorf("%s:%d: %v", name, n, strings.TrimPrefix(err.Error(), "json: "))
+			return nil, fmt.Errorf("%s:%d: %v", name, n, describeJSONError(err))
 		}
 		if !contains(lineTypes, l.Type) {
 			return nil, fmt.Errorf("%s:%d: unknown type %q (want one of %s)", name, n, l.Type, strings.Join(lineTypes, ", "))
@@ -91,6 +93,33 @@ func ParseTranscript(name string, r io.Reader) ([]Line, error) {
 		return nil, fmt.Errorf("%s: %v", name, err)
 	}
 	return lines, nil
+}
+
+// describeJSONError says what a line holds wrong: a value of the wrong kind names the key
+// and the kind expected (`"tool_calls.args" must be an object, got a string`), not Go types.
+func describeJSONError(err error) string {
+	var te *json.UnmarshalTypeError
+	if !errors.As(err, &te) || te.Field == "" || te.Value == "" {
+		return strings.TrimPrefix(err.Error(), "json: ")
+	}
+	want := "a " + te.Type.Kind().String()
+	switch te.Type.Kind() {
+	case reflect.Map, reflect.Struct:
+		want = "an object"
+	case reflect.Slice, reflect.Array:
+		want = "an array"
+	case reflect.Bool:
+		want = "true or false"
+	case reflect.String:
+		want = "a string"
+	case reflect.Int, reflect.Int64, reflect.Int32, reflect.Float64:
+		want = "a number"
+	}
+	got := "a " + te.Value
+	if strings.ContainsAny(te.Value[:1], "aeiou") {
+		got = "an " + te.Value
+	}
+	return fmt.Sprintf("%q must be %s, got %s", te.Field, want, got)
 }
 
 func contains(list []string, s string) bool {

@@ -20,6 +20,9 @@ const (
 
 var knownEvents = []string{GatewayStartup, SessionStart, SessionEnd, SessionReset, AgentStart, AgentStep, AgentEnd}
 
+// knownPrefixes are the first segments of the events a gateway emits.
+var knownPrefixes = []string{"gateway", "session", "agent", "command"}
+
 // knownSubscriptions are the names a gateway hook usually subscribes to, for hints.
 var knownSubscriptions = append(slices.Clone(knownEvents), "command:*", "agent:*", "session:*", "gateway:*")
 
@@ -35,7 +38,13 @@ func IsEvent(name string) bool {
 // nearest known name for a did-you-mean ("" for none).
 func CheckSubscription(name string, closest func(name string, candidates []string) string) (warning string, err error) {
 	hint := func() string {
-		if s := closest(name, knownSubscriptions); s != "" {
+		s := closest(name, knownSubscriptions)
+		if prefix, rest, ok := strings.Cut(name, ":"); s == "" && ok && !slices.Contains(knownPrefixes, prefix) {
+			if p := closest(prefix, knownPrefixes); p != "" {
+				s = p + ":" + rest // comand:model
+			}
+		}
+		if s != "" {
 			return fmt.Sprintf("; did you mean %q?", s)
 		}
 		return ""
@@ -47,6 +56,9 @@ func CheckSubscription(name string, closest func(name string, candidates []strin
 		return "", fmt.Errorf("event %q is not of the form \"<prefix>:<name>\"%s", name, hint())
 	}
 	prefix, rest, _ := strings.Cut(name, ":")
+	if rest == "*" && !slices.Contains(knownPrefixes, prefix) {
+		return fmt.Sprintf("unknown event prefix %q in %q%s (still subscribed: hosts may emit their own events)", prefix, name, hint()), nil
+	}
 	if rest == "*" || prefix == "command" || slices.Contains(knownEvents, name) {
 		return "", nil
 	}

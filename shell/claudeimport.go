@@ -151,7 +151,10 @@ func (imp *ClaudeImport) hook(where, event, matcher string, h *yaml.Node) {
 			e.Timeout = max(1, int(secs+0.999))
 		}
 	}
-	if str("async") == "true" || str("asyncRewake") == "true" {
+	switch {
+	case str("asyncRewake") == "true": // Claude Code runs it in the background and wakes the agent on exit 2
+		note("asyncRewake: here the call waits for it and its answer counts at once (exit 2 acts on this call, as for any hook, instead of waking the agent later)")
+	case str("async") == "true":
 		note("async: here the call waits for it, and its answer counts")
 	}
 	if str("once") == "true" {

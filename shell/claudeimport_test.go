@@ -129,3 +129,16 @@ plugins:
 		}
 	}
 }
+
+// An asyncRewake hook is imported with a note that names that key and what happens here.
+func TestImportAsyncRewakeNote(t *testing.T) {
+	t.Parallel()
+	settings := `{"hooks": {"PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./check.sh", "asyncRewake": true}]}]}}`
+	imp, err := ReadClaudeSettings("settings.json", []byte(settings))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(imp.Entries) != 1 || len(imp.Notes) != 1 || !strings.Contains(imp.Notes[0].String(), "asyncRewake: here the call waits for it and its answer counts at once (exit 2 acts on this call") {
+		t.Errorf("entries %v, notes %v; want one entry with the asyncRewake note", imp.Entries, imp.Notes)
+	}
+}

@@ -26,15 +26,16 @@ var entryKeys = []string{"matcher", "command", "timeout", "fail_closed", "persis
 // Hook is one validated shell-hook entry from config.yaml. It is immutable after ParseHooks
 // and safe to share between goroutines.
 type Hook struct {
-	Event      string        // one of the valid event names
-	Matcher    string        // trimmed; "" = none (only kept for pre_tool_call/post_tool_call)
-	Command    string        // the command string as written, surrounding blanks trimmed (consent keys on it)
-	Argv       []string      // split words, ~ expanded, at load (Run resolves Command again, see newCmd)
-	Timeout    time.Duration // DefaultTimeout unless configured; at most MaxTimeout
-	FailClosed bool          // pre_tool_call only
-	Persistent bool          // one long-lived process answering a line per firing (persistent.go)
-	Dialect    string        // "" (this project's protocol) or DialectClaude (claude.go)
-	Line       int           // line of the entry in config.yaml
+	Event      string             // one of the valid event names
+	Matcher    string             // trimmed; "" = none (only kept for pre_tool_call/post_tool_call)
+	Command    string             // the command string as written, surrounding blanks trimmed (consent keys on it)
+	Argv       []string           // split words, ~ expanded, at load (Run resolves Command again, see newCmd)
+	Timeout    time.Duration      // DefaultTimeout unless configured; at most MaxTimeout
+	FailClosed bool               // pre_tool_call only
+	Persistent bool               // one long-lived process answering a line per firing (persistent.go)
+	Dialect    string             // "" (this project's protocol) or DialectClaude (claude.go)
+	Line       int                // line of the entry in config.yaml
+	Warnings   []hookspec.Warning // the load warnings about this entry (a setting that does not do what it says)
 
 	matcher *matcher                   // nil when Matcher == ""
 	claude  *claudeMatcher             // the matcher of a Claude Code hook (nil: every call)
@@ -138,8 +139,14 @@ func (p *parser) add(h *Hook) {
 }
 
 // entry validates one list entry; nil means skipped.
-func (p *parser) entry(event string, idx int, n *yaml.Node) *Hook {
+func (p *parser) entry(event string, idx int, n *yaml.Node) (h *Hook) {
 	where := fmt.Sprintf("hooks.%s[%d]", event, idx)
+	first := len(p.warns)
+	defer func() { // the warnings about the entry are the hook's too
+		if h != nil && len(p.warns) > first {
+			h.Warnings = slices.Clone(p.warns[first:])
+		}
+	}()
 	if n.Kind != yaml.MappingNode {
 		p.warn(n, "%s: expected a mapping with a 'command' key, got %s; skipped", where, kindName(n))
 		return nil
@@ -155,7 +162,7 @@ func (p *parser) entry(event string, idx int, n *yaml.Node) *Hook {
 			}
 		}
 	}
-	h := &Hook{Event: event, Line: n.Line}
+	h = &Hook{Event: event, Line: n.Line}
 	if !p.dialect(h, where, fields["dialect"]) || !p.command(h, where, n, fields["command"]) {
 		return nil
 	}
@@ -255,7 +262,9 @@ func (p *parser) matcherField(h *Hook, where string, n *yaml.Node) {
 	h.matcher, err = compileMatcher(m)
 	if err != nil {
 		p.warn(n, "%s: matcher %q is not a valid regular expression (%v); matching the tool name literally", where, m, err)
+		return
 	}
+	p.checkToolMatcher(h, where, n)
 }
 
 // claudeMatcher fills the matcher of a Claude Code hook.
@@ -271,9 +280,20 @@ func (p *parser) claudeMatcher(h *Hook, where string, n *yaml.Node, m string) {
 	var err error
 	if h.claude, err = compileClaudeMatcher(m); err != nil {
 		p.warn(n, "%s: matcher %q is not a regular expression this engine can compile (%v); the hook fires on every call", where, m, err)
-	} else if strings.Contains(m, " ") {
-		p.warn(n, "%s: matcher %q has spaces: it matches no tool name (write %s), as in Claude Code", where, m, strings.ReplaceAll(m, " ", ""))
+		return
 	}
+	if h.Event != hookspec.PreToolCall && h.Event != hookspec.PostToolCall {
+		return // matched against a session's source or a subagent's role, not a tool
+	}
+	if fix, dead, _ := p.toolMatcherFix(h); strings.Contains(m, " ") && len(dead) == 0 {
+		write := ""
+		if fix != "" {
+			write = fmt.Sprintf(" (write %s)", fix)
+		}
+		p.warn(n, "%s: matcher %q has spaces: it matches no tool name%s, as in Claude Code", where, m, write)
+		return
+	}
+	p.checkToolMatcher(h, where, n)
 }
 
 // timeout parses the timeout field in seconds.

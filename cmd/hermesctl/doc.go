@@ -27,8 +27,11 @@
 //	0  ok
 //	1  internal error
 //	2  usage error: unknown command, unknown event for test, bad flag
-//	3  a hook or check failed (test: a hook errored or timed out; doctor: a problem found)
-//	5  invalid configuration: an unreadable --payload-file, a broken config.yaml
+//	3  a hook or check failed (test: a hook errored or timed out, or one it could fire has a
+//	   load warning; doctor: a problem found; replay: the transcript could not be followed)
+//	5  invalid configuration: an unreadable or invalid --payload-file (a key or a value the
+//	   hook would not receive as meant), an unreadable or unparsable transcript, a broken
+//	   config.yaml
 package main
 
 // Exit codes, as documented above.

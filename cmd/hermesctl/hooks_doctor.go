@@ -30,7 +30,8 @@ type check struct {
 	Problems []string `json:"problems"`
 	Notes    []string `json:"notes"`
 
-	dir string // the hook's directory, for the load warnings about its files
+	dir   string           // the hook's directory, for the load warnings about its files
+	warns []engine.Warning // a shell hook's: the load warnings about its entry
 }
 
 func (ch *check) problem(format string, args ...any) {
@@ -106,7 +107,7 @@ func luaCheck(ch *check, status, errText string, perms engine.Permissions) {
 
 // shellCheck inspects a shell hook; it runs the hook only when it is approved.
 func (c *cli) shellCheck(ctx context.Context, s *engine.ShellHookInfo) *check {
-	ch := &check{Source: engine.SourceShell, Name: s.Command, Events: []string{s.Event}}
+	ch := &check{Source: engine.SourceShell, Name: s.Command, Events: []string{s.Event}, warns: shellWarnings(s)}
 	st := s.Consent
 	noScript := st.Unanalysable != "" || st.Script == "" && st.Scripts != nil // a /bin/sh line: nothing to check by name
 	switch {
@@ -206,7 +207,7 @@ func attach(warnings []engine.Warning, checks []*check) []engine.Warning {
 	for _, w := range warnings {
 		owner := (*check)(nil)
 		for _, ch := range checks {
-			if ch.dir != "" && (w.File == ch.dir || strings.HasPrefix(w.File, ch.dir+string(os.PathSeparator))) {
+			if inDir(w, ch.dir) || slices.Contains(ch.warns, w) {
 				owner = ch
 			}
 		}

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -33,6 +35,7 @@ type listEntry struct {
 	Consent     string              `json:"consent,omitempty"` // shell hooks: approved / not approved
 	Drift       []string            `json:"drift,omitempty"`   // shell hooks: "mtime", "content"
 	Script      string              `json:"script,omitempty"`
+	Warnings    []string            `json:"warnings,omitempty"` // the load warnings about the hook (file:line: what)
 }
 
 // loaded is a home loaded the way the gateway loads it, for the inspection commands.
@@ -67,16 +70,18 @@ func (l *loaded) entries() []listEntry {
 	for _, h := range l.gw.Hooks() {
 		perms := h.Permissions
 		out = append(out, listEntry{Source: engine.SourceGateway, Name: h.Name, Events: h.Events, Timeout: h.Timeout,
-			Permissions: &perms, Enabled: h.Enabled, Status: h.Status, Error: h.Error})
+			Permissions: &perms, Enabled: h.Enabled, Status: h.Status, Error: h.Error, Warnings: loadedWarnings(h.Status, dirWarnings(l.gw.Warnings(), h.Dir))})
 	}
 	for _, p := range l.eng.Plugins() {
 		prio, perms := p.Priority, p.Permissions
 		out = append(out, listEntry{Source: engine.SourcePlugin, Name: p.Name, Events: p.Hooks, Priority: &prio,
-			Timeout: p.Timeout, Permissions: &perms, Enabled: p.Enabled, Status: p.Status, Error: p.Error})
+			Timeout: p.Timeout, Permissions: &perms, Enabled: p.Enabled, Status: p.Status, Error: p.Error,
+			Warnings: loadedWarnings(p.Status, dirWarnings(l.eng.Warnings(), p.Dir))})
 	}
 	for _, s := range l.eng.ShellHooks() {
 		e := listEntry{Source: engine.SourceShell, Name: s.Command, Events: []string{s.Event}, Matcher: s.Matcher, Dialect: s.Dialect,
-			Timeout: s.Timeout, Enabled: true, Status: "loaded", Consent: "not approved", Script: s.Consent.Script}
+			Timeout: s.Timeout, Enabled: true, Status: "loaded", Consent: "not approved", Script: s.Consent.Script,
+			Warnings: warningStrings(shellWarnings(s))}
 		if s.Consent.Approved {
 			e.Consent = "approved"
 		}
@@ -109,6 +114,7 @@ func runHooksList(ctx context.Context, c *cli, args []string) int {
 	}
 	if len(entries) == 0 {
 		fmt.Fprintf(c.stdout, "no hooks in %s\n", printable(l.eng.Home()))
+		printListWarnings(c, entries, l.eng)
 		return exitOK
 	}
 	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
@@ -130,7 +136,35 @@ func runHooksList(ctx context.Context, c *cli, args []string) int {
 			printable(orDash(e.Matcher)), e.Timeout, printable(perms), printable(describeState(e)))
 	}
 	tw.Flush()
+	printListWarnings(c, entries, l.eng)
 	return exitOK
+}
+
+// printListWarnings prints the warnings of the hooks listed, then those about config.yaml
+// that belong to no hook (a misspelt key: the hooks it holds are not listed at all).
+func printListWarnings(c *cli, entries []listEntry, eng *engine.Engine) {
+	var printed []string
+	for _, e := range entries {
+		for _, w := range e.Warnings {
+			fmt.Fprintf(c.stdout, "warning: %s\n", printable(w))
+			printed = append(printed, w)
+		}
+	}
+	config := filepath.Join(eng.Home(), "config.yaml")
+	for _, w := range eng.Warnings() {
+		if w.File == config && !slices.Contains(printed, w.String()) {
+			fmt.Fprintf(c.stdout, "warning: %s\n", printable(w.String()))
+		}
+	}
+}
+
+// loadedWarnings are the warnings of a hook that loaded (those of one that did not are its
+// error), as strings; nil when there are none.
+func loadedWarnings(status string, ws []engine.Warning) []string {
+	if status != "loaded" || len(ws) == 0 {
+		return nil
+	}
+	return warningStrings(ws)
 }
 
 func describeState(e listEntry) string {
@@ -140,6 +174,12 @@ func describeState(e listEntry) string {
 		if len(e.Drift) > 0 {
 			s += " (changed since approval: " + strings.Join(e.Drift, ", ") + ")"
 		}
+	}
+	switch {
+	case len(e.Warnings) > 0 && e.Consent != "":
+		s += ", loaded with warnings"
+	case len(e.Warnings) > 0:
+		s = "loaded with warnings"
 	}
 	if e.Error != "" {
 		s += ": " + e.Error

@@ -9,6 +9,7 @@ import (
 	"github.com/hermes-hooks/hermes/hookspec"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -57,9 +58,12 @@ func runHooksTest(ctx context.Context, c *cli, a hooksTestArgs, args []string) i
 		payload["tool_name"] = a.forTool
 	}
 	if a.payloadFile != "" {
-		extra, err := readPayloadFile(a.payloadFile)
+		extra, data, err := readPayloadFile(a.payloadFile)
 		if err != nil {
 			return c.fail(exitConfig, "%v", err)
+		}
+		if code := c.checkPayload(event, a.payloadFile, data, extra); code != exitOK {
+			return code
 		}
 		for k, v := range extra {
 			payload[k] = v
@@ -83,8 +87,9 @@ func runHooksTest(ctx context.Context, c *cli, a hooksTestArgs, args []string) i
 			Home string `json:"home"`
 			engine.Report
 			NotLoaded []string   `json:"not_loaded,omitempty"`
+			Warnings  []string   `json:"warnings,omitempty"`
 			HostCalls []hostCall `json:"host_calls,omitempty"`
-		}{t.home, rep, t.notLoaded, host.calls}); code != exitOK {
+		}{t.home, rep, t.notLoaded, warningStrings(t.warnings), host.calls}); code != exitOK {
 			return code
 		}
 	} else {
@@ -93,12 +98,15 @@ func runHooksTest(ctx context.Context, c *cli, a hooksTestArgs, args []string) i
 		for _, n := range t.notLoaded {
 			fmt.Fprintf(c.stdout, "not loaded: %s\n", printable(n))
 		}
+		for _, w := range t.warnings {
+			fmt.Fprintf(c.stdout, "warning: %s\n", printable(w.String()))
+		}
 		for _, hc := range host.calls {
 			fmt.Fprintf(c.stdout, "host call: %s%s\n", hc.Func, printable(compactJSON(hc.Args)))
 		}
 	}
-	if len(t.notLoaded) > 0 {
-		return exitFailed // a hook the user wrote may be missing from this test
+	if len(t.notLoaded) > 0 || len(t.warnings) > 0 {
+		return exitFailed // a hook the user wrote may be missing from this test, or not do what it says
 	}
 	for _, h := range rep.Hooks {
 		if h.Status.Failed() { // failed, or did not run
@@ -112,24 +120,72 @@ func runHooksTest(ctx context.Context, c *cli, a hooksTestArgs, args []string) i
 type testRun struct {
 	home      string
 	report    engine.Report
-	notLoaded []string // "plugin name: file:line: error" of every hook that could have answered
+	notLoaded []string         // "plugin name: file:line: error" of every hook that could have answered
+	warnings  []engine.Warning // the load warnings that may change what was tested (testWarnings)
 }
 
-// readPayloadFile reads a JSON object of kwargs; numbers stay integers where they are.
-func readPayloadFile(file string) (map[string]any, error) {
+// checkPayload checks a payload file against the kwargs of event: a key that names another
+// one (another agent's `prompt`, a typo) or a value of the wrong kind is an error (exit 5),
+// one line each at the key, in the file's order; an unknown key that resembles none is
+// passed on, with a warning.
+func (c *cli) checkPayload(event, file string, data []byte, payload map[string]any) int {
+	type located struct {
+		line int
+		msg  string
+	}
+	var errs []located
+	for _, p := range hookspec.CheckKwargs(event, payload, suggest.Closest) {
+		where, line := keyLine(file, data, p.Key)
+		if p.Extra {
+			c.logger.Warn(fmt.Sprintf("--payload-file %s: %s", where, p.Msg))
+			continue
+		}
+		errs = append(errs, located{line, fmt.Sprintf("--payload-file %s: %s", where, p.Msg)})
+	}
+	slices.SortStableFunc(errs, func(x, y located) int { return x.line - y.line })
+	for _, e := range errs {
+		c.fail(exitConfig, "%s", e.msg)
+	}
+	if len(errs) > 0 {
+		return exitConfig
+	}
+	return exitOK
+}
+
+// readPayloadFile reads a JSON object of kwargs; numbers stay integers where they are. It
+// returns the file's bytes too, to locate the keys of its problems.
+func readPayloadFile(file string) (map[string]any, []byte, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
-		return nil, fmt.Errorf("cannot read --payload-file: %v", err)
+		return nil, nil, fmt.Errorf("cannot read --payload-file: %v", err)
 	}
 	v, err := jsonvalue.Decode(data)
 	if err != nil {
-		return nil, fmt.Errorf("--payload-file %s is not valid JSON: %v", file, err)
+		return nil, nil, fmt.Errorf("--payload-file %s is not valid JSON: %v", file, err)
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf("--payload-file %s must hold a JSON object of kwargs, e.g. {\"tool_name\": \"terminal\"}", file)
+		return nil, nil, fmt.Errorf("--payload-file %s must hold a JSON object of kwargs, e.g. {\"tool_name\": \"terminal\"}", file)
 	}
-	return m, nil
+	return m, data, nil
+}
+
+// keyLine is file:line of the first place data writes key as an object key ("key" then a
+// colon), and the line (0 and file alone when it cannot tell: a key written with escapes).
+func keyLine(file string, data []byte, key string) (string, int) {
+	quoted, _ := json.Marshal(key)
+	for i := 0; ; {
+		j := bytes.Index(data[i:], quoted)
+		if j < 0 {
+			return file, 0
+		}
+		at := i + j
+		i = at + len(quoted)
+		if rest := bytes.TrimLeft(data[i:], " \t\r\n"); len(rest) > 0 && rest[0] == ':' {
+			line := 1 + bytes.Count(data[:at], []byte("\n"))
+			return fmt.Sprintf("%s:%d", file, line), line
+		}
+	}
 }
 
 // printJSON prints v indented. A value that cannot be encoded is an internal error (exit
@@ -287,7 +343,7 @@ func (c *cli) fireForTest(ctx context.Context, event string, payload map[string]
 			return testRun{}, code
 		}
 		defer eng.Close(ctx)
-		t := testRun{home: eng.Home(), report: eng.Fire(ctx, event, payload)}
+		t := testRun{home: eng.Home(), report: eng.Fire(ctx, event, payload), warnings: testWarnings(event, eng, nil)}
 		for _, p := range eng.Plugins() {
 			if p.Status == "error" {
 				t.notLoaded = append(t.notLoaded, "plugin "+p.Name+": "+p.Error)
@@ -307,7 +363,8 @@ func (c *cli) fireForTest(ctx context.Context, event string, payload map[string]
 			outcome = append(outcome, h.Result)
 		}
 	}
-	t := testRun{home: l.eng.Home(), report: engine.Report{Event: event, Payload: payload, Hooks: hooks, Outcome: outcome}}
+	t := testRun{home: l.eng.Home(), report: engine.Report{Event: event, Payload: payload, Hooks: hooks, Outcome: outcome},
+		warnings: testWarnings(event, l.eng, l.gw)}
 	for _, h := range l.gw.Hooks() {
 		if h.Status == "error" {
 			t.notLoaded = append(t.notLoaded, "gateway hook "+h.Name+": "+h.Error)

@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +15,7 @@ import (
 	"github.com/hermes-hooks/hermes/consent"
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/gateway"
+	"github.com/hermes-hooks/hermes/internal/manifest"
 )
 
 var replayCommand = &command{
@@ -36,9 +39,12 @@ func (c *cli) replay(ctx context.Context, path, home string) int {
 	if f, ok := c.stdin.(*os.File); ok && consent.IsTerminal(f) {
 		opts.Prompt = &engine.Prompt{In: f, Out: c.stderr}
 	}
+	if err := parseTranscript(path); err != nil {
+		return c.fail(exitConfig, "replay: %v", err) // cannot be read or parsed
+	}
 	tl, err := gateway.ReplayFile(ctx, path, opts, gateway.Options{})
-	if err != nil && len(tl.Events) == 0 {
-		return c.fail(exitConfig, "replay: %v", err)
+	if err != nil && isLoadError(err) {
+		return c.fail(exitConfig, "replay: cannot load %s: %v", engine.ResolveHome(home), err)
 	}
 	if c.json {
 		if code := c.printJSON(tl); code != exitOK {
@@ -51,6 +57,26 @@ func (c *cli) replay(ctx context.Context, path, home string) int {
 		return c.fail(exitFailed, "replay stopped: %v", err)
 	}
 	return exitOK
+}
+
+// parseTranscript reads and parses the transcript at path, so that a transcript that cannot
+// be read or parsed (exit 5) is told apart from one that cannot be followed (exit 3).
+func parseTranscript(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	_, err = gateway.ParseTranscript(path, f)
+	return err
+}
+
+// isLoadError reports whether a replay failed because the home could not be loaded (a
+// config.yaml that cannot be read or parsed), rather than stopped in the transcript.
+func isLoadError(err error) bool {
+	var me *manifest.Error
+	var pe *fs.PathError
+	return errors.As(err, &me) || errors.As(err, &pe)
 }
 
 // printTimeline prints a timeline for people: one block per event. Shell hooks inside the

@@ -78,7 +78,7 @@ func Parse(file string, data []byte) (*yaml.Node, error) {
 		if errors.Is(err, io.EOF) {
 			return &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: 1}, nil
 		}
-		return nil, yamlError(file, err)
+		return nil, yamlError(file, data, err)
 	}
 	root := &doc
 	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
@@ -93,14 +93,67 @@ func Parse(file string, data []byte) (*yaml.Node, error) {
 	return root, nil
 }
 
-// yamlError turns "yaml: line 3: did not find expected key" into file:3: did not find ...
-func yamlError(file string, err error) *Error {
-	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	line := 0
+// yamlError turns "yaml: line 3: did not find expected key" into file:3: did not find ...,
+// with the line of the problem (see problemLine).
+func yamlError(file string, data []byte, err error) *Error {
+	msg, line := splitYAMLError(err)
+	return &Error{Warning{File: file, Line: problemLine(data, msg, line), Msg: "invalid YAML: " + msg}}
+}
+
+// splitYAMLError separates the message of a yaml.v3 error from the line it names (0: none).
+func splitYAMLError(err error) (msg string, line int) {
+	msg = strings.TrimPrefix(err.Error(), "yaml: ")
 	if n, _ := fmt.Sscanf(msg, "line %d:", &line); n == 1 {
 		msg = strings.TrimSpace(msg[strings.Index(msg, ":")+1:])
 	}
-	return &Error{Warning{File: file, Line: line, Msg: "invalid YAML: " + msg}}
+	return msg, line
+}
+
+// problemLine is the line of data where the YAML error msg is. yaml.v3 names the line where
+// the enclosing block starts, and counts it from 0 for a parse error (a key indented wrong
+// on line 3 of a list begun on line 2 is "line 1"; an error in a construct begun on line 1
+// names no line at all), so its line is only a lower bound. The problem is on the first line
+// at which the document fails the same way: the shortest prefix of whole lines, from that
+// bound on, whose parse gives the same message. reported is returned when none does.
+func problemLine(data []byte, msg string, reported int) int {
+	var ends []int // ends[k-1]: the end of line k, newline included
+	for i, b := range data {
+		if b == '\n' {
+			ends = append(ends, i+1)
+		}
+	}
+	if len(ends) == 0 || ends[len(ends)-1] != len(data) {
+		ends = append(ends, len(data))
+	}
+	fails := func(k int) bool {
+		var doc yaml.Node
+		err := yaml.NewDecoder(bytes.NewReader(data[:ends[k-1]])).Decode(&doc)
+		if err == nil {
+			return false
+		}
+		m, _ := splitYAMLError(err)
+		return m == msg
+	}
+	lo, hi := max(reported, 1), len(ends)
+	if lo > hi || !fails(hi) {
+		return reported
+	}
+	if hi-lo > 64 { // a long file: halve the range while its lower half still fails
+		for hi-lo > 64 {
+			mid := lo + (hi-lo)/2
+			if fails(mid) {
+				hi = mid
+			} else {
+				lo = mid + 1
+			}
+		}
+	}
+	for k := lo; k < hi; k++ {
+		if fails(k) {
+			return k
+		}
+	}
+	return hi
 }
 
 // Resolve follows YAML aliases (*name) to the node they stand for, keeping the alias's

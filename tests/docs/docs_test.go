@@ -15,6 +15,8 @@ import (
 //
 //	<!-- docs-test: skip -->    the sh block after it is not run (it never ends, or runs the tests)
 //	<!-- docs-test: output -->  the block after it is the output of the sh block before it
+//
+// A sh block that prints something (stdout or stderr) must be followed by its output block.
 const (
 	skipMarker   = "<!-- docs-test: skip -->"
 	outputMarker = "<!-- docs-test: output -->"
@@ -132,7 +134,14 @@ func runDoc(t *testing.T, root, bin, file string, env []string) {
 	got := splitOutputs(string(out))
 	checked := 0
 	for i, s := range snippets {
-		if s.output == "" || s.skip {
+		if s.skip {
+			continue
+		}
+		if s.output == "" {
+			if printed := strings.TrimSpace(got[i]); printed != "" { // a reader would expect to see what it prints
+				t.Errorf("%s:%d: the snippet prints something but has no output block: add one after it (marked %s) with what it prints (\"...\" for what varies), or silence it\n--- printed:\n%s",
+					filepath.Base(file), s.line, outputMarker, got[i])
+			}
 			continue
 		}
 		checked++
