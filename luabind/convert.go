@@ -12,7 +12,7 @@ import (
 	"github.com/hermes-hooks/hermes/luabind/internal/luar"
 )
 
-// Func is a Go function callable from Lua. Arguments arrive converted to Go (see ToGo);
+// Func is a Go function callable from Lua. Arguments arrive converted to Go (see toGo);
 // the result is converted to Lua; a non-nil error is raised as a Lua error in the caller.
 // ctx is the context of the Lua call in progress: a Func that blocks must honour it.
 type Func func(ctx context.Context, args []any) (any, error)
@@ -30,7 +30,7 @@ type Table interface {
 
 // TableWriter sets the fields of the Lua table a Table fills.
 type TableWriter struct {
-	L  *lua.LState
+	l  *lua.LState
 	t  *lua.LTable
 	kw *kwTable // set when refilling a reused table
 }
@@ -50,11 +50,11 @@ func (w TableWriter) String(k, v string) {
 func (w TableWriter) Value(k string, v any) {
 	if w.kw != nil {
 		if i, ok := w.kw.index(k); ok {
-			w.kw.setValue(w.L, i, k, v)
+			w.kw.setValue(w.l, i, k, v)
 		}
 		return
 	}
-	w.t.RawSetString(k, toLua(w.L, v))
+	w.t.RawSetString(k, toLua(w.l, v))
 }
 
 // Limits on values converted back from Lua.
@@ -90,7 +90,7 @@ func toLua(L *lua.LState, v any) lua.LValue {
 		return boxNumber(float64(x))
 	case Table:
 		t := L.CreateTable(0, x.FieldCount())
-		x.FillLua(TableWriter{L: L, t: t})
+		x.FillLua(TableWriter{l: L, t: t})
 		return t
 	case map[string]any:
 		t := newKeyedTable(L, len(x))
@@ -175,7 +175,7 @@ func wrapFunc(f Func, g *callGuard) lua.LGFunction {
 	return func(L *lua.LState) int {
 		args := make([]any, L.GetTop())
 		for i := range args {
-			v, err := ToGo(L.Get(i + 1))
+			v, err := toGo(L.Get(i + 1))
 			if err != nil {
 				L.RaiseError("argument %d: %v", i+1, err)
 			}
@@ -288,16 +288,16 @@ func callFunc(ctx context.Context, f Func, args []any) (res any, err error) {
 	return f(ctx, args)
 }
 
-// ToGo converts a Lua value to Go: nil, bool, string, int64 for integral numbers (float64
+// toGo converts a Lua value to Go: nil, bool, string, int64 for integral numbers (float64
 // otherwise), []any for tables whose keys are exactly 1..n (or marked with json.array),
 // map[string]any for other tables. json.null becomes nil. Functions, userdata, threads,
 // cycles and values nested deeper than 64 levels are errors naming where they were found.
-func ToGo(v lua.LValue) (any, error) {
+func toGo(v lua.LValue) (any, error) {
 	var c converter
 	return c.value(v, nil, 0)
 }
 
-// toWire is ToGo for a value that must have a wire (JSON) form: NaN and the infinities are
+// toWire is toGo for a value that must have a wire (JSON) form: NaN and the infinities are
 // errors too.
 func toWire(v lua.LValue) (any, error) {
 	c := converter{finite: true}

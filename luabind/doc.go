@@ -162,7 +162,7 @@
 // # Conversions
 //
 // Go maps become tables, slices arrays (1-based), Func values callable functions, Object
-// values gopher-luar userdata (for facades only). Back from Lua (ToGo): integral numbers
+// values gopher-luar userdata (for facades only). Back from Lua (toGo): integral numbers
 // become int64, tables with keys exactly 1..n become []any, other tables map[string]any,
 // json.null nil; functions, userdata, threads and cycles are *Error values of KindConvert.
 package luabind

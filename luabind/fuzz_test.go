@@ -75,7 +75,7 @@ func checkLuaError(t *testing.T, err error) {
 	}
 }
 
-// checkGoValue fails unless v only holds the types ToGo documents.
+// checkGoValue fails unless v only holds the types toGo documents.
 func checkGoValue(t *testing.T, v any, depth int) {
 	t.Helper()
 	if depth > maxConvertDepth+1 {
@@ -96,7 +96,7 @@ func checkGoValue(t *testing.T, v any, depth int) {
 			checkGoValue(t, e, depth+1)
 		}
 	default:
-		t.Fatalf("converted value %#v has type %T, not one ToGo documents", v, v)
+		t.Fatalf("converted value %#v has type %T, not one toGo documents", v, v)
 	}
 }
 

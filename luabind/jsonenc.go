@@ -14,7 +14,7 @@ import (
 )
 
 // encodeLuaJSON is json.encode: v written as JSON straight from the Lua values, without
-// building Go maps first. Its text, its errors and its limits are those of ToGo followed by
+// building Go maps first. Its text, its errors and its limits are those of toGo followed by
 // marshalJSONPolled (TestEncodeLuaJSONLikeToGo, FuzzEncodeLuaJSON): the same arrays and
 // objects, keys sorted, integers integral, encoding/json's floats and string escapes
 // (without HTML escaping), json.null as null; functions, cycles, non-finite numbers, more
@@ -116,7 +116,7 @@ func (e *jsonEnc) value(v lua.LValue, path *jsonPath, depth int) error {
 	return nil
 }
 
-// number writes f as ToGo and encoding/json would: integral values within 2^53 as
+// number writes f as toGo and encoding/json would: integral values within 2^53 as
 // integers, others in encoding/json's float format.
 func (e *jsonEnc) number(f float64) error {
 	if f == math.Trunc(f) && f >= -(1<<53) && f <= 1<<53 {

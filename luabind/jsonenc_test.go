@@ -9,9 +9,9 @@ import (
 	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 )
 
-// oldEncode is json.encode as it was: ToGo, then encoding/json through marshalJSONPolled.
+// oldEncode is json.encode as it was: toGo, then encoding/json through marshalJSONPolled.
 func oldEncode(v lua.LValue) (string, error) {
-	g, err := ToGo(v)
+	g, err := toGo(v)
 	if err != nil {
 		return "", err
 	}
@@ -35,7 +35,7 @@ func sameEncoding(t *testing.T, what string, v lua.LValue, exactErrors bool) {
 	}
 }
 
-// json.encode writes what ToGo and encoding/json wrote: every kind of value, every byte in
+// json.encode writes what toGo and encoding/json wrote: every kind of value, every byte in
 // a string, the float formats, and the errors with their paths.
 func TestEncodeLuaJSONLikeToGo(t *testing.T) {
 	L := lua.NewState()

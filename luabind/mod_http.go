@@ -244,7 +244,7 @@ func requestFromTable(L *lua.LState, fn string, t *lua.LTable, full bool) httpRe
 }
 
 func encodeBody(L *lua.LState, fn string, v lua.LValue) []byte {
-	g, err := ToGo(v)
+	g, err := toGo(v)
 	if err == nil {
 		var b []byte
 		if b, err = marshalJSON(g); err == nil {

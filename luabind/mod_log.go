@@ -91,7 +91,7 @@ func logFromLua(L *lua.LState, e *env, level slog.Level, msg string, fields int)
 	var attrs []slog.Attr
 	size := len(msg)
 	if t, ok := L.Get(fields).(*lua.LTable); ok {
-		if v, err := ToGo(t); err == nil {
+		if v, err := toGo(t); err == nil {
 			if m, ok := v.(map[string]any); ok {
 				for _, k := range slices.Sorted(maps.Keys(m)) {
 					attrs = append(attrs, slog.Any(k, m[k]))
@@ -109,7 +109,7 @@ func logFromLua(L *lua.LState, e *env, level slog.Level, msg string, fields int)
 	e.logger.LogAttrs(hostContext(L), level, msg, attrs...)
 }
 
-// textSize estimates the length of v, a value from ToGo, as text.
+// textSize estimates the length of v, a value from toGo, as text.
 func textSize(v any) int {
 	switch x := v.(type) {
 	case string:

@@ -11,7 +11,7 @@ import (
 )
 
 // Store is a hook's own namespace of state that outlives a call, behind the store module:
-// values are JSON values as ToGo makes them. Every method honours ctx (the call's, with the
+// values are JSON values as toGo makes them. Every method honours ctx (the call's, with the
 // hook's timeout). The engine gives each hook its own (package store).
 type Store interface {
 	Get(ctx context.Context, key string) (value any, found bool, err error)
@@ -48,7 +48,7 @@ func openStore(L *lua.LState, e *env) lua.LValue {
 			return toLua(L, v), err
 		}),
 		"set": fn3(func(L *lua.LState, key string, value lua.LValue, ttl lua.LValue) (none, error) {
-			v, err := ToGo(value)
+			v, err := toGo(value)
 			if err != nil {
 				return none{}, &argError{2, err.Error()}
 			}
@@ -112,7 +112,7 @@ func updateStore(L *lua.LState, e *env, s Store, key string, fn *lua.LFunction) 
 		}
 		next := L.Get(-1)
 		L.Pop(1)
-		out, err := ToGo(next)
+		out, err := toGo(next)
 		if err != nil {
 			return nil, fmt.Errorf("the function returned a value that cannot be stored: %v", err)
 		}

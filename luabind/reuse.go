@@ -205,7 +205,7 @@ func (k *kwTable) refillSameKeys(L *lua.LState, m map[string]any) bool {
 func (k *kwTable) fillTable(L *lua.LState, tb Table) {
 	k.begin(L, tb.FieldCount())
 	k.pos, k.diverged = 0, false
-	tb.FillLua(TableWriter{L: L, kw: k})
+	tb.FillLua(TableWriter{l: L, kw: k})
 	if k.diverged || k.pos != len(k.keys) {
 		if !k.diverged { // a prefix of the last keys
 			k.cur = append(k.cur[:0], k.keys[:k.pos]...)

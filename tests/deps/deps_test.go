@@ -214,3 +214,110 @@ func TestNoLinknameNoUnsafe(t *testing.T) {
 		t.Fatalf("found only %d Go files under %s", files, root)
 	}
 }
+
+// TestNoVMTypeInPublicAPI: the interpreter is internal to luabind, and no package a host
+// imports names one of its types (or gopher-luar's) in what it exports: exported functions
+// and methods, exported fields, interface methods, variables and constants.
+func TestNoVMTypeInPublicAPI(t *testing.T) {
+	vm := []string{module + "luabind/internal/lua", module + "luabind/internal/luar"}
+	checked := 0
+	for _, p := range list(t) {
+		if strings.Contains(p.ImportPath, "/internal/") || strings.Contains(p.ImportPath, "/tests/") || strings.HasSuffix(p.ImportPath, "/cmd/hermesctl") {
+			continue
+		}
+		dir := filepath.Join("../..", strings.TrimPrefix(p.ImportPath, module))
+		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range files {
+			if strings.HasSuffix(name, "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(token.NewFileSet(), name, nil, parser.SkipObjectResolution)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checked++
+			imports := map[string]string{} // the name a file uses for each import
+			for _, imp := range f.Imports {
+				path := strings.Trim(imp.Path.Value, `"`)
+				local := path[strings.LastIndex(path, "/")+1:]
+				if imp.Name != nil {
+					local = imp.Name.Name
+				}
+				imports[local] = path
+			}
+			report := func(what string, n ast.Node) {
+				ast.Inspect(n, func(n ast.Node) bool {
+					sel, ok := n.(*ast.SelectorExpr)
+					if !ok {
+						return true
+					}
+					if x, ok := sel.X.(*ast.Ident); ok && slices.ContainsFunc(vm, func(p string) bool { return imports[x.Name] == p }) {
+						t.Errorf("%s: %s names %s.%s, an interpreter type", name, what, x.Name, sel.Sel.Name)
+					}
+					return true
+				})
+			}
+			for _, d := range f.Decls {
+				switch d := d.(type) {
+				case *ast.FuncDecl:
+					if d.Name.IsExported() && (d.Recv == nil || exportedRecv(d.Recv)) {
+						report(d.Name.Name, d.Type)
+					}
+				case *ast.GenDecl:
+					for _, s := range d.Specs {
+						switch s := s.(type) {
+						case *ast.TypeSpec:
+							if s.Name.IsExported() {
+								report(s.Name.Name, exportedPart(s.Type))
+							}
+						case *ast.ValueSpec:
+							for _, n := range s.Names {
+								if n.IsExported() && s.Type != nil {
+									report(n.Name, s.Type)
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	if checked < 50 {
+		t.Fatalf("only %d files checked", checked)
+	}
+}
+
+// exportedRecv reports whether a method's receiver is an exported type.
+func exportedRecv(recv *ast.FieldList) bool {
+	if len(recv.List) == 0 {
+		return false
+	}
+	typ := recv.List[0].Type
+	if s, ok := typ.(*ast.StarExpr); ok {
+		typ = s.X
+	}
+	if g, ok := typ.(*ast.IndexExpr); ok {
+		typ = g.X
+	}
+	id, ok := typ.(*ast.Ident)
+	return ok && id.IsExported()
+}
+
+// exportedPart is the part of a type declaration a user sees: a struct's exported and
+// embedded fields, an interface's methods, or the whole type.
+func exportedPart(typ ast.Expr) ast.Node {
+	st, ok := typ.(*ast.StructType)
+	if !ok {
+		return typ
+	}
+	var fields []*ast.Field
+	for _, f := range st.Fields.List {
+		if len(f.Names) == 0 || slices.ContainsFunc(f.Names, (*ast.Ident).IsExported) {
+			fields = append(fields, f)
+		}
+	}
+	return &ast.StructType{Fields: &ast.FieldList{List: fields}}
+}
