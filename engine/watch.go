@@ -17,7 +17,9 @@ var hookDirs = []string{"plugins", "hooks", "agent-hooks"}
 
 // WatchHome watches the files of a home that define hooks (config.yaml, the allowlist,
 // plugins/, hooks/, agent-hooks/ and their sub-directories) and calls onChange with the
-// changed paths once they have been quiet for debounce (0 means 300ms). A host calls
+// changed paths once they have been quiet for debounce (0 means 300ms), or at the latest
+// maxWaitFactor times debounce after the first change not reported yet, so that files
+// edited without pause are still reloaded. A host calls
 // Reload on its engine (and gateway) from onChange. Editor swap, lock and temporary files
 // are ignored.
 //
@@ -65,8 +67,17 @@ func watchHome(ctx context.Context, home string, debounce time.Duration, onChang
 	}
 
 	var changed []string
+	var first time.Time // of the first change in changed
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
+	note := func(path string) {
+		if len(changed) == 0 {
+			first = time.Now()
+		}
+		changed = noteOnce(changed, path)
+		// Quiet for debounce, but no later than the maximum wait after the first change.
+		timer.Reset(max(0, min(debounce, time.Until(first.Add(maxWaitFactor*debounce)))))
+	}
 	for {
 		select {
 		case <-ctx.Done():
@@ -75,13 +86,11 @@ func watchHome(ctx context.Context, home string, debounce time.Duration, onChang
 			if errors.Is(err, fsnotify.ErrEventOverflow) {
 				// Events were lost, perhaps the home being replaced: watch it afresh.
 				hw.rearm(armed)
-				changed = noteOnce(changed, hw.home)
-				timer.Reset(debounce)
+				note(hw.home)
 			}
 		case ev := <-w.Events:
 			if path, ok := hw.handle(ev, armed); ok {
-				changed = noteOnce(changed, path)
-				timer.Reset(debounce)
+				note(path)
 			}
 		case <-timer.C:
 			if len(changed) > 0 {
@@ -91,6 +100,10 @@ func watchHome(ctx context.Context, home string, debounce time.Duration, onChang
 		}
 	}
 }
+
+// maxWaitFactor bounds how long changes wait to be reported: debounce times this after the
+// first of them, however often files keep changing.
+const maxWaitFactor = 4
 
 func noteOnce(changed []string, path string) []string {
 	if slices.Contains(changed, path) {

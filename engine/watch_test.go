@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -275,4 +276,32 @@ func TestWatchHomeMissing(t *testing.T) {
 	if err == nil {
 		t.Fatal("WatchHome of a missing home: no error")
 	}
+}
+
+// TestWatchHomeConstantEdits: a file written again and again, more often than the debounce,
+// is still reported, at the latest maxWaitFactor debounces after its first write.
+func TestWatchHomeConstantEdits(t *testing.T) {
+	home := testutil.Home(t, pluginFiles("p", "", one("pre_llm_call", `return "v1"`)))
+	r := startWatch(t, home, 500*time.Millisecond)
+	handler := filepath.Join(home, "plugins/p/handler.lua")
+	stop := make(chan struct{})
+	stopped := make(chan struct{})
+	go func() { // an editor saving every 50 ms, never quiet for the debounce
+		defer close(stopped)
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+				if err := os.WriteFile(handler, []byte(one("pre_llm_call", fmt.Sprintf("return %q", strconv.Itoa(i)))), 0o644); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}
+	}()
+	defer func() { close(stop); <-stopped }()
+	r.waitChange("edits without pause", handler, false)
 }
