@@ -26,7 +26,7 @@ type stateStore struct {
 }
 
 func (s *stateStore) backend() (store.Backend, error) {
-	if b := s.b.Load(); b != nil {
+	if b := s.b.Load(); b != nil && !store.Moved(*b) {
 		return *b, nil
 	}
 	if s.cfgErr != nil {
@@ -35,7 +35,17 @@ func (s *stateStore) backend() (store.Backend, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if b := s.b.Load(); b != nil {
-		return *b, nil
+		if !store.Moved(*b) {
+			return *b, nil
+		}
+		// The database file was deleted or the home replaced: writes to the open file would
+		// be lost. Calls still using it finish; new ones go to the home's database now.
+		s.b.Store(nil)
+		(*b).Close()
+	}
+	if _, err := os.Stat(s.home); err != nil {
+		// A home that vanished is not created again by a store call.
+		return nil, fmt.Errorf("store: the home %s is gone (%v); store calls fail until it is back", s.home, err)
 	}
 	b, err := store.Open(s.home, s.cfg)
 	if err != nil {

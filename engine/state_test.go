@@ -259,3 +259,56 @@ end`
 		t.Errorf("with a bad max_bytes: %q", c)
 	}
 }
+
+// A home replaced under a running engine: store calls go to the new home's database, not
+// to the file of the old one, with or without a reload; a home that vanished is not made
+// again by a store call.
+func TestStoreFollowsTheHome(t *testing.T) {
+	files := pluginFiles("counter", "", counter)
+	home := htest.Home(t, files)
+	ctx := context.Background()
+	turn := LLMTurn{SessionID: "s"}
+	eng, err := New(ctx, Options{Home: home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close(ctx)
+	if c := eng.PreLLMCall(ctx, turn); c != "call 1" {
+		t.Fatalf("first turn: %q", c)
+	}
+	old := home + ".old"
+	if err := os.Rename(home, old); err != nil {
+		t.Fatal(err)
+	}
+	htest.WriteFiles(t, home, files)
+	if c := eng.PreLLMCall(ctx, turn); c != "call 1" {
+		t.Errorf("in the new home: %q, want the count of a new store", c)
+	}
+	if err := eng.Reload(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if c := eng.PreLLMCall(ctx, turn); c != "call 2" {
+		t.Errorf("after a reload: %q", c)
+	}
+	for dir, want := range map[string]string{home: "2", old: "1"} {
+		b, err := store.Open(dir, store.Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, _, err := b.Get(ctx, StoreNamespace(SourcePlugin, "counter"), "calls")
+		b.Close()
+		if err != nil || string(v) != want {
+			t.Errorf("%s: calls = %s (%v), want %s", dir, v, err, want)
+		}
+	}
+
+	if err := os.RemoveAll(home); err != nil {
+		t.Fatal(err)
+	}
+	if c := eng.PreLLMCall(ctx, turn); c != "" {
+		t.Errorf("without a home: %q, want the store call to fail", c)
+	}
+	if _, err := os.Stat(home); !os.IsNotExist(err) {
+		t.Errorf("the vanished home was made again: %v", err)
+	}
+}

@@ -20,6 +20,7 @@ import (
 type sqliteBackend struct {
 	db       *sql.DB
 	path     string
+	file     os.FileInfo  // the database file opened: Moved compares the one at path with it
 	maxBytes int64        // the byte quota of a namespace
 	writes   atomic.Int64 // for sweeping expired keys now and then
 
@@ -113,7 +114,23 @@ func openSQLite(home string, maxBytes int64) (*sqliteBackend, error) {
 			return nil, fmt.Errorf("store: %s: %v", path, err)
 		}
 	}
+	if b.file, err = os.Stat(path); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("store: %v", err)
+	}
 	return b, nil
+}
+
+// Moved reports whether b is a database whose file is no longer at the path it was opened
+// from: deleted, or its home moved away or replaced. Writes to it would be lost: open the
+// store of the home again.
+func Moved(b Backend) bool {
+	s, ok := b.(*sqliteBackend)
+	if !ok {
+		return false
+	}
+	fi, err := os.Stat(s.path)
+	return err != nil || !os.SameFile(fi, s.file)
 }
 
 // ownerOnly creates the database file readable by its owner only when it is missing, and
