@@ -202,8 +202,9 @@ func (e *Engine) retire(old, next *hookSet) {
 var ErrClosed = errors.New("hook engine closed")
 
 // Close shuts the engine down like http.Server.Shutdown: it stops accepting calls at once,
-// waits for the calls in flight until ctx is done, then interrupts them (they end as
-// cancelled) and returns ctx's error. After Close, PreToolCall blocks every tool call
+// waits for the calls in flight until ctx is done, then interrupts them, those running and
+// those waiting for a Lua state (they end as cancelled, and a tool call whose guard ended
+// so is blocked with "hook engine closed"), and returns ctx's error. After Close, PreToolCall blocks every tool call
 // with "hook engine closed", transforms return their input unchanged, and observers do
 // nothing: a closed engine never answers "allowed". Close may be called more than once.
 func (e *Engine) Close(ctx context.Context) error {
@@ -214,6 +215,7 @@ func (e *Engine) Close(ctx context.Context) error {
 	}
 	e.closed = true
 	old := e.set.Swap(closedSet())
+	old.closing.Store(true)
 	e.retire(old, nil)
 	e.mu.Unlock()
 	defer e.stopNow(ErrClosed) // shell hooks still in flight end
@@ -224,6 +226,7 @@ func (e *Engine) Close(ctx context.Context) error {
 	case <-ctx.Done():
 	}
 	for _, p := range old.loaded {
+		p.lp.Close() // no call starts on it any more
 		p.lp.Interrupt(ErrClosed)
 	}
 	return ctx.Err()

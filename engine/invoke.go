@@ -28,6 +28,7 @@ type callback interface {
 // run, so Reload can swap in a new set and close the old one once its calls finish.
 type hookSet struct {
 	closed   bool                  // the set of a closed engine (closedSet)
+	closing  atomic.Bool           // Close retired it: a guard that fails on it refuses
 	byHook   map[string][]callback // in invocation order: plugins, then shell hooks
 	preTool  []callback            // byHook[PreToolCall], which every tool call looks up
 	plugins  []*PluginInfo
@@ -120,6 +121,12 @@ func (e *Engine) invoke(ctx context.Context, set *hookSet, hook string, kw args,
 		results = make([]HookResult, 0, len(cbs))
 	}
 	results = runChain(ctx, hook, cbs, kw, results, !pooled)
+	if s.closing.Load() && (hook == PreToolCall || hook == PreGatewayDispatch) && anyFailed(results) {
+		// Close ended this call's hooks (interrupted, or waiting for a state): what they
+		// would have answered is unknown, so the guard refuses, as a closed engine does.
+		results = append(results, refusal(hook, ErrClosed))
+		cbs = append(cbs[:len(cbs):len(cbs)], closedGuard{})
+	}
 	if pooled {
 		sc.results = results
 	}
@@ -146,6 +153,16 @@ func (e *Engine) invoke(ctx context.Context, set *hookSet, hook string, kw args,
 		trace(rep)
 	}
 	return rep
+}
+
+// anyFailed reports whether a hook of results failed.
+func anyFailed(results []HookResult) bool {
+	for _, r := range results {
+		if r.Status != StatusOK {
+			return true
+		}
+	}
+	return false
 }
 
 // runChain runs cbs in order on kw, appending their results to results. For

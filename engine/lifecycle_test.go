@@ -6,7 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/hermes-hooks/hermes/internal/testutil"
 	promtest "github.com/prometheus/client_golang/prometheus/testutil"
@@ -310,5 +312,46 @@ func TestReloadWarnsOncePerChange(t *testing.T) {
 	e.Reload(context.Background())
 	if n := count("shell hook not approved"); n != 2 {
 		t.Errorf("after a change: warned %d times, want 2", n)
+	}
+}
+
+// Close meets 64 tool calls of a guard with one Lua state: one stuck in a loop, 63 waiting
+// behind it. At Close's deadline every one of them ends, blocked, and no tool runs.
+func TestCloseEndsCallsWaitingBehindAStuckHook(t *testing.T) {
+	home := testutil.Home(t, pluginFiles("guard", "states: 1\nbusy_timeout: 60\ntimeout: 60\n",
+		one("pre_tool_call", `if kw.args.command == "stuck" then require("hermes").started() while true do end end`)))
+	started := make(chan struct{}, 64)
+	e, err := New(context.Background(), Options{Home: home, HostFuncs: map[string]Func{
+		"started": func(context.Context, []any) (any, error) { started <- struct{}{}; return nil, nil }}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ran atomic.Int32
+	tool := func(context.Context, ToolCall) (string, error) { ran.Add(1); return "ran", nil }
+	runs := make(chan ToolRun, 64)
+	go func() {
+		runs <- e.RunTool(context.Background(), ToolCall{Name: "terminal", Args: map[string]any{"command": "stuck"}}, tool)
+	}()
+	<-started
+	for range 63 {
+		go func() {
+			runs <- e.RunTool(context.Background(), ToolCall{Name: "terminal", Args: map[string]any{"command": "ls"}}, tool)
+		}()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	if err := e.Close(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Close = %v, want its deadline passed", err)
+	}
+	for range 64 {
+		if run := <-runs; run.Block == nil || !strings.Contains(run.Block.Message, "hook engine closed") {
+			t.Errorf("a call during Close: %+v, want it blocked as the engine closed", run)
+		}
+	}
+	if n := ran.Load(); n != 0 {
+		t.Errorf("%d tools ran during Close", n)
+	}
+	if n := len(started); n != 0 {
+		t.Errorf("%d waiting calls ran the hook on the closing engine", n)
 	}
 }

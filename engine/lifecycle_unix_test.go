@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/testutil"
 	promtest "github.com/prometheus/client_golang/prometheus/testutil"
 )
@@ -49,8 +50,12 @@ func TestCloseInterruptsAtItsDeadline(t *testing.T) {
 	}
 	for name, ch := range map[string]chan Report{"lua": lua, "shell": sh} {
 		rep := <-ch
-		if len(rep.Hooks) != 1 || rep.Hooks[0].Status != StatusCancelled || !strings.Contains(rep.Hooks[0].Err, "hook engine closed") {
+		if len(rep.Hooks) == 0 || rep.Hooks[0].Status != StatusCancelled || !strings.Contains(rep.Hooks[0].Err, "hook engine closed") {
 			t.Errorf("%s call in flight: %+v, want cancelled because the hook engine closed", name, rep.Hooks)
+		}
+		// The guard whose hook ended so refuses, as a closed engine does.
+		if name == "lua" && (len(rep.Hooks) != 2 || rep.Decision.Kind != hookspec.Block || rep.Hooks[1].Source != SourceEngine) {
+			t.Errorf("%s call in flight: %+v, want it blocked by the engine", name, rep)
 		}
 	}
 	if n := promtest.ToFloat64(metrics.cancels.WithLabelValues(SourcePlugin, "loop", PreToolCall)); n != 1 {

@@ -3,6 +3,7 @@ package luabind
 import (
 	"context"
 	"errors"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -97,6 +98,37 @@ func TestInterrupt(t *testing.T) {
 	p.Interrupt(errors.New("hook engine closed"))
 	wantKind(t, <-done, KindCanceled, "(hook engine closed)")
 	p.Interrupt(errors.New("nothing runs")) // no call in flight: nothing to do
+	go func() { _, err := p.Call(context.Background(), 0, nil); done <- err }()
+	<-ch
+	p.Interrupt(errors.New("again"))
+	wantKind(t, <-done, KindCanceled, "(again)")
+}
+
+// Interrupt ends the calls waiting for a state too, not only the one running: none of them
+// runs its callback. Calls made afterwards run as usual.
+func TestInterruptEndsWaiters(t *testing.T) {
+	ch := make(chan struct{}, 100)
+	p := loadPlugin(t, loopAfterStart, Options{Timeout: time.Minute, BusyTimeout: time.Minute, States: 1, HostFuncs: started(ch)})
+	const waiters = 63
+	done := make(chan error, waiters+1)
+	go func() { _, err := p.Call(context.Background(), 0, nil); done <- err }()
+	<-ch
+	for range waiters {
+		go func() { _, err := p.Call(context.Background(), 0, nil); done <- err }()
+	}
+	for p.s.pool.waiters.Load() < waiters { // every call is waiting for the one state
+		runtime.Gosched()
+	}
+	p.Interrupt(errors.New("hook engine closed"))
+	for range waiters + 1 {
+		select {
+		case err := <-done:
+			wantKind(t, err, KindCanceled, "(hook engine closed)")
+		case <-ch:
+			p.Interrupt(errors.New("test over"))
+			t.Fatal("a waiting call ran its callback after the interrupt")
+		}
+	}
 	go func() { _, err := p.Call(context.Background(), 0, nil); done <- err }()
 	<-ch
 	p.Interrupt(errors.New("again"))

@@ -62,7 +62,8 @@ func (p *Plugin) CallTimed(ctx context.Context, i int, kwargs any) (any, time.Du
 // Close releases the plugin's Lua states; calls in flight finish first.
 func (p *Plugin) Close() { p.s.close() }
 
-// Interrupt stops the calls in flight now: they return a KindCanceled error that names why.
+// Interrupt stops the calls in flight now, those running and those waiting for a free Lua
+// state: they return a KindCanceled error that names why. Calls made later run as usual.
 // Use it after Close when waiting for them is over.
 func (p *Plugin) Interrupt(why error) { p.s.interrupt(why) }
 

@@ -22,6 +22,26 @@ type pool struct {
 	wake    chan struct{} // a state was released or a slot emptied (buffered)
 	done    chan struct{} // closed by close
 	closed  atomic.Bool
+	intr    atomic.Pointer[interruption] // the calls waiting now end when it is closed
+}
+
+// interruption ends the calls waiting for a state when its channel is closed, for why.
+type interruption struct {
+	ch  chan struct{}
+	why error
+}
+
+// interrupted is the error of a call whose wait was interrupted.
+type interrupted struct{ why error }
+
+func (e interrupted) Error() string { return e.why.Error() }
+
+// interrupt ends the calls waiting for a state now with why; calls that come later wait as
+// usual.
+func (p *pool) interrupt(why error) {
+	old := p.intr.Swap(&interruption{ch: make(chan struct{})})
+	old.why = why
+	close(old.ch)
 }
 
 // Slot statuses.
@@ -38,7 +58,9 @@ type slot struct {
 }
 
 func newPool(n int, create func(context.Context) (*state, error)) *pool {
-	return &pool{slots: make([]slot, n+1)[:n], create: create, wake: make(chan struct{}, n), done: make(chan struct{})}
+	p := &pool{slots: make([]slot, n+1)[:n], create: create, wake: make(chan struct{}, n), done: make(chan struct{})}
+	p.intr.Store(&interruption{ch: make(chan struct{})})
+	return p
 }
 
 // tryIdle takes an idle state, if there is one. It looks first at the slot this processor
@@ -100,6 +122,7 @@ func (p *pool) acquire(ctx context.Context) (*state, error) {
 		}
 		// Announce the wait before looking again: a release either sees the waiter or
 		// happened before the second look.
+		intr := p.intr.Load()
 		p.waiters.Add(1)
 		if st := p.tryIdle(); st != nil {
 			p.waiters.Add(-1)
@@ -107,7 +130,16 @@ func (p *pool) acquire(ctx context.Context) (*state, error) {
 		}
 		select {
 		case <-p.wake:
+			select {
+			case <-intr.ch: // woken by the state of a call the interruption ended
+				p.waiters.Add(-1)
+				return nil, interrupted{intr.why}
+			default:
+			}
 		case <-p.done:
+		case <-intr.ch:
+			p.waiters.Add(-1)
+			return nil, interrupted{intr.why}
 		case <-ctx.Done():
 			p.waiters.Add(-1)
 			return nil, ctx.Err()

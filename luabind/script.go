@@ -261,8 +261,11 @@ func (s *script) acquireFor(ctx context.Context) (*state, error) {
 	defer cancel()
 	st, err := s.acquire(waitCtx)
 	var le *Error
+	var intr interrupted
 	switch {
 	case err == nil || errors.As(err, &le):
+	case errors.As(err, &intr):
+		err = &Error{Kind: KindCanceled, File: s.opts.File, Msg: fmt.Sprintf("call canceled (%v) while waiting for a free Lua state", intr.why)}
 	case context.Cause(waitCtx) == errBusy:
 		err = &Error{Kind: KindBusy, File: s.opts.File, Msg: fmt.Sprintf(
 			"busy: all %d Lua state(s) of the hook stayed in use for %s, so this call did not run (raise states: or busy_timeout: in the manifest)",
@@ -275,8 +278,10 @@ func (s *script) acquireFor(ctx context.Context) (*state, error) {
 
 var errBusy = errors.New("busy")
 
-// interrupt stops every call in flight, because the hook is being closed.
+// interrupt stops every call in flight, because the hook is being closed: those running
+// and those waiting for a state.
 func (s *script) interrupt(why error) {
+	s.pool.interrupt(why)
 	s.ccMu.Lock()
 	defer s.ccMu.Unlock()
 	for cc := range s.ccs {
