@@ -16,8 +16,10 @@ import (
 // surrogates become U+FFFD, a repeated key keeps its last value, numbers beyond float64 are
 // an error. While it works it
 //
-//   - refuses text longer than the state's memory limit before it starts, and nesting
-//     deeper than jsonMaxDepth (encoding/json's limit) when it gets there;
+//   - before it builds anything, scans the text (jsonScan): text longer than the state's
+//     memory limit, a value that would take more than the limit (counted as the state's
+//     memory account counts tables, keys, slots and strings, a lower bound), and nesting
+//     deeper than jsonMaxDepth (encoding/json's limit) are refused;
 //   - looks at the call's context every pollEvery values;
 //   - builds every table in place, attached to the value being built, which sits on the
 //     Lua stack: the state's memory account charges each table and its growth, and sees
@@ -50,10 +52,16 @@ func (e *jsonSyntaxError) Error() string { return e.msg }
 // memory limit (<= 0: none), which s may not be longer than.
 func decodeJSONLua(L *lua.LState, s string, limit int64, null lua.LValue, arrayMeta *lua.LTable) (v lua.LValue, err error) {
 	if limit > 0 && int64(len(s)) > limit {
-		L.RaiseError("%sjson.decode: the text (%s) is larger than the hook's memory limit (%s); decode a smaller text or raise `memory:`",
-			limitPrefix, byteSize(int64(len(s))), byteSize(limit))
+		L.RaiseError("%smemory: json.decode: the text (%s) is larger than the hook's memory limit (%s); decode a smaller text or raise `memory:`",
+			limitPrefix, mibSize(int64(len(s))), byteSize(limit))
 	}
 	d := &jsonDecoder{L: L, s: s, null: null, arrayMeta: arrayMeta, poll: poller{L: L}}
+	if need, deep := jsonScan(s, &d.poll); deep {
+		return nil, &jsonSyntaxError{msg: fmt.Sprintf("exceeded max depth (%d levels of arrays and objects)", jsonMaxDepth)}
+	} else if limit > 0 && need > limit {
+		L.RaiseError("%smemory: json.decode: the value would take at least %s, more than the hook's memory limit (%s); decode a smaller text or raise `memory:`",
+			limitPrefix, mibSize(need), byteSize(limit))
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			se, ok := r.(*jsonSyntaxError)
@@ -76,6 +84,9 @@ func decodeJSONLua(L *lua.LState, s string, limit int64, null lua.LValue, arrayM
 	}
 	return v, nil
 }
+
+// mibSize is n bytes in MiB, to a tenth.
+func mibSize(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
 
 func (d *jsonDecoder) fail(format string, args ...any) {
 	panic(&jsonSyntaxError{msg: fmt.Sprintf(format, args...)})
@@ -306,11 +317,11 @@ func (d *jsonDecoder) str() lua.LString {
 		d.i += n
 	}
 	b := append(d.buf[:0], d.s[start:d.i]...)
-	for {
+	for n := 1; ; n++ {
 		if d.i >= len(d.s) {
 			d.fail("unexpected EOF")
 		}
-		if len(b)&(1<<16-1) == 0 {
+		if n&(1<<10-1) == 0 {
 			d.poll.tick()
 		}
 		c := d.s[d.i]
@@ -406,4 +417,63 @@ func (d *jsonDecoder) hexAt(i int) int {
 
 func isHex(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+// What the state's memory account charges, at least, for what json.decode builds: a table,
+// a key of an object, a slot of an array, a string besides its bytes (internal/lua/memory.go).
+const (
+	jsonTableCost  = 96
+	jsonKeyCost    = 160
+	jsonSlotCost   = 16
+	jsonStringCost = 16
+)
+
+// jsonScan measures, without building anything, what decoding s takes at least in the
+// state's memory, and whether its arrays and objects nest deeper than jsonMaxDepth. It does
+// not validate s (the decoder does): for text that is not JSON it counts what it can.
+func jsonScan(s string, poll *poller) (need int64, deep bool) {
+	var stack []byte // '[' or '{' for each open container
+	next := 1 << 16  // where to look at the context next
+	for i := 0; i < len(s); i++ {
+		if i >= next {
+			poll.check()
+			next = i + 1<<16
+		}
+		switch c := s[i]; c {
+		case '"':
+			j := i + 1
+			for j < len(s) && s[j] != '"' {
+				if s[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			// An escape is at most six bytes for one (\u0041): a lower bound of the bytes.
+			need += jsonStringCost + int64(j-i-1)/6
+			if j-i > 1<<16 {
+				poll.check()
+			}
+			i = j
+		case '[', '{':
+			if len(stack) >= jsonMaxDepth {
+				return need, true
+			}
+			stack = append(stack, c)
+			need += jsonTableCost
+			if c == '[' && i+1 < len(s) && s[i+1] != ']' {
+				need += jsonSlotCost // the first element (the next ones after commas)
+			}
+		case ']', '}':
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+		case ',':
+			if len(stack) > 0 && stack[len(stack)-1] == '[' {
+				need += jsonSlotCost
+			}
+		case ':':
+			need += jsonKeyCost
+		}
+	}
+	return need, false
 }
