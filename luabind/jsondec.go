@@ -52,14 +52,14 @@ func (e *jsonSyntaxError) Error() string { return e.msg }
 // memory limit (<= 0: none), which s may not be longer than.
 func decodeJSONLua(L *lua.LState, s string, limit int64, null lua.LValue, arrayMeta *lua.LTable) (v lua.LValue, err error) {
 	if limit > 0 && int64(len(s)) > limit {
-		L.RaiseError("%smemory: json.decode: the text (%s) is larger than the hook's memory limit (%s); decode a smaller text or raise `memory:`",
+		L.RaiseError("%smemory: json.decode: the text (%s) is larger than the hook's memory limit (%s); decode a smaller text or raise the hook's memory: setting",
 			limitPrefix, mibSize(int64(len(s))), byteSize(limit))
 	}
 	d := &jsonDecoder{L: L, s: s, null: null, arrayMeta: arrayMeta, poll: poller{L: L}}
 	if need, deep := jsonScan(s, &d.poll); deep {
 		return nil, &jsonSyntaxError{msg: fmt.Sprintf("exceeded max depth (%d levels of arrays and objects)", jsonMaxDepth)}
 	} else if limit > 0 && need > limit {
-		L.RaiseError("%smemory: json.decode: the value would take at least %s, more than the hook's memory limit (%s); decode a smaller text or raise `memory:`",
+		L.RaiseError("%smemory: json.decode: the value would take at least %s, more than the hook's memory limit (%s); decode a smaller text or raise the hook's memory: setting",
 			limitPrefix, mibSize(need), byteSize(limit))
 	}
 	defer func() {
