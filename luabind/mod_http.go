@@ -343,8 +343,8 @@ func responseTable(L *lua.LState, jv *jsonValues, status int, header http.Header
 	res.RawSetString("headers", headers)
 	res.RawSetString("body", lua.LString(body))
 	if mt, _, err := mime.ParseMediaType(header.Get("Content-Type")); err == nil && (mt == "application/json" || strings.HasSuffix(mt, "+json")) {
-		if v, err := decodeJSON(string(body)); err == nil {
-			res.RawSetString("json", jsonToLua(L, v, jv.null, jv.arrayMeta))
+		if v, err := decodeJSONLua(L, string(body), 0, jv.null, jv.arrayMeta); err == nil {
+			res.RawSetString("json", v)
 		}
 	}
 	return res

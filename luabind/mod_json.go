@@ -5,10 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 
 	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
@@ -44,18 +42,14 @@ func (e *env) jsonValues(L *lua.LState) *jsonValues {
 	return e.json
 }
 
-// decodeJSON decodes exactly one JSON value.
-func decodeJSON(s string) (any, error) {
-	dec := json.NewDecoder(strings.NewReader(s))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
+// memoryLimit is the state's memory limit, 0 when none is known.
+func (e *env) memoryLimit() int64 {
+	if e == nil || e.guard == nil {
+		return 0
 	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, errors.New("unexpected data after the JSON value")
-	}
-	return v, nil
+	e.guard.mu.Lock()
+	defer e.guard.mu.Unlock()
+	return e.guard.budget
 }
 
 // openJSON builds the json module: encode, decode, null, array.
@@ -78,12 +72,11 @@ func openJSON(L *lua.LState, e *env) lua.LValue {
 			return text, nil
 		}),
 		"decode": fn1(func(L *lua.LState, text string) (lua.LValue, error) {
-			checkSize(L, "json.decode", int64(len(text)))
-			v, err := decodeJSON(text)
+			v, err := decodeJSONLua(L, text, e.memoryLimit(), null, arrayMeta)
 			if err != nil {
 				return nil, fmt.Errorf("json.decode: %v", err)
 			}
-			return jsonToLua(L, v, null, arrayMeta), nil
+			return v, nil
 		}),
 		"array": fn1(func(L *lua.LState, t lua.LValue) (lua.LValue, error) {
 			table, ok := t.(*lua.LTable)
@@ -143,40 +136,6 @@ func checkFinite(v any) error {
 		}
 	}
 	return nil
-}
-
-// jsonToLua converts decoded JSON; arrays keep their json.array mark so they re-encode as [].
-func jsonToLua(L *lua.LState, v any, null lua.LValue, arrayMeta *lua.LTable) lua.LValue {
-	return jsonToLuaPolled(L, v, null, arrayMeta, &poller{L: L})
-}
-
-// jsonToLuaPolled is jsonToLua, ticking poll for every value.
-func jsonToLuaPolled(L *lua.LState, v any, null lua.LValue, arrayMeta *lua.LTable, poll *poller) lua.LValue {
-	poll.tick()
-	switch x := v.(type) {
-	case nil:
-		return null
-	case json.Number:
-		f, err := x.Float64()
-		if err != nil {
-			L.RaiseError("json.decode: number %s is out of range", x)
-		}
-		return lua.LNumber(f)
-	case []any:
-		t := L.CreateTable(len(x), 0)
-		for i, e := range x {
-			t.RawSetInt(i+1, jsonToLuaPolled(L, e, null, arrayMeta, poll))
-		}
-		t.Metatable = arrayMeta
-		return t
-	case map[string]any:
-		t := L.CreateTable(0, len(x))
-		for k, e := range x {
-			t.RawSetString(k, jsonToLuaPolled(L, e, null, arrayMeta, poll))
-		}
-		return t
-	}
-	return toLua(L, v)
 }
 
 // jsonSizer adds up the size of the JSON text of values, as marshalJSON writes it: exact

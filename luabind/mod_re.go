@@ -3,7 +3,6 @@ package luabind
 import (
 	"regexp"
 	"strings"
-	"unicode/utf8"
 	"unsafe"
 
 	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
@@ -27,31 +26,39 @@ const (
 //	                                 string with $1 / ${name} references, or a function
 //	                                 called with the match and its captures
 //	re.quote(s)                   -> s with every metacharacter escaped
-func openRe(L *lua.LState, _ *env) lua.LValue {
+func openRe(L *lua.LState, e *env) lua.LValue {
 	var c reCache
 	return funcTable(L, map[string]lua.LGFunction{
-		"match": fn2(func(_ *lua.LState, s, pattern string) (bool, error) {
+		"match": fn2(func(L *lua.LState, s, pattern string) (bool, error) {
 			re, err := c.compile(pattern)
 			if err != nil {
 				return false, err
 			}
-			return re.mayMatch(s) && re.MatchString(s), nil
+			if !re.mayMatch(s) {
+				return false, nil
+			}
+			w := newReWork(L, e, re, "re.match", s)
+			return w.matches(s), nil
 		}),
-		"find": fn2(func(_ *lua.LState, s, pattern string) (values, error) {
+		"find": fn2(func(L *lua.LState, s, pattern string) (values, error) {
 			re, err := c.compile(pattern)
 			if err != nil {
 				return nil, err
 			}
-			var m []string
+			var a []int
 			if re.mayMatch(s) {
-				m = re.FindStringSubmatch(s)
+				a = newReWork(L, e, re, "re.find", s).search(s, 0)
 			}
-			if m == nil {
+			if a == nil {
 				return values{lua.LNil}, nil
 			}
-			out := make(values, len(m))
-			for i, part := range m {
-				out[i] = lua.LString(part)
+			out := make(values, len(a)/2)
+			for i := range out {
+				if a[2*i] >= 0 {
+					out[i] = lua.LString(s[a[2*i]:a[2*i+1]])
+				} else {
+					out[i] = lua.LString("")
+				}
 			}
 			return out, nil
 		}),
@@ -64,17 +71,20 @@ func openRe(L *lua.LState, _ *env) lua.LValue {
 			if !limit.Set || n < 0 || n > reMaxResults {
 				n = reMaxResults + 1
 			}
-			var all []string
-			if re.mayMatch(s) {
-				all = re.FindAllString(s, n)
+			t := L.CreateTable(0, 0)
+			if n == 0 || !re.mayMatch(s) {
+				return t, nil
 			}
-			checkSize(L, "re.find_all", int64(len(all))*reResultSize)
-			poll := poller{L: L}
-			t := L.CreateTable(len(all), 0)
-			for i, m := range all {
-				poll.tick()
-				t.RawSetInt(i+1, lua.LString(m))
-			}
+			w := newReWork(L, e, re, "re.find_all", s)
+			count := 0
+			w.each(s, func(a []int) bool {
+				if count++; count > reMaxResults {
+					checkSize(L, "re.find_all", int64(count)*reResultSize)
+				}
+				L.ChargeMemory(reResultSize)
+				t.RawSetInt(count, lua.LString(s[a[0]:a[1]]))
+				return count < n
+			})
 			return t, nil
 		}),
 		"gsub": fn3(func(L *lua.LState, s, pattern string, repl lua.LValue) (values, error) {
@@ -86,13 +96,7 @@ func openRe(L *lua.LState, _ *env) lua.LValue {
 			if !re.mayMatch(s) {
 				return values{lua.LString(s), lua.LNumber(0)}, nil
 			}
-			var out lua.LString
-			var count int
-			if re.resumable {
-				out, count = reReplaceAll(L, re, s, add)
-			} else {
-				out, count = reReplaceAllFunc(L, re.Regexp, s, add)
-			}
+			out, count := reReplaceAll(L, newReWork(L, e, re, "re.gsub", s), s, add)
 			return values{out, lua.LNumber(count)}, nil
 		}),
 		"quote": fn1(func(_ *lua.LState, s string) (string, error) { return regexp.QuoteMeta(s), nil }),
@@ -161,68 +165,24 @@ func reReplacement(L *lua.LState, re *regexp.Regexp, repl lua.LValue) reAdd {
 	return nil
 }
 
-// reReplaceAll is regexp's ReplaceAllString (same matches, same rule for empty matches)
-// for a resumable re, building the result in a resultBuilder and polling per match.
-func reReplaceAll(L *lua.LState, re *rePattern, s string, add reAdd) (lua.LString, int) {
+// reReplaceAll is regexp's ReplaceAllString (same matches, same rule for empty matches),
+// building the result in a resultBuilder, under w's limits.
+func reReplaceAll(L *lua.LState, w *reWork, s string, add reAdd) (lua.LString, int) {
 	out := resultBuilder{L: L, what: "re.gsub"}
-	poll := poller{L: L}
-	last, search, count := 0, 0, 0
-	for search <= len(s) {
-		poll.tick()
-		from := re.nextStart(s, search)
-		if from < 0 {
-			break
-		}
-		a := re.FindStringSubmatchIndex(s[from:])
-		if a == nil {
-			break
-		}
-		for i := range a {
-			if a[i] >= 0 {
-				a[i] += from
-			}
-		}
+	last, count := 0, 0
+	w.eachReplace(s, func(a []int, replace bool) {
 		out.add(s[last:a[0]])
-		if a[1] > last || a[0] == 0 { // not an empty match right after the previous one
+		if replace {
 			count++
 			add(&out, s, a)
 		}
 		last = a[1]
-		_, width := utf8.DecodeRuneInString(s[search:])
-		switch {
-		case search+width > a[1]:
-			search += width
-		case search+1 > a[1]:
-			search++
-		default:
-			search = a[1]
-		}
-	}
+	})
 	if count == 0 {
 		return lua.LString(s), 0
 	}
 	out.add(s[last:])
 	return out.string(), count
-}
-
-// reReplaceAllFunc is re.gsub for the other regular expressions, through regexp's
-// ReplaceAllStringFunc, which hands over the text of a match only: its submatches are
-// found again in that text. What it builds is bounded by the size of its result if no
-// other match followed.
-func reReplaceAllFunc(L *lua.LState, re *regexp.Regexp, s string, add reAdd) (lua.LString, int) {
-	poll := poller{L: L}
-	count, size := 0, int64(len(s))
-	out := re.ReplaceAllStringFunc(s, func(m string) string {
-		count++
-		poll.tick()
-		piece := resultBuilder{L: L, what: "re.gsub"}
-		add(&piece, m, re.FindStringSubmatchIndex(m))
-		if size += int64(len(piece.b) - len(m)); size > maxStringSize {
-			checkSize(L, "re.gsub", size)
-		}
-		return string(piece.string())
-	})
-	return lua.LString(out), count
 }
 
 // expand appends template expanded for the match a of src (nothing for a reference when a

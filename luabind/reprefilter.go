@@ -16,7 +16,9 @@ type rePattern struct {
 	// foldsWide: lit has k or s, which Unicode folding also matches with a non-ASCII rune
 	// (the Kelvin sign, the long s): then a string that is not ASCII gets the automaton.
 	foldsWide bool
-	prefix    bool // every match starts with lit: a search may skip to its next occurrence
+	prefix    bool           // every match starts with lit: a search may skip to its next occurrence
+	insts     int            // instructions of the compiled program: the automaton's work per rune, at most
+	back      *regexp.Regexp // the pattern after any one rune (rework.go), once needed
 }
 
 // newRePattern analyses re once, when it is compiled.
@@ -24,10 +26,12 @@ func newRePattern(re *regexp.Regexp) *rePattern {
 	p := &rePattern{Regexp: re}
 	tree, err := syntax.Parse(re.String(), syntax.Perl)
 	if err != nil {
+		p.insts = progSize(re, nil)
 		return p
 	}
 	p.resumable = !lookBehind(tree)
 	simple := tree.Simplify()
+	p.insts = progSize(re, simple)
 	p.lit, p.fold = requiredLiteral(simple)
 	if pre, fold := prefixLiteral(simple); pre != "" && pre == p.lit && fold == p.fold {
 		p.prefix = true

@@ -2,6 +2,7 @@ package luabind
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -77,12 +78,10 @@ func FuzzIndexFold(f *testing.F) {
 }
 
 // FuzzReGsub: re.gsub's replacement loop, which skips to the next occurrence of a prefix
-// literal, replaces what regexp's ReplaceAllString replaces.
+// literal and searches from the middle of the string, replaces what regexp's
+// ReplaceAllString replaces, searching the string or reading it through a reReader.
 func FuzzReGsub(f *testing.F) {
-	for _, seed := range [][2]string{
-		{`(?i)password\s*[:=]\s*\S+`, "x PASSWORD: a password=b passw"}, {`sk-[a-z]{2,}`, "sk-ab sk- sk-abc"},
-		{`(?i)kk`, "\u212ak KK"}, {`ab*`, "abbb a ab"}, {`(?i)s`, "\u017f S s"}, {`x`, ""}, {`a|`, "bab"},
-	} {
+	for _, seed := range reSeeds {
 		f.Add(seed[0], seed[1])
 	}
 	f.Fuzz(func(t *testing.T, pattern, s string) {
@@ -91,14 +90,54 @@ func FuzzReGsub(f *testing.F) {
 			return
 		}
 		p := newRePattern(re)
-		if !p.resumable {
-			return
-		}
 		L := lua.NewState()
 		defer L.Close()
-		got, _ := reReplaceAll(L, p, s, func(out *resultBuilder, src string, a []int) { out.expand(re, "<$0>", src, a) })
-		if want := re.ReplaceAllString(s, "<$0>"); string(got) != want {
-			t.Fatalf("%q on %q: %q, want %q", pattern, s, got, want)
+		want := re.ReplaceAllString(s, "<$0>")
+		for _, direct := range []int64{reDirectWork, 0} {
+			w := newReWork(L, nil, p, "re.gsub", s)
+			w.direct = direct
+			got, _ := reReplaceAll(L, w, s, func(out *resultBuilder, src string, a []int) { out.expand(re, "<$0>", src, a) })
+			if string(got) != want {
+				t.Fatalf("%q on %q (direct work %d): %q, want %q", pattern, s, direct, got, want)
+			}
 		}
 	})
+}
+
+// FuzzReFindAll: re.find_all's loop finds what regexp's FindAllStringSubmatchIndex finds,
+// captures included, searching the string or reading it through a reReader.
+func FuzzReFindAll(f *testing.F) {
+	for _, seed := range reSeeds {
+		f.Add(seed[0], seed[1])
+	}
+	f.Fuzz(func(t *testing.T, pattern, s string) {
+		re, err := regexp.Compile(pattern)
+		if err != nil || len(s) > 2000 {
+			return
+		}
+		p := newRePattern(re)
+		L := lua.NewState()
+		defer L.Close()
+		want := re.FindAllStringSubmatchIndex(s, -1)
+		for _, direct := range []int64{reDirectWork, 0} {
+			w := newReWork(L, nil, p, "re.find_all", s)
+			w.direct = direct
+			var got [][]int
+			w.each(s, func(a []int) bool { got = append(got, a); return true })
+			if !slices.EqualFunc(got, want, slices.Equal) {
+				t.Fatalf("%q on %q (direct work %d): %v, want %v", pattern, s, direct, got, want)
+			}
+			if m := w.matches(s); m != (want != nil) {
+				t.Fatalf("%q on %q (direct work %d): matches %v, want %v", pattern, s, direct, m, want != nil)
+			}
+		}
+	})
+}
+
+var reSeeds = [][2]string{
+	{`(?i)password\s*[:=]\s*\S+`, "x PASSWORD: a password=b passw"}, {`sk-[a-z]{2,}`, "sk-ab sk- sk-abc"},
+	{`(?i)kk`, "\u212ak KK"}, {`ab*`, "abbb a ab"}, {`(?i)s`, "\u017f S s"}, {`x`, ""}, {`a|`, "bab"},
+	{`\bfoo\b`, "foo foofoo xfoo foo"}, {`^a|b`, "aab ab"}, {`(?m)^(\w+)$`, "ab\ncd\n\nef"}, {`\B`, "abc de"},
+	{`(?m)^`, "a\n\nb\n"}, {`\b`, "\xffa\xe2\x82b"}, {`\Qa)\E(b)?`, "a)b a) a)bb"}, {`(?P<x>\w)\B`, "ab c"},
+	{`x*`, "\xff\xfex"}, {`\Ba*`, "baaa aa"}, {`(a|ab)(c|bcd)(d*)`, "abcd abcdd"},
 }

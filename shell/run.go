@@ -51,11 +51,14 @@ type Result struct {
 }
 
 // Run fires the hook once: the JSON payload of BuildPayload on stdin (then closed), argv run
-// without a shell, environment inherited, working directory opts.Cwd or the host's, in its own
-// process group. On timeout or when ctx is done the whole group is killed. stdout and stderr are
-// captured up to the cap and drained beyond it. For the tool events, a hook whose matcher does
-// not match kwargs["tool_name"] is not spawned (hookspec.StatusSkipped). Run never panics on a bad hook
-// and never returns a Go error: every problem is in the Result. Safe for concurrent use.
+// without a shell, environment inherited (plus the run's mark, procgroup.Track), working
+// directory opts.Cwd or the host's, in its own process group. On timeout or when ctx is done
+// the whole group is killed, and on Linux every process carrying the run's mark (setsid
+// daemons too); what is left of them when the hook exits is killed as well. stdout and
+// stderr are captured up to the cap and drained beyond it. For the tool events, a hook whose
+// matcher does not match kwargs["tool_name"] is not spawned (hookspec.StatusSkipped). Run
+// never panics on a bad hook and never returns a Go error: every problem is in the Result.
+// Safe for concurrent use.
 func (h *Hook) Run(ctx context.Context, kwargs map[string]any, opts RunOptions) Result {
 	start := time.Now()
 	log := opts.Logger
@@ -122,7 +125,7 @@ func (h *Hook) spawn(ctx context.Context, stdin []byte, kwargs map[string]any, o
 	cmd.Stdin = bytes.NewReader(stdin)
 	stdout, stderr := &procgroup.Capped{Max: limit}, &procgroup.Capped{Max: limit}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	killed := procgroup.KillOnCancel(cmd)
+	run := procgroup.Track(cmd)
 	cmd.WaitDelay = waitGrace
 
 	log.Debug("shell hook starting", "program", cmd.Path, "argv", cmd.Args, "timeout", timeout)
@@ -131,9 +134,10 @@ func (h *Hook) spawn(ctx context.Context, stdin []byte, kwargs map[string]any, o
 	}
 	waitErr := cmd.Wait()
 	// Nothing the hook started outlives its run: kill what is left of its process group
-	// (background jobs, daemons that did not leave the group). The group id cannot have been
-	// reused while any member is alive; if none is, this finds no process.
-	procgroup.Kill(cmd.Process)
+	// (background jobs) and, on Linux, every process carrying the run's mark (daemons that
+	// left the group with setsid). The group id cannot have been reused while any member is
+	// alive; if none is, this finds no process.
+	run.Kill()
 	res := Result{Status: hookspec.StatusOK, ExitCode: cmd.ProcessState.ExitCode(),
 		Stdout: stdout.String(), Stderr: stderr.String()}
 	if stderr.Dropped > 0 {
@@ -145,7 +149,7 @@ func (h *Hook) spawn(ctx context.Context, stdin []byte, kwargs map[string]any, o
 	if errors.Is(waitErr, exec.ErrWaitDelay) {
 		log.Debug("shell hook left its output open after exiting; pipes closed")
 	}
-	if killed() {
+	if run.Killed() {
 		why := fmt.Sprintf("cancelled (%v)", context.Cause(ctx))
 		res.Status = hookspec.StatusCancelled
 		if ctx.Err() == nil {

@@ -44,6 +44,11 @@ func hook(body string) string {
 
 const maxRSS = 1536 << 20 // peak resident memory allowed to the child, default limits
 
+// libraryCallLimit is how long a call with `timeout: 1` stuck in one library call may take:
+// the promise is the timeout and 100ms, the margin is for a loaded machine (the measured
+// times are logged).
+const libraryCallLimit = 3 * time.Second
+
 var attacks = []attack{
 	{name: "table.concat of a shared string", handler: hook(`local s = string.rep("x", 16*2^20); local t = {} for i = 1, 2000 do t[i] = s end
     return {context = #table.concat(t)}`), status: engine.StatusError, errHas: "limit exceeded"},
@@ -68,6 +73,24 @@ var attacks = []attack{
 		status: engine.StatusTimeout, maxCall: 2 * time.Second},
 	{name: "gsub with an empty pattern", handler: hook(`local n = #string.gsub(string.rep("x", 262144), "", "")`), manifest: "timeout: 1\n",
 		status: engine.StatusOK, maxCall: 2 * time.Second},
+	// Library calls that run Go code over a large input stop at the timeout, or refuse
+	// at once what could not finish in it; their results count against the memory limit.
+	{name: "re.match of a long pattern over 1 MiB", handler: hook(`return {context = tostring(require("re").match(string.rep("a", 2^20), "a{900}b"))}`),
+		manifest: "timeout: 1\n", status: engine.StatusTimeout, maxCall: libraryCallLimit},
+	{name: "re.find over 64 MiB", handler: hook(`return {context = tostring(require("re").find(string.rep("a", 2^26 - 1), "[ab]{10}[cd]"))}`),
+		manifest: "timeout: 1\n", status: engine.StatusTimeout, maxCall: libraryCallLimit},
+	{name: "re.find_all searching to the end after every match", handler: hook(`return {context = #require("re").find_all(string.rep("x", 2^18), "x.*y|x")}`),
+		manifest: "timeout: 1\n", status: engine.StatusTimeout, maxCall: libraryCallLimit},
+	{name: "re.gsub searching to the end after every match", handler: hook(`return {context = require("re").gsub(string.rep("x", 2^18), "x.*y|x", "z")}`),
+		manifest: "timeout: 1\n", status: engine.StatusTimeout, maxCall: libraryCallLimit},
+	{name: "re.match that cannot finish in time", handler: hook(`return {context = tostring(require("re").match(string.rep("a", 2^18), "(?:a|aa){0,1000}[bc]"))}`),
+		manifest: "timeout: 1\n", status: engine.StatusError, errHas: "limit exceeded: re.match", maxCall: libraryCallLimit},
+	{name: "re.find_all of 64 Mi matches", handler: hook(`return {context = #require("re").find_all(string.rep("a", 2^26 - 1), "a")}`),
+		manifest: "timeout: 10\n", status: engine.StatusError, errHas: "limit exceeded", maxCall: 10 * time.Second},
+	{name: "json.decode of 64 MiB", handler: hook(`return {context = #require("json").decode("[" .. string.rep("1,", 2^25 - 2) .. "1]")}`),
+		manifest: "timeout: 1\n", status: engine.StatusError, errHas: "limit exceeded: memory", maxCall: libraryCallLimit},
+	{name: "json.decode of 64 MiB of objects", handler: hook(`return {context = #require("json").decode("[" .. string.rep('{"a":"b"},', 2^26 / 10 - 1) .. "1]")}`),
+		manifest: "timeout: 1\n", status: engine.StatusError, errHas: "limit exceeded: memory", maxCall: libraryCallLimit},
 	{name: "nesting in handler.lua", handler: "return " + strings.Repeat("{", 1_000_000) + strings.Repeat("}", 1_000_000),
 		status: "", errHas: "nesting"},
 	{name: "nesting in loadstring", handler: hook(`return assert(loadstring("return " .. string.rep("{", 1e6) .. string.rep("}", 1e6)))()`),
@@ -183,6 +206,8 @@ func checkCalls(t *testing.T, a attack, rep report) {
 	for i, c := range rep.Calls {
 		if a.heavy {
 			t.Logf("call %d (%s): %.0f ms", i, a.commands[i], c.DurationMS)
+		} else if a.maxCall > 0 {
+			t.Logf("call %d: %.0f ms", i, c.DurationMS)
 		}
 		want := "witness answered"
 		if a.blocks != nil {

@@ -1,0 +1,76 @@
+package procgroup
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"strconv"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// killMarked kills every process whose environment holds mark, read from
+// /proc/<pid>/environ, in rounds until a round finds none (at most killRounds). Each process
+// is pinned with a pidfd before its environment is read again and it is signalled, so a pid
+// reused in between is never hit. A process whose environment cannot be read (another
+// user's) is skipped.
+func killMarked(mark string) {
+	needle := []byte("\x00" + mark + "\x00")
+	self := os.Getpid()
+	for range killRounds {
+		if !killMarkedOnce(needle, self) {
+			return
+		}
+	}
+}
+
+// killRounds bounds the rounds of killMarked: a process killed in one round may still be
+// listed in the next, before it exits.
+const killRounds = 16
+
+// killMarkedOnce kills the marked processes it finds, and reports whether it found any.
+func killMarkedOnce(needle []byte, self int) bool {
+	dir, err := os.Open("/proc")
+	if err != nil {
+		return false
+	}
+	names, _ := dir.Readdirnames(-1)
+	dir.Close()
+	found := false
+	for _, name := range names {
+		pid, err := strconv.Atoi(name)
+		if err != nil || pid == self || !marked(pid, needle) {
+			continue
+		}
+		found = true
+		fd, err := unix.PidfdOpen(pid, 0)
+		if err != nil {
+			if errors.Is(err, unix.ENOSYS) { // a kernel before 5.3: no pinning
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+			continue
+		}
+		if marked(pid, needle) { // still the same process: the pidfd holds it
+			_ = unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0)
+		}
+		unix.Close(fd)
+	}
+	return found
+}
+
+// marked reports whether the environment of process pid holds needle ("\x00NAME=VALUE\x00").
+// A zombie's environment reads empty: it is no longer there to kill.
+func marked(pid int, needle []byte) bool {
+	env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+	if err != nil || len(env) == 0 {
+		return false
+	}
+	if bytes.HasPrefix(env, needle[1:]) {
+		return true
+	}
+	if env[len(env)-1] != 0 {
+		env = append(env, 0)
+	}
+	return bytes.Contains(env, needle)
+}

@@ -1,0 +1,82 @@
+package hostile
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/shell"
+)
+
+// TestShellHookSetsidDaemonDiesAtTimeout: a shell hook that starts a daemon with setsid,
+// out of its process group, and then hangs is stopped at its timeout, daemon included; a
+// hook that starts one and exits leaves nothing running either.
+func TestShellHookSetsidDaemonDiesAtTimeout(t *testing.T) {
+	for _, c := range []struct {
+		name, rest string
+		status     hookspec.Status
+	}{
+		{"hangs", "exec sleep 300\n", hookspec.StatusTimeout},
+		{"exits", "echo '{}'\n", hookspec.StatusOK},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			pidFile := filepath.Join(dir, "daemon.pid")
+			script := filepath.Join(dir, "hook.sh")
+			body := "#!/bin/sh\nsetsid sh -c 'echo $$ > \"$0\"; exec sleep 300' '" + pidFile + "' </dev/null >/dev/null 2>&1 &\n" +
+				"while [ ! -s '" + pidFile + "' ]; do :; done\n" + c.rest
+			if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			h := &shell.Hook{Event: "post_tool_call", Command: script, Argv: []string{script}, Timeout: time.Second}
+			start := time.Now()
+			res := h.Run(context.Background(), map[string]any{"tool_name": "terminal"}, shell.RunOptions{})
+			elapsed := time.Since(start)
+			t.Logf("the hook took %.0f ms", float64(elapsed)/float64(time.Millisecond))
+			if res.Status != c.status {
+				t.Errorf("status %s (%s), want %s", res.Status, res.Err, c.status)
+			}
+			if c.status == hookspec.StatusTimeout && elapsed > libraryCallLimit {
+				t.Errorf("the hook took %v, want about its 1s timeout", elapsed)
+			}
+			b, err := os.ReadFile(pidFile)
+			if err != nil {
+				t.Fatalf("the daemon did not start: %v", err)
+			}
+			pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			// A killed process is reaped by init: wait a little for it.
+			for deadline := time.Now().Add(3 * time.Second); !processGone(pid); {
+				if time.Now().After(deadline) {
+					syscall.Kill(pid, syscall.SIGKILL)
+					t.Fatalf("the daemon %d outlived its hook", pid)
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+		})
+	}
+}
+
+// processGone reports whether pid has exited (or is a zombie waiting to be reaped).
+func processGone(pid int) bool {
+	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+		return true
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	s := string(stat)
+	i := strings.LastIndexByte(s, ')')
+	return i >= 0 && i+2 < len(s) && s[i+2] == 'Z'
+}
