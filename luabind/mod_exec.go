@@ -191,19 +191,19 @@ func (e *env) runProgram(L *lua.LState, argv []string, o execOpts) *lua.LTable {
 	}
 	stdout, stderr := &procgroup.Capped{Max: execMaxOutput}, &procgroup.Capped{Max: execMaxOutput}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	killed := procgroup.KillOnCancel(cmd)
+	run := procgroup.Track(cmd) // its process group, and on Linux what it started with setsid
 	cmd.WaitDelay = execWaitDelay
 
 	done := e.guard.wait()
 	err = cmd.Run()
 	done()
 	if cmd.Process != nil {
-		_ = procgroup.Kill(cmd.Process) // what it left running in the background
+		_ = run.Kill() // what it left running in the background
 	}
 	switch {
-	case killed() && parent.Err() != nil:
+	case run.Killed() && parent.Err() != nil:
 		L.RaiseError("exec: %q interrupted: %v (process group killed)", argv[0], parent.Err())
-	case killed():
+	case run.Killed():
 		L.RaiseError("exec: %q timed out after %s (process group killed)", argv[0], o.timeout)
 	case cmd.ProcessState == nil:
 		L.RaiseError("exec: %q: %v", argv[0], pathErr(err))
