@@ -2,21 +2,7 @@ package procgroup
 
 import (
 	"bytes"
-	"os/exec"
-	"sync/atomic"
 )
-
-// KillOnCancel starts cmd in its own process group (Set) and makes the end of its context
-// kill the whole group rather than the leader alone. killed reports whether that happened.
-func KillOnCancel(cmd *exec.Cmd) (killed func() bool) {
-	var k atomic.Bool
-	Set(cmd)
-	cmd.Cancel = func() error {
-		k.Store(true)
-		return Kill(cmd.Process)
-	}
-	return k.Load
-}
 
 // Capped keeps the first Max bytes written to it and counts, then discards, the rest, so a
 // child writing forever never blocks on a full pipe and memory stays bounded.
