@@ -1,6 +1,7 @@
 package lua
 
 import (
+	"context"
 	"runtime"
 	"strings"
 	"testing"
@@ -164,4 +165,31 @@ func TestReachableMemoryMatchesTheHeap(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A measure made by a charge stops with the call's context: a state holding a million
+// values does not keep a cancelled call walking them.
+func TestMeasureStopsWithTheCall(t *testing.T) {
+	L := NewState()
+	defer L.Close()
+	if err := L.DoString(`t = {} for i = 1, 200000 do t[i] = {} end`); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	L.SetContext(ctx)
+	cancel()
+	full := L.ReachableMemory(0) // not from a charge: a measure for the host, never stopped
+	if full < 200000*memTable {
+		t.Fatalf("measured %d bytes", full)
+	}
+	L.mem.busy = true // as over() sets it while a charge measures
+	defer func() {
+		L.mem.busy = false
+		r := recover()
+		if ae, ok := r.(*ApiError); !ok || !strings.Contains(ae.Error(), "context canceled") {
+			t.Errorf("recovered %v, want the call's context error", r)
+		}
+	}()
+	L.ReachableMemory(0)
+	t.Error("the measure ran to its end in a cancelled call")
 }

@@ -21,13 +21,26 @@ func (ls *LState) ReachableMemory(limit int64, roots ...LValue) int64 {
 	w.todo = append(w.todo, roots...)
 	// An explicit stack, not recursion: a chain of a million nested tables must not
 	// overflow the Go stack.
-	for len(w.todo) > 0 && w.total <= limit {
+	// A measure made by a charge (memory.go's over) runs inside the state's call: it stops
+	// with the call's timeout or cancellation, however much the state holds.
+	poll := ls.mem.busy
+	for n := 0; len(w.todo) > 0 && w.total <= limit; n++ {
+		if poll && n%walkPollInterval == walkPollInterval-1 {
+			th := g.CurrentThread
+			if th == nil || th.IsClosed() {
+				th = ls
+			}
+			th.pollContext()
+		}
 		v := w.todo[len(w.todo)-1]
 		w.todo = w.todo[:len(w.todo)-1]
 		w.visit(v)
 	}
 	return w.total
 }
+
+// walkPollInterval is how many values a measure visits between two looks at the context.
+const walkPollInterval = 4096
 
 type memWalk struct {
 	seen      ptrSet // tables, functions, userdata, threads, prototypes
