@@ -215,6 +215,7 @@ func (L *LState) setStringKey(inst uint32) bool {
 // keeps that box. Like RawSetString, it adds a key to the key list once and leaves it there
 // when the key is cleared.
 func (tb *LTable) setBoxedString(key LValue, ks string, value LValue) {
+	tb.ver++
 	if tb.strdict == nil {
 		tb.charge(mapMemory(4))
 		tb.strdict = make(map[string]LValue, 4)
@@ -244,6 +245,7 @@ func (tb *LTable) ReserveKeys(n int) {
 // RawSetString boxes the key, an allocation, to look it up).
 func (tb *LTable) ReplaceString(key string, value LValue) {
 	if value != LNil && tb.strdict != nil && tb.k2i != nil {
+		tb.ver++
 		n := len(tb.strdict)
 		tb.strdict[key] = value
 		if len(tb.strdict) == n {

@@ -70,7 +70,7 @@ func (w *memWalk) visit(v LValue) {
 		if x == nil || !w.first(unsafe.Pointer(x)) {
 			return
 		}
-		w.total += closureMemory(len(x.Upvalues))
+		w.total += closureMemory(len(x.Upvalues)) + int64(len(x.fields.entries))*memFieldCache
 		for _, up := range x.Upvalues {
 			if up != nil {
 				w.queue(up.Value())

@@ -179,6 +179,7 @@ func (tb *LTable) RawSetString(key string, value LValue) {
 
 // setString is RawSetString for key, boxed as lkey.
 func (tb *LTable) setString(lkey LValue, key string, value LValue) {
+	tb.ver++
 	if tb.strdict == nil {
 		tb.charge(mapMemory(defaultHashCap))
 		tb.strdict = make(map[string]LValue, defaultHashCap)

@@ -148,6 +148,7 @@ type LTable struct {
 	keys    []LValue
 	k2i     map[LValue]int
 	mem     *memAccount // of the state that made it; nil: none (memory.go)
+	ver     uint64      // changes with every write of a string key (fieldcache.go)
 }
 
 func (tb *LTable) String() string   { return fmt.Sprintf("table: %p", tb) }
@@ -160,6 +161,8 @@ type LFunction struct {
 	Proto     *FunctionProto
 	GFunction LGFunction
 	Upvalues  []*Upvalue
+
+	fields fieldCaches // of its global and constant-key lookups (fieldcache.go)
 }
 type LGFunction func(*LState) int
 

@@ -582,7 +582,7 @@ func init() {
 			RA := lbase + A
 			Bx := int(inst & 0x3ffff) //GETBX
 			//reg.Set(RA, L.getField(cf.Fn.Env, cf.Fn.Proto.Constants[Bx]))
-			v := L.getFieldString(cf.Fn.Env, cf.Fn.Proto.stringConstants[Bx])
+			v := L.getStringCached(cf.Fn, Bx, cf.Fn.Env, cf.Fn.Proto.stringConstants[Bx])
 			// this section is inlined by go-inline
 			// source function is 'func (rg *registry) Set(regi int, vali LValue) ' in '_state.go'
 			{
@@ -644,7 +644,12 @@ func init() {
 			RA := lbase + A
 			B := int(inst & 0x1ff)    //GETB
 			C := int(inst>>9) & 0x1ff //GETC
-			v := L.getFieldString(reg.Get(lbase+B), L.rkString(C))
+			var v LValue
+			if C&opBitRk != 0 { // a constant (past 256 constants, the key is in a register)
+				v = L.getStringCached(cf.Fn, C&^opBitRk, reg.Get(lbase+B), cf.Fn.Proto.stringConstants[C&^opBitRk])
+			} else {
+				v = L.getFieldString(reg.Get(lbase+B), L.rkString(C))
+			}
 			// this section is inlined by go-inline
 			// source function is 'func (rg *registry) Set(regi int, vali LValue) ' in '_state.go'
 			{
