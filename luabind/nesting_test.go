@@ -116,7 +116,7 @@ func TestLargeDeepHandlerRefusedQuickly(t *testing.T) {
 		took := time.Since(start)
 		wantErr(t, name, err, KindSyntax, nestingMsg)
 		t.Logf("%s: %d bytes refused in %v", name, len(src), took)
-		if took > 5*time.Second {
+		if took > 30*time.Second { // linear in the size: a bound for a quadratic blow-up, not a timing
 			t.Errorf("%s: refused after %v", name, took)
 		}
 	}
