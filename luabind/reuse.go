@@ -127,13 +127,7 @@ func (k *kwTable) setValue(L *lua.LState, i int, key string, v any) {
 		return
 	}
 	if k.use.Unread(key) {
-		// The callback cannot see this field (kwflow: it never looks it up, and kw never
-		// leaves it), so converting it would be wasted: a conversation history of a thousand
-		// messages is a thousand tables. The key keeps a value, the kept empty table, so
-		// that the table holds every key of the call as always.
-		f := k.field(key)
-		f.fillMap(L, nil)
-		k.set(i, key, f.t)
+		k.setUnread(L, i, key)
 		return
 	}
 	switch x := v.(type) {
@@ -153,6 +147,17 @@ func (k *kwTable) setValue(L *lua.LState, i int, key string, v any) {
 		}
 	}
 	k.set(i, key, toLua(L, v))
+}
+
+// setUnread sets field key, which the callback never looks up, without converting its
+// value. The callback cannot see it (kwflow: it never reads the key, and kw never leaves
+// it), so converting it would be wasted: a conversation history of a thousand messages is a
+// thousand tables. The key keeps a value, the kept empty table, so that the table holds
+// every key of the call as always.
+func (k *kwTable) setUnread(L *lua.LState, i int, key string) {
+	f := k.field(key)
+	f.fillMap(L, nil)
+	k.set(i, key, f.t)
 }
 
 // field returns the kwTable of field key, made on first use.
