@@ -58,11 +58,12 @@ func historyEngine(tb testing.TB, body string) *engine.Engine {
 }
 
 // BenchmarkPreLLMCallHistory measures PreLLMCall with an empty conversation history and with
-// one of 1,000 messages, in the same run: each op is a block of historyBlock calls of each,
-// timed separately. empty-ns/call and history-ns/call are the two costs and ratio their
-// quotient; the allocations of one call of each are reported too. "unread" is a handler that
-// never looks at the history (it costs the same either way), "read" one that walks it,
-// "passed-on" the unread handler behind a helper that receives kw.
+// one of 1,000 messages in the same run: each op is a block of historyBlock calls of each,
+// timed separately, the two blocks in turn in either order. empty-ns/call and
+// history-ns/call are the two costs, ratio their quotient; the allocations of one call of
+// each are reported too. "unread" is a handler that never looks at the history (it costs
+// the same either way), "read" one that walks it, "passed-on" the unread handler behind a
+// helper that receives kw.
 func BenchmarkPreLLMCallHistory(b *testing.B) {
 	const historyBlock = 8
 	for _, h := range historyHandlers {
@@ -79,23 +80,23 @@ func BenchmarkPreLLMCallHistory(b *testing.B) {
 			}
 			allocsEmpty := testing.AllocsPerRun(100, func() { eng.PreLLMCall(ctx, empty) })
 			allocsLong := testing.AllocsPerRun(20, func() { eng.PreLLMCall(ctx, long) })
-			var inEmpty, inLong time.Duration
+			var in [2]time.Duration // empty, long
+			turns := [2]engine.LLMTurn{empty, long}
 			calls := 0
 			b.ReportAllocs()
 			defer reportCPU(b)()
 			for b.Loop() {
-				start := time.Now()
-				for range historyBlock {
-					eng.PreLLMCall(ctx, empty)
+				first := calls / historyBlock % 2 // which goes first alternates
+				for _, j := range []int{first, 1 - first} {
+					start := time.Now()
+					for range historyBlock {
+						eng.PreLLMCall(ctx, turns[j])
+					}
+					in[j] += time.Since(start)
 				}
-				mid := time.Now()
-				for range historyBlock {
-					eng.PreLLMCall(ctx, long)
-				}
-				inEmpty += mid.Sub(start)
-				inLong += time.Since(mid)
 				calls += historyBlock
 			}
+			inEmpty, inLong := in[0], in[1]
 			b.ReportMetric(float64(inEmpty)/float64(calls), "empty-ns/call")
 			b.ReportMetric(float64(inLong)/float64(calls), "history-ns/call")
 			b.ReportMetric(float64(inLong)/float64(inEmpty), "ratio")
