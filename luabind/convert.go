@@ -57,6 +57,22 @@ func (w TableWriter) Value(k string, v any) {
 	w.t.RawSetString(k, toLua(w.l, v))
 }
 
+// List sets field k to the list v, converted like any other Go value; it spares boxing the
+// slice when the callback never looks the field up (a refilled table's unread field).
+func (w TableWriter) List(k string, v []any) {
+	if w.kw != nil {
+		if i, ok := w.kw.index(k); ok {
+			if w.kw.use.Unread(k) {
+				w.kw.setUnread(w.l, i, k)
+				return
+			}
+			w.kw.setValue(w.l, i, k, v)
+		}
+		return
+	}
+	w.t.RawSetString(k, toLua(w.l, v))
+}
+
 // Limits on values converted back from Lua.
 const (
 	maxConvertDepth = 64

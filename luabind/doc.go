@@ -30,7 +30,9 @@
 // when the function's bytecode shows it cannot tell (internal/kwflow): it only reads the
 // table (fields looked up, compared, tested; values read from it may go anywhere), and no
 // closure can reach it, whether a closure captured it before or after it held the table.
-// Table-valued fields such as args are refilled too unless the function lets them escape.
+// Table-valued fields such as args are refilled too unless the function lets them escape,
+// and one such a function never looks up (a conversation_history it does not read) is not
+// converted at all: its key holds an empty table the function cannot see.
 // A refilled table always holds every key of the call, exactly as a new one would, and a
 // table a function may keep is never refilled: when the analysis cannot prove the function
 // blind to the reuse, the tables are new for every call, and for a plugin callback

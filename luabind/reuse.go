@@ -104,7 +104,7 @@ func (k *kwTable) setNumber(i int, key string, v lua.LNumber) {
 }
 
 // setValue is set for any Go value, converted like toLua. Maps in fields the callback only
-// reads are refilled too.
+// reads are refilled too, and a table-valued field it never looks up is not converted.
 func (k *kwTable) setValue(L *lua.LState, i int, key string, v any) {
 	switch x := v.(type) {
 	case string:
@@ -122,6 +122,15 @@ func (k *kwTable) setValue(L *lua.LState, i int, key string, v any) {
 	case float64:
 		k.setNumber(i, key, lua.LNumber(x))
 		return
+	case nil:
+		k.set(i, key, lua.LNil)
+		return
+	}
+	if k.use.Unread(key) {
+		k.setUnread(L, i, key)
+		return
+	}
+	switch x := v.(type) {
 	case map[string]any:
 		if k.use.Refill(key) {
 			f := k.field(key)
@@ -138,6 +147,17 @@ func (k *kwTable) setValue(L *lua.LState, i int, key string, v any) {
 		}
 	}
 	k.set(i, key, toLua(L, v))
+}
+
+// setUnread sets field key, which the callback never looks up, without converting its
+// value. The callback cannot see it (kwflow: it never reads the key, and kw never leaves
+// it), so converting it would be wasted: a conversation history of a thousand messages is a
+// thousand tables. The key keeps a value, the kept empty table, so that the table holds
+// every key of the call as always.
+func (k *kwTable) setUnread(L *lua.LState, i int, key string) {
+	f := k.field(key)
+	f.fillMap(L, nil)
+	k.set(i, key, f.t)
 }
 
 // field returns the kwTable of field key, made on first use.

@@ -3,9 +3,11 @@ package luabind
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/hermes-hooks/hermes/luabind/internal/kwflow"
 	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 )
@@ -96,7 +98,8 @@ func TestAnalyzeKwargs(t *testing.T) {
 		if !tt.readOnly {
 			want = kwflow.Use{Why: tt.why}
 		}
-		if diff := cmp.Diff(want, got); diff != "" {
+		// The fields read are checked by kwflow's TestUnread and by TestUnreadFieldNotConverted.
+		if diff := cmp.Diff(want, got, cmpopts.IgnoreFields(kwflow.Use{}, "Reads", "ReadsAny")); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", tt.body, diff)
 		}
 	}
@@ -276,12 +279,20 @@ func TestReuseIsInvisible(t *testing.T) {
 		`local r = co and co(); co = coroutine.wrap(function() coroutine.yield(kw.tool_name) end); return r`,
 		`local r = nested_seen == kw.args.nested; nested_seen = kw.args.nested; return r`,
 		`local r = lastn and lastn.x; lastn = kw.args.nested or lastn; return r`,
+		`return kw.tool_name .. tostring(kw.more)`, // args and history never looked at
+		`return #kw.history`,
+		`local h = kw.history; return h[1] and h[1].role .. #h`,
+		`local r = lasth and lasth[1].content; lasth = kw.history; return r`,
+		`if kw.history[1] then kw.history[1].content = "changed" end; return kw.history[1] and kw.history[1].content`,
+		`local r = {}; for i, m in ipairs(kw.history) do r[i] = m.role end; return r`,
+		`return json_encode and 1 or #kw`,
 	}
+	history := []any{map[string]any{"role": "user", "content": "hi"}, map[string]any{"role": "assistant", "content": "hello"}}
 	calls := []map[string]any{
-		{"tool_name": "one", "args": map[string]any{"command": "ls", "x": "1", "nested": map[string]any{"x": "n1"}}},
-		{"tool_name": "two", "args": map[string]any{"command": "rm"}},
-		{"tool_name": "two", "args": map[string]any{"command": "rm", "nested": map[string]any{"x": "n3"}}},
-		{"tool_name": "three", "args": map[string]any{}, "more": true},
+		{"tool_name": "one", "args": map[string]any{"command": "ls", "x": "1", "nested": map[string]any{"x": "n1"}}, "history": history},
+		{"tool_name": "two", "args": map[string]any{"command": "rm"}, "history": []any{}},
+		{"tool_name": "two", "args": map[string]any{"command": "rm", "nested": map[string]any{"x": "n3"}}, "history": history[:1]},
+		{"tool_name": "three", "args": map[string]any{}, "more": true, "history": history},
 	}
 	run := func(body string) []any {
 		p := loadPlugin(t, "seen = {}\nfunction register(ctx)\n ctx.register_hook('x', function(kw)\n"+body+"\nend)\nend\n", Options{})
@@ -304,6 +315,46 @@ func TestReuseIsInvisible(t *testing.T) {
 	}
 	if reused < 8 { // the comparison is only worth something if many bodies were refilled
 		t.Errorf("only %d of %d bodies had their kwargs refilled", reused, len(bodies))
+	}
+}
+
+// countingTable is a Table that counts how often it is converted to Lua.
+type countingTable struct{ n *int }
+
+func (c countingTable) FillLua(w TableWriter) { *c.n++; w.String("role", "user") }
+func (c countingTable) FieldCount() int       { return 1 }
+
+// A table-valued field a callback never looks up is not converted for it at all (a
+// conversation history of a thousand messages would be a thousand tables), while a callback
+// that reads it, or hands kw on, gets it converted on every call.
+func TestUnreadFieldNotConverted(t *testing.T) {
+	for _, tt := range []struct {
+		body      string
+		converted bool
+	}{
+		{`return kw.model .. (kw.session_id or "")`, false},
+		{`if kw.is_first_turn then return "first" end; return kw.model`, false},
+		{`return kw.model .. #kw.conversation_history`, true},
+		{`local k = "conversation_history"; return kw.model .. #kw[k]`, true},
+		{`local function check(t) return t.model end; return check(kw)`, true}, // kw is passed on: new tables
+	} {
+		t.Run(tt.body, func(t *testing.T) {
+			p := loadPlugin(t, "function register(ctx)\n ctx.register_hook('x', function(kw)\n"+tt.body+"\nend)\nend\n", Options{})
+			n := 0
+			for i := range 3 {
+				kw := map[string]any{"model": "m", "is_first_turn": i == 0, "conversation_history": countingTable{&n}}
+				got, err := p.Call(context.Background(), 0, kw)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if s, _ := got.(string); i > 0 && !strings.HasPrefix(s, "m") {
+					t.Fatalf("call %d: %v", i, got)
+				}
+			}
+			if want := map[bool]int{false: 0, true: 3}[tt.converted]; n != want {
+				t.Errorf("the history was converted %d times in 3 calls, want %d", n, want)
+			}
+		})
 	}
 }
 

@@ -6,7 +6,9 @@
 // tested for truth, their length taken, the values read passed anywhere. A table that is
 // stored, passed to a function, returned, written to, used where a metamethod of another
 // value could receive it, or that a closure can reach, may outlive the call or be changed by
-// it, and is rebuilt every time. Analyze answers for the table and for each of its fields.
+// it, and is rebuilt every time. Analyze answers for the table and for each of its fields,
+// and says which fields the function may look up at all: a field a function never looks up
+// in a read-only table holds a value it can never see, which the engine need not convert.
 //
 // # Invariants
 //

@@ -20,11 +20,23 @@ type Use struct {
 	// field must be new for every call even when the table itself is refilled.
 	Escaping []string
 	AnyField bool
+	// Reads lists the fields (constant keys) the function may look up in the table;
+	// ReadsAny says that it may look one up with a key known only at run time. A field
+	// neither names is never seen by the function.
+	Reads    []string
+	ReadsAny bool
 }
 
 // Refill reports whether the table in field key may be refilled rather than rebuilt.
 func (u Use) Refill(key string) bool {
 	return u.ReadOnly && !u.AnyField && !slices.Contains(u.Escaping, key)
+}
+
+// Unread reports whether the function can never see the value of field key: the table is
+// read-only and the function looks up neither key nor a key known only at run time. Such a
+// field need not be converted for it at all.
+func (u Use) Unread(key string) bool {
+	return u.ReadOnly && !u.ReadsAny && !slices.Contains(u.Reads, key)
 }
 
 const (
@@ -81,10 +93,14 @@ func Analyze(p *lua.FunctionProto, param int) Use {
 	case a.escaped&taintTable != 0 || a.closed != 0:
 		return Use{Why: a.why}
 	}
-	u := Use{ReadOnly: true, AnyField: a.escaped&taintAnyKey != 0}
+	u := Use{ReadOnly: true, AnyField: a.escaped&taintAnyKey != 0, ReadsAny: a.read&taintAnyKey != 0}
 	for i := range min(taintKeyBits, len(p.Constants)) {
-		if s, ok := p.Constants[i].(lua.LString); ok && a.escaped&(1<<i) != 0 {
+		s, ok := p.Constants[i].(lua.LString)
+		if ok && a.escaped&(1<<i) != 0 {
 			u.Escaping = append(u.Escaping, string(s))
+		}
+		if ok && a.read&(1<<i) != 0 {
+			u.Reads = append(u.Reads, string(s))
 		}
 	}
 	return u
@@ -109,6 +125,7 @@ type flow struct {
 	capturedAs [maxRegisters]string
 
 	escaped uint64 // union of the masks of every value that may leave the call
+	read    uint64 // the fields looked up in the table (taintAnyKey: with a run-time key)
 	closed  uint64 // union of the masks of every value a closure may reach
 	why     string // the first reason the table is not read-only, by instruction order
 	whyPC   int
@@ -402,6 +419,7 @@ func (a *flow) stepData(pc int) bool {
 				a.p.Constants[k].Type() == lua.LTString {
 				m = 1 << k
 			}
+			a.read |= m
 		}
 		a.set(A, m)
 	case lua.OP_SETGLOBAL, lua.OP_SETUPVAL:

@@ -1,6 +1,7 @@
 package kwflow
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -137,5 +138,47 @@ func TestRefill(t *testing.T) {
 				t.Errorf("%+v.Refill(%q) = %v, want %v", tt.use, key, got, want)
 			}
 		}
+	}
+}
+
+// A field the callback never looks up is one it cannot see: the engine may leave it
+// unconverted. Any way of reaching it (a constant key, a run-time key, the table passed on)
+// counts as seeing it.
+func TestUnread(t *testing.T) {
+	const key = "conversation_history"
+	var many strings.Builder
+	for i := range 70 { // more constants than keys tracked one by one
+		fmt.Fprintf(&many, "local s%d = 'c%d'\n", i, i)
+	}
+	for _, tt := range []struct {
+		body   string
+		unread bool
+	}{
+		{"return {context = kw.sender_id .. ' on ' .. kw.model}", true},
+		{"if kw.user_message == '' then return 'empty' end", true},
+		{"return 'constant'", true},
+		{"return #kw > 0", true}, // the length of kw is its array part: no key of the call
+		{"if kw.is_first_turn then return end\nreturn #kw.conversation_history", false},
+		{"local h = kw.conversation_history\nreturn nil", false},
+		{"return kw['conversation_history'][1].content", false},
+		{"local k = 'conversation_history'\nreturn kw[k]", false},
+		{"return kw[1]", false},
+		{"return check(kw)", false},
+		{"return json.encode(kw)", false},
+		{"for k, v in pairs(kw) do end", false},
+		{"return rawget(kw, 'conversation_history')", false},
+		{"local f = function() return kw.model end\nreturn f()", false},
+		{many.String() + "return kw.model", false},
+	} {
+		u := Analyze(callback(t, "kw", tt.body), 0)
+		if got := u.Unread(key); got != tt.unread {
+			t.Errorf("%s:\n Unread(%q) = %v, want %v (%+v)", tt.body, key, got, tt.unread, u)
+		}
+		if u.Unread("model") && strings.Contains(tt.body, "kw.model") {
+			t.Errorf("%s: kw.model is read, Unread says it is not (%+v)", tt.body, u)
+		}
+	}
+	if got := Analyze(callback(t, "event", "return event"), 1); !got.Unread(key) {
+		t.Errorf("a function without the parameter cannot see its fields: %+v", got)
 	}
 }
