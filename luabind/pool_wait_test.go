@@ -276,3 +276,17 @@ func TestBusyCallWaitedAndDidNotRun(t *testing.T) {
 	cancel()
 	<-first
 }
+
+// Reporting the wait costs an uncontended call nothing: no allocation, timed or not.
+func TestUncontendedCallAllocatesNothing(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	p := loadPlugin(t, `function register(ctx) ctx.register_hook("h", function(kw) return kw.n end) end`, Options{})
+	kw := map[string]any{"n": true}
+	for _, timed := range []bool{false, true} {
+		if n := testing.AllocsPerRun(1000, func() { _, _, _ = p.CallTimed(context.Background(), 0, kw, timed) }); n != 0 {
+			t.Errorf("timed %v: %v allocations per call, want 0", timed, n)
+		}
+	}
+}
