@@ -23,6 +23,7 @@ const (
 	maxTimeout           = 300.0
 	maxStates            = 64
 	maxMaxStates         = 4 * maxStates // max_states
+	maxStatesPerState    = 4             // max_states by default: 4 x states
 	maxHandlerSize       = 4 << 20
 )
 
@@ -120,7 +121,7 @@ func (i *PluginInfo) failure() string {
 func newPluginInfo(dir string) *PluginInfo {
 	base := filepath.Base(dir)
 	return &PluginInfo{Name: base, Dir: dir, dirName: base, Enabled: true, Timeout: defaultPluginTimeout,
-		Memory: luabind.DefaultMemoryLimit, States: 1, MaxStates: luabind.DefaultMaxStates(1), Hooks: []string{}}
+		Memory: luabind.DefaultMemoryLimit, States: 1, MaxStates: maxStatesPerState, Hooks: []string{}}
 }
 
 // disabledPlugin reports whether config.yaml disables the plugin, by name or directory.
@@ -266,7 +267,7 @@ func parsePluginManifest(file string, data []byte, readErr error, info *PluginIn
 		}
 	}
 	if !maxStatesKey {
-		info.MaxStates = luabind.DefaultMaxStates(info.States)
+		info.MaxStates = maxStatesPerState * info.States
 	}
 	return warns, nil
 }

@@ -83,7 +83,7 @@ func TestIOWaitDoesNotHoldTheLine(t *testing.T) {
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
 			g := newGate(t)
-			opts := Options{Timeout: time.Minute, BusyTimeout: 20 * time.Second} // busy only without the fix
+			opts := Options{Timeout: time.Minute, BusyTimeout: 20 * time.Second, MaxStates: 4} // busy only without the fix
 			c.opts(g, &opts)
 			src := `local url
 function register(ctx)
@@ -143,7 +143,7 @@ end`
 		"block":   func(ctx context.Context, _ []any) (any, error) { return nil, g.block(ctx) },
 		"started": func(context.Context, []any) (any, error) { started <- struct{}{}; return nil, nil },
 	}
-	p := loadPlugin(t, src, Options{Timeout: time.Minute, BusyTimeout: 30 * time.Millisecond, HostFuncs: funcs})
+	p := loadPlugin(t, src, Options{Timeout: time.Minute, BusyTimeout: 30 * time.Millisecond, MaxStates: 4, HostFuncs: funcs})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	errs := make(chan error, 2)
@@ -176,13 +176,15 @@ end`
 	}
 }
 
-// The pool grows no further than MaxStates; MaxStates = States turns growth off.
+// The pool grows no further than MaxStates; MaxStates = States, the default, turns growth
+// off.
 func TestPoolGrowthIsBounded(t *testing.T) {
-	for _, limit := range []int{1, 3} {
+	for _, maxStates := range []int{0, 1, 3} {
+		limit := max(maxStates, 1)
 		g := newGate(t)
 		funcs := map[string]Func{"block": func(ctx context.Context, _ []any) (any, error) { return nil, g.block(ctx) }}
 		p := loadPlugin(t, `function register(ctx) ctx.register_hook("h", function() require("hermes").block() end) end`,
-			Options{Timeout: time.Minute, BusyTimeout: 30 * time.Millisecond, MaxStates: limit, HostFuncs: funcs})
+			Options{Timeout: time.Minute, BusyTimeout: 30 * time.Millisecond, MaxStates: maxStates, HostFuncs: funcs})
 		errs := make(chan error, limit)
 		for range limit {
 			go func() { _, err := p.Call(context.Background(), 0, nil); errs <- err }()
@@ -191,7 +193,7 @@ func TestPoolGrowthIsBounded(t *testing.T) {
 		_, err := p.Call(context.Background(), 0, nil)
 		wantKind(t, err, KindBusy, "stayed in use for 30ms")
 		if n := p.s.pool.size(); n != limit {
-			t.Errorf("MaxStates %d: pool holds %d states", limit, n)
+			t.Errorf("MaxStates %d: pool holds %d states, want %d", maxStates, n, limit)
 		}
 		g.open()
 		for range limit {
@@ -201,7 +203,7 @@ func TestPoolGrowthIsBounded(t *testing.T) {
 		}
 		// The extra states stay for reuse: calls that come later find them idle.
 		if n := p.s.pool.size(); n != limit {
-			t.Errorf("MaxStates %d: pool holds %d states after the calls, want them kept", limit, n)
+			t.Errorf("MaxStates %d: pool holds %d states after the calls, want them kept", maxStates, n)
 		}
 	}
 }

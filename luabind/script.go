@@ -34,8 +34,8 @@ type Options struct {
 	States      int // Lua states kept for calls running Lua at once; 0 = 1 (see doc.go)
 	// MaxStates bounds the states the pool may grow to while calls wait on I/O (store,
 	// http, exec, time.sleep, host functions): a call that finds every state busy while
-	// fewer than States calls are running Lua gets an extra state (see doc.go). 0 =
-	// DefaultMaxStates(States); States or less: the pool never grows.
+	// fewer than States calls are running Lua gets an extra state (see doc.go). States or
+	// less (0 included): the pool never grows.
 	MaxStates   int
 	Permissions Permissions     // what the hook may touch
 	HostFuncs   map[string]Func // extra functions of the hermes module, e.g. run_agent
@@ -48,10 +48,6 @@ type Options struct {
 }
 
 const defaultTimeout = 5 * time.Second
-
-// DefaultMaxStates is how many states a pool of states may grow to while calls wait on
-// I/O, when Options.MaxStates is 0: four times states.
-func DefaultMaxStates(states int) int { return 4 * max(states, 1) }
 
 // script is one compiled handler file and its pool of Lua states. The bytecode is
 // compiled once; every state runs the same prototype.
@@ -174,9 +170,6 @@ func newScript(src []byte, opts Options) (*script, error) {
 	}
 	if opts.States <= 0 {
 		opts.States = 1
-	}
-	if opts.MaxStates == 0 {
-		opts.MaxStates = DefaultMaxStates(opts.States)
 	}
 	opts.MaxStates = max(opts.MaxStates, opts.States)
 	if opts.Name == "" {
