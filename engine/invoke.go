@@ -16,11 +16,12 @@ import (
 )
 
 // callback is one registered hook function: a Lua plugin callback or a shell hook.
-// fire never panics and never returns a Go error: failures are in the HookResult. A Lua
-// callback times itself only for its metrics; the invoker times the calls of a report that
-// outlives the call (Fire, a trace).
+// fire never panics and never returns a Go error: failures are in the HookResult. With
+// timed (a report that outlives the call: Fire, a trace), the result's Duration is how long
+// the hook ran; a Lua callback also times itself for its metrics, and says how long it
+// waited for a free Lua state (Wait, never part of Duration).
 type callback interface {
-	fire(ctx context.Context, hook string, kw args) HookResult
+	fire(ctx context.Context, hook string, kw args, timed bool) HookResult
 	stats() *hookMetrics // nil without Options.Metrics
 }
 
@@ -172,22 +173,14 @@ func anyFailed(results []HookResult) bool {
 func runChain(ctx context.Context, hook string, cbs []callback, kw args, results []HookResult, timed bool) []HookResult {
 	in, lastMod := kw, 0
 	for i, cb := range cbs {
-		var r HookResult
-		if !timed { // the typed calls keep nothing but the decision: no clock read
-			r = cb.fire(ctx, hook, in)
-		} else {
-			start := time.Now()
-			if r = cb.fire(ctx, hook, in); r.Duration == 0 {
-				r.Duration = time.Since(start)
-			}
-		}
+		r := cb.fire(ctx, hook, in, timed) // untimed, the typed calls keep nothing but the decision: no clock read
 		if a := r.Answer; a.Args != nil && hook == PreToolCall && a.Kind != hookspec.Block {
 			in, lastMod = in.withToolArgs(a.Args), i // the callbacks after it see the modified arguments
 		}
 		results = append(results, r)
 	}
 	if lastMod > 0 {
-		recheck(ctx, hook, cbs[:lastMod], results, in)
+		recheck(ctx, hook, cbs[:lastMod], results, in, timed)
 	}
 	return results
 }
@@ -199,13 +192,13 @@ func runChain(ctx context.Context, hook string, cbs []callback, kw args, results
 // a second answer changes no arguments: the last modification stands. An approval counts
 // only when it gives the final arguments back unchanged (or none); a question is asked
 // either way.
-func recheck(ctx context.Context, hook string, cbs []callback, results []HookResult, in args) {
+func recheck(ctx context.Context, hook string, cbs []callback, results []HookResult, in args, timed bool) {
 	final := hookspec.ArgsOrEmpty(toolArgsOf(in))
 	for i, cb := range cbs {
 		if results[i].Answer.Kind == hookspec.Block {
 			continue
 		}
-		r := cb.fire(ctx, hook, in)
+		r := cb.fire(ctx, hook, in, timed)
 		if a := &r.Answer; a.Args != nil && a.Kind != hookspec.Block {
 			if a.Kind == hookspec.Ask || a.Kind == hookspec.Approve && reflect.DeepEqual(hookspec.ArgsOrEmpty(a.Args), final) {
 				a.Args = nil
@@ -214,6 +207,7 @@ func recheck(ctx context.Context, hook string, cbs []callback, results []HookRes
 			}
 		}
 		r.Duration += results[i].Duration
+		r.Wait += results[i].Wait
 		r.Rechecked = true
 		results[i] = r
 	}
@@ -238,17 +232,12 @@ type pluginCallback struct {
 
 func (c *pluginCallback) stats() *hookMetrics { return c.metrics }
 
-func (c *pluginCallback) fire(ctx context.Context, hook string, kw args) HookResult {
-	var v any
-	var took time.Duration
-	var err error
-	if c.metrics != nil {
-		v, took, err = c.p.lp.CallTimed(ctx, c.index, kw.lua())
-	} else {
-		v, err = c.p.lp.Call(ctx, c.index, kw.lua())
-	}
-	r := c.result(hook, v, took, err)
+func (c *pluginCallback) fire(ctx context.Context, hook string, kw args, timed bool) HookResult {
+	v, t, err := c.p.lp.CallTimed(ctx, c.index, kw.lua(), timed || c.metrics != nil)
+	r := c.result(hook, v, t.Run, err)
+	r.Wait = t.Wait
 	c.metrics.observe(r.Status, r.Duration)
+	c.metrics.observeWait(r.Status, r.Wait)
 	if r.Status == StatusOK {
 		return r
 	}

@@ -26,7 +26,7 @@ type closedGuard struct{}
 
 func (closedGuard) stats() *hookMetrics { return nil }
 
-func (closedGuard) fire(_ context.Context, hook string, _ args) HookResult {
+func (closedGuard) fire(_ context.Context, hook string, _ args, _ bool) HookResult {
 	return refusal(hook, ErrClosed)
 }
 

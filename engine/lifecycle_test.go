@@ -255,7 +255,7 @@ function register(ctx) ctx.register_hook("pre_llm_call", function(kw) n = n + 1 
 func TestCancelledAndBusyStatuses(t *testing.T) {
 	funcs, started, release := hostGate()
 	defer close(release)
-	home := testutil.Home(t, pluginFiles("slow", "timeout: 30\nbusy_timeout: 0.05\nfail_closed: true\n", one("pre_tool_call",
+	home := testutil.Home(t, pluginFiles("slow", "timeout: 30\nbusy_timeout: 0.05\nmax_states: 1\nfail_closed: true\n", one("pre_tool_call",
 		`local h = require("hermes"); h.started("slow"); h.wait()`)))
 	metrics := NewMetrics()
 	e := engineWith(t, home, Options{HostFuncs: funcs, Metrics: metrics})

@@ -7,8 +7,9 @@ import (
 )
 
 // Metrics counts what every hook does: calls, errors, timeouts, cancelled and busy calls,
-// blocks, dropped events and a latency histogram, labelled by source (plugin, shell,
-// gateway), hook name and event; drops also by reason ("queue_full", "closed"). Series
+// blocks, dropped events, a latency histogram (the run only) and, for Lua plugins, a
+// histogram of the time calls waited for a free Lua state, labelled by source (plugin,
+// shell, gateway), hook name and event; drops also by reason ("queue_full", "closed"). Series
 // outlive reloads: a hook keeps counting under the same labels. It is a prometheus.Collector: register it with the host's registry. One Metrics
 // may serve an engine and its gateway (pass it in both Options). Safe for concurrent use.
 type Metrics struct {
@@ -20,6 +21,7 @@ type Metrics struct {
 	blocks   *prometheus.CounterVec
 	drops    *prometheus.CounterVec
 	latency  *prometheus.HistogramVec
+	wait     *prometheus.HistogramVec
 
 	storeCalls   *prometheus.CounterVec   // store module calls, by source, hook and op
 	storeErrors  *prometheus.CounterVec   //
@@ -45,8 +47,14 @@ func NewMetrics() *Metrics {
 		drops: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "hermes", Subsystem: "hook", Name: "drops_total",
 			Help: "Gateway events not delivered to a hook: its queue was full, or the gateway was closed."}, append(metricLabels, "reason")),
 		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Namespace: "hermes", Subsystem: "hook", Name: "duration_seconds", Help: "Duration of hook calls.",
+			Namespace: "hermes", Subsystem: "hook", Name: "duration_seconds",
+			Help:    "Duration of hook calls: how long they ran, without the wait for a free Lua state.",
 			Buckets: []float64{.00001, .00005, .0001, .0005, .001, .005, .01, .05, .1, .5, 1, 5, 30},
+		}, metricLabels),
+		wait: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Namespace: "hermes", Subsystem: "hook", Name: "wait_seconds",
+			Help:    "Time Lua plugin calls waited for a free Lua state of the hook before running (0 when one was free; busy calls waited the busy timeout).",
+			Buckets: []float64{0, .00001, .0001, .001, .01, .1, .5, 1, 5, 30},
 		}, metricLabels),
 		storeCalls: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "hermes", Subsystem: "store", Name: "calls_total",
 			Help: "Calls of the store module (get, set, incr, delete, keys, update), by hook."}, storeLabels),
@@ -74,7 +82,7 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 }
 
 func (m *Metrics) collectors() []prometheus.Collector {
-	return []prometheus.Collector{m.calls, m.errors, m.timeouts, m.cancels, m.busy, m.blocks, m.drops, m.latency,
+	return []prometheus.Collector{m.calls, m.errors, m.timeouts, m.cancels, m.busy, m.blocks, m.drops, m.latency, m.wait,
 		m.storeCalls, m.storeErrors, m.storeLatency}
 }
 
@@ -83,6 +91,7 @@ func (m *Metrics) collectors() []prometheus.Collector {
 type hookMetrics struct {
 	calls, errors, timeouts, cancels, busy, blocks prometheus.Counter
 	latency                                        prometheus.Observer
+	wait                                           prometheus.Observer // plugins only, else nil
 }
 
 // For returns the series of (source, name, event); nil Metrics give nil.
@@ -90,7 +99,7 @@ func (m *Metrics) forHook(source, name, event string) *hookMetrics {
 	if m == nil {
 		return nil
 	}
-	return &hookMetrics{
+	h := &hookMetrics{
 		calls:    m.calls.WithLabelValues(source, name, event),
 		errors:   m.errors.WithLabelValues(source, name, event),
 		timeouts: m.timeouts.WithLabelValues(source, name, event),
@@ -99,6 +108,10 @@ func (m *Metrics) forHook(source, name, event string) *hookMetrics {
 		blocks:   m.blocks.WithLabelValues(source, name, event),
 		latency:  m.latency.WithLabelValues(source, name, event),
 	}
+	if source == SourcePlugin { // only a plugin's calls wait for a Lua state of a pool
+		h.wait = m.wait.WithLabelValues(source, name, event)
+	}
+	return h
 }
 
 // observe records one call.
@@ -118,6 +131,14 @@ func (h *hookMetrics) observe(status Status, d time.Duration) {
 	case StatusBusy:
 		h.busy.Inc()
 	}
+}
+
+// observeWait records how long a Lua call waited for a free state (0: it did not wait).
+func (h *hookMetrics) observeWait(status Status, d time.Duration) {
+	if h == nil || h.wait == nil || status == StatusSkipped {
+		return
+	}
+	h.wait.Observe(d.Seconds())
 }
 
 // Observe records one call of a hook that is not run by the engine (gateway hooks).

@@ -22,10 +22,12 @@ const (
 	defaultPluginTimeout = 5.0
 	maxTimeout           = 300.0
 	maxStates            = 64
+	maxMaxStates         = 4 * maxStates // max_states
+	maxStatesPerState    = 4             // max_states by default: 4 x states
 	maxHandlerSize       = 4 << 20
 )
 
-var pluginKeys = []string{"name", "description", "version", "enabled", "priority", "timeout", "memory", "fail_closed", "config", "permissions", "states", "busy_timeout", "reuse_kwargs"}
+var pluginKeys = []string{"name", "description", "version", "enabled", "priority", "timeout", "memory", "fail_closed", "config", "permissions", "states", "max_states", "busy_timeout", "reuse_kwargs"}
 
 // PluginInfo describes one plugin directory as found and loaded.
 type PluginInfo struct {
@@ -40,9 +42,14 @@ type PluginInfo struct {
 	BusyTimeout float64 `json:"busy_timeout_s"`
 	// Memory is how many bytes each Lua state of the plugin may hold (memory: in
 	// plugin.yaml; default 256 MiB).
-	Memory      int64               `json:"memory_bytes"`
-	FailClosed  bool                `json:"fail_closed"`
-	States      int                 `json:"states"`
+	Memory     int64 `json:"memory_bytes"`
+	FailClosed bool  `json:"fail_closed"`
+	States     int   `json:"states"`
+	// MaxStates is how many Lua states the plugin may have while calls wait on I/O
+	// (store, http, exec, time.sleep, host functions): a call that finds every state busy
+	// while fewer than States calls run Lua gets an extra state, with its own globals, kept
+	// for reuse. Default 4 x States; States means never more.
+	MaxStates   int                 `json:"max_states"`
 	Enabled     bool                `json:"enabled"`
 	Status      string              `json:"status"` // "loaded", "disabled" or "error"
 	Error       string              `json:"error,omitempty"`
@@ -114,7 +121,7 @@ func (i *PluginInfo) failure() string {
 func newPluginInfo(dir string) *PluginInfo {
 	base := filepath.Base(dir)
 	return &PluginInfo{Name: base, Dir: dir, dirName: base, Enabled: true, Timeout: defaultPluginTimeout,
-		Memory: luabind.DefaultMemoryLimit, States: 1, Hooks: []string{}}
+		Memory: luabind.DefaultMemoryLimit, States: 1, MaxStates: maxStatesPerState, Hooks: []string{}}
 }
 
 // disabledPlugin reports whether config.yaml disables the plugin, by name or directory.
@@ -164,7 +171,7 @@ func (e *Engine) loadPlugin(ctx context.Context, d *dirFiles, cfg *config, owner
 	}
 	lp, err := luabind.LoadPlugin(ctx, src, luabind.Options{
 		Name: info.Name, File: hfile, Home: e.home, Logger: e.logger.With("plugin", info.Name),
-		Timeout: seconds(info.Timeout), BusyTimeout: seconds(info.BusyTimeout), States: info.States,
+		Timeout: seconds(info.Timeout), BusyTimeout: seconds(info.BusyTimeout), States: info.States, MaxStates: info.MaxStates,
 		MemoryLimit: info.Memory, Permissions: info.Permissions, HostFuncs: e.opts.HostFuncs, Config: info.config,
 		Store: e.hookStore(SourcePlugin, d.dir, info.Name),
 	})
@@ -219,6 +226,7 @@ func parsePluginManifest(file string, data []byte, readErr error, info *PluginIn
 	info.Name, info.Description, info.Enabled = common.Name, common.Description, common.Enabled
 	info.Timeout, info.Memory, info.Permissions = common.Timeout, common.Memory, common.Permissions
 	info.BusyTimeout = info.Timeout
+	maxStatesKey := false
 	for _, key := range pluginKeys {
 		n, ok := fields[key]
 		if !ok {
@@ -245,12 +253,21 @@ func parsePluginManifest(file string, data []byte, readErr error, info *PluginIn
 			if err == nil && (info.States < 1 || info.States > maxStates) {
 				err = manifest.Errorf(file, n, "states must be between 1 and %d", maxStates)
 			}
+		case "max_states": // after states, which it is checked against
+			maxStatesKey = true
+			info.MaxStates, err = manifest.Int(file, n, key)
+			if err == nil && (info.MaxStates < info.States || info.MaxStates > maxMaxStates) {
+				err = manifest.Errorf(file, n, "max_states must be between states (%d) and %d: the states the plugin may have while calls wait on I/O", info.States, maxMaxStates)
+			}
 		case "config":
 			info.config, err = manifest.Any(file, n, key)
 		}
 		if err != nil {
 			return warns, err
 		}
+	}
+	if !maxStatesKey {
+		info.MaxStates = maxStatesPerState * info.States
 	}
 	return warns, nil
 }

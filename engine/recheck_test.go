@@ -47,7 +47,7 @@ type fakeCallback struct {
 
 func (c *fakeCallback) stats() *hookMetrics { return nil }
 
-func (c *fakeCallback) fire(_ context.Context, _ string, kw args) HookResult {
+func (c *fakeCallback) fire(_ context.Context, _ string, kw args, _ bool) HookResult {
 	a := hookspec.ArgsOrEmpty(toolArgsOf(kw))
 	c.seen = append(c.seen, a)
 	return HookResult{Source: hookspec.SourcePlugin, Name: c.name, Answer: c.answer(a)}

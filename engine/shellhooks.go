@@ -145,7 +145,7 @@ type shellCallback struct {
 
 func (c *shellCallback) stats() *hookMetrics { return c.metrics }
 
-func (c *shellCallback) fire(ctx context.Context, hook string, kw args) HookResult {
+func (c *shellCallback) fire(ctx context.Context, hook string, kw args, _ bool) HookResult { // it always times itself
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	defer context.AfterFunc(c.stop, func() { cancel(context.Cause(c.stop)) })()

@@ -13,7 +13,10 @@ type Result struct {
 	Status   Status        //
 	Result   any           // the hook's answer in wire shape: the Lua return value, or a shell hook's parsed stdout
 	Err      string        // why the call failed (file:line where known); "" when fine
-	Duration time.Duration //
+	Duration time.Duration // how long the hook ran: never the wait for a free Lua state
+	// Wait is how long the call waited for a free Lua state of the hook before it ran (or,
+	// busy or cancelled, instead of running); 0 when a state was free at once.
+	Wait time.Duration
 
 	// Shell hooks only.
 	ExitCode *int
@@ -25,12 +28,13 @@ type Result struct {
 	Answer Answer
 
 	// Rechecked: a later hook changed the tool's arguments, so this hook was asked again
-	// with them; this is its second answer (Duration covers both calls).
+	// with them; this is its second answer (Duration and Wait cover both calls).
 	Rechecked bool
 }
 
 // MarshalJSON renders the documented shape: source, name, status, (exit_code, stdout, stderr),
-// result, error (null when fine), duration_ms.
+// result, error (null when fine), duration_ms, (wait_ms, when the call waited for a Lua
+// state).
 func (r Result) MarshalJSON() ([]byte, error) {
 	var errText *string
 	if r.Err != "" {
@@ -46,8 +50,9 @@ func (r Result) MarshalJSON() ([]byte, error) {
 		Result     any     `json:"result"`
 		Error      *string `json:"error"`
 		DurationMS float64 `json:"duration_ms"`
+		WaitMS     float64 `json:"wait_ms,omitempty"`
 		Rechecked  bool    `json:"rechecked,omitempty"`
-	}{r.Source, r.Name, r.Status, r.ExitCode, r.Stdout, r.Stderr, r.Result, errText, DurationMS(r.Duration), r.Rechecked})
+	}{r.Source, r.Name, r.Status, r.ExitCode, r.Stdout, r.Stderr, r.Result, errText, DurationMS(r.Duration), DurationMS(r.Wait), r.Rechecked})
 }
 
 // DurationMS rounds to microseconds, enough for people and stable for tests.

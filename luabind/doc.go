@@ -14,13 +14,21 @@
 //
 // A gopher-lua state is not goroutine-safe. Calls into one state are serialised: a call
 // takes an idle state from the pool, runs, and gives it back. Options.States (default 1)
-// bounds the pool. With the default, a handler behaves like one Lua program: globals set at
-// load time (counters, caches) are shared by every call, and concurrent calls wait for each
-// other. With States > 1, concurrent calls run in parallel on separate states, and each state
-// has its own copy of the globals (a counter counts per state). Plugin, Handler and all
-// their methods are safe for concurrent use. A state's pool slot is taken with a
-// compare-and-swap, preferring the slot the processor used last, so calls on different
-// cores touch different memory.
+// bounds the calls running Lua at once. With the default, a handler behaves like one Lua
+// program: globals set at load time (counters, caches) are shared by every call, and
+// concurrent calls running Lua wait for each other. With States > 1, concurrent calls run in
+// parallel on separate states, and each state has its own copy of the globals (a counter
+// counts per state). Plugin, Handler and all their methods are safe for concurrent use. A
+// state's pool slot is taken with a compare-and-swap, preferring the slot the processor used
+// last, so calls on different cores touch different memory.
+//
+// A call waiting in store, http, exec, time.sleep or a host function runs no Lua and does
+// not hold the line: while fewer than States calls are running Lua, a call that finds every
+// state busy takes an extra state, idle or built for it (the chunk and the setup, register
+// for a plugin, run in it: its globals are its own), up to Options.MaxStates (default
+// States: no extra state; the engine gives plugins 4 x States). Extra states stay for reuse
+// until the handler is closed; calls look at the first States states first. The time a call
+// waits for a state is reported apart from its run (Plugin.CallTimed, Timing).
 //
 // # Kwargs tables
 //

@@ -34,6 +34,7 @@ type callGuard struct {
 	sampled bool          // base and last are set
 	base    int64         // heap size the call's growth is measured from
 
+	pool     *pool        // the state's, told of each wait (ioBegin): a waiting call does not hold the line
 	waiting  atomic.Int32 // > 0 while the call waits in a host function (sleep, http, exec, ...)
 	forgiven atomic.Int64 // heap growth during the call's waits, which is the host's
 	checks   atomic.Int32 // times the guard asked for a check (for tests)
@@ -44,14 +45,21 @@ type callGuard struct {
 // forgiven, so the wait must not cover building what Lua receives (strings copied out of
 // a response, tables converted from a result). What the call grew before the wait is
 // judged when the wait starts, so a call that allocates and then waits, again and again,
-// cannot hide its growth in the waits.
+// cannot hide its growth in the waits. The state's pool counts the wait too, so that other
+// calls of the hook need not wait for this one's state meanwhile (pool.tryExtra).
 func (g *callGuard) wait() (done func()) {
 	h0 := heapObjects()
 	g.mu.Lock()
 	g.judge(h0)
 	g.mu.Unlock()
 	g.waiting.Add(1)
+	if g.pool != nil {
+		g.pool.ioBegin()
+	}
 	return func() {
+		if g.pool != nil {
+			g.pool.ioEnd()
+		}
 		if d := heapObjects() - h0; d > 0 {
 			g.forgiven.Add(d)
 		}

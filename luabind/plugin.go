@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"time"
 
 	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 )
@@ -53,10 +52,12 @@ func (p *Plugin) Call(ctx context.Context, i int, kwargs any) (any, error) {
 	return v, err
 }
 
-// CallTimed is Call that also returns how long the call took, waiting for a free Lua state
-// included. It reads the clock twice; Call reads it not at all.
-func (p *Plugin) CallTimed(ctx context.Context, i int, kwargs any) (any, time.Duration, error) {
-	return p.s.call(ctx, i, []any{kwargs}, true)
+// CallTimed is Call that also says how long the call waited for a free Lua state
+// (Timing.Wait) and, when timed, how long it ran (Timing.Run, which never includes the
+// wait). A timed call reads the clock twice; either reads it twice more when it has to
+// wait, and an untimed call that finds a state idle reads it not at all.
+func (p *Plugin) CallTimed(ctx context.Context, i int, kwargs any, timed bool) (any, Timing, error) {
+	return p.s.call(ctx, i, []any{kwargs}, timed)
 }
 
 // Close releases the plugin's Lua states; calls in flight finish first.

@@ -14,11 +14,19 @@ var errClosed = errors.New("closed")
 // an idle state and giving it back are a compare-and-swap and a store on the state's own
 // slot, so calls of one hook running on different cores do not contend: a channel or a
 // mutex shared by every call costs more than a short callback on two cores.
+//
+// A call waiting on I/O (a store, http, exec, time.sleep or host function call) does not
+// hold the line: while fewer than len(slots) of the pool's calls are running Lua (the others
+// wait on I/O), a call that finds every state busy takes an extra state, idle or built in
+// an empty extra slot. Extra states stay for reuse until the pool closes; at most
+// len(all) states exist.
 type pool struct {
-	slots   []slot
+	slots   []slot    // the states calls running Lua share: all[:states]
+	all     []slot    // slots, then the extra ones, taken only while calls wait on I/O
 	hints   sync.Pool // slot numbers (int), kept per processor: where to look first
 	create  func(ctx context.Context) (*state, error)
 	waiters atomic.Int32  // acquire calls waiting for a state
+	inIO    atomic.Int32  // calls of the pool now waiting on I/O (ioBegin, ioEnd)
 	wake    chan struct{} // a state was released or a slot emptied (buffered)
 	done    chan struct{} // closed by close
 	closed  atomic.Bool
@@ -57,8 +65,12 @@ type slot struct {
 	st     *state // written only by whoever holds the slot busy
 }
 
-func newPool(n int, create func(context.Context) (*state, error)) *pool {
-	p := &pool{slots: make([]slot, n+1)[:n], create: create, wake: make(chan struct{}, n), done: make(chan struct{})}
+// newPool makes a pool of n states that may grow to limit while calls wait on I/O (limit
+// < n: n).
+func newPool(n, limit int, create func(context.Context) (*state, error)) *pool {
+	limit = max(n, limit)
+	all := make([]slot, limit+1)[:limit] // one slot more: the last one's padding ends the array
+	p := &pool{slots: all[:n:n], all: all, create: create, wake: make(chan struct{}, limit), done: make(chan struct{})}
 	p.intr.Store(&interruption{ch: make(chan struct{})})
 	return p
 }
@@ -89,10 +101,11 @@ func (p *pool) tryIdle() *state {
 	return nil
 }
 
-// tryCreate fills an empty slot with a new state; ok is false when every slot is taken.
-func (p *pool) tryCreate(ctx context.Context) (st *state, err error, ok bool) {
-	for i := range p.slots {
-		s := &p.slots[i]
+// tryCreate fills an empty slot of all[from:to] with a new state; ok is false when every
+// one is taken.
+func (p *pool) tryCreate(ctx context.Context, from, to int) (st *state, err error, ok bool) {
+	for i := from; i < to; i++ {
+		s := &p.all[i]
 		if s.status.Load() != slotEmpty || !s.status.CompareAndSwap(slotEmpty, slotBusy) {
 			continue
 		}
@@ -108,6 +121,43 @@ func (p *pool) tryCreate(ctx context.Context) (st *state, err error, ok bool) {
 	return nil, nil, false
 }
 
+// tryExtra takes an idle extra state, or builds one in an empty extra slot, when a call
+// waits on I/O and fewer than len(slots) calls are running Lua; ok is false when it may
+// not or every extra slot is busy.
+func (p *pool) tryExtra(ctx context.Context) (st *state, err error, ok bool) {
+	n := len(p.slots)
+	if len(p.all) == n || p.inIO.Load() == 0 || p.running() >= n {
+		return nil, nil, false
+	}
+	for i := n; i < len(p.all); i++ {
+		if s := &p.all[i]; s.status.Load() == slotIdle && s.status.CompareAndSwap(slotIdle, slotBusy) {
+			return s.st, nil, true
+		}
+	}
+	return p.tryCreate(ctx, n, len(p.all))
+}
+
+// running is how many of the pool's calls are running Lua (or building a state) rather
+// than waiting on I/O.
+func (p *pool) running() int {
+	busy := 0
+	for i := range p.all {
+		if p.all[i].status.Load() == slotBusy {
+			busy++
+		}
+	}
+	return busy - int(p.inIO.Load())
+}
+
+// ioBegin marks a call of the pool as waiting on I/O until ioEnd: a call waiting for a
+// state may then take an extra one (tryExtra).
+func (p *pool) ioBegin() {
+	p.inIO.Add(1)
+	p.signal()
+}
+
+func (p *pool) ioEnd() { p.inIO.Add(-1) }
+
 // acquire takes an idle state, creates one in an empty slot, or waits for one.
 func (p *pool) acquire(ctx context.Context) (*state, error) {
 	for {
@@ -117,16 +167,23 @@ func (p *pool) acquire(ctx context.Context) (*state, error) {
 		if p.closed.Load() {
 			return nil, errClosed
 		}
-		if st, err, ok := p.tryCreate(ctx); ok {
+		if st, err, ok := p.tryCreate(ctx, 0, len(p.slots)); ok {
 			return st, err
 		}
-		// Announce the wait before looking again: a release either sees the waiter or
-		// happened before the second look.
+		if st, err, ok := p.tryExtra(ctx); ok {
+			return st, err
+		}
+		// Announce the wait before looking again: a release or an I/O wait either sees the
+		// waiter or happened before the second look.
 		intr := p.intr.Load()
 		p.waiters.Add(1)
 		if st := p.tryIdle(); st != nil {
 			p.waiters.Add(-1)
 			return st, nil
+		}
+		if st, err, ok := p.tryExtra(ctx); ok {
+			p.waiters.Add(-1)
+			return st, err
 		}
 		select {
 		case <-p.wake:
@@ -164,7 +221,7 @@ func (p *pool) release(st *state) {
 		p.empty(st)
 		return
 	}
-	if len(p.slots) > 1 && len(p.slots) <= 256 { // an int below 256 boxes without allocating
+	if n := len(p.slots); n > 1 && n <= 256 && st.index < n { // an int below 256 boxes without allocating
 		p.hints.Put(st.index)
 	}
 	st.slot.status.Store(slotIdle)
@@ -200,8 +257,8 @@ func (p *pool) close() {
 
 // drain closes every idle state.
 func (p *pool) drain() {
-	for i := range p.slots {
-		s := &p.slots[i]
+	for i := range p.all {
+		s := &p.all[i]
 		if s.status.CompareAndSwap(slotIdle, slotBusy) {
 			p.empty(s.st)
 		}
@@ -211,8 +268,8 @@ func (p *pool) drain() {
 // size is the number of states the pool holds.
 func (p *pool) size() int {
 	n := 0
-	for i := range p.slots {
-		if p.slots[i].status.Load() != slotEmpty {
+	for i := range p.all {
+		if p.all[i].status.Load() != slotEmpty {
 			n++
 		}
 	}

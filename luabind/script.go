@@ -31,7 +31,12 @@ type Options struct {
 	// use; past it the call does not run and fails with KindBusy. 0 = Timeout. The call's
 	// own Timeout starts when it has a state.
 	BusyTimeout time.Duration
-	States      int             // Lua states kept for concurrent calls; 0 = 1 (see doc.go)
+	States      int // Lua states kept for calls running Lua at once; 0 = 1 (see doc.go)
+	// MaxStates bounds the states the pool may grow to while calls wait on I/O (store,
+	// http, exec, time.sleep, host functions): a call that finds every state busy while
+	// fewer than States calls are running Lua gets an extra state (see doc.go). States or
+	// less (0 included): the pool never grows.
+	MaxStates   int
 	Permissions Permissions     // what the hook may touch
 	HostFuncs   map[string]Func // extra functions of the hermes module, e.g. run_agent
 	Store       Store           // the hook's namespace of the store module; nil = no store module
@@ -166,6 +171,7 @@ func newScript(src []byte, opts Options) (*script, error) {
 	if opts.States <= 0 {
 		opts.States = 1
 	}
+	opts.MaxStates = max(opts.MaxStates, opts.States)
 	if opts.Name == "" {
 		opts.Name = opts.File
 	}
@@ -192,7 +198,7 @@ func newScript(src []byte, opts Options) (*script, error) {
 		timeoutText: fmt.Sprintf("timed out after %s", opts.Timeout),
 		ccs:         map[*callContext]struct{}{},
 	}
-	s.pool = newPool(opts.States, s.newState)
+	s.pool = newPool(opts.States, opts.MaxStates, s.newState)
 	return s, nil
 }
 
@@ -210,6 +216,7 @@ func (s *script) start(ctx context.Context) error {
 // the memory guard. Files the chunk or setup opened are closed when loading ends.
 func (s *script) newState(parent context.Context) (st *state, err error) {
 	cc := newCallContext(s.opts.MemoryLimit)
+	cc.guard.pool = s.pool
 	e := &env{hook: s.hook, poll: pollContext{cc}, guard: &cc.guard}
 	built := &state{L: newSandbox(e), env: e, ctx: cc, script: s}
 	built.limitMemory(s.opts.MemoryLimit)
@@ -251,15 +258,17 @@ func (s *script) newState(parent context.Context) (st *state, err error) {
 }
 
 // acquireFor takes a state for a call: at once when one is idle, else waiting at most the
-// hook's busy timeout. Its errors are *Error values: KindBusy when no state came free,
-// KindCanceled when the host gave up first.
-func (s *script) acquireFor(ctx context.Context) (*state, error) {
+// hook's busy timeout. waited is how long it waited (0 when a state was idle: then no clock
+// is read). Its errors are *Error values: KindBusy when no state came free, KindCanceled
+// when the host gave up first.
+func (s *script) acquireFor(ctx context.Context) (st *state, waited time.Duration, err error) {
 	if st := s.pool.tryIdle(); st != nil {
-		return st, nil
+		return st, 0, nil
 	}
+	start := monoNow()
 	waitCtx, cancel := context.WithTimeoutCause(ctx, s.opts.BusyTimeout, errBusy)
 	defer cancel()
-	st, err := s.acquire(waitCtx)
+	st, err = s.acquire(waitCtx)
 	var le *Error
 	var intr interrupted
 	switch {
@@ -269,11 +278,11 @@ func (s *script) acquireFor(ctx context.Context) (*state, error) {
 	case context.Cause(waitCtx) == errBusy:
 		err = &Error{Kind: KindBusy, File: s.opts.File, Msg: fmt.Sprintf(
 			"busy: all %d Lua state(s) of the hook stayed in use for %s, so this call did not run (raise states: or busy_timeout: in the manifest)",
-			len(s.pool.slots), s.opts.BusyTimeout)}
+			s.pool.size(), s.opts.BusyTimeout)}
 	default:
 		err = &Error{Kind: KindCanceled, File: s.opts.File, Msg: stoppedBy(ctx).message() + " while waiting for a free Lua state"}
 	}
-	return st, err
+	return st, time.Duration(monoNow() - start), err
 }
 
 var errBusy = errors.New("busy")
@@ -304,23 +313,24 @@ func (s *script) close() {
 	s.hook.closeFS()
 }
 
-// call runs function fn (an index into state.fns) in some state, with the hook's timeout,
-// waiting for a state included. When timed it also returns how long that took (else 0:
-// an untimed call reads no clock).
-func (s *script) call(ctx context.Context, fn int, args []any, timed bool) (any, time.Duration, error) {
+// Timing is how long a call waited for a free Lua state and how long it ran: the wait is
+// never part of the run.
+type Timing struct {
+	Wait time.Duration // 0 when a state was idle at once
+	Run  time.Duration // 0 for an untimed call, and for a call that did not run
+}
+
+// call runs function fn (an index into state.fns) in some state, with the hook's timeout.
+// It reports how long it waited for a state, and when timed how long it ran (else Run is
+// 0: an untimed call reads the clock only when it has to wait).
+func (s *script) call(ctx context.Context, fn int, args []any, timed bool) (any, Timing, error) {
+	st, waited, err := s.acquireFor(ctx)
+	if err != nil {
+		return nil, Timing{Wait: waited}, err
+	}
 	var start monoTime
 	if timed {
 		start = monoNow()
-	}
-	took := func() time.Duration {
-		if !timed {
-			return 0
-		}
-		return time.Duration(monoNow() - start)
-	}
-	st, err := s.acquireFor(ctx)
-	if err != nil {
-		return nil, took(), err
 	}
 	st.ctx.begin(ctx, s.opts.Timeout)
 	v, err, panicked := s.invoke(st.ctx, st, fn, args)
@@ -335,7 +345,11 @@ func (s *script) call(ctx context.Context, fn int, args []any, timed bool) (any,
 	} else {
 		s.pool.release(st)
 	}
-	return v, took(), err
+	t := Timing{Wait: waited}
+	if timed {
+		t.Run = time.Duration(monoNow() - start)
+	}
+	return v, t, err
 }
 
 // invoke calls fn in st. It never lets a panic escape; panicked reports that the state

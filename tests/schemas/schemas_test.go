@@ -384,7 +384,7 @@ func TestSchemaKeysLoadWithoutWarnings(t *testing.T) {
 	write("hooks/h/handler.lua", "function handle(event_type, context) end\n")
 	write("plugins/p/plugin.yaml", manifest("plugin.schema.json", map[string]string{
 		"name": "p", "description": "d", "version": "1.0.0", "enabled": "true", "priority": "3", "timeout": "2", "memory": "128 MiB",
-		"fail_closed": "true", "states": "2", "busy_timeout": "1.5", "config": "{a: 1}", "permissions": "{env: [HOME]}",
+		"fail_closed": "true", "states": "2", "max_states": "8", "busy_timeout": "1.5", "config": "{a: 1}", "permissions": "{env: [HOME]}",
 	}))
 	write("plugins/p/handler.lua", `function register(ctx) ctx.register_hook("pre_tool_call", function() end) end`+"\n")
 
