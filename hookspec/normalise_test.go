@@ -310,6 +310,8 @@ func TestProblemMessages(t *testing.T) {
 		{PreToolCall, []any{}, ""},
 		{PreLLMCall, "  ", ""},
 		{PreLLMCall, tbl{"context": ""}, ""},
+		{PreLLMCall, "\v", ""},                       // blank to Normalise too: no mistake
+		{PreLLMCall, tbl{"context": "\u00a0\f"}, ""}, // a no-break space is white space
 		{PreLLMCall, false, ""},
 		{TransformLLMOutput, "", ""},
 		{TransformLLMOutput, tbl{"response_text": ""}, ""},

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // expected is, per event that reads answers, the shapes it accepts, for messages.
@@ -88,14 +89,9 @@ func meansNothing(event string, v any) bool {
 	return false
 }
 
-func isBlank(s string) bool {
-	for _, r := range s {
-		if r != ' ' && r != '\t' && r != '\n' && r != '\r' {
-			return false
-		}
-	}
-	return true
-}
+// isBlank is Normalise's "blank": nothing but white space (any Unicode space), so that a
+// context Normalise passes over for being blank is never reported as a mistake.
+func isBlank(s string) bool { return strings.TrimSpace(s) == "" }
 
 // show renders v in JSON, shortened.
 func show(v any) string {
