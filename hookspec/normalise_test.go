@@ -330,6 +330,22 @@ func TestProblemMessages(t *testing.T) {
 	}
 }
 
+// TestProblemIsStable: an answer with two mistakes gets the same did-you-mean every time
+// (the first key in sorted order), not whichever key a map happens to give first.
+func TestProblemIsStable(t *testing.T) {
+	t.Parallel()
+	v := tbl{"mesage": "x", "actoin": "block", "reasn": "r"}
+	want := Problem(PreToolCall, v, suggest.Closest)
+	if !strings.HasSuffix(want, `(did you mean "action" instead of "actoin"?)`) {
+		t.Fatalf("Problem = %q", want)
+	}
+	for range 50 {
+		if got := Problem(PreToolCall, v, suggest.Closest); got != want {
+			t.Fatalf("Problem says %q, then %q", want, got)
+		}
+	}
+}
+
 // TestAskProblem: an ask whose arguments are not a table still asks (about the call's own
 // arguments: the safe side), and says what is wrong.
 func TestAskProblem(t *testing.T) {

@@ -3,6 +3,7 @@ package hookspec
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -44,7 +45,8 @@ func Problem(event string, v any, closest func(name string, candidates []string)
 	}
 	msg := fmt.Sprintf("answer %s does nothing for %s: expected %s", show(v), event, want)
 	if obj, ok := v.(map[string]any); ok {
-		for k, val := range obj {
+		for _, k := range slices.Sorted(maps.Keys(obj)) { // sorted: the same hint every time
+			val := obj[k]
 			if slices.Contains(answerKeys[event], k) {
 				if s, isStr := val.(string); isStr && (k == "action" || k == "decision") {
 					if c := closest(s, actions[event]); c != "" && c != s {
