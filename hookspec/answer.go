@@ -32,7 +32,8 @@ type Answer struct {
 // sources:
 //
 //   - pre_tool_call: {action="block", message=...} or {decision="block", reason=...} (the
-//     Claude Code form); when both are present the canonical one decides; the message is
+//     Claude Code form); when both are present the canonical one decides (of Claude Code's
+//     forms in one answer, a block in either blocks); the message is
 //     message (canonical) or reason (Claude Code), falling back to the other field. A block
 //     without a usable message still blocks, with its source's default message.
 //     {action="modify", args={...}}, {action="approve", args=?}, {action="ask",
@@ -90,8 +91,9 @@ func stringOr(v any, key string) (string, bool) {
 	return "", false
 }
 
-// toolAnswer reads a pre_tool_call answer: the canonical action decides when there is one,
-// then Claude Code's hookSpecificOutput, then its decision.
+// toolAnswer reads a pre_tool_call answer: the canonical action decides when there is one;
+// else Claude Code's forms, where a block in either (decision or hookSpecificOutput) blocks,
+// then hookSpecificOutput decides, then decision.
 func toolAnswer(v any) Answer {
 	obj, ok := v.(map[string]any)
 	if !ok {
@@ -117,15 +119,17 @@ func toolAnswer(v any) Answer {
 		}
 		return Answer{}
 	}
-	if h, ok := obj["hookSpecificOutput"].(map[string]any); ok {
+	h, _ := obj["hookSpecificOutput"].(map[string]any)
+	if obj["decision"] == "block" && h["permissionDecision"] != "deny" {
+		// A block in either form blocks, whatever the other says (the hook meant to block).
+		return blockFrom(obj, "reason", "message")
+	}
+	if h != nil {
 		if a := claudeAnswer(h); a.Kind != None {
 			return a
 		}
 	}
-	switch obj["decision"] {
-	case "block":
-		return blockFrom(obj, "reason", "message")
-	case "approve":
+	if obj["decision"] == "approve" {
 		return Answer{Kind: Approve}
 	}
 	return Answer{}

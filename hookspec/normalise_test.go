@@ -114,6 +114,12 @@ func TestNormalise(t *testing.T) {
 			{"updatedInput alone, not a table", tbl{"hookSpecificOutput": tbl{"updatedInput": "ls"}}, Answer{}},
 			{"defer decides nothing", tbl{"hookSpecificOutput": tbl{"permissionDecision": "defer"}}, Answer{}},
 			{"hookSpecificOutput that is not a table", tbl{"hookSpecificOutput": "deny"}, Answer{}},
+			// Forms of one answer that disagree are read on the safe side: a block in either
+			// form blocks.
+			{"decision block beats updatedInput alone", tbl{"decision": "block", "reason": "r", "hookSpecificOutput": tbl{"updatedInput": ls}}, Answer{Kind: Block, Message: "r"}},
+			{"decision block beats allow", tbl{"decision": "block", "hookSpecificOutput": tbl{"permissionDecision": "allow"}}, Answer{Kind: Block}},
+			{"decision block beats ask", tbl{"decision": "block", "reason": "r", "hookSpecificOutput": tbl{"permissionDecision": "ask", "permissionDecisionReason": "q"}}, Answer{Kind: Block, Message: "r"}},
+			{"decision block beats defer", tbl{"decision": "block", "hookSpecificOutput": tbl{"permissionDecision": "defer"}}, Answer{Kind: Block}},
 			{"hookSpecificOutput with only its event name", tbl{"hookSpecificOutput": tbl{"hookEventName": "PreToolUse"}}, Answer{}},
 		},
 		PreLLMCall: {
