@@ -40,8 +40,8 @@ type Answer struct {
 //     message="...", args=?}; Claude Code's {decision="approve"} and
 //     {hookSpecificOutput={permissionDecision="allow"|"deny"|"ask",
 //     permissionDecisionReason=..., updatedInput={...}}} (deny = block, allow = approve,
-//     updatedInput alone = modify). An approve (or allow) whose args (updatedInput) are not
-//     a table is None: the call is not approved with arguments other than the ones it meant.
+//     updatedInput alone = modify; decision "approve" approves updatedInput as allow does).
+//     An approve (or allow) whose args (updatedInput) are not a table is None: the call is not approved with arguments other than the ones it meant.
 //   - pre_llm_call: a non-blank string, or {context=<non-blank string>}.
 //   - transform_tool_result: a string (even ""), or {result=<string>}.
 //   - transform_terminal_output: a string (even ""), or {output=<string>}.
@@ -91,9 +91,8 @@ func stringOr(v any, key string) (string, bool) {
 	return "", false
 }
 
-// toolAnswer reads a pre_tool_call answer: the canonical action decides when there is one;
-// else Claude Code's forms, where a block in either (decision or hookSpecificOutput) blocks,
-// then hookSpecificOutput decides, then decision.
+// toolAnswer reads a pre_tool_call answer: the canonical action decides when there is one,
+// else Claude Code's forms.
 func toolAnswer(v any) Answer {
 	obj, ok := v.(map[string]any)
 	if !ok {
@@ -119,38 +118,32 @@ func toolAnswer(v any) Answer {
 		}
 		return Answer{}
 	}
-	h, _ := obj["hookSpecificOutput"].(map[string]any)
-	if obj["decision"] == "block" && h["permissionDecision"] != "deny" {
-		// A block in either form blocks, whatever the other says (the hook meant to block).
-		return blockFrom(obj, "reason", "message")
-	}
-	if h != nil {
-		if a := claudeAnswer(h); a.Kind != None {
-			return a
-		}
-	}
-	if obj["decision"] == "approve" {
-		return Answer{Kind: Approve}
-	}
-	return Answer{}
+	return claudeAnswer(obj)
 }
 
-// claudeAnswer reads Claude Code's hookSpecificOutput of a PreToolUse hook.
-func claudeAnswer(h map[string]any) Answer {
+// claudeAnswer reads Claude Code's forms of a pre_tool_call answer: decision ("block" or
+// "approve") and hookSpecificOutput (permissionDecision "deny", "allow" or "ask", with
+// permissionDecisionReason and updatedInput). Forms that disagree are read on the safe
+// side: a block in either blocks; then an ask; then an approval in either, of updatedInput
+// when there is one; updatedInput alone modifies.
+func claudeAnswer(obj map[string]any) Answer {
+	h, _ := obj["hookSpecificOutput"].(map[string]any)
 	reason, _ := h["permissionDecisionReason"].(string)
-	args, _ := h["updatedInput"].(map[string]any)
-	switch h["permissionDecision"] {
-	case "deny":
+	input := h["updatedInput"]
+	args, _ := input.(map[string]any)
+	switch pd := h["permissionDecision"]; {
+	case pd == "deny":
 		return Answer{Kind: Block, Message: reason}
-	case "ask":
+	case obj["decision"] == "block":
+		return blockFrom(obj, "reason", "message")
+	case pd == "ask":
 		return Answer{Kind: Ask, Message: reason, Args: args}
-	case "allow":
-		if args == nil && h["updatedInput"] != nil {
+	case pd == "allow" || obj["decision"] == "approve":
+		if args == nil && input != nil {
 			return Answer{} // not the input it meant: approve nothing
 		}
 		return Answer{Kind: Approve, Args: args}
-	}
-	if args != nil {
+	case args != nil:
 		return Answer{Kind: Modify, Args: args}
 	}
 	return Answer{}

@@ -120,6 +120,11 @@ func TestNormalise(t *testing.T) {
 			{"decision block beats allow", tbl{"decision": "block", "hookSpecificOutput": tbl{"permissionDecision": "allow"}}, Answer{Kind: Block}},
 			{"decision block beats ask", tbl{"decision": "block", "reason": "r", "hookSpecificOutput": tbl{"permissionDecision": "ask", "permissionDecisionReason": "q"}}, Answer{Kind: Block, Message: "r"}},
 			{"decision block beats defer", tbl{"decision": "block", "hookSpecificOutput": tbl{"permissionDecision": "defer"}}, Answer{Kind: Block}},
+			// decision "approve" is allow's older form: updatedInput is what it approves.
+			{"decision approve with updatedInput approves it", tbl{"decision": "approve", "hookSpecificOutput": tbl{"updatedInput": ls}}, Answer{Kind: Approve, Args: ls}},
+			{"decision approve with a string as updatedInput approves nothing", tbl{"decision": "approve", "hookSpecificOutput": tbl{"updatedInput": "ls"}}, Answer{}},
+			{"decision approve does not rescue allow's bad updatedInput", tbl{"decision": "approve", "hookSpecificOutput": tbl{"permissionDecision": "allow", "updatedInput": int64(1)}}, Answer{}},
+			{"ask beats decision approve", tbl{"decision": "approve", "hookSpecificOutput": tbl{"permissionDecision": "ask", "updatedInput": ls}}, Answer{Kind: Ask, Args: ls}},
 			{"hookSpecificOutput with only its event name", tbl{"hookSpecificOutput": tbl{"hookEventName": "PreToolUse"}}, Answer{}},
 		},
 		PreLLMCall: {
