@@ -39,9 +39,11 @@ type Answer struct {
 //     {action="modify", args={...}}, {action="approve", args=?}, {action="ask",
 //     message="...", args=?}; Claude Code's {decision="approve"} and
 //     {hookSpecificOutput={permissionDecision="allow"|"deny"|"ask",
-//     permissionDecisionReason=..., updatedInput={...}}} (deny = block, allow = approve,
+//     permissionDecisionReason=..., updatedInput={...}}} (deny = block, its message
+//     permissionDecisionReason, else reason, else message; allow = approve,
 //     updatedInput alone = modify; decision "approve" approves updatedInput as allow does).
-//     An approve (or allow) whose args (updatedInput) are not a table is None: the call is not approved with arguments other than the ones it meant.
+//     An approve (or allow) whose args (updatedInput) are not a table is None: the call is
+//     not approved with arguments other than the ones it meant.
 //   - pre_llm_call: a non-blank string, or {context=<non-blank string>}.
 //   - transform_tool_result: a string (even ""), or {result=<string>}.
 //   - transform_terminal_output: a string (even ""), or {output=<string>}.
@@ -132,9 +134,9 @@ func claudeAnswer(obj map[string]any) Answer {
 	input := h["updatedInput"]
 	args, _ := input.(map[string]any)
 	switch pd := h["permissionDecision"]; {
-	case pd == "deny":
+	case pd == "deny" && strings.TrimSpace(reason) != "":
 		return Answer{Kind: Block, Message: reason}
-	case obj["decision"] == "block":
+	case pd == "deny" || obj["decision"] == "block": // the reason is reason, else message
 		return blockFrom(obj, "reason", "message")
 	case pd == "ask":
 		return Answer{Kind: Ask, Message: reason, Args: args}
