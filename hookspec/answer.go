@@ -32,15 +32,18 @@ type Answer struct {
 // sources:
 //
 //   - pre_tool_call: {action="block", message=...} or {decision="block", reason=...} (the
-//     Claude Code form); when both are present the canonical one decides; the message is
+//     Claude Code form); when both are present the canonical one decides (of Claude Code's
+//     forms in one answer, a block in either blocks); the message is
 //     message (canonical) or reason (Claude Code), falling back to the other field. A block
 //     without a usable message still blocks, with its source's default message.
 //     {action="modify", args={...}}, {action="approve", args=?}, {action="ask",
 //     message="...", args=?}; Claude Code's {decision="approve"} and
 //     {hookSpecificOutput={permissionDecision="allow"|"deny"|"ask",
-//     permissionDecisionReason=..., updatedInput={...}}} (deny = block, allow = approve,
-//     updatedInput alone = modify). An approve (or allow) whose args (updatedInput) are not
-//     a table is None: the call is not approved with arguments other than the ones it meant.
+//     permissionDecisionReason=..., updatedInput={...}}} (deny = block, its message
+//     permissionDecisionReason, else reason, else message; allow = approve,
+//     updatedInput alone = modify; decision "approve" approves updatedInput as allow does).
+//     An approve (or allow) whose args (updatedInput) are not a table is None: the call is
+//     not approved with arguments other than the ones it meant.
 //   - pre_llm_call: a non-blank string, or {context=<non-blank string>}.
 //   - transform_tool_result: a string (even ""), or {result=<string>}.
 //   - transform_terminal_output: a string (even ""), or {output=<string>}.
@@ -91,7 +94,7 @@ func stringOr(v any, key string) (string, bool) {
 }
 
 // toolAnswer reads a pre_tool_call answer: the canonical action decides when there is one,
-// then Claude Code's hookSpecificOutput, then its decision.
+// else Claude Code's forms.
 func toolAnswer(v any) Answer {
 	obj, ok := v.(map[string]any)
 	if !ok {
@@ -117,36 +120,32 @@ func toolAnswer(v any) Answer {
 		}
 		return Answer{}
 	}
-	if h, ok := obj["hookSpecificOutput"].(map[string]any); ok {
-		if a := claudeAnswer(h); a.Kind != None {
-			return a
-		}
-	}
-	switch obj["decision"] {
-	case "block":
-		return blockFrom(obj, "reason", "message")
-	case "approve":
-		return Answer{Kind: Approve}
-	}
-	return Answer{}
+	return claudeAnswer(obj)
 }
 
-// claudeAnswer reads Claude Code's hookSpecificOutput of a PreToolUse hook.
-func claudeAnswer(h map[string]any) Answer {
+// claudeAnswer reads Claude Code's forms of a pre_tool_call answer: decision ("block" or
+// "approve") and hookSpecificOutput (permissionDecision "deny", "allow" or "ask", with
+// permissionDecisionReason and updatedInput). Forms that disagree are read on the safe
+// side: a block in either blocks; then an ask; then an approval in either, of updatedInput
+// when there is one; updatedInput alone modifies.
+func claudeAnswer(obj map[string]any) Answer {
+	h, _ := obj["hookSpecificOutput"].(map[string]any)
 	reason, _ := h["permissionDecisionReason"].(string)
-	args, _ := h["updatedInput"].(map[string]any)
-	switch h["permissionDecision"] {
-	case "deny":
+	input := h["updatedInput"]
+	args, _ := input.(map[string]any)
+	switch pd := h["permissionDecision"]; {
+	case pd == "deny" && strings.TrimSpace(reason) != "":
 		return Answer{Kind: Block, Message: reason}
-	case "ask":
+	case pd == "deny" || obj["decision"] == "block": // the reason is reason, else message
+		return blockFrom(obj, "reason", "message")
+	case pd == "ask":
 		return Answer{Kind: Ask, Message: reason, Args: args}
-	case "allow":
-		if args == nil && h["updatedInput"] != nil {
+	case pd == "allow" || obj["decision"] == "approve":
+		if args == nil && input != nil {
 			return Answer{} // not the input it meant: approve nothing
 		}
 		return Answer{Kind: Approve, Args: args}
-	}
-	if args != nil {
+	case args != nil:
 		return Answer{Kind: Modify, Args: args}
 	}
 	return Answer{}

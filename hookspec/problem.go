@@ -3,7 +3,9 @@ package hookspec
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
+	"strings"
 )
 
 // expected is, per event that reads answers, the shapes it accepts, for messages.
@@ -43,7 +45,8 @@ func Problem(event string, v any, closest func(name string, candidates []string)
 	}
 	msg := fmt.Sprintf("answer %s does nothing for %s: expected %s", show(v), event, want)
 	if obj, ok := v.(map[string]any); ok {
-		for k, val := range obj {
+		for _, k := range slices.Sorted(maps.Keys(obj)) { // sorted: the same hint every time
+			val := obj[k]
 			if slices.Contains(answerKeys[event], k) {
 				if s, isStr := val.(string); isStr && (k == "action" || k == "decision") {
 					if c := closest(s, actions[event]); c != "" && c != s {
@@ -88,14 +91,9 @@ func meansNothing(event string, v any) bool {
 	return false
 }
 
-func isBlank(s string) bool {
-	for _, r := range s {
-		if r != ' ' && r != '\t' && r != '\n' && r != '\r' {
-			return false
-		}
-	}
-	return true
-}
+// isBlank is Normalise's "blank": nothing but white space (any Unicode space), so that a
+// context Normalise passes over for being blank is never reported as a mistake.
+func isBlank(s string) bool { return strings.TrimSpace(s) == "" }
 
 // show renders v in JSON, shortened.
 func show(v any) string {

@@ -1,0 +1,209 @@
+package hookspec
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// The answers of the precedence table, each from the source that would give it.
+var (
+	mergeAnswers = map[string]struct {
+		source string
+		v      any
+	}{
+		"block":    {SourcePlugin, tbl{"action": "block", "message": "no"}},
+		"block2":   {SourceShell, tbl{"decision": "block"}}, // no message: the shell default
+		"ask":      {SourcePlugin, tbl{"action": "ask", "message": "sure?"}},
+		"ask2":     {SourceShell, tbl{"hookSpecificOutput": tbl{"permissionDecision": "ask"}}}, // no question
+		"approve":  {SourcePlugin, tbl{"action": "approve"}},
+		"approve2": {SourceShell, tbl{"hookSpecificOutput": tbl{"permissionDecision": "allow", "updatedInput": tbl{"n": "3"}}}},
+		"modify":   {SourcePlugin, tbl{"action": "modify", "args": tbl{"n": "1"}}},
+		"modify2":  {SourceShell, tbl{"hookSpecificOutput": tbl{"updatedInput": tbl{"n": "2"}}}},
+		"none":     {SourcePlugin, nil},
+		"mistake":  {SourceShell, tbl{"action": "deny", "message": "x"}},
+	}
+	n1, n2, n3 = tbl{"n": "1"}, tbl{"n": "2"}, tbl{"n": "3"}
+)
+
+// TestMergePrecedence is pre_tool_call's precedence table, block > ask > approve > modify,
+// for every pair of kinds in both orders and a few longer chains: which answer decides
+// (the first of the strongest kind; of modifications the last), the message (the source's
+// default for a block without one), and the arguments the chain of modifications left.
+func TestMergePrecedence(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		answers []string
+		want    Decision
+	}{
+		{[]string{"block", "block2"}, Decision{Kind: Block, By: 0, Message: "no"}},
+		{[]string{"block2", "block"}, Decision{Kind: Block, By: 0, Message: "Blocked by shell hook."}},
+		{[]string{"block", "ask"}, Decision{Kind: Block, By: 0, Message: "no"}},
+		{[]string{"ask", "block"}, Decision{Kind: Block, By: 1, Message: "no"}},
+		{[]string{"block", "approve"}, Decision{Kind: Block, By: 0, Message: "no"}},
+		{[]string{"approve", "block2"}, Decision{Kind: Block, By: 1, Message: "Blocked by shell hook."}},
+		{[]string{"block", "modify"}, Decision{Kind: Block, By: 0, Message: "no"}},
+		{[]string{"modify", "block"}, Decision{Kind: Block, By: 1, Message: "no"}}, // a blocked call runs with no arguments
+		{[]string{"block", "none"}, Decision{Kind: Block, By: 0, Message: "no"}},
+		{[]string{"none", "block"}, Decision{Kind: Block, By: 1, Message: "no"}},
+		{[]string{"mistake", "block2"}, Decision{Kind: Block, By: 1, Message: "Blocked by shell hook."}},
+
+		{[]string{"ask", "ask2"}, Decision{Kind: Ask, By: 0, Message: "sure?"}},
+		{[]string{"ask2", "ask"}, Decision{Kind: Ask, By: 0, Message: "approval needed"}},
+		{[]string{"ask", "approve"}, Decision{Kind: Ask, By: 0, Message: "sure?"}},
+		{[]string{"approve", "ask"}, Decision{Kind: Ask, By: 1, Message: "sure?"}},
+		{[]string{"ask", "modify"}, Decision{Kind: Ask, By: 0, Message: "sure?", Args: n1}},
+		{[]string{"modify", "ask"}, Decision{Kind: Ask, By: 1, Message: "sure?", Args: n1}},
+		{[]string{"ask", "none"}, Decision{Kind: Ask, By: 0, Message: "sure?"}},
+		{[]string{"none", "ask2"}, Decision{Kind: Ask, By: 1, Message: "approval needed"}},
+
+		{[]string{"approve", "approve2"}, Decision{Kind: Approve, By: 0, Args: n3}},
+		{[]string{"approve2", "approve"}, Decision{Kind: Approve, By: 0, Args: n3}},
+		{[]string{"approve", "modify"}, Decision{Kind: Approve, By: 0, Args: n1}},
+		{[]string{"modify", "approve"}, Decision{Kind: Approve, By: 1, Args: n1}},
+		{[]string{"approve", "none"}, Decision{Kind: Approve, By: 0}},
+		{[]string{"none", "approve"}, Decision{Kind: Approve, By: 1}},
+
+		{[]string{"modify", "modify2"}, Decision{Kind: Modify, By: 1, Args: n2}},
+		{[]string{"modify2", "modify"}, Decision{Kind: Modify, By: 1, Args: n1}},
+		{[]string{"modify", "none"}, Decision{Kind: Modify, By: 0, Args: n1}},
+		{[]string{"none", "modify2"}, Decision{Kind: Modify, By: 1, Args: n2}},
+		{[]string{"none", "none"}, Decision{By: -1}},
+		{[]string{"mistake", "none"}, Decision{By: -1}},
+		{nil, Decision{By: -1}},
+
+		// Chains: the last modification's arguments stand, whoever decides.
+		{[]string{"modify", "approve2", "modify2"}, Decision{Kind: Approve, By: 1, Args: n2}},
+		{[]string{"modify2", "modify", "approve2"}, Decision{Kind: Approve, By: 2, Args: n3}},
+		{[]string{"modify", "ask2", "approve"}, Decision{Kind: Ask, By: 1, Message: "approval needed", Args: n1}},
+		{[]string{"approve2", "ask", "modify"}, Decision{Kind: Ask, By: 1, Message: "sure?", Args: n1}},
+		{[]string{"modify", "ask", "block2"}, Decision{Kind: Block, By: 2, Message: "Blocked by shell hook."}},
+		{[]string{"approve", "ask2", "block2", "block"}, Decision{Kind: Block, By: 2, Message: "Blocked by shell hook."}},
+		{[]string{"none", "modify", "none", "modify2", "none"}, Decision{Kind: Modify, By: 3, Args: n2}},
+		{[]string{"ask2", "ask", "approve", "approve2"}, Decision{Kind: Ask, By: 0, Message: "approval needed", Args: n3}},
+	}
+	for _, tt := range tests {
+		rs := make([]Result, len(tt.answers))
+		for i, name := range tt.answers {
+			a := mergeAnswers[name]
+			rs[i] = Answered(a.source, name, PreToolCall, a.v, 0)
+		}
+		if diff := cmp.Diff(tt.want, Merge(PreToolCall, rs)); diff != "" {
+			t.Errorf("Merge(%v) (-want +got):\n%s", tt.answers, diff)
+		}
+	}
+}
+
+// TestMergeFailClosed: a failed fail_closed hook's block takes its place in the order, so an
+// earlier block still wins, and it keeps its own message.
+func TestMergeFailClosed(t *testing.T) {
+	t.Parallel()
+	failed := Failed(SourcePlugin, "guard", StatusTimeout, "slow", 0)
+	failed.FailClosed(`blocked: plugin "guard" failed closed (timeout: slow)`)
+	block := Answered(SourceShell, "b", PreToolCall, tbl{"decision": "block", "reason": "r"}, 0)
+	modify := Answered(SourcePlugin, "m", PreToolCall, tbl{"action": "modify", "args": n1}, 0)
+	plain := Failed(SourcePlugin, "open", StatusError, "boom", 0) // not fail_closed: nothing
+
+	tests := []struct {
+		rs   []Result
+		want Decision
+	}{
+		{[]Result{modify, failed, block}, Decision{Kind: Block, By: 1, Message: `blocked: plugin "guard" failed closed (timeout: slow)`}},
+		{[]Result{block, failed}, Decision{Kind: Block, By: 0, Message: "r"}},
+		{[]Result{plain, modify}, Decision{Kind: Modify, By: 1, Args: n1}},
+	}
+	for i, tt := range tests {
+		if diff := cmp.Diff(tt.want, Merge(PreToolCall, tt.rs)); diff != "" {
+			t.Errorf("case %d (-want +got):\n%s", i, diff)
+		}
+	}
+}
+
+// TestMergeDefaultBlockMessage: a block without a usable message gets its source's default.
+func TestMergeDefaultBlockMessage(t *testing.T) {
+	t.Parallel()
+	for source, want := range map[string]string{
+		SourcePlugin: "Blocked by plugin hook.",
+		SourceShell:  "Blocked by shell hook.",
+		"":           "Blocked by plugin hook.",
+	} {
+		for _, v := range []any{tbl{"action": "block"}, tbl{"action": "block", "message": "  "}, tbl{"decision": "block", "reason": int64(1)},
+			tbl{"hookSpecificOutput": tbl{"permissionDecision": "deny", "permissionDecisionReason": ""}}} {
+			d := Merge(PreToolCall, []Result{Answered(source, "h", PreToolCall, v, 0)})
+			if d.Kind != Block || d.Message != want {
+				t.Errorf("%q source, %s: %v %q, want a block with %q", source, show(v), d.Kind, d.Message, want)
+			}
+		}
+	}
+}
+
+// TestMergeOtherHooks: contexts join, transforms take the first, dispatch takes the first
+// decision, observers decide nothing; an answer of a kind a hook does not take is passed over.
+func TestMergeOtherHooks(t *testing.T) {
+	t.Parallel()
+	ctx := func(s string) Answer { return Answer{Kind: Context, Text: s} }
+	rep := func(s string) Answer { return Answer{Kind: Replace, Text: s} }
+	tests := []struct {
+		event   string
+		answers []Answer
+		want    Decision
+	}{
+		{PreLLMCall, []Answer{{}, ctx("a"), {}, ctx("b"), ctx("c")}, Decision{Kind: Context, By: 1, From: []int{1, 3, 4}, Text: "a\n\nb\n\nc"}},
+		{PreLLMCall, []Answer{ctx(" a ")}, Decision{Kind: Context, By: 0, From: []int{0}, Text: " a "}},
+		{PreLLMCall, []Answer{{}, rep("x"), {Kind: Block, Message: "m"}}, Decision{By: -1}},
+		// Hooks written for Claude Code add context to these two.
+		{OnSessionStart, []Answer{ctx("s1"), ctx("s2")}, Decision{Kind: Context, By: 0, From: []int{0, 1}, Text: "s1\n\ns2"}},
+		{PostToolCall, []Answer{{}, ctx("feedback")}, Decision{Kind: Context, By: 1, From: []int{1}, Text: "feedback"}},
+		{PostLLMCall, []Answer{ctx("ignored")}, Decision{By: -1}},
+		{PreToolCall, []Answer{ctx("ignored"), rep("x")}, Decision{By: -1}},
+
+		{TransformToolResult, []Answer{{}, rep(""), rep("second")}, Decision{Kind: Replace, By: 1, Text: ""}},
+		{TransformTerminalOutput, []Answer{rep("a"), rep("b")}, Decision{Kind: Replace, By: 0, Text: "a"}},
+		{TransformLLMOutput, []Answer{ctx("c"), rep("r")}, Decision{Kind: Replace, By: 1, Text: "r"}},
+
+		{PreGatewayDispatch, []Answer{{}, {Kind: Skip, Message: "spam"}, {Kind: Allow}}, Decision{Kind: Skip, By: 1, Message: "spam"}},
+		{PreGatewayDispatch, []Answer{{Kind: Allow}, {Kind: Skip}}, Decision{Kind: Allow, By: 0}},
+		{PreGatewayDispatch, []Answer{{Kind: Rewrite, Text: "hi"}, {Kind: Skip}}, Decision{Kind: Rewrite, By: 0, Text: "hi"}},
+		{PreGatewayDispatch, []Answer{{Kind: Skip}}, Decision{Kind: Skip, By: 0}},
+		{PreGatewayDispatch, []Answer{rep("x"), {Kind: Block}, ctx("c")}, Decision{By: -1}},
+
+		{SubagentStop, []Answer{{Kind: Block, Message: "m"}, rep("r")}, Decision{By: -1}},
+		{"my_host_hook", []Answer{{Kind: Block}}, Decision{By: -1}},
+	}
+	for _, tt := range tests {
+		rs := make([]Result, len(tt.answers))
+		for i, a := range tt.answers {
+			rs[i] = Result{Source: SourcePlugin, Answer: a}
+		}
+		if diff := cmp.Diff(tt.want, Merge(tt.event, rs)); diff != "" {
+			t.Errorf("Merge(%s, %v) (-want +got):\n%s", tt.event, tt.answers, diff)
+		}
+	}
+}
+
+// TestOutcome is the wire shape of every kind of decision.
+func TestOutcome(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		d    Decision
+		want any
+	}{
+		{Decision{By: -1}, nil},
+		{Decision{Kind: Block, Message: "no", Args: n1}, tbl{"action": "block", "message": "no"}},
+		{Decision{Kind: Ask, Message: "q"}, tbl{"action": "ask", "message": "q"}},
+		{Decision{Kind: Ask, Message: "q", Args: n1}, tbl{"action": "ask", "message": "q", "args": n1}},
+		{Decision{Kind: Approve}, tbl{"action": "approve"}},
+		{Decision{Kind: Approve, Args: n1}, tbl{"action": "approve", "args": n1}},
+		{Decision{Kind: Modify, Args: n1}, tbl{"action": "modify", "args": n1}},
+		{Decision{Kind: Context, Text: "c"}, tbl{"context": "c"}},
+		{Decision{Kind: Replace, Text: ""}, tbl{"text": ""}},
+		{Decision{Kind: Skip, Message: "r"}, tbl{"action": "skip", "reason": "r"}},
+		{Decision{Kind: Rewrite, Text: "t"}, tbl{"action": "rewrite", "text": "t"}},
+		{Decision{Kind: Allow}, tbl{"action": "allow"}},
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.want, tt.d.Outcome()); diff != "" {
+			t.Errorf("%+v (-want +got):\n%s", tt.d, diff)
+		}
+	}
+}

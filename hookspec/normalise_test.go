@@ -1,0 +1,387 @@
+package hookspec
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/hermes-hooks/hermes/internal/suggest"
+)
+
+// tbl is shorthand for a table in the cases below.
+type tbl = map[string]any
+
+// normaliseCase is one answer and what Normalise reads it as. The answer is the Go value a
+// Lua callback's return converts to (nil, bool, string, int64, float64, []any, tbl); each
+// case is also read as a shell hook's stdout: the value printed as JSON and decoded as the
+// shell package does (integral numbers as int64), which must read the same.
+type normaliseCase struct {
+	name string
+	v    any
+	want Answer
+}
+
+// TestNormalise is every accepted and ignored answer shape of every hook.
+func TestNormalise(t *testing.T) {
+	t.Parallel()
+	ls := tbl{"command": "ls -la"}
+	// Answers no hook takes: every observer must read each as nothing.
+	junk := []normaliseCase{
+		{"nil", nil, Answer{}},
+		{"a string", "block", Answer{}},
+		{"an empty string", "", Answer{}},
+		{"an integer", int64(1), Answer{}},
+		{"a float", 1.5, Answer{}},
+		{"true", true, Answer{}},
+		{"false", false, Answer{}},
+		{"a list", []any{"block", "x"}, Answer{}},
+		{"an empty table", tbl{}, Answer{}},
+		{"a block", tbl{"action": "block", "message": "no"}, Answer{}},
+		{"a context", tbl{"context": "c"}, Answer{}},
+		{"a result", tbl{"result": "r"}, Answer{}},
+		{"a skip", tbl{"action": "skip", "reason": "r"}, Answer{}},
+	}
+	cases := map[string][]normaliseCase{
+		PreToolCall: {
+			{"nil", nil, Answer{}},
+			{"a string", "block", Answer{}},
+			{"a number", int64(2), Answer{}},
+			{"a float", 2.5, Answer{}},
+			{"true", true, Answer{}},
+			{"false", false, Answer{}},
+			{"a list", []any{"block", "why"}, Answer{}},
+			{"an empty table", tbl{}, Answer{}},
+			{"message alone", tbl{"message": "no"}, Answer{}},
+			{"reason alone", tbl{"reason": "no"}, Answer{}},
+			{"action deny", tbl{"action": "deny", "message": "no"}, Answer{}},
+			{"action in capitals", tbl{"action": "BLOCK", "message": "no"}, Answer{}},
+			{"action allow", tbl{"action": "allow"}, Answer{}},
+			{"decision allow", tbl{"decision": "allow"}, Answer{}},
+			{"decision deny", tbl{"decision": "deny", "reason": "no"}, Answer{}},
+
+			{"block", tbl{"action": "block", "message": "no"}, Answer{Kind: Block, Message: "no"}},
+			{"block without message", tbl{"action": "block"}, Answer{Kind: Block}},
+			{"block with an empty message", tbl{"action": "block", "message": ""}, Answer{Kind: Block}},
+			{"block with a blank message", tbl{"action": "block", "message": " \t\n"}, Answer{Kind: Block}},
+			{"block with a number as message", tbl{"action": "block", "message": int64(3)}, Answer{Kind: Block}},
+			{"block with a table as message", tbl{"action": "block", "message": tbl{"a": "b"}}, Answer{Kind: Block}},
+			{"block falls back to reason", tbl{"action": "block", "reason": "r"}, Answer{Kind: Block, Message: "r"}},
+			{"block's blank message falls back to reason", tbl{"action": "block", "message": "  ", "reason": "r"}, Answer{Kind: Block, Message: "r"}},
+			{"block's message before reason", tbl{"action": "block", "message": "m", "reason": "r"}, Answer{Kind: Block, Message: "m"}},
+			{"block keeps its args out", tbl{"action": "block", "message": "m", "args": ls}, Answer{Kind: Block, Message: "m"}},
+			{"the canonical action decides: allow", tbl{"action": "allow", "decision": "block", "reason": "r"}, Answer{}},
+			{"the canonical action decides: deny", tbl{"action": "deny", "decision": "block"}, Answer{}},
+			{"the canonical action decides: block", tbl{"action": "block", "decision": "approve"}, Answer{Kind: Block}},
+			{"the canonical action decides over hookSpecificOutput", tbl{"action": "approve", "hookSpecificOutput": tbl{"permissionDecision": "deny"}}, Answer{Kind: Approve}},
+			{"an action that is not a string is no canonical form", tbl{"action": int64(1), "decision": "block"}, Answer{Kind: Block}},
+
+			{"modify", tbl{"action": "modify", "args": ls}, Answer{Kind: Modify, Args: ls}},
+			{"modify to no arguments", tbl{"action": "modify", "args": tbl{}}, Answer{Kind: Modify, Args: tbl{}}},
+			{"modify without args", tbl{"action": "modify"}, Answer{}},
+			{"modify with a string", tbl{"action": "modify", "args": "rm -rf /"}, Answer{}},
+			{"modify with a list", tbl{"action": "modify", "args": []any{"ls"}}, Answer{}},
+			{"modify with a number", tbl{"action": "modify", "args": int64(5)}, Answer{}},
+
+			{"approve", tbl{"action": "approve"}, Answer{Kind: Approve}},
+			{"approve with args", tbl{"action": "approve", "args": ls}, Answer{Kind: Approve, Args: ls}},
+			{"approve with a string", tbl{"action": "approve", "args": "ls"}, Answer{}},
+			{"approve with a number", tbl{"action": "approve", "args": int64(5)}, Answer{}},
+			{"approve with false", tbl{"action": "approve", "args": false}, Answer{}},
+
+			{"ask", tbl{"action": "ask", "message": "sure?"}, Answer{Kind: Ask, Message: "sure?"}},
+			{"ask without message", tbl{"action": "ask"}, Answer{Kind: Ask}},
+			{"ask with a number as message", tbl{"action": "ask", "message": 1.5}, Answer{Kind: Ask}},
+			{"ask with args", tbl{"action": "ask", "message": "ok?", "args": ls}, Answer{Kind: Ask, Message: "ok?", Args: ls}},
+			{"ask with a string as args asks about the call's own", tbl{"action": "ask", "message": "ok?", "args": "ls"}, Answer{Kind: Ask, Message: "ok?"}},
+
+			{"Claude Code's block", tbl{"decision": "block", "reason": "r"}, Answer{Kind: Block, Message: "r"}},
+			{"Claude Code's block without reason", tbl{"decision": "block"}, Answer{Kind: Block}},
+			{"Claude Code's block falls back to message", tbl{"decision": "block", "message": "m"}, Answer{Kind: Block, Message: "m"}},
+			{"Claude Code's reason before message", tbl{"decision": "block", "reason": "r", "message": "m"}, Answer{Kind: Block, Message: "r"}},
+			{"Claude Code's approve", tbl{"decision": "approve", "reason": "fine"}, Answer{Kind: Approve}},
+			{"deny", tbl{"hookSpecificOutput": tbl{"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": ".env is private"}}, Answer{Kind: Block, Message: ".env is private"}},
+			{"deny without reason", tbl{"hookSpecificOutput": tbl{"permissionDecision": "deny"}}, Answer{Kind: Block}},
+			{"deny without reason falls back to reason", tbl{"reason": "top", "hookSpecificOutput": tbl{"permissionDecision": "deny"}}, Answer{Kind: Block, Message: "top"}},
+			{"deny with a blank reason falls back to message", tbl{"message": "m", "hookSpecificOutput": tbl{"permissionDecision": "deny", "permissionDecisionReason": " "}}, Answer{Kind: Block, Message: "m"}},
+			{"deny's reason first", tbl{"decision": "block", "reason": "top", "hookSpecificOutput": tbl{"permissionDecision": "deny", "permissionDecisionReason": "pdr"}}, Answer{Kind: Block, Message: "pdr"}},
+			{"deny beats decision approve", tbl{"decision": "approve", "hookSpecificOutput": tbl{"permissionDecision": "deny"}}, Answer{Kind: Block}},
+			{"allow", tbl{"hookSpecificOutput": tbl{"permissionDecision": "allow"}}, Answer{Kind: Approve}},
+			{"allow with updatedInput", tbl{"hookSpecificOutput": tbl{"permissionDecision": "allow", "updatedInput": ls}}, Answer{Kind: Approve, Args: ls}},
+			{"allow with a string as updatedInput", tbl{"hookSpecificOutput": tbl{"permissionDecision": "allow", "updatedInput": "ls"}}, Answer{}},
+			{"ask the person", tbl{"hookSpecificOutput": tbl{"permissionDecision": "ask", "permissionDecisionReason": "deploy?"}}, Answer{Kind: Ask, Message: "deploy?"}},
+			{"ask with updatedInput", tbl{"hookSpecificOutput": tbl{"permissionDecision": "ask", "updatedInput": ls}}, Answer{Kind: Ask, Args: ls}},
+			{"ask with a string as updatedInput", tbl{"hookSpecificOutput": tbl{"permissionDecision": "ask", "updatedInput": "ls"}}, Answer{Kind: Ask}},
+			{"updatedInput alone modifies", tbl{"hookSpecificOutput": tbl{"updatedInput": ls}}, Answer{Kind: Modify, Args: ls}},
+			{"updatedInput alone, not a table", tbl{"hookSpecificOutput": tbl{"updatedInput": "ls"}}, Answer{}},
+			{"defer decides nothing", tbl{"hookSpecificOutput": tbl{"permissionDecision": "defer"}}, Answer{}},
+			{"hookSpecificOutput that is not a table", tbl{"hookSpecificOutput": "deny"}, Answer{}},
+			// Forms of one answer that disagree are read on the safe side: a block in either
+			// form blocks.
+			{"decision block beats updatedInput alone", tbl{"decision": "block", "reason": "r", "hookSpecificOutput": tbl{"updatedInput": ls}}, Answer{Kind: Block, Message: "r"}},
+			{"decision block beats allow", tbl{"decision": "block", "hookSpecificOutput": tbl{"permissionDecision": "allow"}}, Answer{Kind: Block}},
+			{"decision block beats ask", tbl{"decision": "block", "reason": "r", "hookSpecificOutput": tbl{"permissionDecision": "ask", "permissionDecisionReason": "q"}}, Answer{Kind: Block, Message: "r"}},
+			{"decision block beats defer", tbl{"decision": "block", "hookSpecificOutput": tbl{"permissionDecision": "defer"}}, Answer{Kind: Block}},
+			// decision "approve" is allow's older form: updatedInput is what it approves.
+			{"decision approve with updatedInput approves it", tbl{"decision": "approve", "hookSpecificOutput": tbl{"updatedInput": ls}}, Answer{Kind: Approve, Args: ls}},
+			{"decision approve with a string as updatedInput approves nothing", tbl{"decision": "approve", "hookSpecificOutput": tbl{"updatedInput": "ls"}}, Answer{}},
+			{"decision approve does not rescue allow's bad updatedInput", tbl{"decision": "approve", "hookSpecificOutput": tbl{"permissionDecision": "allow", "updatedInput": int64(1)}}, Answer{}},
+			{"ask beats decision approve", tbl{"decision": "approve", "hookSpecificOutput": tbl{"permissionDecision": "ask", "updatedInput": ls}}, Answer{Kind: Ask, Args: ls}},
+			{"hookSpecificOutput with only its event name", tbl{"hookSpecificOutput": tbl{"hookEventName": "PreToolUse"}}, Answer{}},
+		},
+		PreLLMCall: {
+			{"a string", "remember this", Answer{Kind: Context, Text: "remember this"}},
+			{"a string with spaces around", "  x  ", Answer{Kind: Context, Text: "  x  "}},
+			{"a context", tbl{"context": "c"}, Answer{Kind: Context, Text: "c"}},
+			{"a context and other keys", tbl{"context": "c", "other": int64(1)}, Answer{Kind: Context, Text: "c"}},
+			{"an empty string", "", Answer{}},
+			{"a blank string", " \t\r\n", Answer{}},
+			{"a blank context", tbl{"context": "   "}, Answer{}},
+			{"a number as context", tbl{"context": int64(42)}, Answer{}},
+			{"a table as context", tbl{"context": tbl{"a": "b"}}, Answer{}},
+			{"a misspelled key", tbl{"contxt": "c"}, Answer{}},
+			{"a number", int64(42), Answer{}},
+			{"true", true, Answer{}},
+			{"a list", []any{"c"}, Answer{}},
+			{"an empty table", tbl{}, Answer{}},
+			{"nil", nil, Answer{}},
+		},
+		TransformToolResult: {
+			{"a string", "new", Answer{Kind: Replace, Text: "new"}},
+			{"the empty string", "", Answer{Kind: Replace, Text: ""}},
+			{"a result", tbl{"result": "r"}, Answer{Kind: Replace, Text: "r"}},
+			{"an empty result", tbl{"result": ""}, Answer{Kind: Replace, Text: ""}},
+			{"a number as result", tbl{"result": int64(1)}, Answer{}},
+			{"another transform's key", tbl{"output": "o"}, Answer{}},
+			{"text", tbl{"text": "t"}, Answer{}},
+			{"a number", 1.5, Answer{}},
+			{"false", false, Answer{}},
+			{"a list", []any{"r"}, Answer{}},
+			{"nil", nil, Answer{}},
+		},
+		TransformTerminalOutput: {
+			{"a string", "new", Answer{Kind: Replace, Text: "new"}},
+			{"the empty string", "", Answer{Kind: Replace, Text: ""}},
+			{"an output", tbl{"output": "o"}, Answer{Kind: Replace, Text: "o"}},
+			{"an empty output", tbl{"output": ""}, Answer{Kind: Replace, Text: ""}},
+			{"a number as output", tbl{"output": true}, Answer{}},
+			{"another transform's key", tbl{"result": "r"}, Answer{}},
+			{"a number", int64(0), Answer{}},
+			{"nil", nil, Answer{}},
+		},
+		TransformLLMOutput: {
+			{"a string", "new", Answer{Kind: Replace, Text: "new"}},
+			{"a blank string counts", " ", Answer{Kind: Replace, Text: " "}},
+			{"the empty string does not", "", Answer{}},
+			{"a response_text", tbl{"response_text": "r"}, Answer{Kind: Replace, Text: "r"}},
+			{"an empty response_text", tbl{"response_text": ""}, Answer{}},
+			{"a number as response_text", tbl{"response_text": int64(1)}, Answer{}},
+			{"another transform's key", tbl{"result": "r"}, Answer{}},
+			{"a number", int64(1), Answer{}},
+			{"nil", nil, Answer{}},
+		},
+		PreGatewayDispatch: {
+			{"skip", tbl{"action": "skip", "reason": "spam"}, Answer{Kind: Skip, Message: "spam"}},
+			{"skip without reason", tbl{"action": "skip"}, Answer{Kind: Skip}},
+			{"skip with a number as reason", tbl{"action": "skip", "reason": int64(1)}, Answer{Kind: Skip}},
+			{"rewrite", tbl{"action": "rewrite", "text": "hi"}, Answer{Kind: Rewrite, Text: "hi"}},
+			{"rewrite to the empty string", tbl{"action": "rewrite", "text": ""}, Answer{Kind: Rewrite, Text: ""}},
+			{"rewrite without text dispatches as it is", tbl{"action": "rewrite"}, Answer{Kind: Allow}},
+			{"rewrite with a number as text dispatches as it is", tbl{"action": "rewrite", "text": int64(1)}, Answer{Kind: Allow}},
+			{"allow", tbl{"action": "allow"}, Answer{Kind: Allow}},
+			{"an unknown action", tbl{"action": "drop"}, Answer{}},
+			{"block is not a dispatch action", tbl{"action": "block", "message": "m"}, Answer{}},
+			{"decision is not action", tbl{"decision": "skip"}, Answer{}},
+			{"a string", "skip", Answer{}},
+			{"a number", int64(1), Answer{}},
+			{"a list", []any{"skip"}, Answer{}},
+			{"an empty table", tbl{}, Answer{}},
+			{"nil", nil, Answer{}},
+		},
+	}
+	for _, h := range append(Names(), "my_host_hook") {
+		if !refReadsAnswers(h) {
+			cases[h] = junk
+		}
+	}
+	for h, cs := range cases {
+		for _, c := range cs {
+			t.Run(h+"/"+c.name, func(t *testing.T) {
+				if diff := cmp.Diff(c.want, Normalise(h, c.v)); diff != "" {
+					t.Errorf("from Lua (-want +got):\n%s", diff)
+				}
+				if diff := cmp.Diff(jsonAnswer(t, c.want), Normalise(h, shellValue(t, c.v))); diff != "" {
+					t.Errorf("from a shell hook's stdout (-want +got):\n%s", diff)
+				}
+			})
+		}
+	}
+}
+
+// shellValue is v printed as JSON by a shell hook and decoded as the shell package decodes
+// stdout: integral numbers as int64, others as float64.
+func shellValue(t *testing.T, v any) any {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var out any
+	if err := dec.Decode(&out); err != nil {
+		t.Fatal(err)
+	}
+	var fix func(any) any
+	fix = func(v any) any {
+		switch x := v.(type) {
+		case json.Number:
+			if i, err := x.Int64(); err == nil {
+				return i
+			}
+			f, _ := x.Float64()
+			return f
+		case []any:
+			for i := range x {
+				x[i] = fix(x[i])
+			}
+		case map[string]any:
+			for k := range x {
+				x[k] = fix(x[k])
+			}
+		}
+		return v
+	}
+	return fix(out)
+}
+
+// jsonAnswer is want with its args as a shell hook's would decode.
+func jsonAnswer(t *testing.T, want Answer) Answer {
+	if want.Args != nil {
+		want.Args = shellValue(t, want.Args).(map[string]any)
+	}
+	return want
+}
+
+// TestNormaliseEveryHookHasCases keeps TestNormalise complete: a hook added to Names that
+// reads answers needs its cases.
+func TestNormaliseEveryHookHasCases(t *testing.T) {
+	t.Parallel()
+	reads := 0
+	for _, h := range Names() {
+		if _, ok := expected[h]; ok != refReadsAnswers(h) {
+			t.Errorf("%s: reads answers %v in the code, %v in the docs", h, ok, refReadsAnswers(h))
+		}
+		if refReadsAnswers(h) {
+			reads++
+		}
+	}
+	if reads != 6 {
+		t.Errorf("%d hooks read answers, the docs name 6", reads)
+	}
+}
+
+// TestProblemMessages holds the one-line reports of answers that do nothing, as a user sees
+// them (with the did-you-mean the engine computes), and the quiet answers that change
+// nothing on purpose.
+func TestProblemMessages(t *testing.T) {
+	t.Parallel()
+	const tool = `expected {action="block", message="..."}, {action="modify", args={...}}, {action="approve"}, {action="ask", message="..."}, or Claude Code's {decision="block", reason="..."} / {hookSpecificOutput={permissionDecision=...}}`
+	tests := []struct {
+		event string
+		v     any
+		want  string // the whole message; "" = no problem
+	}{
+		{PreToolCall, tbl{"action": "deny"}, `answer {"action":"deny"} does nothing for pre_tool_call: ` + tool},
+		{PreToolCall, tbl{"action": "blocked"}, `answer {"action":"blocked"} does nothing for pre_tool_call: ` + tool + ` (did you mean action="block"?)`},
+		{PreToolCall, tbl{"action": "aprove"}, `answer {"action":"aprove"} does nothing for pre_tool_call: ` + tool + ` (did you mean action="approve"?)`},
+		{PreToolCall, tbl{"decision": "blck", "reason": "r"}, `answer {"decision":"blck","reason":"r"} does nothing for pre_tool_call: ` + tool + ` (did you mean decision="block"?)`},
+		{PreToolCall, tbl{"actoin": "block"}, `answer {"actoin":"block"} does nothing for pre_tool_call: ` + tool + ` (did you mean "action" instead of "actoin"?)`},
+		{PreToolCall, tbl{"message": "no"}, `answer {"message":"no"} does nothing for pre_tool_call: ` + tool},
+		{PreToolCall, "block", `answer "block" does nothing for pre_tool_call: ` + tool},
+		{PreToolCall, int64(1), `answer 1 does nothing for pre_tool_call: ` + tool},
+		{PreToolCall, true, `answer true does nothing for pre_tool_call: ` + tool},
+		{PreToolCall, tbl{"action": "modify", "args": "rm -rf /"}, `answer {"action":"modify","args":"rm -rf /"} does nothing for pre_tool_call: ` + tool},
+		{PreToolCall, tbl{"hookSpecificOutput": tbl{"permissionDecision": "allow", "updatedInput": "ls"}}, `answer {"hookSpecificOutput":{"permissionDecision":"allow","updatedInput":"ls"}} does nothing for pre_tool_call: ` + tool},
+		{PreToolCall, tbl{"action": "block", "message": strings.Repeat("x", 100)}, ""},
+		{PreToolCall, tbl{"action": "deny", "message": strings.Repeat("x", 100)}, `answer {"action":"deny","message":"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx... does nothing for pre_tool_call: ` + tool},
+		{PreLLMCall, int64(42), `answer 42 does nothing for pre_llm_call: expected a string, or {context="..."}`},
+		{PreLLMCall, tbl{"contxt": "x"}, `answer {"contxt":"x"} does nothing for pre_llm_call: expected a string, or {context="..."} (did you mean "context" instead of "contxt"?)`},
+		{TransformToolResult, tbl{"reslt": "x"}, `answer {"reslt":"x"} does nothing for transform_tool_result: expected a string, or {result="..."} (did you mean "result" instead of "reslt"?)`},
+		{TransformTerminalOutput, int64(3), `answer 3 does nothing for transform_terminal_output: expected a string, or {output="..."}`},
+		{TransformLLMOutput, tbl{"respons_text": "x"}, `answer {"respons_text":"x"} does nothing for transform_llm_output: expected a non-empty string, or {response_text="..."} (did you mean "response_text" instead of "respons_text"?)`},
+		{PreGatewayDispatch, tbl{"action": "skp"}, `answer {"action":"skp"} does nothing for pre_gateway_dispatch: expected {action="skip", reason=...}, {action="rewrite", text="..."} or {action="allow"} (did you mean action="skip"?)`},
+		{PreGatewayDispatch, "skip", `answer "skip" does nothing for pre_gateway_dispatch: expected {action="skip", reason=...}, {action="rewrite", text="..."} or {action="allow"}`},
+
+		// Nothing on purpose: nil, an empty table, false, a blank context, {action="allow"}.
+		{PreToolCall, nil, ""},
+		{PreToolCall, tbl{}, ""},
+		{PreToolCall, false, ""},
+		{PreToolCall, tbl{"action": "allow"}, ""},
+		{PreToolCall, tbl{"action": "allow", "decision": "block"}, ""},
+		{PreToolCall, tbl{"decision": "allow"}, ""},
+		{PreToolCall, []any{}, ""},
+		{PreLLMCall, "  ", ""},
+		{PreLLMCall, tbl{"context": ""}, ""},
+		{PreLLMCall, "\v", ""},                       // blank to Normalise too: no mistake
+		{PreLLMCall, tbl{"context": "\u00a0\f"}, ""}, // a no-break space is white space
+		{PreLLMCall, false, ""},
+		{TransformLLMOutput, "", ""},
+		{TransformLLMOutput, tbl{"response_text": ""}, ""},
+		{PreGatewayDispatch, tbl{}, ""},
+		// Answers that do something, and observers, are never reported.
+		{PreToolCall, tbl{"action": "ask"}, ""},
+		{PreGatewayDispatch, tbl{"action": "rewrite"}, ""},
+		{PostToolCall, "anything", ""},
+		{OnSessionEnd, tbl{"action": "block"}, ""},
+		{"my_host_hook", int64(1), ""},
+	}
+	for _, tt := range tests {
+		if got := Problem(tt.event, tt.v, suggest.Closest); got != tt.want {
+			t.Errorf("Problem(%s, %s)\n got %q\nwant %q", tt.event, show(tt.v), got, tt.want)
+		}
+	}
+}
+
+// TestProblemIsStable: an answer with two mistakes gets the same did-you-mean every time
+// (the first key in sorted order), not whichever key a map happens to give first.
+func TestProblemIsStable(t *testing.T) {
+	t.Parallel()
+	v := tbl{"mesage": "x", "actoin": "block", "reasn": "r"}
+	want := Problem(PreToolCall, v, suggest.Closest)
+	if !strings.HasSuffix(want, `(did you mean "action" instead of "actoin"?)`) {
+		t.Fatalf("Problem = %q", want)
+	}
+	for range 50 {
+		if got := Problem(PreToolCall, v, suggest.Closest); got != want {
+			t.Fatalf("Problem says %q, then %q", want, got)
+		}
+	}
+}
+
+// TestAskProblem: an ask whose arguments are not a table still asks (about the call's own
+// arguments: the safe side), and says what is wrong.
+func TestAskProblem(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		event string
+		v     any
+		want  string
+	}{
+		{PreToolCall, tbl{"action": "ask", "message": "ok?", "args": "ls"}, `the ask's args is "ls", not a table: the person is asked about the call's own arguments`},
+		{PreToolCall, tbl{"action": "ask", "args": int64(5)}, `the ask's args is 5, not a table: the person is asked about the call's own arguments`},
+		{PreToolCall, tbl{"hookSpecificOutput": tbl{"permissionDecision": "ask", "updatedInput": []any{"ls"}}}, `the ask's updatedInput is ["ls"], not a table: the person is asked about the call's own arguments`},
+		{PreToolCall, tbl{"action": "ask", "args": tbl{"command": "ls"}}, ""},
+		{PreToolCall, tbl{"action": "ask"}, ""},
+		{PreToolCall, tbl{"hookSpecificOutput": tbl{"permissionDecision": "ask"}}, ""},
+		{PreToolCall, tbl{"action": "approve", "args": "ls"}, ""}, // not an ask: Problem reports it
+		{PreToolCall, tbl{"action": "block", "args": "ls"}, ""},
+		{PostToolCall, tbl{"action": "ask", "args": "ls"}, ""},
+	}
+	for _, tt := range tests {
+		if got := AskProblem(tt.event, tt.v); got != tt.want {
+			t.Errorf("AskProblem(%s, %s)\n got %q\nwant %q", tt.event, show(tt.v), got, tt.want)
+		}
+	}
+}

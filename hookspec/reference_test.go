@@ -1,0 +1,267 @@
+package hookspec
+
+import "strings"
+
+// A plain re-statement of the answer and merge rules of docs/events.md ("Merge rules", the
+// pre_tool_call and pre_gateway_dispatch sections) and docs/claude-code.md ("Answers"),
+// written from the docs and kept deliberately simple, for FuzzNormaliseMerge to hold the
+// package's Normalise and Merge to. Where the docs leave a case open, the reading chosen is
+// said next to it; every one of them keeps the guard when in doubt.
+
+// refBlank: "non-blank" in the docs: nothing but white space.
+func refBlank(s string) bool { return strings.TrimSpace(s) == "" }
+
+// refUsable returns the first argument that is a non-blank string ("a usable message").
+func refUsable(vs ...any) string {
+	for _, v := range vs {
+		if s, ok := v.(string); ok && !refBlank(s) {
+			return s
+		}
+	}
+	return ""
+}
+
+// refTable is v when it is a table with string keys (a Lua table that is not a list, a JSON
+// object).
+func refTable(v any) (map[string]any, bool) {
+	m, ok := v.(map[string]any)
+	return m, ok
+}
+
+func refNormalise(event string, v any) Answer {
+	obj, isTable := refTable(v)
+	str, isString := v.(string)
+	field := func(key string) (string, bool) {
+		if isString {
+			return str, true
+		}
+		s, ok := obj[key].(string)
+		return s, ok && isTable
+	}
+	switch event {
+	case PreToolCall:
+		if isTable {
+			return refTool(obj)
+		}
+	case PreLLMCall: // a non-blank string, or {context=<non-blank string>}
+		if s, ok := field("context"); ok && !refBlank(s) {
+			return Answer{Kind: Context, Text: s}
+		}
+	case TransformToolResult: // a string (including ""), or {result="..."}
+		if s, ok := field("result"); ok {
+			return Answer{Kind: Replace, Text: s}
+		}
+	case TransformTerminalOutput: // a string (including ""), or {output="..."}
+		if s, ok := field("output"); ok {
+			return Answer{Kind: Replace, Text: s}
+		}
+	case TransformLLMOutput: // a non-empty string, or {response_text="..."} non-empty
+		if s, ok := field("response_text"); ok && s != "" {
+			return Answer{Kind: Replace, Text: s}
+		}
+	case PreGatewayDispatch:
+		if isTable {
+			switch obj["action"] {
+			case "skip":
+				reason, _ := obj["reason"].(string)
+				return Answer{Kind: Skip, Message: reason}
+			case "rewrite": // without a string text: dispatch normally (and the scan ends)
+				if text, ok := obj["text"].(string); ok {
+					return Answer{Kind: Rewrite, Text: text}
+				}
+				return Answer{Kind: Allow}
+			case "allow":
+				return Answer{Kind: Allow}
+			}
+		}
+	}
+	return Answer{} // anything else, and every answer to an observer
+}
+
+// refTool reads a pre_tool_call table.
+func refTool(obj map[string]any) Answer {
+	// "When both forms are present the canonical action decides." Reading: the canonical form
+	// is present when action is a string (an action that is not even a string is no
+	// decision, so a Claude Code block beside it still blocks).
+	if action, ok := obj["action"].(string); ok {
+		args, argsTable := refTable(obj["args"])
+		switch action {
+		case "block": // the message is message, else reason, else the source's default
+			return Answer{Kind: Block, Message: refUsable(obj["message"], obj["reason"])}
+		case "modify": // args={...}: a table
+			if argsTable {
+				return Answer{Kind: Modify, Args: args}
+			}
+		case "approve": // args optional; args that are not a table approve nothing
+			if obj["args"] == nil {
+				return Answer{Kind: Approve}
+			}
+			if argsTable {
+				return Answer{Kind: Approve, Args: args}
+			}
+		case "ask": // args that are not a table: the person is asked about the call's own
+			msg, _ := obj["message"].(string)
+			return Answer{Kind: Ask, Message: msg, Args: args}
+		}
+		return Answer{} // allow, deny, anything else: nothing
+	}
+
+	// Claude Code's forms: decision block/approve, and hookSpecificOutput's
+	// permissionDecision deny/allow/ask with permissionDecisionReason and updatedInput
+	// (deny = block, allow = approve, updatedInput alone = modify). The docs give no order
+	// between the forms of one answer. Reading: a block in either form blocks (the hook
+	// meant to block: fail safe); then ask; then an approval in either form, with
+	// updatedInput as its arguments; then updatedInput alone modifies.
+	spec, _ := refTable(obj["hookSpecificOutput"])
+	pd := spec["permissionDecision"]
+	input := spec["updatedInput"]
+	inputTable, isInputTable := refTable(input)
+	switch {
+	case obj["decision"] == "block" || pd == "deny":
+		// The block's reason: permissionDecisionReason of a deny, else reason (Claude Code),
+		// else message.
+		var pdr any
+		if pd == "deny" {
+			pdr = spec["permissionDecisionReason"]
+		}
+		return Answer{Kind: Block, Message: refUsable(pdr, obj["reason"], obj["message"])}
+	case pd == "ask":
+		msg, _ := spec["permissionDecisionReason"].(string)
+		return Answer{Kind: Ask, Message: msg, Args: inputTable}
+	case pd == "allow" || obj["decision"] == "approve":
+		if input == nil {
+			return Answer{Kind: Approve}
+		}
+		if isInputTable {
+			return Answer{Kind: Approve, Args: inputTable}
+		}
+		return Answer{} // not the input it meant: approve nothing
+	case isInputTable:
+		return Answer{Kind: Modify, Args: inputTable}
+	}
+	return Answer{}
+}
+
+// refMerge combines the answers of one call, in invocation order.
+func refMerge(event string, rs []Result) Decision {
+	d := Decision{By: -1}
+	firstOf := func(kinds ...Kind) int {
+		for i, r := range rs {
+			for _, k := range kinds {
+				if r.Answer.Kind == k {
+					return i
+				}
+			}
+		}
+		return -1
+	}
+	switch event {
+	case PreToolCall:
+		// block > ask > approve > modify: the first of the strongest kind decides; of
+		// modifications, the last stands.
+		for _, k := range []Kind{Block, Ask, Approve} {
+			if i := firstOf(k); i >= 0 {
+				d.Kind, d.By = k, i
+				break
+			}
+		}
+		if d.Kind == None {
+			for i, r := range rs {
+				if r.Answer.Kind == Modify {
+					d.Kind, d.By = Modify, i
+				}
+			}
+		}
+		switch d.Kind {
+		case None:
+			return d
+		case Block: // "Blocked by plugin hook." / "Blocked by shell hook."
+			d.Message = rs[d.By].Answer.Message
+			if refBlank(d.Message) {
+				src := rs[d.By].Source
+				if src == "" {
+					src = SourcePlugin
+				}
+				d.Message = "Blocked by " + src + " hook."
+			}
+			return d // a blocked call runs with no arguments at all
+		case Ask: // the default question is the code's: the docs name none
+			d.Message = rs[d.By].Answer.Message
+			if refBlank(d.Message) {
+				d.Message = "approval needed"
+			}
+		}
+		// Modifications chain: the arguments are the last ones a modify, approve or ask gave.
+		for _, r := range rs {
+			switch r.Answer.Kind {
+			case Modify, Approve, Ask:
+				if r.Answer.Args != nil {
+					d.Args = r.Answer.Args
+				}
+			}
+		}
+	case PreLLMCall, OnSessionStart, PostToolCall:
+		// every contribution, joined with a blank line, in order (on_session_start and
+		// post_tool_call: the context of hooks written for Claude Code)
+		var parts []string
+		for i, r := range rs {
+			if r.Answer.Kind == Context {
+				d.From = append(d.From, i)
+				parts = append(parts, r.Answer.Text)
+			}
+		}
+		if len(parts) > 0 {
+			d.Kind, d.By, d.Text = Context, d.From[0], strings.Join(parts, "\n\n")
+		}
+	case TransformToolResult, TransformTerminalOutput, TransformLLMOutput:
+		if i := firstOf(Replace); i >= 0 {
+			d.Kind, d.By, d.Text = Replace, i, rs[i].Answer.Text
+		}
+	case PreGatewayDispatch:
+		if i := firstOf(Skip, Rewrite, Allow); i >= 0 {
+			a := rs[i].Answer
+			d.Kind, d.By, d.Message, d.Text = a.Kind, i, a.Message, a.Text
+		}
+	}
+	return d
+}
+
+// refMeansNothing: "Nothing (nil), an empty table, false, a blank context and
+// {action="allow"} change nothing, on purpose"; transform_llm_output's "" "is ignored".
+// Besides the docs' list, the code lets {decision="allow"} and an empty list pass quietly
+// too (an empty Lua table may come as either).
+func refMeansNothing(event string, v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return true
+	case bool:
+		return !x
+	case []any:
+		return len(x) == 0
+	case string:
+		return event == PreLLMCall && refBlank(x) || event == TransformLLMOutput && x == ""
+	case map[string]any:
+		if len(x) == 0 {
+			return true
+		}
+		switch event {
+		case PreToolCall:
+			return x["action"] == "allow" || x["decision"] == "allow"
+		case PreLLMCall:
+			c, ok := x["context"].(string)
+			return ok && refBlank(c)
+		case TransformLLMOutput:
+			return x["response_text"] == ""
+		}
+	}
+	return false
+}
+
+// refReadsAnswers: the hooks whose answers are used; every other hook is an observer.
+func refReadsAnswers(event string) bool {
+	switch event {
+	case PreToolCall, PreLLMCall, TransformToolResult, TransformTerminalOutput, TransformLLMOutput, PreGatewayDispatch:
+		return true
+	}
+	return false
+}
