@@ -1560,8 +1560,10 @@ func compileUnaryOpExpr(context *funcContext, reg int, expr ast.Expr, ec *expcon
 		operandexpr = ex.Expr
 		opcode = OP_UNM
 	case *ast.UnaryNotOpExpr:
-		switch ex.Expr.(type) {
-		case *ast.TrueExpr:
+		// As Lua 5.1's codenot: `not` of a constant is a constant, and the operand is never
+		// added to the constants (which matters for -0: a later 0 would share its slot).
+		switch constFold(ex.Expr).(type) {
+		case *ast.TrueExpr, *ast.NumberExpr, *ast.StringExpr, *constLValueExpr:
 			code.AddABC(OP_LOADBOOL, savereg(ec, reg), 0, 0, sline(expr))
 			return
 		case *ast.FalseExpr, *ast.NilExpr:

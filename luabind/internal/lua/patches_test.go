@@ -9,6 +9,10 @@ import (
 // lua51Cases are programs whose printed output upstream gopher-lua got wrong, with what C
 // Lua 5.1 prints (PATCHES.md names the entry each one holds).
 var lua51Cases = []struct{ name, src, want string }{
+	{"not of a constant adds no constant (a later 0 shares -0's slot)", `local a = not (0)
+local b = (123456.789 <= (-(1000 - 1e3)))
+local c = (string.byte("", 5) or 0)
+print(a, b, c, not "x", not (1+2), not nil, not false)`, "false\tfalse\t-0\tfalse\tfalse\ttrue\ttrue"},
 	{"window by multiple assignment", `local last, before
 for tok in ("rm -rf /"):gmatch("%S+") do last, before = tok, last end
 print(last, before)`, "/\t-rf"},
