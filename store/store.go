@@ -145,8 +145,13 @@ func ParseConfig(cfg Config) (string, error) {
 	return "", fmt.Errorf("store: url %q: expected redis://host:port/db (or none, for the database in the home)", cfg.URL)
 }
 
-// Open opens the backend cfg names for the home.
-func Open(home string, cfg Config) (Backend, error) {
+// Open opens the backend cfg names for the home, with the default Options.
+func Open(home string, cfg Config) (Backend, error) { return OpenWith(home, cfg, Options{}) }
+
+// OpenWith opens the backend cfg names for the home. A Redis backend is behind a circuit
+// breaker (breaker.go): once it failed o.FailAfter times in a row, calls fail at once with
+// an UnavailableError for a back-off, then one call tries it again.
+func OpenWith(home string, cfg Config, o Options) (Backend, error) {
 	kind, err := ParseConfig(cfg)
 	if err != nil {
 		return nil, err
@@ -154,7 +159,11 @@ func Open(home string, cfg Config) (Backend, error) {
 	if kind == "sqlite" {
 		return openSQLite(home, cfg.maxBytes())
 	}
-	return openRedis(cfg)
+	r, err := openRedis(cfg, o)
+	if err != nil {
+		return nil, err
+	}
+	return newBreaker(r, r.name, o), nil
 }
 
 // View is one hook's namespace of a backend, with Go values: what the Lua store module
