@@ -142,12 +142,15 @@ func (h *Hook) exchange(ctx context.Context, payload []byte, opts RunOptions, lo
 	timeout, limit := h.limits(opts)
 	deadline := time.Now().Add(timeout)
 	p := h.state()
+	if _, why := h.allow(p, false); why != "" { // no waiting for a slot either
+		return h.failed(hookspec.StatusError, why)
+	}
 	s, res, ok := h.acquire(ctx, p, deadline, timeout)
 	if !ok {
 		return res
 	}
 	defer p.release(s)
-	probe, why := h.allow(p)
+	probe, why := h.allow(p, true) // the circuit may have opened while this firing waited
 	if why != "" {
 		return h.failed(hookspec.StatusError, why)
 	}

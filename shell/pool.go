@@ -96,8 +96,8 @@ func (h *Hook) now() time.Time {
 }
 
 // allow says whether a firing may talk to a process, and whether it is the one trying again
-// after the rest; else why it fails at once.
-func (h *Hook) allow(p *persistent) (probe bool, why string) {
+// after the rest (claim: it becomes that one); else why it fails at once.
+func (h *Hook) allow(p *persistent, claim bool) (probe bool, why string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	c := &p.trip
@@ -110,10 +110,10 @@ func (h *Hook) allow(p *persistent) (probe bool, why string) {
 		if left > 0 {
 			rest = fmt.Sprintf("calls fail at once for %s, then one call tries again", roundUp(left))
 		}
-		return false, fmt.Sprintf("failing (%d failures in a row, last: %s); %s", c.fails, c.last, rest)
+		return false, fmt.Sprintf("failing (%s in a row, last: %s); %s", plural(c.fails, "failure"), c.last, rest)
 	}
-	c.probing = true
-	return true, ""
+	c.probing = claim
+	return claim, ""
 }
 
 // settle records the outcome of a firing allow let through: failure says why it got no
@@ -152,10 +152,18 @@ func (h *Hook) settle(p *persistent, probe bool, res Result, failure string, log
 			log.Warn("persistent shell hook still failing; calls fail at once", "failures", c.fails, "last", c.last, "for", c.rest)
 		case c.until.IsZero() && c.fails >= after:
 			c.until = h.now().Add(c.rest)
-			log.Warn(h.errorf("failing (%d failures in a row, last: %s); calls fail at once for %s, then one call tries again",
-				c.fails, c.last, c.rest))
+			log.Warn(h.errorf("failing (%s in a row, last: %s); calls fail at once for %s, then one call tries again",
+				plural(c.fails, "failure"), c.last, c.rest))
 		}
 	}
+}
+
+// plural is "1 failure", "2 failures".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // roundUp shows a rest in tenths of a second, never as 0s.

@@ -223,3 +223,38 @@ done
 		t.Errorf("after two timeouts in a row: status %q err %q, want a failure at once", res.Status, res.Err)
 	}
 }
+
+// A firing that waited for the process while the firing before it timed out and opened the
+// circuit fails at once when it gets the process, instead of trying a new one.
+func TestPersistentCircuitOpensForWaiters(t *testing.T) {
+	got := filepath.Join(t.TempDir(), "got")
+	t.Setenv("GOT", got)
+	clk := &testClock{t: time.Unix(1000, 0)}
+	h := persistentHook(t, "pre_tool_call", `while IFS= read -r line; do : > "$GOT"; sleep 60; done
+`, failClosed, withTimeout(time.Second), withCircuit(1, time.Minute, clk))
+	first := make(chan Result)
+	go func() { first <- terminal(h, RunOptions{}, "pwd") }()
+	readable(t, got) // the first firing holds the process
+	res := terminal(h, RunOptions{}, "pwd")
+	if r := <-first; r.Status != hookspec.StatusTimeout {
+		t.Errorf("first firing: status %q, want a timeout", r.Status)
+	}
+	if res.Status != hookspec.StatusError || !blocks(res) || !strings.Contains(res.Err, "failing (1 failure in a row") || h.Starts() != 1 {
+		t.Errorf("waiting firing: status %q err %q after %d starts, want a failure at once that blocks, one start", res.Status, res.Err, h.Starts())
+	}
+}
+
+// readable waits until file exists (written by a hook's process).
+func readable(t *testing.T, file string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if _, err := os.Stat(file); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s never appeared", file)
+		}
+		time.Sleep(10 * time.Millisecond) // polling another process, not synchronising goroutines
+	}
+}

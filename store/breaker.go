@@ -44,11 +44,19 @@ func (e *UnavailableError) Error() string {
 	if e.RetryIn > 0 {
 		rest = fmt.Sprintf("calls fail at once for %s, %s", roundUp(e.RetryIn), probeNote)
 	}
-	return fmt.Sprintf("store: %s is failing (%d errors in a row, last: %s); %s", e.Where, e.Failures, e.Last, rest)
+	return fmt.Sprintf("store: %s is failing (%s in a row, last: %s); %s", e.Where, errorsText(e.Failures), e.Last, rest)
 }
 
 // Is makes errors.Is(err, ErrUnavailable) true.
 func (e *UnavailableError) Is(target error) bool { return target == ErrUnavailable }
+
+// errorsText is "1 error", "2 errors".
+func errorsText(n int) string {
+	if n == 1 {
+		return "1 error"
+	}
+	return fmt.Sprintf("%d errors", n)
+}
 
 // roundUp shows a rest in tenths of a second, never as 0s.
 func roundUp(d time.Duration) time.Duration {
@@ -168,8 +176,8 @@ func (c *breaker) done(ctx context.Context, probe bool, err error) {
 			c.log.Warn("store still failing; calls fail at once", "store", c.name, "failures", c.fails, "last", c.last, "for", c.rest)
 		case c.until.IsZero() && c.fails >= c.failAfter:
 			c.until = c.now().Add(c.rest)
-			c.log.Warn(fmt.Sprintf("store: %s is failing (%d errors in a row, last: %s); calls fail at once for %s, %s",
-				c.name, c.fails, c.last, c.rest, probeNote))
+			c.log.Warn(fmt.Sprintf("store: %s is failing (%s in a row, last: %s); calls fail at once for %s, %s",
+				c.name, errorsText(c.fails), c.last, c.rest, probeNote))
 		}
 	}
 }
