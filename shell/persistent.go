@@ -43,11 +43,13 @@ import (
 // A goroutine per process reads its stdout line by line into a small queue, so the lines
 // waiting at any moment can be seen without blocking.
 //
-// Firings of one hook are serialised: one payload, one answer, then the next firing. A process
-// that exited (crashed, or ended its loop) is restarted on the next firing with a warning. A
+// Firings of one process are serialised: one payload, one answer, then the next firing; a
+// hook has Instances processes at most, each in a slot of its pool (pool.go). A process that
+// exited (crashed, or ended its loop) is restarted on the next firing with a warning. A
 // firing that runs out of time, or whose context is cancelled, kills the process group and the
-// next firing starts a new process. An answer longer than the output cap kills the process too:
-// the rest of the line cannot be told from the next answer. Hook.Close stops the process.
+// next firing starts a new process; firings that keep getting no answer open the hook's
+// circuit (pool.go). An answer longer than the output cap kills the process too: the rest of
+// the line cannot be told from the next answer. Hook.Close stops the processes.
 
 // closeGrace is how long Close lets a persistent process end by itself after its stdin is
 // closed, before its process group is killed.

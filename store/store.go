@@ -11,7 +11,9 @@
 // writers in any number of processes cannot pass them.
 //
 // Every operation honours its context: a backend that is slow or down is that call's error,
-// never a hang. A database file that cannot be used (corrupt, not a database) is reported and
+// never a hang. A Redis backend also bounds each operation by Options.OpTimeout, and is
+// behind a circuit breaker (breaker.go): after Options.FailAfter failures in a row its calls
+// fail at once with an UnavailableError for a rest, then one call tries it again. A database file that cannot be used (corrupt, not a database) is reported and
 // left as it is: nothing replaces it. The database and its journal files are readable by
 // their owner only.
 package store
