@@ -100,3 +100,33 @@ func TestRedisPausedFailsFast(t *testing.T) {
 	defer r.Resume() // so that the cleanup's kill is not held by a stopped process
 	downFailsFast(t, b, clk, 3, hookTimeout/2, "no answer within 300ms", r.Resume)
 }
+
+// BenchmarkRedisKilled is a store call while the Redis server is down (killed), from 16
+// goroutines: "no-circuit" keeps trying the server at every call (the circuit never opens),
+// "circuit" is the default, calls failing at once once it opened.
+func BenchmarkRedisKilled(b *testing.B) {
+	r := testutil.StartRedis(b)
+	r.Stop()
+	for _, tc := range []struct {
+		name      string
+		failAfter int
+	}{{"no-circuit", 1 << 30}, {"circuit", 0}} {
+		b.Run(tc.name, func(b *testing.B) {
+			be, err := OpenWith("", Config{URL: r.URL}, Options{FailAfter: tc.failAfter})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer be.Close()
+			b.SetParallelism(8)
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					if _, err := incr(be); err == nil {
+						b.Error("incr succeeded with the server down")
+						return
+					}
+				}
+			})
+		})
+	}
+}
