@@ -23,9 +23,10 @@ type Metrics struct {
 	latency  *prometheus.HistogramVec
 	wait     *prometheus.HistogramVec
 
-	storeCalls   *prometheus.CounterVec   // store module calls, by source, hook and op
-	storeErrors  *prometheus.CounterVec   //
-	storeLatency *prometheus.HistogramVec //
+	storeCalls    *prometheus.CounterVec   // store module calls, by source, hook and op
+	storeErrors   *prometheus.CounterVec   //
+	storeRejected *prometheus.CounterVec   // failed at once: the backend's circuit was open
+	storeLatency  *prometheus.HistogramVec //
 }
 
 var storeLabels = []string{"source", "hook", "op"}
@@ -60,6 +61,8 @@ func NewMetrics() *Metrics {
 			Help: "Calls of the store module (get, set, incr, delete, keys, update), by hook."}, storeLabels),
 		storeErrors: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "hermes", Subsystem: "store", Name: "errors_total",
 			Help: "Calls of the store module that failed (backend down or slow, bad value)."}, storeLabels),
+		storeRejected: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "hermes", Subsystem: "store", Name: "rejected_total",
+			Help: "Calls of the store module failed at once, without reaching the backend: it had failed several times in a row (counted in errors_total too)."}, storeLabels),
 		storeLatency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Namespace: "hermes", Subsystem: "store", Name: "duration_seconds", Help: "Duration of store module calls.",
 			Buckets: []float64{.00001, .00005, .0001, .0005, .001, .005, .01, .05, .1, .5, 1, 5},
@@ -83,7 +86,7 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 
 func (m *Metrics) collectors() []prometheus.Collector {
 	return []prometheus.Collector{m.calls, m.errors, m.timeouts, m.cancels, m.busy, m.blocks, m.drops, m.latency, m.wait,
-		m.storeCalls, m.storeErrors, m.storeLatency}
+		m.storeCalls, m.storeErrors, m.storeRejected, m.storeLatency}
 }
 
 // hookMetrics are one hook's series for one event, resolved once so that a call costs a

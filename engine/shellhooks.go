@@ -42,12 +42,13 @@ type shellKey struct {
 	event, matcher, command string
 	timeout                 time.Duration
 	failClosed, persistent  bool
+	instances               int
 	script                  string // SHA-256 of a persistent hook's script
 	dialect, tools          string // a Claude Code hook's dialect and tool table
 }
 
 func keyOf(h *shell.Hook, tools *shell.ToolTable) shellKey {
-	k := shellKey{h.Event, h.Matcher, h.Command, h.Timeout, h.FailClosed, h.Persistent, "", h.Dialect, ""}
+	k := shellKey{h.Event, h.Matcher, h.Command, h.Timeout, h.FailClosed, h.Persistent, h.Instances, "", h.Dialect, ""}
 	if h.Dialect != "" {
 		k.tools = tools.String()
 	}

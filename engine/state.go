@@ -2,7 +2,9 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sync"
@@ -20,7 +22,8 @@ import (
 type stateStore struct {
 	home   string
 	cfg    store.Config
-	cfgErr error // a store: section that cannot be used
+	cfgErr error        // a store: section that cannot be used
+	log    *slog.Logger // the backend's circuit opening and closing
 	b      atomic.Pointer[store.Backend]
 	mu     sync.Mutex // serialises opening
 }
@@ -47,7 +50,7 @@ func (s *stateStore) backend() (store.Backend, error) {
 		// A home that vanished is not created again by a store call.
 		return nil, fmt.Errorf("store: the home %s is gone (%v); store calls fail until it is back", s.home, err)
 	}
-	b, err := store.Open(s.home, s.cfg)
+	b, err := store.OpenWith(s.home, s.cfg, store.Options{Logger: s.log})
 	if err != nil {
 		return nil, err
 	}
@@ -69,7 +72,7 @@ func (e *Engine) useStore(c storeConfig) {
 	if cur := e.store.Load(); cur != nil && cur.cfg == c.cfg && fmt.Sprint(cur.cfgErr) == fmt.Sprint(c.err) {
 		return
 	}
-	s := &stateStore{home: e.home, cfg: c.cfg, cfgErr: c.err}
+	s := &stateStore{home: e.home, cfg: c.cfg, cfgErr: c.err, log: e.logger}
 	e.stores = append(e.stores, s)
 	e.store.Store(s)
 }
@@ -147,6 +150,9 @@ func (s *meteredStore) observe(op string, start time.Time, err error) {
 	s.m.storeLatency.WithLabelValues(s.source, s.name, op).Observe(time.Since(start).Seconds())
 	if err != nil {
 		s.m.storeErrors.WithLabelValues(s.source, s.name, op).Inc()
+	}
+	if errors.Is(err, store.ErrUnavailable) {
+		s.m.storeRejected.WithLabelValues(s.source, s.name, op).Inc()
 	}
 }
 

@@ -21,7 +21,7 @@ const (
 )
 
 // entryKeys are the keys a hook entry understands; others are ignored.
-var entryKeys = []string{"matcher", "command", "timeout", "fail_closed", "persistent", "dialect"}
+var entryKeys = []string{"matcher", "command", "timeout", "fail_closed", "persistent", "instances", "dialect"}
 
 // Hook is one validated shell-hook entry from config.yaml. It is immutable after ParseHooks
 // and safe to share between goroutines.
@@ -33,6 +33,7 @@ type Hook struct {
 	Timeout    time.Duration      // DefaultTimeout unless configured; at most MaxTimeout
 	FailClosed bool               // pre_tool_call only
 	Persistent bool               // one long-lived process answering a line per firing (persistent.go)
+	Instances  int                // processes of a persistent hook, firings going to a free one (pool.go); 0 = 1
 	Dialect    string             // "" (this project's protocol) or DialectClaude (claude.go)
 	Line       int                // line of the entry in config.yaml
 	Warnings   []hookspec.Warning // the load warnings about this entry (a setting that does not do what it says)
@@ -40,7 +41,12 @@ type Hook struct {
 	matcher *matcher                   // nil when Matcher == ""
 	claude  *claudeMatcher             // the matcher of a Claude Code hook (nil: every call)
 	tools   *ToolTable                 // a Claude Code hook's tool names
-	persist atomic.Pointer[persistent] // the process of a persistent hook, once it fired
+	persist atomic.Pointer[persistent] // the processes of a persistent hook, once it fired
+
+	// The circuit of a persistent hook, for tests: zero values are the defaults of pool.go.
+	circuitAfter int
+	circuitRest  time.Duration
+	clock        func() time.Time
 }
 
 // parser collects the hooks and warnings of one hooks: block.
@@ -173,6 +179,11 @@ func (p *parser) entry(event string, idx int, n *yaml.Node) (h *Hook) {
 	if h.Persistent && h.Dialect == DialectClaude {
 		p.warn(fields["persistent"], "%s: persistent is ignored for dialect claude: Claude Code's hooks answer once and exit", where)
 		h.Persistent = false
+	}
+	h.Instances = p.instancesField(where, fields["instances"])
+	if h.Instances != DefaultInstances && !h.Persistent {
+		p.warn(fields["instances"], "%s: instances is ignored without persistent: true (each firing runs its own process anyway)", where)
+		h.Instances = DefaultInstances
 	}
 	return h
 }

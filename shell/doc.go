@@ -58,13 +58,16 @@
 // firing. Each payload line carries a request_id the answer echoes; a process out of step (an
 // extra line, another id, a line that is not JSON) is killed and the firing is a hook error
 // (a block under fail_closed).
-// Firings of one hook are serialised; a process that exited is restarted on the next
+// Firings of one process are serialised; `instances: N` gives the hook up to N processes
+// (pool.go), a firing taking a free one. A process that exited is restarted on the next
 // firing with a warning; a timeout or cancellation kills its process group and the next firing
-// starts a new one. Hook.Close stops the process (the engine closes hooks on Close and Reload).
+// starts a new one. After three firings in a row with no answer, firings fail at once (a block
+// under fail_closed) for a rest, then one firing tries a new process. Hook.Close stops the
+// processes (the engine closes hooks on Close and Reload).
 //
 // # Thread safety
 //
-// A Hook is immutable after ParseHooks apart from the process of a persistent hook, which Run
+// A Hook is immutable after ParseHooks apart from the processes of a persistent hook, which Run
 // starts and Close stops under the hook's own lock; Run only uses per-call state otherwise, so
 // one Hook may be run from many goroutines at once. Hooks for one firing are meant to be run one
 // after another, in config order, by the caller.

@@ -43,11 +43,13 @@ import (
 // A goroutine per process reads its stdout line by line into a small queue, so the lines
 // waiting at any moment can be seen without blocking.
 //
-// Firings of one hook are serialised: one payload, one answer, then the next firing. A process
-// that exited (crashed, or ended its loop) is restarted on the next firing with a warning. A
+// Firings of one process are serialised: one payload, one answer, then the next firing; a
+// hook has Instances processes at most, each in a slot of its pool (pool.go). A process that
+// exited (crashed, or ended its loop) is restarted on the next firing with a warning. A
 // firing that runs out of time, or whose context is cancelled, kills the process group and the
-// next firing starts a new process. An answer longer than the output cap kills the process too:
-// the rest of the line cannot be told from the next answer. Hook.Close stops the process.
+// next firing starts a new process; firings that keep getting no answer open the hook's
+// circuit (pool.go). An answer longer than the output cap kills the process too: the rest of
+// the line cannot be told from the next answer. Hook.Close stops the processes.
 
 // closeGrace is how long Close lets a persistent process end by itself after its stdin is
 // closed, before its process group is killed.
@@ -66,26 +68,13 @@ const (
 // errLineTooLong is the answer of a persistent hook longer than the output cap.
 var errLineTooLong = errors.New("answer line too long")
 
-// persistent is the state of one persistent hook: at most one process, and a semaphore that
-// lets one firing at a time talk to it.
-type persistent struct {
-	sem chan struct{}
-	seq uint64 // firings so far, for request ids; only touched by the holder of sem
-
-	mu     sync.Mutex // guards the fields below; never held while talking to the process
-	proc   *proc
-	closed bool
-	why    string // why the previous process is gone ("" = none ended yet), for the restart warning
-	starts int
-}
-
 // proc is one running process of a persistent hook.
 type proc struct {
 	cmd    *exec.Cmd
 	stdin  *os.File      // our end of the process's stdin
 	stdout *os.File      // our end of the process's stdout, read by pr.read only
 	lines  chan outLine  // its stdout, in order; closed when read returns
-	held   outLine       // what came with an answer, not looked at yet; only the holder of sem
+	held   outLine       // what came with an answer, not looked at yet; only the firing holding its slot
 	quit   chan struct{} // closed by shutdown: read stops sending
 	done   chan struct{} // closed once the process was reaped; err is set then
 	err    error
@@ -106,12 +95,12 @@ func (h *Hook) state() *persistent {
 	if p := h.persist.Load(); p != nil {
 		return p
 	}
-	h.persist.CompareAndSwap(nil, &persistent{sem: make(chan struct{}, 1)})
+	h.persist.CompareAndSwap(nil, newPersistent(h.Instances))
 	return h.persist.Load()
 }
 
-// Close stops the process of a persistent hook: its stdin is closed, it gets closeGrace to
-// exit, then its whole process group is killed. Close returns once the process is reaped;
+// Close stops the processes of a persistent hook: their stdin is closed, they get closeGrace
+// to exit, then their whole process groups are killed. Close returns once they are reaped;
 // later firings report an error. It does nothing for an ordinary hook and is safe to call
 // more than once and concurrently with Run.
 func (h *Hook) Close() {
@@ -120,16 +109,24 @@ func (h *Hook) Close() {
 		return
 	}
 	p.mu.Lock()
-	pr := p.proc
-	p.proc, p.closed = nil, true
-	p.mu.Unlock()
-	if pr != nil {
-		pr.shutdown(closeGrace)
+	var procs []*proc
+	for _, s := range p.all {
+		if s.proc != nil {
+			procs = append(procs, s.proc)
+		}
+		s.proc = nil
 	}
+	p.closed = true
+	p.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, pr := range procs {
+		wg.Go(func() { pr.shutdown(closeGrace) })
+	}
+	wg.Wait()
 }
 
-// Starts reports how many times the process of a persistent hook was started (0 for an
-// ordinary hook or one that never fired).
+// Starts reports how many times a process of a persistent hook was started, all instances
+// together (0 for an ordinary hook or one that never fired).
 func (h *Hook) Starts() int {
 	p := h.persist.Load()
 	if p == nil {
@@ -140,33 +137,49 @@ func (h *Hook) Starts() int {
 	return p.starts
 }
 
-// exchange fires a persistent hook: payload is written as one line, with a request id, to its
-// process, started if needed, and one line is read back and checked against the id.
+// exchange fires a persistent hook: payload is written as one line, with a request id, to the
+// process of a free slot, started if needed, and one line is read back and checked against
+// the id. While the hook's circuit is open (pool.go) it fails at once.
 func (h *Hook) exchange(ctx context.Context, payload []byte, opts RunOptions, log *slog.Logger) Result {
 	timeout, limit := h.limits(opts)
 	deadline := time.Now().Add(timeout)
 	p := h.state()
-	if res, ok := h.acquire(ctx, p, deadline, timeout); !ok {
+	if _, why := h.allow(p, false); why != "" { // no waiting for a slot either
+		return h.failed(hookspec.StatusError, why)
+	}
+	s, res, ok := h.acquire(ctx, p, deadline, timeout)
+	if !ok {
 		return res
 	}
-	defer func() { <-p.sem }()
-
-	pr, err := h.ready(p, opts, limit, log)
-	if err != nil {
-		return h.failed(hookspec.StatusError, err.Error())
+	defer p.release(s)
+	probe, why := h.allow(p, true) // the circuit may have opened while this firing waited
+	if why != "" {
+		return h.failed(hookspec.StatusError, why)
 	}
-	p.seq++
-	id := newRequestID(p.seq)
+	var failure string // why no answer came, for the circuit
+	defer func() { h.settle(p, probe, res, failure, log) }()
+	res, failure = h.fire(ctx, s, payload, deadline, timeout, opts, limit, log)
+	return res
+}
+
+// fire is one round trip with the process of slot s; failure says why no answer came ("" when
+// one did, or the firing was cancelled).
+func (h *Hook) fire(ctx context.Context, s *slot, payload []byte, deadline time.Time, timeout time.Duration, opts RunOptions, limit int, log *slog.Logger) (Result, string) {
+	pr, err := h.ready(s, opts, limit, log)
+	if err != nil {
+		return h.failed(hookspec.StatusError, err.Error()), err.Error()
+	}
+	id := newRequestID(s.p.seq.Add(1))
 	if extra := pr.waiting(); extra.printed() {
-		return h.outOfStep(p, pr, Result{}, fmt.Sprintf("out of step: printed %s before request %s, which nobody asked for; "+
-			"print logs to stderr (>&2) and exactly one answer line per payload line", extra, id), log)
+		return h.outOfStep(s, pr, Result{}, fmt.Sprintf("out of step: printed %s before request %s, which nobody asked for; "+
+			"print logs to stderr (>&2) and exactly one answer line per payload line", extra, id), log), ""
 	} else if extra.end != nil {
 		// It closed its stdout and printed nothing more: it ended its loop. This firing
 		// goes to a new process.
 		pr.shutdown(closeGrace)
-		h.drop(p, pr, "exited ("+exitText(pr.err)+")", log)
-		if pr, err = h.ready(p, opts, limit, log); err != nil {
-			return h.failed(hookspec.StatusError, err.Error())
+		h.drop(s, pr, "exited ("+exitText(pr.err)+")", log)
+		if pr, err = h.ready(s, opts, limit, log); err != nil {
+			return h.failed(hookspec.StatusError, err.Error()), err.Error()
 		}
 	}
 	line := withRequestID(payload, id)
@@ -175,9 +188,9 @@ func (h *Hook) exchange(ctx context.Context, payload []byte, opts RunOptions, lo
 		// The process ended before reading the payload: nothing was consumed, so one
 		// retry on a fresh process is safe.
 		pr.shutdown(0)
-		h.drop(p, pr, "exited ("+exitText(pr.err)+")", log)
-		if pr, err = h.ready(p, opts, limit, log); err != nil {
-			return h.failed(hookspec.StatusError, err.Error())
+		h.drop(s, pr, "exited ("+exitText(pr.err)+")", log)
+		if pr, err = h.ready(s, opts, limit, log); err != nil {
+			return h.failed(hookspec.StatusError, err.Error()), err.Error()
 		}
 		err = pr.send(ctx, line, deadline)
 	}
@@ -186,9 +199,9 @@ func (h *Hook) exchange(ctx context.Context, payload []byte, opts RunOptions, lo
 		answer, err = pr.receive(ctx, deadline)
 	}
 	if err != nil {
-		return h.lost(ctx, p, pr, err, timeout, limit, log)
+		return h.lost(ctx, s, pr, err, timeout, limit, log)
 	}
-	return h.answer(p, pr, answer, id, log)
+	return h.answer(s, pr, answer, id, log), ""
 }
 
 // newRequestID is the request id of the seq-th firing of a hook: the number, for people
@@ -197,88 +210,70 @@ func newRequestID(seq uint64) string {
 	return strconv.FormatUint(seq, 10) + "-" + rand.Text()[:12]
 }
 
-// acquire waits for the hook's process to be free, up to the deadline or ctx.
-func (h *Hook) acquire(ctx context.Context, p *persistent, deadline time.Time, timeout time.Duration) (Result, bool) {
-	select {
-	case p.sem <- struct{}{}:
-		return Result{}, true
-	default:
-	}
-	t := time.NewTimer(time.Until(deadline))
-	defer t.Stop()
-	select {
-	case p.sem <- struct{}{}:
-		return Result{}, true
-	case <-t.C:
-		why := fmt.Sprintf("busy: its process stayed busy with another firing for %s", timeout)
-		res := Result{Status: hookspec.StatusBusy, ExitCode: -1, Err: h.errorf("%s", why)}
-		h.failClosed(&res, why)
-		return res, false
-	case <-ctx.Done():
-		return h.failed(hookspec.StatusCancelled, "not started: "+ctx.Err().Error()), false
-	}
-}
-
-// ready returns the running process, starting it (with a warning when it replaces one that
-// ended) if needed. The caller holds the semaphore.
-func (h *Hook) ready(p *persistent, opts RunOptions, limit int, log *slog.Logger) (*proc, error) {
+// ready returns the running process of slot s, starting it (with a warning when it replaces
+// one that ended) if needed. The caller holds the slot.
+func (h *Hook) ready(s *slot, opts RunOptions, limit int, log *slog.Logger) (*proc, error) {
+	p := s.p
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
 		return nil, errors.New("persistent hook is closed")
 	}
-	if pr := p.proc; pr != nil {
+	if pr := s.proc; pr != nil {
 		select {
 		case <-pr.done:
-			p.proc, p.why = nil, "exited ("+exitText(pr.err)+")"
+			s.proc, s.why = nil, "exited ("+exitText(pr.err)+")"
 			pr.shutdown(0) // its children may still run
 		default:
 			return pr, nil
 		}
 	}
-	if p.why != "" {
-		log.Warn("persistent shell hook restarted", "previous", p.why, "restarts", p.starts)
+	if s.why != "" {
+		log.Warn("persistent shell hook restarted", "previous", s.why, "restarts", p.starts)
 	}
 	pr, err := h.start(opts, limit, log)
 	if err != nil {
 		return nil, err
 	}
-	p.proc, p.why = pr, ""
+	s.proc, s.why = pr, ""
 	p.starts++
 	return pr, nil
 }
 
 // drop forgets pr (killing what is left of it) and records why, for the restart warning.
-func (h *Hook) drop(p *persistent, pr *proc, why string, log *slog.Logger) {
-	p.mu.Lock()
-	if p.proc == pr {
-		p.proc, p.why = nil, why
+func (h *Hook) drop(s *slot, pr *proc, why string, log *slog.Logger) {
+	s.p.mu.Lock()
+	if s.proc == pr {
+		s.proc, s.why = nil, why
 	}
-	p.mu.Unlock()
+	s.p.mu.Unlock()
 	pr.shutdown(0)
 	log.Debug("persistent shell hook process stopped", "why", why)
 }
 
 // lost turns a failed round trip into a Result: a timeout, a cancellation, an answer over
 // the cap, or a process that ended without answering. The process is dropped in every case.
-func (h *Hook) lost(ctx context.Context, p *persistent, pr *proc, err error, timeout time.Duration, limit int, log *slog.Logger) Result {
-	res := Result{Status: hookspec.StatusError, ExitCode: -1}
+// failure says why no answer came, for the circuit ("" for a cancellation or an answer over
+// the cap).
+func (h *Hook) lost(ctx context.Context, s *slot, pr *proc, err error, timeout time.Duration, limit int, log *slog.Logger) (res Result, failure string) {
+	res = Result{Status: hookspec.StatusError, ExitCode: -1}
 	var why string
 	switch {
 	case errors.Is(err, os.ErrDeadlineExceeded) && ctx.Err() == nil:
 		why, res.Status = fmt.Sprintf("timed out after %s", timeout), hookspec.StatusTimeout
-		h.drop(p, pr, "timed out", log)
+		h.drop(s, pr, "timed out", log)
 		res.Err = h.errorf("%s; process group killed, restarted on the next firing", why)
+		failure = why
 	case errors.Is(err, os.ErrDeadlineExceeded) || ctx.Err() != nil:
 		why, res.Status = fmt.Sprintf("cancelled (%v)", context.Cause(ctx)), hookspec.StatusCancelled
-		h.drop(p, pr, "cancelled", log)
+		h.drop(s, pr, "cancelled", log)
 		res.Err = h.errorf("%s; process group killed, restarted on the next firing", why)
 	case errors.Is(err, errLineTooLong):
 		why = fmt.Sprintf("unparseable stdout (answer line longer than %d bytes)", limit)
-		h.drop(p, pr, "answer too long", log)
+		h.drop(s, pr, "answer too long", log)
 		res.Status, res.Err = hookspec.StatusOK, h.errorf("%s; process killed, restarted on the next firing", why)
 	default:
-		h.drop(p, pr, "exited without answering", log)
+		h.drop(s, pr, "exited without answering", log)
 		<-pr.done
 		res.ExitCode = pr.cmd.ProcessState.ExitCode()
 		why = "exited without answering (" + exitText(pr.err) + ")"
@@ -286,15 +281,16 @@ func (h *Hook) lost(ctx context.Context, p *persistent, pr *proc, err error, tim
 			why = "closed while firing"
 		}
 		res.Err = h.errorf("%s; restarted on the next firing", why)
+		failure = why
 	}
 	h.failClosed(&res, why)
-	return res
+	return res, failure
 }
 
 // answer interprets the answer line to request id like the stdout of an ordinary hook, once
 // it is known to be in step (see the framing above); an answer out of step is a failed firing
 // and the process is dropped.
-func (h *Hook) answer(p *persistent, pr *proc, line []byte, id string, log *slog.Logger) Result {
+func (h *Hook) answer(s *slot, pr *proc, line []byte, id string, log *slog.Logger) Result {
 	res := Result{Status: hookspec.StatusOK, Stdout: strings.TrimRight(string(line), "\r\n")}
 	shown := strconv.Quote(truncateChars(res.Stdout, extraLineChars))
 	parsed, err := decodeOutput(line)
@@ -303,16 +299,16 @@ func (h *Hook) answer(p *persistent, pr *proc, line []byte, id string, log *slog
 	after := pr.waiting()
 	switch {
 	case err != nil:
-		return h.outOfStep(p, pr, res, fmt.Sprintf("out of step: the answer to request %s is not JSON (%v): %s; "+
+		return h.outOfStep(s, pr, res, fmt.Sprintf("out of step: the answer to request %s is not JSON (%v): %s; "+
 			"print logs to stderr (>&2): stdout holds only the answer lines", id, err, shown), log)
 	case hasID && (!isString || gotID != id):
-		return h.outOfStep(p, pr, res, fmt.Sprintf("out of step: the answer to request %s carries request_id %s: %s; "+
+		return h.outOfStep(s, pr, res, fmt.Sprintf("out of step: the answer to request %s carries request_id %s: %s; "+
 			"answer each payload line with its own request_id", id, jsonText(got), shown), log)
 	case !hasID && h.FailClosed && h.Event == hookspec.PreToolCall:
-		return h.outOfStep(p, pr, res, fmt.Sprintf("out of step: the answer to request %s has no request_id: %s; "+
+		return h.outOfStep(s, pr, res, fmt.Sprintf("out of step: the answer to request %s has no request_id: %s; "+
 			"a fail_closed persistent hook must echo the request_id of each payload line", id, shown), log)
 	case !hasID && after.printed():
-		return h.outOfStep(p, pr, res, fmt.Sprintf("out of step: printed more than one line for request %s (%s, then %s) "+
+		return h.outOfStep(s, pr, res, fmt.Sprintf("out of step: printed more than one line for request %s (%s, then %s) "+
 			"and an answer without request_id cannot be matched to its request; "+
 			"print logs to stderr (>&2), or echo the request_id of each payload line", id, shown, after), log)
 	}
@@ -324,7 +320,7 @@ func (h *Hook) answer(p *persistent, pr *proc, line []byte, id string, log *slog
 	if after.printed() {
 		// The answer carries its request's id, so it stands; what follows it is reported and
 		// the process started again, in step.
-		h.drop(p, pr, "out of step", log)
+		h.drop(s, pr, "out of step", log)
 		res.Err = h.errorf("out of step: printed %s after its answer to request %s, which nobody asked for; "+
 			"process killed, restarted on the next firing; print logs to stderr (>&2)", after, id)
 	}
@@ -333,8 +329,8 @@ func (h *Hook) answer(p *persistent, pr *proc, line []byte, id string, log *slog
 
 // outOfStep fails a firing whose process is out of step: the process is killed (the next
 // firing starts a new one), the problem is the firing's error, and a fail_closed hook blocks.
-func (h *Hook) outOfStep(p *persistent, pr *proc, res Result, why string, log *slog.Logger) Result {
-	h.drop(p, pr, "out of step", log)
+func (h *Hook) outOfStep(s *slot, pr *proc, res Result, why string, log *slog.Logger) Result {
+	h.drop(s, pr, "out of step", log)
 	res.Status, res.ExitCode, res.Parsed, res.Answer = hookspec.StatusError, -1, nil, hookspec.Answer{}
 	res.Err = h.errorf("%s; process killed, restarted on the next firing", why)
 	h.failClosed(&res, why)

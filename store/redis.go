@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,10 +27,12 @@ import (
 // would pass a quota. Keys written before the accounting existed count from their next
 // write. Update reads the key, then writes with a script that compares the value it read.
 type redisBackend struct {
-	c        *redis.Client
-	prefix   string
-	addr     string
-	maxBytes int64
+	c         *redis.Client
+	prefix    string
+	addr      string
+	name      string // redis://host:port/db, without credentials, for the circuit's messages
+	maxBytes  int64
+	opTimeout time.Duration // bound of each operation a hook makes (see bound)
 }
 
 // quiet keeps go-redis from logging on its own: every failure is the error of a call.
@@ -37,22 +40,50 @@ type quiet struct{}
 
 func (quiet) Printf(context.Context, string, ...any) {}
 
-func openRedis(cfg Config) (*redisBackend, error) {
+func openRedis(cfg Config, o Options) (*redisBackend, error) {
 	redis.SetLogger(quiet{})
 	opts, err := redis.ParseURL(cfg.URL)
 	if err != nil {
 		return nil, fmt.Errorf("store: url %q: %v", cfg.URL, err)
 	}
-	// The caller's context bounds every command; these only bound what has no context.
+	// Every command is bounded by the caller's context and by the operation timeout, so
+	// that a server that stopped answering (a paused process, a lost network) holds no
+	// call for the hook's whole timeout; a refused connection is not dialled again and
+	// again. One retry on a fresh connection covers a pooled one the server closed.
+	t := o.opTimeout()
 	opts.ContextTimeoutEnabled = true
-	opts.DialTimeout = 2 * time.Second
+	opts.DialTimeout, opts.ReadTimeout, opts.WriteTimeout, opts.PoolTimeout = t, t, t, t
+	opts.DialerRetries = 1
 	opts.MaxRetries = 1
 	prefix := cfg.Prefix
 	if prefix == "" {
 		prefix = "hermes:"
 	}
-	return &redisBackend{c: redis.NewClient(opts), prefix: prefix, addr: "redis " + opts.Addr, maxBytes: cfg.maxBytes()}, nil
+	return &redisBackend{c: redis.NewClient(opts), prefix: prefix, addr: "redis " + opts.Addr,
+		name: redisName(cfg.URL, opts), maxBytes: cfg.maxBytes(), opTimeout: t}, nil
 }
+
+// redisName names the server of url for messages: scheme, address and database, never the
+// user name or password.
+func redisName(url string, opts *redis.Options) string {
+	scheme, _, _ := strings.Cut(url, "://")
+	if scheme == "unix" {
+		return "unix://" + opts.Addr
+	}
+	return fmt.Sprintf("%s://%s/%d", scheme, opts.Addr, opts.DB)
+}
+
+// bound is ctx bounded by the operation timeout, whose passing says so.
+func (b *redisBackend) bound(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeoutCause(ctx, b.opTimeout, opTimeoutError{b.opTimeout})
+}
+
+// opTimeoutError is the cause of an operation that ran out of its own time.
+type opTimeoutError struct{ d time.Duration }
+
+func (e opTimeoutError) Error() string { return fmt.Sprintf("no answer within %s", e.d) }
+
+func (e opTimeoutError) Is(target error) bool { return target == context.DeadlineExceeded }
 
 func (b *redisBackend) Where() string { return b.addr }
 
@@ -91,8 +122,16 @@ func (b *redisBackend) wrap(err error) error {
 		return byteQuotaError{b.maxBytes}
 	case strings.Contains(err.Error(), redisQuotaKeys):
 		return fmt.Errorf("store: %w", ErrQuota)
+	case isTimeout(err) && !errors.As(err, new(opTimeoutError)):
+		return fmt.Errorf("store: %s: %w (%w)", b.addr, opTimeoutError{b.opTimeout}, err)
 	}
 	return fmt.Errorf("store: %s: %w", b.addr, err)
+}
+
+// isTimeout reports whether err is a deadline that passed: a context's or a socket's.
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()
 }
 
 // run runs a write script on key of ns. Its arguments start with the key, the quotas, the
@@ -235,6 +274,8 @@ forget(name)
 return n`)
 
 func (b *redisBackend) Get(ctx context.Context, ns, key string) ([]byte, bool, error) {
+	ctx, cancel := b.bound(ctx)
+	defer cancel()
 	type got struct {
 		v  []byte
 		ok bool
@@ -258,6 +299,8 @@ func ttlMS(ttl time.Duration) int64 {
 }
 
 func (b *redisBackend) Set(ctx context.Context, ns, key string, value []byte, ttl time.Duration) error {
+	ctx, cancel := b.bound(ctx)
+	defer cancel()
 	_, err := withContext(ctx, b.Where(), func(ctx context.Context) (struct{}, error) {
 		return struct{}{}, b.wrap(b.run(ctx, setScript, ns, key, value, ttlMS(ttl)).Err())
 	})
@@ -265,6 +308,8 @@ func (b *redisBackend) Set(ctx context.Context, ns, key string, value []byte, tt
 }
 
 func (b *redisBackend) Incr(ctx context.Context, ns, key string, n int64, ttl time.Duration) (int64, error) {
+	ctx, cancel := b.bound(ctx)
+	defer cancel()
 	return withContext(ctx, b.Where(), func(ctx context.Context) (int64, error) {
 		s, err := b.run(ctx, incrScript, ns, key, n, ttlMS(ttl)).Text()
 		if err != nil && strings.Contains(err.Error(), "not an integer") {
@@ -288,6 +333,8 @@ func (b *redisBackend) notInteger(ctx context.Context, ns, key string) error {
 }
 
 func (b *redisBackend) Delete(ctx context.Context, ns, key string) (bool, error) {
+	ctx, cancel := b.bound(ctx)
+	defer cancel()
 	return withContext(ctx, b.Where(), func(ctx context.Context) (bool, error) {
 		n, err := b.run(ctx, delScript, ns, key).Int64()
 		return n > 0, b.wrap(err)
@@ -310,6 +357,8 @@ func (b *redisBackend) scan(ctx context.Context, ns, p string, limit int) ([]str
 }
 
 func (b *redisBackend) Keys(ctx context.Context, ns, prefix string) ([]string, error) {
+	ctx, cancel := b.bound(ctx)
+	defer cancel()
 	return withContext(ctx, b.Where(), func(ctx context.Context) ([]string, error) {
 		keys, err := b.scan(ctx, ns, prefix, MaxKeys+1)
 		if keys == nil && err == nil {
@@ -334,7 +383,9 @@ func globEscape(s string) string {
 func (b *redisBackend) Update(ctx context.Context, ns, key string, fn func([]byte, bool) ([]byte, bool, error)) ([]byte, error) {
 	k := b.k(ns, key)
 	for range maxUpdateRuns {
-		old, err := b.c.Get(ctx, k).Bytes()
+		octx, cancel := b.bound(ctx)
+		old, err := b.c.Get(octx, k).Bytes()
+		cancel()
 		found := err == nil
 		if err != nil && !errors.Is(err, redis.Nil) {
 			return nil, b.updateErr(ctx, err)
@@ -350,7 +401,9 @@ func (b *redisBackend) Update(ctx context.Context, ns, key string, fn func([]byt
 		if found {
 			was = "1"
 		}
-		n, err := b.run(ctx, swapScript, ns, key, was, old, op, next).Int64()
+		octx, cancel = b.bound(ctx)
+		n, err := b.run(octx, swapScript, ns, key, was, old, op, next).Int64()
+		cancel()
 		if err != nil {
 			return nil, b.updateErr(ctx, err)
 		}

@@ -11,7 +11,9 @@
 // writers in any number of processes cannot pass them.
 //
 // Every operation honours its context: a backend that is slow or down is that call's error,
-// never a hang. A database file that cannot be used (corrupt, not a database) is reported and
+// never a hang. A Redis backend also bounds each operation by Options.OpTimeout, and is
+// behind a circuit breaker (breaker.go): after Options.FailAfter failures in a row its calls
+// fail at once with an UnavailableError for a rest, then one call tries it again. A database file that cannot be used (corrupt, not a database) is reported and
 // left as it is: nothing replaces it. The database and its journal files are readable by
 // their owner only.
 package store
@@ -145,8 +147,13 @@ func ParseConfig(cfg Config) (string, error) {
 	return "", fmt.Errorf("store: url %q: expected redis://host:port/db (or none, for the database in the home)", cfg.URL)
 }
 
-// Open opens the backend cfg names for the home.
-func Open(home string, cfg Config) (Backend, error) {
+// Open opens the backend cfg names for the home, with the default Options.
+func Open(home string, cfg Config) (Backend, error) { return OpenWith(home, cfg, Options{}) }
+
+// OpenWith opens the backend cfg names for the home. A Redis backend is behind a circuit
+// breaker (breaker.go): once it failed o.FailAfter times in a row, calls fail at once with
+// an UnavailableError for a back-off, then one call tries it again.
+func OpenWith(home string, cfg Config, o Options) (Backend, error) {
 	kind, err := ParseConfig(cfg)
 	if err != nil {
 		return nil, err
@@ -154,7 +161,11 @@ func Open(home string, cfg Config) (Backend, error) {
 	if kind == "sqlite" {
 		return openSQLite(home, cfg.maxBytes())
 	}
-	return openRedis(cfg)
+	r, err := openRedis(cfg, o)
+	if err != nil {
+		return nil, err
+	}
+	return newBreaker(r, r.name, o), nil
 }
 
 // View is one hook's namespace of a backend, with Go values: what the Lua store module

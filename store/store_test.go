@@ -438,6 +438,9 @@ func usedBytes(t *testing.T, b Backend, ns string) (counted, actual int64) {
 	for _, e := range entries {
 		actual += int64(len(e.Key) + len(e.Value))
 	}
+	if c, ok := b.(*breaker); ok {
+		b = c.Backend
+	}
 	switch b := b.(type) {
 	case *sqliteBackend:
 		err = b.db.QueryRow("SELECT COALESCE((SELECT bytes FROM keys WHERE ns = ?), 0)", ns).Scan(&counted)

@@ -220,6 +220,8 @@ plugins:
 		{"config consent any case", "config", "hooks_consent: Command", true},
 		{"config persistent hook", "config", "hooks:\n  pre_tool_call:\n    - command: x.sh\n      persistent: true", true},
 		{"config persistent not a boolean", "config", "hooks:\n  pre_tool_call:\n    - command: x.sh\n      persistent: maybe", false},
+		{"config persistent instances", "config", "hooks:\n  pre_tool_call:\n    - command: x.sh\n      persistent: true\n      instances: 4", true},
+		{"config instances out of range", "config", "hooks:\n  pre_tool_call:\n    - command: x.sh\n      persistent: true\n      instances: 17", false},
 		{"config unknown hook event", "config", "hooks:\n  pre_tools_call:\n    - command: x.sh", false},
 		{"config gateway event in hooks", "config", "hooks:\n  agent:start:\n    - command: x.sh", false},
 		{"config event not a list", "config", "hooks:\n  pre_llm_call:\n    command: x.sh", false},
@@ -389,7 +391,7 @@ func TestSchemaKeysLoadWithoutWarnings(t *testing.T) {
 	write("plugins/p/handler.lua", `function register(ctx) ctx.register_hook("pre_tool_call", function() end) end`+"\n")
 
 	// config.yaml: every top-level key and every shell-hook entry key of the schema.
-	entry := map[string]string{"command": "/bin/true --x", "matcher": "terminal", "timeout": "7", "fail_closed": "true", "persistent": "true"}
+	entry := map[string]string{"command": "/bin/true --x", "matcher": "terminal", "timeout": "7", "fail_closed": "true", "persistent": "true", "instances": "3"}
 	cfg := readSchema(t, "config.schema.json")
 	var b strings.Builder
 	b.WriteString("hooks:\n  pre_tool_call:\n")
@@ -452,7 +454,7 @@ func TestSchemaKeysLoadWithoutWarnings(t *testing.T) {
 	if len(sh) != 2 {
 		t.Fatalf("got %d shell hooks, want 2", len(sh))
 	}
-	if h := sh[0].Hook(); h.Matcher != "terminal" || h.Timeout.Seconds() != 7 || !h.FailClosed || !h.Persistent {
+	if h := sh[0].Hook(); h.Matcher != "terminal" || h.Timeout.Seconds() != 7 || !h.FailClosed || !h.Persistent || h.Instances != 3 {
 		t.Errorf("shell hook = %+v, want every key of the entry applied", h)
 	}
 	if h := sh[1].Hook(); h.Dialect != "claude" || !h.Matches("terminal") || h.Matches("read_file") {

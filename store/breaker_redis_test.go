@@ -1,0 +1,132 @@
+//go:build unix
+
+package store
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hermes-hooks/hermes/internal/testutil"
+)
+
+// hookTimeout is the time a hook's store call may take, as a hook's timeout gives it.
+const hookTimeout = 5 * time.Second
+
+// incr is one store call as a hook makes it: bounded by the hook's timeout, and timed.
+func incr(b Backend) (time.Duration, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), hookTimeout)
+	defer cancel()
+	start := time.Now()
+	_, err := b.Incr(ctx, "plugin:p", "n", 1, 0)
+	return time.Since(start), err
+}
+
+// downFailsFast checks the circuit of b, whose server is down as down did it: the first
+// failAfter calls fail with the backend's error (each within bound), the next ones fail at
+// once without reaching it; once up brought it back, the calls still fail at once until the
+// rest is over, then one call tries again and succeeds, and the calls after it too.
+func downFailsFast(t *testing.T, b Backend, clk *clock, failAfter int, bound time.Duration, wantErr string, up func()) {
+	t.Helper()
+	for i := range failAfter {
+		took, err := incr(b)
+		t.Logf("call %d with the server down: %v, %v", i+1, took, err)
+		if err == nil || errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), wantErr) {
+			t.Fatalf("call %d: %v, want the backend's error %q", i+1, err, wantErr)
+		}
+		if took >= bound {
+			t.Errorf("call %d took %v, want less than %v", i+1, took, bound)
+		}
+	}
+	for i := range 3 {
+		took, err := incr(b)
+		t.Logf("call %d, circuit open: %v, %v", failAfter+i+1, took, err)
+		if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "calls fail at once for 1m0s, then one call tries again") {
+			t.Fatalf("call %d: %v, want a fast failure", failAfter+i+1, err)
+		}
+		if took >= time.Second {
+			t.Errorf("call %d took %v with the circuit open, want much less than the hook's timeout of %v", failAfter+i+1, took, hookTimeout)
+		}
+	}
+	up()
+	if _, err := incr(b); !errors.Is(err, ErrUnavailable) {
+		t.Errorf("server back, rest not over: %v, want a fast failure", err)
+	}
+	clk.add(time.Minute)
+	for i := range 3 {
+		took, err := incr(b)
+		t.Logf("call %d after the rest: %v, %v", i+1, took, err)
+		if err != nil {
+			t.Fatalf("call %d after the rest, with the server back: %v", i+1, err)
+		}
+	}
+}
+
+// A Redis that was killed: after three refused connections, calls fail at once; the first
+// call after the rest reaches the restarted server.
+func TestRedisKilledFailsFast(t *testing.T) {
+	r := testutil.StartRedis(t)
+	b, err := OpenWith("", Config{URL: r.URL}, Options{FailAfter: 3, Backoff: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	clk := withClock(t, b)
+	if _, err := incr(b); err != nil {
+		t.Fatal(err)
+	}
+	r.Stop()
+	downFailsFast(t, b, clk, 3, hookTimeout, "connection refused", r.Start)
+}
+
+// A Redis stopped with SIGSTOP accepts connections and answers nothing: each call gives up
+// at the operation timeout, not the hook's; after three, calls fail at once; after SIGCONT,
+// the first call after the rest succeeds.
+func TestRedisPausedFailsFast(t *testing.T) {
+	r := testutil.StartRedis(t)
+	const opTimeout = 300 * time.Millisecond
+	b, err := OpenWith("", Config{URL: r.URL}, Options{FailAfter: 3, Backoff: time.Minute, OpTimeout: opTimeout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	clk := withClock(t, b)
+	if _, err := incr(b); err != nil {
+		t.Fatal(err)
+	}
+	r.Pause()
+	defer r.Resume() // so that the cleanup's kill is not held by a stopped process
+	downFailsFast(t, b, clk, 3, hookTimeout/2, "no answer within 300ms", r.Resume)
+}
+
+// BenchmarkRedisKilled is a store call while the Redis server is down (killed), from 16
+// goroutines: "no-circuit" keeps trying the server at every call (the circuit never opens),
+// "circuit" is the default, calls failing at once once it opened.
+func BenchmarkRedisKilled(b *testing.B) {
+	r := testutil.StartRedis(b)
+	r.Stop()
+	for _, tc := range []struct {
+		name      string
+		failAfter int
+	}{{"no-circuit", 1 << 30}, {"circuit", 0}} {
+		b.Run(tc.name, func(b *testing.B) {
+			be, err := OpenWith("", Config{URL: r.URL}, Options{FailAfter: tc.failAfter})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer be.Close()
+			b.SetParallelism(8)
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					if _, err := incr(be); err == nil {
+						b.Error("incr succeeded with the server down")
+						return
+					}
+				}
+			})
+		})
+	}
+}
