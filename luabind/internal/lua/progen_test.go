@@ -418,9 +418,10 @@ func (g *gen) numExpr(d int) string {
 	case 3:
 		return "(" + g.numExpr(d) + " - " + g.numExpr(d) + ")"
 	case 4:
-		// not ^ 2 or ^ 3: C's pow and Go's math.Pow may differ in the last bit (glibc's
-		// pow(x, 2) is not always x*x), which a loop of x = x^2 % m amplifies
-		return "(" + g.numExpr(d) + " ^ " + g.pick("0.5", "(-1)", "1", "0") + ")"
+		// not ^ 2, ^ 3 or ^ 0.5: C's pow and Go's math.Pow may differ in the last bit
+		// (glibc's pow(x, 2) is not always x*x, and its pow(x, 0.5) is not always the
+		// correctly rounded sqrt(x) Go gives), which a floor or a loop of x = x^2 % m shows
+		return "(" + g.numExpr(d) + " ^ " + g.pick("(-1)", "1", "0") + ")"
 	case 5:
 		if !g.opt.modulo {
 			return "math.fmod(" + g.numExpr(d) + ", " + g.pick("1", "1.5", "(-2)", "3", "0.25", "(-0.5)") + ")"
