@@ -780,8 +780,12 @@ func compileAssignStmtRight(context *funcContext, stmt *ast.AssignStmt, reg int,
 	return rightreg, acs
 } // }}}
 
+// multiAssignMutant, set by a test only, compiles multiple assignment as upstream did
+// (target by target), to show that the differential tests catch that bug.
+var multiAssignMutant bool
+
 func compileAssignStmt(context *funcContext, stmt *ast.AssignStmt) { // {{{
-	if len(stmt.Lhs) > 1 || len(stmt.Rhs) > 1 {
+	if (len(stmt.Lhs) > 1 || len(stmt.Rhs) > 1) && !multiAssignMutant {
 		compileMultiAssignStmt(context, stmt)
 		return
 	}

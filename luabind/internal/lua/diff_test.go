@@ -695,3 +695,32 @@ func sortedClasses() []string {
 	sort.Strings(cs)
 	return cs
 }
+
+// TestDifferentialCatchesMultiAssignMutant: with multiple assignment compiled as upstream
+// compiled it (target by target), generated programs soon differ from Lua 5.1: the
+// differential tests hold the fix.
+func TestDifferentialCatchesMultiAssignMutant(t *testing.T) {
+	skipWithoutLua51(t)
+	multiAssignMutant = true
+	defer func() { multiAssignMutant = false }()
+	var r lua51Runner
+	defer r.close()
+	rng := rand.New(rand.NewPCG(7, 51))
+	opt := currentOptions()
+	for i := range 400 {
+		data := make([]byte, 8)
+		for j := range data {
+			data[j] = byte(rng.IntN(256))
+		}
+		d, err := compare(&r, genProgram(data, opt))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d != nil {
+			d.minimise(&r, 200)
+			t.Logf("program %d differs with the mutant:\n%s", i+1, d)
+			return
+		}
+	}
+	t.Fatal("400 generated programs ran alike with multiple assignment compiled as upstream did")
+}
