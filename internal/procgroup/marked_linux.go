@@ -15,22 +15,44 @@ import (
 // is pinned with a pidfd before its environment is read again and it is signalled, so a pid
 // reused in between is never hit. A process whose environment cannot be read (another
 // user's) is skipped.
-func killMarked(mark string) {
+//
+// A process that carries the mark descends from the run's leader, so it was given a pid
+// after the leader's (since, 0 when unknown): unless the kernel's pids wrapped around since
+// then (its last pid is below since), only the environments of newer pids are read. That
+// keeps the look after a run that left nothing to a listing of /proc and a few reads.
+func killMarked(mark string, since int) {
 	needle := []byte("\x00" + mark + "\x00")
 	self := os.Getpid()
+	if last := lastPid(); last < since {
+		since = 0 // wrapped around (or unknown): any pid may be the run's
+	}
 	for range killRounds {
-		if !killMarkedOnce(needle, self) {
+		if !killMarkedOnce(needle, self, since) {
 			return
 		}
 	}
+}
+
+// lastPid is the pid the kernel gave last in this pid namespace, or -1 when unknown.
+func lastPid() int {
+	b, err := os.ReadFile("/proc/sys/kernel/ns_last_pid")
+	if err != nil {
+		return -1
+	}
+	n, err := strconv.Atoi(string(bytes.TrimSpace(b)))
+	if err != nil {
+		return -1
+	}
+	return n
 }
 
 // killRounds bounds the rounds of killMarked: a process killed in one round may still be
 // listed in the next, before it exits.
 const killRounds = 16
 
-// killMarkedOnce kills the marked processes it finds, and reports whether it found any.
-func killMarkedOnce(needle []byte, self int) bool {
+// killMarkedOnce kills the marked processes with a pid of at least since it finds, and
+// reports whether it found any.
+func killMarkedOnce(needle []byte, self, since int) bool {
 	dir, err := os.Open("/proc")
 	if err != nil {
 		return false
@@ -40,7 +62,7 @@ func killMarkedOnce(needle []byte, self int) bool {
 	found := false
 	for _, name := range names {
 		pid, err := strconv.Atoi(name)
-		if err != nil || pid == self || !marked(pid, needle) {
+		if err != nil || pid < since || pid == self || !marked(pid, needle) {
 			continue
 		}
 		found = true

@@ -3,4 +3,4 @@
 package procgroup
 
 // killMarked needs /proc: elsewhere a run is its process group only.
-func killMarked(string) {}
+func killMarked(string, int) {}

@@ -54,9 +54,11 @@ func (r *Run) Killed() bool { return r.killed.Load() }
 // called again, and after the command has exited: it kills what the command left running.
 func (r *Run) Kill() error {
 	var err error
+	since := 0
 	if r.cmd.Process != nil {
 		err = Kill(r.cmd.Process)
+		since = r.cmd.Process.Pid
 	}
-	killMarked(r.mark)
+	killMarked(r.mark, since)
 	return err
 }
