@@ -228,6 +228,38 @@ type pluginCallback struct {
 	index   int
 	logger  *slog.Logger
 	metrics *hookMetrics
+	warns   warnLimiter
+}
+
+// warnLimiter lets a hook's failure warnings through at most once a second and counts the
+// others, so that a dependency down under load (every call failing at once) does not flood
+// the log; the metrics count every failure.
+type warnLimiter struct {
+	next  atomic.Int64 // unix nanoseconds before which warnings are held back
+	quiet atomic.Int64 // held back since the last one logged
+}
+
+// allow reports whether a warning may be logged now, and how many were held back before it.
+func (l *warnLimiter) allow() (bool, int64) {
+	now := time.Now().UnixNano()
+	next := l.next.Load()
+	if now < next || !l.next.CompareAndSwap(next, now+int64(time.Second)) {
+		l.quiet.Add(1)
+		return false, 0
+	}
+	return true, l.quiet.Swap(0)
+}
+
+// warn logs a hook's failure through l, saying how many were held back before it.
+func (l *warnLimiter) warn(logger *slog.Logger, msg string, args ...any) {
+	ok, held := l.allow()
+	if !ok {
+		return
+	}
+	if held > 0 {
+		args = append(args, "failures_not_logged", held)
+	}
+	logger.Warn(msg, args...)
 }
 
 func (c *pluginCallback) stats() *hookMetrics { return c.metrics }
@@ -241,7 +273,7 @@ func (c *pluginCallback) fire(ctx context.Context, hook string, kw args, timed b
 	if r.Status == StatusOK {
 		return r
 	}
-	c.logger.Warn("plugin hook failed", "plugin", c.p.info.Name, "hook", hook, "status", string(r.Status), "error", r.Err)
+	c.warns.warn(c.logger, "plugin hook failed", "plugin", c.p.info.Name, "hook", hook, "status", string(r.Status), "error", r.Err)
 	if c.p.info.FailClosed && hook == PreToolCall {
 		r.FailClosed(fmt.Sprintf("blocked: plugin %q failed closed (%s: %s)", c.p.info.Name, r.Status, r.Err))
 	}

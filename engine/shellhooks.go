@@ -142,6 +142,7 @@ type shellCallback struct {
 	logger  *slog.Logger
 	metrics *hookMetrics
 	stop    context.Context // the engine's: done when Close stops waiting for calls
+	warns   warnLimiter
 }
 
 func (c *shellCallback) stats() *hookMetrics { return c.metrics }
@@ -174,7 +175,7 @@ func (c *shellCallback) fire(ctx context.Context, hook string, kw args, _ bool) 
 		r.ExitCode, r.Stdout, r.Stderr = &res.ExitCode, &res.Stdout, &res.Stderr
 	}
 	if r.Err != "" {
-		c.logger.Warn(r.Err, "hook", hook, "status", string(r.Status))
+		c.warns.warn(c.logger, r.Err, "hook", hook, "status", string(r.Status))
 	}
 	c.metrics.observe(r.Status, r.Duration)
 	return r
