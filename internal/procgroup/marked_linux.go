@@ -5,7 +5,9 @@ import (
 	"errors"
 	"os"
 	"strconv"
+	"strings"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -82,9 +84,16 @@ func killMarkedOnce(needle []byte, self, since int) bool {
 }
 
 // marked reports whether the environment of process pid holds needle ("\x00NAME=VALUE\x00").
-// A zombie's environment reads empty: it is no longer there to kill.
+// A zombie's environment reads empty: it is no longer there to kill. So does, for a moment,
+// that of a process in the middle of exec: an empty environment of a process that is not a
+// zombie is read again, a few times.
 func marked(pid int, needle []byte) bool {
-	env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+	path := "/proc/" + strconv.Itoa(pid) + "/environ"
+	env, err := os.ReadFile(path)
+	for try := 0; err == nil && len(env) == 0 && try < execRetries && execing(pid); try++ {
+		time.Sleep(time.Millisecond)
+		env, err = os.ReadFile(path)
+	}
 	if err != nil || len(env) == 0 {
 		return false
 	}
@@ -95,4 +104,27 @@ func marked(pid int, needle []byte) bool {
 		env = append(env, 0)
 	}
 	return bytes.Contains(env, needle)
+}
+
+// execRetries bounds the reads of an environment that reads empty.
+const execRetries = 20
+
+// execing reports whether pid, whose environment reads empty, may be a process in the
+// middle of exec: not a zombie, not gone, not a kernel thread (which has no environment).
+func execing(pid int) bool {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(stat, ')')
+	if i < 0 {
+		return false
+	}
+	fields := strings.Fields(string(stat[i+1:])) // state, ppid, pgrp, session, tty, tpgid, flags, ...
+	if len(fields) < 7 || fields[0] == "Z" || fields[0] == "X" {
+		return false
+	}
+	flags, err := strconv.ParseUint(fields[6], 10, 64)
+	const pfKthread = 0x00200000
+	return err == nil && flags&pfKthread == 0
 }
