@@ -71,6 +71,7 @@ var errLineTooLong = errors.New("answer line too long")
 // proc is one running process of a persistent hook.
 type proc struct {
 	cmd    *exec.Cmd
+	run    *procgroup.Run
 	stdin  *os.File      // our end of the process's stdin
 	stdout *os.File      // our end of the process's stdout, read by pr.read only
 	lines  chan outLine  // its stdout, in order; closed when read returns
@@ -428,7 +429,7 @@ func (h *Hook) start(opts RunOptions, limit int, log *slog.Logger) (*proc, error
 	cmd.Stdin, cmd.Stdout = inR, outW
 	cmd.Stderr = &stderrLog{log: log}
 	cmd.WaitDelay = waitGrace
-	procgroup.Set(cmd)
+	run := procgroup.Mark(cmd) // its process group, and on Linux what it starts with setsid
 	log.Debug("persistent shell hook starting", "program", cmd.Path, "argv", cmd.Args)
 	err = cmd.Start()
 	inR.Close()
@@ -438,7 +439,7 @@ func (h *Hook) start(opts RunOptions, limit int, log *slog.Logger) (*proc, error
 		outR.Close()
 		return nil, errors.New(h.spawnError(err, cmd))
 	}
-	pr := &proc{cmd: cmd, stdin: inW, stdout: outR, lines: make(chan outLine, queuedLines),
+	pr := &proc{cmd: cmd, run: run, stdin: inW, stdout: outR, lines: make(chan outLine, queuedLines),
 		quit: make(chan struct{}), done: make(chan struct{})}
 	go func() {
 		pr.err = cmd.Wait()
@@ -560,7 +561,7 @@ func (pr *proc) shutdown(grace time.Duration) {
 			}
 			t.Stop()
 		}
-		procgroup.Kill(pr.cmd.Process) // the leader, or children it left behind
+		pr.run.Kill() // the leader, children it left behind, daemons it started
 		pr.stdout.Close()
 		<-pr.done
 	})

@@ -30,6 +30,17 @@ type Run struct {
 // host's when nil), and the end of its context killing the whole run rather than the
 // leader alone.
 func Track(cmd *exec.Cmd) *Run {
+	r := Mark(cmd)
+	cmd.Cancel = func() error {
+		r.killed.Store(true)
+		return r.Kill()
+	}
+	return r
+}
+
+// Mark is Track for a command without a context (exec.Command): the caller ends the run
+// with Kill.
+func Mark(cmd *exec.Cmd) *Run {
 	var id [12]byte
 	_, _ = rand.Read(id[:])
 	r := &Run{cmd: cmd, mark: MarkPrefix + hex.EncodeToString(id[:]) + "=1"}
@@ -39,10 +50,6 @@ func Track(cmd *exec.Cmd) *Run {
 		env = os.Environ()
 	}
 	cmd.Env = append(env[:len(env):len(env)], r.mark)
-	cmd.Cancel = func() error {
-		r.killed.Store(true)
-		return r.Kill()
-	}
 	return r
 }
 

@@ -80,3 +80,37 @@ func processGone(pid int) bool {
 	i := strings.LastIndexByte(s, ')')
 	return i >= 0 && i+2 < len(s) && s[i+2] == 'Z'
 }
+
+// TestPersistentHookSetsidDaemonDiesWithIt: a daemon a persistent hook started with setsid
+// is killed when the hook's process is, at Close.
+func TestPersistentHookSetsidDaemonDiesWithIt(t *testing.T) {
+	dir := t.TempDir()
+	pidFile := filepath.Join(dir, "daemon.pid")
+	script := filepath.Join(dir, "hook.sh")
+	body := "#!/bin/sh\nsetsid sh -c 'echo $$ > \"$0\"; exec sleep 300' '" + pidFile + "' </dev/null >/dev/null 2>&1 &\n" +
+		"while [ ! -s '" + pidFile + "' ]; do :; done\n" +
+		"while IFS= read -r line; do id=${line#*'\"request_id\":\"'}; id=${id%%'\"'*}; printf '{\"request_id\":\"%s\"}\\n' \"$id\"; done\n"
+	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	h := &shell.Hook{Event: "post_tool_call", Command: script, Argv: []string{script}, Timeout: 5 * time.Second, Persistent: true}
+	if res := h.Run(context.Background(), map[string]any{"tool_name": "terminal"}, shell.RunOptions{}); res.Status != hookspec.StatusOK {
+		t.Fatalf("status %s (%s)", res.Status, res.Err)
+	}
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatalf("the daemon did not start: %v", err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Close()
+	for deadline := time.Now().Add(3 * time.Second); !processGone(pid); {
+		if time.Now().After(deadline) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("the daemon %d outlived its persistent hook", pid)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
