@@ -2,6 +2,7 @@ package lua
 
 import (
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -95,7 +96,7 @@ func runPrinting(t *testing.T, src string) string {
 // TestLikeLua51 runs each program here and, when it is installed, in C Lua 5.1.
 func TestLikeLua51(t *testing.T) {
 	bin, _ := exec.LookPath("lua5.1")
-	for _, c := range lua51Cases {
+	for _, c := range slices.Concat(lua51Cases, fieldCacheCases) {
 		t.Run(c.name, func(t *testing.T) {
 			if got := runPrinting(t, c.src); got != c.want {
 				t.Errorf("got %q, want %q", got, c.want)
