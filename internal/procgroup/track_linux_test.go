@@ -2,16 +2,12 @@ package procgroup
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
+
+	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
 // daemonScript starts a daemon that leaves the process group with setsid and writes its
@@ -20,47 +16,6 @@ const daemonScript = `setsid sh -c 'echo $$ > "$0"; exec sleep 300' "$1" </dev/n
 while [ ! -s "$1" ]; do :; done
 `
 
-// daemonPid waits for the pid the daemon writes.
-func daemonPid(t *testing.T, file string) int {
-	t.Helper()
-	b, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatalf("the daemon did not write its pid: %v", err)
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pid
-}
-
-// gone reports whether pid has exited (or is a zombie waiting to be reaped).
-func gone(pid int) bool {
-	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
-		return true
-	}
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return true
-	}
-	s := string(stat)
-	i := strings.LastIndexByte(s, ')')
-	return i >= 0 && i+2 < len(s) && s[i+2] == 'Z'
-}
-
-// waitGone waits a little for a killed process to exit, and kills it if it did not.
-func waitGone(t *testing.T, pid int) {
-	t.Helper()
-	for deadline := time.Now().Add(3 * time.Second); !gone(pid); {
-		if time.Now().After(deadline) {
-			syscall.Kill(pid, syscall.SIGKILL)
-			t.Fatalf("the daemon %d survived its run", pid)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-// TestTrackKillsSetsidDaemonAtTimeout: the end of a run's context kills a daemon that left
 // its process group, as well as the group.
 func TestTrackKillsSetsidDaemonAtTimeout(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "daemon.pid")
@@ -79,13 +34,13 @@ func TestTrackKillsSetsidDaemonAtTimeout(t *testing.T) {
 	if _, err := out.Read(buf); err != nil { // "started": the daemon wrote its pid
 		t.Fatal(err)
 	}
-	pid := daemonPid(t, pidFile)
+	pid := testutil.ReadPid(t, pidFile)
 	cancel()
 	_ = cmd.Wait()
 	if !run.Killed() {
 		t.Error("Killed() = false after the context ended")
 	}
-	waitGone(t, pid)
+	testutil.WaitGone(t, pid, "its run")
 }
 
 // TestTrackKillsWhatARunLeft: Kill after the command exited kills the daemon it left.
@@ -96,8 +51,8 @@ func TestTrackKillsWhatARunLeft(t *testing.T) {
 	if err := cmd.Run(); err != nil {
 		t.Fatal(err)
 	}
-	pid := daemonPid(t, pidFile)
-	if gone(pid) {
+	pid := testutil.ReadPid(t, pidFile)
+	if testutil.ProcessGone(pid) {
 		t.Fatal("the daemon did not outlive its parent: the test proves nothing")
 	}
 	if err := run.Kill(); err != nil {
@@ -106,7 +61,7 @@ func TestTrackKillsWhatARunLeft(t *testing.T) {
 	if run.Killed() {
 		t.Error("Killed() = true though the context never ended")
 	}
-	waitGone(t, pid)
+	testutil.WaitGone(t, pid, "its run")
 }
 
 // TestTrackMarksTheEnvironment: the mark is added to the command's environment, after what

@@ -2,17 +2,13 @@ package hostile
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/testutil"
 	"github.com/hermes-hooks/hermes/shell"
 )
 
@@ -47,38 +43,9 @@ func TestShellHookSetsidDaemonDiesAtTimeout(t *testing.T) {
 			if c.status == hookspec.StatusTimeout && elapsed > libraryCallLimit {
 				t.Errorf("the hook took %v, want about its 1s timeout", elapsed)
 			}
-			b, err := os.ReadFile(pidFile)
-			if err != nil {
-				t.Fatalf("the daemon did not start: %v", err)
-			}
-			pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			// A killed process is reaped by init: wait a little for it.
-			for deadline := time.Now().Add(3 * time.Second); !processGone(pid); {
-				if time.Now().After(deadline) {
-					syscall.Kill(pid, syscall.SIGKILL)
-					t.Fatalf("the daemon %d outlived its hook", pid)
-				}
-				time.Sleep(10 * time.Millisecond)
-			}
+			testutil.WaitGone(t, testutil.ReadPid(t, pidFile), "its hook")
 		})
 	}
-}
-
-// processGone reports whether pid has exited (or is a zombie waiting to be reaped).
-func processGone(pid int) bool {
-	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
-		return true
-	}
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return true
-	}
-	s := string(stat)
-	i := strings.LastIndexByte(s, ')')
-	return i >= 0 && i+2 < len(s) && s[i+2] == 'Z'
 }
 
 // TestPersistentHookSetsidDaemonDiesWithIt: a daemon a persistent hook started with setsid
@@ -97,20 +64,7 @@ func TestPersistentHookSetsidDaemonDiesWithIt(t *testing.T) {
 	if res := h.Run(context.Background(), map[string]any{"tool_name": "terminal"}, shell.RunOptions{}); res.Status != hookspec.StatusOK {
 		t.Fatalf("status %s (%s)", res.Status, res.Err)
 	}
-	b, err := os.ReadFile(pidFile)
-	if err != nil {
-		t.Fatalf("the daemon did not start: %v", err)
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	pid := testutil.ReadPid(t, pidFile)
 	h.Close()
-	for deadline := time.Now().Add(3 * time.Second); !processGone(pid); {
-		if time.Now().After(deadline) {
-			syscall.Kill(pid, syscall.SIGKILL)
-			t.Fatalf("the daemon %d outlived its persistent hook", pid)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testutil.WaitGone(t, pid, "its persistent hook")
 }
