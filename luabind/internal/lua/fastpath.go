@@ -207,27 +207,8 @@ func (L *LState) setStringKey(inst uint32) bool {
 	if !ok {
 		return false
 	}
-	tb.setBoxedString(key, string(ks), L.rkValue(int(inst>>9)&0x1ff))
+	tb.setString(key, string(ks), L.rkValue(int(inst>>9)&0x1ff), 4) // a table built key by key: a small map first
 	return true
-}
-
-// setBoxedString is RawSetString(ks, value) for key, ks boxed as an LValue: the key list
-// keeps that box. Like RawSetString, it adds a key to the key list once and leaves it there
-// when the key is cleared.
-func (tb *LTable) setBoxedString(key LValue, ks string, value LValue) {
-	tb.ver++
-	if tb.strdict == nil {
-		tb.charge(mapMemory(4))
-		tb.strdict = make(map[string]LValue, 4)
-	}
-	if value == LNil {
-		delete(tb.strdict, ks) // the key list keeps it (table_keys.go)
-		return
-	}
-	if _, ok := tb.k2i[key]; !ok {
-		tb.addKey(key)
-	}
-	tb.strdict[ks] = value
 }
 
 // ReserveKeys gives tb, a table that has never held a key outside its array part, a key

@@ -3,9 +3,9 @@ package lua
 // Inline caches of the lookups whose key is a constant string: OP_GETGLOBAL (`string` in
 // `string.find`) and OP_GETTABLEKS (`.find`). Each closure keeps, per constant of its
 // prototype, the table it last found the key in, that table's version and the value found.
-// A table's version changes with every write of a string key (setString, setBoxedString,
-// ReplaceString: the only writers of its string part), so a lookup whose table and version
-// match returns the value without hashing the key. Only values found in the table itself
+// A table's version changes with every write of a string key (setString and ReplaceString,
+// the only writers of its string part), so a lookup whose table and version match returns
+// the value without hashing the key. Only values found in the table itself
 // are kept: a key missing there goes through __index as before, every time.
 //
 // The cache belongs to the closure, and so to one Lua state and one goroutine at a time

@@ -174,15 +174,18 @@ func (tb *LTable) RawSetInt(key int, value LValue) {
 // RawSetString sets a given LValue to a given string index without the __newindex metamethod.
 func (tb *LTable) RawSetString(key string, value LValue) {
 	// Small enough to inline: a constant key is then boxed once, statically, by the caller.
-	tb.setString(LString(key), key, value)
+	tb.setString(LString(key), key, value, defaultHashCap)
 }
 
-// setString is RawSetString for key, boxed as lkey.
-func (tb *LTable) setString(lkey LValue, key string, value LValue) {
+// setString is RawSetString for key, boxed as lkey (the key list keeps that box), making
+// the string part with room for hcap keys if the table has none. Like RawSetString, it adds
+// a key to the key list once and leaves it there when the key is cleared. It is one of the
+// writers of the string part, which change the table's version (fieldcache.go).
+func (tb *LTable) setString(lkey LValue, key string, value LValue, hcap int) {
 	tb.ver++
 	if tb.strdict == nil {
-		tb.charge(mapMemory(defaultHashCap))
-		tb.strdict = make(map[string]LValue, defaultHashCap)
+		tb.charge(mapMemory(hcap))
+		tb.strdict = make(map[string]LValue, hcap)
 	}
 	if value == LNil {
 		delete(tb.strdict, key) // the key list keeps it (table_keys.go)
