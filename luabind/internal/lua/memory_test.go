@@ -193,3 +193,22 @@ func TestMeasureStopsWithTheCall(t *testing.T) {
 	L.ReachableMemory(0)
 	t.Error("the measure ran to its end in a cancelled call")
 }
+
+// A value a closure's field cache holds (fieldcache.go) stays held after the table it was
+// found in lets go of it, and is counted as held.
+func TestMeasureCountsCachedValues(t *testing.T) {
+	L := NewState()
+	defer L.Close()
+	err := L.DoString(`
+		g = {s = string.rep("x", 16 * 2^20)}
+		function f() return g.s end
+		for i = 1, 10 do f() end -- the cache is made at the eighth lookup
+		g.s = nil
+		collectgarbage()`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := L.ReachableMemory(0); n < 16<<20 {
+		t.Errorf("measured %d bytes, want the 16 MiB string f's cache holds", n)
+	}
+}

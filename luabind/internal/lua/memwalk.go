@@ -71,6 +71,12 @@ func (w *memWalk) visit(v LValue) {
 			return
 		}
 		w.total += closureMemory(len(x.Upvalues)) + int64(len(x.fields.entries))*memFieldCache
+		for _, e := range x.fields.entries { // a cached value stays held after its table lets go
+			if e.tb != nil {
+				w.queue(e.tb)
+				w.queue(e.v)
+			}
+		}
 		for _, up := range x.Upvalues {
 			if up != nil {
 				w.queue(up.Value())
