@@ -41,20 +41,7 @@ func installStringLib(L *lua.LState, _ *env) {
 
 // intArg reads argument n as an integer the way luaL_checkinteger does (numeric strings
 // too), truncated toward zero and clamped to ±2^53 so that index arithmetic cannot overflow.
-func intArg(L *lua.LState, n int) int64 { return numInt(float64(L.CheckNumber(n))) }
-
-// numInt is f as an integer argument: truncated, NaN as 0, clamped to ±2^53.
-func numInt(f float64) int64 {
-	switch {
-	case f != f:
-		return 0
-	case f > 1<<53:
-		return 1 << 53
-	case f < -(1 << 53):
-		return -(1 << 53)
-	}
-	return int64(f)
-}
+func intArg(L *lua.LState, n int) int64 { return lua.IntArg(float64(L.CheckNumber(n))) }
 
 // optIntArg is intArg with a default for a missing or nil argument.
 func optIntArg(L *lua.LState, n int, def int64) int64 {

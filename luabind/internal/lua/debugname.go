@@ -77,7 +77,7 @@ func (ls *LState) operandName(o LValue) string {
 		}
 	}
 	for _, r := range regs {
-		if idx := cf.LocalBase + r; idx < ls.reg.Top() || idx < len(ls.reg.array) {
+		if idx := cf.LocalBase + r; idx < len(ls.reg.array) {
 			if v := ls.reg.array[idx]; v == o {
 				return varName(p, r, pc)
 			}

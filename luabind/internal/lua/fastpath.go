@@ -109,9 +109,9 @@ func (L *LState) ipairsStep(inst uint32) bool {
 // for a plain string.
 const findSpecials = "^$*+?.([%-"
 
-// findInit is a number argument of string.find as an integer: truncated, NaN as 0, clamped
-// to ±2^53.
-func findInit(f float64) int64 {
+// IntArg is a number argument of a string function as an integer, as luaL_checkinteger
+// reads it: truncated, NaN as 0, clamped to ±2^53 so that index arithmetic cannot overflow.
+func IntArg(f float64) int64 {
 	switch {
 	case f != f:
 		return 0
@@ -156,7 +156,7 @@ func (L *LState) plainFind(inst uint32) bool {
 	if nargs >= 3 {
 		switch n := rg.array[ra+3].(type) {
 		case LNumber:
-			init = findInit(float64(n))
+			init = IntArg(float64(n))
 		default:
 			if n != LNil {
 				return false
