@@ -355,3 +355,30 @@ func TestCloseEndsCallsWaitingBehindAStuckHook(t *testing.T) {
 		t.Errorf("%d waiting calls ran the hook on the closing engine", n)
 	}
 }
+
+// An inbound message whose pre_gateway_dispatch hook Close ended (stuck, or waiting behind
+// the stuck one) is skipped, never let through.
+func TestCloseSkipsMessagesWhoseGuardItEnded(t *testing.T) {
+	home := testutil.Home(t, pluginFiles("gate", "states: 1\nmax_states: 1\nbusy_timeout: 60\ntimeout: 60\n",
+		one("pre_gateway_dispatch", `if kw.event.text == "stuck" then require("hermes").started() while true do end end`)))
+	started := make(chan struct{}, 8)
+	e, err := New(context.Background(), Options{Home: home, HostFuncs: map[string]Func{
+		"started": func(context.Context, []any) (any, error) { started <- struct{}{}; return nil, nil }}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds := make(chan Dispatch, 4)
+	go func() { ds <- e.PreGatewayDispatch(context.Background(), DispatchEvent{Text: "stuck"}, DispatchHost{}) }()
+	<-started
+	for range 3 {
+		go func() { ds <- e.PreGatewayDispatch(context.Background(), DispatchEvent{Text: "hi"}, DispatchHost{}) }()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	e.Close(ctx)
+	for range 4 {
+		if d := <-ds; d.Action != DispatchSkip {
+			t.Errorf("a message during Close: %+v, want it skipped", d)
+		}
+	}
+}
