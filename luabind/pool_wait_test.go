@@ -149,6 +149,7 @@ end`
 	errs := make(chan error, 2)
 	go func() { _, err := p.Call(ctx, 0, map[string]any{"io": false}); errs <- err }()
 	<-started
+	waitInIO(p, 0)
 	_, err := p.Call(context.Background(), 0, map[string]any{"io": false})
 	wantKind(t, err, KindBusy, "all 1 Lua state(s) of the hook stayed in use for 30ms")
 	if n := p.s.pool.size(); n != 1 {
@@ -165,6 +166,7 @@ end`
 	<-g.entered
 	go func() { _, err := p.Call(ctx, 0, map[string]any{"io": false}); errs <- err }()
 	<-started
+	waitInIO(p, 1)
 	_, err = p.Call(context.Background(), 0, map[string]any{"io": false})
 	wantKind(t, err, KindBusy, "all 2 Lua state(s) of the hook stayed in use for 30ms")
 	if n := p.s.pool.size(); n != 2 {
@@ -173,6 +175,14 @@ end`
 	cancel()
 	for range 2 {
 		wantKind(t, <-errs, KindCanceled, "canceled by the host")
+	}
+}
+
+// waitInIO waits until n calls of the plugin's pool wait on I/O. A host function (started)
+// counts as I/O until it returns, which is after it has said so.
+func waitInIO(p *Plugin, n int32) {
+	for p.s.pool.inIO.Load() != n {
+		runtime.Gosched()
 	}
 }
 
