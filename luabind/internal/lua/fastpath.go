@@ -217,6 +217,16 @@ func (L *LState) setStringKey(inst uint32) bool {
 // list with room for n keys, which RawSetString would otherwise grow key by key. It does
 // nothing to a table that has held such a key.
 func (tb *LTable) ReserveKeys(n int) {
+	if tb.isSmall() && n <= smallMax {
+		if n > cap(tb.small) {
+			tb.charge(int64(n-cap(tb.small)) * memSmallField)
+			small := make([]smallField, len(tb.small), n)
+			copy(small, tb.small)
+			tb.small = small
+		}
+		return
+	}
+	tb.promote(n)
 	if tb.keys == nil && n > 0 {
 		tb.charge(int64(n) * memKey)
 		tb.keys, tb.k2i = make([]LValue, 0, n), make(map[LValue]int, n)
@@ -252,6 +262,11 @@ func (tb *LTable) Pairs() iter.Seq2[LValue, LValue] {
 	return func(yield func(k, v LValue) bool) {
 		for i, v := range tb.array {
 			if v != LNil && v != nil && !yield(IntValue(i+1), v) {
+				return
+			}
+		}
+		for _, f := range tb.small {
+			if f.v != LNil && !yield(f.k, f.v) {
 				return
 			}
 		}

@@ -161,6 +161,7 @@ type LTable struct {
 	strdict map[string]LValue
 	keys    []LValue
 	k2i     map[LValue]int
+	small   []smallField // the string keys while there are few (table_small.go)
 	mem     *memAccount // of the state that made it; nil: none (memory.go)
 	ver     uint64      // changes with every write of a string key (fieldcache.go)
 }
