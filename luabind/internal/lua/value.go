@@ -162,8 +162,8 @@ type LTable struct {
 	keys    []LValue
 	k2i     map[LValue]int
 	small   []smallField // the string keys while there are few (table_small.go)
-	mem     *memAccount // of the state that made it; nil: none (memory.go)
-	ver     uint64      // changes with every write of a string key (fieldcache.go)
+	mem     *memAccount  // of the state that made it; nil: none (memory.go)
+	ver     uint64       // changes with every write of a string key (fieldcache.go)
 }
 
 func (tb *LTable) String() string   { return fmt.Sprintf("table: %p", tb) }
