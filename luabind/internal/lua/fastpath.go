@@ -237,6 +237,15 @@ func (tb *LTable) ReserveKeys(n int) {
 // does, the value is replaced without looking the key up in the key list (where
 // RawSetString boxes the key, an allocation, to look it up).
 func (tb *LTable) ReplaceString(key string, value LValue) {
+	if value != LNil && tb.isSmall() {
+		for i := range tb.small {
+			if tb.small[i].s == key {
+				tb.ver++
+				tb.small[i].v = value
+				return
+			}
+		}
+	}
 	if value != LNil && tb.strdict != nil && tb.k2i != nil {
 		tb.ver++
 		n := len(tb.strdict)
