@@ -130,3 +130,73 @@ func forStep(reg *registry, cf *callFrame, inst uint32, ra int) bool {
 	cf.Pc += int(inst&0x3ffff) - opMaxArgSbx
 	return true
 }
+
+// The pairs of instructions compilers emit together, taken in one step: the second is run
+// only when it is of the kind named and its operands are the common case, and it then
+// leaves everything as its own handler would.
+
+// fieldAfterGlobal takes the GETTABLEKS that follows a GETGLOBAL into register ra and reads
+// a field of it (`string.find`, `json.encode`), when the field is in its inline cache.
+func fieldAfterGlobal(reg *registry, cf *callFrame, e []fieldCache, ra int) {
+	next := cf.Fn.Proto.Code[cf.Pc]
+	k := int(next>>9) & 0x1ff
+	if int(next>>26) != OP_GETTABLEKS || k&opBitRk == 0 || cf.LocalBase+int(next&0x1ff) != ra {
+		return
+	}
+	rb := cf.LocalBase + int(next>>18)&0xff
+	tb, ok := reg.array[ra].(*LTable)
+	if c := &e[k&^opBitRk]; ok && rb < len(reg.array) && c.tb == tb && c.ver == tb.ver {
+		reg.array[rb] = c.v
+		if rb >= reg.top {
+			reg.top = rb + 1
+		}
+		cf.Pc++
+	}
+}
+
+// constantsAfter takes the LOADK and LOADBOOL (without a skip) that follow a LOADK: the
+// constant arguments of a call.
+func constantsAfter(reg *registry, cf *callFrame) {
+	code, k := cf.Fn.Proto.Code, cf.Fn.Proto.Constants
+	for {
+		next := code[cf.Pc]
+		ra := cf.LocalBase + int(next>>18)&0xff
+		if ra >= len(reg.array) {
+			return
+		}
+		switch int(next >> 26) {
+		case OP_LOADK:
+			reg.array[ra] = k[next&0x3ffff]
+		case OP_LOADBOOL:
+			if (next>>9)&0x1ff != 0 {
+				return
+			}
+			if next&0x1ff != 0 {
+				reg.array[ra] = LTrue
+			} else {
+				reg.array[ra] = LFalse
+			}
+		default:
+			return
+		}
+		if ra >= reg.top {
+			reg.top = ra + 1
+		}
+		cf.Pc++
+	}
+}
+
+// testAfter takes the TEST of register ra that follows a step which set it (a call's
+// result), with the JMP that follows the TEST.
+func testAfter(reg *registry, cf *callFrame, ra int) {
+	next := cf.Fn.Proto.Code[cf.Pc]
+	if int(next>>26) != OP_TEST || cf.LocalBase+int(next>>18)&0xff != ra {
+		return
+	}
+	cf.Pc++
+	if LVAsBool(reg.array[ra]) == ((next>>9)&0x1ff == 0) {
+		cf.Pc++
+	} else {
+		takeJump(cf)
+	}
+}

@@ -73,6 +73,26 @@ var dispatchCases = []struct{ name, src string }{
 			r[#r+1] = tostring(string.find(cmd, "b", -1, true)) .. tostring((string.find(cmd, "")))
 		end
 		print(table.concat(r, " "))`},
+	{"pairs taken together", `local r = {}
+		local t = {f = function() return 1 end}
+		g = t
+		for i = 1, 14 do -- a closure's caches are made after its eighth lookup
+			r[#r+1] = g.f() + t.f()
+			if i == 10 then g = {f = function() return 2 end} end
+			if i == 12 then t.f = function() return 3 end end
+		end
+		local s = "hello world"
+		local real = string
+		for i = 1, 14 do
+			if string.find(s, "wor", 1, true) then r[#r+1] = "y" else r[#r+1] = "n" end
+			if not string.find(s, "zzz", 1, true) then r[#r+1] = "N" end
+			local x = string.find(s, "o", 6, true) r[#r+1] = tostring(x)
+			local a, b, c, d, e = 1, true, false, "k", nil
+			r[#r+1] = tostring(a) .. tostring(b) .. tostring(c) .. d .. tostring(e)
+			if i == 11 then string = {find = function(_, p) return p == "zzz" end} end
+		end
+		string = real
+		print(table.concat(r, ","))`},
 	{"calls and returns", `local function f(...) return select("#", ...), ... end
 		print(f()) print(f(nil, nil)) print((f(1, 2, 3)))
 		local function tail(n) if n == 0 then return "done" end return tail(n - 1) end print(tail(100))`},

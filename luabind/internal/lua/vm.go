@@ -77,6 +77,7 @@ func mainLoop(L *LState, baseframe *callFrame) {
 					if ra >= reg.top {
 						reg.top = ra + 1
 					}
+					constantsAfter(reg, cf)
 					continue
 				case OP_LOADBOOL:
 					if inst&0x1ff != 0 {
@@ -105,6 +106,7 @@ func mainLoop(L *LState, baseframe *callFrame) {
 							if ra >= reg.top {
 								reg.top = ra + 1
 							}
+							fieldAfterGlobal(reg, cf, e, ra)
 							continue
 						}
 					}
@@ -139,6 +141,9 @@ func mainLoop(L *LState, baseframe *callFrame) {
 					}
 				case OP_CALL:
 					if fn, ok := reg.array[ra].(*LFunction); ok && fn.Builtin == BuiltinStringFind && fn.IsG && L.plainFind(inst) {
+						if (inst>>9)&0x1ff != 1 { // a result kept: `if string.find(...) then`
+							testAfter(reg, cf, ra)
+						}
 						continue
 					}
 				case OP_FORLOOP:
