@@ -298,7 +298,7 @@ func TestQuota(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db := b.(*sqliteBackend).db
+	db := b.(*breaker).Backend.(*sqliteBackend).db
 	// Fill plugin:q to the quota, 10 of its keys already expired, in one statement.
 	if _, err := db.Exec(`WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < ?)
 		INSERT INTO kv SELECT 'plugin:q', 'k' || i, '1', 1, CASE WHEN i <= 10 THEN 1 END FROM c`, MaxHookKeys); err != nil {
