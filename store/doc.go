@@ -31,6 +31,5 @@
 // one process queue on it rather than in SQLite's busy sleeps. Open (or OpenWith) opens a
 // backend, Close releases it; a backend whose database file was deleted or replaced since it
 // was opened reports it through Moved, and its owner opens the home's store again (writes to
-// it would be lost). Close does not wait for calls in flight: close a backend once its
-// callers are done.
+// it would be lost). Close a backend once its callers are done: calls after Close fail.
 package store
