@@ -274,8 +274,8 @@ func (tb *LTable) Pairs() iter.Seq2[LValue, LValue] {
 				return
 			}
 		}
-		for _, f := range tb.small {
-			if f.v != LNil && !yield(f.k, f.v) {
+		for i := range tb.small {
+			if f := &tb.small[i]; f.v != LNil && !yield(f.key(), f.v) {
 				return
 			}
 		}

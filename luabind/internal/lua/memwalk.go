@@ -119,7 +119,7 @@ func (w *memWalk) table(tb *LTable) {
 	}
 	w.total += int64(cap(tb.small)) * memSmallField
 	for _, f := range tb.small { // every key, held or not (table_small.go)
-		w.queue(f.k)
+		w.str(LString(f.s))
 		w.queue(f.v)
 	}
 	for _, k := range tb.keys { // every key listed, held or not (table_keys.go)

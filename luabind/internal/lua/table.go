@@ -297,9 +297,9 @@ func (tb *LTable) ForEach(cb func(LValue, LValue)) {
 			}
 		}
 	}
-	for _, f := range tb.small {
-		if f.v != LNil {
-			cb(f.k, f.v)
+	for i := range tb.small {
+		if f := &tb.small[i]; f.v != LNil {
+			cb(f.key(), f.v)
 		}
 	}
 	if tb.strdict != nil {

@@ -23,8 +23,31 @@ const memSmallField = 48
 // smallField is one string key of a small table.
 type smallField struct {
 	s string // the key
-	k LValue // the key, boxed once (Next gives it)
+	k LValue // the key, boxed once (Next gives it); nil until asked for when set by SetStringField
 	v LValue // LNil once cleared
+}
+
+// key is the field's key as a Lua value, boxed the first time it is asked for.
+func (f *smallField) key() LValue {
+	if f.k == nil {
+		f.k = LString(f.s)
+	}
+	return f.k
+}
+
+// SetStringField is RawSetString for a key the caller has as a Go string (not a constant):
+// a small table keeps the string and boxes it only when a traversal first gives the key, so
+// that a table built from Go and read by field (kwargs passed on to a helper) costs no box
+// per key. Any other table boxes it as RawSetString does.
+func (tb *LTable) SetStringField(key string, value LValue) {
+	if tb.isSmall() {
+		tb.ver++
+		if tb.smallSet(nil, key, value) {
+			return
+		}
+		tb.promote(defaultHashCap)
+	}
+	tb.setString(LString(key), key, value, defaultHashCap)
 }
 
 // isSmall reports whether tb keeps its string keys in tb.small: it has no maps and no key
@@ -91,9 +114,11 @@ func (tb *LTable) promote(hcap int) {
 	tb.charge(mapMemory(max(n, hcap)) + int64(n)*memKey)
 	tb.strdict = make(map[string]LValue, max(n, hcap))
 	tb.keys, tb.k2i = make([]LValue, 0, max(2*n, 8)), make(map[LValue]int, 2*n)
-	for _, f := range tb.small {
-		tb.k2i[f.k] = len(tb.keys)
-		tb.keys = append(tb.keys, f.k)
+	for i := range tb.small {
+		f := &tb.small[i]
+		k := f.key()
+		tb.k2i[k] = len(tb.keys)
+		tb.keys = append(tb.keys, k)
 		if f.v != LNil {
 			tb.strdict[f.s] = f.v
 		}
@@ -136,7 +161,7 @@ func (tb *LTable) smallNext(key LValue) (LValue, LValue) {
 func (tb *LTable) smallFrom(i int) (LValue, LValue) {
 	for ; i < len(tb.small); i++ {
 		if f := &tb.small[i]; f.v != LNil {
-			return f.k, f.v
+			return f.key(), f.v
 		}
 	}
 	return LNil, LNil

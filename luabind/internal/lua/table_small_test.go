@@ -27,7 +27,7 @@ func applyTableOps(t *testing.T, data []byte) {
 	}
 	var log []string
 	for i := 0; i+1 < len(data); i += 2 {
-		op, k := data[i]%8, smallKeys[int(data[i+1])%len(smallKeys)]
+		op, k := data[i]%9, smallKeys[int(data[i+1])%len(smallKeys)]
 		v := LValue(LNumber(i))
 		switch op {
 		case 0, 1, 2: // set
@@ -65,6 +65,13 @@ func applyTableOps(t *testing.T, data []byte) {
 				n++
 			}
 			log = append(log, "clear every other")
+		case 8: // a key from Go, boxed only when a traversal gives it
+			if s, ok := k.(LString); ok {
+				key := strings.Clone(string(s))
+				small.SetStringField(key, v)
+				maps.SetStringField(key, v)
+				log = append(log, fmt.Sprintf("field %v=%v", k, v))
+			}
 		case 7: // Next from a key the table may not hold
 			k1, v1 := small.Next(k)
 			k2, v2 := maps.Next(k)
@@ -102,8 +109,8 @@ func tableText(tb *LTable) string {
 	return b.String()
 }
 
-// TestSmallTablesLikeMaps: random sequences of sets, clears, replacements, reservations and
-// traversals give the same table whether it starts small or with its maps.
+// TestSmallTablesLikeMaps: random sequences of sets (from Lua's side and, with
+// SetStringField, from Go's), clears, replacements, reservations and traversals give the same table whether it starts small or with its maps.
 func TestSmallTablesLikeMaps(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 32))
 	for range 2000 {
