@@ -152,4 +152,3 @@ func pointAt(ip string) *net.Resolver {
 		return client, nil
 	}}
 }
-
