@@ -147,7 +147,7 @@ func Describe(err error, rawURL string, timeout time.Duration) string {
 	switch {
 	case errors.As(err, &refused):
 		return refused.Error()
-	case errors.Is(err, context.DeadlineExceeded) || isTimeout(err):
+	case IsTimeout(err):
 		return fmt.Sprintf("no answer from %s within %s", RedactURL(rawURL), timeout)
 	case errors.Is(err, context.Canceled):
 		return "cancelled"
@@ -159,9 +159,10 @@ func Describe(err error, rawURL string, timeout time.Duration) string {
 	return fmt.Sprintf("request to %s failed: %v", RedactURL(rawURL), err)
 }
 
-func isTimeout(err error) bool {
+// IsTimeout reports whether err is a request that ran out of time.
+func IsTimeout(err error) bool {
 	var ne net.Error
-	return errors.As(err, &ne) && ne.Timeout()
+	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()
 }
 
 // MatchAny reports whether rawURL matches one of patterns (MatchURL).
