@@ -29,6 +29,11 @@ type Permissions = luabind.Permissions
 type Options struct {
 	// Home is the hermes home directory; "" means $HERMES_HOME, else ~/.hermes.
 	Home string
+	// ManagedHome is the system-wide managed home (managed.go), loaded before Home: its
+	// hooks run first and need no consent, and its policy: limits what Home may declare.
+	// "" means $HERMES_MANAGED_HOME, else DefaultManagedHome; a home without config.yaml
+	// is no managed layer.
+	ManagedHome string
 	// Logger receives warnings and hook logs; nil discards them.
 	Logger *slog.Logger
 	// AcceptHooks approves every shell hook without asking (the --accept-hooks flag);
@@ -119,22 +124,38 @@ func (e *Engine) load(ctx context.Context, prev *hookSet) (*hookSet, error) {
 	if err != nil {
 		return nil, err
 	}
+	mgd, mwarns, err := loadManaged(ResolveManagedHome(e.opts.ManagedHome))
+	if err != nil {
+		return nil, err
+	}
 	cfg, warns, err := loadConfig(e.home)
 	if err != nil {
 		return nil, err
+	}
+	warns = append(mwarns, warns...)
+	if cfg.policy != nil {
+		warns = append(warns, Warning{File: cfg.file, Line: cfg.policyLine, Msg: "policy: is read only from the managed home (" +
+			filepath.Join(mgd.home, "config.yaml") + "); ignored here"})
 	}
 	if prev == nil { // the first load: register(ctx) may already use the store
 		e.useStore(cfg.store)
 	}
 	set := newHookSet()
-	set.warnings = warns
+	set.warnings, set.policy = warns, mgd.policy
 	done := false
 	defer func() {
 		if !done { // a failed load: close what it started
 			set.discard(prev)
 		}
 	}()
-	plugins, infos, w, err := e.loadPlugins(ctx, cfg, prev)
+	managedShell, w := e.loadShellHooks(ctx, mgd.cfg, prev, LayerManaged, mgd.policy)
+	set.warnings = append(set.warnings, w...)
+	for _, h := range managedShell { // first: before the user's plugins and shell hooks
+		if h.cb != nil {
+			set.byHook[h.info.Event] = append(set.byHook[h.info.Event], h.cb)
+		}
+	}
+	plugins, infos, w, err := e.loadUserPlugins(ctx, cfg, prev, mgd.policy)
 	if err != nil {
 		if prev != nil {
 			return nil, err
@@ -148,12 +169,16 @@ func (e *Engine) load(ctx context.Context, prev *hookSet) (*hookSet, error) {
 				metrics: e.opts.Metrics.forHook(SourcePlugin, p.info.Name, r.Hook)})
 		}
 	}
-	shell, w := e.loadShellHooks(ctx, cfg, prev)
+	shell, w := e.loadShellHooks(ctx, cfg, prev, LayerUser, mgd.policy)
 	set.warnings = append(set.warnings, w...)
 	for _, h := range shell {
-		set.shell = append(set.shell, h.info)
 		if h.cb != nil {
 			set.byHook[h.info.Event] = append(set.byHook[h.info.Event], h.cb)
+		}
+	}
+	for _, h := range append(managedShell, shell...) {
+		set.shell = append(set.shell, h.info)
+		if h.cb != nil {
 			set.hooks = append(set.hooks, h.info.hook)
 		}
 	}

@@ -38,6 +38,7 @@ type hookSet struct {
 	keep     map[any]bool  // what the next set still runs
 	shell    []*ShellHookInfo
 	warnings []Warning
+	policy   *Policy // the managed home's policy: (never nil in a loaded set)
 
 	refs      refCount
 	retired   atomic.Bool
