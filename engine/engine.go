@@ -176,6 +176,14 @@ func (e *Engine) load(ctx context.Context, prev *hookSet) (*hookSet, error) {
 			set.byHook[h.info.Event] = append(set.byHook[h.info.Event], h.cb)
 		}
 	}
+	var w2 []Warning
+	set.webhooks, set.webhookInfo, w2 = e.loadWebhooks(mgd, cfg)
+	set.warnings = append(set.warnings, w2...)
+	for _, name := range hookNames { // last: they see the arguments the tool runs with
+		if set.webhooks.Wants(name) {
+			set.byHook[name] = append(set.byHook[name], webhookCallback{set.webhooks})
+		}
+	}
 	for _, h := range append(managedShell, shell...) {
 		set.shell = append(set.shell, h.info)
 		if h.cb != nil {
@@ -231,7 +239,8 @@ var ErrClosed = errors.New("hook engine closed")
 // those waiting for a Lua state (they end as cancelled, and a tool call whose guard ended
 // so is blocked with "hook engine closed"), and returns ctx's error. After Close, PreToolCall blocks every tool call
 // with "hook engine closed", transforms return their input unchanged, and observers do
-// nothing: a closed engine never answers "allowed". Close may be called more than once.
+// nothing: a closed engine never answers "allowed". Outbound webhook deliveries already
+// queued are sent until ctx is done. Close may be called more than once.
 func (e *Engine) Close(ctx context.Context) error {
 	e.mu.Lock()
 	if e.closed {
@@ -247,9 +256,10 @@ func (e *Engine) Close(ctx context.Context) error {
 	defer e.closeStores()
 	select {
 	case <-old.drained:
-		return nil
+		return old.webhooks.Close(ctx) // queued deliveries are sent until ctx is done
 	case <-ctx.Done():
 	}
+	old.webhooks.Close(ctx)
 	for _, p := range old.loaded {
 		p.lp.Close() // no call starts on it any more
 		p.lp.Interrupt(ErrClosed)

@@ -125,19 +125,22 @@ func (d *Dispatcher) Endpoints() []*Endpoint {
 }
 
 // Wants reports whether an endpoint subscribes to event; callers skip building data when not.
-func (d *Dispatcher) Wants(event string) bool {
+func (d *Dispatcher) Wants(event string) bool { return d.WantsTool(event, "") }
+
+// WantsTool is Wants for a call of tool ("" = any), the endpoints' matchers applied.
+func (d *Dispatcher) WantsTool(event, tool string) bool {
 	if d == nil {
 		return false
 	}
 	for _, w := range d.workers {
-		if w.ep.Wants(event, "") {
+		if w.ep.Wants(event, tool) {
 			return true
 		}
 	}
 	return false
 }
 
-// Notify queues a delivery of event with data (a JSON object: the hook payload) to every
+// Notify queues a delivery of event with data (a value encoded as JSON, or a Payload) to every
 // endpoint that wants it. It never blocks: a full queue drops the delivery.
 func (d *Dispatcher) Notify(event string, data any) {
 	if d == nil {
@@ -169,19 +172,38 @@ func (d *Dispatcher) Notify(event string, data any) {
 	}
 }
 
+// Payload is data already encoded: JSON goes into the delivery as it is, and Tool is the
+// tool name the endpoints' matchers see.
+type Payload struct {
+	Tool string
+	JSON []byte
+}
+
 // toolName is data's tool_name, for matchers.
 func toolName(data any) string {
-	if m, ok := data.(map[string]any); ok {
-		s, _ := m["tool_name"].(string)
+	switch v := data.(type) {
+	case map[string]any:
+		s, _ := v["tool_name"].(string)
 		return s
+	case Payload:
+		return v.Tool
 	}
 	return ""
 }
 
 // envelope is the body of a delivery.
 func envelope(event string, data any, now time.Time) ([]byte, error) {
-	if raw, ok := data.([]byte); ok {
-		data = json.RawMessage(raw)
+	if p, ok := data.(Payload); ok { // already JSON: wrapped as it is, not re-encoded
+		head, err := json.Marshal(struct {
+			Type      string `json:"type"`
+			Timestamp string `json:"timestamp"`
+		}{event, now.UTC().Format(time.RFC3339Nano)})
+		if err != nil || !json.Valid(p.JSON) {
+			return nil, fmt.Errorf("webhook: payload of %s is not JSON", event)
+		}
+		out := append(head[:len(head)-1:len(head)-1], `,"data":`...)
+		out = append(out, bytes.TrimSpace(p.JSON)...)
+		return append(out, '}'), nil
 	}
 	return json.Marshal(struct {
 		Type      string `json:"type"`
