@@ -100,6 +100,9 @@ func toolNameOf(m map[string]any) string {
 // NotifyWebhooks queues a gateway event for the webhooks that want it; it never blocks
 // (the gateway calls it from Emit).
 func (e *Engine) NotifyWebhooks(event string, data map[string]any) {
+	if e == nil {
+		return
+	}
 	d := e.set.Load().webhooks
 	if d == nil || !d.Wants(event) {
 		return
