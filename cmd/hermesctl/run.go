@@ -54,7 +54,7 @@ func init() {
 	commands = []*command{
 		hooksListCommand, hooksTestCommand, hooksAllowCommand, hooksRevokeCommand, hooksImportCommand, hooksDoctorCommand,
 		hooksWatchCommand, hooksStatsCommand, pluginsListCommand, storeListCommand, storeGetCommand, storeDeleteCommand,
-		replayCommand, demoCommand,
+		webhooksTestCommand, replayCommand, demoCommand,
 		versionCommand, completionCommand,
 	}
 	for _, cmd := range commands {
