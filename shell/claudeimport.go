@@ -17,7 +17,7 @@ type ImportEntry struct {
 	Event   string // this project's hook name
 	Matcher string // Claude Code's matcher, as written ("" = none)
 	Command string
-	Timeout int // seconds; 0 = not set (the default applies)
+	Timeout int         // seconds; 0 = not set (the default applies)
 	HTTP    *HTTPTarget // a type: http hook (claudeimport_http.go); Command holds its URL
 }
 

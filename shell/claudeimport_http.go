@@ -116,7 +116,9 @@ func declaresHTTP(list *yaml.Node, e ImportEntry) bool {
 // httpEntryNode is the type: http entry e as config.yaml holds it.
 func httpEntryNode(e ImportEntry) *yaml.Node {
 	n := &yaml.Node{Kind: yaml.MappingNode}
-	add := func(k string, v *yaml.Node) { n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: k}, v) }
+	add := func(k string, v *yaml.Node) {
+		n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: k}, v)
+	}
 	str := func(v string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Value: v, Tag: "!!str"} }
 	add("type", str(TypeHTTP))
 	add("url", str(e.Command))

@@ -8,8 +8,8 @@ import (
 	"os"
 	"strings"
 
-	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 	"github.com/rogpeppe/go-internal/testscript"
+	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 )
 
 // receiver starts, for the rest of a script, an HTTP server on loopback and writes its URL
