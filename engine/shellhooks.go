@@ -185,7 +185,7 @@ func (c *shellCallback) fire(ctx context.Context, hook string, kw args, _ bool) 
 	defer context.AfterFunc(c.stop, func() { cancel(context.Cause(c.stop)) })()
 	res := c.hook.Run(ctx, kw.Map(), shell.RunOptions{Logger: c.logger, AllowedURLs: c.allowedURLs})
 	r := HookResult{
-		Source: SourceShell, Name: c.hook.Command, Status: res.Status, Result: res.Parsed, Answer: res.Answer,
+		Source: SourceShell, Name: metricName(c.hook), Status: res.Status, Result: res.Parsed, Answer: res.Answer,
 		Err: res.Err, Duration: res.Duration,
 	}
 	// Output that does nothing where it surely meant something is an error, as from a Lua

@@ -113,3 +113,11 @@ func (h *Hook) interpretHTTP(res *Result, kwargs map[string]any, log *slog.Logge
 	}
 	res.Parsed, res.Answer, _ = parseOutput(h.Event, []byte(text))
 }
+
+// display is how the hook is named in messages: its command, or its URL without secrets.
+func (h *Hook) display() string {
+	if h.Type == TypeHTTP {
+		return netguard.RedactURL(h.Command)
+	}
+	return h.Command
+}

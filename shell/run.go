@@ -252,7 +252,7 @@ func notJSON(err error, stdout string) string {
 // failClosed turns res into a block when the hook is fail_closed (pre_tool_call only).
 func (h *Hook) failClosed(res *Result, why string) {
 	if h.FailClosed && h.Event == hookspec.PreToolCall {
-		res.Answer = blockAnswer(fmt.Sprintf("shell hook %q failed closed: %s", h.Command, why))
+		res.Answer = blockAnswer(fmt.Sprintf("shell hook %q failed closed: %s", h.display(), why))
 	}
 }
 
@@ -265,7 +265,7 @@ func (h *Hook) failed(status hookspec.Status, msg string) Result {
 
 // errorf prefixes a message with the hook's command.
 func (h *Hook) errorf(format string, args ...any) string {
-	return fmt.Sprintf("shell hook %q: ", h.Command) + fmt.Sprintf(format, args...)
+	return fmt.Sprintf("shell hook %q: ", h.display()) + fmt.Sprintf(format, args...)
 }
 
 // spawnError explains why the process could not be started, with what to do about it. cmd is
