@@ -44,6 +44,10 @@ type Options struct {
 	Prompt *Prompt
 	// Getenv reads HERMES_ACCEPT_HOOKS; nil means os.Getenv.
 	Getenv func(string) string
+	// DisableWebhooks sends no outbound webhook (config.yaml's webhooks: are still read and
+	// listed, and TestWebhook still sends its one sample): hermesctl's commands set it, so
+	// inspecting or replaying a home notifies nobody. false sends them.
+	DisableWebhooks bool
 	// IgnoreConsent registers every shell hook, approved or not, without asking or
 	// recording anything (hermesctl hooks test does this, like the original).
 	IgnoreConsent bool
@@ -177,7 +181,7 @@ func (e *Engine) load(ctx context.Context, prev *hookSet) (*hookSet, error) {
 		}
 	}
 	var w2 []Warning
-	set.webhooks, set.webhookInfo, w2 = e.loadWebhooks(mgd, cfg)
+	set.webhooks, set.webhookEndpoints, set.webhookInfo, w2 = e.loadWebhooks(mgd, cfg)
 	set.warnings = append(set.warnings, w2...)
 	for _, name := range hookNames { // last: they see the arguments the tool runs with
 		if set.webhooks.Wants(name) {

@@ -41,8 +41,9 @@ type hookSet struct {
 	warnings []Warning
 	policy   *Policy // the managed home's policy: (never nil in a loaded set)
 
-	webhooks    *webhook.Dispatcher // nil without webhooks; closed with the set
-	webhookInfo []*WebhookInfo
+	webhooks         *webhook.Dispatcher // nil without webhooks; closed with the set
+	webhookInfo      []*WebhookInfo
+	webhookEndpoints []*webhook.Endpoint // started or not (Options.DisableWebhooks)
 
 	refs      refCount
 	retired   atomic.Bool

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/hermes-hooks/hermes/hookspec"
@@ -32,8 +33,9 @@ type WebhookInfo struct {
 }
 
 // loadWebhooks reads the webhooks: of both layers, applies the policy to the user's, and
-// starts their dispatcher (nil when there is none).
-func (e *Engine) loadWebhooks(mgd *managed, cfg *config) (*webhook.Dispatcher, []*WebhookInfo, []Warning) {
+// starts their dispatcher (nil when there is none, or with Options.DisableWebhooks). It
+// returns the endpoints it would start too.
+func (e *Engine) loadWebhooks(mgd *managed, cfg *config) (*webhook.Dispatcher, []*webhook.Endpoint, []*WebhookInfo, []Warning) {
 	known := func(s string) bool { return hookspec.IsHook(s) || hookspec.IsEvent(s) }
 	var eps []*webhook.Endpoint
 	var infos []*WebhookInfo
@@ -60,15 +62,19 @@ func (e *Engine) loadWebhooks(mgd *managed, cfg *config) (*webhook.Dispatcher, [
 	}
 	add(mgd.cfg, LayerManaged)
 	add(cfg, LayerUser)
-	if len(eps) == 0 {
-		return nil, infos, warns
+	if len(eps) == 0 || e.opts.DisableWebhooks {
+		return nil, eps, infos, warns
 	}
+	return e.dispatcher(eps, mgd.policy), eps, infos, warns
+}
+
+// dispatcher starts the deliveries to eps.
+func (e *Engine) dispatcher(eps []*webhook.Endpoint, p *Policy) *webhook.Dispatcher {
 	var obs webhook.Observer
 	if e.opts.Metrics != nil {
 		obs = e.opts.Metrics
 	}
-	d := webhook.New(eps, webhook.Options{Logger: e.logger, Getenv: getenv(e.opts.Getenv), AllowedURLs: mgd.policy.allowedURLs(), Observer: obs})
-	return d, infos, warns
+	return webhook.New(eps, webhook.Options{Logger: e.logger, Getenv: getenv(e.opts.Getenv), AllowedURLs: p.allowedURLs(), Observer: obs})
 }
 
 // webhookCallback is the last callback of a hook event some webhook wants: it queues the
@@ -116,10 +122,13 @@ func (e *Engine) Webhooks() []*WebhookInfo { return e.set.Load().webhookInfo }
 // TestWebhook sends one sample delivery of event with data to the webhook named name, now,
 // and returns what came back (hermesctl webhooks test).
 func (e *Engine) TestWebhook(ctx context.Context, name, event string, data map[string]any) (webhook.Attempt, error) {
-	d := e.set.Load().webhooks
-	if d == nil {
+	set := e.set.Load()
+	i := slices.IndexFunc(set.webhookEndpoints, func(ep *webhook.Endpoint) bool { return ep.Name == name })
+	if i < 0 {
 		return webhook.Attempt{}, webhook.ErrUnknown
 	}
+	d := e.dispatcher(set.webhookEndpoints[i:i+1], set.policy) // its own, sending this one sample only
+	defer d.Close(ctx)
 	cwd, _ := os.Getwd()
 	body, err := shell.BuildPayload(event, data, cwd)
 	if err != nil {

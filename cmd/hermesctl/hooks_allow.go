@@ -82,7 +82,7 @@ func printApproval(c *cli, a consent.Approval) {
 // an undeclared pair is approved as a command run without a shell.
 func declared(ctx context.Context, c *cli, event, command string) ([]consent.Target, bool) {
 	plain := []consent.Target{{Event: event, Command: command}}
-	eng, err := engine.New(ctx, engine.Options{Home: c.home, IgnoreConsent: true})
+	eng, err := engine.New(ctx, engine.Options{Home: c.home, IgnoreConsent: true, DisableWebhooks: true})
 	if err != nil {
 		return plain, false
 	}
