@@ -6,8 +6,10 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestCheckRefusesNonPublicAddresses(t *testing.T) {
@@ -151,4 +153,26 @@ func pointAt(ip string) *net.Resolver {
 		go serveDNS(server, net.ParseIP(ip).To4())
 		return client, nil
 	}}
+}
+
+// FuzzMatchURL holds MatchURL to the meaning of its patterns: `*` is any run of characters,
+// everything else is literal, and the whole URL must match (compared with a regexp built
+// from the pattern).
+func FuzzMatchURL(f *testing.F) {
+	for _, s := range [][2]string{{"https://h/*", "https://h/x"}, {"a*b*c", "abc"}, {"ab*bc", "abc"}, {"*", ""}, {"**x", "yx"}, {"http://127.0.0.1:*/g", "http://127.0.0.1:80/g"}} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, pattern, url string) {
+		if !utf8.ValidString(pattern) || !utf8.ValidString(url) {
+			t.Skip("the regexp oracle needs UTF-8")
+		}
+		parts := strings.Split(pattern, "*")
+		for i, p := range parts {
+			parts[i] = regexp.QuoteMeta(p)
+		}
+		re := regexp.MustCompile(`^(?s:` + strings.Join(parts, ".*") + `)$`)
+		if got, want := MatchURL(pattern, url), re.MatchString(url); got != want {
+			t.Errorf("MatchURL(%q, %q) = %v, want %v", pattern, url, got, want)
+		}
+	})
 }
