@@ -159,9 +159,24 @@ func (e *Engine) loadUserPlugins(ctx context.Context, cfg *config, prev *hookSet
 	if p == nil || !p.ManagedHooksOnly {
 		return e.loadPlugins(ctx, cfg, prev)
 	}
-	dir := filepath.Join(e.home, "plugins")
-	if entries, err := os.ReadDir(dir); err != nil || len(entries) == 0 {
-		return nil, nil, nil, nil
+	_, w := refusedDir(e.home, "plugins", "plugins", p)
+	return nil, nil, w, nil
+}
+
+// refusedDir reports whether the policy in force refuses the hook directories of the user's
+// home under sub (managed_hooks_only), with a warning when there are some.
+func (e *Engine) refusedDir(sub, what string) (bool, []Warning) {
+	p := e.Policy()
+	return refusedDir(e.home, sub, what, &p)
+}
+
+func refusedDir(home, sub, what string, p *Policy) (bool, []Warning) {
+	if !p.ManagedHooksOnly {
+		return false, nil
 	}
-	return nil, nil, []Warning{{File: dir, Msg: "plugins not loaded: " + p.refuses("", "")}}, nil
+	dir := filepath.Join(home, sub)
+	if entries, err := os.ReadDir(dir); err != nil || len(entries) == 0 {
+		return true, nil
+	}
+	return true, []Warning{{File: dir, Msg: what + " not loaded: " + p.refuses("", "")}}
 }

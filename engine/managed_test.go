@@ -125,6 +125,12 @@ func TestManagedHooksOnlyRefusesUserHooks(t *testing.T) {
 	if !e.Policy().ManagedHooksOnly {
 		t.Error("Policy() does not report managed_hooks_only")
 	}
+	os.MkdirAll(filepath.Join(home, "hooks", "g"), 0o755)
+	writeFile(t, filepath.Join(home, "hooks", "g", "HOOK.yaml"), "events: [agent:end]\n")
+	gw, _, warns, err := e.LoadGatewayHooks(context.Background(), GatewayHookOptions{}, nil)
+	if err != nil || len(gw) != 0 || !hasWarning(warns, "gateway hooks not loaded: refused by the managed policy") {
+		t.Errorf("gateway hooks %v, warnings %v, err %v: want none loaded, with a warning", gw, warns, err)
+	}
 }
 
 func TestManagedAllowedCommandsAndURLs(t *testing.T) {
