@@ -102,10 +102,20 @@ func Check(address string) error {
 	return nil
 }
 
-var shared = netip.MustParsePrefix("100.64.0.0/10") // carrier-grade NAT; some clouds' metadata
+var (
+	shared = netip.MustParsePrefix("100.64.0.0/10") // carrier-grade NAT; some clouds' metadata
+	nat64  = netip.MustParsePrefix("64:ff9b::/96")  // an IPv4 address reached through NAT64
+	sixto4 = netip.MustParsePrefix("2002::/16")     // 6to4: an IPv4 address in bits 16-48
+)
 
-// classify names why ip is refused, "" when it is public.
+// classify names why ip is refused, "" when it is public. An IPv6 address that carries an
+// IPv4 one (NAT64, 6to4) is judged by the IPv4 address it reaches.
 func classify(ip netip.Addr) string {
+	if b := ip.As16(); nat64.Contains(ip) {
+		ip = netip.AddrFrom4([4]byte(b[12:16]))
+	} else if sixto4.Contains(ip) {
+		ip = netip.AddrFrom4([4]byte(b[2:6]))
+	}
 	switch {
 	case ip.IsLoopback():
 		return "loopback"
