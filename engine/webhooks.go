@@ -89,12 +89,10 @@ func (c webhookCallback) fire(_ context.Context, hook string, kw args, _ bool) H
 	if !c.d.WantsTool(hook, tool) { // no endpoint's matcher takes this tool: nothing to build
 		return HookResult{Source: SourceWebhook, Name: "webhooks", Status: StatusSkipped}
 	}
-	cwd, _ := os.Getwd()
-	body, err := shell.BuildPayload(hook, m, cwd)
-	if err != nil {
-		return HookResult{Source: SourceWebhook, Name: "webhooks", Status: StatusError, Err: "webhook payload: " + err.Error()}
-	}
-	c.d.Notify(hook, webhook.Payload{Tool: tool, JSON: body})
+	c.d.NotifyLazy(hook, tool, func() ([]byte, error) {
+		cwd, _ := os.Getwd()
+		return shell.BuildPayload(hook, m, cwd)
+	})
 	return HookResult{Source: SourceWebhook, Name: "webhooks", Status: StatusOK}
 }
 

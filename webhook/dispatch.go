@@ -143,6 +143,20 @@ func (d *Dispatcher) WantsTool(event, tool string) bool {
 // Notify queues a delivery of event with data (a value encoded as JSON, or a Payload) to every
 // endpoint that wants it. It never blocks: a full queue drops the delivery.
 func (d *Dispatcher) Notify(event string, data any) {
+	d.notify(event, toolName(data), func() (any, error) { return data, nil })
+}
+
+// NotifyLazy is Notify with the payload built by build only when an endpoint has room for
+// the delivery (at most once): when every queue is full, as when an endpoint is down, a call
+// pays nothing but the drop. tool is the tool name for the endpoints' matchers.
+func (d *Dispatcher) NotifyLazy(event, tool string, build func() ([]byte, error)) {
+	d.notify(event, tool, func() (any, error) {
+		b, err := build()
+		return Payload{Tool: tool, JSON: b}, err
+	})
+}
+
+func (d *Dispatcher) notify(event, tool string, data func() (any, error)) {
 	if d == nil {
 		return
 	}
@@ -150,16 +164,23 @@ func (d *Dispatcher) Notify(event string, data any) {
 	d.mu.RLock()
 	defer d.mu.RUnlock()
 	for _, w := range d.workers {
-		if !w.ep.Wants(event, toolName(data)) {
+		if !w.ep.Wants(event, tool) {
 			continue
 		}
 		if d.closed {
 			d.drop(w, event, DropClosed)
 			continue
 		}
+		if len(w.queue) == cap(w.queue) { // full now: no need to build what would be dropped
+			d.drop(w, event, DropQueueFull)
+			continue
+		}
 		if body == nil {
-			var err error
-			if body, err = envelope(event, data, time.Now()); err != nil {
+			v, err := data()
+			if err == nil {
+				body, err = envelope(event, v, time.Now())
+			}
+			if err != nil {
 				d.log.Warn("webhook payload cannot be encoded; not sent", "event", event, "err", err)
 				return
 			}

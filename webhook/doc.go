@@ -8,10 +8,11 @@
 // matcher, secret_env, allow_private_network, timeout), with one warning per problem. New
 // starts a Dispatcher: one bounded queue and one worker goroutine per endpoint.
 //
-// Notify never blocks and never fails: for each endpoint whose events match, it builds the
-// delivery (the body is fixed now, so later changes of the caller's maps do not leak into it)
-// and offers it to the endpoint's queue; a full queue drops it, counted and warned about at
-// most every few seconds, like gateway events.
+// Notify (and NotifyLazy, which builds the payload only when some endpoint has room for it)
+// never blocks and never fails: for each endpoint whose events match, it builds the delivery
+// (the body is fixed now, so later changes of the caller's maps do not leak into it) and
+// offers it to the endpoint's queue; a full queue drops it, counted and warned about at most
+// every few seconds, like gateway events.
 //
 // A delivery is POSTed as JSON
 //
