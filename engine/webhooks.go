@@ -40,6 +40,7 @@ func (e *Engine) loadWebhooks(mgd *managed, cfg *config) (*webhook.Dispatcher, [
 	var eps []*webhook.Endpoint
 	var infos []*WebhookInfo
 	var warns []Warning
+	names := map[string]string{} // name -> file that declares it
 	add := func(c *config, layer string) {
 		if c == nil {
 			return
@@ -47,6 +48,11 @@ func (e *Engine) loadWebhooks(mgd *managed, cfg *config) (*webhook.Dispatcher, [
 		list, w := webhook.Parse(c.file, c.webhooks, known)
 		warns = append(warns, w...)
 		for _, ep := range list {
+			if other, dup := names[ep.Name]; dup {
+				warns = append(warns, Warning{File: ep.File, Line: ep.Line, Msg: "webhook " + ep.Name + " not started: " + other + " declares a webhook of that name"})
+				continue
+			}
+			names[ep.Name] = ep.File
 			info := &WebhookInfo{Name: ep.Name, URL: netguard.RedactURL(ep.URL), Events: ep.Events, Matcher: ep.Matcher,
 				SecretEnv: ep.SecretEnv, File: ep.File, Line: ep.Line, Layer: layer}
 			if layer == LayerUser {

@@ -69,3 +69,29 @@ func TestWebhookDeliversToolCalls(t *testing.T) {
 		t.Errorf("hermes_webhook_deliveries_total{pre_tool_call} = %v, want 1", n)
 	}
 }
+
+// A webhook of the user's home cannot take the name of a managed one (webhooks test and the
+// metrics know webhooks by name), nor start under managed_hooks_only.
+func TestWebhookLayers(t *testing.T) {
+	mh, home := managedHomes(t, "webhooks:\n  - {name: audit, url: \"https://audit.example.com/\", events: [\"*\"], secret_env: S}\n", map[string]string{
+		"config.yaml": "webhooks:\n  - {name: audit, url: \"https://mine.example.com/\", events: [\"*\"], secret_env: S}\n  - {name: mine, url: \"https://mine.example.com/\", events: [\"*\"], secret_env: S}\n"})
+	e, err := New(context.Background(), Options{Home: home, ManagedHome: mh, DisableWebhooks: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close(context.Background())
+	ws := e.Webhooks()
+	if len(ws) != 2 || ws[0].Layer != LayerManaged || ws[0].URL != "https://audit.example.com/" || ws[1].Name != "mine" {
+		t.Errorf("webhooks %+v: want the managed audit and the user's mine", ws)
+	}
+	if !hasWarning(e.Warnings(), "webhook audit not started: "+filepath.Join(mh, "config.yaml")+" declares a webhook of that name") {
+		t.Errorf("warnings %v", e.Warnings())
+	}
+	writeFile(t, filepath.Join(mh, "config.yaml"), "policy: {managed_hooks_only: true}\n")
+	if err := e.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if ws := e.Webhooks(); len(ws) != 2 || ws[0].Refused == "" || ws[1].Refused == "" {
+		t.Errorf("under managed_hooks_only: %+v, want both refused", ws)
+	}
+}
