@@ -14,6 +14,7 @@ import (
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/internal/netguard"
 	"github.com/hermes-hooks/hermes/shell"
+	"github.com/hermes-hooks/hermes/webhook"
 )
 
 var hooksDoctorCommand = &command{
@@ -72,6 +73,9 @@ func runHooksDoctor(ctx context.Context, c *cli, args []string) int {
 	}
 	for _, s := range l.eng.ShellHooks() {
 		checks = append(checks, c.shellCheck(ctx, s, l.eng.Policy()))
+	}
+	for _, w := range l.eng.Webhooks() {
+		checks = append(checks, webhookCheck(w))
 	}
 	warnings := attach(append(slices.Clone(l.eng.Warnings()), l.gw.Warnings()...), checks)
 	problems := len(warnings) // a load warning is a hook not doing what its author meant
@@ -278,4 +282,23 @@ func privateNote(s *engine.ShellHookInfo) string {
 		return "allowed (allow_private_network: true)"
 	}
 	return "refused unless the managed policy's allowed_http_urls names the URL"
+}
+
+// webhookCheck inspects an outbound webhook without sending anything (webhooks test does).
+func webhookCheck(w *engine.WebhookInfo) *check {
+	ch := &check{Source: engine.SourceWebhook, Name: w.Name, Events: w.Events}
+	if w.Refused != "" {
+		ch.problem("%s", w.Refused)
+		return ch
+	}
+	if w.Layer == engine.LayerManaged {
+		ch.note("managed webhook (%s)", w.File)
+	}
+	if _, err := webhook.DecodeSecret(os.Getenv(w.SecretEnv)); err != nil {
+		ch.problem("$%s: %v; nothing is sent until it is set", w.SecretEnv, err)
+	} else {
+		ch.note("signed with the secret in $%s", w.SecretEnv)
+	}
+	ch.note("delivers to %s; `hermesctl webhooks test %s` sends a sample", w.URL, w.Name)
+	return ch
 }
