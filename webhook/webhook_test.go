@@ -285,3 +285,29 @@ func TestParseWarnings(t *testing.T) {
 		t.Errorf("a warning shows credentials:\n%s", all)
 	}
 }
+
+// FuzzParse: any webhooks: value parses without panicking, and every endpoint it keeps has
+// what a delivery needs.
+func FuzzParse(f *testing.F) {
+	f.Add("- {name: a, url: \"https://x/\", events: [\"*\"], secret_env: S, matcher: t, timeout: 5}")
+	f.Add("- {name: a, url: \"http://u@x/\", events: [agent:*], secret_env: S}\n- [1]\n- {name: a}")
+	f.Add("{}")
+	f.Fuzz(func(t *testing.T, text string) {
+		var n yaml.Node
+		if yaml.Unmarshal([]byte(text), &n) != nil || len(n.Content) == 0 {
+			return
+		}
+		eps, _ := Parse("config.yaml", n.Content[0], func(string) bool { return true })
+		names := map[string]bool{}
+		for _, ep := range eps {
+			if ep.Name == "" || ep.SecretEnv == "" || len(ep.Events) == 0 || ep.Timeout < time.Second || ep.Timeout > MaxTimeout || names[ep.Name] {
+				t.Fatalf("endpoint %+v kept", ep)
+			}
+			if u := strings.ToLower(ep.URL); !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
+				t.Fatalf("url %q kept", ep.URL)
+			}
+			names[ep.Name] = true
+			ep.Wants("pre_tool_call", "terminal")
+		}
+	})
+}
