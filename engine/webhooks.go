@@ -26,6 +26,7 @@ type WebhookInfo struct {
 	Events    []string `json:"events"`
 	Matcher   string   `json:"matcher,omitempty"`
 	SecretEnv string   `json:"secret_env"`
+	Timeout   float64  `json:"timeout_s"` // one attempt
 	File      string   `json:"file"`
 	Line      int      `json:"line"`
 	Layer     string   `json:"layer"`
@@ -54,7 +55,7 @@ func (e *Engine) loadWebhooks(mgd *managed, cfg *config) (*webhook.Dispatcher, [
 			}
 			names[ep.Name] = ep.File
 			info := &WebhookInfo{Name: ep.Name, URL: netguard.RedactURL(ep.URL), Events: ep.Events, Matcher: ep.Matcher,
-				SecretEnv: ep.SecretEnv, File: ep.File, Line: ep.Line, Layer: layer}
+				SecretEnv: ep.SecretEnv, Timeout: ep.Timeout.Seconds(), File: ep.File, Line: ep.Line, Layer: layer}
 			if layer == LayerUser {
 				info.Refused = mgd.policy.refuses(shell.TypeHTTP, ep.URL)
 			}
