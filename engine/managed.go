@@ -83,6 +83,13 @@ type managed struct {
 // does not start (and a reload keeps the hooks and policy that run).
 func loadManaged(home string) (*managed, []Warning, error) {
 	m := &managed{home: home, policy: &Policy{}}
+	for _, sub := range []string{"plugins", "hooks"} { // a guard put there would not run: say so, never drop it
+		if entries, err := os.ReadDir(filepath.Join(home, sub)); err == nil && len(entries) > 0 {
+			return nil, nil, fmt.Errorf("managed home: %s holds Lua hooks, which the managed layer does not load (it reads config.yaml only); "+
+				"hooks do not run until the guards there are moved to config.yaml's hooks: (a command, or type: http) or the directory is removed",
+				filepath.Join(home, sub))
+		}
+	}
 	file := filepath.Join(home, "config.yaml")
 	if _, err := os.Stat(file); errors.Is(err, fs.ErrNotExist) {
 		return m, nil, nil

@@ -218,3 +218,15 @@ func TestMatchCommand(t *testing.T) {
 		}
 	}
 }
+
+// Lua hooks put in the managed home would not run: the load fails rather than drop them.
+func TestManagedLuaHooksAreNotDroppedSilently(t *testing.T) {
+	for _, sub := range []string{"plugins/guard", "hooks/audit"} {
+		mh, home := managedHomes(t, "", map[string]string{"config.yaml": ""})
+		os.MkdirAll(filepath.Join(mh, sub), 0o755)
+		_, err := New(context.Background(), Options{Home: home, ManagedHome: mh})
+		if err == nil || !strings.Contains(err.Error(), "which the managed layer does not load") {
+			t.Errorf("%s: New error %v, want the load refused", sub, err)
+		}
+	}
+}
