@@ -475,7 +475,8 @@ func TestSchemaKeysLoadWithoutWarnings(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(managed, "config.yaml"), []byte(policy), 0o644)
 	ctx := context.Background()
-	eng, err := engine.New(ctx, engine.Options{Home: home, ManagedHome: managed, Getenv: func(string) string { return "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" }})
+	eng, err := engine.New(ctx, engine.Options{Home: home, ManagedHome: managed, DisableWebhooks: true, // nothing is sent to example.com
+		Getenv: func(string) string { return "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" }})
 	if err != nil {
 		t.Fatal(err)
 	}
