@@ -205,6 +205,9 @@ func (c *shellCallback) fire(ctx context.Context, hook string, kw args, _ bool) 
 	}
 	if res.Status != StatusSkipped {
 		r.ExitCode, r.Stdout, r.Stderr = &res.ExitCode, &res.Stdout, &res.Stderr
+		if c.hook.Type == shell.TypeHTTP { // no process: the answer's body is its stdout
+			r.ExitCode, r.Stderr = nil, nil
+		}
 	}
 	if r.Err != "" {
 		c.warns.warn(c.logger, r.Err, "hook", hook, "status", string(r.Status))
