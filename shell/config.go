@@ -45,6 +45,7 @@ type Hook struct {
 	claude  *claudeMatcher             // the matcher of a Claude Code hook (nil: every call)
 	tools   *ToolTable                 // a Claude Code hook's tool names
 	persist atomic.Pointer[persistent] // the processes of a persistent hook, once it fired
+	client  atomic.Pointer[httpClient] // a type: http hook's client, kept for its connections
 
 	// The circuit of a persistent hook, for tests: zero values are the defaults of pool.go.
 	circuitAfter int

@@ -79,7 +79,8 @@
 // # Thread safety
 //
 // A Hook is immutable after ParseHooks apart from the processes of a persistent hook, which Run
-// starts and Close stops under the hook's own lock; Run only uses per-call state otherwise, so
+// starts and Close stops under the hook's own lock, and the HTTP client of a type: http hook,
+// built on its first firing and kept (an atomic pointer) so that firings reuse connections; Run only uses per-call state otherwise, so
 // one Hook may be run from many goroutines at once. Hooks for one firing are meant to be run one
 // after another, in config order, by the caller.
 package shell

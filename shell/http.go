@@ -36,9 +36,7 @@ func (h *Hook) post(ctx context.Context, body []byte, kwargs map[string]any, opt
 	}
 	guard := netguard.Options{AllowPrivate: t.AllowPrivate, AllowedURLs: opts.AllowedURLs, Timeout: timeout}
 	log.Debug("http hook sending", "url", netguard.RedactURL(t.URL), "headers", netguard.RedactHeaders(t.Headers), "timeout", timeout)
-	client := guard.Client(t.URL)
-	defer client.CloseIdleConnections()
-	resp, err := client.Do(req)
+	resp, err := h.httpClient(guard).Do(req)
 	if err != nil {
 		status, why := hookspec.StatusError, netguard.Describe(err, t.URL, timeout)
 		switch {
@@ -120,4 +118,32 @@ func (h *Hook) display() string {
 		return netguard.RedactURL(h.Command)
 	}
 	return h.Command
+}
+
+// httpClient is a client of a type: http hook with the limits it was built for.
+type httpClient struct {
+	key string
+	c   *http.Client
+}
+
+// httpClient returns the hook's client for guard, built once and kept, so that firings
+// reuse its connections (no new TLS handshake per tool call). A client for other limits
+// (the managed policy changed) replaces it.
+func (h *Hook) httpClient(guard netguard.Options) *http.Client {
+	key := fmt.Sprintf("%v|%q|%s", guard.AllowPrivate, guard.AllowedURLs, guard.Timeout)
+	if hc := h.client.Load(); hc != nil && hc.key == key {
+		return hc.c
+	}
+	c := guard.Client(h.HTTP.URL)
+	if old := h.client.Swap(&httpClient{key: key, c: c}); old != nil {
+		old.c.CloseIdleConnections()
+	}
+	return c
+}
+
+// closeHTTP closes the idle connections of a type: http hook (Close).
+func (h *Hook) closeHTTP() {
+	if hc := h.client.Swap(nil); hc != nil {
+		hc.c.CloseIdleConnections()
+	}
 }

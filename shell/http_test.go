@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -207,5 +208,32 @@ func TestHTTPHookConfigWarnings(t *testing.T) {
 	}
 	if strings.Contains(all, "pw@") {
 		t.Errorf("a warning shows the URL's password:\n%s", all)
+	}
+}
+
+// Firings of one HTTP hook reuse its connection: the endpoint sees one connection for many
+// calls (no handshake per tool call), and Close lets it go.
+func TestHTTPHookReusesItsConnection(t *testing.T) {
+	conns := make(chan string, 16)
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, `{}`)
+	}))
+	srv.Config.ConnState = func(c net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns <- c.RemoteAddr().String()
+		}
+	}
+	srv.Start()
+	defer srv.Close()
+	h := httpHook(t, srv.URL, "allow_private_network: true")
+	for range 5 {
+		if res := h.Run(context.Background(), rmCall, RunOptions{}); res.Status != hookspec.StatusOK {
+			t.Fatalf("run: %+v", res)
+		}
+	}
+	h.Close()
+	srv.Close() // waits for the connections to end
+	if n := len(conns); n != 1 {
+		t.Errorf("%d connections for 5 firings, want 1", n)
 	}
 }
