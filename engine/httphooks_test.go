@@ -79,3 +79,25 @@ func TestManagedHTTPHookAllowedByPolicy(t *testing.T) {
 		}
 	}
 }
+
+// A reload that changes the managed policy's allowed_http_urls applies to an HTTP hook that
+// did not change: it is not kept with the URLs it started with.
+func TestHTTPHookFollowsPolicyOnReload(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, `{"action": "block", "message": "service"}`)
+	}))
+	defer srv.Close()
+	hook := "hooks:\n  pre_tool_call:\n    - type: http\n      url: " + srv.URL + "/guard\n      fail_closed: true\n"
+	mh, home := managedHomes(t, hook+"policy:\n  allowed_http_urls: [\""+srv.URL+"/*\"]\n", map[string]string{"config.yaml": ""})
+	e, _ := newManagedEngine(t, mh, home)
+	if b := e.PreToolCall(context.Background(), rmRF); b == nil || b.Message != "service" {
+		t.Fatalf("allowed: %+v", b)
+	}
+	writeFile(t, filepath.Join(mh, "config.yaml"), hook)
+	if err := e.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if b := e.PreToolCall(context.Background(), rmRF); b == nil || !strings.Contains(b.Message, "loopback") {
+		t.Fatalf("after the policy dropped the URL: %+v, want the refusal", b)
+	}
+}

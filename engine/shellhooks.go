@@ -153,6 +153,9 @@ func (e *Engine) loadShellHooks(ctx context.Context, cfg *config, prev *hookSet,
 		info.Consent = store.CheckTarget(target, mode)
 		info.key = keyOf(h, tools)
 		info.key.layer = layer
+		if h.Type == shell.TypeHTTP { // the policy's URLs are part of how it runs
+			info.key.http += fmt.Sprintf("|%q", policy.allowedURLs())
+		}
 		l := loadedShellHook{info: info}
 		if old := running[info.key]; info.Registered && old != nil {
 			info.hook, l.cb = old.hook, old.cb
