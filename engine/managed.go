@@ -27,6 +27,24 @@ const (
 	LayerUser    = "user"    // the user's home
 )
 
+// systemManagedHome is DefaultManagedHome; tests point it elsewhere.
+var systemManagedHome = DefaultManagedHome
+
+// relocated warns when the managed home in force is not the system's while the system's
+// has a config.yaml: whoever set HERMES_MANAGED_HOME (or Options.ManagedHome) for this
+// process set its guards aside, and the log says so.
+func relocated(home string) []Warning {
+	sys := filepath.Join(systemManagedHome, "config.yaml")
+	if filepath.Clean(home) == filepath.Clean(systemManagedHome) {
+		return nil
+	}
+	if _, err := os.Stat(sys); err != nil {
+		return nil
+	}
+	return []Warning{{File: sys, Msg: "this managed home is not used: the managed home is " + home +
+		" ($HERMES_MANAGED_HOME or the host's setting), so the hooks and policy of " + sys + " do not apply"}}
+}
+
 // ResolveManagedHome returns dir, else $HERMES_MANAGED_HOME, else DefaultManagedHome.
 func ResolveManagedHome(dir string) string {
 	if dir != "" {
@@ -83,6 +101,7 @@ type managed struct {
 // does not start (and a reload keeps the hooks and policy that run).
 func loadManaged(home string) (*managed, []Warning, error) {
 	m := &managed{home: home, policy: &Policy{}}
+	relocatedWarns := relocated(home)
 	for _, sub := range []string{"plugins", "hooks"} { // a guard put there would not run: say so, never drop it
 		if entries, err := os.ReadDir(filepath.Join(home, sub)); err == nil && len(entries) > 0 {
 			return nil, nil, fmt.Errorf("managed home: %s holds Lua hooks, which the managed layer does not load (it reads config.yaml only); "+
@@ -92,12 +111,13 @@ func loadManaged(home string) (*managed, []Warning, error) {
 	}
 	file := filepath.Join(home, "config.yaml")
 	if _, err := os.Stat(file); errors.Is(err, fs.ErrNotExist) {
-		return m, nil, nil
+		return m, relocatedWarns, nil
 	}
 	cfg, warns, err := loadConfig(home)
 	if err != nil {
 		return nil, nil, fmt.Errorf("managed home: %w (hooks do not run until it is fixed: the managed guards would be missing)", err)
 	}
+	warns = append(relocatedWarns, warns...)
 	m.cfg = cfg
 	m.policy, err = parsePolicy(file, cfg.policy)
 	if err != nil {

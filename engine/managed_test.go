@@ -230,3 +230,21 @@ func TestManagedLuaHooksAreNotDroppedSilently(t *testing.T) {
 		}
 	}
 }
+
+// A process whose managed home was moved away from the system's, while the system's has a
+// config.yaml, says so at every load.
+func TestManagedHomeRelocatedIsWarned(t *testing.T) {
+	sys, other, home := t.TempDir(), t.TempDir(), t.TempDir()
+	writeFile(t, filepath.Join(sys, "config.yaml"), "policy: {managed_hooks_only: true}\n")
+	saved := systemManagedHome
+	systemManagedHome = sys
+	defer func() { systemManagedHome = saved }()
+	e, _ := newManagedEngine(t, other, home)
+	if !hasWarning(e.Warnings(), "this managed home is not used: the managed home is "+other) {
+		t.Errorf("warnings %v", e.Warnings())
+	}
+	e2, _ := newManagedEngine(t, sys, home)
+	if hasWarning(e2.Warnings(), "is not used") {
+		t.Errorf("the system's own managed home was warned about: %v", e2.Warnings())
+	}
+}
