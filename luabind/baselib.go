@@ -1,8 +1,9 @@
 package luabind
 
 import (
-	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 	"math"
+
+	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 )
 
 // boxInt is i as a Lua value, without an allocation when it is small (0..4095): each

@@ -6,8 +6,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 )
 
 // callContext is the context of one state's calls. A state runs one call at a time, so it
@@ -187,7 +185,7 @@ func (c *callContext) Value(key any) any {
 // running two states keep stealing from each other when the channels sit on one cache line.
 // Its Done is nil until the call is cancelled, for the same reason (a context derived from
 // it, such as gopher-lua's coroutines' before sandbox.go replaces it, registers nothing).
-// Host functions, which wait on Done, get the callContext itself through hostContext.
+// Host functions, which wait on Done, get the callContext itself through limits.Context.
 // Successive calls of Done may return different values, so a pollContext must not be
 // handed to anything but the interpreter.
 type pollContext struct{ *callContext }
@@ -203,17 +201,8 @@ func (p pollContext) Done() <-chan struct{} {
 	return nil
 }
 
-// hostContext is the context a host function called from Lua should honour.
-func hostContext(L *lua.LState) context.Context {
-	switch ctx := L.Context().(type) {
-	case nil:
-		return context.Background()
-	case pollContext:
-		return ctx.callContext
-	default:
-		return ctx
-	}
-}
+// HostContext implements limits.HostContexter: host functions wait on the callContext.
+func (p pollContext) HostContext() context.Context { return p.callContext }
 
 // monoTime is a point in time as the monotonic clock's nanoseconds since clockBase. Reading
 // it (monoNow) costs one clock read where time.Now costs two (wall and monotonic); on a

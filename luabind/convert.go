@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hermes-hooks/hermes/luabind/internal/limits"
 	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 	"github.com/hermes-hooks/hermes/luabind/internal/luar"
 )
@@ -201,14 +202,14 @@ func wrapFunc(f Func, g *callGuard) lua.LGFunction {
 		if g != nil {
 			done = g.wait()
 		}
-		res, err := callFunc(hostContext(L), f, args)
+		res, err := callFunc(limits.Context(L), f, args)
 		if done != nil {
 			done()
 		}
 		if err != nil {
 			L.RaiseError("%v", err)
 		}
-		chargeStrings(L, res)
+		limits.ChargeStrings(L, res)
 		L.Push(toLua(L, res))
 		return 1
 	}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hermes-hooks/hermes/luabind/internal/limits"
 	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 	"github.com/hermes-hooks/hermes/luabind/internal/lua/parse"
 )
@@ -148,14 +149,11 @@ func fromCallError(file string, callCtx context.Context, timeoutText string, err
 		e.Kind, e.Msg = KindLimit, "call stack overflow (too deep recursion?)"
 	case strings.Contains(e.Msg, "registry overflow"):
 		e.Kind, e.Msg = KindLimit, "Lua stack (registry) limit exceeded"
-	case strings.HasPrefix(e.Msg, limitPrefix):
+	case strings.HasPrefix(e.Msg, limits.Prefix):
 		e.Kind = KindLimit
 	}
 	return e
 }
-
-// limitPrefix starts the message of every limit our own modules enforce.
-const limitPrefix = "limit exceeded: "
 
 // getInfoOK fills dbg with the fields what asks for and reports success.
 func getInfoOK(L *lua.LState, what string, dbg *lua.Debug) bool {

@@ -1,7 +1,6 @@
 package luabind
 
 import (
-	"fmt"
 	"runtime/metrics"
 	"sync"
 	"sync/atomic"
@@ -233,17 +232,4 @@ func (g *callGuard) judge(heap int64) {
 		g.check()
 		g.base = heap - g.forgiven.Load()
 	}
-}
-
-// byteSize formats n for messages: "256 MiB", "1 MiB", "512 bytes".
-func byteSize(n int64) string {
-	switch {
-	case n >= 1<<30 && n%(1<<30) == 0:
-		return fmt.Sprintf("%d GiB", n>>30)
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB", n>>20)
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%d KiB", n>>10)
-	}
-	return fmt.Sprintf("%d bytes", n)
 }

@@ -6,6 +6,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/hermes-hooks/hermes/luabind/internal/limits"
 	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 )
 
@@ -38,7 +39,7 @@ type jsonDecoder struct {
 	depth     int
 	null      lua.LValue
 	arrayMeta *lua.LTable
-	poll      poller
+	poll      limits.Poller
 	buf       []byte // scratch for strings with escapes
 }
 
@@ -53,14 +54,14 @@ func (e *jsonSyntaxError) Error() string { return e.msg }
 func decodeJSONLua(L *lua.LState, s string, limit int64, null lua.LValue, arrayMeta *lua.LTable) (v lua.LValue, err error) {
 	if limit > 0 && int64(len(s)) > limit {
 		L.RaiseError("%smemory: json.decode: the text (%s) is larger than the hook's memory limit (%s); decode a smaller text or raise the hook's memory: setting",
-			limitPrefix, mibSize(int64(len(s))), byteSize(limit))
+			limits.Prefix, mibSize(int64(len(s))), limits.ByteSize(limit))
 	}
-	d := &jsonDecoder{L: L, s: s, null: null, arrayMeta: arrayMeta, poll: poller{L: L}}
+	d := &jsonDecoder{L: L, s: s, null: null, arrayMeta: arrayMeta, poll: limits.Poller{L: L}}
 	if need, deep := jsonScan(s, &d.poll); deep {
 		return nil, &jsonSyntaxError{msg: fmt.Sprintf("exceeded max depth (%d levels of arrays and objects)", jsonMaxDepth)}
 	} else if limit > 0 && need > limit {
 		L.RaiseError("%smemory: json.decode: the value would take at least %s, more than the hook's memory limit (%s); decode a smaller text or raise the hook's memory: setting",
-			limitPrefix, mibSize(need), byteSize(limit))
+			limits.Prefix, mibSize(need), limits.ByteSize(limit))
 	}
 	defer func() {
 		if r := recover(); r != nil {
@@ -126,7 +127,7 @@ func (d *jsonDecoder) space() {
 // value decodes the value at d.i (after white space). A table is handed to attach as soon
 // as it is made, before it is filled; the value is returned too.
 func (d *jsonDecoder) value(attach func(lua.LValue)) lua.LValue {
-	d.poll.tick()
+	d.poll.Tick()
 	if d.i >= len(d.s) {
 		d.fail("unexpected EOF")
 	}
@@ -300,7 +301,7 @@ func (d *jsonDecoder) str() lua.LString {
 		if c == '"' {
 			s := d.s[start:d.i]
 			d.i++
-			chargeString(d.L, len(s))
+			limits.ChargeString(d.L, len(s))
 			return lua.LString(s)
 		}
 		if c == '\\' || c < 0x20 {
@@ -322,14 +323,14 @@ func (d *jsonDecoder) str() lua.LString {
 			d.fail("unexpected EOF")
 		}
 		if n&(1<<10-1) == 0 {
-			d.poll.tick()
+			d.poll.Tick()
 		}
 		c := d.s[d.i]
 		switch {
 		case c == '"':
 			d.i++
 			d.buf = b[:0]
-			chargeString(d.L, len(b))
+			limits.ChargeString(d.L, len(b))
 			return lua.LString(b)
 		case c < 0x20:
 			d.invalid("in string literal")
@@ -431,12 +432,12 @@ const (
 // jsonScan measures, without building anything, what decoding s takes at least in the
 // state's memory, and whether its arrays and objects nest deeper than jsonMaxDepth. It does
 // not validate s (the decoder does): for text that is not JSON it counts what it can.
-func jsonScan(s string, poll *poller) (need int64, deep bool) {
+func jsonScan(s string, poll *limits.Poller) (need int64, deep bool) {
 	var stack []byte // '[' or '{' for each open container
 	next := 1 << 16  // where to look at the context next
 	for i := 0; i < len(s); i++ {
 		if i >= next {
-			poll.check()
+			poll.Check()
 			next = i + 1<<16
 		}
 		switch c := s[i]; c {
@@ -451,7 +452,7 @@ func jsonScan(s string, poll *poller) (need int64, deep bool) {
 			// An escape is at most six bytes for one (\u0041): a lower bound of the bytes.
 			need += jsonStringCost + int64(j-i-1)/6
 			if j-i > 1<<16 {
-				poll.check()
+				poll.Check()
 			}
 			i = j
 		case '[', '{':

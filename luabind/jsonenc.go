@@ -10,6 +10,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/hermes-hooks/hermes/luabind/internal/limits"
 	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 )
 
@@ -18,8 +19,8 @@ import (
 // marshalJSONPolled (TestEncodeLuaJSONLikeToGo, FuzzEncodeLuaJSON): the same arrays and
 // objects, keys sorted, integers integral, encoding/json's floats and string escapes
 // (without HTML escaping), json.null as null; functions, cycles, non-finite numbers, more
-// than 64 levels or 1<<20 values, and text over maxStringSize are errors.
-func encodeLuaJSON(v lua.LValue, poll *poller) (string, error) {
+// than 64 levels or 1<<20 values, and text over limits.MaxStringSize are errors.
+func encodeLuaJSON(v lua.LValue, poll *limits.Poller) (string, error) {
 	e := jsonEncs.Get().(*jsonEnc)
 	defer e.release()
 	e.poll = poll
@@ -68,7 +69,7 @@ func (p *jsonPath) String() string {
 
 type jsonEnc struct {
 	buf   []byte
-	poll  *poller
+	poll  *limits.Poller
 	seen  []*lua.LTable // the tables being written (cycles)
 	items int
 	pairs []jsonPair // scratch for sorting an object's keys
@@ -86,7 +87,7 @@ func convertError(format string, args ...any) error {
 
 func (e *jsonEnc) value(v lua.LValue, path *jsonPath, depth int) error {
 	if e.poll != nil {
-		e.poll.tick()
+		e.poll.Tick()
 	}
 	switch x := v.(type) {
 	case *lua.LNilType:
@@ -94,7 +95,7 @@ func (e *jsonEnc) value(v lua.LValue, path *jsonPath, depth int) error {
 	case lua.LBool:
 		e.buf = strconv.AppendBool(e.buf, bool(x))
 	case lua.LString:
-		if int64(len(e.buf))+jsonStringSize(string(x)) > maxStringSize {
+		if int64(len(e.buf))+jsonStringSize(string(x)) > limits.MaxStringSize {
 			return errJSONSize
 		}
 		e.buf = appendJSONString(e.buf, string(x))
@@ -110,7 +111,7 @@ func (e *jsonEnc) value(v lua.LValue, path *jsonPath, depth int) error {
 	default:
 		return convertError("unsupported value of type %s at %s", v.Type(), path.String())
 	}
-	if len(e.buf) > maxStringSize {
+	if len(e.buf) > limits.MaxStringSize {
 		return errJSONSize
 	}
 	return nil
@@ -191,7 +192,7 @@ func (e *jsonEnc) object(t *lua.LTable, path *jsonPath, depth int) error {
 		if i > 0 {
 			e.buf = append(e.buf, ',')
 		}
-		if int64(len(e.buf))+jsonStringSize(p.k) > maxStringSize {
+		if int64(len(e.buf))+jsonStringSize(p.k) > limits.MaxStringSize {
 			return errJSONSize
 		}
 		e.buf = appendJSONString(e.buf, p.k)

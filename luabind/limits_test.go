@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/hermes-hooks/hermes/luabind/internal/limits"
 )
 
 // heapPeak samples the Go heap every millisecond until stop is called, which returns the
@@ -283,8 +284,8 @@ func TestWatchdog(t *testing.T) {
 
 func TestByteSize(t *testing.T) {
 	for n, want := range map[int64]string{256 << 20: "256 MiB", 1 << 30: "1 GiB", 3 << 10: "3 KiB", 1000: "1000 bytes", 1<<20 + 1: "1048577 bytes"} {
-		if got := byteSize(n); got != want {
-			t.Errorf("byteSize(%d) = %q, want %q", n, got, want)
+		if got := limits.ByteSize(n); got != want {
+			t.Errorf("limits.ByteSize(%d) = %q, want %q", n, got, want)
 		}
 	}
 }

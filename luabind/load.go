@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/hermes-hooks/hermes/luabind/internal/limits"
 	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 	"github.com/hermes-hooks/hermes/luabind/internal/lua/parse"
 )
@@ -16,7 +17,7 @@ import (
 const maxSourceSize = 4 << 20 // bytes
 
 // sourceTooLarge is the message of a source larger than maxSourceSize.
-var sourceTooLarge = fmt.Sprintf("%ssource larger than %s", limitPrefix, byteSize(maxSourceSize))
+var sourceTooLarge = fmt.Sprintf("%ssource larger than %s", limits.Prefix, limits.ByteSize(maxSourceSize))
 
 // installLoad bounds the chunks compiled at call time: loadstring(s, name) and load(fn,
 // name) refuse source larger than maxSourceSize, and charge what parsing and compiling
@@ -59,7 +60,7 @@ func loadChecked(L *lua.LState, src, name string) int {
 		// the state no longer holds, sees the tree as one allocation: the memory error is
 		// raised before the tree grows past the limit.
 		L.ChargeMemory(-charged)
-		charged = compileCost(tokens, functions)
+		charged = limits.CompileCost(tokens, functions)
 		L.ChargeMemory(charged)
 	})
 	var proto *lua.FunctionProto
@@ -91,7 +92,7 @@ func chunkError(name string, err error) string {
 // does, keeping the text at most maxSourceSize long and polling the call's context.
 func readChunk(L *lua.LState, fn *lua.LFunction, name string) (string, string) {
 	var b strings.Builder
-	p := poller{L: L}
+	p := limits.Poller{L: L}
 	for {
 		L.Push(fn)
 		L.Call(0, 1)
@@ -111,7 +112,7 @@ func readChunk(L *lua.LState, fn *lua.LFunction, name string) (string, string) {
 			return "", name + ": " + sourceTooLarge
 		}
 		b.WriteString(s)
-		p.check()
+		p.Check()
 	}
 	return b.String(), ""
 }

@@ -3,12 +3,13 @@ package luabind
 import (
 	"strings"
 
+	"github.com/hermes-hooks/hermes/luabind/internal/limits"
 	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 )
 
 // Lua 5.1 patterns (reference manual §5.4.1), matched by backtracking the way C Lua's
 // lstrlib.c does, so that results, captures and error messages are C Lua's. The matcher
-// ticks a poller on every step: a pathological pattern (`a-a-a-b` over a long subject
+// ticks a limits.Poller on every step: a pathological pattern (`a-a-a-b` over a long subject
 // backtracks for minutes) stops when its call times out or is cancelled. Two extensions
 // over C Lua 5.1, both gopher-lua's behaviour: a pattern may contain "\0" (C Lua 5.1 stops
 // reading it there), and recursion is bounded ("pattern too complex"), since every level
@@ -35,11 +36,11 @@ type matcher struct {
 	depth    int // nested match calls
 	first    int // a byte every match must start with, or -1
 	capture  [patMaxCaptures]patCapture
-	poll     poller
+	poll     limits.Poller
 }
 
 func newMatcher(L *lua.LState, src, pat string) *matcher {
-	m := &matcher{src: src, pat: pat, poll: poller{L: L}}
+	m := &matcher{src: src, pat: pat, poll: limits.Poller{L: L}}
 	m.first = firstLiteral(pat)
 	return m
 }
@@ -112,7 +113,7 @@ func (m *matcher) match(s, p int) int {
 func (m *matcher) matchItems(s, p int) int {
 	pat := m.pat
 	for {
-		m.poll.tick()
+		m.poll.Tick()
 		if p == len(pat) {
 			return s
 		}
@@ -287,7 +288,7 @@ func (m *matcher) maxExpand(s, p, ep int) int {
 	i := 0
 	for s+i < len(m.src) && m.singleMatch(m.src[s+i], p, ep) {
 		i++
-		m.poll.tick()
+		m.poll.Tick()
 	}
 	for ; i >= 0; i-- {
 		if e := m.match(s+i, ep+1); e >= 0 {
@@ -355,7 +356,7 @@ func (m *matcher) matchBalance(s, p int) int {
 	b, e := m.pat[p], m.pat[p+1]
 	open := 1
 	for s++; s < len(m.src); s++ {
-		m.poll.tick()
+		m.poll.Tick()
 		switch m.src[s] {
 		case e:
 			if open--; open == 0 {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hermes-hooks/hermes/internal/procgroup"
+	"github.com/hermes-hooks/hermes/luabind/internal/limits"
 	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 )
 
@@ -179,7 +180,7 @@ func (e *env) runProgram(L *lua.LState, argv []string, o execOpts) *lua.LTable {
 	if err != nil {
 		L.RaiseError("exec: cwd: %v", err)
 	}
-	parent := hostContext(L)
+	parent := limits.Context(L)
 	ctx, cancel := context.WithTimeout(parent, o.timeout)
 	defer cancel()
 
@@ -208,8 +209,8 @@ func (e *env) runProgram(L *lua.LState, argv []string, o execOpts) *lua.LTable {
 	case cmd.ProcessState == nil:
 		L.RaiseError("exec: %q: %v", argv[0], pathErr(err))
 	}
-	chargeString(L, len(stdout.Bytes()))
-	chargeString(L, len(stderr.Bytes()))
+	limits.ChargeString(L, len(stdout.Bytes()))
+	limits.ChargeString(L, len(stderr.Bytes()))
 	res := L.CreateTable(0, 4)
 	res.RawSetString("code", lua.LNumber(cmd.ProcessState.ExitCode()))
 	res.RawSetString("stdout", lua.LString(stdout.Bytes()))

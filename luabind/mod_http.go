@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hermes-hooks/hermes/luabind/internal/limits"
 	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 )
 
@@ -265,7 +266,7 @@ func (e *env) doHTTP(L *lua.LState, client *http.Client, rules netRules, fn stri
 	if !rules.allowsURL(u) {
 		L.RaiseError("http: %s", &refusedError{host: u.Hostname(), port: urlPort(u), rules: rules})
 	}
-	parent := hostContext(L)
+	parent := limits.Context(L)
 	ctx, cancel := context.WithTimeout(parent, r.timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, r.method, u.String(), bytes.NewReader(r.body))
@@ -308,7 +309,7 @@ func (e *env) roundTrip(client *http.Client, req *http.Request) (int, http.Heade
 		return 0, nil, nil, err
 	}
 	if len(body) > httpMaxBody {
-		return 0, nil, nil, fmt.Errorf("response body is larger than the %s limit", byteSize(httpMaxBody))
+		return 0, nil, nil, fmt.Errorf("response body is larger than the %s limit", limits.ByteSize(httpMaxBody))
 	}
 	return resp.StatusCode, resp.Header, body, nil
 }
@@ -333,7 +334,7 @@ func httpError(ctx, parent context.Context, what string, timeout time.Duration, 
 
 // responseTable is {status, headers (lower-case names), body, json (when JSON)}.
 func responseTable(L *lua.LState, jv *jsonValues, status int, header http.Header, body []byte) *lua.LTable {
-	chargeString(L, len(body))
+	limits.ChargeString(L, len(body))
 	res := L.CreateTable(0, 4)
 	res.RawSetString("status", lua.LNumber(status))
 	headers := L.CreateTable(0, len(header))

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/hermes-hooks/hermes/luabind/internal/limits"
 	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 )
 
@@ -101,7 +102,7 @@ func (e *env) openFile(L *lua.LState, fn, path, mode string) (*lua.LUserData, st
 		L.RaiseError("%s: %q is outside permissions.fs (%s)%s", fn, path, strings.Join(e.perms.FS, ", "), resolvedNote(path, resolved))
 	}
 	if len(e.files.list) >= maxOpenFiles {
-		L.RaiseError("%s%s: more than %d files open in one call", limitPrefix, fn, maxOpenFiles)
+		L.RaiseError("%s%s: more than %d files open in one call", limits.Prefix, fn, maxOpenFiles)
 	}
 	osf, err := openRegular(root, name, flag)
 	if err != nil {
@@ -335,7 +336,7 @@ func fileWrite(L *lua.LState) int {
 			L.ArgError(i, "string or number expected, got "+v.Type().String())
 		}
 		size += int64(len(s))
-		checkSize(L, "file:write", size)
+		limits.CheckSize(L, "file:write", size)
 		parts = append(parts, s)
 	}
 	if err := f.unread(); err != nil {
@@ -351,7 +352,7 @@ func fileWrite(L *lua.LState) int {
 }
 
 // writeOnce writes parts, size bytes in all, with a single Write: one write(2), since
-// size is at most maxStringSize and the os package splits only writes of over 1 GiB (a
+// size is at most limits.MaxStringSize and the os package splits only writes of over 1 GiB (a
 // regular file takes the whole buffer unless the disk is full or a limit is reached).
 func writeOnce(w io.Writer, parts []string, size int) error {
 	var err error
@@ -419,10 +420,10 @@ func formatsFrom(L *lua.LState, n int) []lua.LValue {
 	return formats
 }
 
-// chargeRead charges the memory account with a string read (at most maxStringSize).
+// chargeRead charges the memory account with a string read (at most limits.MaxStringSize).
 func chargeRead(L *lua.LState, v lua.LValue) {
 	if s, ok := v.(lua.LString); ok {
-		chargeString(L, len(s))
+		limits.ChargeString(L, len(s))
 	}
 }
 
@@ -433,12 +434,12 @@ func readFormat(f *luaFile, format lua.LValue) (lua.LValue, error) {
 	}
 	switch strings.TrimPrefix(lua.LVAsString(format), "*") {
 	case "a":
-		b, err := io.ReadAll(io.LimitReader(r, maxStringSize+1))
+		b, err := io.ReadAll(io.LimitReader(r, limits.MaxStringSize+1))
 		if err != nil {
 			return lua.LNil, fmt.Errorf("%s: %v", f.path, err)
 		}
-		if len(b) > maxStringSize {
-			return lua.LNil, fmt.Errorf("%sread: %s has more than %s left to read", limitPrefix, f.path, byteSize(maxStringSize))
+		if len(b) > limits.MaxStringSize {
+			return lua.LNil, fmt.Errorf("%sread: %s has more than %s left to read", limits.Prefix, f.path, limits.ByteSize(limits.MaxStringSize))
 		}
 		return lua.LString(b), nil
 	case "l":
@@ -452,8 +453,8 @@ func readFormat(f *luaFile, format lua.LValue) (lua.LValue, error) {
 }
 
 func readBytes(r *bufio.Reader, n int64) (lua.LValue, error) {
-	if n > maxStringSize {
-		return lua.LNil, fmt.Errorf("%sread: %d bytes is more than %s", limitPrefix, n, byteSize(maxStringSize))
+	if n > limits.MaxStringSize {
+		return lua.LNil, fmt.Errorf("%sread: %d bytes is more than %s", limits.Prefix, n, limits.ByteSize(limits.MaxStringSize))
 	}
 	if n <= 0 {
 		if _, err := r.Peek(1); err != nil {
@@ -474,8 +475,8 @@ func readLine(f *luaFile, keep bool) (lua.LValue, error) {
 	for {
 		chunk, err := f.r.ReadSlice('\n')
 		line = append(line, chunk...)
-		if len(line) > maxStringSize {
-			return lua.LNil, fmt.Errorf("%sread: a line of %s is longer than %s", limitPrefix, f.path, byteSize(maxStringSize))
+		if len(line) > limits.MaxStringSize {
+			return lua.LNil, fmt.Errorf("%sread: a line of %s is longer than %s", limits.Prefix, f.path, limits.ByteSize(limits.MaxStringSize))
 		}
 		if errors.Is(err, bufio.ErrBufferFull) {
 			continue

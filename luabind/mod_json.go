@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/hermes-hooks/hermes/luabind/internal/limits"
 	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 )
 
@@ -62,13 +63,13 @@ func openJSON(L *lua.LState, e *env) lua.LValue {
 			if value == lua.LNil && L.GetTop() == 0 {
 				L.ArgError(1, "value expected")
 			}
-			text, err := encodeLuaJSON(value, &poller{L: L})
+			text, err := encodeLuaJSON(value, &limits.Poller{L: L})
 			if errors.Is(err, errJSONSize) {
 				return "", err
 			} else if err != nil {
 				return "", fmt.Errorf("json.encode: %v", err)
 			}
-			chargeString(L, len(text))
+			limits.ChargeString(L, len(text))
 			return text, nil
 		}),
 		"decode": fn1(func(L *lua.LState, text string) (lua.LValue, error) {
@@ -94,15 +95,15 @@ func openJSON(L *lua.LState, e *env) lua.LValue {
 	return mod
 }
 
-// errJSONSize is the error of an encoding larger than maxStringSize.
-var errJSONSize = sizeError("json.encode")
+// errJSONSize is the error of an encoding larger than limits.MaxStringSize.
+var errJSONSize = limits.SizeError("json.encode")
 
 // marshalJSON encodes without HTML escaping, as people expect from a JSON library.
 func marshalJSON(v any) ([]byte, error) { return marshalJSONPolled(v, nil) }
 
 // marshalJSONPolled is marshalJSON, ticking poll (if not nil) for every value. It measures
-// the text first, and refuses with errJSONSize to build one larger than maxStringSize.
-func marshalJSONPolled(v any, poll *poller) ([]byte, error) {
+// the text first, and refuses with errJSONSize to build one larger than limits.MaxStringSize.
+func marshalJSONPolled(v any, poll *limits.Poller) ([]byte, error) {
 	z := jsonSizer{poll: poll}
 	if err := z.add(v); err != nil {
 		return nil, err
@@ -140,16 +141,16 @@ func checkFinite(v any) error {
 
 // jsonSizer adds up the size of the JSON text of values, as marshalJSON writes it: exact
 // for strings and integers, bounded for other numbers. It stops with errJSONSize as soon
-// as the total passes maxStringSize, and refuses NaN and the infinities as checkFinite
+// as the total passes limits.MaxStringSize, and refuses NaN and the infinities as checkFinite
 // does.
 type jsonSizer struct {
 	n    int64
-	poll *poller
+	poll *limits.Poller
 }
 
 func (z *jsonSizer) add(v any) error {
 	if z.poll != nil {
-		z.poll.tick()
+		z.poll.Tick()
 	}
 	switch x := v.(type) {
 	case nil:
@@ -157,7 +158,7 @@ func (z *jsonSizer) add(v any) error {
 	case bool:
 		z.n += 5 // false
 	case string:
-		if z.n+int64(len(x))+2 > maxStringSize {
+		if z.n+int64(len(x))+2 > limits.MaxStringSize {
 			return errJSONSize
 		}
 		z.n += jsonStringSize(x)
@@ -180,7 +181,7 @@ func (z *jsonSizer) add(v any) error {
 		}
 		z.n += int64(len(b))
 	}
-	if z.n > maxStringSize {
+	if z.n > limits.MaxStringSize {
 		return errJSONSize
 	}
 	return nil

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/hermes-hooks/hermes/luabind/internal/limits"
 	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 )
 
@@ -78,7 +79,7 @@ func openLog(L *lua.LState, e *env) lua.LValue {
 // logMessage is the message of a log call (its first argument), cut to maxLogMessage; ok
 // is false when the record is not to be logged (level disabled, or over the budget).
 func logMessage(L *lua.LState, e *env, level slog.Level) (string, bool) {
-	if !e.logger.Enabled(hostContext(L), level) || e.logs.full() {
+	if !e.logger.Enabled(limits.Context(L), level) || e.logs.full() {
 		return "", false
 	}
 	msg := lua.LVAsString(L.ToStringMeta(L.Get(1)))
@@ -106,7 +107,7 @@ func logFromLua(L *lua.LState, e *env, level slog.Level, msg string, fields int)
 	if dbg, ok := L.GetStack(1); ok && getInfoOK(L, "l", dbg) && dbg.CurrentLine > 0 {
 		attrs = append(attrs, slog.Int("line", dbg.CurrentLine))
 	}
-	e.logger.LogAttrs(hostContext(L), level, msg, attrs...)
+	e.logger.LogAttrs(limits.Context(L), level, msg, attrs...)
 }
 
 // textSize estimates the length of v, a value from toGo, as text.
@@ -147,7 +148,7 @@ func capMessage(msg string, total int) string {
 // basePrint replaces print: its arguments, tab-separated, logged at info level.
 func basePrint(e *env) lua.LGFunction {
 	return func(L *lua.LState) int {
-		if !e.logger.Enabled(hostContext(L), slog.LevelInfo) || e.logs.full() {
+		if !e.logger.Enabled(limits.Context(L), slog.LevelInfo) || e.logs.full() {
 			return 0
 		}
 		var b strings.Builder

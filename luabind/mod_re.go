@@ -5,16 +5,17 @@ import (
 	"strings"
 	"unsafe"
 
+	"github.com/hermes-hooks/hermes/luabind/internal/limits"
 	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 )
 
 const maxCachedRegexps = 256
 
 // re.find_all returns at most reMaxResults matches: each costs about reResultSize bytes
-// (its string header, its table slot and the boxed value), and checkSize refuses more.
+// (its string header, its table slot and the boxed value), and limits.CheckSize refuses more.
 const (
 	reResultSize = 64
-	reMaxResults = maxStringSize / reResultSize
+	reMaxResults = limits.MaxStringSize / reResultSize
 )
 
 // openRe builds the re module: Go regular expressions (RE2 syntax).
@@ -79,7 +80,7 @@ func openRe(L *lua.LState, e *env) lua.LValue {
 			count := 0
 			w.each(s, func(a []int) bool {
 				if count++; count > reMaxResults {
-					checkSize(L, "re.find_all", int64(count)*reResultSize)
+					limits.CheckSize(L, "re.find_all", int64(count)*reResultSize)
 				}
 				L.ChargeMemory(reResultSize)
 				t.RawSetInt(count, lua.LString(s[a[0]:a[1]]))

@@ -7,6 +7,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/hermes-hooks/hermes/luabind/internal/limits"
 	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 )
 
@@ -33,7 +34,7 @@ func openStore(L *lua.LState, e *env) lua.LValue {
 	// host allocates meanwhile (the driver, the network), not what Lua builds.
 	call := func(L *lua.LState, op string, f func(ctx context.Context) error) error {
 		done := e.guard.wait()
-		err := f(hostContext(L))
+		err := f(limits.Context(L))
 		done()
 		if err != nil {
 			return fmt.Errorf("store.%s: %w", op, err)
@@ -44,7 +45,7 @@ func openStore(L *lua.LState, e *env) lua.LValue {
 		"get": fn1(func(L *lua.LState, key string) (lua.LValue, error) {
 			var v any
 			err := call(L, "get", func(ctx context.Context) (err error) { v, _, err = s.Get(ctx, key); return })
-			chargeStrings(L, v)
+			limits.ChargeStrings(L, v)
 			return toLua(L, v), err
 		}),
 		"set": fn3(func(L *lua.LState, key string, value lua.LValue, ttl lua.LValue) (none, error) {
@@ -100,11 +101,11 @@ func openStore(L *lua.LState, e *env) lua.LValue {
 func updateStore(L *lua.LState, e *env, s Store, key string, fn *lua.LFunction) (lua.LValue, error) {
 	var raised error
 	done := e.guard.wait()
-	v, err := s.Update(hostContext(L), key, func(old any, _ bool) (any, error) {
+	v, err := s.Update(limits.Context(L), key, func(old any, _ bool) (any, error) {
 		done() // Lua runs: its allocations count
 		defer func() { done = e.guard.wait() }()
 		L.Push(fn)
-		chargeStrings(L, old)
+		limits.ChargeStrings(L, old)
 		L.Push(toLua(L, old))
 		if err := L.PCall(1, 1, nil); err != nil {
 			raised = err
@@ -125,7 +126,7 @@ func updateStore(L *lua.LState, e *env, s Store, key string, fn *lua.LFunction) 
 	case err != nil:
 		return lua.LNil, fmt.Errorf("store.update: %w", err)
 	}
-	chargeStrings(L, v)
+	limits.ChargeStrings(L, v)
 	return toLua(L, v), nil
 }
 

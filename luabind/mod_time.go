@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hermes-hooks/hermes/luabind/internal/limits"
 	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 )
 
@@ -18,7 +19,7 @@ func openTime(L *lua.LState, e *env) lua.LValue {
 				return none{}, nil
 			}
 			defer e.guard.wait()()
-			ctx := hostContext(L)
+			ctx := limits.Context(L)
 			t := time.NewTimer(d)
 			defer t.Stop()
 			select {

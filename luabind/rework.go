@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/hermes-hooks/hermes/luabind/internal/limits"
 	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 )
 
@@ -42,7 +43,7 @@ const (
 type reWork struct {
 	L     *lua.LState
 	p     *rePattern
-	poll  poller
+	poll  limits.Poller
 	spent int64 // work since the last look at the context
 	// direct is the most work a search does on the string (reDirectWork; tests lower it
 	// to try the reader).
@@ -52,11 +53,11 @@ type reWork struct {
 // newReWork checks that the call what of p over s may finish within the hook's timeout, and
 // raises a limit error when its worst case cannot.
 func newReWork(L *lua.LState, e *env, p *rePattern, what string, s string) *reWork {
-	w := &reWork{L: L, p: p, poll: poller{L: L}, direct: reDirectWork}
+	w := &reWork{L: L, p: p, poll: limits.Poller{L: L}, direct: reDirectWork}
 	timeout := e.callTimeout()
 	if work := int64(p.insts) * int64(len(s)); timeout > 0 && work > int64(timeout)/reStepNanos {
 		L.RaiseError("%s%s: a pattern of %d instructions over %s of text may take longer than the hook's timeout (%s); "+
-			"search a shorter string or use a simpler pattern", limitPrefix, what, p.insts, byteSize(int64(len(s))), timeout)
+			"search a shorter string or use a simpler pattern", limits.Prefix, what, p.insts, limits.ByteSize(int64(len(s))), timeout)
 	}
 	return w
 }
@@ -75,7 +76,7 @@ func (e *env) callTimeout() time.Duration {
 func (w *reWork) spend(work int64) {
 	if w.spent += work; w.spent >= reWorkPerPoll {
 		w.spent = 0
-		w.poll.check()
+		w.poll.Check()
 	}
 }
 

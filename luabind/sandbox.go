@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/hermes-hooks/hermes/luabind/internal/limits"
 	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 )
 
@@ -75,8 +76,8 @@ func newSandbox(e *env) *lua.LState {
 		RegistryMaxSize:     registryMaxSize,
 		RegistryGrowStep:    registryGrowStep,
 		// `..` is an instruction, not a library function: the interpreter checks its size.
-		MaxStringSize:   maxStringSize,
-		StringSizeError: sizeError("..").Error(),
+		MaxStringSize:   limits.MaxStringSize,
+		StringSizeError: limits.SizeError("..").Error(),
 	})
 	for _, lib := range []struct {
 		name string
@@ -138,7 +139,7 @@ func limitCoroutines(L *lua.LState, e *env) {
 	co := L.GetGlobal("coroutine").(*lua.LTable)
 	enter := func(L *lua.LState) func() {
 		if e.coDepth >= maxCoroutines {
-			L.Error(lua.LString(fmt.Sprintf("%scoroutines resumed inside one another more than %d deep", limitPrefix, maxCoroutines)), 0)
+			L.Error(lua.LString(fmt.Sprintf("%scoroutines resumed inside one another more than %d deep", limits.Prefix, maxCoroutines)), 0)
 		}
 		e.coDepth++
 		return func() { e.coDepth-- }

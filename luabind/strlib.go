@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unsafe"
 
+	"github.com/hermes-hooks/hermes/luabind/internal/limits"
 	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 )
 
@@ -120,7 +121,7 @@ func strGmatch(L *lua.LState) int {
 }
 
 // strGsub is string.gsub. Its result grows match by match, each piece checked against
-// maxStringSize before it is added.
+// limits.MaxStringSize before it is added.
 func strGsub(L *lua.LState) int {
 	src := L.CheckString(1)
 	pat := L.CheckString(2)
@@ -243,35 +244,35 @@ func (m *matcher) addString(out *resultBuilder, repl string, s, e int) {
 	}
 }
 
-// resultBuilder builds a string of at most maxStringSize bytes, raising a limit error
+// resultBuilder builds a string of at most limits.MaxStringSize bytes, raising a limit error
 // naming what before an addition would make it larger. Its buffer never grows beyond
-// maxStringSize either.
+// limits.MaxStringSize either.
 type resultBuilder struct {
 	L    *lua.LState
 	what string
 	b    []byte
 }
 
-// grow makes room for n more bytes (at most up to maxStringSize), once, before the first
+// grow makes room for n more bytes (at most up to limits.MaxStringSize), once, before the first
 // addition: a hint, not a promise.
 func (r *resultBuilder) grow(n int) {
 	if r.b == nil {
-		r.b = make([]byte, 0, min(n, maxStringSize))
+		r.b = make([]byte, 0, min(n, limits.MaxStringSize))
 	}
 }
 
 func (r *resultBuilder) add(s string) {
 	if need := len(r.b) + len(s); need > cap(r.b) {
-		checkSize(r.L, r.what, int64(need))
+		limits.CheckSize(r.L, r.what, int64(need))
 		r.reserve(len(s))
 	}
 	r.b = append(r.b, s...)
 }
 
-// reserve makes room for n more bytes, growing the buffer no larger than maxStringSize.
+// reserve makes room for n more bytes, growing the buffer no larger than limits.MaxStringSize.
 func (r *resultBuilder) reserve(n int) {
 	if need := len(r.b) + n; need > cap(r.b) {
-		grown := make([]byte, len(r.b), min(max(2*cap(r.b), need, 64), maxStringSize))
+		grown := make([]byte, len(r.b), min(max(2*cap(r.b), need, 64), limits.MaxStringSize))
 		copy(grown, r.b)
 		r.b = grown
 	}
@@ -286,7 +287,7 @@ func (r *resultBuilder) string() lua.LString {
 }
 
 // strRep is string.rep(s, n), refused before allocating when the result would be larger
-// than maxStringSize.
+// than limits.MaxStringSize.
 func strRep(L *lua.LState) int {
 	s := L.CheckString(1)
 	n := intArg(L, 2)
@@ -295,10 +296,10 @@ func strRep(L *lua.LState) int {
 		return 1
 	}
 	size := int64(len(s)) * n
-	if n > maxStringSize {
+	if n > limits.MaxStringSize {
 		size = math.MaxInt64
 	}
-	checkSize(L, "string.rep", size)
+	limits.CheckSize(L, "string.rep", size)
 	L.Push(lua.LString(strings.Repeat(s, int(n))))
 	return 1
 }
@@ -317,10 +318,10 @@ func tableConcat(L *lua.LState) int {
 		L.Push(lua.LString(""))
 		return 1
 	}
-	poll := poller{L: L}
+	poll := limits.Poller{L: L}
 	size := int64(0)
-	for k := i; k <= j && size <= maxStringSize; k++ {
-		poll.tick()
+	for k := i; k <= j && size <= limits.MaxStringSize; k++ {
+		poll.Tick()
 		switch v := t.RawGetInt(int(k)).(type) {
 		case lua.LString:
 			size += int64(len(v))
@@ -333,10 +334,10 @@ func tableConcat(L *lua.LState) int {
 			size += int64(len(sep))
 		}
 	}
-	checkSize(L, "table.concat", size)
+	limits.CheckSize(L, "table.concat", size)
 	b := make([]byte, 0, size)
 	for k := i; k <= j; k++ {
-		poll.tick()
+		poll.Tick()
 		b = append(b, lua.LVAsString(t.RawGetInt(int(k)))...)
 		if k < j {
 			b = append(b, sep...)
@@ -365,7 +366,7 @@ const (
 // pass checks the arguments and bounds the size of the result; the second builds it.
 func strFormat(L *lua.LState) int {
 	f := L.CheckString(1)
-	checkSize(L, "string.format", formatWalk(L, f, nil))
+	limits.CheckSize(L, "string.format", formatWalk(L, f, nil))
 	out := make([]byte, 0, len(f)+16)
 	formatWalk(L, f, &out)
 	L.Push((&resultBuilder{b: out}).string())

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/hermes-hooks/hermes/luabind/internal/limits"
 	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 )
 
@@ -472,7 +473,7 @@ return {s.find == string.find, s.gsub == string.gsub, s.format == string.format,
 }
 
 // TestStringLibResultsAreBounded: every library function that builds a string refuses,
-// before building it, a result larger than maxStringSize, with a limit error naming it;
+// before building it, a result larger than limits.MaxStringSize, with a limit error naming it;
 // the heap does not grow by much more than what the hook itself holds. The memory guard is
 // off, so that the refusal is the function's own.
 func TestStringLibResultsAreBounded(t *testing.T) {
@@ -505,7 +506,7 @@ func TestStringLibResultsAreBounded(t *testing.T) {
 			peak := stop()
 			wantErr(t, tt.name, err, KindLimit, tt.want)
 			t.Logf("heap before %.1f MiB, peak %.1f MiB", mib(before), mib(peak))
-			if peak > before+2*maxStringSize+32<<20 {
+			if peak > before+2*limits.MaxStringSize+32<<20 {
 				t.Errorf("heap grew from %.1f MiB to %.1f MiB: more than twice the string limit", mib(before), mib(peak))
 			}
 		})

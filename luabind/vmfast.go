@@ -36,7 +36,7 @@ import (
 //     result: three allocations. OP_CONCAT joins strings into one buffer the result then
 //     uses; numbers and metamethods go the plain way. `..` is an instruction, not a library
 //     function, so its size bound is the state's option (lua.Options.MaxStringSize, set in
-//     newSandbox with checkSize's message): a result larger than maxStringSize is refused
+//     newSandbox with limits.CheckSize's message): a result larger than limits.MaxStringSize is refused
 //     before anything is built.
 //
 // Anything else (other iterators and functions, unusual arguments) goes the plain way.

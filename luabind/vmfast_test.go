@@ -209,7 +209,7 @@ return table.concat({x, t[1], t[2], y, select("#", a .. b), #(a .. b .. c)}, "|"
 	})
 }
 
-// TestConcatIsBounded: `..` refuses to build a string larger than maxStringSize before
+// TestConcatIsBounded: `..` refuses to build a string larger than limits.MaxStringSize before
 // building it, whatever the shape of the expression, and leaves ordinary joins alone.
 func TestConcatIsBounded(t *testing.T) {
 	tests := []struct{ name, body string }{
