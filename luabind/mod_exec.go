@@ -13,6 +13,7 @@ import (
 	"github.com/hermes-hooks/hermes/internal/procgroup"
 	"github.com/hermes-hooks/hermes/luabind/internal/limits"
 	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
+	"github.com/hermes-hooks/hermes/luabind/internal/modules"
 )
 
 // Limits of the exec module.
@@ -28,8 +29,8 @@ var execBaseEnv = []string{"PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", 
 
 // openExec builds the exec module: run(argv, opts?).
 func openExec(L *lua.LState, e *env) lua.LValue {
-	return funcTable(L, map[string]lua.LGFunction{
-		"run": fn2(func(L *lua.LState, argv *lua.LTable, opts Opt[*lua.LTable]) (lua.LValue, error) {
+	return modules.FuncTable(L, map[string]lua.LGFunction{
+		"run": modules.Fn2(func(L *lua.LState, argv *lua.LTable, opts modules.Opt[*lua.LTable]) (lua.LValue, error) {
 			if !opts.Set {
 				opts.V = L.NewTable()
 			}

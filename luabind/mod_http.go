@@ -15,6 +15,7 @@ import (
 
 	"github.com/hermes-hooks/hermes/luabind/internal/limits"
 	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
+	"github.com/hermes-hooks/hermes/luabind/internal/modules"
 )
 
 // Limits of the http module.
@@ -165,22 +166,22 @@ func openHTTP(L *lua.LState, e *env) lua.LValue {
 	do := func(L *lua.LState, fn string, r httpRequest) (lua.LValue, error) {
 		return e.doHTTP(L, client, rules, fn, r), nil
 	}
-	orEmpty := func(L *lua.LState, o Opt[*lua.LTable]) *lua.LTable {
+	orEmpty := func(L *lua.LState, o modules.Opt[*lua.LTable]) *lua.LTable {
 		if o.Set {
 			return o.V
 		}
 		return L.NewTable()
 	}
-	return funcTable(L, map[string]lua.LGFunction{
-		"request": fn1(func(L *lua.LState, t *lua.LTable) (lua.LValue, error) {
+	return modules.FuncTable(L, map[string]lua.LGFunction{
+		"request": modules.Fn1(func(L *lua.LState, t *lua.LTable) (lua.LValue, error) {
 			return do(L, "http.request", requestFromTable(L, "http.request", t, true))
 		}),
-		"get": fn2(func(L *lua.LState, url string, opts Opt[*lua.LTable]) (lua.LValue, error) {
+		"get": modules.Fn2(func(L *lua.LState, url string, opts modules.Opt[*lua.LTable]) (lua.LValue, error) {
 			r := requestFromTable(L, "http.get", orEmpty(L, opts), false)
 			r.method, r.url = http.MethodGet, url
 			return do(L, "http.get", r)
 		}),
-		"post": fn3(func(L *lua.LState, url string, body lua.LValue, opts Opt[*lua.LTable]) (lua.LValue, error) {
+		"post": modules.Fn3(func(L *lua.LState, url string, body lua.LValue, opts modules.Opt[*lua.LTable]) (lua.LValue, error) {
 			r := requestFromTable(L, "http.post", orEmpty(L, opts), false)
 			r.method, r.url = http.MethodPost, url
 			switch body := body.(type) {
@@ -190,7 +191,7 @@ func openHTTP(L *lua.LState, e *env) lua.LValue {
 				r.body, r.isJSON = encodeBody(L, "http.post", body), true
 			case *lua.LNilType:
 			default:
-				return nil, &argError{n: 2, msg: "string or table expected, got " + body.Type().String()}
+				return nil, &modules.ArgError{N: 2, Msg: "string or table expected, got " + body.Type().String()}
 			}
 			return do(L, "http.post", r)
 		}),

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hermes-hooks/hermes/luabind/internal/limits"
 	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
+	"github.com/hermes-hooks/hermes/luabind/internal/modules"
 )
 
 // nullValue is the Go value behind every state's json.null userdata.
@@ -31,7 +32,7 @@ type jsonValues struct {
 	arrayMeta *lua.LTable
 }
 
-// jsonValues returns the state's json values, creating them on first use.
+// jsonValues returns the state's json modules.Values, creating them on first use.
 func (e *env) jsonValues(L *lua.LState) *jsonValues {
 	if e.json == nil {
 		null := L.NewUserData()
@@ -43,23 +44,13 @@ func (e *env) jsonValues(L *lua.LState) *jsonValues {
 	return e.json
 }
 
-// memoryLimit is the state's memory limit, 0 when none is known.
-func (e *env) memoryLimit() int64 {
-	if e == nil || e.guard == nil {
-		return 0
-	}
-	e.guard.mu.Lock()
-	defer e.guard.mu.Unlock()
-	return e.guard.budget
-}
-
 // openJSON builds the json module: encode, decode, null, array.
 func openJSON(L *lua.LState, e *env) lua.LValue {
 	jv := e.jsonValues(L)
 	null, arrayMeta := jv.null, jv.arrayMeta
 
-	mod := funcTable(L, map[string]lua.LGFunction{
-		"encode": fn1(func(L *lua.LState, value lua.LValue) (string, error) {
+	mod := modules.FuncTable(L, map[string]lua.LGFunction{
+		"encode": modules.Fn1(func(L *lua.LState, value lua.LValue) (string, error) {
 			if value == lua.LNil && L.GetTop() == 0 {
 				L.ArgError(1, "value expected")
 			}
@@ -72,14 +63,14 @@ func openJSON(L *lua.LState, e *env) lua.LValue {
 			limits.ChargeString(L, len(text))
 			return text, nil
 		}),
-		"decode": fn1(func(L *lua.LState, text string) (lua.LValue, error) {
-			v, err := decodeJSONLua(L, text, e.memoryLimit(), null, arrayMeta)
+		"decode": modules.Fn1(func(L *lua.LState, text string) (lua.LValue, error) {
+			v, err := decodeJSONLua(L, text, e.MemoryLimit(), null, arrayMeta)
 			if err != nil {
 				return nil, fmt.Errorf("json.decode: %v", err)
 			}
 			return v, nil
 		}),
-		"array": fn1(func(L *lua.LState, t lua.LValue) (lua.LValue, error) {
+		"array": modules.Fn1(func(L *lua.LState, t lua.LValue) (lua.LValue, error) {
 			table, ok := t.(*lua.LTable)
 			switch {
 			case t == lua.LNil:
@@ -139,7 +130,7 @@ func checkFinite(v any) error {
 	return nil
 }
 
-// jsonSizer adds up the size of the JSON text of values, as marshalJSON writes it: exact
+// jsonSizer adds up the size of the JSON text of modules.Values, as marshalJSON writes it: exact
 // for strings and integers, bounded for other numbers. It stops with errJSONSize as soon
 // as the total passes limits.MaxStringSize, and refuses NaN and the infinities as checkFinite
 // does.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hermes-hooks/hermes/luabind/internal/limits"
 	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
+	"github.com/hermes-hooks/hermes/luabind/internal/modules"
 )
 
 const maxCachedRegexps = 256
@@ -29,8 +30,8 @@ const (
 //	re.quote(s)                   -> s with every metacharacter escaped
 func openRe(L *lua.LState, e *env) lua.LValue {
 	var c reCache
-	return funcTable(L, map[string]lua.LGFunction{
-		"match": fn2(func(L *lua.LState, s, pattern string) (bool, error) {
+	return modules.FuncTable(L, map[string]lua.LGFunction{
+		"match": modules.Fn2(func(L *lua.LState, s, pattern string) (bool, error) {
 			re, err := c.compile(pattern)
 			if err != nil {
 				return false, err
@@ -41,7 +42,7 @@ func openRe(L *lua.LState, e *env) lua.LValue {
 			w := newReWork(L, e, re, "re.match", s)
 			return w.matches(s), nil
 		}),
-		"find": fn2(func(L *lua.LState, s, pattern string) (values, error) {
+		"find": modules.Fn2(func(L *lua.LState, s, pattern string) (modules.Values, error) {
 			re, err := c.compile(pattern)
 			if err != nil {
 				return nil, err
@@ -51,9 +52,9 @@ func openRe(L *lua.LState, e *env) lua.LValue {
 				a = newReWork(L, e, re, "re.find", s).search(s, 0)
 			}
 			if a == nil {
-				return values{lua.LNil}, nil
+				return modules.Values{lua.LNil}, nil
 			}
-			out := make(values, len(a)/2)
+			out := make(modules.Values, len(a)/2)
 			for i := range out {
 				if a[2*i] >= 0 {
 					out[i] = lua.LString(s[a[2*i]:a[2*i+1]])
@@ -63,7 +64,7 @@ func openRe(L *lua.LState, e *env) lua.LValue {
 			}
 			return out, nil
 		}),
-		"find_all": fn3(func(L *lua.LState, s, pattern string, limit Opt[int]) (lua.LValue, error) {
+		"find_all": modules.Fn3(func(L *lua.LState, s, pattern string, limit modules.Opt[int]) (lua.LValue, error) {
 			re, err := c.compile(pattern)
 			if err != nil {
 				return nil, err
@@ -88,19 +89,19 @@ func openRe(L *lua.LState, e *env) lua.LValue {
 			})
 			return t, nil
 		}),
-		"gsub": fn3(func(L *lua.LState, s, pattern string, repl lua.LValue) (values, error) {
+		"gsub": modules.Fn3(func(L *lua.LState, s, pattern string, repl lua.LValue) (modules.Values, error) {
 			re, err := c.compile(pattern)
 			if err != nil {
 				return nil, err
 			}
 			add := reReplacement(L, re.Regexp, repl)
 			if !re.mayMatch(s) {
-				return values{lua.LString(s), lua.LNumber(0)}, nil
+				return modules.Values{lua.LString(s), lua.LNumber(0)}, nil
 			}
 			out, count := reReplaceAll(L, newReWork(L, e, re, "re.gsub", s), s, add)
-			return values{out, lua.LNumber(count)}, nil
+			return modules.Values{out, lua.LNumber(count)}, nil
 		}),
-		"quote": fn1(func(_ *lua.LState, s string) (string, error) { return regexp.QuoteMeta(s), nil }),
+		"quote": modules.Fn1(func(_ *lua.LState, s string) (string, error) { return regexp.QuoteMeta(s), nil }),
 	})
 }
 
@@ -115,7 +116,7 @@ func (c *reCache) compile(pat string) (*rePattern, error) {
 	}
 	re, err := regexp.Compile(pat)
 	if err != nil {
-		return nil, &argError{n: 2, msg: "invalid regular expression: " + err.Error()}
+		return nil, &modules.ArgError{N: 2, Msg: "invalid regular expression: " + err.Error()}
 	}
 	if *c == nil || len(*c) >= maxCachedRegexps {
 		*c = reCache{}

@@ -9,10 +9,11 @@ import (
 
 	"github.com/hermes-hooks/hermes/luabind/internal/limits"
 	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
+	"github.com/hermes-hooks/hermes/luabind/internal/modules"
 )
 
 // Store is a hook's own namespace of state that outlives a call, behind the store module:
-// values are JSON values as toGo makes them. Every method honours ctx (the call's, with the
+// modules.Values are JSON modules.Values as toGo makes them. Every method honours ctx (the call's, with the
 // hook's timeout). The engine gives each hook its own (package store).
 type Store interface {
 	Get(ctx context.Context, key string) (value any, found bool, err error)
@@ -24,8 +25,6 @@ type Store interface {
 	// again when another writer changed the key meanwhile. It runs in the caller's goroutine.
 	Update(ctx context.Context, key string, fn func(old any, found bool) (any, error)) (any, error)
 }
-
-func hasStore(e *env) bool { return e.store != nil }
 
 // openStore builds the store module: get, set, incr, delete, keys, update.
 func openStore(L *lua.LState, e *env) lua.LValue {
@@ -41,47 +40,47 @@ func openStore(L *lua.LState, e *env) lua.LValue {
 		}
 		return nil
 	}
-	return funcTable(L, map[string]lua.LGFunction{
-		"get": fn1(func(L *lua.LState, key string) (lua.LValue, error) {
+	return modules.FuncTable(L, map[string]lua.LGFunction{
+		"get": modules.Fn1(func(L *lua.LState, key string) (lua.LValue, error) {
 			var v any
 			err := call(L, "get", func(ctx context.Context) (err error) { v, _, err = s.Get(ctx, key); return })
 			limits.ChargeStrings(L, v)
 			return toLua(L, v), err
 		}),
-		"set": fn3(func(L *lua.LState, key string, value lua.LValue, ttl lua.LValue) (none, error) {
+		"set": modules.Fn3(func(L *lua.LState, key string, value lua.LValue, ttl lua.LValue) (modules.None, error) {
 			v, err := toGo(value)
 			if err != nil {
-				return none{}, &argError{2, err.Error()}
+				return modules.None{}, &modules.ArgError{N: 2, Msg: err.Error()}
 			}
 			d, err := seconds(ttl)
 			if err != nil {
-				return none{}, &argError{3, err.Error()}
+				return modules.None{}, &modules.ArgError{N: 3, Msg: err.Error()}
 			}
-			return none{}, call(L, "set", func(ctx context.Context) error { return s.Set(ctx, key, v, d) })
+			return modules.None{}, call(L, "set", func(ctx context.Context) error { return s.Set(ctx, key, v, d) })
 		}),
-		"incr": fn3(func(L *lua.LState, key string, n lua.LValue, ttl lua.LValue) (float64, error) {
+		"incr": modules.Fn3(func(L *lua.LState, key string, n lua.LValue, ttl lua.LValue) (float64, error) {
 			by := int64(1)
 			if n != lua.LNil {
 				f, ok := n.(lua.LNumber)
 				if !ok || float64(f) != math.Trunc(float64(f)) || math.Abs(float64(f)) > 1<<53 {
-					return 0, &argError{2, "an integer expected, got " + n.String()}
+					return 0, &modules.ArgError{N: 2, Msg: "an integer expected, got " + n.String()}
 				}
 				by = int64(f)
 			}
 			d, err := seconds(ttl)
 			if err != nil {
-				return 0, &argError{3, err.Error()}
+				return 0, &modules.ArgError{N: 3, Msg: err.Error()}
 			}
 			var sum int64
 			err = call(L, "incr", func(ctx context.Context) (err error) { sum, err = s.Incr(ctx, key, by, d); return })
 			return float64(sum), err
 		}),
-		"delete": fn1(func(L *lua.LState, key string) (bool, error) {
+		"delete": modules.Fn1(func(L *lua.LState, key string) (bool, error) {
 			var ok bool
 			err := call(L, "delete", func(ctx context.Context) (err error) { ok, err = s.Delete(ctx, key); return })
 			return ok, err
 		}),
-		"keys": fn1(func(L *lua.LState, prefix Opt[string]) (lua.LValue, error) {
+		"keys": modules.Fn1(func(L *lua.LState, prefix modules.Opt[string]) (lua.LValue, error) {
 			var keys []string
 			err := call(L, "keys", func(ctx context.Context) (err error) { keys, err = s.Keys(ctx, prefix.V); return })
 			t := L.CreateTable(len(keys), 0)
@@ -90,7 +89,7 @@ func openStore(L *lua.LState, e *env) lua.LValue {
 			}
 			return t, err
 		}),
-		"update": fn2(func(L *lua.LState, key string, fn *lua.LFunction) (lua.LValue, error) {
+		"update": modules.Fn2(func(L *lua.LState, key string, fn *lua.LFunction) (lua.LValue, error) {
 			return updateStore(L, e, s, key, fn)
 		}),
 	})

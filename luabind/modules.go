@@ -4,38 +4,46 @@ import (
 	"os"
 
 	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
+	"github.com/hermes-hooks/hermes/luabind/internal/modules"
 )
 
-// A module is one library that `require` can return. available decides, from the hook's
-// declared permissions, whether the module exists at all for that hook: a module a hook
-// may not use is not merely refused, it is absent. Permission-gated modules (http, exec,
-// file I/O) join this table with an available function that checks their permission.
-type module struct {
-	name      string
-	perm      string // the permission that gates the module, for messages; "" = none
-	available func(*env) bool
-	open      func(*lua.LState, *env) lua.LValue
+// A module of this package not yet in a package of its own: opened on the state's env.
+type localModule func(*lua.LState, *env) lua.LValue
+
+type localInstance struct {
+	open localModule
+	e    *env
 }
 
-func always(*env) bool { return true }
+func (m localModule) NewModuleInstance(vu modules.VU) modules.Instance {
+	return localInstance{open: m, e: vu.(*env)}
+}
 
-func hasNet(e *env) bool  { return len(e.perms.Net) > 0 }
-func hasExec(e *env) bool { return len(e.perms.Exec) > 0 }
+func (i localInstance) Exports() lua.LValue { return i.open(i.e.L, i.e) }
 
-// modules is the fixed table of libraries. It is never modified after init. A module's
-// functions are plain Go functions adapted by fn0..fn3 (export.go): json, re, time, http and
-// exec. Three work on the Lua stack on purpose: log converts its message only when the level
-// is enabled, io's functions are methods of file objects, and hermes's are the host's
-// Funcs, adapted by wrapFunc.
-var modules = []module{
-	{name: "json", available: always, open: openJSON},
-	{name: "log", available: always, open: openLog},
-	{name: "re", available: always, open: openRe},
-	{name: "time", available: always, open: openTime},
-	{name: "hermes", available: always, open: openHermes},
-	{name: "store", available: hasStore, open: openStore},
-	{name: "http", perm: "net", available: hasNet, open: openHTTP},
-	{name: "exec", perm: "exec", available: hasExec, open: openExec},
+// moduleTable is the fixed table of libraries, made once per hook at load: each entry's
+// Module is made for the hook, or nil when the hook may not use it. A module's functions
+// are plain Go functions adapted by modules.Fn0..Fn3: json, re, time, http and exec. Three
+// work on the Lua stack on purpose: log converts its message only when the level is
+// enabled, io's functions are methods of file objects, and hermes's are the host's Funcs,
+// adapted by wrapFunc.
+func (h *hook) moduleTable() []modules.Def {
+	gated := func(ok bool, m modules.Module) modules.Module {
+		if ok {
+			return m
+		}
+		return nil
+	}
+	return []modules.Def{
+		{Name: "json", Module: localModule(openJSON)},
+		{Name: "log", Module: localModule(openLog)},
+		{Name: "re", Module: localModule(openRe)},
+		{Name: "time", Module: localModule(openTime)},
+		{Name: "hermes", Module: localModule(openHermes)},
+		{Name: "store", Module: gated(h.store != nil, localModule(openStore)), Missing: "the host gave this hook no store"},
+		{Name: "http", Perm: "net", Module: gated(len(h.perms.Net) > 0, localModule(openHTTP))},
+		{Name: "exec", Perm: "exec", Module: gated(len(h.perms.Exec) > 0, localModule(openExec))},
+	}
 }
 
 // openHermes builds the hermes module: home, version, and the host's functions.
@@ -53,10 +61,11 @@ func openHermes(L *lua.LState, e *env) lua.LValue {
 // Version is the engine version reported to Lua as hermes.version.
 const Version = "0.1.0"
 
-// installRequire defines require(name), which returns the loaded module, opening it on
-// first use. Unknown or unavailable names are errors that say why.
+// installRequire defines require(name), which returns the loaded module, making its
+// instance for this state on first use. Unknown or unavailable names are errors that say
+// why.
 func installRequire(L *lua.LState, e *env) {
-	loaded := L.CreateTable(0, len(modules))
+	loaded := L.CreateTable(0, len(e.modules))
 	e.loaded = loaded
 	L.SetGlobal("require", L.NewFunction(func(L *lua.LState) int {
 		name := L.CheckString(1)
@@ -64,17 +73,21 @@ func installRequire(L *lua.LState, e *env) {
 			L.Push(v)
 			return 1
 		}
-		for _, m := range modules {
-			if m.name != name {
+		for _, m := range e.modules {
+			if m.Name != name {
 				continue
 			}
-			if !m.available(e) && m.perm == "" {
-				L.RaiseError("module %q is not available here: the host gave this hook no store", name)
+			if m.Module == nil && m.Perm == "" {
+				L.RaiseError("module %q is not available here: %s", name, m.Missing)
 			}
-			if !m.available(e) {
-				L.RaiseError("module %q needs permissions.%s in the manifest (add it to the hook's permissions to use %s)", name, m.perm, name)
+			if m.Module == nil {
+				L.RaiseError("module %q needs permissions.%s in the manifest (add it to the hook's permissions to use %s)", name, m.Perm, name)
 			}
-			v := m.open(L, e)
+			inst := m.Module.NewModuleInstance(e)
+			if c, ok := inst.(modules.Closer); ok {
+				e.closers = append(e.closers, c)
+			}
+			v := inst.Exports()
 			loaded.RawSetString(name, v)
 			L.Push(v)
 			return 1
@@ -86,12 +99,12 @@ func installRequire(L *lua.LState, e *env) {
 
 func availableNames(e *env) string {
 	s := ""
-	for _, m := range modules {
-		if m.available(e) {
+	for _, m := range e.modules {
+		if m.Module != nil {
 			if s != "" {
 				s += ", "
 			}
-			s += m.name
+			s += m.Name
 		}
 	}
 	return s

@@ -5,7 +5,6 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/hermes-hooks/hermes/luabind/internal/limits"
@@ -54,22 +53,12 @@ type reWork struct {
 // raises a limit error when its worst case cannot.
 func newReWork(L *lua.LState, e *env, p *rePattern, what string, s string) *reWork {
 	w := &reWork{L: L, p: p, poll: limits.Poller{L: L}, direct: reDirectWork}
-	timeout := e.callTimeout()
+	timeout := e.CallTimeout()
 	if work := int64(p.insts) * int64(len(s)); timeout > 0 && work > int64(timeout)/reStepNanos {
 		L.RaiseError("%s%s: a pattern of %d instructions over %s of text may take longer than the hook's timeout (%s); "+
 			"search a shorter string or use a simpler pattern", limits.Prefix, what, p.insts, limits.ByteSize(int64(len(s))), timeout)
 	}
 	return w
-}
-
-// callTimeout is the timeout of the call in progress, 0 when none is known.
-func (e *env) callTimeout() time.Duration {
-	if e == nil || e.guard == nil {
-		return 0
-	}
-	e.guard.mu.Lock()
-	defer e.guard.mu.Unlock()
-	return e.guard.timeout
 }
 
 // spend counts work done outside a reReader, and looks at the context when enough was.

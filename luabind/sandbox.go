@@ -8,6 +8,7 @@ import (
 
 	"github.com/hermes-hooks/hermes/luabind/internal/limits"
 	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
+	"github.com/hermes-hooks/hermes/luabind/internal/modules"
 )
 
 // hook is what every state of one handler shares. It is read-only after load.
@@ -20,6 +21,7 @@ type hook struct {
 	store     Store         // nil: the store module is absent
 	fsRoots   []fsRoot      // permissions.fs entries, resolved and opened once at load (fspath.go)
 	programs  []execProgram // permissions.exec entries, resolved once at load (mod_exec.go)
+	modules   []modules.Def // what require may return (modules.go)
 }
 
 // env is one state's view of its hook, plus the resources of that state: the memory guard
@@ -28,9 +30,11 @@ type hook struct {
 type env struct {
 	_ cacheLinePad
 	*hook
-	poll     context.Context // the state's pollContext, for the interpreter and coroutines
-	guard    *callGuard      // the state's, in its callContext
-	coDepth  int             // coroutines being resumed inside one another
+	L        *lua.LState
+	closers  []modules.Closer // the module instances to close with the state
+	poll     context.Context  // the state's pollContext, for the interpreter and coroutines
+	guard    *callGuard       // the state's, in its callContext
+	coDepth  int              // coroutines being resumed inside one another
 	files    openFiles
 	logs     logBudget // what the call in progress logged (mod_log.go)
 	httpDone func()    // closes the http module's idle connections; nil if never opened
@@ -51,6 +55,9 @@ func (e *env) close() {
 	e.files.closeAll()
 	if e.httpDone != nil {
 		e.httpDone()
+	}
+	for _, c := range e.closers {
+		c.Close()
 	}
 }
 
@@ -79,6 +86,7 @@ func newSandbox(e *env) *lua.LState {
 		MaxStringSize:   limits.MaxStringSize,
 		StringSizeError: limits.SizeError("..").Error(),
 	})
+	e.L = L
 	for _, lib := range []struct {
 		name string
 		open lua.LGFunction

@@ -198,6 +198,7 @@ func newScript(src []byte, opts Options) (*script, error) {
 		timeoutText: fmt.Sprintf("timed out after %s", opts.Timeout),
 		ccs:         map[*callContext]struct{}{},
 	}
+	s.hook.modules = s.hook.moduleTable()
 	s.pool = newPool(opts.States, opts.MaxStates, s.newState)
 	return s, nil
 }

@@ -1,4 +1,4 @@
-package luabind
+package modules
 
 import (
 	"errors"
@@ -7,8 +7,8 @@ import (
 	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 )
 
-// Module functions are plain Go functions; fn1, fn2 and fn3 adapt one to Lua, the way
-// grafana/k6's modules export plain functions through one adapter (fn0 for none). The function's first
+// Module functions are plain Go functions; Fn1, Fn2 and Fn3 adapt one to Lua, the way
+// grafana/k6's modules export plain functions through one adapter (Fn0 for none). The function's first
 // parameter is the Lua state, for the few that need it (size checks, polling, calling back
 // into Lua); the others are read from the Lua arguments, in order, by type:
 //
@@ -18,7 +18,7 @@ import (
 //	lua.LValue                    the argument as it is
 //
 // The result is pushed by type: bool, string, float64, int, a lua.LValue (nil: Lua nil),
-// values (several results), or none. A returned error is raised in Lua; an argError names
+// Values (several results), or None. A returned error is raised in Lua; an ArgError names
 // its argument, as C Lua's library does.
 
 // Opt is an optional argument.
@@ -28,20 +28,20 @@ type Opt[T any] struct {
 }
 
 type (
-	values []lua.LValue // several results
-	none   struct{}     // no result
+	Values []lua.LValue // several results
+	None   struct{}     // no result
 )
 
-// argError is an error about argument n, raised as "bad argument #n to <function> (msg)".
-type argError struct {
-	n   int
-	msg string
+// ArgError is an error about argument N, raised as "bad argument #N to <function> (msg)".
+type ArgError struct {
+	N   int    // the argument's position, from 1
+	Msg string // what is wrong with it
 }
 
-func (e *argError) Error() string { return fmt.Sprintf("bad argument #%d (%s)", e.n, e.msg) }
+func (e *ArgError) Error() string { return fmt.Sprintf("bad argument #%d (%s)", e.N, e.Msg) }
 
-// funcTable is a module table of functions.
-func funcTable(L *lua.LState, fns map[string]lua.LGFunction) *lua.LTable {
+// FuncTable is a module table of functions.
+func FuncTable(L *lua.LState, fns map[string]lua.LGFunction) *lua.LTable {
 	t := L.CreateTable(0, len(fns))
 	for name, f := range fns {
 		t.RawSetString(name, L.NewFunction(f))
@@ -49,38 +49,38 @@ func funcTable(L *lua.LState, fns map[string]lua.LGFunction) *lua.LTable {
 	return t
 }
 
-func fn0[R any](f func(*lua.LState) (R, error)) lua.LGFunction {
+func Fn0[R any](f func(*lua.LState) (R, error)) lua.LGFunction {
 	return func(L *lua.LState) int {
 		r, err := f(L)
 		return result(L, r, err)
 	}
 }
 
-func fn1[A, R any](f func(*lua.LState, A) (R, error)) lua.LGFunction {
+func Fn1[A, R any](f func(*lua.LState, A) (R, error)) lua.LGFunction {
 	return func(L *lua.LState) int {
-		r, err := f(L, arg[A](L, 1))
+		r, err := f(L, Arg[A](L, 1))
 		return result(L, r, err)
 	}
 }
 
-func fn2[A, B, R any](f func(*lua.LState, A, B) (R, error)) lua.LGFunction {
+func Fn2[A, B, R any](f func(*lua.LState, A, B) (R, error)) lua.LGFunction {
 	return func(L *lua.LState) int {
-		a, b := arg[A](L, 1), arg[B](L, 2)
+		a, b := Arg[A](L, 1), Arg[B](L, 2)
 		r, err := f(L, a, b)
 		return result(L, r, err)
 	}
 }
 
-func fn3[A, B, C, R any](f func(*lua.LState, A, B, C) (R, error)) lua.LGFunction {
+func Fn3[A, B, C, R any](f func(*lua.LState, A, B, C) (R, error)) lua.LGFunction {
 	return func(L *lua.LState) int {
-		a, b, c := arg[A](L, 1), arg[B](L, 2), arg[C](L, 3)
+		a, b, c := Arg[A](L, 1), Arg[B](L, 2), Arg[C](L, 3)
 		r, err := f(L, a, b, c)
 		return result(L, r, err)
 	}
 }
 
-// arg reads argument n as a T.
-func arg[T any](L *lua.LState, n int) T {
+// Arg reads argument n as a T.
+func Arg[T any](L *lua.LState, n int) T {
 	var v T
 	switch p := any(&v).(type) {
 	case *string:
@@ -110,24 +110,24 @@ func arg[T any](L *lua.LState, n int) T {
 			*p = Opt[string]{L.CheckString(n), true}
 		}
 	default:
-		panic(fmt.Sprintf("luabind: a module function takes a %T", v))
+		panic(fmt.Sprintf("modules: a module function takes a %T", v))
 	}
 	return v
 }
 
-// result raises err, or pushes r and returns how many values it pushed.
+// result raises err, or pushes r and returns how many Values it pushed.
 func result[R any](L *lua.LState, r R, err error) int {
 	if err != nil {
-		var ae *argError
+		var ae *ArgError
 		if errors.As(err, &ae) {
-			L.ArgError(ae.n, ae.msg)
+			L.ArgError(ae.N, ae.Msg)
 		}
 		L.RaiseError("%s", err.Error())
 	}
 	switch x := any(r).(type) {
-	case none:
+	case None:
 		return 0
-	case values:
+	case Values:
 		for _, v := range x {
 			L.Push(v)
 		}
@@ -146,7 +146,7 @@ func result[R any](L *lua.LState, r R, err error) int {
 		}
 		L.Push(x)
 	default:
-		panic(fmt.Sprintf("luabind: a module function returns a %T", r))
+		panic(fmt.Sprintf("modules: a module function returns a %T", r))
 	}
 	return 1
 }
