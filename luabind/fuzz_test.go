@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/hermes-hooks/hermes/luabind/internal/kwflow"
 	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
+	"github.com/hermes-hooks/hermes/luabind/internal/stdlib"
 )
 
 // fuzzKwargs is what every fuzzed callback receives.
@@ -79,8 +80,8 @@ func checkLuaError(t *testing.T, err error) {
 // checkGoValue fails unless v only holds the types toGo documents.
 func checkGoValue(t *testing.T, v any, depth int) {
 	t.Helper()
-	if depth > maxConvertDepth+1 {
-		t.Fatalf("converted value nested deeper than %d", maxConvertDepth)
+	if depth > stdlib.MaxConvertDepth+1 {
+		t.Fatalf("converted value nested deeper than %d", stdlib.MaxConvertDepth)
 	}
 	switch x := v.(type) {
 	case nil, bool, string, int64:

@@ -16,6 +16,7 @@ import (
 	"github.com/hermes-hooks/hermes/luabind/internal/limits"
 	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 	"github.com/hermes-hooks/hermes/luabind/internal/modules"
+	"github.com/hermes-hooks/hermes/luabind/internal/stdlib"
 )
 
 // Limits of the http module.
@@ -249,7 +250,7 @@ func encodeBody(L *lua.LState, fn string, v lua.LValue) []byte {
 	g, err := toGo(v)
 	if err == nil {
 		var b []byte
-		if b, err = marshalJSON(g); err == nil {
+		if b, err = stdlib.MarshalJSON(g); err == nil {
 			return b
 		}
 	}
@@ -345,7 +346,7 @@ func responseTable(L *lua.LState, jv *jsonValues, status int, header http.Header
 	res.RawSetString("headers", headers)
 	res.RawSetString("body", lua.LString(body))
 	if mt, _, err := mime.ParseMediaType(header.Get("Content-Type")); err == nil && (mt == "application/json" || strings.HasSuffix(mt, "+json")) {
-		if v, err := decodeJSONLua(L, string(body), 0, jv.null, jv.arrayMeta); err == nil {
+		if v, err := stdlib.DecodeLua(L, string(body), 0, jv.null, jv.arrayMeta); err == nil {
 			res.RawSetString("json", v)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/hermes-hooks/hermes/luabind/internal/limits"
 	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 	"github.com/hermes-hooks/hermes/luabind/internal/modules"
+	"github.com/hermes-hooks/hermes/luabind/internal/stdlib"
 )
 
 const maxCachedRegexps = 256
@@ -128,7 +129,7 @@ func (c *reCache) compile(pat string) (*rePattern, error) {
 
 // A reAdd appends to out the replacement of the match a (submatch indexes, or nil) of
 // src, all of src when a is nil.
-type reAdd func(out *resultBuilder, src string, a []int)
+type reAdd func(out *stdlib.ResultBuilder, src string, a []int)
 
 // reReplacement returns what re.gsub replaces a match with: repl, a string with $1 /
 // ${name} references, or a function called with the match and its captures (a result that
@@ -136,9 +137,9 @@ type reAdd func(out *resultBuilder, src string, a []int)
 func reReplacement(L *lua.LState, re *regexp.Regexp, repl lua.LValue) reAdd {
 	switch repl := repl.(type) {
 	case lua.LString:
-		return func(out *resultBuilder, src string, a []int) { out.expand(re, string(repl), src, a) }
+		return func(out *stdlib.ResultBuilder, src string, a []int) { reExpand(out, re, string(repl), src, a) }
 	case *lua.LFunction:
-		return func(out *resultBuilder, src string, a []int) {
+		return func(out *stdlib.ResultBuilder, src string, a []int) {
 			L.Push(repl)
 			for i := 0; i+1 < len(a); i += 2 {
 				if a[i] >= 0 {
@@ -152,14 +153,14 @@ func reReplacement(L *lua.LState, re *regexp.Regexp, repl lua.LValue) reAdd {
 			L.Pop(1)
 			switch r := r.(type) {
 			case lua.LString:
-				out.add(string(r))
+				out.Add(string(r))
 			case lua.LNumber:
-				out.add(r.String())
+				out.Add(r.String())
 			default:
 				if a != nil {
 					src = src[a[0]:a[1]]
 				}
-				out.add(src)
+				out.Add(src)
 			}
 		}
 	}
@@ -168,12 +169,12 @@ func reReplacement(L *lua.LState, re *regexp.Regexp, repl lua.LValue) reAdd {
 }
 
 // reReplaceAll is regexp's ReplaceAllString (same matches, same rule for empty matches),
-// building the result in a resultBuilder, under w's limits.
+// building the result in a stdlib.ResultBuilder, under w's limits.
 func reReplaceAll(L *lua.LState, w *reWork, s string, add reAdd) (lua.LString, int) {
-	out := resultBuilder{L: L, what: "re.gsub"}
+	out := stdlib.ResultBuilder{L: L, What: "re.gsub"}
 	last, count := 0, 0
 	w.eachReplace(s, func(a []int, replace bool) {
-		out.add(s[last:a[0]])
+		out.Add(s[last:a[0]])
 		if replace {
 			count++
 			add(&out, s, a)
@@ -183,22 +184,22 @@ func reReplaceAll(L *lua.LState, w *reWork, s string, add reAdd) (lua.LString, i
 	if count == 0 {
 		return lua.LString(s), 0
 	}
-	out.add(s[last:])
-	return out.string(), count
+	out.Add(s[last:])
+	return out.Result(), count
 }
 
-// expand appends template expanded for the match a of src (nothing for a reference when a
+// reExpand appends to r template expanded for the match a of src (nothing for a reference when a
 // is nil). It expands one reference at a time, each into a scratch buffer first, since a
 // reference may repeat the whole match: every addition is checked before it is made.
-func (r *resultBuilder) expand(re *regexp.Regexp, template, src string, a []int) {
+func reExpand(r *stdlib.ResultBuilder, re *regexp.Regexp, template, src string, a []int) {
 	var scratch []byte
 	for template != "" {
 		end := reNextReference(template)
 		if template[0] != '$' {
-			r.add(template[:end])
+			r.Add(template[:end])
 		} else {
 			scratch = re.ExpandString(scratch[:0], template[:end], src, a)
-			r.add(unsafe.String(unsafe.SliceData(scratch), len(scratch)))
+			r.Add(unsafe.String(unsafe.SliceData(scratch), len(scratch)))
 		}
 		template = template[end:]
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
+	"github.com/hermes-hooks/hermes/luabind/internal/stdlib"
 )
 
 // The prefilter never says "no match" for a string the pattern matches.
@@ -96,7 +97,7 @@ func FuzzReGsub(f *testing.F) {
 		for _, direct := range []int64{reDirectWork, 0} {
 			w := newReWork(L, nil, p, "re.gsub", s)
 			w.direct = direct
-			got, _ := reReplaceAll(L, w, s, func(out *resultBuilder, src string, a []int) { out.expand(re, "<$0>", src, a) })
+			got, _ := reReplaceAll(L, w, s, func(out *stdlib.ResultBuilder, src string, a []int) { reExpand(out, re, "<$0>", src, a) })
 			if string(got) != want {
 				t.Fatalf("%q on %q (direct work %d): %q, want %q", pattern, s, direct, got, want)
 			}

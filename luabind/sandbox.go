@@ -9,6 +9,7 @@ import (
 	"github.com/hermes-hooks/hermes/luabind/internal/limits"
 	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 	"github.com/hermes-hooks/hermes/luabind/internal/modules"
+	"github.com/hermes-hooks/hermes/luabind/internal/stdlib"
 )
 
 // hook is what every state of one handler shares. It is read-only after load.
@@ -112,10 +113,10 @@ func newSandbox(e *env) *lua.LState {
 		return 1
 	}))
 	restrictOs(L, e)
-	installBase(L)
-	installStringLib(L, e)
+	stdlib.InstallBase(L)
+	stdlib.InstallString(L)
 	limitCoroutines(L, e)
-	installLoad(L, e)
+	stdlib.InstallLoad(L)
 	installIO(L, e)
 	installRequire(L, e)
 	return L

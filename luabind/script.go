@@ -15,6 +15,7 @@ import (
 	"github.com/hermes-hooks/hermes/luabind/internal/kwflow"
 	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 	"github.com/hermes-hooks/hermes/luabind/internal/lua/parse"
+	"github.com/hermes-hooks/hermes/luabind/internal/stdlib"
 )
 
 // Permissions are the side effects a hook declares in its manifest (hookspec.Permissions).
@@ -122,8 +123,8 @@ func (st *state) close() {
 
 // compile parses and compiles src once; syntax errors carry the file and line.
 func compile(file string, src []byte) (*lua.FunctionProto, error) {
-	if len(src) > maxSourceSize {
-		return nil, &Error{Kind: KindLimit, File: file, Msg: sourceTooLarge}
+	if len(src) > stdlib.MaxSourceSize {
+		return nil, &Error{Kind: KindLimit, File: file, Msg: stdlib.SourceTooLarge}
 	}
 	chunk, err := parse.Parse(bytes.NewReader(src), file)
 	if err != nil {

@@ -135,7 +135,7 @@ var unsafeAllowed = map[string]struct {
 	uses []string
 	why  string
 }{
-	"luabind/strlib.go": {[]string{"String", "SliceData"},
+	"luabind/internal/stdlib/strlib.go": {[]string{"String", "SliceData"},
 		"a built result of up to 64 MiB (gsub, format, rep) becomes a Lua string without a copy"},
 	"luabind/mod_re.go": {[]string{"String", "SliceData"},
 		"a scratch buffer is read as a string, without a copy, before it is reused"},

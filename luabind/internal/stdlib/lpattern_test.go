@@ -1,4 +1,4 @@
-package luabind
+package stdlib
 
 import (
 	"context"
@@ -153,7 +153,7 @@ func TestMatchClass(t *testing.T) {
 // function f running code.
 func benchStates(b *testing.B, code string) map[string]*lua.LState {
 	states := map[string]*lua.LState{"gopher-lua": lua.NewState(), "ours": lua.NewState()}
-	installStringLib(states["ours"], nil)
+	InstallString(states["ours"])
 	for _, L := range states {
 		if err := L.DoString("s = string.rep('hello world, ', 100) .. 'needle'\nfunction f() " + code + " end"); err != nil {
 			b.Fatal(err)

@@ -1,4 +1,4 @@
-package luabind
+package stdlib
 
 import (
 	"errors"
@@ -9,13 +9,13 @@ import (
 	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 )
 
-// oldEncode is json.encode as it was: toGo, then encoding/json through marshalJSONPolled.
+// oldEncode is json.encode as it was: toGo, then encoding/json through MarshalJSONPolled.
 func oldEncode(v lua.LValue) (string, error) {
-	g, err := toGo(v)
+	g, err := ToGo(v)
 	if err != nil {
 		return "", err
 	}
-	b, err := marshalJSONPolled(g, nil)
+	b, err := MarshalJSONPolled(g, nil)
 	return string(b), err
 }
 
@@ -24,11 +24,11 @@ func oldEncode(v lua.LValue) (string, error) {
 func sameEncoding(t *testing.T, what string, v lua.LValue, exactErrors bool) {
 	t.Helper()
 	want, werr := oldEncode(v)
-	got, gerr := encodeLuaJSON(v, nil)
+	got, gerr := EncodeLua(v, nil)
 	switch {
 	case (werr == nil) != (gerr == nil):
 		t.Fatalf("%s: error %v, want %v", what, gerr, werr)
-	case exactErrors && werr != nil && werr.Error() != gerr.Error() && !errors.Is(werr, errJSONSize):
+	case exactErrors && werr != nil && werr.Error() != gerr.Error() && !errors.Is(werr, ErrJSONSize):
 		t.Fatalf("%s: error %q, want %q", what, gerr, werr)
 	case werr == nil && string(got) != want:
 		t.Fatalf("%s:\n  got  %s\n  want %s", what, got, want)
@@ -70,12 +70,12 @@ return t`
 	}
 	tbl := L.Get(-1).(*lua.LTable)
 	null := L.NewUserData()
-	null.Value = nullValue
+	null.Value = NullValue
 	tbl.RawGetString("nulls").(*lua.LTable).RawSetInt(1, null)
 	tbl.ForEach(func(k, v lua.LValue) { sameEncoding(t, k.String(), v, true) })
 	arr := L.NewTable()
 	meta := L.NewTable()
-	meta.RawSetString(arrayMarkKey, lua.LString("array"))
+	meta.RawSetString(ArrayMarkKey, lua.LString("array"))
 	L.SetMetatable(arr, meta)
 	sameEncoding(t, "marked empty array", arr, true)
 	sameEncoding(t, "userdata", L.NewUserData(), true)
@@ -129,7 +129,7 @@ func (g *luaGen) value(depth int) lua.LValue {
 	case 6:
 		ud := g.L.NewUserData()
 		if op > 100 {
-			ud.Value = nullValue
+			ud.Value = NullValue
 		}
 		return ud
 	case 7, 8:

@@ -1,4 +1,4 @@
-package luabind
+package stdlib
 
 import (
 	"encoding/binary"
@@ -14,13 +14,13 @@ import (
 	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 )
 
-// encodeLuaJSON is json.encode: v written as JSON straight from the Lua values, without
+// EncodeLua is json.encode: v written as JSON straight from the Lua values, without
 // building Go maps first. Its text, its errors and its limits are those of toGo followed by
-// marshalJSONPolled (TestEncodeLuaJSONLikeToGo, FuzzEncodeLuaJSON): the same arrays and
+// MarshalJSONPolled (TestEncodeLuaJSONLikeToGo, FuzzEncodeLuaJSON): the same arrays and
 // objects, keys sorted, integers integral, encoding/json's floats and string escapes
 // (without HTML escaping), json.null as null; functions, cycles, non-finite numbers, more
 // than 64 levels or 1<<20 values, and text over limits.MaxStringSize are errors.
-func encodeLuaJSON(v lua.LValue, poll *limits.Poller) (string, error) {
+func EncodeLua(v lua.LValue, poll *limits.Poller) (string, error) {
 	e := jsonEncs.Get().(*jsonEnc)
 	defer e.release()
 	e.poll = poll
@@ -82,7 +82,7 @@ type jsonPair struct {
 }
 
 func convertError(format string, args ...any) error {
-	return &Error{Kind: KindConvert, Msg: fmt.Sprintf(format, args...)}
+	return &ConvertError{Msg: fmt.Sprintf(format, args...)}
 }
 
 func (e *jsonEnc) value(v lua.LValue, path *jsonPath, depth int) error {
@@ -95,8 +95,8 @@ func (e *jsonEnc) value(v lua.LValue, path *jsonPath, depth int) error {
 	case lua.LBool:
 		e.buf = strconv.AppendBool(e.buf, bool(x))
 	case lua.LString:
-		if int64(len(e.buf))+jsonStringSize(string(x)) > limits.MaxStringSize {
-			return errJSONSize
+		if int64(len(e.buf))+JSONStringSize(string(x)) > limits.MaxStringSize {
+			return ErrJSONSize
 		}
 		e.buf = appendJSONString(e.buf, string(x))
 	case lua.LNumber:
@@ -104,7 +104,7 @@ func (e *jsonEnc) value(v lua.LValue, path *jsonPath, depth int) error {
 	case *lua.LTable:
 		return e.table(x, path, depth)
 	case *lua.LUserData:
-		if x.Value != nullValue {
+		if x.Value != NullValue {
 			return convertError("unsupported value of type %s at %s", v.Type(), path.String())
 		}
 		e.buf = append(e.buf, "null"...)
@@ -112,7 +112,7 @@ func (e *jsonEnc) value(v lua.LValue, path *jsonPath, depth int) error {
 		return convertError("unsupported value of type %s at %s", v.Type(), path.String())
 	}
 	if len(e.buf) > limits.MaxStringSize {
-		return errJSONSize
+		return ErrJSONSize
 	}
 	return nil
 }
@@ -143,8 +143,8 @@ func (e *jsonEnc) number(f float64) error {
 }
 
 func (e *jsonEnc) table(t *lua.LTable, path *jsonPath, depth int) error {
-	if depth >= maxConvertDepth {
-		return convertError("table nested deeper than %d levels at %s", maxConvertDepth, path.String())
+	if depth >= MaxConvertDepth {
+		return convertError("table nested deeper than %d levels at %s", MaxConvertDepth, path.String())
 	}
 	if slices.Contains(e.seen, t) {
 		return convertError("table contains itself (a cycle) at %s", path.String())
@@ -152,7 +152,7 @@ func (e *jsonEnc) table(t *lua.LTable, path *jsonPath, depth int) error {
 	e.seen = append(e.seen, t)
 	defer func() { e.seen = e.seen[:len(e.seen)-1] }()
 
-	if n, isArray := arrayLen(t); isArray && (n > 0 || isMarkedArray(t)) {
+	if n, isArray := arrayLen(t); isArray && (n > 0 || IsMarkedArray(t)) {
 		e.buf = append(e.buf, '[')
 		for i := 1; i <= n; i++ {
 			if i > 1 {
@@ -192,8 +192,8 @@ func (e *jsonEnc) object(t *lua.LTable, path *jsonPath, depth int) error {
 		if i > 0 {
 			e.buf = append(e.buf, ',')
 		}
-		if int64(len(e.buf))+jsonStringSize(p.k) > limits.MaxStringSize {
-			return errJSONSize
+		if int64(len(e.buf))+JSONStringSize(p.k) > limits.MaxStringSize {
+			return ErrJSONSize
 		}
 		e.buf = appendJSONString(e.buf, p.k)
 		e.buf = append(e.buf, ':')

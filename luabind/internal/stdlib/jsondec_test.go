@@ -1,4 +1,4 @@
-package luabind
+package stdlib
 
 import (
 	"strings"
@@ -15,7 +15,7 @@ func decodeLimited(t *testing.T, text string, limit int64) (v lua.LValue, err er
 	defer L.Close()
 	fn := L.NewFunction(func(L *lua.LState) int {
 		var derr error
-		v, derr = decodeJSONLua(L, text, limit, lua.LNil, nil)
+		v, derr = DecodeLua(L, text, limit, lua.LNil, nil)
 		if derr != nil {
 			L.RaiseError("json.decode: %v", derr)
 		}

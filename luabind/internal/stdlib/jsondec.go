@@ -1,4 +1,4 @@
-package luabind
+package stdlib
 
 import (
 	"fmt"
@@ -48,10 +48,10 @@ type jsonSyntaxError struct{ msg string }
 
 func (e *jsonSyntaxError) Error() string { return e.msg }
 
-// decodeJSONLua decodes s, exactly one JSON value, into a Lua value. A syntax error is
+// DecodeLua decodes s, exactly one JSON value, into a Lua value. A syntax error is
 // returned; a limit (memory, time) is raised as the state's error. limit is the state's
 // memory limit (<= 0: none), which s may not be longer than.
-func decodeJSONLua(L *lua.LState, s string, limit int64, null lua.LValue, arrayMeta *lua.LTable) (v lua.LValue, err error) {
+func DecodeLua(L *lua.LState, s string, limit int64, null lua.LValue, arrayMeta *lua.LTable) (v lua.LValue, err error) {
 	if limit > 0 && int64(len(s)) > limit {
 		L.RaiseError("%smemory: json.decode: the text (%s) is larger than the hook's memory limit (%s); decode a smaller text or raise the hook's memory: setting",
 			limits.Prefix, mibSize(int64(len(s))), limits.ByteSize(limit))
@@ -282,7 +282,7 @@ func (d *jsonDecoder) number() lua.LValue {
 	if err != nil {
 		d.fail("number %s is out of range", text)
 	}
-	return boxNumber(f)
+	return BoxNumber(f)
 }
 
 func (d *jsonDecoder) digits() {

@@ -1,4 +1,4 @@
-package luabind
+package stdlib
 
 import (
 	"errors"
@@ -11,19 +11,19 @@ import (
 	"github.com/hermes-hooks/hermes/luabind/internal/lua/parse"
 )
 
-// maxSourceSize bounds source text: handler files, and what loadstring and load compile.
+// MaxSourceSize bounds source text: handler files, and what loadstring and load compile.
 // How deeply it may nest is the parser's bound (parse.MaxDepth, as Lua 5.1's 200 syntax
 // levels).
-const maxSourceSize = 4 << 20 // bytes
+const MaxSourceSize = 4 << 20 // bytes
 
-// sourceTooLarge is the message of a source larger than maxSourceSize.
-var sourceTooLarge = fmt.Sprintf("%ssource larger than %s", limits.Prefix, limits.ByteSize(maxSourceSize))
+// SourceTooLarge is the message of a source larger than MaxSourceSize.
+var SourceTooLarge = fmt.Sprintf("%ssource larger than %s", limits.Prefix, limits.ByteSize(MaxSourceSize))
 
-// installLoad bounds the chunks compiled at call time: loadstring(s, name) and load(fn,
-// name) refuse source larger than maxSourceSize, and charge what parsing and compiling
+// InstallLoad bounds the chunks compiled at call time: loadstring(s, name) and load(fn,
+// name) refuse source larger than MaxSourceSize, and charge what parsing and compiling
 // take to the state's memory as the parser reads it, returning nil and the message as
 // Lua does for a syntax error.
-func installLoad(L *lua.LState, _ *env) {
+func InstallLoad(L *lua.LState) {
 	g := L.G.Global
 	if _, ok := g.RawGetString("loadstring").(*lua.LFunction); !ok {
 		return
@@ -45,12 +45,12 @@ func installLoad(L *lua.LState, _ *env) {
 	}))
 }
 
-// loadChecked compiles src as gopher-lua's loadstring does, within maxSourceSize and the
+// loadChecked compiles src as gopher-lua's loadstring does, within MaxSourceSize and the
 // state's memory.
 func loadChecked(L *lua.LState, src, name string) int {
-	if len(src) > maxSourceSize {
+	if len(src) > MaxSourceSize {
 		L.Push(lua.LNil)
-		L.Push(lua.LString(name + ": " + sourceTooLarge))
+		L.Push(lua.LString(name + ": " + SourceTooLarge))
 		return 2
 	}
 	L.ChargeMemory(2 * int64(len(src)))
@@ -89,7 +89,7 @@ func chunkError(name string, err error) string {
 }
 
 // readChunk calls load's reader function until it returns nil or "", as gopher-lua's load
-// does, keeping the text at most maxSourceSize long and polling the call's context.
+// does, keeping the text at most MaxSourceSize long and polling the call's context.
 func readChunk(L *lua.LState, fn *lua.LFunction, name string) (string, string) {
 	var b strings.Builder
 	p := limits.Poller{L: L}
@@ -108,8 +108,8 @@ func readChunk(L *lua.LState, fn *lua.LFunction, name string) (string, string) {
 		if s == "" {
 			break
 		}
-		if b.Len()+len(s) > maxSourceSize {
-			return "", name + ": " + sourceTooLarge
+		if b.Len()+len(s) > MaxSourceSize {
+			return "", name + ": " + SourceTooLarge
 		}
 		b.WriteString(s)
 		p.Check()
@@ -117,8 +117,8 @@ func readChunk(L *lua.LState, fn *lua.LFunction, name string) (string, string) {
 	return b.String(), ""
 }
 
-// compileChunk parses and compiles a chunk as lua.Compile does.
-func compileChunk(r io.Reader, name string) (*lua.FunctionProto, error) {
+// CompileChunk parses and compiles a chunk as lua.Compile does.
+func CompileChunk(r io.Reader, name string) (*lua.FunctionProto, error) {
 	chunk, err := parse.Parse(r, name)
 	if err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package luabind
+package stdlib
 
 import (
 	"math"
@@ -6,24 +6,24 @@ import (
 	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 )
 
-// boxInt is i as a Lua value, without an allocation when it is small (0..4095): each
+// BoxInt is i as a Lua value, without an allocation when it is small (0..4095): each
 // lua.LNumber(i) converted to an LValue allocates 8 bytes.
-func boxInt(i int) lua.LValue { return lua.IntValue(i) }
+func BoxInt(i int) lua.LValue { return lua.IntValue(i) }
 
-// boxNumber is f as a Lua value, without an allocation when it is a small non-negative
+// BoxNumber is f as a Lua value, without an allocation when it is a small non-negative
 // integer (not -0, which prints and divides differently).
-func boxNumber(f float64) lua.LValue {
+func BoxNumber(f float64) lua.LValue {
 	if f >= 0 && f < 1<<31 && f == math.Trunc(f) && !(f == 0 && math.Signbit(f)) {
 		return lua.IntValue(int(f))
 	}
 	return lua.LNumber(f)
 }
 
-// installBase replaces the base functions whose gopher-lua versions allocate on every step:
+// InstallBase replaces the base functions whose gopher-lua versions allocate on every step:
 // ipairs (its iterator boxed the index twice per step). The results are gopher-lua's
 // (TestIpairsLikeGopherLua, FuzzIpairs). Its iterator is marked as the fork's builtin ipairs
 // step, which a generic for then takes without calling it (FuzzIpairs).
-func installBase(L *lua.LState) {
+func InstallBase(L *lua.LState) {
 	aux := L.NewFunction(ipairsAux)
 	aux.Builtin = lua.BuiltinIpairsIter
 	L.SetGlobal("ipairs", L.NewFunction(func(L *lua.LState) int {
@@ -43,7 +43,7 @@ func ipairsAux(L *lua.LState) int {
 	if v == lua.LNil {
 		return 0
 	}
-	L.Push(boxInt(i))
+	L.Push(BoxInt(i))
 	L.Push(v)
 	return 2
 }

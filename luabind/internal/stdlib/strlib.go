@@ -1,4 +1,4 @@
-package luabind
+package stdlib
 
 import (
 	"fmt"
@@ -17,10 +17,10 @@ import (
 // table.concat check the size of their result before building it. Their results are C Lua
 // 5.1's, which gopher-lua's own follow except where noted (see strlib_test.go).
 
-// installStringLib replaces the functions of the sandbox's string and table libraries
+// InstallString replaces the functions of the sandbox's string and table libraries
 // that could crash or hang the host. String methods (s:find) reach the same table through
 // the string metatable's __index.
-func installStringLib(L *lua.LState, _ *env) {
+func InstallString(L *lua.LState) {
 	str := L.GetGlobal("string").(*lua.LTable)
 	for name, fn := range map[string]lua.LGFunction{
 		"find":   strFind,
@@ -133,12 +133,12 @@ func strGsub(L *lua.LState) int {
 	}
 	maxN := optIntArg(L, 4, int64(len(src))+1)
 	m := newMatcher(L, src, pat)
-	out := resultBuilder{L: L, what: "string.gsub"}
+	out := ResultBuilder{L: L, What: "string.gsub"}
 	if n := m.replace(&out, repl, maxN); n == 0 {
 		L.Push(lua.LString(src))
 		L.Push(lua.LNumber(0))
 	} else {
-		L.Push(out.string())
+		L.Push(out.Result())
 		L.Push(lua.LNumber(n))
 	}
 	return 2
@@ -147,7 +147,7 @@ func strGsub(L *lua.LState) int {
 // replace writes to out the subject with its first maxN matches replaced by repl, as C
 // Lua 5.1's gsub (an empty match moves on one byte, keeping it), and returns how many
 // matches it replaced; out is left empty when there are none.
-func (m *matcher) replace(out *resultBuilder, repl lua.LValue, maxN int64) int64 {
+func (m *matcher) replace(out *ResultBuilder, repl lua.LValue, maxN int64) int64 {
 	src := m.src
 	p, anchor := 0, len(m.pat) > 0 && m.pat[0] == '^'
 	if anchor {
@@ -165,7 +165,7 @@ func (m *matcher) replace(out *resultBuilder, repl lua.LValue, maxN int64) int64
 		if e >= 0 {
 			n++
 			out.grow(len(src))
-			out.add(src[kept:s])
+			out.Add(src[kept:s])
 			m.addValue(out, repl, s, e)
 			kept = e
 		}
@@ -179,14 +179,14 @@ func (m *matcher) replace(out *resultBuilder, repl lua.LValue, maxN int64) int64
 		}
 	}
 	if n > 0 {
-		out.add(src[kept:])
+		out.Add(src[kept:])
 	}
 	return n
 }
 
 // addValue adds the replacement of the match src[s:e] to out: repl expanded, called or
 // indexed; a false or nil result keeps the match.
-func (m *matcher) addValue(out *resultBuilder, repl lua.LValue, s, e int) {
+func (m *matcher) addValue(out *ResultBuilder, repl lua.LValue, s, e int) {
 	L := m.poll.L
 	var v lua.LValue
 	switch r := repl.(type) {
@@ -206,37 +206,37 @@ func (m *matcher) addValue(out *resultBuilder, repl lua.LValue, s, e int) {
 	}
 	switch x := v.(type) {
 	case lua.LString:
-		out.add(string(x))
+		out.Add(string(x))
 	case lua.LNumber:
-		out.add(x.String())
+		out.Add(x.String())
 	default:
 		if lua.LVAsBool(v) {
 			L.RaiseError("invalid replacement value (a %s)", v.Type().String())
 		}
-		out.add(m.src[s:e])
+		out.Add(m.src[s:e])
 	}
 }
 
 // addString adds the replacement string repl for the match src[s:e]: %0 is the match,
 // %1-%9 its captures, %% a '%'; any other use of '%' is an error (as in Lua 5.2 and later).
-func (m *matcher) addString(out *resultBuilder, repl string, s, e int) {
+func (m *matcher) addString(out *ResultBuilder, repl string, s, e int) {
 	for repl != "" {
 		i := strings.IndexByte(repl, '%')
 		if i < 0 {
-			out.add(repl)
+			out.Add(repl)
 			return
 		}
-		out.add(repl[:i])
+		out.Add(repl[:i])
 		if i+1 == len(repl) {
 			m.raise("invalid use of '%' in replacement string")
 		}
 		switch c := repl[i+1]; {
 		case c == '%':
-			out.add("%")
+			out.Add("%")
 		case c == '0':
-			out.add(m.src[s:e])
+			out.Add(m.src[s:e])
 		case isDigit(c):
-			out.add(lua.LVAsString(m.captureValue(int(c-'1'), s, e)))
+			out.Add(lua.LVAsString(m.captureValue(int(c-'1'), s, e)))
 		default:
 			m.raise("invalid use of '%' in replacement string")
 		}
@@ -244,33 +244,33 @@ func (m *matcher) addString(out *resultBuilder, repl string, s, e int) {
 	}
 }
 
-// resultBuilder builds a string of at most limits.MaxStringSize bytes, raising a limit error
+// ResultBuilder builds a string of at most limits.MaxStringSize bytes, raising a limit error
 // naming what before an addition would make it larger. Its buffer never grows beyond
 // limits.MaxStringSize either.
-type resultBuilder struct {
+type ResultBuilder struct {
 	L    *lua.LState
-	what string
+	What string // the function building it, for the limit error
 	b    []byte
 }
 
 // grow makes room for n more bytes (at most up to limits.MaxStringSize), once, before the first
 // addition: a hint, not a promise.
-func (r *resultBuilder) grow(n int) {
+func (r *ResultBuilder) grow(n int) {
 	if r.b == nil {
 		r.b = make([]byte, 0, min(n, limits.MaxStringSize))
 	}
 }
 
-func (r *resultBuilder) add(s string) {
+func (r *ResultBuilder) Add(s string) {
 	if need := len(r.b) + len(s); need > cap(r.b) {
-		limits.CheckSize(r.L, r.what, int64(need))
+		limits.CheckSize(r.L, r.What, int64(need))
 		r.reserve(len(s))
 	}
 	r.b = append(r.b, s...)
 }
 
 // reserve makes room for n more bytes, growing the buffer no larger than limits.MaxStringSize.
-func (r *resultBuilder) reserve(n int) {
+func (r *ResultBuilder) reserve(n int) {
 	if need := len(r.b) + n; need > cap(r.b) {
 		grown := make([]byte, len(r.b), min(max(2*cap(r.b), need, 64), limits.MaxStringSize))
 		copy(grown, r.b)
@@ -278,8 +278,8 @@ func (r *resultBuilder) reserve(n int) {
 	}
 }
 
-// string returns the result, without copying it; r must not be used afterwards.
-func (r *resultBuilder) string() lua.LString {
+// Result returns the result, without copying it; r must not be used afterwards.
+func (r *ResultBuilder) Result() lua.LString {
 	if len(r.b) == 0 {
 		return ""
 	}
@@ -343,8 +343,8 @@ func tableConcat(L *lua.LState) int {
 			b = append(b, sep...)
 		}
 	}
-	out := resultBuilder{b: b}
-	L.Push(out.string())
+	out := ResultBuilder{b: b}
+	L.Push(out.Result())
 	return 1
 }
 
@@ -369,7 +369,7 @@ func strFormat(L *lua.LState) int {
 	limits.CheckSize(L, "string.format", formatWalk(L, f, nil))
 	out := make([]byte, 0, len(f)+16)
 	formatWalk(L, f, &out)
-	L.Push((&resultBuilder{b: out}).string())
+	L.Push((&ResultBuilder{b: out}).Result())
 	return 1
 }
 
@@ -498,7 +498,7 @@ func formatItem(L *lua.LState, out []byte, sp formatSpec, arg int) []byte {
 		}
 		return appendPadded(out, sp, s)
 	case 'q':
-		return appendQuoted(out, string(L.Get(arg).(lua.LString)))
+		return AppendQuoted(out, string(L.Get(arg).(lua.LString)))
 	case 'c':
 		return appendPadded(out, sp, string([]byte{byte(cInt(float64(L.CheckNumber(arg))))}))
 	case 'e', 'E', 'f', 'g', 'G':
@@ -522,8 +522,8 @@ func appendPadded(out []byte, sp formatSpec, s string) []byte {
 	return out
 }
 
-// appendQuoted appends s between double quotes, readable back by Lua, as C Lua 5.1's %q.
-func appendQuoted(out []byte, s string) []byte {
+// AppendQuoted appends s between double quotes, readable back by Lua, as C Lua 5.1's %q.
+func AppendQuoted(out []byte, s string) []byte {
 	out = append(out, '"')
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; c {
