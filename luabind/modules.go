@@ -3,6 +3,8 @@ package luabind
 import (
 	"os"
 
+	timemod "github.com/hermes-hooks/hermes/luabind/internal/modules/time"
+
 	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 	"github.com/hermes-hooks/hermes/luabind/internal/modules"
 )
@@ -38,7 +40,7 @@ func (h *hook) moduleTable() []modules.Def {
 		{Name: "json", Module: localModule(openJSON)},
 		{Name: "log", Module: localModule(openLog)},
 		{Name: "re", Module: localModule(openRe)},
-		{Name: "time", Module: localModule(openTime)},
+		{Name: "time", Module: timemod.Module{}},
 		{Name: "hermes", Module: localModule(openHermes)},
 		{Name: "store", Module: gated(h.store != nil, localModule(openStore)), Missing: "the host gave this hook no store"},
 		{Name: "http", Perm: "net", Module: gated(len(h.perms.Net) > 0, localModule(openHTTP))},
