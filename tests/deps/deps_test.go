@@ -102,6 +102,53 @@ func TestDependencyPolicy(t *testing.T) {
 	}
 }
 
+// lualayers is the layout of luabind's insides, from the bottom: each package may import,
+// of the project, only what its entry lists (the interpreter's own packages, under
+// internal/lua, count as one). A module (internal/modules/<name>) sees the interpreter, the
+// limits, the standard library and the contract, never another module and never the core:
+// what a module needs of its state goes through the contract's VU.
+var lualayers = map[string][]string{
+	"luabind/internal/limits":  {"luabind/internal/lua"},
+	"luabind/internal/stdlib":  {"luabind/internal/lua", "luabind/internal/limits"},
+	"luabind/internal/modules": {"luabind/internal/lua", "luabind/internal/limits", "luabind/internal/stdlib"},
+	"luabind/internal/modules/*": {"luabind/internal/lua", "luabind/internal/limits", "luabind/internal/stdlib",
+		"luabind/internal/modules", "hookspec"},
+}
+
+// TestLuabindLayers holds lualayers, on the direct imports of every package under luabind.
+func TestLuabindLayers(t *testing.T) {
+	seen := map[string]bool{}
+	for _, p := range list(t) {
+		name := strings.TrimPrefix(p.ImportPath, module)
+		rule := name
+		if strings.HasPrefix(name, "luabind/internal/modules/") {
+			rule = "luabind/internal/modules/*"
+		}
+		allowed, ok := lualayers[rule]
+		if !ok {
+			continue
+		}
+		seen[rule] = true
+		for _, imp := range p.Imports {
+			if !strings.HasPrefix(imp, module) {
+				continue
+			}
+			imp = strings.TrimPrefix(imp, module)
+			if strings.HasPrefix(imp, "luabind/internal/lua/") {
+				imp = "luabind/internal/lua"
+			}
+			if !slices.Contains(allowed, imp) {
+				t.Errorf("%s imports %s; it may import only %v", name, imp, allowed)
+			}
+		}
+	}
+	for rule := range lualayers {
+		if !seen[rule] {
+			t.Errorf("no package matches %s: the layout changed, update lualayers", rule)
+		}
+	}
+}
+
 // TestNoUpstreamLua: the engine runs on its own fork of gopher-lua (luabind/internal/lua), so
 // that a host's gopher-lua, of any version, is untouched by importing it: no package of the
 // module depends on upstream gopher-lua or gopher-luar, and go.mod requires neither
