@@ -13,7 +13,7 @@ import (
 )
 
 // Store is a hook's own namespace of state that outlives a call, behind the store module:
-// modules.Values are JSON modules.Values as toGo makes them. Every method honours ctx (the call's, with the
+// values are JSON values as toGo makes them. Every method honours ctx (the call's, with the
 // hook's timeout). The engine gives each hook its own (package store).
 type Store interface {
 	Get(ctx context.Context, key string) (value any, found bool, err error)

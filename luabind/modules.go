@@ -3,6 +3,8 @@ package luabind
 import (
 	"os"
 
+	jsonmod "github.com/hermes-hooks/hermes/luabind/internal/modules/json"
+
 	timemod "github.com/hermes-hooks/hermes/luabind/internal/modules/time"
 
 	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
@@ -37,7 +39,7 @@ func (h *hook) moduleTable() []modules.Def {
 		return nil
 	}
 	return []modules.Def{
-		{Name: "json", Module: localModule(openJSON)},
+		{Name: "json", Module: jsonmod.Module{}},
 		{Name: "log", Module: localModule(openLog)},
 		{Name: "re", Module: localModule(openRe)},
 		{Name: "time", Module: timemod.Module{}},

@@ -67,7 +67,7 @@ func checkFinite(v any) error {
 	return nil
 }
 
-// jsonSizer adds up the size of the JSON text of modules.Values, as MarshalJSON writes it: exact
+// jsonSizer adds up the size of the JSON text of values, as MarshalJSON writes it: exact
 // for strings and integers, bounded for other numbers. It stops with ErrJSONSize as soon
 // as the total passes limits.MaxStringSize, and refuses NaN and the infinities as checkFinite
 // does.
