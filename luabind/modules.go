@@ -3,6 +3,8 @@ package luabind
 import (
 	"os"
 
+	remod "github.com/hermes-hooks/hermes/luabind/internal/modules/re"
+
 	jsonmod "github.com/hermes-hooks/hermes/luabind/internal/modules/json"
 
 	timemod "github.com/hermes-hooks/hermes/luabind/internal/modules/time"
@@ -41,7 +43,7 @@ func (h *hook) moduleTable() []modules.Def {
 	return []modules.Def{
 		{Name: "json", Module: jsonmod.Module{}},
 		{Name: "log", Module: localModule(openLog)},
-		{Name: "re", Module: localModule(openRe)},
+		{Name: "re", Module: remod.Module{}},
 		{Name: "time", Module: timemod.Module{}},
 		{Name: "hermes", Module: localModule(openHermes)},
 		{Name: "store", Module: gated(h.store != nil, localModule(openStore)), Missing: "the host gave this hook no store"},

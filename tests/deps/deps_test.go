@@ -184,7 +184,7 @@ var unsafeAllowed = map[string]struct {
 }{
 	"luabind/internal/stdlib/strlib.go": {[]string{"String", "SliceData"},
 		"a built result of up to 64 MiB (gsub, format, rep) becomes a Lua string without a copy"},
-	"luabind/mod_re.go": {[]string{"String", "SliceData"},
+	"luabind/internal/modules/re/re.go": {[]string{"String", "SliceData"},
 		"a scratch buffer is read as a string, without a copy, before it is reused"},
 	"luabind/kept.go": {[]string{"StringData"},
 		"a string's bytes are its identity: a string kept twice is counted once"},

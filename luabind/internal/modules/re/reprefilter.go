@@ -1,4 +1,4 @@
-package luabind
+package re
 
 import (
 	"regexp"

@@ -1,4 +1,4 @@
-package luabind
+package re
 
 import (
 	"regexp"
@@ -13,6 +13,20 @@ import (
 
 const maxCachedRegexps = 256
 
+// Module is the re module; it has nothing per hook.
+type Module struct{}
+
+// Instance is the re module in one state.
+type Instance struct{ vu modules.VU }
+
+var (
+	_ modules.Module   = Module{}
+	_ modules.Instance = (*Instance)(nil)
+)
+
+// NewModuleInstance implements modules.Module.
+func (Module) NewModuleInstance(vu modules.VU) modules.Instance { return &Instance{vu: vu} }
+
 // re.find_all returns at most reMaxResults matches: each costs about reResultSize bytes
 // (its string header, its table slot and the boxed value), and limits.CheckSize refuses more.
 const (
@@ -20,7 +34,7 @@ const (
 	reMaxResults = limits.MaxStringSize / reResultSize
 )
 
-// openRe builds the re module: Go regular expressions (RE2 syntax).
+// Exports implements modules.Instance: the re module, Go regular expressions (RE2 syntax).
 //
 //	re.match(s, pattern)          -> true if pattern matches anywhere in s
 //	re.find(s, pattern)           -> the first match and its captures, or nil
@@ -29,7 +43,9 @@ const (
 //	                                 string with $1 / ${name} references, or a function
 //	                                 called with the match and its captures
 //	re.quote(s)                   -> s with every metacharacter escaped
-func openRe(L *lua.LState, e *env) lua.LValue {
+func (i *Instance) Exports() lua.LValue {
+	L := i.vu.Runtime()
+	timeout := i.vu.CallTimeout
 	var c reCache
 	return modules.FuncTable(L, map[string]lua.LGFunction{
 		"match": modules.Fn2(func(L *lua.LState, s, pattern string) (bool, error) {
@@ -40,7 +56,7 @@ func openRe(L *lua.LState, e *env) lua.LValue {
 			if !re.mayMatch(s) {
 				return false, nil
 			}
-			w := newReWork(L, e, re, "re.match", s)
+			w := newReWork(L, timeout(), re, "re.match", s)
 			return w.matches(s), nil
 		}),
 		"find": modules.Fn2(func(L *lua.LState, s, pattern string) (modules.Values, error) {
@@ -50,7 +66,7 @@ func openRe(L *lua.LState, e *env) lua.LValue {
 			}
 			var a []int
 			if re.mayMatch(s) {
-				a = newReWork(L, e, re, "re.find", s).search(s, 0)
+				a = newReWork(L, timeout(), re, "re.find", s).search(s, 0)
 			}
 			if a == nil {
 				return modules.Values{lua.LNil}, nil
@@ -78,7 +94,7 @@ func openRe(L *lua.LState, e *env) lua.LValue {
 			if n == 0 || !re.mayMatch(s) {
 				return t, nil
 			}
-			w := newReWork(L, e, re, "re.find_all", s)
+			w := newReWork(L, timeout(), re, "re.find_all", s)
 			count := 0
 			w.each(s, func(a []int) bool {
 				if count++; count > reMaxResults {
@@ -99,7 +115,7 @@ func openRe(L *lua.LState, e *env) lua.LValue {
 			if !re.mayMatch(s) {
 				return modules.Values{lua.LString(s), lua.LNumber(0)}, nil
 			}
-			out, count := reReplaceAll(L, newReWork(L, e, re, "re.gsub", s), s, add)
+			out, count := reReplaceAll(L, newReWork(L, timeout(), re, "re.gsub", s), s, add)
 			return modules.Values{out, lua.LNumber(count)}, nil
 		}),
 		"quote": modules.Fn1(func(_ *lua.LState, s string) (string, error) { return regexp.QuoteMeta(s), nil }),

@@ -1,4 +1,4 @@
-package luabind
+package re
 
 import (
 	"regexp"
@@ -95,7 +95,7 @@ func FuzzReGsub(f *testing.F) {
 		defer L.Close()
 		want := re.ReplaceAllString(s, "<$0>")
 		for _, direct := range []int64{reDirectWork, 0} {
-			w := newReWork(L, nil, p, "re.gsub", s)
+			w := newReWork(L, 0, p, "re.gsub", s)
 			w.direct = direct
 			got, _ := reReplaceAll(L, w, s, func(out *stdlib.ResultBuilder, src string, a []int) { reExpand(out, re, "<$0>", src, a) })
 			if string(got) != want {
@@ -121,7 +121,7 @@ func FuzzReFindAll(f *testing.F) {
 		defer L.Close()
 		want := re.FindAllStringSubmatchIndex(s, -1)
 		for _, direct := range []int64{reDirectWork, 0} {
-			w := newReWork(L, nil, p, "re.find_all", s)
+			w := newReWork(L, 0, p, "re.find_all", s)
 			w.direct = direct
 			var got [][]int
 			w.each(s, func(a []int) bool { got = append(got, a); return true })

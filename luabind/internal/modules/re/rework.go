@@ -1,10 +1,11 @@
-package luabind
+package re
 
 import (
 	"io"
 	"regexp"
 	"regexp/syntax"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/hermes-hooks/hermes/luabind/internal/limits"
@@ -49,11 +50,11 @@ type reWork struct {
 	direct int64
 }
 
-// newReWork checks that the call what of p over s may finish within the hook's timeout, and
+// newReWork checks that the call what of p over s may finish within timeout (the call's;
+// 0: none), and
 // raises a limit error when its worst case cannot.
-func newReWork(L *lua.LState, e *env, p *rePattern, what string, s string) *reWork {
+func newReWork(L *lua.LState, timeout time.Duration, p *rePattern, what string, s string) *reWork {
 	w := &reWork{L: L, p: p, poll: limits.Poller{L: L}, direct: reDirectWork}
-	timeout := e.CallTimeout()
 	if work := int64(p.insts) * int64(len(s)); timeout > 0 && work > int64(timeout)/reStepNanos {
 		L.RaiseError("%s%s: a pattern of %d instructions over %s of text may take longer than the hook's timeout (%s); "+
 			"search a shorter string or use a simpler pattern", limits.Prefix, what, p.insts, limits.ByteSize(int64(len(s))), timeout)
