@@ -3,6 +3,8 @@ package luabind
 import (
 	"os"
 
+	logmod "github.com/hermes-hooks/hermes/luabind/internal/modules/log"
+
 	remod "github.com/hermes-hooks/hermes/luabind/internal/modules/re"
 
 	jsonmod "github.com/hermes-hooks/hermes/luabind/internal/modules/json"
@@ -42,7 +44,7 @@ func (h *hook) moduleTable() []modules.Def {
 	}
 	return []modules.Def{
 		{Name: "json", Module: jsonmod.Module{}},
-		{Name: "log", Module: localModule(openLog)},
+		{Name: "log", Module: logmod.Module{Logger: h.logger}},
 		{Name: "re", Module: remod.Module{}},
 		{Name: "time", Module: timemod.Module{}},
 		{Name: "hermes", Module: localModule(openHermes)},
@@ -79,7 +81,7 @@ func installRequire(L *lua.LState, e *env) {
 			L.Push(v)
 			return 1
 		}
-		for _, m := range e.modules {
+		for i, m := range e.modules {
 			if m.Name != name {
 				continue
 			}
@@ -89,11 +91,7 @@ func installRequire(L *lua.LState, e *env) {
 			if m.Module == nil {
 				L.RaiseError("module %q needs permissions.%s in the manifest (add it to the hook's permissions to use %s)", name, m.Perm, name)
 			}
-			inst := m.Module.NewModuleInstance(e)
-			if c, ok := inst.(modules.Closer); ok {
-				e.closers = append(e.closers, c)
-			}
-			v := inst.Exports()
+			v := e.instance(i).Exports()
 			loaded.RawSetString(name, v)
 			L.Push(v)
 			return 1
@@ -101,6 +99,31 @@ func installRequire(L *lua.LState, e *env) {
 		L.RaiseError("module %q not found (available: %s)", name, availableNames(e))
 		return 0
 	}))
+}
+
+// instance is the state's instance of module i, made on first use.
+func (e *env) instance(i int) modules.Instance {
+	if e.made == nil {
+		e.made = make([]modules.Instance, len(e.modules))
+	}
+	if e.made[i] == nil {
+		e.made[i] = e.modules[i].Module.NewModuleInstance(e)
+		if c, ok := e.made[i].(modules.Closer); ok {
+			e.closers = append(e.closers, c)
+		}
+	}
+	return e.made[i]
+}
+
+// instanceNamed is the state's instance of the module named name, which the core uses
+// itself (log for print, io for the io table): it must be in the table, ungated.
+func (e *env) instanceNamed(name string) modules.Instance {
+	for i, m := range e.modules {
+		if m.Name == name {
+			return e.instance(i)
+		}
+	}
+	panic("luabind: no module " + name)
 }
 
 func availableNames(e *env) string {

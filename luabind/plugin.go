@@ -83,7 +83,7 @@ func (p *Plugin) register(ctx context.Context, st *state) error {
 	ctxTable.RawSetString("name", lua.LString(p.s.opts.Name))
 	ctxTable.RawSetString("home", lua.LString(p.s.opts.Home))
 	ctxTable.RawSetString("config", toLua(L, p.s.opts.Config))
-	ctxTable.RawSetString("log", openLog(L, st.env))
+	ctxTable.RawSetString("log", st.env.log.Exports())
 	ctxTable.RawSetString("register_hook", L.NewFunction(func(L *lua.LState) int {
 		name := L.CheckString(1)
 		cb := L.CheckFunction(2)

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 
+	logmod "github.com/hermes-hooks/hermes/luabind/internal/modules/log"
+
 	"github.com/hermes-hooks/hermes/luabind/internal/limits"
 	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 	"github.com/hermes-hooks/hermes/luabind/internal/modules"
@@ -32,13 +34,14 @@ type env struct {
 	_ cacheLinePad
 	*hook
 	L        *lua.LState
-	closers  []modules.Closer // the module instances to close with the state
-	poll     context.Context  // the state's pollContext, for the interpreter and coroutines
-	guard    *callGuard       // the state's, in its callContext
-	coDepth  int              // coroutines being resumed inside one another
+	made     []modules.Instance // per entry of modules: its instance in this state, once made
+	closers  []modules.Closer   // the module instances to close with the state
+	poll     context.Context    // the state's pollContext, for the interpreter and coroutines
+	guard    *callGuard         // the state's, in its callContext
+	coDepth  int                // coroutines being resumed inside one another
 	files    openFiles
-	logs     logBudget // what the call in progress logged (mod_log.go)
-	httpDone func()    // closes the http module's idle connections; nil if never opened
+	log      *logmod.Instance // the log module, print and ctx.log: what the call logged
+	httpDone func()           // closes the http module's idle connections; nil if never opened
 	json     *jsonValues
 	loaded   *lua.LTable // the modules require has opened, a root of what the state holds
 	_        cacheLinePad
@@ -48,7 +51,7 @@ type env struct {
 // dropped.
 func (e *env) closeCall() {
 	e.files.closeAll()
-	e.logs.end(e.logger)
+	e.log.EndCall()
 }
 
 // close releases everything the state holds outside Lua.
@@ -107,7 +110,8 @@ func newSandbox(e *env) *lua.LState {
 	for _, name := range []string{"dofile", "loadfile", "module", "_printregs", "_GOPHER_LUA_VERSION"} {
 		g.RawSetString(name, lua.LNil)
 	}
-	g.RawSetString("print", L.NewFunction(basePrint(e)))
+	e.log = e.instanceNamed("log").(*logmod.Instance)
+	g.RawSetString("print", L.NewFunction(e.log.Print()))
 	g.RawSetString("collectgarbage", L.NewFunction(func(L *lua.LState) int {
 		L.Push(lua.LNumber(0))
 		return 1
