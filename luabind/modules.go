@@ -3,6 +3,8 @@ package luabind
 import (
 	"os"
 
+	storemod "github.com/hermes-hooks/hermes/luabind/internal/modules/store"
+
 	logmod "github.com/hermes-hooks/hermes/luabind/internal/modules/log"
 
 	remod "github.com/hermes-hooks/hermes/luabind/internal/modules/re"
@@ -48,7 +50,7 @@ func (h *hook) moduleTable() []modules.Def {
 		{Name: "re", Module: remod.Module{}},
 		{Name: "time", Module: timemod.Module{}},
 		{Name: "hermes", Module: localModule(openHermes)},
-		{Name: "store", Module: gated(h.store != nil, localModule(openStore)), Missing: "the host gave this hook no store"},
+		{Name: "store", Module: gated(h.store != nil, storemod.Module{Backend: h.store}), Missing: "the host gave this hook no store"},
 		{Name: "http", Perm: "net", Module: gated(len(h.perms.Net) > 0, localModule(openHTTP))},
 		{Name: "exec", Perm: "exec", Module: gated(len(h.perms.Exec) > 0, localModule(openExec))},
 	}

@@ -1,4 +1,4 @@
-package luabind
+package store
 
 import (
 	"context"
@@ -12,27 +12,45 @@ import (
 	"github.com/hermes-hooks/hermes/luabind/internal/modules"
 )
 
-// Store is a hook's own namespace of state that outlives a call, behind the store module:
-// values are JSON values as toGo makes them. Every method honours ctx (the call's, with the
-// hook's timeout). The engine gives each hook its own (package store).
-type Store interface {
+// Backend is the hook's namespace of the store, as luabind.Store describes it.
+type Backend interface {
 	Get(ctx context.Context, key string) (value any, found bool, err error)
 	Set(ctx context.Context, key string, value any, ttl time.Duration) error
 	Incr(ctx context.Context, key string, n int64, ttl time.Duration) (int64, error)
 	Delete(ctx context.Context, key string) (bool, error)
 	Keys(ctx context.Context, prefix string) ([]string, error)
-	// Update calls fn with the value at key and stores its result atomically; fn may run
-	// again when another writer changed the key meanwhile. It runs in the caller's goroutine.
 	Update(ctx context.Context, key string, fn func(old any, found bool) (any, error)) (any, error)
 }
 
-// openStore builds the store module: get, set, incr, delete, keys, update.
-func openStore(L *lua.LState, e *env) lua.LValue {
-	s := e.store
+// Module is the store module of one hook: its namespace, which every state of the hook
+// shares (the backend is safe for concurrent use).
+type Module struct {
+	Backend Backend
+}
+
+// Instance is the store module in one state.
+type Instance struct {
+	vu modules.VU
+	s  Backend
+}
+
+var (
+	_ modules.Module   = Module{}
+	_ modules.Instance = (*Instance)(nil)
+)
+
+// NewModuleInstance implements modules.Module.
+func (m Module) NewModuleInstance(vu modules.VU) modules.Instance {
+	return &Instance{vu: vu, s: m.Backend}
+}
+
+// Exports implements modules.Instance: get, set, incr, delete, keys, update.
+func (e *Instance) Exports() lua.LValue {
+	L, s := e.vu.Runtime(), e.s
 	// call runs one backend operation under the call's context; the wait forgives what the
 	// host allocates meanwhile (the driver, the network), not what Lua builds.
 	call := func(L *lua.LState, op string, f func(ctx context.Context) error) error {
-		done := e.guard.wait()
+		done := e.vu.Wait()
 		err := f(limits.Context(L))
 		done()
 		if err != nil {
@@ -45,10 +63,10 @@ func openStore(L *lua.LState, e *env) lua.LValue {
 			var v any
 			err := call(L, "get", func(ctx context.Context) (err error) { v, _, err = s.Get(ctx, key); return })
 			limits.ChargeStrings(L, v)
-			return toLua(L, v), err
+			return e.vu.ToLua(v), err
 		}),
 		"set": modules.Fn3(func(L *lua.LState, key string, value lua.LValue, ttl lua.LValue) (modules.None, error) {
-			v, err := toGo(value)
+			v, err := e.vu.ToGo(value)
 			if err != nil {
 				return modules.None{}, &modules.ArgError{N: 2, Msg: err.Error()}
 			}
@@ -90,29 +108,29 @@ func openStore(L *lua.LState, e *env) lua.LValue {
 			return t, err
 		}),
 		"update": modules.Fn2(func(L *lua.LState, key string, fn *lua.LFunction) (lua.LValue, error) {
-			return updateStore(L, e, s, key, fn)
+			return e.update(L, key, fn)
 		}),
 	})
 }
 
-// updateStore runs store.update: fn(old) in Lua, as many times as conflicts need; an error
+// update runs store.update: fn(old) in Lua, as many times as conflicts need; an error
 // raised by fn writes nothing and is raised again.
-func updateStore(L *lua.LState, e *env, s Store, key string, fn *lua.LFunction) (lua.LValue, error) {
+func (e *Instance) update(L *lua.LState, key string, fn *lua.LFunction) (lua.LValue, error) {
 	var raised error
-	done := e.guard.wait()
-	v, err := s.Update(limits.Context(L), key, func(old any, _ bool) (any, error) {
+	done := e.vu.Wait()
+	v, err := e.s.Update(limits.Context(L), key, func(old any, _ bool) (any, error) {
 		done() // Lua runs: its allocations count
-		defer func() { done = e.guard.wait() }()
+		defer func() { done = e.vu.Wait() }()
 		L.Push(fn)
 		limits.ChargeStrings(L, old)
-		L.Push(toLua(L, old))
+		L.Push(e.vu.ToLua(old))
 		if err := L.PCall(1, 1, nil); err != nil {
 			raised = err
 			return nil, err
 		}
 		next := L.Get(-1)
 		L.Pop(1)
-		out, err := toGo(next)
+		out, err := e.vu.ToGo(next)
 		if err != nil {
 			return nil, fmt.Errorf("the function returned a value that cannot be stored: %v", err)
 		}
@@ -126,7 +144,7 @@ func updateStore(L *lua.LState, e *env, s Store, key string, fn *lua.LFunction) 
 		return lua.LNil, fmt.Errorf("store.update: %w", err)
 	}
 	limits.ChargeStrings(L, v)
-	return toLua(L, v), nil
+	return e.vu.ToLua(v), nil
 }
 
 // seconds reads a TTL in seconds: nil or 0 is none.
