@@ -3,6 +3,8 @@ package luabind
 import (
 	"os"
 
+	httpmod "github.com/hermes-hooks/hermes/luabind/internal/modules/http"
+
 	storemod "github.com/hermes-hooks/hermes/luabind/internal/modules/store"
 
 	logmod "github.com/hermes-hooks/hermes/luabind/internal/modules/log"
@@ -51,7 +53,7 @@ func (h *hook) moduleTable() []modules.Def {
 		{Name: "time", Module: timemod.Module{}},
 		{Name: "hermes", Module: localModule(openHermes)},
 		{Name: "store", Module: gated(h.store != nil, storemod.Module{Backend: h.store}), Missing: "the host gave this hook no store"},
-		{Name: "http", Perm: "net", Module: gated(len(h.perms.Net) > 0, localModule(openHTTP))},
+		{Name: "http", Perm: "net", Module: gated(len(h.perms.Net) > 0, httpmod.Module{Net: h.perms.Net, Version: Version})},
 		{Name: "exec", Perm: "exec", Module: gated(len(h.perms.Exec) > 0, localModule(openExec))},
 	}
 }

@@ -33,18 +33,17 @@ type hook struct {
 type env struct {
 	_ cacheLinePad
 	*hook
-	L        *lua.LState
-	made     []modules.Instance // per entry of modules: its instance in this state, once made
-	closers  []modules.Closer   // the module instances to close with the state
-	poll     context.Context    // the state's pollContext, for the interpreter and coroutines
-	guard    *callGuard         // the state's, in its callContext
-	coDepth  int                // coroutines being resumed inside one another
-	files    openFiles
-	log      *logmod.Instance // the log module, print and ctx.log: what the call logged
-	httpDone func()           // closes the http module's idle connections; nil if never opened
-	json     *jsonValues
-	loaded   *lua.LTable // the modules require has opened, a root of what the state holds
-	_        cacheLinePad
+	L       *lua.LState
+	made    []modules.Instance // per entry of modules: its instance in this state, once made
+	closers []modules.Closer   // the module instances to close with the state
+	poll    context.Context    // the state's pollContext, for the interpreter and coroutines
+	guard   *callGuard         // the state's, in its callContext
+	coDepth int                // coroutines being resumed inside one another
+	files   openFiles
+	log     *logmod.Instance // the log module, print and ctx.log: what the call logged
+	json    *jsonValues
+	loaded  *lua.LTable // the modules require has opened, a root of what the state holds
+	_       cacheLinePad
 }
 
 // closeCall releases what the call in progress left open, and reports the log records it
@@ -57,9 +56,6 @@ func (e *env) closeCall() {
 // close releases everything the state holds outside Lua.
 func (e *env) close() {
 	e.files.closeAll()
-	if e.httpDone != nil {
-		e.httpDone()
-	}
 	for _, c := range e.closers {
 		c.Close()
 	}

@@ -1,4 +1,4 @@
-package luabind
+package http
 
 import (
 	"bytes"
@@ -159,13 +159,42 @@ type httpRequest struct {
 	timeout     time.Duration
 }
 
-// openHTTP builds the http module: request{...}, get(url, opts?), post(url, body, opts?).
-func openHTTP(L *lua.LState, e *env) lua.LValue {
-	rules := parseNetRules(e.perms.Net)
-	client := newHTTPClient(rules)
-	e.httpDone = client.CloseIdleConnections
+// Module is the http module of one hook: the hosts its permissions.net allows, and the
+// version the User-Agent names.
+type Module struct {
+	Net     []string
+	Version string
+}
+
+// Instance is the http module in one state: its own client, whose idle connections Close
+// closes.
+type Instance struct {
+	vu      modules.VU
+	version string
+	rules   netRules
+	client  *http.Client
+}
+
+var (
+	_ modules.Module   = Module{}
+	_ modules.Instance = (*Instance)(nil)
+	_ modules.Closer   = (*Instance)(nil)
+)
+
+// NewModuleInstance implements modules.Module.
+func (m Module) NewModuleInstance(vu modules.VU) modules.Instance {
+	rules := parseNetRules(m.Net)
+	return &Instance{vu: vu, version: m.Version, rules: rules, client: newHTTPClient(rules)}
+}
+
+// Close implements modules.Closer.
+func (e *Instance) Close() { e.client.CloseIdleConnections() }
+
+// Exports implements modules.Instance: request{...}, get(url, opts?), post(url, body, opts?).
+func (e *Instance) Exports() lua.LValue {
+	L := e.vu.Runtime()
 	do := func(L *lua.LState, fn string, r httpRequest) (lua.LValue, error) {
-		return e.doHTTP(L, client, rules, fn, r), nil
+		return e.doHTTP(L, fn, r), nil
 	}
 	orEmpty := func(L *lua.LState, o modules.Opt[*lua.LTable]) *lua.LTable {
 		if o.Set {
@@ -175,21 +204,21 @@ func openHTTP(L *lua.LState, e *env) lua.LValue {
 	}
 	return modules.FuncTable(L, map[string]lua.LGFunction{
 		"request": modules.Fn1(func(L *lua.LState, t *lua.LTable) (lua.LValue, error) {
-			return do(L, "http.request", requestFromTable(L, "http.request", t, true))
+			return do(L, "http.request", e.requestFromTable(L, "http.request", t, true))
 		}),
 		"get": modules.Fn2(func(L *lua.LState, url string, opts modules.Opt[*lua.LTable]) (lua.LValue, error) {
-			r := requestFromTable(L, "http.get", orEmpty(L, opts), false)
+			r := e.requestFromTable(L, "http.get", orEmpty(L, opts), false)
 			r.method, r.url = http.MethodGet, url
 			return do(L, "http.get", r)
 		}),
 		"post": modules.Fn3(func(L *lua.LState, url string, body lua.LValue, opts modules.Opt[*lua.LTable]) (lua.LValue, error) {
-			r := requestFromTable(L, "http.post", orEmpty(L, opts), false)
+			r := e.requestFromTable(L, "http.post", orEmpty(L, opts), false)
 			r.method, r.url = http.MethodPost, url
 			switch body := body.(type) {
 			case lua.LString:
 				r.body = []byte(body)
 			case *lua.LTable:
-				r.body, r.isJSON = encodeBody(L, "http.post", body), true
+				r.body, r.isJSON = e.encodeBody(L, "http.post", body), true
 			case *lua.LNilType:
 			default:
 				return nil, &modules.ArgError{N: 2, Msg: "string or table expected, got " + body.Type().String()}
@@ -200,7 +229,7 @@ func openHTTP(L *lua.LState, e *env) lua.LValue {
 }
 
 // requestFromTable reads the request options; full allows url, method, body and json too.
-func requestFromTable(L *lua.LState, fn string, t *lua.LTable, full bool) httpRequest {
+func (e *Instance) requestFromTable(L *lua.LState, fn string, t *lua.LTable, full bool) httpRequest {
 	r := httpRequest{method: http.MethodGet, headers: map[string]string{}, timeout: httpDefaultTimeout}
 	hasBody := false
 	t.ForEach(func(k, v lua.LValue) {
@@ -228,7 +257,7 @@ func requestFromTable(L *lua.LState, fn string, t *lua.LTable, full bool) httpRe
 			}
 			hasBody = true
 			if key == "json" {
-				r.body, r.isJSON = encodeBody(L, fn, v), true
+				r.body, r.isJSON = e.encodeBody(L, fn, v), true
 			} else {
 				r.body = []byte(lua.LVAsString(v))
 			}
@@ -246,8 +275,8 @@ func requestFromTable(L *lua.LState, fn string, t *lua.LTable, full bool) httpRe
 	return r
 }
 
-func encodeBody(L *lua.LState, fn string, v lua.LValue) []byte {
-	g, err := toGo(v)
+func (e *Instance) encodeBody(L *lua.LState, fn string, v lua.LValue) []byte {
+	g, err := e.vu.ToGo(v)
 	if err == nil {
 		var b []byte
 		if b, err = stdlib.MarshalJSON(g); err == nil {
@@ -260,13 +289,13 @@ func encodeBody(L *lua.LState, fn string, v lua.LValue) []byte {
 
 // doHTTP makes the request under the call's context and r's timeout, and returns the
 // response table. Every failure is raised as a Lua error.
-func (e *env) doHTTP(L *lua.LState, client *http.Client, rules netRules, fn string, r httpRequest) *lua.LTable {
+func (e *Instance) doHTTP(L *lua.LState, fn string, r httpRequest) *lua.LTable {
 	u, err := url.Parse(r.url)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		L.RaiseError("%s: invalid url %q (want http:// or https:// and a host)", fn, r.url)
 	}
-	if !rules.allowsURL(u) {
-		L.RaiseError("http: %s", &refusedError{host: u.Hostname(), port: urlPort(u), rules: rules})
+	if !e.rules.allowsURL(u) {
+		L.RaiseError("http: %s", &refusedError{host: u.Hostname(), port: urlPort(u), rules: e.rules})
 	}
 	parent := limits.Context(L)
 	ctx, cancel := context.WithTimeout(parent, r.timeout)
@@ -278,7 +307,7 @@ func (e *env) doHTTP(L *lua.LState, client *http.Client, rules netRules, fn stri
 	if r.body == nil {
 		req.Body, req.ContentLength = http.NoBody, 0
 	}
-	req.Header.Set("User-Agent", "hermes/"+Version)
+	req.Header.Set("User-Agent", "hermes/"+e.version)
 	if r.isJSON {
 		req.Header.Set("Content-Type", "application/json")
 	}
@@ -290,18 +319,19 @@ func (e *env) doHTTP(L *lua.LState, client *http.Client, rules netRules, fn stri
 		req.Header.Set(k, v)
 	}
 	what := r.method + " " + u.Host // never the path or query: they may hold tokens
-	status, header, body, err := e.roundTrip(client, req)
+	status, header, body, err := e.roundTrip(req)
 	if err != nil {
 		L.RaiseError("%s", httpError(ctx, parent, what, r.timeout, err))
 	}
-	return responseTable(L, e.jsonValues(L), status, header, body)
+	null, arrayMeta := e.vu.JSON()
+	return responseTable(L, null, arrayMeta, status, header, body)
 }
 
 // roundTrip sends req and reads at most httpMaxBody bytes of the answer. The call is
 // marked as waiting meanwhile, so the memory guard does not count the host's allocations.
-func (e *env) roundTrip(client *http.Client, req *http.Request) (int, http.Header, []byte, error) {
-	defer e.guard.wait()()
-	resp, err := client.Do(req)
+func (e *Instance) roundTrip(req *http.Request) (int, http.Header, []byte, error) {
+	defer e.vu.Wait()()
+	resp, err := e.client.Do(req)
 	if err != nil {
 		return 0, nil, nil, err
 	}
@@ -335,7 +365,7 @@ func httpError(ctx, parent context.Context, what string, timeout time.Duration, 
 }
 
 // responseTable is {status, headers (lower-case names), body, json (when JSON)}.
-func responseTable(L *lua.LState, jv *jsonValues, status int, header http.Header, body []byte) *lua.LTable {
+func responseTable(L *lua.LState, null *lua.LUserData, arrayMeta *lua.LTable, status int, header http.Header, body []byte) *lua.LTable {
 	limits.ChargeString(L, len(body))
 	res := L.CreateTable(0, 4)
 	res.RawSetString("status", lua.LNumber(status))
@@ -346,7 +376,7 @@ func responseTable(L *lua.LState, jv *jsonValues, status int, header http.Header
 	res.RawSetString("headers", headers)
 	res.RawSetString("body", lua.LString(body))
 	if mt, _, err := mime.ParseMediaType(header.Get("Content-Type")); err == nil && (mt == "application/json" || strings.HasSuffix(mt, "+json")) {
-		if v, err := stdlib.DecodeLua(L, string(body), 0, jv.null, jv.arrayMeta); err == nil {
+		if v, err := stdlib.DecodeLua(L, string(body), 0, null, arrayMeta); err == nil {
 			res.RawSetString("json", v)
 		}
 	}
