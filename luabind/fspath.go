@@ -5,46 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/hermes-hooks/hermes/luabind/internal/hostpath"
 )
-
-// expandHome replaces a leading "~" (alone or followed by a separator) with the user's home
-// directory. "~user" is not expanded.
-func expandHome(p string) (string, error) {
-	if p != "~" && !strings.HasPrefix(p, "~/") && !strings.HasPrefix(p, "~"+string(filepath.Separator)) {
-		return p, nil
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", fmt.Errorf("cannot expand %q: %v", p, err)
-	}
-	return filepath.Join(home, p[1:]), nil
-}
-
-// resolvePath turns p into the real path it names: "~" expanded, absolute, cleaned (so ".."
-// is resolved lexically), and symlinks resolved in its longest existing prefix, so that a
-// file that does not exist yet still resolves through its existing parent directories.
-func resolvePath(p string) (string, error) {
-	p, err := expandHome(p)
-	if err != nil {
-		return "", err
-	}
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return "", err
-	}
-	rest := ""
-	for cur := abs; ; {
-		if real, err := filepath.EvalSymlinks(cur); err == nil {
-			return filepath.Join(real, rest), nil
-		}
-		parent := filepath.Dir(cur)
-		if parent == cur {
-			return abs, nil
-		}
-		rest = filepath.Join(filepath.Base(cur), rest)
-		cur = parent
-	}
-}
 
 // fsRoot is one permissions.fs entry, resolved and opened at load. Files are opened
 // through dir, a directory opened once at load, so that a directory swapped for a symbolic
@@ -72,7 +35,7 @@ func resolveRoots(entries []string, home string) ([]fsRoot, error) {
 		if home != "" && !filepath.IsAbs(entry) && entry != "~" && !strings.HasPrefix(entry, "~/") {
 			entry = filepath.Join(home, entry)
 		}
-		r, err := resolvePath(entry)
+		r, err := hostpath.Resolve(entry)
 		if err != nil {
 			closeRoots(roots)
 			return nil, fmt.Errorf("permissions.fs entry %q: %v", entry, err)
@@ -120,7 +83,7 @@ func within(root, p string) (string, bool) {
 // allowedPath resolves p and finds the permissions.fs entry that contains it. It returns
 // the entry and the name to open through its directory.
 func (h *hook) allowedPath(p string) (root *fsRoot, name, resolved string, err error) {
-	resolved, err = resolvePath(p)
+	resolved, err = hostpath.Resolve(p)
 	if err != nil {
 		return nil, "", "", err
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hermes-hooks/hermes/internal/procgroup"
+	"github.com/hermes-hooks/hermes/luabind/internal/hostpath"
 	"github.com/hermes-hooks/hermes/luabind/internal/limits"
 	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 	"github.com/hermes-hooks/hermes/luabind/internal/modules"
@@ -117,7 +118,7 @@ func resolveProgram(name, home string) (named, file string, err error) {
 			}
 			return "", "", err
 		}
-	} else if named, err = expandHome(name); err != nil {
+	} else if named, err = hostpath.ExpandHome(name); err != nil {
 		return "", "", err
 	} else if home != "" && !filepath.IsAbs(named) {
 		named = filepath.Join(home, named)
@@ -125,7 +126,7 @@ func resolveProgram(name, home string) (named, file string, err error) {
 	if named, err = filepath.Abs(named); err != nil {
 		return "", "", err
 	}
-	file, err = resolvePath(named)
+	file, err = hostpath.Resolve(named)
 	return named, file, err
 }
 
@@ -177,7 +178,7 @@ func (e *env) childEnv() []string {
 // on timeout or when the call ends, and returns {code, stdout, stderr}.
 func (e *env) runProgram(L *lua.LState, argv []string, o execOpts) *lua.LTable {
 	path := e.program(L, argv[0])
-	cwd, err := expandHome(o.cwd)
+	cwd, err := hostpath.ExpandHome(o.cwd)
 	if err != nil {
 		L.RaiseError("exec: cwd: %v", err)
 	}
@@ -208,7 +209,7 @@ func (e *env) runProgram(L *lua.LState, argv []string, o execOpts) *lua.LTable {
 	case run.Killed():
 		L.RaiseError("exec: %q timed out after %s (process group killed)", argv[0], o.timeout)
 	case cmd.ProcessState == nil:
-		L.RaiseError("exec: %q: %v", argv[0], pathErr(err))
+		L.RaiseError("exec: %q: %v", argv[0], hostpath.Err(err))
 	}
 	limits.ChargeString(L, len(stdout.Bytes()))
 	limits.ChargeString(L, len(stderr.Bytes()))

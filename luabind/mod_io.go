@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
 
+	"github.com/hermes-hooks/hermes/luabind/internal/hostpath"
 	"github.com/hermes-hooks/hermes/luabind/internal/limits"
 	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 )
@@ -112,7 +112,7 @@ func (e *env) openFile(L *lua.LState, fn, path, mode string) (*lua.LUserData, st
 		if errors.Is(err, errNotRegular) {
 			L.RaiseError("%s: %q %v", fn, path, err)
 		}
-		return nil, fmt.Sprintf("%s: %v", path, pathErr(err))
+		return nil, fmt.Sprintf("%s: %v", path, hostpath.Err(err))
 	}
 	f := &luaFile{f: osf, path: path, owner: &e.files}
 	e.files.add(f)
@@ -189,15 +189,6 @@ func resolvedNote(path, resolved string) string {
 		return ""
 	}
 	return fmt.Sprintf(", resolved to %q", resolved)
-}
-
-// pathErr drops the operation and path an *fs.PathError repeats.
-func pathErr(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }
 
 // openFlags maps a Lua/C fopen mode to os flags.
@@ -296,7 +287,7 @@ func checkFile(L *lua.LState, n int, open bool) *luaFile {
 // ioFail returns nil and a message, Lua's convention for failed file operations.
 func ioFail(L *lua.LState, f *luaFile, err error) int {
 	L.Push(lua.LNil)
-	L.Push(lua.LString(fmt.Sprintf("%s: %v", f.path, pathErr(err))))
+	L.Push(lua.LString(fmt.Sprintf("%s: %v", f.path, hostpath.Err(err))))
 	return 2
 }
 

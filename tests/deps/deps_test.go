@@ -104,15 +104,17 @@ func TestDependencyPolicy(t *testing.T) {
 
 // lualayers is the layout of luabind's insides, from the bottom: each package may import,
 // of the project, only what its entry lists (the interpreter's own packages, under
-// internal/lua, count as one). A module (internal/modules/<name>) sees the interpreter, the
+// internal/lua, count as one). hostpath resolves the host's paths for the core, io and exec.
+// A module (internal/modules/<name>) sees the interpreter, the
 // limits, the standard library and the contract, never another module and never the core:
 // what a module needs of its state goes through the contract's VU.
 var lualayers = map[string][]string{
-	"luabind/internal/limits":  {"luabind/internal/lua"},
-	"luabind/internal/stdlib":  {"luabind/internal/lua", "luabind/internal/limits"},
-	"luabind/internal/modules": {"luabind/internal/lua", "luabind/internal/limits", "luabind/internal/stdlib"},
+	"luabind/internal/limits":   {"luabind/internal/lua"},
+	"luabind/internal/hostpath": {},
+	"luabind/internal/stdlib":   {"luabind/internal/lua", "luabind/internal/limits"},
+	"luabind/internal/modules":  {"luabind/internal/lua", "luabind/internal/limits", "luabind/internal/stdlib"},
 	"luabind/internal/modules/*": {"luabind/internal/lua", "luabind/internal/limits", "luabind/internal/stdlib",
-		"luabind/internal/modules", "hookspec"},
+		"luabind/internal/hostpath", "luabind/internal/modules", "hookspec"},
 }
 
 // TestLuabindLayers holds lualayers, on the direct imports of every package under luabind.
