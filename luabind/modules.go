@@ -3,6 +3,8 @@ package luabind
 import (
 	"os"
 
+	execmod "github.com/hermes-hooks/hermes/luabind/internal/modules/exec"
+
 	httpmod "github.com/hermes-hooks/hermes/luabind/internal/modules/http"
 
 	storemod "github.com/hermes-hooks/hermes/luabind/internal/modules/store"
@@ -54,7 +56,7 @@ func (h *hook) moduleTable() []modules.Def {
 		{Name: "hermes", Module: localModule(openHermes)},
 		{Name: "store", Module: gated(h.store != nil, storemod.Module{Backend: h.store}), Missing: "the host gave this hook no store"},
 		{Name: "http", Perm: "net", Module: gated(len(h.perms.Net) > 0, httpmod.Module{Net: h.perms.Net, Version: Version})},
-		{Name: "exec", Perm: "exec", Module: gated(len(h.perms.Exec) > 0, localModule(openExec))},
+		{Name: "exec", Perm: "exec", Module: gated(len(h.perms.Exec) > 0, execmod.Module{Programs: h.programs, Home: h.home, Getenv: h.getenv})},
 	}
 }
 
@@ -144,8 +146,8 @@ func availableNames(e *env) string {
 }
 
 // getenv answers only for the names declared in permissions.env ("*" allows all).
-func (e *env) getenv(name string) (string, bool) {
-	for _, allowed := range e.perms.Env {
+func (h *hook) getenv(name string) (string, bool) {
+	for _, allowed := range h.perms.Env {
 		if allowed == "*" || allowed == name {
 			return os.LookupEnv(name)
 		}

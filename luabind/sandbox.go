@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 
+	execmod "github.com/hermes-hooks/hermes/luabind/internal/modules/exec"
+
 	logmod "github.com/hermes-hooks/hermes/luabind/internal/modules/log"
 
 	"github.com/hermes-hooks/hermes/luabind/internal/limits"
@@ -21,10 +23,10 @@ type hook struct {
 	logger    *slog.Logger
 	perms     Permissions
 	hostFuncs map[string]Func
-	store     Store         // nil: the store module is absent
-	fsRoots   []fsRoot      // permissions.fs entries, resolved and opened once at load (fspath.go)
-	programs  []execProgram // permissions.exec entries, resolved once at load (mod_exec.go)
-	modules   []modules.Def // what require may return (modules.go)
+	store     Store             // nil: the store module is absent
+	fsRoots   []fsRoot          // permissions.fs entries, resolved and opened once at load (fspath.go)
+	programs  []execmod.Program // permissions.exec entries, resolved once at load (exec.ResolvePrograms)
+	modules   []modules.Def     // what require may return (modules.go)
 }
 
 // env is one state's view of its hook, plus the resources of that state: the memory guard

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	execmod "github.com/hermes-hooks/hermes/luabind/internal/modules/exec"
+
 	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/luabind/internal/kwflow"
 	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
@@ -195,7 +197,7 @@ func newScript(src []byte, opts Options) (*script, error) {
 		opts:  opts,
 		proto: proto,
 		hook: &hook{name: opts.Name, home: opts.Home, logger: logger, perms: opts.Permissions,
-			hostFuncs: opts.HostFuncs, store: opts.Store, fsRoots: roots, programs: resolvePrograms(opts.Permissions.Exec, opts.Home)},
+			hostFuncs: opts.HostFuncs, store: opts.Store, fsRoots: roots, programs: execmod.ResolvePrograms(opts.Permissions.Exec, opts.Home)},
 		timeoutText: fmt.Sprintf("timed out after %s", opts.Timeout),
 		ccs:         map[*callContext]struct{}{},
 	}

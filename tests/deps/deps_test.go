@@ -104,7 +104,8 @@ func TestDependencyPolicy(t *testing.T) {
 
 // lualayers is the layout of luabind's insides, from the bottom: each package may import,
 // of the project, only what its entry lists (the interpreter's own packages, under
-// internal/lua, count as one). hostpath resolves the host's paths for the core, io and exec.
+// internal/lua, count as one). hostpath resolves the host's paths for the core, io and exec;
+// internal/procgroup, the module's, runs a program in a process group of its own.
 // A module (internal/modules/<name>) sees the interpreter, the
 // limits, the standard library and the contract, never another module and never the core:
 // what a module needs of its state goes through the contract's VU.
@@ -114,7 +115,7 @@ var lualayers = map[string][]string{
 	"luabind/internal/stdlib":   {"luabind/internal/lua", "luabind/internal/limits"},
 	"luabind/internal/modules":  {"luabind/internal/lua", "luabind/internal/limits", "luabind/internal/stdlib"},
 	"luabind/internal/modules/*": {"luabind/internal/lua", "luabind/internal/limits", "luabind/internal/stdlib",
-		"luabind/internal/hostpath", "luabind/internal/modules", "hookspec"},
+		"luabind/internal/hostpath", "luabind/internal/modules", "hookspec", "internal/procgroup"},
 }
 
 // TestLuabindLayers holds lualayers, on the direct imports of every package under luabind.

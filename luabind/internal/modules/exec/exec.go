@@ -1,4 +1,4 @@
-package luabind
+package exec
 
 import (
 	"context"
@@ -28,9 +28,34 @@ const (
 // when permissions.env names them.
 var execBaseEnv = []string{"PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "TZ", "SYSTEMROOT"}
 
-// openExec builds the exec module: run(argv, opts?).
-func openExec(L *lua.LState, e *env) lua.LValue {
-	return modules.FuncTable(L, map[string]lua.LGFunction{
+// Module is the exec module of one hook: the programs its permissions.exec allows, resolved
+// at load (ResolvePrograms), the hermes home, and the hook's filter of the environment
+// (permissions.env), which decides what else a program receives.
+type Module struct {
+	Programs []Program
+	Home     string
+	Getenv   func(name string) (string, bool)
+}
+
+// Instance is the exec module in one state.
+type Instance struct {
+	vu modules.VU
+	Module
+}
+
+var (
+	_ modules.Module   = Module{}
+	_ modules.Instance = (*Instance)(nil)
+)
+
+// NewModuleInstance implements modules.Module.
+func (m Module) NewModuleInstance(vu modules.VU) modules.Instance {
+	return &Instance{vu: vu, Module: m}
+}
+
+// Exports implements modules.Instance: run(argv, opts?).
+func (e *Instance) Exports() lua.LValue {
+	return modules.FuncTable(e.vu.Runtime(), map[string]lua.LGFunction{
 		"run": modules.Fn2(func(L *lua.LState, argv *lua.LTable, opts modules.Opt[*lua.LTable]) (lua.LValue, error) {
 			if !opts.Set {
 				opts.V = L.NewTable()
@@ -84,19 +109,19 @@ func execOptsFrom(L *lua.LState, t *lua.LTable) execOpts {
 	return o
 }
 
-// execProgram is a permissions.exec entry, resolved at load to one file.
-type execProgram struct {
+// Program is a permissions.exec entry, resolved at load to one file.
+type Program struct {
 	entry string // as written in the manifest
 	named string // the path the entry names (for a bare name, what PATH gave); "" if none
 	file  string // named, symbolic links resolved
 }
 
-// resolvePrograms resolves the permissions.exec entries once, at load. An entry that does
+// ResolvePrograms resolves the permissions.exec entries once, at load. An entry that does
 // not resolve (a name not on PATH) is kept, and refused when a call runs it.
-func resolvePrograms(entries []string, home string) []execProgram {
-	out := make([]execProgram, 0, len(entries))
+func ResolvePrograms(entries []string, home string) []Program {
+	out := make([]Program, 0, len(entries))
 	for _, entry := range entries {
-		p := execProgram{entry: entry}
+		p := Program{entry: entry}
 		if named, file, err := resolveProgram(entry, home); err == nil {
 			p.named, p.file = named, file
 		}
@@ -133,14 +158,14 @@ func resolveProgram(name, home string) (named, file string, err error) {
 // program returns the file to run for argv0, resolved now as the entries were at load: it
 // must be the file of an entry, under the same name (a multi-call binary such as busybox
 // behaves according to the name it is run under). It raises the error that refuses it.
-func (e *env) program(L *lua.LState, argv0 string) string {
-	named, file, err := resolveProgram(argv0, e.home)
-	for _, p := range e.programs {
+func (e *Instance) program(L *lua.LState, argv0 string) string {
+	named, file, err := resolveProgram(argv0, e.Home)
+	for _, p := range e.Programs {
 		if err == nil && p.file != "" && p.file == file && filepath.Base(p.named) == filepath.Base(named) {
 			return file
 		}
 	}
-	for _, p := range e.programs {
+	for _, p := range e.Programs {
 		switch {
 		case p.entry != argv0:
 		case p.file == "":
@@ -156,11 +181,11 @@ func (e *env) program(L *lua.LState, argv0 string) string {
 }
 
 // childEnv is the environment of a program: execBaseEnv and what permissions.env allows.
-func (e *env) childEnv() []string {
+func (e *Instance) childEnv() []string {
 	var out []string
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
-		if _, ok := e.getenv(name); ok {
+		if _, ok := e.Getenv(name); ok {
 			out = append(out, kv)
 			continue
 		}
@@ -176,7 +201,7 @@ func (e *env) childEnv() []string {
 
 // runProgram runs argv without a shell in its own process group, killed with its children
 // on timeout or when the call ends, and returns {code, stdout, stderr}.
-func (e *env) runProgram(L *lua.LState, argv []string, o execOpts) *lua.LTable {
+func (e *Instance) runProgram(L *lua.LState, argv []string, o execOpts) *lua.LTable {
 	path := e.program(L, argv[0])
 	cwd, err := hostpath.ExpandHome(o.cwd)
 	if err != nil {
@@ -197,7 +222,7 @@ func (e *env) runProgram(L *lua.LState, argv []string, o execOpts) *lua.LTable {
 	run := procgroup.Track(cmd) // its process group, and on Linux what it started with setsid
 	cmd.WaitDelay = execWaitDelay
 
-	done := e.guard.wait()
+	done := e.vu.Wait()
 	err = cmd.Run()
 	done()
 	if cmd.Process != nil {
