@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 
+	iomod "github.com/hermes-hooks/hermes/luabind/internal/modules/io"
+
 	execmod "github.com/hermes-hooks/hermes/luabind/internal/modules/exec"
 
 	logmod "github.com/hermes-hooks/hermes/luabind/internal/modules/log"
@@ -24,14 +26,15 @@ type hook struct {
 	perms     Permissions
 	hostFuncs map[string]Func
 	store     Store             // nil: the store module is absent
-	fsRoots   []fsRoot          // permissions.fs entries, resolved and opened once at load (fspath.go)
+	fsRoots   []iomod.Root      // permissions.fs entries, resolved and opened once at load (io.ResolveRoots)
 	programs  []execmod.Program // permissions.exec entries, resolved once at load (exec.ResolvePrograms)
 	modules   []modules.Def     // what require may return (modules.go)
 }
 
 // env is one state's view of its hook, plus the resources of that state: the memory guard
-// of the call in progress, the files it opened, the http client. A state runs one call at
-// a time, so these need no lock, except the guard fields the watchdog reads.
+// of the call in progress and the module instances (the files io opened, the http
+// client). It is the modules' VU (vu.go). A state runs one call at a time, so these need
+// no lock, except the guard fields the watchdog reads.
 type env struct {
 	_ cacheLinePad
 	*hook
@@ -41,8 +44,8 @@ type env struct {
 	poll    context.Context    // the state's pollContext, for the interpreter and coroutines
 	guard   *callGuard         // the state's, in its callContext
 	coDepth int                // coroutines being resumed inside one another
-	files   openFiles
-	log     *logmod.Instance // the log module, print and ctx.log: what the call logged
+	io      *iomod.Instance    // the io table: the files the call in progress opened
+	log     *logmod.Instance   // the log module, print and ctx.log: what the call logged
 	json    *jsonValues
 	loaded  *lua.LTable // the modules require has opened, a root of what the state holds
 	_       cacheLinePad
@@ -51,13 +54,12 @@ type env struct {
 // closeCall releases what the call in progress left open, and reports the log records it
 // dropped.
 func (e *env) closeCall() {
-	e.files.closeAll()
+	e.io.EndCall()
 	e.log.EndCall()
 }
 
 // close releases everything the state holds outside Lua.
 func (e *env) close() {
-	e.files.closeAll()
 	for _, c := range e.closers {
 		c.Close()
 	}
@@ -119,7 +121,9 @@ func newSandbox(e *env) *lua.LState {
 	stdlib.InstallString(L)
 	limitCoroutines(L, e)
 	stdlib.InstallLoad(L)
-	installIO(L, e)
+	e.io = iomod.Module{Roots: e.fsRoots, FS: e.perms.FS}.NewModuleInstance(e).(*iomod.Instance)
+	e.closers = append(e.closers, e.io)
+	L.SetGlobal("io", e.io.Exports())
 	installRequire(L, e)
 	return L
 }

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	iomod "github.com/hermes-hooks/hermes/luabind/internal/modules/io"
+
 	logmod "github.com/hermes-hooks/hermes/luabind/internal/modules/log"
 )
 
@@ -150,7 +152,7 @@ end`, Options{Home: home, Permissions: Permissions{FS: []string{"notes.txt", "lo
 		t.Errorf("inside a directory entry created after load: %v", got)
 	}
 	p.Close()
-	if _, err := openRegular(&p.s.hook.fsRoots[0], "notes.txt", os.O_RDONLY); err != errHookClosed {
-		t.Errorf("open after Close: %v, want %v", err, errHookClosed)
+	if _, err := iomod.OpenRegular(&p.s.hook.fsRoots[0], "notes.txt", os.O_RDONLY); err != iomod.ErrHookClosed {
+		t.Errorf("open after Close: %v, want %v", err, iomod.ErrHookClosed)
 	}
 }

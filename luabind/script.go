@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	iomod "github.com/hermes-hooks/hermes/luabind/internal/modules/io"
+
 	execmod "github.com/hermes-hooks/hermes/luabind/internal/modules/exec"
 
 	"github.com/hermes-hooks/hermes/hookspec"
@@ -189,7 +191,7 @@ func newScript(src []byte, opts Options) (*script, error) {
 	if err != nil {
 		return nil, err
 	}
-	roots, err := resolveRoots(opts.Permissions.FS, opts.Home)
+	roots, err := iomod.ResolveRoots(opts.Permissions.FS, opts.Home)
 	if err != nil {
 		return nil, &Error{Kind: KindLoad, File: opts.File, Msg: err.Error()}
 	}
@@ -314,7 +316,7 @@ func (s *script) acquire(ctx context.Context) (*state, error) {
 // close closes idle states now and busy ones when their call returns.
 func (s *script) close() {
 	s.pool.close()
-	s.hook.closeFS()
+	iomod.CloseRoots(s.hook.fsRoots) // a call still in flight can no longer open files
 }
 
 // Timing is how long a call waited for a free Lua state and how long it ran: the wait is

@@ -1,4 +1,4 @@
-package luabind
+package io
 
 import (
 	"bufio"
@@ -14,6 +14,7 @@ import (
 	"github.com/hermes-hooks/hermes/luabind/internal/hostpath"
 	"github.com/hermes-hooks/hermes/luabind/internal/limits"
 	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
+	"github.com/hermes-hooks/hermes/luabind/internal/modules"
 )
 
 // maxOpenFiles bounds the files one call may hold open at once.
@@ -21,10 +22,43 @@ const maxOpenFiles = 64
 
 const fileTypeName = "hermes.file"
 
-// installIO defines the global io table: io.open, io.lines, io.close and io.type. Every path
-// must resolve inside an entry of permissions.fs; without the permission io.open exists
-// but refuses, saying which permission is missing.
-func installIO(L *lua.LState, e *env) {
+// Module is the io table of one hook: the permissions.fs entries, resolved and opened at
+// load (ResolveRoots), and as written in the manifest, for messages.
+type Module struct {
+	Roots []Root
+	FS    []string
+}
+
+// Instance is the io table in one state: the files the call in progress opened.
+type Instance struct {
+	vu modules.VU
+	Module
+	files openFiles
+}
+
+var (
+	_ modules.Module   = Module{}
+	_ modules.Instance = (*Instance)(nil)
+	_ modules.Closer   = (*Instance)(nil)
+)
+
+// NewModuleInstance implements modules.Module.
+func (m Module) NewModuleInstance(vu modules.VU) modules.Instance {
+	return &Instance{vu: vu, Module: m}
+}
+
+// EndCall closes the files the call left open; the core calls it when each call ends.
+func (e *Instance) EndCall() { e.files.closeAll() }
+
+// Close implements modules.Closer: the files still open are closed with the state.
+func (e *Instance) Close() { e.files.closeAll() }
+
+// Exports implements modules.Instance: the io table, io.open, io.lines, io.close and
+// io.type, which the core makes the global io. Every path must resolve inside an entry of
+// permissions.fs; without the permission io.open exists but refuses, saying which
+// permission is missing.
+func (e *Instance) Exports() lua.LValue {
+	L := e.vu.Runtime()
 	meta := L.NewTypeMetatable(fileTypeName)
 	methods := L.SetFuncs(L.CreateTable(0, 8), map[string]lua.LGFunction{
 		"read": fileRead, "write": fileWrite, "lines": fileLines, "seek": fileSeek,
@@ -53,7 +87,7 @@ func installIO(L *lua.LState, e *env) {
 	}))
 	mod.RawSetString("close", L.NewFunction(fileClose))
 	mod.RawSetString("type", L.NewFunction(ioType))
-	L.SetGlobal("io", mod)
+	return mod
 }
 
 func fileString(L *lua.LState) int {
@@ -86,25 +120,25 @@ func ioType(L *lua.LState) int {
 // entry opened at load. A refused path raises an error naming the permission, and a file
 // that is not a regular file one saying so; an operating-system failure returns nil and
 // the message, as Lua's io.open does.
-func (e *env) openFile(L *lua.LState, fn, path, mode string) (*lua.LUserData, string) {
-	if len(e.fsRoots) == 0 {
+func (e *Instance) openFile(L *lua.LState, fn, path, mode string) (*lua.LUserData, string) {
+	if len(e.Roots) == 0 {
 		L.RaiseError("%s: file access needs permissions.fs in the manifest", fn)
 	}
 	flag, ok := openFlags(mode)
 	if !ok {
 		L.ArgError(2, fmt.Sprintf("invalid mode %q (want r, w, a, r+, w+ or a+, optionally with b)", mode))
 	}
-	root, name, resolved, err := e.allowedPath(path)
+	root, name, resolved, err := allowedPath(e.Roots, path)
 	if err != nil {
 		return nil, fmt.Sprintf("%s: %v", path, err)
 	}
 	if root == nil {
-		L.RaiseError("%s: %q is outside permissions.fs (%s)%s", fn, path, strings.Join(e.perms.FS, ", "), resolvedNote(path, resolved))
+		L.RaiseError("%s: %q is outside permissions.fs (%s)%s", fn, path, strings.Join(e.FS, ", "), resolvedNote(path, resolved))
 	}
 	if len(e.files.list) >= maxOpenFiles {
 		L.RaiseError("%s%s: more than %d files open in one call", limits.Prefix, fn, maxOpenFiles)
 	}
-	osf, err := openRegular(root, name, flag)
+	osf, err := OpenRegular(root, name, flag)
 	if err != nil {
 		if strings.Contains(err.Error(), "escapes") {
 			L.RaiseError("%s: %q leads outside permissions.fs through a symbolic link", fn, path)
@@ -125,8 +159,8 @@ func (e *env) openFile(L *lua.LState, fn, path, mode string) (*lua.LUserData, st
 // errNotRegular refuses a FIFO, a device, a socket or a directory.
 var errNotRegular = errors.New("is not a regular file: only regular files can be opened")
 
-// errHookClosed is what opening a file returns once the hook is closed.
-var errHookClosed = errors.New("the hook is closed")
+// ErrHookClosed is what opening a file returns once the hook is closed.
+var ErrHookClosed = errors.New("the hook is closed")
 
 // nonblockFlag makes open(2) of a FIFO return at once instead of waiting for the other end.
 var nonblockFlag = func() int {
@@ -136,10 +170,10 @@ var nonblockFlag = func() int {
 	return syscall.O_NONBLOCK
 }()
 
-// openRegular opens name through the directory of root, refusing anything but a regular
+// OpenRegular opens name through the directory of root, refusing anything but a regular
 // file. The open itself does not block: a FIFO is opened without waiting for a writer (or
 // refused at once for lack of a reader), then refused once fstat shows what it is.
-func openRegular(root *fsRoot, name string, flag int) (*os.File, error) {
+func OpenRegular(root *Root, name string, flag int) (*os.File, error) {
 	if root.dir == nil {
 		return nil, root.dirErr
 	}
@@ -148,7 +182,7 @@ func openRegular(root *fsRoot, name string, flag int) (*os.File, error) {
 	case errors.Is(err, syscall.ENXIO): // a FIFO without a reader, a device without a driver
 		return nil, errNotRegular
 	case errors.Is(err, os.ErrClosed):
-		return nil, errHookClosed
+		return nil, ErrHookClosed
 	case err != nil:
 		return nil, err
 	}

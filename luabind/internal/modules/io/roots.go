@@ -1,4 +1,4 @@
-package luabind
+package io
 
 import (
 	"fmt"
@@ -9,27 +9,27 @@ import (
 	"github.com/hermes-hooks/hermes/luabind/internal/hostpath"
 )
 
-// fsRoot is one permissions.fs entry, resolved and opened at load. Files are opened
+// Root is one permissions.fs entry, resolved and opened at load. Files are opened
 // through dir, a directory opened once at load, so that a directory swapped for a symbolic
 // link afterwards is never followed: the open happens in the directory that was there at
 // load. An entry that is a directory is its own dir; an entry that is a file, or that does
 // not exist at load, is opened through its nearest existing parent directory, and only the
 // entry (and, for one that does not exist yet, paths under it) may be opened there.
-type fsRoot struct {
+type Root struct {
 	path    string   // the entry, resolved (see resolvePath)
 	dirPath string   // the directory files are opened from: path or its nearest existing parent
 	dir     *os.Root // dirPath, opened at load; nil if that failed
 	dirErr  error    // why dir is nil
 }
 
-// resolveRoots resolves the permissions.fs entries and opens their directories, once, at
+// ResolveRoots resolves the permissions.fs entries and opens their directories, once, at
 // load. A relative entry (not starting with "/" or "~") names a path inside the hermes
 // home, e.g. "logs".
-func resolveRoots(entries []string, home string) ([]fsRoot, error) {
-	roots := make([]fsRoot, 0, len(entries))
+func ResolveRoots(entries []string, home string) ([]Root, error) {
+	roots := make([]Root, 0, len(entries))
 	for _, entry := range entries {
 		if strings.TrimSpace(entry) == "" {
-			closeRoots(roots)
+			CloseRoots(roots)
 			return nil, fmt.Errorf("permissions.fs: empty entry")
 		}
 		if home != "" && !filepath.IsAbs(entry) && entry != "~" && !strings.HasPrefix(entry, "~/") {
@@ -37,7 +37,7 @@ func resolveRoots(entries []string, home string) ([]fsRoot, error) {
 		}
 		r, err := hostpath.Resolve(entry)
 		if err != nil {
-			closeRoots(roots)
+			CloseRoots(roots)
 			return nil, fmt.Errorf("permissions.fs entry %q: %v", entry, err)
 		}
 		roots = append(roots, openRoot(r))
@@ -46,7 +46,7 @@ func resolveRoots(entries []string, home string) ([]fsRoot, error) {
 }
 
 // openRoot opens the directory through which the files of the resolved entry p are opened.
-func openRoot(p string) fsRoot {
+func openRoot(p string) Root {
 	dirPath := p
 	for {
 		if fi, err := os.Stat(dirPath); err == nil && fi.IsDir() {
@@ -59,11 +59,11 @@ func openRoot(p string) fsRoot {
 		dirPath = parent
 	}
 	dir, err := os.OpenRoot(dirPath)
-	return fsRoot{path: p, dirPath: dirPath, dir: dir, dirErr: err}
+	return Root{path: p, dirPath: dirPath, dir: dir, dirErr: err}
 }
 
-// closeRoots closes the directories resolveRoots opened.
-func closeRoots(roots []fsRoot) {
+// CloseRoots closes the directories ResolveRoots opened.
+func CloseRoots(roots []Root) {
 	for _, r := range roots {
 		if r.dir != nil {
 			_ = r.dir.Close()
@@ -80,15 +80,15 @@ func within(root, p string) (string, bool) {
 	return rel, true
 }
 
-// allowedPath resolves p and finds the permissions.fs entry that contains it. It returns
-// the entry and the name to open through its directory.
-func (h *hook) allowedPath(p string) (root *fsRoot, name, resolved string, err error) {
+// allowedPath resolves p and finds the entry of roots that contains it. It returns the
+// entry and the name to open through its directory.
+func allowedPath(roots []Root, p string) (root *Root, name, resolved string, err error) {
 	resolved, err = hostpath.Resolve(p)
 	if err != nil {
 		return nil, "", "", err
 	}
-	for i := range h.fsRoots {
-		r := &h.fsRoots[i]
+	for i := range roots {
+		r := &roots[i]
 		if _, in := within(r.path, resolved); !in {
 			continue
 		}
@@ -97,7 +97,3 @@ func (h *hook) allowedPath(p string) (root *fsRoot, name, resolved string, err e
 	}
 	return nil, "", resolved, nil
 }
-
-// closeFS closes the directories of the hook's permissions.fs entries. A call still in
-// flight can no longer open files.
-func (h *hook) closeFS() { closeRoots(h.fsRoots) }
