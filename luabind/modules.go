@@ -3,44 +3,27 @@ package luabind
 import (
 	"os"
 
-	execmod "github.com/hermes-hooks/hermes/luabind/internal/modules/exec"
-
-	httpmod "github.com/hermes-hooks/hermes/luabind/internal/modules/http"
-
-	storemod "github.com/hermes-hooks/hermes/luabind/internal/modules/store"
-
-	logmod "github.com/hermes-hooks/hermes/luabind/internal/modules/log"
-
-	remod "github.com/hermes-hooks/hermes/luabind/internal/modules/re"
-
-	jsonmod "github.com/hermes-hooks/hermes/luabind/internal/modules/json"
-
-	timemod "github.com/hermes-hooks/hermes/luabind/internal/modules/time"
-
 	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 	"github.com/hermes-hooks/hermes/luabind/internal/modules"
+	execmod "github.com/hermes-hooks/hermes/luabind/internal/modules/exec"
+	hermesmod "github.com/hermes-hooks/hermes/luabind/internal/modules/hermes"
+	httpmod "github.com/hermes-hooks/hermes/luabind/internal/modules/http"
+	jsonmod "github.com/hermes-hooks/hermes/luabind/internal/modules/json"
+	logmod "github.com/hermes-hooks/hermes/luabind/internal/modules/log"
+	remod "github.com/hermes-hooks/hermes/luabind/internal/modules/re"
+	storemod "github.com/hermes-hooks/hermes/luabind/internal/modules/store"
+	timemod "github.com/hermes-hooks/hermes/luabind/internal/modules/time"
 )
 
-// A module of this package not yet in a package of its own: opened on the state's env.
-type localModule func(*lua.LState, *env) lua.LValue
-
-type localInstance struct {
-	open localModule
-	e    *env
-}
-
-func (m localModule) NewModuleInstance(vu modules.VU) modules.Instance {
-	return localInstance{open: m, e: vu.(*env)}
-}
-
-func (i localInstance) Exports() lua.LValue { return i.open(i.e.L, i.e) }
-
-// moduleTable is the fixed table of libraries, made once per hook at load: each entry's
-// Module is made for the hook, or nil when the hook may not use it. A module's functions
-// are plain Go functions adapted by modules.Fn0..Fn3: json, re, time, http and exec. Three
-// work on the Lua stack on purpose: log converts its message only when the level is
-// enabled, io's functions are methods of file objects, and hermes's are the host's Funcs,
-// adapted by wrapFunc.
+// moduleTable is the fixed table of the libraries require returns, made once per hook at
+// load: each entry's Module (one package each under internal/modules, on the contract of
+// internal/modules) is made for the hook, or nil when the hook may not use it: a module a
+// hook may not use is absent, and require names the permission it needs. No init()
+// registers anything. A module's functions are plain Go functions adapted by
+// modules.Fn0..Fn3: json, re, time, store, http and exec. Two work on the Lua stack on
+// purpose: log converts its message only when the level is enabled, and hermes's are the
+// host's Funcs, adapted by wrapFunc. The io table (internal/modules/io) is a module too, but
+// a global: the core installs it in every state (sandbox.go).
 func (h *hook) moduleTable() []modules.Def {
 	gated := func(ok bool, m modules.Module) modules.Module {
 		if ok {
@@ -53,23 +36,21 @@ func (h *hook) moduleTable() []modules.Def {
 		{Name: "log", Module: logmod.Module{Logger: h.logger}},
 		{Name: "re", Module: remod.Module{}},
 		{Name: "time", Module: timemod.Module{}},
-		{Name: "hermes", Module: localModule(openHermes)},
+		{Name: "hermes", Module: h.hermesModule()},
 		{Name: "store", Module: gated(h.store != nil, storemod.Module{Backend: h.store}), Missing: "the host gave this hook no store"},
 		{Name: "http", Perm: "net", Module: gated(len(h.perms.Net) > 0, httpmod.Module{Net: h.perms.Net, Version: Version})},
 		{Name: "exec", Perm: "exec", Module: gated(len(h.perms.Exec) > 0, execmod.Module{Programs: h.programs, Home: h.home, Getenv: h.getenv})},
 	}
 }
 
-// openHermes builds the hermes module: home, version, and the host's functions.
-func openHermes(L *lua.LState, e *env) lua.LValue {
-	mod := L.CreateTable(0, 2+len(e.hostFuncs))
-	mod.RawSetString("home", lua.LString(e.home))
-	mod.RawSetString("version", lua.LString(Version))
-	mod.RawSetString("name", lua.LString(e.name))
-	for name, f := range e.hostFuncs {
-		mod.RawSetString(name, L.NewFunction(wrapFunc(f, e.guard)))
+// hermesModule is the hermes module of the hook: its host functions are adapted to each
+// state by wrapFunc, under the state's guard.
+func (h *hook) hermesModule() *hermesmod.Module {
+	funcs := make(map[string]func(modules.VU) lua.LGFunction, len(h.hostFuncs))
+	for name, f := range h.hostFuncs {
+		funcs[name] = func(vu modules.VU) lua.LGFunction { return wrapFunc(f, vu.(*env).guard) }
 	}
-	return mod
+	return &hermesmod.Module{Home: h.home, Name: h.name, Version: Version, Funcs: funcs}
 }
 
 // Version is the engine version reported to Lua as hermes.version.
