@@ -181,7 +181,7 @@ func reflectToLua(L *lua.LState, rv reflect.Value) lua.LValue {
 
 // wrapFunc adapts a Func to gopher-lua, converting arguments and recovering panics. With a
 // guard, the call is marked as waiting while f runs (not while its result is converted).
-func wrapFunc(f Func, g *callGuard) lua.LGFunction {
+func wrapFunc(f Func, g *limits.Guard) lua.LGFunction {
 	return func(L *lua.LState) int {
 		args := make([]any, L.GetTop())
 		for i := range args {
@@ -193,7 +193,7 @@ func wrapFunc(f Func, g *callGuard) lua.LGFunction {
 		}
 		var done func()
 		if g != nil {
-			done = g.wait()
+			done = g.Wait()
 		}
 		res, err := callFunc(limits.Context(L), f, args)
 		if done != nil {

@@ -137,10 +137,10 @@ func fromCallError(file string, callCtx context.Context, timeoutText string, err
 			}
 		}
 	}
-	var stop *hostStop
+	var stop *limits.HostStop
 	switch {
 	case callCtx != nil && errors.As(callCtx.Err(), &stop):
-		e.Kind, e.Msg = KindCanceled, stop.message()
+		e.Kind, e.Msg = KindCanceled, stop.Message()
 	case callCtx != nil && errors.Is(callCtx.Err(), context.DeadlineExceeded):
 		e.Kind, e.Msg = KindTimeout, timeoutText
 	case callCtx != nil && errors.Is(callCtx.Err(), context.Canceled):

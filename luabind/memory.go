@@ -20,6 +20,10 @@ import (
 // even if the hook caught the error with pcall, and the state is rebuilt for the next call.
 // The account lives as long as the state, so what a hook keeps between calls counts too.
 
+// DefaultMemoryLimit is what each Lua state of a hook may hold when Options.MemoryLimit
+// is 0, in bytes.
+const DefaultMemoryLimit = 256 << 20
+
 // memoryMessage is the error of a state that would hold more than limit.
 func memoryMessage(limit int64) string {
 	return fmt.Sprintf("%smemory: the hook's Lua state would hold more than %s (runaway allocation?)", limits.Prefix, limits.ByteSize(limit))
@@ -31,7 +35,7 @@ func (st *state) limitMemory(limit int64) {
 	L.SetMemoryLimit(lua.MemoryLimit{Limit: limit, Message: memoryMessage(limit), Measure: func(limit int64) int64 {
 		return L.ReachableMemory(limit, st.roots()...)
 	}})
-	st.ctx.setCheck(L.RequestMemoryCheck)
+	st.ctx.SetCheck(L.RequestMemoryCheck)
 }
 
 // roots are the values st holds outside what Lua can reach from its globals and registry:

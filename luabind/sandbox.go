@@ -41,8 +41,8 @@ type env struct {
 	L       *lua.LState
 	made    []modules.Instance // per entry of modules: its instance in this state, once made
 	closers []modules.Closer   // the module instances to close with the state
-	poll    context.Context    // the state's pollContext, for the interpreter and coroutines
-	guard   *callGuard         // the state's, in its callContext
+	poll    context.Context    // the state's limits.PollContext, for the interpreter and coroutines
+	guard   *limits.Guard      // the state's, in its callContext
 	coDepth int                // coroutines being resumed inside one another
 	io      *iomod.Instance    // the io table: the files the call in progress opened
 	log     *logmod.Instance   // the log module, print and ctx.log: what the call logged

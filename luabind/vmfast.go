@@ -3,6 +3,7 @@ package luabind
 import (
 	"context"
 
+	"github.com/hermes-hooks/hermes/luabind/internal/limits"
 	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 )
 
@@ -14,7 +15,7 @@ import (
 //   - The call's context is polled by the interpreter loop every 1024 instructions, so that
 //     straight-line code stops too, before every call of a Go function (none starts once
 //     the call is stopped), after every `..` that builds 64 KiB or more, and on returning
-//     to Go, through pollContext's Stopped
+//     to Go, through limits.PollContext's Stopped
 //     (callctx.go: one atomic load) rather than gopher-lua's select on Done before every
 //     instruction. startCall refuses to start a call whose context is already done. A
 //     stopped call raises the same error at the next poll.
@@ -48,7 +49,7 @@ import (
 // error, where the interpreter would raise it as a Lua error at the call's first
 // instruction.
 func startCall(L *lua.LState, nargs, nret int, ctx context.Context) error {
-	if pc, ok := ctx.(pollContext); ok && pc.Stopped() {
+	if pc, ok := ctx.(limits.PollContext); ok && pc.Stopped() {
 		return pc.Err()
 	}
 	return L.PCall(nargs, nret, nil)

@@ -14,16 +14,14 @@ var _ modules.VU = (*env)(nil)
 func (e *env) Runtime() *lua.LState { return e.L }
 
 // Wait implements modules.VU: the call's guard counts the wait (guard.go).
-func (e *env) Wait() (done func()) { return e.guard.wait() }
+func (e *env) Wait() (done func()) { return e.guard.Wait() }
 
 // CallTimeout implements modules.VU.
 func (e *env) CallTimeout() time.Duration {
 	if e == nil || e.guard == nil {
 		return 0
 	}
-	e.guard.mu.Lock()
-	defer e.guard.mu.Unlock()
-	return e.guard.timeout
+	return e.guard.Timeout()
 }
 
 // MemoryLimit implements modules.VU: the state's memory limit, 0 when none is known.
@@ -31,9 +29,7 @@ func (e *env) MemoryLimit() int64 {
 	if e == nil || e.guard == nil {
 		return 0
 	}
-	e.guard.mu.Lock()
-	defer e.guard.mu.Unlock()
-	return e.guard.budget
+	return e.guard.Budget()
 }
 
 // JSON implements modules.VU.

@@ -1,13 +1,26 @@
-// Package limits holds what no library function or module may do to the host (SPEC §6.6),
-// as the core, the standard library (internal/stdlib) and every module apply it: build a
-// value larger than MaxStringSize (CheckSize, SizeError), run for long without looking at
-// the call's context (Poller, Context), or hand Lua what the host read without charging the
-// state's memory account (ChargeString, ChargeStrings, CompileCost). Limit messages start
-// with Prefix, which the core turns into a KindLimit error.
+// Package limits holds what bounds a hook's call, as the core, the standard library
+// (internal/stdlib) and every module apply it (SPEC §6.2, §6.6):
 //
-// The memory account itself, and the walk of what a state holds that it falls back on, are
-// the interpreter's (internal/lua/memory.go, memwalk.go); the call context the interpreter
-// polls is the core's (luabind/callctx.go), which Context unwraps for host functions.
+//   - the call's context (Call, callctx.go): one per state, re-armed for every call with no
+//     allocation, timer or goroutine; the interpreter polls its PollContext every 1024
+//     instructions and before every call of a Go function, and host functions wait on the
+//     Call itself (Context); HostStop says why the host stopped a call;
+//   - the watchdog (Guard, guard.go): one goroutine per process, while calls are in flight,
+//     that times calls out and asks a state whose call saw the heap grow past its budget to
+//     measure what it holds; a call's waits outside Lua (Guard.Wait) are the host's and
+//     are forgiven, and its pool is told of them (Waiter);
+//   - sizes and polling in library functions (budget.go): no result larger than
+//     MaxStringSize (CheckSize, SizeError), and a Poller for loops;
+//   - memory charges (memory.go): what the host hands Lua is charged to the state's account
+//     before it becomes Lua values (ChargeString, ChargeStrings), and what compiling
+//     source takes (CompileCost).
 //
-// Everything here works on one Lua state, in the goroutine running it; nothing is shared.
+// The memory account itself and the walk of what a state holds, which it falls back on
+// before failing an allocation, are the interpreter's (internal/lua/memory.go, memwalk.go);
+// the roots the walk starts from outside Lua are the core's (luabind/memory.go). Limit
+// messages start with Prefix, which the core turns into a KindLimit error.
+//
+// A Call and its Guard belong to one state: Begin, End and the state's work run in the
+// goroutine running it; Interrupt, Done, Err and the watchdog may come from any goroutine
+// and take the Call's lock. Everything else here works on one Lua state, in its goroutine.
 package limits

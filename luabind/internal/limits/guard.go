@@ -1,4 +1,4 @@
-package luabind
+package limits
 
 import (
 	"runtime/metrics"
@@ -7,13 +7,16 @@ import (
 	"time"
 )
 
-// DefaultMemoryLimit is what each Lua state of a hook may hold when Options.MemoryLimit
-// is 0, in bytes.
-const DefaultMemoryLimit = 256 << 20
+// Waiter is told when a call starts and stops waiting outside Lua: the pool of the call's
+// state, which lets other calls have a state meanwhile.
+type Waiter interface {
+	IOBegin()
+	IOEnd()
+}
 
-// A callGuard watches the calls of one state (and its loading). It is registered with the
+// A Guard watches the calls of one state (and its loading). It is registered with the
 // watchdog once, when the state is built, and armed for each call under the lock of the
-// state's callContext, which the call takes anyway: watching a call costs no lock and no
+// state's Call, which the call takes anyway: watching a call costs no lock and no
 // allocation of its own, and states never contend with each other.
 //
 // The memory limit itself is the state's memory account (memory.go), charged where the
@@ -21,43 +24,43 @@ const DefaultMemoryLimit = 256 << 20
 // more than the budget while the call ran, the guard asks the state to measure what it
 // holds at its next allocation (check), and the account decides. A call is never stopped
 // because the heap grew: another hook may have grown it.
-type callGuard struct {
+type Guard struct {
 	mu      *sync.Mutex   // guards the fields below against the sampler
 	active  bool          // a call is being watched
 	budget  int64         // heap growth that makes the state measure itself; <= 0: none
 	check   func()        // asks the state to measure what it holds; safe from any goroutine
 	timeout time.Duration // how long the call may run; 0: no limit
 	seen    bool          // the sampler has seen the call ...
-	since   monoTime      // ... first at this time
+	since   MonoTime      // ... first at this time
 	expire  func()        // times the call out; nil once used
 	sampled bool          // base and last are set
 	base    int64         // heap size the call's growth is measured from
 
-	pool     *pool        // the state's, told of each wait (ioBegin): a waiting call does not hold the line
+	pool     Waiter       // the state's pool, told of each wait (IOBegin): a waiting call does not hold the line
 	waiting  atomic.Int32 // > 0 while the call waits in a host function (sleep, http, exec, ...)
 	forgiven atomic.Int64 // heap growth during the call's waits, which is the host's
 	checks   atomic.Int32 // times the guard asked for a check (for tests)
 }
 
-// wait marks the call as blocked in a host function (sleep, http, exec, a host function)
+// Wait marks the call as blocked in a host function (sleep, http, exec, a host function)
 // until the returned func is called. What the heap gains meanwhile is the host's and is
 // forgiven, so the wait must not cover building what Lua receives (strings copied out of
 // a response, tables converted from a result). What the call grew before the wait is
 // judged when the wait starts, so a call that allocates and then waits, again and again,
 // cannot hide its growth in the waits. The state's pool counts the wait too, so that other
-// calls of the hook need not wait for this one's state meanwhile (pool.tryExtra).
-func (g *callGuard) wait() (done func()) {
+// calls of the hook need not wait for this one's state meanwhile (the pool's tryExtra).
+func (g *Guard) Wait() (done func()) {
 	h0 := heapObjects()
 	g.mu.Lock()
 	g.judge(h0)
 	g.mu.Unlock()
 	g.waiting.Add(1)
 	if g.pool != nil {
-		g.pool.ioBegin()
+		g.pool.IOBegin()
 	}
 	return func() {
 		if g.pool != nil {
-			g.pool.ioEnd()
+			g.pool.IOEnd()
 		}
 		if d := heapObjects() - h0; d > 0 {
 			g.forgiven.Add(d)
@@ -88,19 +91,19 @@ type watchdog struct {
 	// put a field written per call next to it
 
 	mu     sync.Mutex // guards guards
-	guards map[*callGuard]struct{}
+	guards map[*Guard]struct{}
 }
 
-var heapWatch = &watchdog{every: 5 * time.Millisecond, idle: time.Second, guards: map[*callGuard]struct{}{}}
+var heapWatch = &watchdog{every: 5 * time.Millisecond, idle: time.Second, guards: map[*Guard]struct{}{}}
 
 // register adds a state's guard; unregister removes it when the state closes.
-func (w *watchdog) register(g *callGuard) {
+func (w *watchdog) register(g *Guard) {
 	w.mu.Lock()
 	w.guards[g] = struct{}{}
 	w.mu.Unlock()
 }
 
-func (w *watchdog) unregister(g *callGuard) {
+func (w *watchdog) unregister(g *Guard) {
 	w.mu.Lock()
 	delete(w.guards, g)
 	w.mu.Unlock()
@@ -111,7 +114,7 @@ func (w *watchdog) unregister(g *callGuard) {
 // sampler times the call from the first sample that sees it, which is at most one period
 // after it started: a call is never stopped early, and at most two periods late. In return
 // a call arms no timer and reads no clock. The sampler calls check and expire holding g.mu.
-func (w *watchdog) watch(g *callGuard, budget int64, timeout time.Duration, expire func()) {
+func (w *watchdog) watch(g *Guard, budget int64, timeout time.Duration, expire func()) {
 	g.mu.Lock()
 	g.arm(budget, timeout, expire)
 	g.mu.Unlock()
@@ -119,7 +122,7 @@ func (w *watchdog) watch(g *callGuard, budget int64, timeout time.Duration, expi
 }
 
 // unwatch stops watching g.
-func (w *watchdog) unwatch(g *callGuard) {
+func (w *watchdog) unwatch(g *Guard) {
 	g.mu.Lock()
 	g.disarm()
 	g.mu.Unlock()
@@ -127,13 +130,13 @@ func (w *watchdog) unwatch(g *callGuard) {
 
 // arm and disarm are watch and unwatch for a caller holding g.mu, which must then call
 // start.
-func (g *callGuard) arm(budget int64, timeout time.Duration, expire func()) {
+func (g *Guard) arm(budget int64, timeout time.Duration, expire func()) {
 	g.forgiven.Store(0)
 	g.active, g.budget, g.sampled = true, budget, false
 	g.timeout, g.expire, g.seen = timeout, expire, false
 }
 
-func (g *callGuard) disarm() { g.active, g.expire = false, nil }
+func (g *Guard) disarm() { g.active, g.expire = false, nil }
 
 // start makes sure the sampler runs.
 func (w *watchdog) start() {
@@ -147,9 +150,9 @@ func (w *watchdog) run() {
 	t := time.NewTicker(w.every)
 	defer t.Stop()
 	samples := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/gc/heap/goal:bytes"}}
-	lastBusy := monoNow()
+	lastBusy := MonoNow()
 	for range t.C {
-		now := monoNow()
+		now := MonoNow()
 		metrics.Read(samples)
 		if w.check(int64(samples[0].Value.Uint64()), int64(samples[1].Value.Uint64()), now) {
 			lastBusy = now
@@ -188,7 +191,7 @@ func (w *watchdog) busy() bool {
 // While a call waits in a host function its base follows the heap up.
 // A call that has run for its timeout is expired. check reports whether any call is being
 // watched.
-func (w *watchdog) check(heap, goal int64, now monoTime) (busy bool) {
+func (w *watchdog) check(heap, goal int64, now MonoTime) (busy bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for g := range w.guards {
@@ -210,7 +213,7 @@ func (w *watchdog) check(heap, goal int64, now monoTime) (busy bool) {
 	return busy
 }
 
-func (g *callGuard) sample(heap, goal int64) {
+func (g *Guard) sample(heap, goal int64) {
 	if !g.sampled {
 		g.sampled, g.base = true, heap+min(max(goal-heap, 0), g.budget)
 		return
@@ -223,7 +226,7 @@ func (g *callGuard) sample(heap, goal int64) {
 // judge asks the state to measure what it holds when the heap, less what the call's waits
 // are forgiven, has grown past its budget since the base, and moves the base up to the
 // heap: the next request needs another budget of growth. The caller holds g.mu.
-func (g *callGuard) judge(heap int64) {
+func (g *Guard) judge(heap int64) {
 	if !g.active || !g.sampled || g.budget <= 0 || g.check == nil {
 		return
 	}
@@ -232,4 +235,18 @@ func (g *callGuard) judge(heap int64) {
 		g.check()
 		g.base = heap - g.forgiven.Load()
 	}
+}
+
+// Timeout is how long the call being watched may run; 0: no limit.
+func (g *Guard) Timeout() time.Duration {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.timeout
+}
+
+// Budget is the memory budget of the call being watched; <= 0: none.
+func (g *Guard) Budget() int64 {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.budget
 }

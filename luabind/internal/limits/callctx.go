@@ -1,4 +1,4 @@
-package luabind
+package limits
 
 import (
 	"context"
@@ -8,17 +8,17 @@ import (
 	"time"
 )
 
-// callContext is the context of one state's calls. A state runs one call at a time, so it
-// keeps one callContext and re-arms it for every call: a call allocates no context, timer
+// Call is the context of one state's calls. A state runs one call at a time, so it
+// keeps one Call and re-arms it for every call: a call allocates no context, timer
 // or goroutine (context.WithTimeout costs five allocations and a timer per call, a large
 // share of a short hook's cost). begin arms the timeout and the memory guard, end disarms
 // them; the watchdog (guard.go) stops a call past its timeout, and asks a state whose call
 // saw the heap grow past its budget to measure what it holds; the interpreter polls the
 // context every 1024 instructions and before every call of a Go function
 // (internal/lua/vm.go).
-type callContext struct {
+type Call struct {
 	_    cacheLinePad
-	poll atomic.Pointer[chan struct{}] // nil, or done once closed: what pollContext returns
+	poll atomic.Pointer[chan struct{}] // nil, or done once closed: what PollContext returns
 	done atomic.Pointer[chan struct{}] // the current call's Done channel
 
 	mu         sync.Mutex // guards everything below
@@ -27,9 +27,9 @@ type callContext struct {
 	armed      bool
 	gen        uint64 // which call is armed, for the parent's late cancellation
 	stopParent func() bool
-	guard      callGuard // watched by heapWatch while a call is armed
-	budget     int64     // the guard's memory budget; <= 0: none
-	onDeadline func()    // the guard's expire, bound once
+	guard      Guard  // watched by heapWatch while a call is armed
+	budget     int64  // the guard's memory budget; <= 0: none
+	onDeadline func() // the guard's expire, bound once
 	_          cacheLinePad
 }
 
@@ -38,9 +38,9 @@ type callContext struct {
 // It is two lines long because x86 cores prefetch lines in pairs.
 type cacheLinePad [128]byte
 
-// newCallContext makes a state's context; budget is its memory guard's (<= 0: none).
-func newCallContext(budget int64) *callContext {
-	c := &callContext{parent: context.Background(), budget: budget}
+// NewCall makes a state's context; budget is its memory guard's (<= 0: none).
+func NewCall(budget int64) *Call {
+	c := &Call{parent: context.Background(), budget: budget}
 	ch := make(chan struct{})
 	c.done.Store(&ch)
 	c.guard.mu = &c.mu
@@ -53,17 +53,17 @@ func newCallContext(budget int64) *callContext {
 	return c
 }
 
-// setCheck gives the guard the function that asks the state to measure what it holds.
-func (c *callContext) setCheck(check func()) {
+// SetCheck gives the guard the function that asks the state to measure what it holds.
+func (c *Call) SetCheck(check func()) {
 	c.mu.Lock()
 	c.guard.check = check
 	c.mu.Unlock()
 }
 
-// begin arms c, and its guard, for a call of at most timeout under parent. It reads no
-// clock: the watchdog times the call from when it first sees it (see callGuard), and the
+// Begin arms c, and its guard, for a call of at most timeout under parent. It reads no
+// clock: the watchdog times the call from when it first sees it (see Guard), and the
 // parent's own deadline reaches the call through its Done.
-func (c *callContext) begin(parent context.Context, timeout time.Duration) {
+func (c *Call) Begin(parent context.Context, timeout time.Duration) {
 	defer heapWatch.start()
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -77,17 +77,17 @@ func (c *callContext) begin(parent context.Context, timeout time.Duration) {
 	c.gen++
 	c.guard.arm(c.budget, timeout, c.onDeadline)
 	if err := parent.Err(); err != nil {
-		c.cancelLocked(stoppedBy(parent))
+		c.cancelLocked(StoppedBy(parent))
 		return
 	}
 	if parent.Done() != nil {
 		gen := c.gen
-		c.stopParent = context.AfterFunc(parent, func() { c.cancelGen(gen, stoppedBy(parent)) })
+		c.stopParent = context.AfterFunc(parent, func() { c.cancelGen(gen, StoppedBy(parent)) })
 	}
 }
 
-// end disarms c after the call.
-func (c *callContext) end() {
+// End disarms c after the call.
+func (c *Call) End() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.armed = false
@@ -99,7 +99,7 @@ func (c *callContext) end() {
 	c.parent = context.Background()
 }
 
-func (c *callContext) cancelGen(gen uint64, err error) {
+func (c *Call) cancelGen(gen uint64, err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.armed && c.gen == gen {
@@ -107,32 +107,32 @@ func (c *callContext) cancelGen(gen uint64, err error) {
 	}
 }
 
-// interrupt stops the call in flight, if any, because the hook is being closed.
-func (c *callContext) interrupt(why error) {
+// Interrupt stops the call in flight, if any, because the hook is being closed.
+func (c *Call) Interrupt(why error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.armed {
-		c.cancelLocked(&hostStop{err: context.Canceled, why: why})
+		c.cancelLocked(&HostStop{err: context.Canceled, why: why})
 	}
 }
 
-// hostStop is why a call ended early on its caller's side rather than at its own timeout:
+// HostStop is why a call ended early on its caller's side rather than at its own timeout:
 // the host's context was cancelled or passed its deadline, or the hook was closed. It is
 // the call context's Err and unwraps to context.Canceled or context.DeadlineExceeded.
-type hostStop struct {
+type HostStop struct {
 	err error // what the host's context said
 	why error // its cause, when it gave one
 }
 
-func stoppedBy(parent context.Context) *hostStop {
-	return &hostStop{err: parent.Err(), why: context.Cause(parent)}
+func StoppedBy(parent context.Context) *HostStop {
+	return &HostStop{err: parent.Err(), why: context.Cause(parent)}
 }
 
-func (h *hostStop) Error() string { return h.err.Error() }
-func (h *hostStop) Unwrap() error { return h.err }
+func (h *HostStop) Error() string { return h.err.Error() }
+func (h *HostStop) Unwrap() error { return h.err }
 
-// message says what stopped the call, for its Error.
-func (h *hostStop) message() string {
+// Message says what stopped the call, for its Error.
+func (h *HostStop) Message() string {
 	msg := "canceled by the host"
 	if errors.Is(h.err, context.DeadlineExceeded) {
 		msg = "canceled by the host: its context's deadline passed"
@@ -143,7 +143,7 @@ func (h *hostStop) message() string {
 	return msg
 }
 
-func (c *callContext) cancelLocked(err error) {
+func (c *Call) cancelLocked(err error) {
 	if c.err == nil {
 		c.err = err
 		close(*c.done.Load())
@@ -154,7 +154,7 @@ func (c *callContext) cancelLocked(err error) {
 // Deadline implements context.Context: the parent's deadline, if it has one. The call's own
 // timeout is not known as a point in time (begin reads no clock); it reaches host functions
 // through Done.
-func (c *callContext) Deadline() (time.Time, bool) {
+func (c *Call) Deadline() (time.Time, bool) {
 	c.mu.Lock()
 	p := c.parent
 	c.mu.Unlock()
@@ -162,53 +162,69 @@ func (c *callContext) Deadline() (time.Time, bool) {
 }
 
 // Done implements context.Context.
-func (c *callContext) Done() <-chan struct{} { return *c.done.Load() }
+func (c *Call) Done() <-chan struct{} { return *c.done.Load() }
 
 // Err implements context.Context.
-func (c *callContext) Err() error {
+func (c *Call) Err() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.err
 }
 
 // Value implements context.Context.
-func (c *callContext) Value(key any) any {
+func (c *Call) Value(key any) any {
 	c.mu.Lock()
 	p := c.parent
 	c.mu.Unlock()
 	return p.Value(key)
 }
 
-// pollContext is the view of a callContext the interpreter polls: it is a
+// PollContext is the view of a Call the interpreter polls: it is a
 // lua.ContextPoller, whose Stopped reads one pointer that stays nil until the call is
 // cancelled, where a receive from a channel reads the channel's lock word, which two cores
 // running two states keep stealing from each other when the channels sit on one cache line.
 // Its Done is nil until the call is cancelled, for the same reason (a context derived from
 // it, such as gopher-lua's coroutines' before sandbox.go replaces it, registers nothing).
-// Host functions, which wait on Done, get the callContext itself through limits.Context.
-// Successive calls of Done may return different values, so a pollContext must not be
+// Host functions, which wait on Done, get the Call itself through limits.Context.
+// Successive calls of Done may return different values, so a PollContext must not be
 // handed to anything but the interpreter.
-type pollContext struct{ *callContext }
+type PollContext struct{ *Call }
 
 // Stopped implements lua.ContextPoller: whether the call was cancelled.
-func (p pollContext) Stopped() bool { return p.poll.Load() != nil }
+func (p PollContext) Stopped() bool { return p.poll.Load() != nil }
 
 // Done implements context.Context, for the interpreter only.
-func (p pollContext) Done() <-chan struct{} {
+func (p PollContext) Done() <-chan struct{} {
 	if ch := p.poll.Load(); ch != nil {
 		return *ch
 	}
 	return nil
 }
 
-// HostContext implements limits.HostContexter: host functions wait on the callContext.
-func (p pollContext) HostContext() context.Context { return p.callContext }
+// HostContext implements limits.HostContexter: host functions wait on the Call.
+func (p PollContext) HostContext() context.Context { return p.Call }
 
-// monoTime is a point in time as the monotonic clock's nanoseconds since clockBase. Reading
-// it (monoNow) costs one clock read where time.Now costs two (wall and monotonic); on a
+// MonoTime is a point in time as the monotonic clock's nanoseconds since clockBase. Reading
+// it (MonoNow) costs one clock read where time.Now costs two (wall and monotonic); on a
 // virtual machine a read can take 50ns, a tenth of a short call.
-type monoTime time.Duration
+type MonoTime time.Duration
 
 var clockBase = time.Now()
 
-func monoNow() monoTime { return monoTime(time.Since(clockBase)) }
+func MonoNow() MonoTime { return MonoTime(time.Since(clockBase)) }
+
+// Guard is the call's memory and timeout guard.
+func (c *Call) Guard() *Guard { return &c.guard }
+
+// Poll is the context the interpreter polls (and coroutines): a PollContext of c.
+func (c *Call) Poll() PollContext { return PollContext{c} }
+
+// SetWaiter tells the guard whom to tell of the call's waits outside Lua (IOBegin, IOEnd).
+func (c *Call) SetWaiter(w Waiter) {
+	c.mu.Lock()
+	c.guard.pool = w
+	c.mu.Unlock()
+}
+
+// Close stops the watchdog's watching of c's state, which is closing.
+func (c *Call) Close() { heapWatch.unregister(&c.guard) }
