@@ -75,12 +75,6 @@ func (e *Error) Error() string {
 	return e.Msg
 }
 
-// ErrTimeout matches (with errors.Is) every Error of kind KindTimeout.
-var ErrTimeout = errors.New("luabind: timeout")
-
-// Is reports whether target is ErrTimeout and e is a timeout.
-func (e *Error) Is(target error) bool { return target == ErrTimeout && e.Kind == KindTimeout }
-
 // locRE finds "file:line:" prefixes in gopher-lua messages.
 var locRE = regexp.MustCompile(`^(.*?):(\d+):\s*(.*)$`)
 

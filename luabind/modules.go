@@ -38,7 +38,7 @@ func (h *hook) moduleTable() []modules.Def {
 		{Name: "time", Module: timemod.Module{}},
 		{Name: "hermes", Module: h.hermesModule()},
 		{Name: "store", Module: gated(h.store != nil, storemod.Module{Backend: h.store}), Missing: "the host gave this hook no store"},
-		{Name: "http", Perm: "net", Module: gated(len(h.perms.Net) > 0, httpmod.Module{Net: h.perms.Net, Version: Version})},
+		{Name: "http", Perm: "net", Module: gated(len(h.perms.Net) > 0, httpmod.Module{Net: h.perms.Net, Version: version})},
 		{Name: "exec", Perm: "exec", Module: gated(len(h.perms.Exec) > 0, execmod.Module{Programs: h.programs, Home: h.home, Getenv: h.getenv})},
 	}
 }
@@ -50,11 +50,11 @@ func (h *hook) hermesModule() *hermesmod.Module {
 	for name, f := range h.hostFuncs {
 		funcs[name] = func(vu modules.VU) lua.LGFunction { return wrapFunc(f, vu.(*env).guard) }
 	}
-	return &hermesmod.Module{Home: h.home, Name: h.name, Version: Version, Funcs: funcs}
+	return &hermesmod.Module{Home: h.home, Name: h.name, Version: version, Funcs: funcs}
 }
 
-// Version is the engine version reported to Lua as hermes.version.
-const Version = "0.1.0"
+// version is the engine version reported to Lua as hermes.version.
+const version = "0.1.0"
 
 // installRequire defines require(name), which returns the loaded module, making its
 // instance for this state on first use. Unknown or unavailable names are errors that say
