@@ -15,14 +15,14 @@ import (
 //   - The call's context is polled by the interpreter loop every 1024 instructions, so that
 //     straight-line code stops too, before every call of a Go function (none starts once
 //     the call is stopped), after every `..` that builds 64 KiB or more, and on returning
-//     to Go, through limits.PollContext's Stopped
-//     (callctx.go: one atomic load) rather than gopher-lua's select on Done before every
+//     to Go, through limits.PollContext's Stopped (internal/limits/callctx.go: one atomic
+//     load) rather than gopher-lua's select on Done before every
 //     instruction. startCall refuses to start a call whose context is already done. A
 //     stopped call raises the same error at the next poll.
 //   - A generic for over ipairs calls the iterator as a Go function on every step, with a
 //     call frame pushed and popped, and string.find(s, p, init, true), the usual deny-list
 //     test, is called the same way. Our ipairsAux and strFind carry the fork's builtin marks
-//     (lua.BuiltinIpairsIter, lua.BuiltinStringFind; baselib.go, strlib.go): OP_TFORLOOP
+//     (lua.BuiltinIpairsIter, lua.BuiltinStringFind; internal/stdlib): OP_TFORLOOP
 //     takes ipairs' step itself for a table and a number, and OP_CALL answers a plain find
 //     itself for arguments of the usual types, with the same results and registers.
 //   - Setting a string key (`{tool = x}`, `t.k = v`, `t[s] = v`) goes through

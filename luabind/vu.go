@@ -13,7 +13,7 @@ var _ modules.VU = (*env)(nil)
 // Runtime implements modules.VU.
 func (e *env) Runtime() *lua.LState { return e.L }
 
-// Wait implements modules.VU: the call's guard counts the wait (guard.go).
+// Wait implements modules.VU: the call's guard counts the wait (limits.Guard).
 func (e *env) Wait() (done func()) { return e.guard.Wait() }
 
 // CallTimeout implements modules.VU.

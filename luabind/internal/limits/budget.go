@@ -19,7 +19,7 @@ import (
 const MaxStringSize = 64 << 20
 
 // CheckSize raises a limit error, naming what, when a result of n bytes would be larger
-// than MaxStringSize, and charges the state's memory account with it (memory.go), which
+// than MaxStringSize, and charges the state's memory account with it (internal/lua/memory.go), which
 // raises the memory error when the state would hold too much. Call it before allocating.
 func CheckSize(L *lua.LState, what string, n int64) {
 	if n > MaxStringSize || n < 0 {

@@ -184,7 +184,7 @@ func (c *Call) Value(key any) any {
 // cancelled, where a receive from a channel reads the channel's lock word, which two cores
 // running two states keep stealing from each other when the channels sit on one cache line.
 // Its Done is nil until the call is cancelled, for the same reason (a context derived from
-// it, such as gopher-lua's coroutines' before sandbox.go replaces it, registers nothing).
+// it, such as gopher-lua's coroutines' before luabind/sandbox.go replaces it, registers nothing).
 // Host functions, which wait on Done, get the Call itself through limits.Context.
 // Successive calls of Done may return different values, so a PollContext must not be
 // handed to anything but the interpreter.

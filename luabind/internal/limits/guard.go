@@ -19,7 +19,7 @@ type Waiter interface {
 // state's Call, which the call takes anyway: watching a call costs no lock and no
 // allocation of its own, and states never contend with each other.
 //
-// The memory limit itself is the state's memory account (memory.go), charged where the
+// The memory limit itself is the state's memory account (internal/lua/memory.go), charged where the
 // interpreter allocates. The guard is its backstop: when the process heap has grown by
 // more than the budget while the call ran, the guard asks the state to measure what it
 // holds at its next allocation (check), and the account decides. A call is never stopped

@@ -12,7 +12,7 @@ import (
 )
 
 // The string functions that allocate in proportion to their input or loop over it,
-// rebuilt so that none escapes the limits of budget.go: find, match, gmatch and gsub use
+// rebuilt so that none escapes the limits of internal/limits: find, match, gmatch and gsub use
 // the matcher of lpattern.go, which polls the call's context; gsub, format, rep and
 // table.concat check the size of their result before building it. Their results are C Lua
 // 5.1's, which gopher-lua's own follow except where noted (see strlib_test.go).
