@@ -103,7 +103,7 @@ func (e *env) instance(i int) modules.Instance {
 }
 
 // instanceNamed is the state's instance of the module named name, which the core uses
-// itself (log for print, io for the io table): it must be in the table, ungated.
+// itself (log, for print and ctx.log): it must be in the table, ungated.
 func (e *env) instanceNamed(name string) modules.Instance {
 	for i, m := range e.modules {
 		if m.Name == name {
