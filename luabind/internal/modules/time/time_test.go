@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	timemod "github.com/hermes-hooks/hermes/luabind/internal/modules/time"
 	"github.com/hermes-hooks/hermes/luabind/internal/modules/modulestest"
+	timemod "github.com/hermes-hooks/hermes/luabind/internal/modules/time"
 )
 
 // A sleep is a wait outside Lua (the pool and the memory guard rely on it), and a sleep
