@@ -48,7 +48,7 @@ var onlyImportedBy = map[string]string{
 	module + "luabind": "engine",
 	// The libraries take a TracerProvider (the OpenTelemetry API); only the CLI builds one
 	// and exports what it records.
-	"go.opentelemetry.io/otel/sdk/trace":                               "cmd/hermesctl",
+	"go.opentelemetry.io/otel/sdk/trace":                              "cmd/hermesctl",
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp": "cmd/hermesctl",
 }
 
