@@ -62,7 +62,7 @@ func newTracer(p trace.TracerProvider) trace.Tracer {
 	if p == nil {
 		return nil
 	}
-	return p.Tracer(TracerName, trace.WithInstrumentationVersion(luabind.Version))
+	return p.Tracer(TracerName)
 }
 
 // firing is what one traced firing knows for its spans; a nil *firing traces nothing.

@@ -67,7 +67,7 @@ func (r *Runner) emit(ctx context.Context, ev Event) {
 		return
 	}
 	if !r.opts.Sync {
-		r.gw.EmitEvent(ev)
+		r.gw.EmitEventContext(ctx, ev)
 		return
 	}
 	rs := r.gw.EmitEventSync(ctx, ev)

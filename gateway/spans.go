@@ -1,0 +1,68 @@
+package gateway
+
+import (
+	"context"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/hermes-hooks/hermes/engine"
+	"github.com/hermes-hooks/hermes/hookspec"
+)
+
+// newTracer is the tracer of eng's provider, or nil when the engine traces nothing.
+func newTracer(eng *engine.Engine) trace.Tracer {
+	p := eng.TracerProvider()
+	if p == nil {
+		return nil
+	}
+	return p.Tracer(engine.TracerName)
+}
+
+// startSpan starts the span of the gateway hook name handling event: with a valid emit
+// (a queued event), the root of a trace of its own linked to the Emit that queued it;
+// else a child of ctx's span.
+func (g *Gateway) startSpan(ctx context.Context, name, event string, data map[string]any, emit trace.SpanContext) (context.Context, trace.Span) {
+	attrs := []attribute.KeyValue{engine.AttrEvent.String(event), engine.AttrHookName.String(name),
+		engine.AttrHookSource.String(engine.SourceGateway), engine.AttrHookDialect.String("hermes")}
+	if s, _ := data["session_id"].(string); s != "" {
+		attrs = append(attrs, engine.AttrConversationID.String(s))
+	}
+	opts := []trace.SpanStartOption{trace.WithAttributes(attrs...)}
+	if emit.IsValid() {
+		opts = append(opts, trace.WithNewRoot(), trace.WithLinks(trace.Link{SpanContext: emit,
+			Attributes: []attribute.KeyValue{engine.AttrLinkedEmit.String("emit")}}))
+	}
+	return g.tracer.Start(ctx, "hook "+name, opts...)
+}
+
+// endSpan records how the hook's call ended and ends span; a failure is the span's error.
+func endSpan(span trace.Span, r engine.HookResult) {
+	span.SetAttributes(engine.AttrHookStatus.String(string(r.Status)),
+		engine.AttrDurationMS.Float64(hookspec.DurationMS(r.Duration)))
+	if r.Status != engine.StatusOK && r.Status != engine.StatusSkipped {
+		span.SetAttributes(engine.AttrErrorType.String(string(r.Status)), engine.AttrHookError.String(r.Err))
+		span.SetStatus(codes.Error, r.Err)
+	}
+	span.End()
+}
+
+// span starts a span of the runner's own (a message, a turn, a tool call), a child of
+// ctx's, so the hooks' spans sit inside the host's. Without a tracer it is a span that
+// records nothing.
+func (r *Runner) span(ctx context.Context, name string, attrs ...attribute.KeyValue) (context.Context, trace.Span) {
+	if r.tracer == nil {
+		return ctx, noSpan
+	}
+	return r.tracer.Start(ctx, name, trace.WithAttributes(attrs...))
+}
+
+// noSpan records nothing.
+var noSpan = trace.SpanFromContext(context.Background())
+
+// GenAI semantic-convention attributes of the runner's spans.
+const (
+	attrOperation = attribute.Key("gen_ai.operation.name") // invoke_agent, execute_tool
+	attrBlocked   = attribute.Key("hermes.tool.blocked")   // a tool call's pre_tool_call hooks blocked it
+)
