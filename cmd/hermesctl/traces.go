@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net/url"
 	"os"
 	"slices"
 	"sync"
@@ -67,9 +68,15 @@ func (c *cli) newTracing(ctx context.Context, a traceArgs) (*tracing, error) {
 	}
 	opts := []sdktrace.TracerProviderOption{sdktrace.WithResource(res)}
 	if endpoint != "" {
-		var eopts []otlptracehttp.Option
+		// A run is short: an unreachable collector is given seconds, not the SDK's minute.
+		eopts := []otlptracehttp.Option{otlptracehttp.WithRetry(otlptracehttp.RetryConfig{Enabled: true,
+			InitialInterval: time.Second, MaxInterval: 5 * time.Second, MaxElapsedTime: 10 * time.Second})}
 		if a.otlpEndpoint != "" {
-			eopts = append(eopts, otlptracehttp.WithEndpointURL(a.otlpEndpoint))
+			u, err := tracesURL(a.otlpEndpoint)
+			if err != nil {
+				return nil, err
+			}
+			eopts = append(eopts, otlptracehttp.WithEndpointURL(u))
 		}
 		exp, err := otlptracehttp.New(ctx, eopts...) // reads OTEL_EXPORTER_OTLP_* itself
 		if err != nil {
@@ -84,6 +91,19 @@ func (c *cli) newTracing(ctx context.Context, a traceArgs) (*tracing, error) {
 	}
 	t.tp = sdktrace.NewTracerProvider(opts...)
 	return t, nil
+}
+
+// tracesURL is the URL spans are posted to for --otlp-endpoint: like
+// OTEL_EXPORTER_OTLP_ENDPOINT, a URL without a path gets the signal's path /v1/traces.
+func tracesURL(endpoint string) (string, error) {
+	u, err := url.Parse(endpoint)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", fmt.Errorf("--otlp-endpoint %q: want an http:// or https:// URL, like http://localhost:4318", endpoint)
+	}
+	if u.Path == "" || u.Path == "/" {
+		u.Path = "/v1/traces"
+	}
+	return u.String(), nil
 }
 
 // provider is the provider to give the engine; nil when nothing is traced.
