@@ -74,11 +74,14 @@ type firing struct {
 }
 
 // startFiring starts the span of a firing of hook with kw, a child of ctx's span, and
-// returns the context its hooks run under.
+// returns the context its hooks run under. Attributes are built only for a span that
+// records, and set when it ends.
 func (e *Engine) startFiring(ctx context.Context, hook string, kw args) (context.Context, *firing) {
-	f := &firing{tracer: e.tracer, event: hook, ids: idAttrs(kw)}
-	attrs := append([]attribute.KeyValue{AttrEvent.String(hook)}, f.ids...)
-	ctx, f.span = e.tracer.Start(ctx, "fire "+hook, trace.WithAttributes(attrs...))
+	f := &firing{tracer: e.tracer, event: hook}
+	ctx, f.span = e.tracer.Start(ctx, "fire "+hook)
+	if f.span.IsRecording() {
+		f.ids = idAttrs(kw)
+	}
 	return ctx, f
 }
 
@@ -87,14 +90,20 @@ func (e *Engine) startFiring(ctx context.Context, hook string, kw args) (context
 // and an EventBlocked event, never an error.
 func (f *firing) end(rep Report) {
 	span := f.span
+	if !span.IsRecording() {
+		span.End()
+		return
+	}
 	failed := 0
 	for _, r := range rep.Hooks {
 		if failedStatus(r.Status) {
 			failed++
 		}
 	}
-	attrs := []attribute.KeyValue{AttrHooks.Int(len(rep.Hooks)), AttrHooksFailed.Int(failed),
-		AttrDecision.String(kindName(rep.Decision.Kind))}
+	attrs := make([]attribute.KeyValue, 0, 7+len(f.ids)) // one SetAttributes: the SDK copies them once
+	attrs = append(attrs, AttrEvent.String(f.event), AttrHooks.Int(len(rep.Hooks)), AttrHooksFailed.Int(failed),
+		AttrDecision.String(kindName(rep.Decision.Kind)))
+	attrs = append(attrs, f.ids...)
 	if h := rep.decider(); h != nil {
 		attrs = append(attrs, AttrDecisionHook.String(h.Name), AttrDecisionSource.String(h.Source))
 		if m := rep.Decision.Message; m != "" {
@@ -115,6 +124,11 @@ func fireHook(ctx context.Context, f *firing, hook string, cb callback, kw args,
 		return cb.fire(ctx, hook, kw, timed)
 	}
 	ctx, span := f.tracer.Start(ctx, "hook")
+	if !span.IsRecording() {
+		r := cb.fire(ctx, hook, kw, timed)
+		span.End()
+		return r
+	}
 	r := cb.fire(ctx, hook, kw, true)
 	span.SetName("hook " + r.Name)
 	attrs := make([]attribute.KeyValue, 0, 12+len(f.ids))
