@@ -17,9 +17,9 @@ import (
 type countingProcessor struct{ ended atomic.Int64 }
 
 func (p *countingProcessor) OnStart(context.Context, sdktrace.ReadWriteSpan) {}
-func (p *countingProcessor) OnEnd(sdktrace.ReadOnlySpan)                    { p.ended.Add(1) }
-func (p *countingProcessor) Shutdown(context.Context) error                 { return nil }
-func (p *countingProcessor) ForceFlush(context.Context) error               { return nil }
+func (p *countingProcessor) OnEnd(sdktrace.ReadOnlySpan)                     { p.ended.Add(1) }
+func (p *countingProcessor) Shutdown(context.Context) error                  { return nil }
+func (p *countingProcessor) ForceFlush(context.Context) error                { return nil }
 
 // BenchmarkPreToolCallLuaTraced is BenchmarkPreToolCallLua with Options.TracerProvider:
 // nil (no tracing: the same as BenchmarkPreToolCallLua), the API's no-op provider (the
