@@ -46,6 +46,7 @@ const (
 	AttrWaitMS         = attribute.Key("hermes.hook.wait_ms")     // how long it waited for a free Lua state
 	AttrStoreOp        = attribute.Key("db.operation.name")       // a store call: get, set, incr, delete, keys, update
 	AttrStoreKey       = attribute.Key("hermes.store.key")        // its key (or prefix)
+	AttrApproved       = attribute.Key("hermes.approved")         // on an ask span: the person (Options.Approve) allowed the call
 	AttrLinkedEmit     = attribute.Key("hermes.link")             // on a gateway event's link: "emit", the call that queued it
 )
 
@@ -152,6 +153,23 @@ func fireHook(ctx context.Context, f *firing, hook string, cb callback, kw args,
 	span.SetAttributes(append(attrs, f.ids...)...)
 	span.End()
 	return r
+}
+
+// startAsk starts the span of the question hook asked a person (Options.Approve), when the
+// engine traces; end records the answer.
+func (e *Engine) startAsk(ctx context.Context, hook string) (context.Context, func(*Block)) {
+	if e.tracer == nil {
+		return ctx, func(*Block) {}
+	}
+	ctx, span := e.tracer.Start(ctx, "ask", trace.WithAttributes(AttrDecisionHook.String(hook)))
+	return ctx, func(blk *Block) {
+		if blk != nil {
+			span.SetAttributes(AttrApproved.Bool(false), AttrDecisionReason.String(blk.Message))
+		} else {
+			span.SetAttributes(AttrApproved.Bool(true))
+		}
+		span.End()
+	}
 }
 
 // failedStatus reports whether a hook with status s failed (skipped is not a failure).

@@ -124,3 +124,27 @@ func TestSpansConcurrent(t *testing.T) {
 		t.Errorf("%d firings and %d spans, want %d and %d", fires, len(spans), want, 3*want)
 	}
 }
+
+// TestAskSpan: the question a hook puts to a person is a span of its own with the answer.
+func TestAskSpan(t *testing.T) {
+	exp := tracetest.NewInMemoryExporter()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
+	for _, yes := range []bool{true, false} {
+		exp.Reset()
+		e := engineWith(t, testutil.Home(t, pluginFiles("asker", "", one(PreToolCall, `return {action="ask", message="sure?"}`))),
+			Options{TracerProvider: tp, Approve: func(context.Context, ApprovalRequest) (bool, error) { return yes, nil }})
+		d := e.DecideTool(context.Background(), ToolCall{Name: "terminal"})
+		if (d.Block == nil) != yes {
+			t.Fatalf("approver said %v, block %v", yes, d.Block)
+		}
+		var ask *tracetest.SpanStub
+		for i, s := range exp.GetSpans() {
+			if s.Name == "ask" {
+				ask = &exp.GetSpans()[i]
+			}
+		}
+		if ask == nil || spanAttr(*ask, AttrApproved).AsBool() != yes || spanAttr(*ask, AttrDecisionHook).AsString() != "asker" {
+			t.Errorf("approver said %v: ask span %+v", yes, ask)
+		}
+	}
+}
