@@ -147,3 +147,45 @@ func TestConsoleErrorsAreSeen(t *testing.T) {
 		t.Errorf("console errors seen: %q, want the script error and the missing image", joined)
 	}
 }
+
+// TestReportColoursInBrowser: in the browser, each hook's bar has its status's colour, the
+// one the legend shows, and the statuses differ.
+func TestReportColoursInBrowser(t *testing.T) {
+	path := chromium(t)
+	home := reportHome(t)
+	report := filepath.Join(t.TempDir(), "r.html")
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"replay", filepath.Join(home, "transcript.jsonl"), "--home", home, "--html", report},
+		strings.NewReader(""), &stdout, &stderr); code != exitOK {
+		t.Fatalf("replay --html: exit %d: %s", code, stderr.String())
+	}
+	ctx := browser(t, path)
+	colours := map[string]string{}
+	errs := consoleErrors(t, ctx, "file://"+report, func() {
+		for _, class := range []string{"ok", "error", "blocked", "decided"} {
+			js := `(() => { const bar = document.querySelector('#timeline .row[data-kind="hook"] .bar.` + class + `');
+			  const legend = document.querySelector('.legend .` + class + `');
+			  if (!bar || !legend) return "missing";
+			  const b = getComputedStyle(bar).backgroundColor, l = getComputedStyle(legend).backgroundColor;
+			  return b === l ? b : "bar " + b + ", legend " + l; })()`
+			c, err := chromedp.Run(ctx, chromedp.Evaluate[string](js))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.HasPrefix(c, "rgb") {
+				t.Errorf("hook bar %s: %s", class, c)
+			}
+			colours[class] = c
+		}
+	})
+	if len(errs) > 0 {
+		t.Errorf("the page logged errors:\n%s", strings.Join(errs, "\n"))
+	}
+	seen := map[string]string{}
+	for class, c := range colours {
+		if other, ok := seen[c]; ok {
+			t.Errorf("%s and %s bars have the same colour %s", class, other, c)
+		}
+		seen[c] = class
+	}
+}

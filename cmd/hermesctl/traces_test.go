@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -175,5 +177,88 @@ func TestReplayExportFailureIsReported(t *testing.T) {
 	}
 	if !strings.Contains(stdout.String(), "pre_tool_call") {
 		t.Errorf("the timeline was not printed:\n%s", stdout.String())
+	}
+}
+
+// reportHome is a home whose replay shows every kind of bar: a guard that counts calls in the
+// store and blocks rm -rf /, a hook that rewrites ls (so the guard is asked again), and one
+// that always fails.
+func reportHome(t *testing.T) string {
+	home := t.TempDir()
+	files := map[string]string{
+		"plugins/guard/plugin.yaml": "name: guard\npriority: 10\n",
+		"plugins/guard/handler.lua": `local store = require("store")
+function register(ctx)
+  ctx.register_hook("pre_tool_call", function(kw)
+    store.incr("calls")
+    if kw.args.command == "rm -rf /" then return {action = "block", message = "not allowed"} end
+  end)
+end`,
+		"plugins/rewriter/plugin.yaml": "name: rewriter\npriority: 5\n",
+		"plugins/rewriter/handler.lua": `function register(ctx)
+  ctx.register_hook("pre_tool_call", function(kw)
+    if kw.args.command == "ls" then return {action = "modify", args = {command = "ls -la"}} end
+  end)
+end`,
+		"plugins/broken/plugin.yaml": "name: broken\n",
+		"plugins/broken/handler.lua": `function register(ctx) ctx.register_hook("pre_tool_call", function(kw) error("boom <b>") end) end`,
+		"transcript.jsonl": `{"type":"message","platform":"telegram","user_id":"u1","chat_id":"c1","chat_type":"dm","text":"hi"}
+{"type":"llm","model":"m1","tool_calls":[{"id":"call-1","name":"terminal","args":{"command":"ls"},"result":"ok"},{"id":"call-2","name":"terminal","args":{"command":"rm -rf /"},"result":"gone"}]}
+{"type":"llm","model":"m1","response":"done"}
+`,
+	}
+	for name, body := range files {
+		p := filepath.Join(home, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return home
+}
+
+// TestReportShowsStatusesAndDecisions: the page of a replay colours each hook by its status
+// and says what it decided: the failure (its message escaped), the block and why, the hook
+// asked again, the store calls; it needs nothing from elsewhere.
+func TestReportShowsStatusesAndDecisions(t *testing.T) {
+	home := reportHome(t)
+	out := filepath.Join(t.TempDir(), "r.html")
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"replay", filepath.Join(home, "transcript.jsonl"), "--home", home, "--html", out},
+		strings.NewReader(""), &stdout, &stderr)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(b)
+	for _, want := range []string{
+		`data-kind="hook" data-status="error"`, `class="bar error`, `error: `, `boom &lt;b&gt;`,
+		`data-kind="fire" data-status="" data-decision="block"`, `class="bar blocked`, `blocked by guard: not allowed`,
+		`block: not allowed`, `(asked again)`, `class="bar decided`, `modify`, `store.incr`,
+		`<span>2 failed</span>`, `<span>1 tool calls blocked</span>`, `id="slowest"`, `message in from u1 on telegram`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	for _, external := range []string{"<script", "src=", "http://", "https://", "@import", "url("} {
+		if strings.Contains(page, external) {
+			t.Errorf("the page is not self-contained: it has %q", external)
+		}
+	}
+}
+
+// TestReportFileErrors: a report that cannot be written is an error naming the flag, after
+// the timeline.
+func TestReportFileErrors(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"demo", "--html", filepath.Join(t.TempDir(), "missing", "r.html")}, strings.NewReader(""), &stdout, &stderr)
+	if code != exitInternal || !strings.Contains(stderr.String(), "--html") || !strings.Contains(stdout.String(), "shutdown") {
+		t.Errorf("exit %d, stderr %q; want %d, the error, and the timeline printed", code, stderr.String(), exitInternal)
 	}
 }
