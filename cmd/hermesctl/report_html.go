@@ -48,6 +48,9 @@ type reportRow struct {
 	Decision string
 	Status   string
 	Flip     bool // the label goes left of the bar, which ends far right
+	Inside   bool // the label goes inside the bar, which spans most of the run
+
+	callID string // the tool call of an execute_tool span
 }
 
 // reportLine is one line of the conversation: what flowed, or a note of the runner.
@@ -110,6 +113,14 @@ func buildReport(spans []sdktrace.ReadOnlySpan, tl gateway.Timeline, transcript,
 	for _, r := range roots {
 		walk(r, 0)
 	}
+	labelHostRows(rep.Rows, tl)
+	for i := range rep.Rows {
+		r := &rep.Rows[i]
+		if r.Label != "" {
+			r.Details = r.Label + "\n\n" + r.Details
+		}
+		r.Label = truncate(r.Label, 110) // the whole is in the tooltip
+	}
 	for _, r := range rep.Rows {
 		if r.Kind == "hook" {
 			rep.Slowest = append(rep.Slowest, r)
@@ -128,6 +139,42 @@ func buildReport(spans []sdktrace.ReadOnlySpan, tl gateway.Timeline, transcript,
 	return rep
 }
 
+// labelHostRows labels the runner's rows with what flowed there, so that the timeline reads
+// as the conversation: each message span with the message that came in (they are in the same
+// order), each tool call span with the call and the result the model saw (by tool call id).
+func labelHostRows(rows []reportRow, tl gateway.Timeline) {
+	var messages []*reportRow
+	calls := map[string][]*reportRow{}
+	for i := range rows {
+		switch r := &rows[i]; {
+		case r.Kind == "host" && strings.HasPrefix(r.Name, "message "):
+			messages = append(messages, r)
+		case r.Kind == "host" && r.callID != "":
+			calls[r.callID] = append(calls[r.callID], r)
+		}
+	}
+	for _, e := range tl.Events {
+		if e.Event != "flow" {
+			continue
+		}
+		switch f := e.Flow; {
+		case strings.HasPrefix(f, "message in ") && len(messages) > 0:
+			messages[0].Label, messages = f, messages[1:]
+		case strings.HasPrefix(f, "tool call "):
+			id, rest, _ := strings.Cut(strings.TrimPrefix(f, "tool call "), ": ")
+			if rs := calls[id]; len(rs) > 0 && rs[0].Label == "" {
+				rs[0].Label = rest
+			}
+		case strings.HasPrefix(f, "tool result "):
+			id, rest, _ := strings.Cut(strings.TrimPrefix(f, "tool result "), ", as the model sees it: ")
+			if rs := calls[id]; len(rs) > 0 {
+				rs[0].Label += "  ->  " + rest
+				calls[id] = rs[1:] // the next call with this id is another turn's
+			}
+		}
+	}
+}
+
 // newRow is the bar of span s, depth deep, on a timeline from start lasting total.
 func newRow(s sdktrace.ReadOnlySpan, depth int, start time.Time, total time.Duration) reportRow {
 	attrs := map[attribute.Key]string{}
@@ -142,11 +189,19 @@ func newRow(s sdktrace.ReadOnlySpan, depth int, start time.Time, total time.Dura
 	if total > 0 {
 		row.Left = 100 * float64(s.StartTime().Sub(start)) / float64(total)
 		row.Width = 100 * float64(d) / float64(total)
-		row.Flip = row.Left+row.Width > 55
+		switch end := row.Left + row.Width; {
+		case end <= 60: // room on the right
+		case row.Left >= 40:
+			row.Flip = true
+		default:
+			row.Inside = true
+		}
 	}
 	switch {
 	case depth == 0:
 		row.Kind = "run"
+	case attrs[engine.AttrToolCallID] != "" && strings.HasPrefix(s.Name(), "execute_tool "):
+		row.callID = attrs[engine.AttrToolCallID]
 	case strings.HasPrefix(s.Name(), "fire "):
 		row.Kind, row.Decision = "fire", attrs[engine.AttrDecision]
 		row.Class, row.Label = "fire", row.Decision
@@ -220,7 +275,7 @@ h2 { font-size: 1.05em; margin: 1.6em 0 .5em; }
 .row { display: grid; grid-template-columns: 26em 1fr 6em; align-items: center; border-bottom: 1px solid #eef0f3; min-height: 1.6em; }
 .row:hover { background: #f5f7fa; }
 .name { white-space: nowrap; overflow: hidden; text-overflow: ellipsis; padding: 0 .5em; }
-.track { position: relative; height: 1.25em; }
+.track { position: relative; height: 1.25em; overflow: hidden; }
 .bar { position: absolute; top: .15em; bottom: .15em; min-width: 2px; border-radius: 2px; }
 .bar .label { position: absolute; left: 100%; margin-left: .4em; white-space: nowrap; font-size: .92em; color: #1d2330; }
 .dur { text-align: right; padding-right: .5em; color: #5a6270; font-variant-numeric: tabular-nums; }
@@ -231,6 +286,8 @@ h2 { font-size: 1.05em; margin: 1.6em 0 .5em; }
 .row.kind-run, .row.kind-host { background: #f0f2f6; }
 .row.kind-run .name, .row.kind-host .name { font-weight: 600; }
 .bar.flip .label { left: auto; right: 100%; margin: 0 .4em 0 0; }
+.bar.inside { overflow: hidden; }
+.bar.inside .label { left: .4em; right: .4em; margin: 0; color: #fff; overflow: hidden; text-overflow: ellipsis; }
 table { border-collapse: collapse; }
 td, th { text-align: left; padding: .2em .8em .2em 0; border-bottom: 1px solid #eef0f3; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
@@ -247,7 +304,7 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; }
 {{- range .Rows}}
 <div class="row kind-{{.Kind}}" data-kind="{{.Kind}}" data-status="{{.Status}}" data-decision="{{.Decision}}" title="{{.Details}}">
 <div class="name" style="padding-left: {{indent .Depth}}">{{.Name}}</div>
-<div class="track"><div class="bar {{.Class}}{{if .Flip}} flip{{end}}" style="left: {{pct .Left}}; width: {{pct .Width}}">{{if .Label}}<span class="label">{{.Label}}</span>{{end}}</div></div>
+<div class="track"><div class="bar {{.Class}}{{if .Flip}} flip{{end}}{{if .Inside}} inside{{end}}" style="left: {{pct .Left}}; width: {{pct .Width}}">{{if .Label}}<span class="label">{{.Label}}</span>{{end}}</div></div>
 <div class="dur">{{ms .MS}}</div>
 </div>
 {{- end}}

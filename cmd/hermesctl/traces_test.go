@@ -241,6 +241,7 @@ func TestReportShowsStatusesAndDecisions(t *testing.T) {
 		`data-kind="fire" data-status="" data-decision="block"`, `class="bar blocked`, `blocked by guard: not allowed`,
 		`block: not allowed`, `(asked again)`, `class="bar decided`, `modify`, `store.incr`,
 		`<span>2 failed</span>`, `<span>1 tool calls blocked</span>`, `id="slowest"`, `message in from u1 on telegram`,
+		`terminal {&#34;command&#34;:&#34;rm -rf /&#34;}  -&gt;  {&#34;error&#34;:&#34;not allowed&#34;}`, // the call and what the model saw, on its row
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page lacks %q", want)
