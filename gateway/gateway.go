@@ -242,7 +242,7 @@ func (r *routes) matching(event string) []*hook {
 type job struct {
 	event string
 	data  map[string]any
-	emit  trace.SpanContext // the span of the Emit that queued it (invalid when none)
+	emit  *trace.SpanContext // the span of the Emit that queued it; nil when none (a pointer: every queue holds 1024 jobs)
 }
 
 type worker struct {
@@ -266,9 +266,11 @@ func (g *Gateway) Emit(event string, data map[string]any) {
 // EmitContext is Emit from a call traced in ctx: when the engine traces, each hook's span
 // for the event links to ctx's span (a link, not a parent: the hook runs later).
 func (g *Gateway) EmitContext(ctx context.Context, event string, data map[string]any) {
-	var emit trace.SpanContext
+	var emit *trace.SpanContext
 	if g.tracer != nil {
-		emit = trace.SpanContextFromContext(ctx)
+		if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
+			emit = &sc
+		}
 	}
 	g.mu.RLock()
 	defer g.mu.RUnlock()
@@ -346,7 +348,7 @@ func (g *Gateway) EmitSync(ctx context.Context, event string, data map[string]an
 	g.mu.RUnlock()
 	results := make([]engine.HookResult, 0, len(hooks))
 	for _, h := range hooks {
-		results = append(results, g.call(ctx, h, event, data, trace.SpanContext{}))
+		results = append(results, g.call(ctx, h, event, data, nil))
 	}
 	return results
 }
@@ -363,9 +365,9 @@ func (g *Gateway) EmitCollect(ctx context.Context, event string, data map[string
 }
 
 // call runs one handler; failures are logged and reported, never returned. A queued event
-// (emit valid) runs in a span of its own trace linked to emit; a synchronous one, in a
+// (emit not nil) runs in a span of its own trace linked to emit; a synchronous one, in a
 // child of ctx's span.
-func (g *Gateway) call(ctx context.Context, h *hook, event string, data map[string]any, emit trace.SpanContext) (r engine.HookResult) {
+func (g *Gateway) call(ctx context.Context, h *hook, event string, data map[string]any, emit *trace.SpanContext) (r engine.HookResult) {
 	if g.tracer != nil {
 		var span trace.Span
 		ctx, span = g.startSpan(ctx, h.info.Name, event, data, emit)

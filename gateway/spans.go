@@ -20,18 +20,18 @@ func newTracer(eng *engine.Engine) trace.Tracer {
 	return p.Tracer(engine.TracerName)
 }
 
-// startSpan starts the span of the gateway hook name handling event: with a valid emit
-// (a queued event), the root of a trace of its own linked to the Emit that queued it;
-// else a child of ctx's span.
-func (g *Gateway) startSpan(ctx context.Context, name, event string, data map[string]any, emit trace.SpanContext) (context.Context, trace.Span) {
+// startSpan starts the span of the gateway hook name handling event: with emit (a queued
+// event), the root of a trace of its own linked to the Emit that queued it; else a child
+// of ctx's span.
+func (g *Gateway) startSpan(ctx context.Context, name, event string, data map[string]any, emit *trace.SpanContext) (context.Context, trace.Span) {
 	attrs := []attribute.KeyValue{engine.AttrEvent.String(event), engine.AttrHookName.String(name),
 		engine.AttrHookSource.String(engine.SourceGateway), engine.AttrHookDialect.String("hermes")}
 	if s, _ := data["session_id"].(string); s != "" {
 		attrs = append(attrs, engine.AttrConversationID.String(s))
 	}
 	opts := []trace.SpanStartOption{trace.WithAttributes(attrs...)}
-	if emit.IsValid() {
-		opts = append(opts, trace.WithNewRoot(), trace.WithLinks(trace.Link{SpanContext: emit,
+	if emit != nil {
+		opts = append(opts, trace.WithNewRoot(), trace.WithLinks(trace.Link{SpanContext: *emit,
 			Attributes: []attribute.KeyValue{engine.AttrLinkedEmit.String("emit")}}))
 	}
 	return g.tracer.Start(ctx, "hook "+name, opts...)
