@@ -58,6 +58,14 @@ func (r *Runner) span(ctx context.Context, name string, attrs ...attribute.KeyVa
 	return r.tracer.Start(ctx, name, trace.WithAttributes(attrs...))
 }
 
+// loadSpan starts the span of loading the home of a replay, when p traces.
+func loadSpan(ctx context.Context, p trace.TracerProvider) (context.Context, trace.Span) {
+	if p == nil {
+		return ctx, noSpan
+	}
+	return p.Tracer(engine.TracerName).Start(ctx, "load home")
+}
+
 // noSpan records nothing.
 var noSpan = trace.SpanFromContext(context.Background())
 
