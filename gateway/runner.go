@@ -263,7 +263,7 @@ func (r *Runner) runTools(ctx context.Context, s *session, calls []engine.ToolCa
 // start a new one: on_session_finalize (old id) -> session:end -> session:reset ->
 // on_session_reset (new id).
 func (r *Runner) HandleCommand(ctx context.Context, c Command) {
-	ctx, span := r.span(ctx, "command "+c.Name)
+	ctx, span := r.span(ctx, "command", attrCommand.String(c.Name)) // the name is the user's: an attribute, not the span's name
 	defer span.End()
 	ctx = r.traced(ctx, "")
 	r.emit(ctx, CommandEvent{Platform: c.Platform, UserID: c.UserID, Command: c.Name, Args: c.Args})

@@ -73,4 +73,5 @@ var noSpan = trace.SpanFromContext(context.Background())
 const (
 	attrOperation = attribute.Key("gen_ai.operation.name") // invoke_agent, execute_tool
 	attrBlocked   = attribute.Key("hermes.tool.blocked")   // a tool call's pre_tool_call hooks blocked it
+	attrCommand   = attribute.Key("hermes.command")        // a slash command's name
 )
