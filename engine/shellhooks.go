@@ -154,7 +154,7 @@ func (c *shellCallback) fire(ctx context.Context, hook string, kw args, _ bool) 
 	res := c.hook.Run(ctx, kw.Map(), shell.RunOptions{Logger: c.logger})
 	r := HookResult{
 		Source: SourceShell, Name: c.hook.Command, Status: res.Status, Result: res.Parsed, Answer: res.Answer,
-		Err: res.Err, Duration: res.Duration,
+		Err: res.Err, Duration: res.Duration, Wait: res.Wait,
 	}
 	// Output that does nothing where it surely meant something is an error, as from a Lua
 	// hook, even when an exit code 2 or fail_closed has already made it a block.
@@ -178,6 +178,9 @@ func (c *shellCallback) fire(ctx context.Context, hook string, kw args, _ bool) 
 		c.warns.warn(c.logger, r.Err, "hook", hook, "status", string(r.Status))
 	}
 	c.metrics.observe(r.Status, r.Duration)
+	if c.hook.Persistent { // only a persistent hook's firings wait, for a free co-process
+		c.metrics.observeWait(r.Status, r.Wait)
+	}
 	return r
 }
 

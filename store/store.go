@@ -150,16 +150,21 @@ func ParseConfig(cfg Config) (string, error) {
 // Open opens the backend cfg names for the home, with the default Options.
 func Open(home string, cfg Config) (Backend, error) { return OpenWith(home, cfg, Options{}) }
 
-// OpenWith opens the backend cfg names for the home. A Redis backend is behind a circuit
-// breaker (breaker.go): once it failed o.FailAfter times in a row, calls fail at once with
-// an UnavailableError for a back-off, then one call tries it again.
+// OpenWith opens the backend cfg names for the home, behind a circuit breaker
+// (breaker.go): once it failed o.FailAfter times in a row (Redis unreachable or silent,
+// SQLite locked by another process, its disk full or failing), calls fail at once with an
+// UnavailableError for a back-off, then one call tries it again.
 func OpenWith(home string, cfg Config, o Options) (Backend, error) {
 	kind, err := ParseConfig(cfg)
 	if err != nil {
 		return nil, err
 	}
 	if kind == "sqlite" {
-		return openSQLite(home, cfg.maxBytes())
+		s, err := openSQLite(home, cfg.maxBytes(), o.opTimeout())
+		if err != nil {
+			return nil, err
+		}
+		return newBreaker(s, s.path, o), nil
 	}
 	r, err := openRedis(cfg, o)
 	if err != nil {
