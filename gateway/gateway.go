@@ -277,12 +277,14 @@ func (g *Gateway) EmitContext(ctx context.Context, event string, data map[string
 	for _, h := range g.routes.Load().matching(event) {
 		if g.closed {
 			g.drop(h, event, engine.DropClosed)
+			dropped(ctx, emit, h.info.Name, event, engine.DropClosed)
 			continue
 		}
 		select {
 		case h.worker.queue <- job{event, data, emit}:
 		default:
 			g.drop(h, event, engine.DropQueueFull)
+			dropped(ctx, emit, h.info.Name, event, engine.DropQueueFull)
 		}
 	}
 }

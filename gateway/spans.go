@@ -37,6 +37,19 @@ func (g *Gateway) startSpan(ctx context.Context, name, event string, data map[st
 	return g.tracer.Start(ctx, "hook "+name, opts...)
 }
 
+// EventDropped is the span event an EmitContext records on its caller's span for each hook
+// that did not get the event (a full queue, a closed gateway).
+const EventDropped = "hermes.dropped"
+
+// dropped records on the span of ctx (emit: traced) that hook did not get event, and why.
+func dropped(ctx context.Context, emit *trace.SpanContext, hook, event, reason string) {
+	if emit == nil {
+		return
+	}
+	trace.SpanFromContext(ctx).AddEvent(EventDropped, trace.WithAttributes(engine.AttrHookName.String(hook),
+		engine.AttrEvent.String(event), attrDropReason.String(reason)))
+}
+
 // endSpan records how the hook's call ended and ends span; a failure is the span's error.
 func endSpan(span trace.Span, r engine.HookResult) {
 	span.SetAttributes(engine.AttrHookStatus.String(string(r.Status)),
@@ -71,7 +84,8 @@ var noSpan = trace.SpanFromContext(context.Background())
 
 // GenAI semantic-convention attributes of the runner's spans.
 const (
-	attrOperation = attribute.Key("gen_ai.operation.name") // invoke_agent, execute_tool
-	attrBlocked   = attribute.Key("hermes.tool.blocked")   // a tool call's pre_tool_call hooks blocked it
-	attrCommand   = attribute.Key("hermes.command")        // a slash command's name
+	attrOperation  = attribute.Key("gen_ai.operation.name") // invoke_agent, execute_tool
+	attrBlocked    = attribute.Key("hermes.tool.blocked")   // a tool call's pre_tool_call hooks blocked it
+	attrCommand    = attribute.Key("hermes.command")        // a slash command's name
+	attrDropReason = attribute.Key("hermes.drop.reason")    // why a hook did not get an event: queue_full, closed
 )

@@ -263,6 +263,37 @@ func TestQueuedEventLinksToEmit(t *testing.T) {
 	}
 }
 
+// TestDroppedEventOnEmitSpan: an event a hook does not get (here: emitted after Close) is an
+// event on the emitter's span, naming the hook and why.
+func TestDroppedEventOnEmitSpan(t *testing.T) {
+	exp, tp := recorder()
+	home := testutil.Home(t, hookFiles("events", `events: ["agent:*"]`, `function handle(ev, ctx) return nil end`))
+	eng, err := engine.New(context.Background(), engine.Options{Home: home, TracerProvider: tp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close(context.Background())
+	g, err := New(context.Background(), eng, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Close(context.Background())
+	ctx, span := tp.Tracer("test").Start(context.Background(), "turn")
+	g.EmitContext(ctx, "agent:end", map[string]any{})
+	span.End()
+	turn := spanTree{t, exp.GetSpans()}.find("turn", "", "")
+	if len(turn.Events) != 1 || turn.Events[0].Name != EventDropped {
+		t.Fatalf("events on the emitter's span: %+v, want one %s", turn.Events, EventDropped)
+	}
+	got := map[string]string{}
+	for _, kv := range turn.Events[0].Attributes {
+		got[string(kv.Key)] = kv.Value.Emit()
+	}
+	if got["hermes.hook.name"] != "events" || got["hermes.drop.reason"] != engine.DropClosed || got["hermes.event"] != "agent:end" {
+		t.Errorf("dropped event's attributes: %v", got)
+	}
+}
+
 // TestNoProviderNoSpans: without a provider nothing is traced, even when the caller's
 // context carries a span (the global provider is never used).
 func TestNoProviderNoSpans(t *testing.T) {
