@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"sync"
 	"testing"
 
@@ -10,6 +11,7 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/hermes-hooks/hermes/internal/testutil"
 )
@@ -146,5 +148,41 @@ func TestAskSpan(t *testing.T) {
 		if ask == nil || spanAttr(*ask, AttrApproved).AsBool() != yes || spanAttr(*ask, AttrDecisionHook).AsString() != "asker" {
 			t.Errorf("approver said %v: ask span %+v", yes, ask)
 		}
+	}
+}
+
+// spanLogHandler records the span of the context of each record it handles.
+type spanLogHandler struct {
+	mu    sync.Mutex
+	spans map[string]string // message -> span id
+}
+
+func (h *spanLogHandler) Enabled(context.Context, slog.Level) bool { return true }
+func (h *spanLogHandler) WithAttrs([]slog.Attr) slog.Handler       { return h }
+func (h *spanLogHandler) WithGroup(string) slog.Handler            { return h }
+func (h *spanLogHandler) Handle(ctx context.Context, r slog.Record) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.spans[r.Message] = trace.SpanContextFromContext(ctx).SpanID().String()
+	return nil
+}
+
+// TestAuditLineInFiringSpan: the audit log's line of a decision is logged under the
+// firing's span, so a log handler that reads spans stamps it with the trace.
+func TestAuditLineInFiringSpan(t *testing.T) {
+	exp := tracetest.NewInMemoryExporter()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
+	h := &spanLogHandler{spans: map[string]string{}}
+	e := engineWith(t, testutil.Home(t, pluginFiles("guard", "", one(PreToolCall, `return {action="block", message="no"}`))),
+		Options{TracerProvider: tp, Logger: slog.New(h)})
+	e.PreToolCall(context.Background(), ToolCall{Name: "terminal"})
+	var fire string
+	for _, s := range exp.GetSpans() {
+		if s.Name == "fire pre_tool_call" {
+			fire = s.SpanContext.SpanID().String()
+		}
+	}
+	if got := h.spans["hook decision"]; fire == "" || got != fire {
+		t.Errorf("audit line logged under span %q, want the firing's %q", got, fire)
 	}
 }
