@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 
+	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/hermes-hooks/hermes/engine"
@@ -136,7 +137,7 @@ func firstString(args []any) (string, bool) {
 
 // Startup emits gateway:startup.
 func (r *Runner) Startup(ctx context.Context, platforms []string) {
-	ctx, span := r.span(ctx, "startup")
+	ctx, span := r.span(ctx, "startup", "", nil)
 	defer span.End()
 	r.emit(ctx, StartupEvent{Platforms: platforms})
 }
@@ -164,7 +165,7 @@ func (r *Runner) traced(ctx context.Context, callID string) context.Context {
 // HandleMessage runs one inbound message through the whole lifecycle and returns the
 // response delivered to the user ("" when the message was skipped).
 func (r *Runner) HandleMessage(ctx context.Context, in Inbound) (string, error) {
-	ctx, span := r.span(ctx, "message "+in.Platform)
+	ctx, span := r.span(ctx, "message", in.Platform, nil)
 	defer span.End()
 	ctx = r.traced(ctx, "")
 	r.flow("message in from %s on %s: %q", in.UserID, in.Platform, in.Text)
@@ -192,7 +193,9 @@ func (r *Runner) HandleMessage(ctx context.Context, in Inbound) (string, error) 
 
 // turn runs the agent loop for one message.
 func (r *Runner) turn(ctx context.Context, s *session, in Inbound, text string) (string, error) {
-	ctx, span := r.span(ctx, "invoke_agent", attrOperation.String("invoke_agent"), engine.AttrConversationID.String(s.id))
+	ctx, span := r.span(ctx, "invoke_agent", "", func() []attribute.KeyValue {
+		return []attribute.KeyValue{attrOperation.String("invoke_agent"), engine.AttrConversationID.String(s.id)}
+	})
 	defer span.End()
 	r.emit(ctx, AgentStartEvent{Platform: s.platform, UserID: s.userID, SessionID: s.id, Message: text})
 	history := r.historyOf(s.id)
@@ -241,11 +244,9 @@ func (r *Runner) runTools(ctx context.Context, s *session, calls []engine.ToolCa
 		call.SessionID, call.TaskID = s.id, s.id
 		args, _ := json.Marshal(call.Args)
 		r.flow("tool call %s: %s %s", call.ToolCallID, call.Name, args)
-		tctx, span := r.span(ctx, "execute_tool "+call.Name, attrOperation.String("execute_tool"), engine.AttrToolName.String(call.Name),
-			engine.AttrToolCallID.String(call.ToolCallID), engine.AttrConversationID.String(s.id))
+		tctx, span := r.toolSpan(ctx, s, call)
 		run := r.eng.RunTool(r.traced(tctx, call.ToolCallID), call, r.agent.RunTool)
-		span.SetAttributes(attrBlocked.Bool(run.Block != nil))
-		span.End()
+		endToolSpan(span, run.Block != nil)
 		if blk := run.Block; blk != nil {
 			r.note("tool call %s (%s) blocked by %s: %s", call.ToolCallID, call.Name, blk.Hook, blk.Message)
 		}
@@ -263,7 +264,7 @@ func (r *Runner) runTools(ctx context.Context, s *session, calls []engine.ToolCa
 // start a new one: on_session_finalize (old id) -> session:end -> session:reset ->
 // on_session_reset (new id).
 func (r *Runner) HandleCommand(ctx context.Context, c Command) {
-	ctx, span := r.span(ctx, "command", attrCommand.String(c.Name)) // the name is the user's: an attribute, not the span's name
+	ctx, span := r.span(ctx, "command", "", func() []attribute.KeyValue { return []attribute.KeyValue{attrCommand.String(c.Name)} })
 	defer span.End()
 	ctx = r.traced(ctx, "")
 	r.emit(ctx, CommandEvent{Platform: c.Platform, UserID: c.UserID, Command: c.Name, Args: c.Args})
@@ -287,7 +288,7 @@ func (r *Runner) HandleCommand(ctx context.Context, c Command) {
 
 // HandleApproval fires pre_approval_request and post_approval_response.
 func (r *Runner) HandleApproval(ctx context.Context, a Approval) {
-	ctx, span := r.span(ctx, "approval")
+	ctx, span := r.span(ctx, "approval", "", nil)
 	defer span.End()
 	ctx = r.traced(ctx, "")
 	r.eng.PreApprovalRequest(ctx, a)
@@ -299,7 +300,7 @@ func (r *Runner) HandleSubagent(ctx context.Context, s Subagent) {
 	r.mu.Lock()
 	s.ParentSessionID = r.lastID
 	r.mu.Unlock()
-	ctx, span := r.span(ctx, "subagent")
+	ctx, span := r.span(ctx, "subagent", "", nil)
 	defer span.End()
 	r.eng.SubagentStop(r.traced(ctx, ""), s)
 }
@@ -313,7 +314,7 @@ func (r *Runner) Shutdown(ctx context.Context) error {
 	}
 	r.mu.Unlock()
 	slices.SortFunc(live, func(a, b *session) int { return compareIDs(a.id, b.id) })
-	ctx, span := r.span(ctx, "shutdown")
+	ctx, span := r.span(ctx, "shutdown", "", nil)
 	defer span.End()
 	ctx = r.traced(ctx, "")
 	for _, s := range live {

@@ -62,13 +62,37 @@ func endSpan(span trace.Span, r engine.HookResult) {
 }
 
 // span starts a span of the runner's own (a message, a turn, a tool call), a child of
-// ctx's, so the hooks' spans sit inside the host's. Without a tracer it is a span that
-// records nothing.
-func (r *Runner) span(ctx context.Context, name string, attrs ...attribute.KeyValue) (context.Context, trace.Span) {
+// ctx's, named name (and suffix, if any), with the attributes attrs returns, so the hooks'
+// spans sit inside the host's. Without a tracer it is a span that records nothing, and
+// neither the name nor the attributes are built.
+func (r *Runner) span(ctx context.Context, name, suffix string, attrs func() []attribute.KeyValue) (context.Context, trace.Span) {
 	if r.tracer == nil {
 		return ctx, noSpan
 	}
-	return r.tracer.Start(ctx, name, trace.WithAttributes(attrs...))
+	if suffix != "" {
+		name += " " + suffix
+	}
+	var opts []trace.SpanStartOption
+	if attrs != nil {
+		opts = append(opts, trace.WithAttributes(attrs()...))
+	}
+	return r.tracer.Start(ctx, name, opts...)
+}
+
+// toolSpan starts the span of one tool call of session s (GenAI's execute_tool).
+func (r *Runner) toolSpan(ctx context.Context, s *session, call engine.ToolCall) (context.Context, trace.Span) {
+	return r.span(ctx, "execute_tool", call.Name, func() []attribute.KeyValue {
+		return []attribute.KeyValue{attrOperation.String("execute_tool"), engine.AttrToolName.String(call.Name),
+			engine.AttrToolCallID.String(call.ToolCallID), engine.AttrConversationID.String(s.id)}
+	})
+}
+
+// endToolSpan records whether the call was blocked and ends span.
+func endToolSpan(span trace.Span, blocked bool) {
+	if span.IsRecording() {
+		span.SetAttributes(attrBlocked.Bool(blocked))
+	}
+	span.End()
 }
 
 // loadSpan starts the span of loading the home of a replay, when p traces.
