@@ -86,10 +86,11 @@ type RunnerOptions struct {
 // and the gateway's event hooks in the documented order, and records a Timeline.
 // Its methods are safe for concurrent use; each call handles one inbound event.
 type Runner struct {
-	eng    *engine.Engine
-	gw     *Gateway
-	agent  Agent
-	opts   RunnerOptions
+	eng   *engine.Engine
+	gw    *Gateway
+	agent Agent
+	opts  RunnerOptions
+
 	tracer trace.Tracer // the engine's; nil: no spans
 
 	mu       sync.Mutex
