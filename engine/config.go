@@ -19,7 +19,7 @@ import (
 type Warning = manifest.Warning
 
 // configKeys are the top-level keys of config.yaml the engine interprets.
-var configKeys = []string{"hooks", "claude_tools", "store", "hooks_auto_accept", "hooks_consent", "gateway_hooks", "plugins"}
+var configKeys = []string{"hooks", "claude_tools", "store", "hooks_auto_accept", "hooks_consent", "gateway_hooks", "plugins", "webhooks", "policy"}
 
 // config is what the engine reads from <home>/config.yaml. The file may hold other
 // settings of the host; only these keys are interpreted, and another key that looks like a
@@ -33,6 +33,9 @@ type config struct {
 	disabledPlugins []string
 	disabledGateway []string // gateway_hooks.disabled, for package gateway
 	store           storeConfig
+	webhooks        *yaml.Node // outbound webhooks, parsed by package webhook
+	policy          *yaml.Node // policy: (read from the managed home only, managed.go)
+	policyLine      int
 }
 
 // storeConfig is the store: section: the backend, or why the section cannot be used (then
@@ -76,6 +79,10 @@ func loadConfig(home string) (*config, []Warning, error) {
 			cfg.hooks = v
 		case "claude_tools":
 			cfg.claudeTools = v
+		case "webhooks":
+			cfg.webhooks = v
+		case "policy":
+			cfg.policy, cfg.policyLine = v, k.Line
 		case "store":
 			var w []Warning
 			cfg.store, w = parseStore(file, v)

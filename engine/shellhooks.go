@@ -9,6 +9,7 @@ import (
 	"github.com/hermes-hooks/hermes/consent"
 	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/command"
+	"github.com/hermes-hooks/hermes/internal/netguard"
 	"github.com/hermes-hooks/hermes/shell"
 )
 
@@ -20,7 +21,13 @@ type ShellHookInfo struct {
 	Timeout    float64 `json:"timeout_s"`
 	FailClosed bool    `json:"fail_closed"`
 	Dialect    string  `json:"dialect,omitempty"` // "claude" for a hook written for Claude Code
+	Type       string  `json:"type,omitempty"`    // "http" for a hook that POSTs to Command, its URL
 	Line       int     `json:"line"`
+	// File is the config.yaml that declares it; Layer is LayerManaged or LayerUser.
+	File  string `json:"file"`
+	Layer string `json:"layer"`
+	// Refused says why the managed policy refuses the hook ("" = it does not).
+	Refused string `json:"refused,omitempty"`
 
 	// Registered reports whether this engine fires the hook.
 	Registered bool `json:"registered"`
@@ -45,10 +52,15 @@ type shellKey struct {
 	instances               int
 	script                  string // SHA-256 of a persistent hook's script
 	dialect, tools          string // a Claude Code hook's dialect and tool table
+	layer                   string
+	http                    string // a type: http hook's target, headers and limits
 }
 
 func keyOf(h *shell.Hook, tools *shell.ToolTable) shellKey {
-	k := shellKey{h.Event, h.Matcher, h.Command, h.Timeout, h.FailClosed, h.Persistent, h.Instances, "", h.Dialect, ""}
+	k := shellKey{h.Event, h.Matcher, h.Command, h.Timeout, h.FailClosed, h.Persistent, h.Instances, "", h.Dialect, "", "", ""}
+	if h.HTTP != nil {
+		k.http = fmt.Sprintf("%v", *h.HTTP)
+	}
 	if h.Dialect != "" {
 		k.tools = tools.String()
 	}
@@ -76,7 +88,13 @@ func ConsentStore(home string, logger *slog.Logger) *consent.Store {
 // loadShellHooks parses the hooks: of config.yaml and decides each one's consent. A hook
 // registered in prev and declared the same way again is kept as it runs (a persistent
 // hook keeps its process).
-func (e *Engine) loadShellHooks(ctx context.Context, cfg *config, prev *hookSet) ([]loadedShellHook, []Warning) {
+//
+// layer is LayerManaged or LayerUser. A managed hook needs no consent (an administrator
+// installed it); a user hook the policy refuses is not registered, and consent is not asked.
+func (e *Engine) loadShellHooks(ctx context.Context, cfg *config, prev *hookSet, layer string, policy *Policy) ([]loadedShellHook, []Warning) {
+	if cfg == nil {
+		return nil, nil
+	}
 	tools, toolWarns := shell.ParseToolTable(cfg.file, cfg.claudeTools)
 	hooks, shellWarns := shell.ParseHooksWith(cfg.file, cfg.hooks, hookNames, tools)
 	var warns []Warning
@@ -114,21 +132,36 @@ func (e *Engine) loadShellHooks(ctx context.Context, cfg *config, prev *hookSet)
 	for _, h := range hooks {
 		info := &ShellHookInfo{
 			Event: h.Event, Matcher: h.Matcher, Command: h.Command, Timeout: h.Timeout.Seconds(),
-			FailClosed: h.FailClosed, Dialect: h.Dialect, Line: h.Line, hook: h,
+			FailClosed: h.FailClosed, Dialect: h.Dialect, Type: h.Type, Line: h.Line, hook: h,
+			File: cfg.file, Layer: layer,
 		}
-		target := consent.Target{Event: h.Event, Command: h.Command, Shell: h.Dialect == shell.DialectClaude}
-		if e.opts.IgnoreConsent {
+		if layer == LayerUser {
+			info.Refused = policy.refuses(h.Type, h.Command)
+		}
+		target := consent.Target{Event: h.Event, Command: h.Command, Shell: h.Dialect == shell.DialectClaude && h.Type == "", URL: h.Type == shell.TypeHTTP}
+		switch {
+		case info.Refused != "":
+			info.ApprovedBy = ""
+			e.loadLog.Warn(fmt.Sprintf("%s:%d: %s hook %q not registered: %s", cfg.file, h.Line, h.Event, h.Command, info.Refused))
+		case layer == LayerManaged:
+			info.Registered, info.ApprovedBy = true, LayerManaged
+		case e.opts.IgnoreConsent:
 			info.Registered, info.ApprovedBy = true, "ignored"
-		} else {
+		default:
 			info.Registered, info.ApprovedBy = decider.DecideTarget(ctx, target)
 		}
 		info.Consent = store.CheckTarget(target, mode)
 		info.key = keyOf(h, tools)
+		info.key.layer = layer
+		if h.Type == shell.TypeHTTP { // the policy's URLs are part of how it runs
+			info.key.http += fmt.Sprintf("|%q", policy.allowedURLs())
+		}
 		l := loadedShellHook{info: info}
 		if old := running[info.key]; info.Registered && old != nil {
 			info.hook, l.cb = old.hook, old.cb
 		} else if info.Registered {
-			l.cb = &shellCallback{hook: h, logger: e.logger, metrics: e.opts.Metrics.forHook(SourceShell, h.Command, h.Event), stop: e.stop}
+			l.cb = &shellCallback{hook: h, logger: e.logger, metrics: e.opts.Metrics.forHook(SourceShell, metricName(h), h.Event), stop: e.stop,
+				allowedURLs: policy.allowedURLs()}
 		}
 		info.cb = l.cb
 		out = append(out, l)
@@ -143,6 +176,8 @@ type shellCallback struct {
 	metrics *hookMetrics
 	stop    context.Context // the engine's: done when Close stops waiting for calls
 	warns   warnLimiter
+	// allowedURLs are the managed policy's allowed_http_urls for a type: http hook.
+	allowedURLs []string
 }
 
 func (c *shellCallback) stats() *hookMetrics { return c.metrics }
@@ -151,9 +186,9 @@ func (c *shellCallback) fire(ctx context.Context, hook string, kw args, _ bool) 
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	defer context.AfterFunc(c.stop, func() { cancel(context.Cause(c.stop)) })()
-	res := c.hook.Run(ctx, kw.Map(), shell.RunOptions{Logger: c.logger})
+	res := c.hook.Run(ctx, kw.Map(), shell.RunOptions{Logger: c.logger, AllowedURLs: c.allowedURLs})
 	r := HookResult{
-		Source: SourceShell, Name: c.hook.Command, Status: res.Status, Result: res.Parsed, Answer: res.Answer,
+		Source: SourceShell, Name: metricName(c.hook), Status: res.Status, Result: res.Parsed, Answer: res.Answer,
 		Err: res.Err, Duration: res.Duration, Wait: res.Wait,
 	}
 	// Output that does nothing where it surely meant something is an error, as from a Lua
@@ -173,6 +208,9 @@ func (c *shellCallback) fire(ctx context.Context, hook string, kw args, _ bool) 
 	}
 	if res.Status != StatusSkipped {
 		r.ExitCode, r.Stdout, r.Stderr = &res.ExitCode, &res.Stdout, &res.Stderr
+		if c.hook.Type == shell.TypeHTTP { // no process: the answer's body is its stdout
+			r.ExitCode, r.Stderr = nil, nil
+		}
 	}
 	if r.Err != "" {
 		c.warns.warn(c.logger, r.Err, "hook", hook, "status", string(r.Status))
@@ -190,4 +228,12 @@ func joinErrs(a, b string) string {
 		return b
 	}
 	return a + "; " + b
+}
+
+// metricName is a shell hook's name in metrics: its command, or its URL without secrets.
+func metricName(h *shell.Hook) string {
+	if h.Type == shell.TypeHTTP {
+		return netguard.RedactURL(h.Command)
+	}
+	return h.Command
 }

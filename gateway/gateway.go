@@ -272,6 +272,7 @@ func (g *Gateway) EmitContext(ctx context.Context, event string, data map[string
 			emit = &sc
 		}
 	}
+	g.eng.NotifyWebhooks(event, data)
 	g.mu.RLock()
 	defer g.mu.RUnlock()
 	for _, h := range g.routes.Load().matching(event) {
@@ -339,6 +340,7 @@ func (g *Gateway) run(h *hook, after <-chan struct{}) {
 // and returns one result per handler. After Close nothing runs: the event is counted as
 // dropped for each matching hook and there are no results.
 func (g *Gateway) EmitSync(ctx context.Context, event string, data map[string]any) []engine.HookResult {
+	g.eng.NotifyWebhooks(event, data)
 	g.mu.RLock()
 	hooks := g.routes.Load().matching(event)
 	if g.closed {

@@ -17,7 +17,8 @@ type ImportEntry struct {
 	Event   string // this project's hook name
 	Matcher string // Claude Code's matcher, as written ("" = none)
 	Command string
-	Timeout int // seconds; 0 = not set (the default applies)
+	Timeout int         // seconds; 0 = not set (the default applies)
+	HTTP    *HTTPTarget // a type: http hook (claudeimport_http.go); Command holds its URL
 }
 
 // ImportNote is something said about one hook of the settings file: why it was not
@@ -63,6 +64,7 @@ func ReadClaudeSettings(file string, data []byte) (ClaudeImport, error) {
 		return ClaudeImport{}, fmt.Errorf("%s: no \"hooks\" object: nothing to import", file)
 	}
 	var imp ClaudeImport
+	imp.policy(file, doc.Content[0])
 	for i := 0; i+1 < len(hooks.Content); i += 2 {
 		imp.event(file, hooks.Content[i].Value, hooks.Content[i+1])
 	}
@@ -121,6 +123,10 @@ func (imp *ClaudeImport) hook(where, event, matcher string, h *yaml.Node) {
 		return ""
 	}
 	command := strings.TrimSpace(str("command"))
+	if str("type") == TypeHTTP {
+		imp.httpHook(where, event, matcher, h)
+		return
+	}
 	switch typ := str("type"); {
 	case typ != "command":
 		skip(fmt.Sprintf("type %q needs Claude Code itself; only command hooks run here", typ))
@@ -256,6 +262,9 @@ func child(file string, n *yaml.Node, key string, kind yaml.Kind) (*yaml.Node, e
 
 // declares reports whether list already holds e.
 func declares(list *yaml.Node, e ImportEntry) bool {
+	if e.HTTP != nil {
+		return declaresHTTP(list, e)
+	}
 	for _, n := range list.Content {
 		str := func(k string) string {
 			if v := mapValue(n, k); v != nil {
@@ -272,6 +281,9 @@ func declares(list *yaml.Node, e ImportEntry) bool {
 
 // entryNode is e as a config.yaml entry.
 func entryNode(e ImportEntry) *yaml.Node {
+	if e.HTTP != nil {
+		return httpEntryNode(e)
+	}
 	n := &yaml.Node{Kind: yaml.MappingNode}
 	add := func(k, v, tag string) {
 		n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: k}, &yaml.Node{Kind: yaml.ScalarNode, Value: v, Tag: tag})

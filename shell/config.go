@@ -21,7 +21,8 @@ const (
 )
 
 // entryKeys are the keys a hook entry understands; others are ignored.
-var entryKeys = []string{"matcher", "command", "timeout", "fail_closed", "persistent", "instances", "dialect"}
+var entryKeys = []string{"matcher", "command", "timeout", "fail_closed", "persistent", "instances", "dialect",
+	"type", "url", "headers", "allowed_env_vars", "allow_private_network"}
 
 // Hook is one validated shell-hook entry from config.yaml. It is immutable after ParseHooks
 // and safe to share between goroutines.
@@ -35,6 +36,8 @@ type Hook struct {
 	Persistent bool               // one long-lived process answering a line per firing (persistent.go)
 	Instances  int                // processes of a persistent hook, firings going to a free one (pool.go); 0 = 1
 	Dialect    string             // "" (this project's protocol) or DialectClaude (claude.go)
+	Type       string             // "" (a command) or TypeHTTP (http.go)
+	HTTP       *HTTPTarget        // TypeHTTP only: where and how the payload is POSTed
 	Line       int                // line of the entry in config.yaml
 	Warnings   []hookspec.Warning // the load warnings about this entry (a setting that does not do what it says)
 
@@ -42,6 +45,7 @@ type Hook struct {
 	claude  *claudeMatcher             // the matcher of a Claude Code hook (nil: every call)
 	tools   *ToolTable                 // a Claude Code hook's tool names
 	persist atomic.Pointer[persistent] // the processes of a persistent hook, once it fired
+	client  atomic.Pointer[httpClient] // a type: http hook's client, kept for its connections
 
 	// The circuit of a persistent hook, for tests: zero values are the defaults of pool.go.
 	circuitAfter int
@@ -169,13 +173,17 @@ func (p *parser) entry(event string, idx int, n *yaml.Node) (h *Hook) {
 		}
 	}
 	h = &Hook{Event: event, Line: n.Line}
-	if !p.dialect(h, where, fields["dialect"]) || !p.command(h, where, n, fields["command"]) {
+	if !p.dialect(h, where, fields["dialect"]) || !p.target(h, where, n, fields) {
 		return nil
 	}
 	p.matcherField(h, where, fields["matcher"])
 	h.Timeout = p.timeout(where, fields["timeout"])
 	h.FailClosed = p.failClosed(event, where, fields["fail_closed"])
 	h.Persistent = p.persistentField(where, fields["persistent"])
+	if h.Persistent && h.Type == TypeHTTP {
+		p.warn(fields["persistent"], "%s: persistent is ignored for type: http: each firing is one request", where)
+		h.Persistent = false
+	}
 	if h.Persistent && h.Dialect == DialectClaude {
 		p.warn(fields["persistent"], "%s: persistent is ignored for dialect claude: Claude Code's hooks answer once and exit", where)
 		h.Persistent = false

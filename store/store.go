@@ -1,21 +1,3 @@
-// Package store keeps the state hooks need across calls, states, reloads and processes:
-// counters, rate limits, per-session notes, caches. Each hook has its own namespace of keys
-// whose values are JSON values. The default backend is an SQLite database in
-// <home>/state/ (modernc.org/sqlite, pure Go, in WAL mode: several processes on one home
-// share it safely); config.yaml's `store: {url: "redis://..."}` puts it in Redis, for
-// gateways on several machines.
-//
-// Namespaces are apart whatever their names hold: no name reaches the keys of another. Each
-// namespace may hold MaxHookKeys keys, and keys and values of at most Config.MaxBytes bytes
-// together; both quotas are checked before a write, atomically with it, so concurrent
-// writers in any number of processes cannot pass them.
-//
-// Every operation honours its context: a backend that is slow or down is that call's error,
-// never a hang. A Redis backend also bounds each operation by Options.OpTimeout, and is
-// behind a circuit breaker (breaker.go): after Options.FailAfter failures in a row its calls
-// fail at once with an UnavailableError for a rest, then one call tries it again. A database file that cannot be used (corrupt, not a database) is reported and
-// left as it is: nothing replaces it. The database and its journal files are readable by
-// their owner only.
 package store
 
 import (

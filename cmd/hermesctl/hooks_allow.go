@@ -82,7 +82,7 @@ func printApproval(c *cli, a consent.Approval) {
 // an undeclared pair is approved as a command run without a shell.
 func declared(ctx context.Context, c *cli, event, command string) ([]consent.Target, bool) {
 	plain := []consent.Target{{Event: event, Command: command}}
-	eng, err := engine.New(ctx, engine.Options{Home: c.home, IgnoreConsent: true})
+	eng, err := engine.New(ctx, engine.Options{Home: c.home, IgnoreConsent: true, DisableWebhooks: true})
 	if err != nil {
 		return plain, false
 	}
@@ -90,7 +90,7 @@ func declared(ctx context.Context, c *cli, event, command string) ([]consent.Tar
 	var out []consent.Target
 	for _, s := range eng.ShellHooks() {
 		if s.Event == event && s.Command == command {
-			t := consent.Target{Event: event, Command: command, Shell: s.Dialect == shell.DialectClaude}
+			t := consent.Target{Event: event, Command: command, Shell: s.Dialect == shell.DialectClaude && s.Type != shell.TypeHTTP, URL: s.Type == shell.TypeHTTP}
 			if !slices.Contains(out, t) {
 				out = append(out, t)
 			}

@@ -41,7 +41,7 @@ func runReplay(ctx context.Context, c *cli, a traceArgs, args []string) int {
 // replay runs the transcript at path against home and prints the timeline; with a's flags
 // it also exports the run's spans and writes the HTML timeline.
 func (c *cli) replay(ctx context.Context, path, home string, a traceArgs) int {
-	opts := engine.Options{Home: home, Logger: c.logger, AcceptHooks: c.acceptHooks}
+	opts := engine.Options{Home: home, Logger: c.logger, AcceptHooks: c.acceptHooks, DisableWebhooks: true}
 	if f, ok := c.stdin.(*os.File); ok && consent.IsTerminal(f) {
 		opts.Prompt = &engine.Prompt{In: f, Out: c.stderr}
 	}
