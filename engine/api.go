@@ -58,7 +58,9 @@ func (e *Engine) DecideTool(ctx context.Context, call ToolCall) ToolDecision {
 		d.Approved = true
 	case hookspec.Ask:
 		call.Args = d.Args
-		d.Approved, d.Block = e.ask(ctx, ApprovalRequest{Call: call, Message: dec.Message, Hook: d.Hook}, rep.decider().Source)
+		actx, end := e.startAsk(ctx, d.Hook)
+		d.Approved, d.Block = e.ask(actx, ApprovalRequest{Call: call, Message: dec.Message, Hook: d.Hook}, rep.decider().Source)
+		end(d.Block)
 	}
 	return d
 }

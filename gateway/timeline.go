@@ -67,7 +67,7 @@ func (r *Runner) emit(ctx context.Context, ev Event) {
 		return
 	}
 	if !r.opts.Sync {
-		r.gw.EmitEvent(ev)
+		r.gw.EmitEventContext(ctx, ev)
 		return
 	}
 	rs := r.gw.EmitEventSync(ctx, ev)
@@ -219,12 +219,15 @@ func ReplayReader(ctx context.Context, name string, rd io.Reader, opts engine.Op
 	if gwOpts.Logger == nil {
 		gwOpts.Logger = opts.Logger
 	}
-	eng, err := engine.New(ctx, opts)
+	lctx, load := loadSpan(ctx, opts.TracerProvider)
+	eng, err := engine.New(lctx, opts)
 	if err != nil {
+		load.End()
 		return Timeline{}, err
 	}
 	defer eng.Close(ctx)
-	gw, err := New(ctx, eng, gwOpts)
+	gw, err := New(lctx, eng, gwOpts)
+	load.End()
 	if err != nil {
 		return Timeline{}, err
 	}

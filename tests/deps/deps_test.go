@@ -48,6 +48,10 @@ var onlyImportedBy = map[string]string{
 	"github.com/redis/go-redis/v9": "store",
 	// Lua is the engine's business: the gateway and the CLI reach it through the engine.
 	module + "luabind": "engine",
+	// The libraries take a TracerProvider (the OpenTelemetry API); only the CLI builds one
+	// and exports what it records.
+	"go.opentelemetry.io/otel/sdk/trace":                              "cmd/hermesctl",
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp": "cmd/hermesctl",
 }
 
 type pkg struct {
