@@ -150,27 +150,10 @@ func (e *Engine) TransformTerminalOutput(ctx context.Context, out TerminalOutput
 
 // PreLLMCall fires pre_llm_call and returns the context to append to the user message for
 // this turn only ("" if none). Do not store it in the conversation history. The first turn
-// of a session also gets the context on_session_start's hooks gave, first.
+// of a session also gets the context on_session_start's hooks gave, first. A hook's block
+// of the prompt is not in what it returns: hosts that honour blocks call DecideTurn.
 func (e *Engine) PreLLMCall(ctx context.Context, turn LLMTurn) string {
-	set := e.set.Load()
-	if set.closed { // a closed engine adds nothing, not even what a session's start left
-		return ""
-	}
-	start := e.starts.take(turn.SessionID)
-	if len(set.callbacks(PreLLMCall)) == 0 {
-		return start
-	}
-	sc := getScratch()
-	sc.turn = turnArgs{turn: turn}
-	c := e.invoke(ctx, set, PreLLMCall, &sc.turn, false, sc).Context()
-	putScratch(sc)
-	if start == "" {
-		return c
-	}
-	if c == "" {
-		return start
-	}
-	return start + "\n\n" + c
+	return e.DecideTurn(ctx, turn).Context
 }
 
 // PostLLMCall fires post_llm_call (an observer) with turn.AssistantResponse.
@@ -237,11 +220,6 @@ func (e *Engine) OnSessionReset(ctx context.Context, s Session) {
 // SubagentStop fires subagent_stop (an observer).
 func (e *Engine) SubagentStop(ctx context.Context, s Subagent) {
 	e.observe(ctx, SubagentStop, s.Kwargs)
-}
-
-// PreApprovalRequest fires pre_approval_request (an observer); a.Choice is not sent.
-func (e *Engine) PreApprovalRequest(ctx context.Context, a Approval) {
-	e.observe(ctx, PreApprovalRequest, func() map[string]any { return a.Kwargs(false) })
 }
 
 // PostApprovalResponse fires post_approval_response (an observer) with a.Choice.

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/manifest"
 	"github.com/hermes-hooks/hermes/internal/suggest"
 	"github.com/hermes-hooks/hermes/store"
@@ -19,7 +20,7 @@ import (
 type Warning = manifest.Warning
 
 // configKeys are the top-level keys of config.yaml the engine interprets.
-var configKeys = []string{"hooks", "claude_tools", "store", "hooks_auto_accept", "hooks_consent", "gateway_hooks", "plugins"}
+var configKeys = []string{"hooks", "claude_tools", "store", "hooks_auto_accept", "hooks_consent", "gateway_hooks", "plugins", "max_verify_nudges"}
 
 // config is what the engine reads from <home>/config.yaml. The file may hold other
 // settings of the host; only these keys are interpreted, and another key that looks like a
@@ -33,6 +34,7 @@ type config struct {
 	disabledPlugins []string
 	disabledGateway []string // gateway_hooks.disabled, for package gateway
 	store           storeConfig
+	maxNudges       *int // max_verify_nudges; nil: the default
 }
 
 // storeConfig is the store: section: the backend, or why the section cannot be used (then
@@ -84,6 +86,9 @@ func loadConfig(home string) (*config, []Warning, error) {
 			cfg.autoAccept, _ = manifest.Any(file, v, k.Value)
 		case "hooks_consent":
 			cfg.consentMode, _ = manifest.Any(file, v, k.Value)
+		case "max_verify_nudges":
+			n, w := parseNudges(file, v)
+			cfg.maxNudges, warns = n, append(warns, w...)
 		case "gateway_hooks", "plugins":
 			list, w, err := disabledList(file, k.Value, v)
 			if err != nil {
@@ -174,4 +179,19 @@ func (e *Engine) DisabledGatewayHooks() ([]string, error) {
 		return nil, err
 	}
 	return cfg.disabledGateway, nil
+}
+
+// maxMaxVerifyNudges bounds max_verify_nudges: a hook keeps an agent going at most this
+// many times per user turn, whatever config.yaml says.
+const maxMaxVerifyNudges = 100
+
+// parseNudges reads max_verify_nudges: a whole number from 0 (pre_verify's hooks never keep
+// the agent going) to maxMaxVerifyNudges. Anything else is a warning and the default.
+func parseNudges(file string, n *yaml.Node) (*int, []Warning) {
+	var v int
+	if n.Kind != yaml.ScalarNode || n.Tag != "!!int" || n.Decode(&v) != nil || v < 0 || v > maxMaxVerifyNudges {
+		return nil, []Warning{{File: file, Line: n.Line, Msg: fmt.Sprintf(
+			"max_verify_nudges must be a whole number from 0 to %d, got %q; using the default (%d)", maxMaxVerifyNudges, n.Value, hookspec.DefaultMaxVerifyNudges)}}
+	}
+	return &v, nil
 }

@@ -127,7 +127,7 @@ func (e *Engine) load(ctx context.Context, prev *hookSet) (*hookSet, error) {
 		e.useStore(cfg.store)
 	}
 	set := newHookSet()
-	set.warnings = warns
+	set.warnings, set.maxNudges = warns, cfg.maxNudges
 	done := false
 	defer func() {
 		if !done { // a failed load: close what it started

@@ -38,6 +38,8 @@ type hookSet struct {
 	keep     map[any]bool  // what the next set still runs
 	shell    []*ShellHookInfo
 	warnings []Warning
+	// maxNudges is max_verify_nudges of config.yaml; nil: the default.
+	maxNudges *int
 
 	refs      refCount
 	retired   atomic.Bool
