@@ -7,18 +7,18 @@ type Kind int
 
 // Kinds of answers and decisions.
 const (
-	None    Kind = iota // nothing: the hook lets things be
-	Block               // pre_tool_call: veto the tool call; pre_llm_call: the prompt is not sent (Message says why)
-	Context             // pre_llm_call: add Text to this turn's user message
-	Replace             // a transform: use Text instead of the value
-	Allow               // pre_gateway_dispatch: dispatch the message as it is (ends the scan); pre_approval_request: approved (with Args, if any)
-	Skip                // pre_gateway_dispatch: drop the message (Message is the reason)
-	Rewrite             // pre_gateway_dispatch: dispatch Text instead
-	Modify              // pre_tool_call: run the tool with Args instead
-	Approve             // pre_tool_call: the call is explicitly allowed (with Args, if any)
-	Ask                 // pre_tool_call: a person must decide (Message says why)
-	Continue            // pre_verify: do not stop; Message (the reason) is the next user turn
-	Deny                // pre_approval_request: the approval is refused (Message says why); Allow grants it
+	None     Kind = iota // nothing: the hook lets things be
+	Block                // pre_tool_call: veto the tool call; pre_llm_call: the prompt is not sent (Message says why)
+	Context              // pre_llm_call: add Text to this turn's user message
+	Replace              // a transform: use Text instead of the value
+	Allow                // pre_gateway_dispatch: dispatch the message as it is (ends the scan); pre_approval_request: approved (with Args, if any)
+	Skip                 // pre_gateway_dispatch: drop the message (Message is the reason)
+	Rewrite              // pre_gateway_dispatch: dispatch Text instead
+	Modify               // pre_tool_call: run the tool with Args instead
+	Approve              // pre_tool_call: the call is explicitly allowed (with Args, if any)
+	Ask                  // pre_tool_call: a person must decide (Message says why)
+	Continue             // pre_verify: do not stop; Message (the reason) is the next user turn
+	Deny                 // pre_approval_request: the approval is refused (Message says why); Allow grants it
 )
 
 // Answer is one hook's answer to one call, read from whichever accepted shape it came in.
