@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/hermes-hooks/hermes/consent"
@@ -156,6 +157,9 @@ func (c *shellCallback) fire(ctx context.Context, hook string, kw args, _ bool) 
 		Source: SourceShell, Name: c.hook.Command, Status: res.Status, Result: res.Parsed, Answer: res.Answer,
 		Err: res.Err, Duration: res.Duration,
 	}
+	if hook == PreLLMCall && c.hook.Dialect == "" && res.Status == StatusOK && r.Answer.Kind == hookspec.None {
+		r.Answer = promptBlock(res.Parsed)
+	}
 	// Output that does nothing where it surely meant something is an error, as from a Lua
 	// hook, even when an exit code 2 or fail_closed has already made it a block.
 	if res.Status == StatusOK && res.Parsed != nil && c.hook.Dialect == "" && hookspec.Normalise(hook, res.Parsed).Kind == hookspec.None {
@@ -187,4 +191,18 @@ func joinErrs(a, b string) string {
 		return b
 	}
 	return a + "; " + b
+}
+
+// promptBlock is a shell hook's block of a prompt (pre_llm_call's {"action": "block"},
+// SPEC §4.5), which the seed's wire protocol (shell.ParseOutput) does not read: the engine
+// honours it as it does a Lua plugin's. Any other answer is None.
+func promptBlock(parsed any) hookspec.Answer {
+	a := hookspec.Normalise(PreLLMCall, parsed)
+	if a.Kind != hookspec.Block {
+		return hookspec.Answer{}
+	}
+	if strings.TrimSpace(a.Message) == "" {
+		a.Message = shell.DefaultBlockMessage
+	}
+	return a
 }

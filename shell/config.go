@@ -264,7 +264,7 @@ func (p *parser) matcherField(h *Hook, where string, n *yaml.Node) {
 	if m == "" {
 		return
 	}
-	if h.Event != hookspec.PreToolCall && h.Event != hookspec.PostToolCall {
+	if !toolEvent(h.Event) {
 		p.warn(n, "%s: matcher %q is ignored: matchers are only honoured for pre_tool_call and post_tool_call; the hook fires on every %s", where, m, h.Event)
 		return
 	}
@@ -293,7 +293,7 @@ func (p *parser) claudeMatcher(h *Hook, where string, n *yaml.Node, m string) {
 		p.warn(n, "%s: matcher %q is not a regular expression this engine can compile (%v); the hook fires on every call", where, m, err)
 		return
 	}
-	if h.Event != hookspec.PreToolCall && h.Event != hookspec.PostToolCall {
+	if !toolEvent(h.Event) {
 		return // matched against a session's source or a subagent's role, not a tool
 	}
 	if fix, dead, _ := p.toolMatcherFix(h); strings.Contains(m, " ") && len(dead) == 0 {

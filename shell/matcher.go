@@ -65,7 +65,7 @@ func (h *Hook) Matches(toolName string) bool {
 // and subagents by type.
 func (h *Hook) selects(kwargs map[string]any) bool {
 	if h.Dialect != DialectClaude {
-		if h.Event != hookspec.PreToolCall && h.Event != hookspec.PostToolCall {
+		if !toolEvent(h.Event) {
 			return true
 		}
 		name, _ := kwargs["tool_name"].(string)
@@ -234,4 +234,10 @@ func quoteAll(words []string) string {
 		q[i] = strconv.Quote(w)
 	}
 	return strings.Join(q, ", ")
+}
+
+// toolEvent reports whether a hook of event fires for one tool call, so that a matcher of
+// tool names applies: pre_tool_call, post_tool_call and post_tool_failure.
+func toolEvent(event string) bool {
+	return event == hookspec.PreToolCall || event == hookspec.PostToolCall || event == hookspec.PostToolFailure
 }
