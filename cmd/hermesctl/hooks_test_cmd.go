@@ -259,14 +259,28 @@ func outcomeText(o any) string {
 		return fmt.Sprintf("SKIP: %v", m["reason"])
 	case m["action"] == "rewrite":
 		return fmt.Sprintf("REWRITE to %q", m["text"])
-	case m["action"] == "allow":
+	case m["action"] == "allow" && len(m) == 1:
 		return "ALLOW"
+	case m["action"] == "allow":
+		return "ALLOW " + compactJSON(m)
+	case m["action"] == "deny":
+		return fmt.Sprintf("DENY: %v", m["message"]) + rememberNote(m)
+	case m["action"] == "continue":
+		return fmt.Sprintf("CONTINUE: %v", m["reason"])
 	case m["context"] != nil:
 		return fmt.Sprintf("inject context: %q", m["context"])
 	case m["text"] != nil:
 		return fmt.Sprintf("replace with: %q", m["text"])
 	}
 	return compactJSON(o)
+}
+
+// rememberNote says an approval answer asks the host to remember it.
+func rememberNote(m map[string]any) string {
+	if m["remember"] == true {
+		return " (remember)"
+	}
+	return ""
 }
 
 func isEmptyList(o any) bool {

@@ -413,7 +413,7 @@ func TestSchemaKeysLoadWithoutWarnings(t *testing.T) {
 	}
 	b.WriteString("    - {command: /bin/true, matcher: Bash, timeout: 7, fail_closed: true, dialect: claude}\n")
 	top := map[string]string{"hooks_auto_accept": "false", "hooks_consent": "command", "plugins": "{disabled: [nothing]}",
-		"claude_tools": "{browser_navigate: {name: Navigate, args: {url: url}}}", "store": "{url: \"redis://127.0.0.1:1/0\", prefix: \"h:\"}"}
+		"claude_tools": "{browser_navigate: {name: Navigate, args: {url: url}}}", "max_verify_nudges": "2", "store": "{url: \"redis://127.0.0.1:1/0\", prefix: \"h:\"}"}
 	for _, k := range slices.Sorted(maps.Keys(get(t, cfg, "properties").(map[string]any))) {
 		if k == "hooks" {
 			continue
