@@ -21,7 +21,8 @@ const (
 )
 
 // entryKeys are the keys a hook entry understands; others are ignored.
-var entryKeys = []string{"matcher", "command", "timeout", "fail_closed", "persistent", "instances", "dialect"}
+var entryKeys = []string{"matcher", "command", "timeout", "fail_closed", "persistent", "instances", "dialect",
+	"if", "project_dir", "status_message", "async", "async_rewake", "args", "plugin_root", "plugin_data"}
 
 // Hook is one validated shell-hook entry from config.yaml. It is immutable after ParseHooks
 // and safe to share between goroutines.
@@ -37,6 +38,7 @@ type Hook struct {
 	Dialect    string             // "" (this project's protocol) or DialectClaude (claude.go)
 	Line       int                // line of the entry in config.yaml
 	Warnings   []hookspec.Warning // the load warnings about this entry (a setting that does not do what it says)
+	Dialected                     // the settings of a hook written for another agent (dialected.go)
 
 	matcher *matcher                   // nil when Matcher == ""
 	claude  *claudeMatcher             // the matcher of a Claude Code hook (nil: every call)
@@ -180,6 +182,7 @@ func (p *parser) entry(event string, idx int, n *yaml.Node) (h *Hook) {
 		p.warn(fields["persistent"], "%s: persistent is ignored for dialect claude: Claude Code's hooks answer once and exit", where)
 		h.Persistent = false
 	}
+	p.dialected(h, where, fields)
 	h.Instances = p.instancesField(where, fields["instances"])
 	if h.Instances != DefaultInstances && !h.Persistent {
 		p.warn(fields["instances"], "%s: instances is ignored without persistent: true (each firing runs its own process anyway)", where)

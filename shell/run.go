@@ -77,10 +77,11 @@ func (h *Hook) run(ctx context.Context, kwargs map[string]any, opts RunOptions, 
 	if !h.selects(kwargs) {
 		return Result{Status: hookspec.StatusSkipped, ExitCode: -1}
 	}
-	cwd := opts.Cwd
-	if cwd == "" {
-		cwd, _ = os.Getwd()
+	cwd := h.workDir(opts)
+	if !h.meets(kwargs, cwd) { // its if condition: not spawned, as in its agent
+		return Result{Status: hookspec.StatusSkipped, ExitCode: -1}
 	}
+	opts.Cwd = cwd
 	var in []byte
 	var err error
 	if h.Dialect == DialectClaude {
