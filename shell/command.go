@@ -62,4 +62,3 @@ func (h *Hook) newCmd(ctx context.Context, dir string) (*exec.Cmd, error) {
 	cmd.Dir = dir
 	return cmd, nil
 }
-
