@@ -81,6 +81,7 @@ type Engine struct {
 	stop    context.Context // cancelled when Close returns: shell hooks still in flight end
 	stopNow context.CancelCauseFunc
 	starts  startContexts // on_session_start's context, until the session's first turn
+	bg      background    // async shell hooks running off the call's path (async.go)
 
 	store   atomic.Pointer[stateStore] // the store config.yaml names now
 	storeMu sync.Mutex
@@ -97,6 +98,7 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 	}
 	e.loadLog = reload.NewLog(e.logger)
 	e.stop, e.stopNow = context.WithCancelCause(context.Background())
+	e.bg.init()
 	set, err := e.load(ctx, nil)
 	if err != nil {
 		return nil, err

@@ -22,6 +22,11 @@ type ShellHookInfo struct {
 	FailClosed bool    `json:"fail_closed"`
 	Dialect    string  `json:"dialect,omitempty"` // "claude" for a hook written for Claude Code
 	Line       int     `json:"line"`
+	// WorkDir is the directory a hook written for another agent runs in (its project);
+	// "" for the host's working directory.
+	WorkDir string `json:"work_dir,omitempty"`
+	If      string `json:"if,omitempty"`    // its if condition, in Claude Code's permission-rule syntax
+	Async   bool   `json:"async,omitempty"` // it runs in the background; its answer is ignored
 
 	// Registered reports whether this engine fires the hook.
 	Registered bool `json:"registered"`
@@ -46,12 +51,13 @@ type shellKey struct {
 	instances               int
 	script                  string // SHA-256 of a persistent hook's script
 	dialect, tools          string // a Claude Code hook's dialect and tool table
+	dialected               string // the settings of a hook written for another agent
 }
 
 func keyOf(h *shell.Hook, tools *shell.ToolTable) shellKey {
-	k := shellKey{h.Event, h.Matcher, h.Command, h.Timeout, h.FailClosed, h.Persistent, h.Instances, "", h.Dialect, ""}
+	k := shellKey{h.Event, h.Matcher, h.Command, h.Timeout, h.FailClosed, h.Persistent, h.Instances, "", h.Dialect, "", ""}
 	if h.Dialect != "" {
-		k.tools = tools.String()
+		k.tools, k.dialected = tools.String(), h.Dialected.Key()
 	}
 	if h.Persistent {
 		if r, err := command.Resolve(h.Command, ""); err == nil && r.ScriptFile != "" {
@@ -116,8 +122,9 @@ func (e *Engine) loadShellHooks(ctx context.Context, cfg *config, prev *hookSet)
 		info := &ShellHookInfo{
 			Event: h.Event, Matcher: h.Matcher, Command: h.Command, Timeout: h.Timeout.Seconds(),
 			FailClosed: h.FailClosed, Dialect: h.Dialect, Line: h.Line, hook: h,
+			WorkDir: h.WorkDir(), If: h.If, Async: h.Async || h.AsyncRewake,
 		}
-		target := consent.Target{Event: h.Event, Command: h.Command, Shell: h.Dialect == shell.DialectClaude}
+		target := consent.Target{Event: h.Event, Command: h.Command, Shell: h.Dialect != "" && len(h.Args) == 0, Dir: info.WorkDir}
 		if e.opts.IgnoreConsent {
 			info.Registered, info.ApprovedBy = true, "ignored"
 		} else {
@@ -129,7 +136,8 @@ func (e *Engine) loadShellHooks(ctx context.Context, cfg *config, prev *hookSet)
 		if old := running[info.key]; info.Registered && old != nil {
 			info.hook, l.cb = old.hook, old.cb
 		} else if info.Registered {
-			l.cb = &shellCallback{hook: h, logger: e.logger, metrics: e.opts.Metrics.forHook(SourceShell, h.Command, h.Event), stop: e.stop}
+			l.cb = &shellCallback{hook: h, logger: e.logger, metrics: e.opts.Metrics.forHook(SourceShell, h.Command, h.Event), stop: e.stop,
+				bg: &e.bg, rewake: func(sid, text string) { e.starts.put(sid, text, e.logger) }}
 		}
 		info.cb = l.cb
 		out = append(out, l)
@@ -144,11 +152,16 @@ type shellCallback struct {
 	metrics *hookMetrics
 	stop    context.Context // the engine's: done when Close stops waiting for calls
 	warns   warnLimiter
+	bg      *background                  // where async hooks run
+	rewake  func(sessionID, text string) // an asyncRewake hook's exit 2: its stderr for the session's next turn
 }
 
 func (c *shellCallback) stats() *hookMetrics { return c.metrics }
 
 func (c *shellCallback) fire(ctx context.Context, hook string, kw args, _ bool) HookResult { // it always times itself
+	if c.hook.Async || c.hook.AsyncRewake {
+		return c.fireAsync(ctx, hook, kw)
+	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	defer context.AfterFunc(c.stop, func() { cancel(context.Cause(c.stop)) })()

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -14,10 +16,23 @@ import (
 // ImportEntry is one hook of a Claude Code settings file as a config.yaml entry with
 // dialect: claude.
 type ImportEntry struct {
-	Event   string // this project's hook name
-	Matcher string // Claude Code's matcher, as written ("" = none)
-	Command string
-	Timeout int // seconds; 0 = not set (the default applies)
+	Event      string // this project's hook name
+	Matcher    string // Claude Code's matcher, as written ("" = none)
+	Command    string
+	Timeout    int    // seconds; 0 = not set (the default applies)
+	Dialect    string // "" = DialectClaude
+	FailClosed bool   // onFailure: "block"
+	Dialected         // if, project_dir, status_message, async, async_rewake, args, plugin_root, plugin_data
+}
+
+// ImportOptions say where the hooks of a settings file belong.
+type ImportOptions struct {
+	// ProjectDir is the project the settings file belongs to (the parent of its .claude
+	// directory); its hooks run there. "" = the host's working directory.
+	ProjectDir string
+	// PluginRoot and PluginData: the hooks come from the plugin bundle at PluginRoot
+	// (${CLAUDE_PLUGIN_ROOT}), whose data directory is PluginData (${CLAUDE_PLUGIN_DATA}).
+	PluginRoot, PluginData string
 }
 
 // ImportNote is something said about one hook of the settings file: why it was not
@@ -34,22 +49,31 @@ type ClaudeImport struct {
 	Entries []ImportEntry
 	Skipped []ImportNote // hooks that were not imported, and why
 	Notes   []ImportNote // imported hooks that behave differently here
+
+	opts ImportOptions
 }
 
 // whyNot says why Claude Code events this project has no hook for cannot be imported.
 var whyNot = map[string]string{
-	"Stop":               "Stop fires when the agent finishes its reply and can make it go on; nothing here can make the agent go on (a hook that only observes can be written for post_llm_call)",
-	"Notification":       "the agent here sends no notifications to hooks",
-	"PreCompact":         "there is no context compaction event here",
-	"PostCompact":        "there is no context compaction event here",
-	"PermissionRequest":  "permission prompts belong to the host; a pre_tool_call hook can answer ask",
-	"PostToolUseFailure": "post_tool_call fires for every result, failures included; it cannot be limited to failures",
+	"SubagentStart":      "the start of a subagent is not a moment the agent here tells hooks about (subagent_stop fires when one finishes)",
+	"TaskCompleted":      "there are no agent teams or task lists here; a task's completion cannot be held back",
+	"TeammateIdle":       "there are no agent teams here; a teammate cannot be kept working",
+	"PermissionDenied":   "the host's permission system does not tell hooks about denials (pre_approval_request answers requests)",
+	"InstructionsLoaded": "the agent here loads no CLAUDE.md or rules files",
+	"ConfigChange":       "configuration changes reach the engine by Reload, not as an event for hooks",
+	"Setup":              "there is no setup command here",
 }
 
 // ReadClaudeSettings reads the hooks object of a Claude Code settings file (settings.json,
 // or a plugin's hooks.json) and maps every hook it can to a config.yaml entry. file names
 // the file in notes. An error means the file is not a settings file at all.
 func ReadClaudeSettings(file string, data []byte) (ClaudeImport, error) {
+	return ReadClaudeSettingsWith(file, data, ImportOptions{})
+}
+
+// ReadClaudeSettingsWith is ReadClaudeSettings for the hooks of a project or plugin bundle
+// (opts): they run in the project, with the plugin's directories.
+func ReadClaudeSettingsWith(file string, data []byte, opts ImportOptions) (ClaudeImport, error) {
 	var probe any
 	if err := json.Unmarshal(data, &probe); err != nil {
 		return ClaudeImport{}, fmt.Errorf("%s: not valid JSON: %v", file, jsonError(data, err))
@@ -62,7 +86,7 @@ func ReadClaudeSettings(file string, data []byte) (ClaudeImport, error) {
 	if hooks == nil || hooks.Kind != yaml.MappingNode {
 		return ClaudeImport{}, fmt.Errorf("%s: no \"hooks\" object: nothing to import", file)
 	}
-	var imp ClaudeImport
+	imp := ClaudeImport{opts: opts}
 	for i := 0; i+1 < len(hooks.Content); i += 2 {
 		imp.event(file, hooks.Content[i].Value, hooks.Content[i+1])
 	}
@@ -78,7 +102,7 @@ func (imp *ClaudeImport) event(file, ev string, groups *yaml.Node) {
 	if !ok {
 		why := whyNot[ev]
 		if why == "" {
-			why = "Claude Code's event " + strconv.Quote(ev) + " has no equivalent here (events that map: PreToolUse, PostToolUse, UserPromptSubmit, SessionStart, SessionEnd, SubagentStop)"
+			why = "Claude Code's event " + strconv.Quote(ev) + " has no equivalent here (events that map: " + strings.Join(mappedEvents(), ", ") + ")"
 		}
 		imp.Skipped = append(imp.Skipped, ImportNote{at(groups, ""), why})
 		return
@@ -128,17 +152,44 @@ func (imp *ClaudeImport) hook(where, event, matcher string, h *yaml.Node) {
 	case command == "":
 		skip("no command")
 		return
-	case str("if") != "":
-		skip(fmt.Sprintf("its if condition (%s) cannot be checked here, and without it the hook would fire for more calls", str("if")))
-		return
 	case str("shell") != "" && str("shell") != "bash":
 		skip(fmt.Sprintf("shell %q: hooks run by /bin/sh here", str("shell")))
 		return
-	case strings.Contains(command, "${CLAUDE_PLUGIN_ROOT}") || strings.Contains(command, "${CLAUDE_PLUGIN_DATA}"):
-		skip("it uses a Claude Code plugin's directory (${CLAUDE_PLUGIN_ROOT}); copy the plugin's scripts and use their paths")
-		return
 	}
 	e := ImportEntry{Event: event, Matcher: matcher, Command: command}
+	e.ProjectDir = imp.opts.ProjectDir
+	if cond := str("if"); cond != "" {
+		if _, _, tool := ifInput(event, nil, DefaultTools); !tool {
+			skip(fmt.Sprintf("its if condition (%s) applies to tool events only; on %s it cannot be checked, and without it the hook would fire for more calls", cond, event))
+			return
+		}
+		if _, err := compileIf(cond); err != nil {
+			skip(fmt.Sprintf("its if condition cannot be checked here (%v), and without it the hook would fire for more calls", err))
+			return
+		}
+		e.If = cond
+	}
+	if !imp.pluginVars(&e, h, skip) {
+		return
+	}
+	if a := mapValue(h, "args"); a != nil {
+		if a.Kind != yaml.SequenceNode || a.Decode(&e.Args) != nil {
+			skip("args must be a list of strings")
+			return
+		}
+	}
+	e.StatusMessage = str("statusMessage")
+	switch f := str("onFailure"); f {
+	case "":
+	case "block":
+		if event != hookspec.PreToolCall {
+			note(fmt.Sprintf(`onFailure "block" only blocks tool calls here (pre_tool_call); on %s a failing hook is reported and the agent goes on`, event))
+		} else {
+			e.FailClosed = true
+		}
+	default:
+		note(fmt.Sprintf("onFailure %q: a failing hook is reported and the call goes on", f))
+	}
 	if t := mapValue(h, "timeout"); t != nil {
 		secs, err := strconv.ParseFloat(t.Value, 64)
 		switch {
@@ -151,11 +202,12 @@ func (imp *ClaudeImport) hook(where, event, matcher string, h *yaml.Node) {
 			e.Timeout = max(1, int(secs+0.999))
 		}
 	}
+	e.Async, e.AsyncRewake = str("async") == "true", str("asyncRewake") == "true"
 	switch {
-	case str("asyncRewake") == "true": // Claude Code runs it in the background and wakes the agent on exit 2
-		note("asyncRewake: here the call waits for it and its answer counts at once (exit 2 acts on this call, as for any hook, instead of waking the agent later)")
-	case str("async") == "true":
-		note("async: here the call waits for it, and its answer counts")
+	case e.AsyncRewake:
+		note("asyncRewake: it runs in the background; its answer is ignored, and an exit code 2 gives its stderr to the session's next turn")
+	case e.Async && (event == hookspec.PreToolCall || event == hookspec.PreLLMCall || event == hookspec.PreVerify || event == hookspec.PreApprovalRequest):
+		note("async: it runs in the background and its answer is ignored, as in Claude Code: it decides nothing")
 	}
 	if str("once") == "true" {
 		note("once: here it fires every time")
@@ -164,6 +216,31 @@ func (imp *ClaudeImport) hook(where, event, matcher string, h *yaml.Node) {
 		note("on_session_end fires at the end of every turn here; for once per session, move the entry to on_session_finalize")
 	}
 	imp.Entries = append(imp.Entries, e)
+}
+
+// pluginVars checks a command that uses a plugin's directories: it imports only from a
+// plugin bundle, whose directories the entry records. false: skipped.
+func (imp *ClaudeImport) pluginVars(e *ImportEntry, h *yaml.Node, skip func(string)) bool {
+	uses := strings.Contains(e.Command, "CLAUDE_PLUGIN_ROOT") || strings.Contains(e.Command, "CLAUDE_PLUGIN_DATA")
+	if a := mapValue(h, "args"); a != nil {
+		for _, w := range a.Content {
+			uses = uses || strings.Contains(w.Value, "CLAUDE_PLUGIN_")
+		}
+	}
+	if !uses {
+		return true
+	}
+	if imp.opts.PluginRoot == "" {
+		skip("it uses a Claude Code plugin's directory (${CLAUDE_PLUGIN_ROOT}): import the plugin itself (hermesctl hooks import claude <plugin-dir>)")
+		return false
+	}
+	e.PluginRoot, e.PluginData = imp.opts.PluginRoot, imp.opts.PluginData
+	return true
+}
+
+// mappedEvents lists Claude Code's events that map to a hook here, sorted.
+func mappedEvents() []string {
+	return slices.Sorted(maps.Keys(importEvents))
 }
 
 // mapValue is the value of key in mapping n (nil when absent or n is not a mapping).
@@ -263,7 +340,7 @@ func declares(list *yaml.Node, e ImportEntry) bool {
 			}
 			return ""
 		}
-		if str("command") == e.Command && str("matcher") == e.Matcher && str("dialect") == DialectClaude {
+		if str("command") == e.Command && str("matcher") == e.Matcher && str("dialect") == e.dialect() {
 			return true
 		}
 	}
@@ -276,13 +353,43 @@ func entryNode(e ImportEntry) *yaml.Node {
 	add := func(k, v, tag string) {
 		n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: k}, &yaml.Node{Kind: yaml.ScalarNode, Value: v, Tag: tag})
 	}
-	add("command", e.Command, "!!str")
+	add("command", e.Command, "!!str") // with args: the program of the exec form
 	if e.Matcher != "" {
 		add("matcher", e.Matcher, "!!str")
 	}
 	if e.Timeout > 0 {
 		add("timeout", strconv.Itoa(e.Timeout), "!!int")
 	}
-	add("dialect", DialectClaude, "!!str")
+	add("dialect", e.dialect(), "!!str")
+	if e.FailClosed {
+		add("fail_closed", "true", "!!bool")
+	}
+	for _, kv := range [][2]string{{"if", e.If}, {"project_dir", e.ProjectDir}, {"status_message", e.StatusMessage},
+		{"plugin_root", e.PluginRoot}, {"plugin_data", e.PluginData}} {
+		if kv[1] != "" {
+			add(kv[0], kv[1], "!!str")
+		}
+	}
+	if e.Async {
+		add("async", "true", "!!bool")
+	}
+	if e.AsyncRewake {
+		add("async_rewake", "true", "!!bool")
+	}
+	if len(e.Args) > 0 {
+		list := &yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle}
+		for _, a := range e.Args {
+			list.Content = append(list.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: a, Tag: "!!str"})
+		}
+		n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: "args"}, list)
+	}
 	return n
+}
+
+// dialect is the entry's dialect.
+func (e ImportEntry) dialect() string {
+	if e.Dialect == "" {
+		return DialectClaude
+	}
+	return e.Dialect
 }

@@ -43,6 +43,7 @@ type Hook struct {
 	matcher *matcher                   // nil when Matcher == ""
 	claude  *claudeMatcher             // the matcher of a Claude Code hook (nil: every call)
 	tools   *ToolTable                 // a Claude Code hook's tool names
+	ifc     ifCompiled                 // the compiled If of a hook written for another agent
 	persist atomic.Pointer[persistent] // the processes of a persistent hook, once it fired
 
 	// The circuit of a persistent hook, for tests: zero values are the defaults of pool.go.

@@ -2,6 +2,7 @@ package shell
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -35,10 +36,11 @@ type Dialected struct {
 	// directory under the home ($CLAUDE_PLUGIN_ROOT, $CLAUDE_PLUGIN_DATA); "" for a hook of
 	// a settings file.
 	PluginRoot, PluginData string
-
-	cond   *ifRule // the compiled If; nil when there is none or it cannot be evaluated
-	condOK bool    // If was compiled (false with an If: the hook fires for every call, the safe side)
 }
+
+// ifCompiled is a hook's compiled If: nil when there is none, or when it cannot be
+// evaluated (the hook then fires for every call, the safe side).
+type ifCompiled struct{ rule *ifRule }
 
 // dialectKeys are the keys of an entry only a hook written for another agent has.
 var dialectKeys = []string{"if", "project_dir", "status_message", "async", "async_rewake", "args", "plugin_root", "plugin_data"}
@@ -101,7 +103,7 @@ func (p *parser) ifField(h *Hook, where string, n *yaml.Node) {
 		p.warn(n, "%s: %v; the hook fires for every call its matcher selects, so the guard is kept", where, err)
 		return
 	}
-	h.cond, h.condOK = r, true
+	h.ifc.rule = r
 }
 
 // dirField reads project_dir: an absolute directory (a relative one is read from the
@@ -161,13 +163,23 @@ func (h *Hook) workDir(opts RunOptions) string {
 	return d
 }
 
-// WorkDir is the directory the hook runs in now, for hooks list and doctor ("" for the
-// host's working directory).
+// WorkDir is the directory a hook written for another agent runs in now, for hooks list and
+// doctor: $CLAUDE_PROJECT_DIR, else project_dir; "" for the host's working directory (and
+// for every hook in this project's own protocol).
 func (h *Hook) WorkDir() string {
 	if h.Dialect == "" {
 		return ""
 	}
-	return h.workDir(RunOptions{Cwd: "-"})
+	if d, ok := os.LookupEnv("CLAUDE_PROJECT_DIR"); ok && d != "" {
+		return d
+	}
+	return h.ProjectDir
+}
+
+// Key renders the settings of a hook written for another agent: two hooks whose settings
+// render alike run alike.
+func (d Dialected) Key() string {
+	return fmt.Sprintf("%q|%q|%q|%v|%v|%q|%q|%q", d.ProjectDir, d.If, d.StatusMessage, d.Async, d.AsyncRewake, d.Args, d.PluginRoot, d.PluginData)
 }
 
 // dialectCmd runs a hook written for another agent as its agent does: the command line by
@@ -213,12 +225,12 @@ func expandVars(s string, vars map[string]string) string {
 
 // meets reports whether the hook's if condition (if any) selects the call.
 func (h *Hook) meets(kwargs map[string]any, dir string) bool {
-	if !h.condOK {
+	if h.ifc.rule == nil {
 		return true
 	}
 	tool, input, ok := ifInput(h.Event, kwargs, h.toolTable())
 	if !ok {
 		return true
 	}
-	return h.cond.match(tool, input, dir)
+	return h.ifc.rule.match(tool, input, dir)
 }
