@@ -16,8 +16,8 @@ import (
 
 var hooksImportCommand = &command{
 	name: "hooks import",
-	args: "claude <settings.json>",
-	help: "add the hooks of a Claude Code settings file to config.yaml as dialect: claude shell hooks, reporting what cannot be mapped and why (exit 3); they still need consent",
+	args: "claude <settings.json|plugin-dir>",
+	help: "add the hooks of a Claude Code settings file (or plugin bundle) to config.yaml as dialect: claude shell hooks that run in its project, reporting what cannot be mapped and why (exit 3); they still need consent",
 	flags: func(fs *flag.FlagSet) runFunc {
 		var dryRun bool
 		fs.BoolVar(&dryRun, "dry-run", false, "report what would be imported without writing config.yaml")
@@ -32,15 +32,16 @@ func runHooksImport(ctx context.Context, c *cli, dryRun bool, args []string) int
 	if args[0] != "claude" {
 		return c.fail(exitUsage, "hooks import: unknown source %q; the one source is claude (a Claude Code settings.json or hooks.json)", args[0])
 	}
-	data, err := os.ReadFile(args[1])
+	home := engine.ResolveHome(c.home)
+	src, err := readImportSource(home, args[1])
 	if err != nil {
 		return c.fail(exitConfig, "hooks import: %v", err)
 	}
-	imp, err := shell.ReadClaudeSettings(args[1], data)
+	imp, err := shell.ReadClaudeSettingsWith(src.file, src.data, src.opts)
 	if err != nil {
 		return c.fail(exitConfig, "hooks import: %v", err)
 	}
-	file := filepath.Join(engine.ResolveHome(c.home), "config.yaml")
+	file := filepath.Join(home, "config.yaml")
 	config, err := os.ReadFile(file)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return c.fail(exitConfig, "hooks import: %v", err)
