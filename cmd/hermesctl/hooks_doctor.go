@@ -108,6 +108,9 @@ func luaCheck(ch *check, status, errText string, perms engine.Permissions) {
 // shellCheck inspects a shell hook; it runs the hook only when it is approved.
 func (c *cli) shellCheck(ctx context.Context, s *engine.ShellHookInfo) *check {
 	ch := &check{Source: engine.SourceShell, Name: s.Command, Events: []string{s.Event}, warns: shellWarnings(s)}
+	if s.Dialect != "" {
+		ch.note("%s", describeDialected(listEntry{Dialect: s.Dialect, WorkDir: s.WorkDir, If: s.If, Async: s.Async}))
+	}
 	st := s.Consent
 	noScript := st.Unanalysable != "" || st.Script == "" && st.Scripts != nil // a /bin/sh line: nothing to check by name
 	switch {
@@ -146,7 +149,11 @@ func (c *cli) shellCheck(ctx context.Context, s *engine.ShellHookInfo) *check {
 	took := res.Duration.Round(100 * time.Microsecond)
 	switch {
 	case res.Status == engine.StatusSkipped:
-		ch.note("smoke run skipped: matcher %s does not select the sample call (tool %v)", s.Matcher, hookspec.SampleKwargs(s.Event, cwd)["tool_name"])
+		by := "matcher " + s.Matcher
+		if s.If != "" {
+			by = strings.TrimPrefix(by+" or its if condition "+s.If, "matcher  or ")
+		}
+		ch.note("smoke run skipped: %s does not select the sample call (tool %v)", by, hookspec.SampleKwargs(s.Event, cwd)["tool_name"])
 		return ch
 	case res.Status != engine.StatusOK:
 		ch.problem("smoke run %s after %s: %s", res.Status, took, res.Err)

@@ -27,6 +27,9 @@ type listEntry struct {
 	Priority    *int                `json:"priority,omitempty"`
 	Matcher     string              `json:"matcher,omitempty"`
 	Dialect     string              `json:"dialect,omitempty"` // shell hooks: "claude" for a hook written for Claude Code
+	WorkDir     string              `json:"work_dir,omitempty"` // a dialect hook's working directory ("" = the host's)
+	If          string              `json:"if,omitempty"`       // a dialect hook's if condition
+	Async       bool                `json:"async,omitempty"`    // a dialect hook that runs in the background
 	Timeout     float64             `json:"timeout_s"`
 	Permissions *engine.Permissions `json:"permissions,omitempty"`
 	Enabled     bool                `json:"enabled"`
@@ -80,6 +83,7 @@ func (l *loaded) entries() []listEntry {
 	}
 	for _, s := range l.eng.ShellHooks() {
 		e := listEntry{Source: engine.SourceShell, Name: s.Command, Events: []string{s.Event}, Matcher: s.Matcher, Dialect: s.Dialect,
+			WorkDir: s.WorkDir, If: s.If, Async: s.Async,
 			Timeout: s.Timeout, Enabled: true, Status: "loaded", Consent: "not approved", Script: s.Consent.Script,
 			Warnings: warningStrings(shellWarnings(s))}
 		if s.Consent.Approved {
@@ -134,6 +138,9 @@ func runHooksList(ctx context.Context, c *cli, args []string) int {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%gs\t%s\t%s\n", source, printable(e.Name), printable(orDash(strings.Join(e.Events, ","))), prio,
 			printable(orDash(e.Matcher)), e.Timeout, printable(perms), printable(describeState(e)))
+		if e.Dialect != "" {
+			fmt.Fprintf(tw, "  %s\n", printable(describeDialected(e)))
+		}
 	}
 	tw.Flush()
 	printListWarnings(c, entries, l.eng)
@@ -185,4 +192,21 @@ func describeState(e listEntry) string {
 		s += ": " + e.Error
 	}
 	return s
+}
+
+// describeDialected says how a hook written for another agent runs: its dialect, its
+// working directory, its if condition, in the background or not.
+func describeDialected(e listEntry) string {
+	where := "the host's working directory"
+	if e.WorkDir != "" {
+		where = e.WorkDir
+	}
+	d := fmt.Sprintf("dialect %s, runs in %s", e.Dialect, where)
+	if e.If != "" {
+		d += ", if " + e.If
+	}
+	if e.Async {
+		d += ", in the background (its answer is ignored)"
+	}
+	return d
 }
