@@ -26,7 +26,7 @@ type listEntry struct {
 	Events      []string            `json:"events"`
 	Priority    *int                `json:"priority,omitempty"`
 	Matcher     string              `json:"matcher,omitempty"`
-	Dialect     string              `json:"dialect,omitempty"` // shell hooks: "claude" for a hook written for Claude Code
+	Dialect     string              `json:"dialect,omitempty"`  // shell hooks: "claude" for a hook written for Claude Code
 	WorkDir     string              `json:"work_dir,omitempty"` // a dialect hook's working directory ("" = the host's)
 	If          string              `json:"if,omitempty"`       // a dialect hook's if condition
 	Async       bool                `json:"async,omitempty"`    // a dialect hook that runs in the background
