@@ -31,7 +31,7 @@ func (b *background) wait() { b.wg.Wait() }
 // fireAsync starts c's hook in the background and returns at once: the call goes on
 // without it.
 func (c *shellCallback) fireAsync(ctx context.Context, hook string, kw args) HookResult {
-	r := HookResult{Source: SourceShell, Name: c.hook.Command, Status: StatusOK}
+	r := HookResult{Source: SourceShell, Name: c.hook.Command, Status: StatusOK, StatusMessage: c.hook.StatusMessage}
 	select {
 	case c.bg.slots <- struct{}{}:
 	default:

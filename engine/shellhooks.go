@@ -168,7 +168,7 @@ func (c *shellCallback) fire(ctx context.Context, hook string, kw args, _ bool) 
 	res := c.hook.Run(ctx, kw.Map(), shell.RunOptions{Logger: c.logger})
 	r := HookResult{
 		Source: SourceShell, Name: c.hook.Command, Status: res.Status, Result: res.Parsed, Answer: res.Answer,
-		Err: res.Err, Duration: res.Duration,
+		Err: res.Err, Duration: res.Duration, StatusMessage: c.hook.StatusMessage,
 	}
 	if hook == PreLLMCall && c.hook.Dialect == "" && res.Status == StatusOK && r.Answer.Kind == hookspec.None {
 		r.Answer = promptBlock(res.Parsed)

@@ -223,6 +223,9 @@ func printReport(w io.Writer, rep engine.Report) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for _, h := range rep.Hooks {
 		detail := "result: " + printable(compactJSON(h.Result))
+		if h.StatusMessage != "" {
+			detail = "[" + printable(h.StatusMessage) + "] " + detail
+		}
 		if h.ExitCode != nil {
 			detail = fmt.Sprintf("exit %d, %s", *h.ExitCode, detail)
 		}
