@@ -264,8 +264,10 @@ func outcomeText(o any) string {
 		return fmt.Sprintf("REWRITE to %q", m["text"])
 	case m["action"] == "allow" && len(m) == 1:
 		return "ALLOW"
+	case m["action"] == "allow" && m["args"] != nil:
+		return "ALLOW with args " + compactJSON(m["args"]) + rememberNote(m)
 	case m["action"] == "allow":
-		return "ALLOW " + compactJSON(m)
+		return "ALLOW" + rememberNote(m)
 	case m["action"] == "deny":
 		return fmt.Sprintf("DENY: %v", m["message"]) + rememberNote(m)
 	case m["action"] == "continue":
