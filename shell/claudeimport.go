@@ -340,7 +340,11 @@ func declares(list *yaml.Node, e ImportEntry) bool {
 			}
 			return ""
 		}
-		if str("command") == e.Command && str("matcher") == e.Matcher && str("dialect") == e.dialect() {
+		var args []string
+		if a := mapValue(n, "args"); a != nil {
+			_ = a.Decode(&args) // not a list: not the same entry
+		}
+		if str("command") == e.Command && slices.Equal(args, e.Args) && str("matcher") == e.Matcher && str("dialect") == e.dialect() {
 			return true
 		}
 	}
@@ -392,4 +396,17 @@ func (e ImportEntry) dialect() string {
 		return DialectClaude
 	}
 	return e.Dialect
+}
+
+// CommandLine is the entry's command as hooks list shows it: with the exec form's args,
+// quoted for a shell.
+func (e ImportEntry) CommandLine() string {
+	words := []string{quoteWord(e.Command)}
+	if len(e.Args) == 0 {
+		return e.Command
+	}
+	for _, a := range e.Args {
+		words = append(words, quoteWord(a))
+	}
+	return strings.Join(words, " ")
 }

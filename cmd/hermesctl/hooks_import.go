@@ -75,7 +75,7 @@ func (c *cli) reportImport(file string, imp shell.ClaudeImport, added []shell.Im
 		if e.Matcher != "" {
 			m = " (matcher " + e.Matcher + ")"
 		}
-		fmt.Fprintf(c.stdout, "  %s%s: %s\n", e.Event, printable(m), printable(e.Command))
+		fmt.Fprintf(c.stdout, "  %s%s: %s\n", e.Event, printable(m), printable(e.CommandLine()))
 	}
 	if n := len(imp.Entries) - len(added); n > 0 {
 		fmt.Fprintf(c.stdout, "%d already declared there\n", n)
