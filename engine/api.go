@@ -114,12 +114,24 @@ func (e *Engine) ask(ctx context.Context, req ApprovalRequest, source string) (b
 
 // PostToolCall fires post_tool_call with call.Result and call.DurationMS, and returns the
 // context hooks give the model about the result ("" if none; only hooks written for Claude
-// Code give one: its PostToolUse feedback). RunTool appends it to the result.
+// Code give one: its PostToolUse feedback). RunTool appends it to the result, and also
+// applies a replaced result (Claude Code's updatedToolOutput; see PostToolResult).
 func (e *Engine) PostToolCall(ctx context.Context, call ToolCall) string {
+	c, _ := e.PostToolResult(ctx, call)
+	return c
+}
+
+// PostToolResult fires post_tool_call like PostToolCall and also returns the result the
+// model should see instead of call.Result when a hook replaced it (nil when none did).
+func (e *Engine) PostToolResult(ctx context.Context, call ToolCall) (context string, output *string) {
 	if set := e.with(PostToolCall); set != nil {
-		return invokeTool(e, ctx, set, PostToolCall, call, Report.Context)
+		d := invokeTool(e, ctx, set, PostToolCall, call, func(r Report) hookspec.Decision { return r.Decision })
+		if d.Kind == hookspec.Context {
+			context = d.Text
+		}
+		return context, d.Output
 	}
-	return ""
+	return "", nil
 }
 
 // TransformToolResult fires transform_tool_result and returns the result the model should

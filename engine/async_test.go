@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -44,5 +45,27 @@ func TestAsyncHooks(t *testing.T) {
 	}
 	if c := e.PreLLMCall(ctx, LLMTurn{SessionID: "s"}); c != "" {
 		t.Errorf("the rewake context was given twice: %q", c)
+	}
+}
+
+// A Claude Code PostToolUse hook's updatedToolOutput is the result the model sees, with its
+// additionalContext after it.
+func TestUpdatedToolOutputReachesTheModel(t *testing.T) {
+	home := testutil.Home(t, map[string]string{
+		"redact.sh": "#!/bin/sh\ncat >/dev/null\necho '{\"hookSpecificOutput\":{\"hookEventName\":\"PostToolUse\",\"updatedToolOutput\":\"token=[redacted]\",\"additionalContext\":\"a secret was redacted\"}}'\n",
+	})
+	if err := os.Chmod(filepath.Join(home, "redact.sh"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(home, "config.yaml"), "hooks:\n  post_tool_call: [{command: "+home+"/redact.sh, dialect: claude, matcher: Bash}]\n")
+	e := engineWith(t, home, Options{AcceptHooks: true})
+	run := e.RunTool(context.Background(), ToolCall{Name: "terminal", Args: map[string]any{"command": "env"}},
+		func(context.Context, ToolCall) (string, error) { return `{"output":"token=abc123","exit_code":0}`, nil })
+	if want := "token=[redacted]\n\na secret was redacted"; run.Result != want {
+		t.Errorf("result %q, want %q", run.Result, want)
+	}
+	rep := e.Fire(context.Background(), PostToolCall, map[string]any{"tool_name": "terminal", "args": map[string]any{}, "result": "x"})
+	if want := map[string]any{"result": "token=[redacted]", "context": "a secret was redacted"}; !reflect.DeepEqual(rep.Outcome, want) {
+		t.Errorf("outcome %v, want %v", rep.Outcome, want)
 	}
 }

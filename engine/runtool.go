@@ -42,7 +42,10 @@ func (e *Engine) RunTool(ctx context.Context, call ToolCall, run func(context.Co
 		result = e.terminalResult(ctx, call, result)
 	}
 	call.Result = result
-	feedback := e.PostToolCall(ctx, call)
+	feedback, output := e.PostToolResult(ctx, call)
+	if output != nil { // a hook replaced what the model sees (Claude Code's updatedToolOutput)
+		result, call.Result = *output, *output
+	}
 	if err != nil {
 		f := ToolFailure{Call: call, Error: err.Error(), Interrupted: ctx.Err() != nil}
 		f.Call.Result = ""

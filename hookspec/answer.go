@@ -30,6 +30,9 @@ type Answer struct {
 	// Remember (pre_approval_request's Allow and Deny): the host should record the answer
 	// as a rule, so the same request is not asked again.
 	Remember bool
+	// Output (post_tool_call, from hooks written for Claude Code: updatedToolOutput) is the
+	// tool result the model sees instead of the tool's; nil for none. It comes with any Kind.
+	Output *string
 }
 
 // Normalise reads one hook's answer to event: a Lua callback's return value converted to

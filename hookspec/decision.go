@@ -15,6 +15,9 @@ type Decision struct {
 	// Remember, for pre_approval_request: the hook that answered asked the host to record
 	// its answer as a rule.
 	Remember bool
+	// Output, for post_tool_call: the result the model sees instead of the tool's (the
+	// first hook's that gave one); nil when unchanged.
+	Output *string
 }
 
 // Merge combines the answers of every hook of one call, in invocation order, by the rules
@@ -42,6 +45,9 @@ func Merge(event string, rs []Result) Decision {
 	d := Decision{By: -1}
 	for i := range rs {
 		a := &rs[i].Answer
+		if a.Output != nil && d.Output == nil && event == PostToolCall {
+			d.Output = a.Output
+		}
 		switch {
 		case a.Kind == None:
 		case a.Kind == Context && takesContext(event):
@@ -173,8 +179,16 @@ func DefaultBlockMessage(source string) string {
 // {"action":"modify","args":…}, {"action":"continue","reason":…} (pre_verify),
 // {"action":"allow","args":…?,"remember":true?} / {"action":"deny","message":…,"remember":true?}
 // (pre_approval_request),
-// {"context":…}, {"text":…}, the dispatch action object, or nil when nothing changes.
+// {"context":…}, {"text":…}, the dispatch action object, {"result":…,"context":…?}
+// (post_tool_call's replaced result), or nil when nothing changes.
 func (d Decision) Outcome() any {
+	if d.Output != nil { // post_tool_call: {"result": ..., "context": ...?}
+		o := map[string]any{"result": *d.Output}
+		if d.Kind == Context {
+			o["context"] = d.Text
+		}
+		return o
+	}
 	switch d.Kind {
 	case Block:
 		return map[string]any{"action": "block", "message": d.Message}

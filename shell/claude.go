@@ -284,6 +284,9 @@ func claudeOutcome(event string, exit int, stdout, stderr string, tools *ToolTab
 	}
 	obj := v.(map[string]any) // valid JSON that starts with '{'
 	answer, problem = claudeJSON(event, obj)
+	if event == hookspec.PostToolCall {
+		answer.Output = updatedToolOutput(obj)
+	}
 	if answer.Kind == hookspec.Modify || answer.Kind == hookspec.Approve || answer.Kind == hookspec.Ask {
 		name, _ := kwargs["tool_name"].(string)
 		if answer.Args != nil {

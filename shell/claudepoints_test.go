@@ -92,3 +92,27 @@ func TestClaudeToolResponse(t *testing.T) {
 		}
 	}
 }
+
+// PostToolUse's updatedToolOutput replaces what the model sees; additionalContext may come
+// with it.
+func TestUpdatedToolOutput(t *testing.T) {
+	t.Parallel()
+	kw := map[string]any{"tool_name": "terminal"}
+	for _, c := range []struct {
+		stdout, output, context string
+	}{
+		{`{"hookSpecificOutput":{"hookEventName":"PostToolUse","updatedToolOutput":"[redacted]"}}`, "[redacted]", ""},
+		{`{"hookSpecificOutput":{"hookEventName":"PostToolUse","updatedToolOutput":{"stdout":"x"},"additionalContext":"shortened"}}`, `{"stdout":"x"}`, "shortened"},
+		{`{"hookSpecificOutput":{"hookEventName":"PostToolUse","updatedMCPToolOutput":"mcp"}}`, "mcp", ""},
+		{`{"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"only"}}`, "", "only"},
+	} {
+		_, a, problem := claudeOutcome(hookspec.PostToolCall, 0, c.stdout, "", DefaultTools, kw)
+		got := ""
+		if a.Output != nil {
+			got = *a.Output
+		}
+		if problem != "" || got != c.output || a.Text != c.context {
+			t.Errorf("%s: output %q context %q problem %q; want %q %q", c.stdout, got, a.Text, problem, c.output, c.context)
+		}
+	}
+}

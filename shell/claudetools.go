@@ -1,6 +1,8 @@
 package shell
 
 import (
+	"encoding/json"
+
 	"github.com/hermes-hooks/hermes/internal/jsonvalue"
 )
 
@@ -59,4 +61,27 @@ func toolResponse(result any) any {
 		return v
 	}
 	return s
+}
+
+// updatedToolOutput is the result a PostToolUse answer gives the model instead of the
+// tool's: hookSpecificOutput.updatedToolOutput (or the older updatedMCPToolOutput), a
+// string as it is and any other JSON value encoded; nil when there is none.
+func updatedToolOutput(obj map[string]any) *string {
+	spec, _ := obj["hookSpecificOutput"].(map[string]any)
+	for _, k := range []string{"updatedToolOutput", "updatedMCPToolOutput"} {
+		v, ok := spec[k]
+		if !ok || v == nil {
+			continue
+		}
+		if s, isStr := v.(string); isStr {
+			return &s
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		return &s
+	}
+	return nil
 }
