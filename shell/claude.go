@@ -17,7 +17,7 @@ import (
 const DialectClaude = "claude"
 
 // Dialects lists the values of an entry's dialect key ("" is this project's own).
-var Dialects = []string{DialectClaude}
+var Dialects = []string{DialectClaude, DialectCodex, DialectGemini}
 
 // claudeEvents maps the hooks a Claude Code hook can serve to Claude Code's event names.
 // on_session_end fires at the end of every turn; on_session_finalize, once per session, is
@@ -71,6 +71,10 @@ func ClaudeEvents() []string {
 type ClaudeTool struct {
 	Name string            // Claude Code's name of the tool
 	Args map[string]string // this project's argument name -> Claude Code's; others keep their names
+
+	// encode, when set, builds the agent's input from our arguments (Codex's apply_patch
+	// takes a patch); such an input does not map back.
+	encode func(args map[string]any) map[string]any
 }
 
 // ToolTable maps tool names and arguments between this project and Claude Code. It is
@@ -121,6 +125,9 @@ func (t *ToolTable) ToClaude(name string, args map[string]any) (string, map[stri
 	c, ok := t.ours[name]
 	if !ok {
 		return name, args
+	}
+	if c.encode != nil {
+		return c.Name, c.encode(args)
 	}
 	return c.Name, rename(args, c.Args)
 }

@@ -179,8 +179,8 @@ func (p *parser) entry(event string, idx int, n *yaml.Node) (h *Hook) {
 	h.Timeout = p.timeout(where, fields["timeout"])
 	h.FailClosed = p.failClosed(event, where, fields["fail_closed"])
 	h.Persistent = p.persistentField(where, fields["persistent"])
-	if h.Persistent && h.Dialect == DialectClaude {
-		p.warn(fields["persistent"], "%s: persistent is ignored for dialect claude: Claude Code's hooks answer once and exit", where)
+	if h.Persistent && h.Dialect != "" {
+		p.warn(fields["persistent"], "%s: persistent is ignored for dialect %s: %s's hooks answer once and exit", where, h.Dialect, agentName(h.Dialect))
 		h.Persistent = false
 	}
 	p.dialected(h, where, fields)
@@ -206,12 +206,18 @@ func (p *parser) dialect(h *Hook, where string, n *yaml.Node) bool {
 		p.warn(n, "%s: unknown dialect %q%s (known: %s); skipped", where, n.Value, hint, strings.Join(Dialects, ", "))
 		return false
 	}
-	if ClaudeEvent(h.Event) == "" {
-		p.warn(n, "%s: dialect claude cannot serve %s (Claude Code has no such event; it serves %s); skipped",
-			where, h.Event, strings.Join(ClaudeEvents(), ", "))
+	if DialectEvent(d, h.Event) == "" {
+		p.warn(n, "%s: dialect %s cannot serve %s (%s has no such event; it serves %s); skipped",
+			where, d, h.Event, agentName(d), strings.Join(DialectHooks(d), ", "))
 		return false
 	}
 	h.Dialect, h.tools = d, p.tools
+	switch d {
+	case DialectCodex:
+		h.tools = codexTools
+	case DialectGemini:
+		h.tools = geminiTools
+	}
 	return true
 }
 
@@ -235,7 +241,7 @@ func (p *parser) command(h *Hook, where string, entry, n *yaml.Node) bool {
 		return false
 	}
 	h.Command = strings.TrimSpace(n.Value)
-	if h.Dialect == DialectClaude { // run by /bin/sh, as Claude Code runs it
+	if h.Dialect != "" { // run by /bin/sh, as its agent runs it
 		h.Argv = []string{"/bin/sh", "-c", h.Command}
 		return true
 	}
@@ -261,7 +267,7 @@ func (p *parser) matcherField(h *Hook, where string, n *yaml.Node) {
 		return
 	}
 	m := strings.TrimSpace(n.Value)
-	if h.Dialect == DialectClaude {
+	if h.Dialect != "" {
 		p.claudeMatcher(h, where, n, m)
 		return
 	}
@@ -288,7 +294,7 @@ func (p *parser) claudeMatcher(h *Hook, where string, n *yaml.Node, m string) {
 		return
 	}
 	if _, ok := claudeQuery(h.Event, nil, p.tools); !ok {
-		p.warn(n, "%s: matcher %q is ignored: Claude Code has no matcher for %s; the hook fires on every call", where, m, ClaudeEvent(h.Event))
+		p.warn(n, "%s: matcher %q is ignored: %s has no matcher for %s; the hook fires on every call", where, m, agentName(h.Dialect), DialectEvent(h.Dialect, h.Event))
 		return
 	}
 	h.Matcher = m
@@ -305,7 +311,7 @@ func (p *parser) claudeMatcher(h *Hook, where string, n *yaml.Node, m string) {
 		if fix != "" {
 			write = fmt.Sprintf(" (write %s)", fix)
 		}
-		p.warn(n, "%s: matcher %q has spaces: it matches no tool name%s, as in Claude Code", where, m, write)
+		p.warn(n, "%s: matcher %q has spaces: it matches no tool name%s, as in %s", where, m, write, agentName(h.Dialect))
 		return
 	}
 	p.checkToolMatcher(h, where, n)

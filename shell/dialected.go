@@ -94,6 +94,10 @@ func (p *parser) ifField(h *Hook, where string, n *yaml.Node) {
 		p.warn(n, "%s: if must be a string such as \"Bash(rm *)\"; the hook fires for every call", where)
 		return
 	}
+	if h.Dialect != DialectClaude {
+		p.warn(n, "%s: if is Claude Code's; %s has no if condition, so the hook fires for every call its matcher selects", where, agentName(h.Dialect))
+		return
+	}
 	if _, _, tool := ifInput(h.Event, nil, DefaultTools); !tool {
 		p.warn(n, "%s: if %q is only evaluated on tool events; the hook fires on every %s", where, h.If, h.Event)
 		return

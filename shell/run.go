@@ -84,8 +84,8 @@ func (h *Hook) run(ctx context.Context, kwargs map[string]any, opts RunOptions, 
 	opts.Cwd = cwd
 	var in []byte
 	var err error
-	if h.Dialect == DialectClaude {
-		in, err = claudePayload(h.Event, kwargs, cwd, h.toolTable())
+	if h.Dialect != "" {
+		in, err = dialectPayload(h.Dialect, h.Event, kwargs, cwd, h.toolTable())
 	} else {
 		in, err = BuildPayload(h.Event, kwargs, cwd)
 	}
@@ -160,7 +160,7 @@ func (h *Hook) spawn(ctx context.Context, stdin []byte, kwargs map[string]any, o
 		h.failClosed(&res, why)
 		return res
 	}
-	if h.Dialect == DialectClaude {
+	if h.Dialect != "" {
 		h.interpretClaude(&res, kwargs, stdout, limit, log)
 	} else {
 		h.interpret(&res, cmd.ProcessState, stdout, limit)
@@ -176,7 +176,7 @@ func (h *Hook) interpretClaude(res *Result, kwargs map[string]any, stdout *procg
 		return
 	}
 	var problem string
-	res.Parsed, res.Answer, problem = claudeOutcome(h.Event, res.ExitCode, res.Stdout, res.Stderr, h.toolTable(), kwargs)
+	res.Parsed, res.Answer, problem = dialectOutcome(h.Dialect, h.Event, res.ExitCode, res.Stdout, res.Stderr, h.toolTable(), kwargs)
 	if obj, ok := res.Parsed.(map[string]any); ok {
 		if msg, _ := obj["systemMessage"].(string); strings.TrimSpace(msg) != "" {
 			log.Warn("shell hook message: "+msg, "hook", h.Command, "event", h.Event)

@@ -9,7 +9,6 @@ import (
 	"github.com/hermes-hooks/hermes/consent"
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/internal/suggest"
-	"github.com/hermes-hooks/hermes/shell"
 )
 
 var hooksAllowCommand = &command{
@@ -90,7 +89,7 @@ func declared(ctx context.Context, c *cli, event, command string) ([]consent.Tar
 	var out []consent.Target
 	for _, s := range eng.ShellHooks() {
 		if s.Event == event && s.Command == command {
-			t := consent.Target{Event: event, Command: command, Shell: s.Dialect == shell.DialectClaude}
+			t := consent.Target{Event: event, Command: command, Shell: s.Dialect != "" && len(s.Hook().Args) == 0, Dir: s.WorkDir}
 			if !slices.Contains(out, t) {
 				out = append(out, t)
 			}
