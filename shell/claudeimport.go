@@ -33,6 +33,12 @@ type ImportOptions struct {
 	// PluginRoot and PluginData: the hooks come from the plugin bundle at PluginRoot
 	// (${CLAUDE_PLUGIN_ROOT}), whose data directory is PluginData (${CLAUDE_PLUGIN_DATA}).
 	PluginRoot, PluginData string
+	// Dialect is the agent the settings were written for: "" or DialectClaude,
+	// DialectCodex, DialectGemini.
+	Dialect string
+	// lineOf, when set, gives the line in the original file of an event (group -1), a
+	// matcher group (hook -1) or a hook: the settings were converted (Codex's TOML).
+	lineOf func(event string, group, hook int) int
 }
 
 // ImportNote is something said about one hook of the settings file: why it was not
@@ -96,13 +102,20 @@ func ReadClaudeSettingsWith(file string, data []byte, opts ImportOptions) (Claud
 // event maps the matcher groups of one Claude Code event.
 func (imp *ClaudeImport) event(file, ev string, groups *yaml.Node) {
 	at := func(n *yaml.Node, path string) string {
-		return fmt.Sprintf("%s:%d: hooks.%s%s", file, n.Line, ev, path)
+		line := n.Line
+		if imp.opts.lineOf != nil {
+			gi, hi := -1, -1
+			fmt.Sscanf(path, "[%d].hooks[%d]", &gi, &hi)
+			line = imp.opts.lineOf(ev, gi, hi)
+		}
+		return fmt.Sprintf("%s:%d: hooks.%s%s", file, line, ev, path)
 	}
-	hook, ok := HookForClaudeEvent(ev)
+	d := imp.dialect()
+	hook, ok := importHook(d, ev)
 	if !ok {
-		why := whyNot[ev]
+		why := whyNotIn(d, ev)
 		if why == "" {
-			why = "Claude Code's event " + strconv.Quote(ev) + " has no equivalent here (events that map: " + strings.Join(mappedEvents(), ", ") + ")"
+			why = agentName(d) + "'s event " + strconv.Quote(ev) + " has no equivalent here (events that map: " + strings.Join(mappedEventsOf(d), ", ") + ")"
 		}
 		imp.Skipped = append(imp.Skipped, ImportNote{at(groups, ""), why})
 		return
@@ -117,7 +130,10 @@ func (imp *ClaudeImport) event(file, ev string, groups *yaml.Node) {
 			matcher = m.Value
 		}
 		if _, takes := claudeQuery(hook, nil, DefaultTools); !takes || matcher == "*" {
-			matcher = "" // Claude Code ignores it there
+			matcher = "" // its agent ignores it there
+		}
+		if seq := mapValue(g, "sequential"); d == DialectGemini && seq != nil && seq.Value == "false" {
+			imp.Notes = append(imp.Notes, ImportNote{at(g, fmt.Sprintf("[%d]", gi)), "sequential: false runs the group's hooks in parallel in Gemini CLI; here they run one after another, in order"})
 		}
 		list := mapValue(g, "hooks")
 		if g.Kind != yaml.MappingNode || list == nil || list.Kind != yaml.SequenceNode {
@@ -145,9 +161,10 @@ func (imp *ClaudeImport) hook(where, event, matcher string, h *yaml.Node) {
 		return ""
 	}
 	command := strings.TrimSpace(str("command"))
+	d := imp.dialect()
 	switch typ := str("type"); {
 	case typ != "command":
-		skip(fmt.Sprintf("type %q needs Claude Code itself; only command hooks run here", typ))
+		skip(fmt.Sprintf("type %q needs %s itself; only command hooks run here", typ, agentName(d)))
 		return
 	case command == "":
 		skip("no command")
@@ -158,6 +175,11 @@ func (imp *ClaudeImport) hook(where, event, matcher string, h *yaml.Node) {
 	}
 	e := ImportEntry{Event: event, Matcher: matcher, Command: command}
 	e.ProjectDir = imp.opts.ProjectDir
+	if d != DialectClaude {
+		e.Dialect = d
+		imp.other(&e, h, note)
+		return
+	}
 	if cond := str("if"); cond != "" {
 		if _, _, tool := ifInput(event, nil, DefaultTools); !tool {
 			skip(fmt.Sprintf("its if condition (%s) applies to tool events only; on %s it cannot be checked, and without it the hook would fire for more calls", cond, event))
@@ -216,6 +238,14 @@ func (imp *ClaudeImport) hook(where, event, matcher string, h *yaml.Node) {
 		note("on_session_end fires at the end of every turn here; for once per session, move the entry to on_session_finalize")
 	}
 	imp.Entries = append(imp.Entries, e)
+}
+
+// dialect is the dialect of the settings read.
+func (imp *ClaudeImport) dialect() string {
+	if imp.opts.Dialect == "" {
+		return DialectClaude
+	}
+	return imp.opts.Dialect
 }
 
 // pluginVars checks a command that uses a plugin's directories: it imports only from a
