@@ -398,7 +398,7 @@ func TestSchemaKeysLoadWithoutWarnings(t *testing.T) {
 	entryProps := get(t, cfg, "$defs", "entry", "properties").(map[string]any)
 	first := true
 	for _, k := range slices.Sorted(maps.Keys(entryProps)) {
-		if k == "dialect" { // a Claude Code hook cannot be persistent: it gets an entry of its own below
+		if k == "dialect" || dialectOnly[k] { // a Claude Code hook cannot be persistent: it gets an entry of its own below
 			continue
 		}
 		v, ok := entry[k]
@@ -412,6 +412,12 @@ func TestSchemaKeysLoadWithoutWarnings(t *testing.T) {
 		fmt.Fprintf(&b, "%s%s: %s\n", prefix, k, v)
 	}
 	b.WriteString("    - {command: /bin/true, matcher: Bash, timeout: 7, fail_closed: true, dialect: claude}\n")
+	b.WriteString("    - {command: /bin/sh, args: [x.sh], dialect: claude, if: \"Bash(rm *)\", project_dir: /tmp, status_message: Checking, async: false, async_rewake: false, plugin_root: /tmp, plugin_data: /tmp/data}\n")
+	for k := range entryProps {
+		if dialectOnly[k] && !strings.Contains(b.String(), " "+k+":") {
+			t.Fatalf("config.schema.json: entry key %q of hooks with a dialect has no sample value in this test; add one", k)
+		}
+	}
 	top := map[string]string{"hooks_auto_accept": "false", "hooks_consent": "command", "plugins": "{disabled: [nothing]}",
 		"claude_tools": "{browser_navigate: {name: Navigate, args: {url: url}}}", "max_verify_nudges": "2", "store": "{url: \"redis://127.0.0.1:1/0\", prefix: \"h:\"}"}
 	for _, k := range slices.Sorted(maps.Keys(get(t, cfg, "properties").(map[string]any))) {
@@ -451,14 +457,17 @@ func TestSchemaKeysLoadWithoutWarnings(t *testing.T) {
 		}
 	}
 	sh := eng.ShellHooks()
-	if len(sh) != 2 {
-		t.Fatalf("got %d shell hooks, want 2", len(sh))
+	if len(sh) != 3 {
+		t.Fatalf("got %d shell hooks, want 3", len(sh))
 	}
 	if h := sh[0].Hook(); h.Matcher != "terminal" || h.Timeout.Seconds() != 7 || !h.FailClosed || !h.Persistent || h.Instances != 3 {
 		t.Errorf("shell hook = %+v, want every key of the entry applied", h)
 	}
 	if h := sh[1].Hook(); h.Dialect != "claude" || !h.Matches("terminal") || h.Matches("read_file") {
 		t.Errorf("claude hook = %+v, want dialect claude matching Bash (terminal) only", h)
+	}
+	if h := sh[2].Hook(); h.If != "Bash(rm *)" || h.ProjectDir != "/tmp" || h.StatusMessage != "Checking" || len(h.Args) != 1 || h.PluginData != "/tmp/data" {
+		t.Errorf("claude hook = %+v, want every key of hooks with a dialect applied", h)
 	}
 }
 
@@ -600,6 +609,10 @@ func (d *luaDefs) checkKeys(t *testing.T, where, class string, payload map[strin
 		}
 	}
 }
+
+// dialectOnly are the keys of an entry only a hook with a dialect has.
+var dialectOnly = map[string]bool{"if": true, "project_dir": true, "status_message": true, "async": true, "async_rewake": true,
+	"args": true, "plugin_root": true, "plugin_data": true}
 
 // specOnlyKeys are documented keys that hookspec.SampleKwargs does not include (host objects).
 var specOnlyKeys = map[string][]string{
