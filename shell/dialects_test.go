@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"gopkg.in/yaml.v3"
 
 	"github.com/hermes-hooks/hermes/hookspec"
 )
@@ -57,6 +58,11 @@ func TestCodexPayloads(t *testing.T) {
 			"tool_input", map[string]any{"command": "rm -rf /tmp/x", "description": "recursive delete"}, "permission_suggestions", []any{})},
 		{hookspec.PreCompact, nil, with(base("PreCompact"), "trigger", "manual", "custom_instructions", "", "turn_id", "")},
 		{hookspec.OnSessionStart, nil, with(base("SessionStart"), "source", "startup", "model", "gpt-4", "turn_id", "")},
+		{hookspec.PostToolCall, nil, with(base("PostToolUse"), "tool_name", "Bash", "tool_input", map[string]any{"command": "echo hello"}, "tool_use_id", "test-call",
+			"tool_response", map[string]any{"stdout": "hello", "stderr": "", "interrupted": false, "isImage": false, "output": "hello"})},
+		{hookspec.PostCompact, nil, with(base("PostCompact"), "trigger", "manual", "compact_summary", "The user asked about the weather; it is sunny.", "turn_id", "")},
+		{hookspec.SubagentStop, nil, with(base("SubagentStop"), "session_id", "parent-sess", "stop_hook_active", false, "agent_type", "", "turn_id", "")},
+		{hookspec.OnSessionEnd, map[string]any{"interrupted": true}, with(base("Interrupt"), "reason", "other", "model", "gpt-4", "turn_id", "")},
 	}
 	for _, c := range cases {
 		kw := hookspec.SampleKwargs(c.hook, "/p")
@@ -209,5 +215,35 @@ func TestGeminiAnswers(t *testing.T) {
 		if c.problem == "" && problem != "" || !strings.Contains(problem, c.problem) {
 			t.Errorf("%s: problem %q, want %q", c.name, problem, c.problem)
 		}
+	}
+}
+
+// Codex's matchers: apply_patch is matched by Edit and Write too; Interrupt fires only for a
+// turn the user interrupted. A dialect cannot serve an event its agent has no name for.
+func TestCodexSelects(t *testing.T) {
+	t.Parallel()
+	var node yaml.Node
+	src := `pre_tool_call:
+  - {command: a, dialect: codex, matcher: "Edit|Write"}
+on_session_end:
+  - {command: b, dialect: codex}
+transform_tool_result:
+  - {command: c, dialect: codex}
+post_tool_failure:
+  - {command: d, dialect: gemini}
+`
+	if err := yaml.Unmarshal([]byte(src), &node); err != nil {
+		t.Fatal(err)
+	}
+	hooks, warns := ParseHooks("config.yaml", &node, hookspec.Names())
+	if len(hooks) != 2 || len(warns) != 2 || !strings.Contains(warns[0].Msg, "dialect codex cannot serve transform_tool_result (Codex has no such event") ||
+		!strings.Contains(warns[1].Msg, "dialect gemini cannot serve post_tool_failure (Gemini CLI has no such event") {
+		t.Fatalf("hooks %v, warnings %v", hooks, warns)
+	}
+	if !hooks[0].Matches("patch") || !hooks[0].Matches("write_file") || hooks[0].Matches("terminal") {
+		t.Error("Edit|Write does not select apply_patch (patch, write_file) alone")
+	}
+	if hooks[1].selects(map[string]any{"interrupted": false}) || !hooks[1].selects(map[string]any{"interrupted": true}) {
+		t.Error("Interrupt fires for a turn that was not interrupted, or not for one that was")
 	}
 }
