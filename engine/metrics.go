@@ -7,8 +7,9 @@ import (
 )
 
 // Metrics counts what every hook does: calls, errors, timeouts, cancelled and busy calls,
-// blocks, dropped events, a latency histogram (the run only) and, for Lua plugins, a
-// histogram of the time calls waited for a free Lua state, labelled by source (plugin,
+// blocks, dropped events, a latency histogram (the run only) and, for Lua plugins and
+// persistent shell hooks, a histogram of the time calls waited for a free Lua state or
+// co-process, labelled by source (plugin,
 // shell, gateway), hook name and event; drops also by reason ("queue_full", "closed"). Series
 // outlive reloads: a hook keeps counting under the same labels. It is a prometheus.Collector: register it with the host's registry. One Metrics
 // may serve an engine and its gateway (pass it in both Options). Safe for concurrent use.
@@ -54,7 +55,7 @@ func NewMetrics() *Metrics {
 		}, metricLabels),
 		wait: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Namespace: "hermes", Subsystem: "hook", Name: "wait_seconds",
-			Help:    "Time Lua plugin calls waited for a free Lua state of the hook before running (0 when one was free; busy calls waited the busy timeout).",
+			Help:    "Time calls of Lua plugins and persistent shell hooks waited for a free Lua state or co-process of the hook before running (0 when one was free; busy calls waited until they gave up).",
 			Buckets: []float64{0, .00001, .0001, .001, .01, .1, .5, 1, 5, 30},
 		}, metricLabels),
 		storeCalls: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "hermes", Subsystem: "store", Name: "calls_total",
@@ -111,7 +112,7 @@ func (m *Metrics) forHook(source, name, event string) *hookMetrics {
 		blocks:   m.blocks.WithLabelValues(source, name, event),
 		latency:  m.latency.WithLabelValues(source, name, event),
 	}
-	if source == SourcePlugin { // only a plugin's calls wait for a Lua state of a pool
+	if source == SourcePlugin || source == SourceShell { // a Lua state of a pool, a persistent hook's co-process
 		h.wait = m.wait.WithLabelValues(source, name, event)
 	}
 	return h
@@ -136,7 +137,8 @@ func (h *hookMetrics) observe(status Status, d time.Duration) {
 	}
 }
 
-// observeWait records how long a Lua call waited for a free state (0: it did not wait).
+// observeWait records how long a call waited for a free Lua state or co-process (0: it did
+// not wait).
 func (h *hookMetrics) observeWait(status Status, d time.Duration) {
 	if h == nil || h.wait == nil || status == StatusSkipped {
 		return

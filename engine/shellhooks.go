@@ -168,7 +168,7 @@ func (c *shellCallback) fire(ctx context.Context, hook string, kw args, _ bool) 
 	res := c.hook.Run(ctx, kw.Map(), shell.RunOptions{Logger: c.logger})
 	r := HookResult{
 		Source: SourceShell, Name: c.hook.Command, Status: res.Status, Result: res.Parsed, Answer: res.Answer,
-		Err: res.Err, Duration: res.Duration, StatusMessage: c.hook.StatusMessage,
+		Err: res.Err, Duration: res.Duration, Wait: res.Wait, StatusMessage: c.hook.StatusMessage,
 	}
 	if hook == PreLLMCall && c.hook.Dialect == "" && res.Status == StatusOK && r.Answer.Kind == hookspec.None {
 		r.Answer = promptBlock(res.Parsed)
@@ -195,6 +195,9 @@ func (c *shellCallback) fire(ctx context.Context, hook string, kw args, _ bool) 
 		c.warns.warn(c.logger, r.Err, "hook", hook, "status", string(r.Status))
 	}
 	c.metrics.observe(r.Status, r.Duration)
+	if c.hook.Persistent { // only a persistent hook's firings wait, for a free co-process
+		c.metrics.observeWait(r.Status, r.Wait)
+	}
 	return r
 }
 

@@ -141,14 +141,17 @@ func (h *Hook) Starts() int {
 // exchange fires a persistent hook: payload is written as one line, with a request id, to the
 // process of a free slot, started if needed, and one line is read back and checked against
 // the id. While the hook's circuit is open (pool.go) it fails at once.
-func (h *Hook) exchange(ctx context.Context, payload []byte, opts RunOptions, log *slog.Logger) Result {
+func (h *Hook) exchange(ctx context.Context, payload []byte, opts RunOptions, log *slog.Logger) (res Result) {
 	timeout, limit := h.limits(opts)
 	deadline := time.Now().Add(timeout)
 	p := h.state()
 	if _, why := h.allow(p, false); why != "" { // no waiting for a slot either
 		return h.failed(hookspec.StatusError, why)
 	}
+	waitStart := time.Now()
 	s, res, ok := h.acquire(ctx, p, deadline, timeout)
+	wait := time.Since(waitStart)
+	defer func() { res.Wait = wait }() // runs last: settle sees the firing's own result
 	if !ok {
 		return res
 	}

@@ -235,6 +235,12 @@ func TestPersistentCircuitOpensForWaiters(t *testing.T) {
 	first := make(chan Result)
 	go func() { first <- terminal(h, RunOptions{}, "pwd") }()
 	readable(t, got) // the first firing holds the process
+	// The waiting firing may wait longer than the first may run, so the first times out
+	// (and opens the circuit) while the second surely still waits, however slowly the
+	// first's process is killed. The first read its timeout before it took the hook's lock,
+	// which Starts takes after it: the write below happens after that read.
+	h.Starts()
+	h.Timeout = 30 * time.Second
 	res := terminal(h, RunOptions{}, "pwd")
 	if r := <-first; r.Status != hookspec.StatusTimeout {
 		t.Errorf("first firing: status %q, want a timeout", r.Status)

@@ -47,7 +47,8 @@ type Result struct {
 	Parsed   any             // stdout decoded as JSON (nil if empty or invalid): the hook's raw answer
 	Answer   hookspec.Answer // Parsed read by hookspec.Normalise, or a block (exit code 2, fail_closed)
 	Err      string          // warning or error for the user's log; "" when fine
-	Duration time.Duration
+	Duration time.Duration   // how long it ran, without Wait
+	Wait     time.Duration   // how long a persistent hook's firing waited for a free co-process
 }
 
 // Run fires the hook once: the JSON payload of BuildPayload on stdin (then closed), argv run
@@ -67,7 +68,7 @@ func (h *Hook) Run(ctx context.Context, kwargs map[string]any, opts RunOptions) 
 	}
 	log = log.With("hook", h.Command, "event", h.Event)
 	res := h.run(ctx, kwargs, opts, log)
-	res.Duration = time.Since(start)
+	res.Duration = time.Since(start) - res.Wait
 	log.Debug("shell hook finished", "status", res.Status, "exit_code", res.ExitCode,
 		"duration", res.Duration, "err", res.Err)
 	return res

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // Defaults of Options: how a backend that keeps failing is given a rest.
@@ -80,7 +82,8 @@ type Options struct {
 	// larger); 0 = DefaultBackoff.
 	Backoff time.Duration
 	// OpTimeout bounds each operation on a Redis backend, whatever time the caller's
-	// context leaves; 0 = DefaultOpTimeout. The SQLite backend has no network to wait on.
+	// context leaves, and how long a SQLite write waits for another process's write to
+	// end (its busy timeout); 0 = DefaultOpTimeout.
 	OpTimeout time.Duration
 }
 
@@ -206,7 +209,9 @@ func verdict(ctx context.Context, err error) (failed, counts bool) {
 }
 
 // isFailure reports whether err says the backend could not be reached or did not answer in
-// time, rather than answering (a quota, a value that is not an integer, a conflict).
+// time (for SQLite: locked by another process past the busy timeout, a disk that is full or
+// failing, a file that cannot be opened or read), rather than answering (a quota, a value
+// that is not an integer, a conflict).
 func isFailure(err error) bool {
 	var ne net.Error
 	switch {
@@ -215,6 +220,14 @@ func isFailure(err error) bool {
 		errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE),
 		errors.Is(err, redis.ErrPoolTimeout), errors.Is(err, redis.ErrClosed):
 		return true
+	}
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		switch se.Code() & 0xff { // the primary code of an extended one
+		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_NOMEM, sqlite3.SQLITE_READONLY, sqlite3.SQLITE_IOERR,
+			sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_FULL, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PROTOCOL, sqlite3.SQLITE_NOTADB:
+			return true
+		}
 	}
 	for _, p := range []string{"LOADING", "MASTERDOWN", "CLUSTERDOWN", "TRYAGAIN", "BUSY"} {
 		if redis.HasErrorPrefix(err, p) {

@@ -32,7 +32,7 @@ func downFailsFast(t *testing.T, b Backend, clk *clock, failAfter int, bound tim
 	t.Helper()
 	for i := range failAfter {
 		took, err := incr(b)
-		t.Logf("call %d with the server down: %v, %v", i+1, took, err)
+		t.Logf("call %d with the backend down: %v, %v", i+1, took, err)
 		if err == nil || errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), wantErr) {
 			t.Fatalf("call %d: %v, want the backend's error %q", i+1, err, wantErr)
 		}

@@ -1,21 +1,3 @@
-// Package store keeps the state hooks need across calls, states, reloads and processes:
-// counters, rate limits, per-session notes, caches. Each hook has its own namespace of keys
-// whose values are JSON values. The default backend is an SQLite database in
-// <home>/state/ (modernc.org/sqlite, pure Go, in WAL mode: several processes on one home
-// share it safely); config.yaml's `store: {url: "redis://..."}` puts it in Redis, for
-// gateways on several machines.
-//
-// Namespaces are apart whatever their names hold: no name reaches the keys of another. Each
-// namespace may hold MaxHookKeys keys, and keys and values of at most Config.MaxBytes bytes
-// together; both quotas are checked before a write, atomically with it, so concurrent
-// writers in any number of processes cannot pass them.
-//
-// Every operation honours its context: a backend that is slow or down is that call's error,
-// never a hang. A Redis backend also bounds each operation by Options.OpTimeout, and is
-// behind a circuit breaker (breaker.go): after Options.FailAfter failures in a row its calls
-// fail at once with an UnavailableError for a rest, then one call tries it again. A database file that cannot be used (corrupt, not a database) is reported and
-// left as it is: nothing replaces it. The database and its journal files are readable by
-// their owner only.
 package store
 
 import (
@@ -150,16 +132,21 @@ func ParseConfig(cfg Config) (string, error) {
 // Open opens the backend cfg names for the home, with the default Options.
 func Open(home string, cfg Config) (Backend, error) { return OpenWith(home, cfg, Options{}) }
 
-// OpenWith opens the backend cfg names for the home. A Redis backend is behind a circuit
-// breaker (breaker.go): once it failed o.FailAfter times in a row, calls fail at once with
-// an UnavailableError for a back-off, then one call tries it again.
+// OpenWith opens the backend cfg names for the home, behind a circuit breaker
+// (breaker.go): once it failed o.FailAfter times in a row (Redis unreachable or silent,
+// SQLite locked by another process, its disk full or failing), calls fail at once with an
+// UnavailableError for a back-off, then one call tries it again.
 func OpenWith(home string, cfg Config, o Options) (Backend, error) {
 	kind, err := ParseConfig(cfg)
 	if err != nil {
 		return nil, err
 	}
 	if kind == "sqlite" {
-		return openSQLite(home, cfg.maxBytes())
+		s, err := openSQLite(home, cfg.maxBytes(), o.opTimeout())
+		if err != nil {
+			return nil, err
+		}
+		return newBreaker(s, s.path, o), nil
 	}
 	r, err := openRedis(cfg, o)
 	if err != nil {

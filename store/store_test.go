@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -298,7 +297,7 @@ func TestQuota(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db := b.(*sqliteBackend).db
+	db := b.(*breaker).Backend.(*sqliteBackend).db
 	// Fill plugin:q to the quota, 10 of its keys already expired, in one statement.
 	if _, err := db.Exec(`WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < ?)
 		INSERT INTO kv SELECT 'plugin:q', 'k' || i, '1', 1, CASE WHEN i <= 10 THEN 1 END FROM c`, MaxHookKeys); err != nil {
@@ -636,46 +635,6 @@ func TestDefaultByteQuotaStopsALoop(t *testing.T) {
 			t.Fatal("1 GiB written")
 		})
 	}
-}
-
-// The database and its journal files are readable by their owner only, when created and
-// when they were more open.
-func TestDatabaseFileModes(t *testing.T) {
-	old := syscall.Umask(0o022)
-	defer syscall.Umask(old)
-	ctx := context.Background()
-	home := t.TempDir()
-	b, err := Open(home, Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := view(b, "plugin:p").Set(ctx, "k", 1, 0); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(StateDir(home), "store.db")
-	check := func(when string) {
-		t.Helper()
-		for _, p := range []string{path, path + "-wal", path + "-shm"} {
-			fi, err := os.Stat(p)
-			if err != nil {
-				t.Fatalf("%s: %v", when, err)
-			}
-			if fi.Mode().Perm() != 0o600 {
-				t.Errorf("%s: %s has mode %v, want 0600", when, filepath.Base(p), fi.Mode().Perm())
-			}
-		}
-	}
-	check("created")
-	for _, p := range []string{path, path + "-wal", path + "-shm"} {
-		os.Chmod(p, 0o644)
-	}
-	b2, err := Open(home, Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b2.Close()
-	check("opened again")
-	b.Close()
 }
 
 // A database whose count has no bytes yet (made by an earlier version) is counted when

@@ -16,33 +16,82 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/hermes-hooks/hermes/engine"
+	"github.com/hermes-hooks/hermes/gateway"
 	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
-// The load of TestSlowDependencies: depSessions conversations at once, each turn a
-// pre_llm_call and three tool calls, for depWarmUp (not counted: a failing dependency's
-// circuit opens then) and then depWindow per home.
+// The load of TestSlowDependencies: depSessions conversations at once, each turn two
+// gateway events, pre_llm_call, three tool calls (each decided, and when it runs,
+// post_tool_call and transform_tool_result) and post_llm_call, for depWarmUp (not counted:
+// a failing dependency's circuit opens then) and then depWindow per home, while the home is
+// reloaded every depReload.
 const (
 	depSessions = 64
 	depWarmUp   = 3 * time.Second
 	depWindow   = 2 * time.Second
+	depReload   = 100 * time.Millisecond
 )
 
-// depGuard is a guard plugin with one Lua state, failing closed; with counting, every tool
-// call also does a store.incr, the shape that used to hold the only state across the
-// database call (and a call whose store fails is blocked).
-func depGuard(counting bool) string {
-	count := ""
-	if counting {
+// gatewayHome writes the home every row shares, the shape of a gateway's: six plugins (a
+// guard with one Lua state failing closed, a counter with one Lua state, context, a
+// redactor, an audit trail, a session observer), two gateway hooks, and config as
+// config.yaml, where {guard} is the path of a persistent shell guard (persistentGuard). With
+// store, the counter counts each tool call with store.incr, the shape that used to hold the
+// only state across the database call (a call whose store fails fails closed, and the call
+// is blocked); without, it counts in a Lua table.
+func gatewayHome(t *testing.T, store bool, config string) string {
+	t.Helper()
+	count := `calls = calls + 1`
+	if store {
 		count = `require("store").incr("calls")`
 	}
-	return `function register(ctx)
+	files := map[string]string{
+		"plugins/guard/plugin.yaml": "name: guard\nstates: 1\ntimeout: 5\nfail_closed: true\n",
+		"plugins/guard/handler.lua": `function register(ctx)
   ctx.register_hook("pre_tool_call", function(kw)
-    ` + count + `
     if (kw.args.command or ""):find("rm -rf", 1, true) then return {action = "block", message = "no"} end
   end)
-  ctx.register_hook("pre_llm_call", function(kw) return "be brief" end)
-end`
+end`,
+		"plugins/counter/plugin.yaml": "name: counter\nstates: 1\nmax_states: 64\ntimeout: 5\nfail_closed: true\n",
+		"plugins/counter/handler.lua": `calls = 0
+function register(ctx)
+  ctx.register_hook("pre_tool_call", function(kw) ` + count + ` end)
+end`,
+		"plugins/context/plugin.yaml": "name: context\n",
+		"plugins/context/handler.lua": `function register(ctx)
+  ctx.register_hook("pre_llm_call", function(kw) return {context = "be brief"} end)
+end`,
+		"plugins/redactor/plugin.yaml": "name: redactor\n",
+		"plugins/redactor/handler.lua": `function register(ctx)
+  ctx.register_hook("transform_tool_result", function(kw)
+    if kw.result:find("sk-", 1, true) then return (kw.result:gsub("sk%-%w+", "[redacted]")) end
+  end)
+end`,
+		"plugins/audit/plugin.yaml": "name: audit\n",
+		"plugins/audit/handler.lua": `local seen = 0
+function register(ctx)
+  ctx.register_hook("post_tool_call", function(kw) seen = seen + 1 end)
+end`,
+		"plugins/observer/plugin.yaml": "name: observer\n",
+		"plugins/observer/handler.lua": `local turns = {}
+function register(ctx)
+  ctx.register_hook("post_llm_call", function(kw) turns[kw.session_id] = (turns[kw.session_id] or 0) + 1 end)
+end`,
+	}
+	for _, name := range []string{"gw-start", "gw-end"} {
+		files["hooks/"+name+"/HOOK.yaml"] = `events: ["agent:*"]` + "\n"
+		files["hooks/"+name+"/handler.lua"] = "local n = 0\nfunction handle(event, ctx) n = n + 1 end\n"
+	}
+	home := testutil.Home(t, files)
+	script := filepath.Join(home, "guard.sh")
+	if err := os.WriteFile(script, []byte(persistentGuard), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	config = strings.ReplaceAll(config, "{guard}", script)
+	if err := os.WriteFile(filepath.Join(home, "config.yaml"), []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return home
 }
 
 // persistentGuard answers every payload line with its request_id and nothing else.
@@ -64,9 +113,10 @@ type depFigures struct {
 
 func (f depFigures) perSecond() float64 { return float64(f.turns) / depWindow.Seconds() }
 
-// TestSlowDependencies runs the same conversations against homes that differ in one
-// dependency: none, a store in SQLite, a store in Redis (healthy, killed, paused), and a
-// persistent shell hook with one or four instances. It reports turns per second and the
+// TestSlowDependencies runs the same conversations, with a reload every depReload, against
+// the gateway's home (with a persistent shell guard of four instances) and homes that differ
+// from it in one dependency: a store in SQLite, a store in Redis (healthy, killed, paused),
+// no persistent hook, a persistent hook of one instance. It reports turns per second and the
 // tool-call p99 of each (docs/performance.md has the figures), and checks what must hold
 // whatever the machine: every tool call was guarded, every failure was counted, and a
 // dead or paused Redis does not stall the gateway (a stall loses nearly all throughput).
@@ -76,50 +126,43 @@ func TestSlowDependencies(t *testing.T) {
 	}
 	redis := testutil.StartRedis(t)
 	redisConfig := "store: {url: \"" + redis.URL + "\"}\n"
-	home := func(counting bool, config string) string {
-		return testutil.Home(t, map[string]string{
-			"plugins/guard/plugin.yaml": "name: guard\nstates: 1\ntimeout: 5\nfail_closed: true\n",
-			"plugins/guard/handler.lua": depGuard(counting),
-			"config.yaml":               config,
-		})
-	}
-	persistent := func(instances int) string {
-		h := home(false, "")
-		script := filepath.Join(h, "guard.sh")
-		if err := os.WriteFile(script, []byte(persistentGuard), 0o755); err != nil {
-			t.Fatal(err)
+	// hooks is the config of the persistent shell guard with n instances (none for 0).
+	hooks := func(n int) string {
+		if n == 0 {
+			return ""
 		}
-		config := fmt.Sprintf("hooks:\n  pre_tool_call:\n    - {command: %s, persistent: true, instances: %d, timeout: 5}\n", script, instances)
-		if err := os.WriteFile(filepath.Join(h, "config.yaml"), []byte(config), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return h
+		return fmt.Sprintf("hooks:\n  pre_tool_call:\n    - {command: {guard}, persistent: true, instances: %d, timeout: 5}\n", n)
 	}
 
-	base := driveHome(t, home(false, ""), nil)
-	sqlite := driveHome(t, home(true, ""), nil)
-	healthy := driveHome(t, home(true, redisConfig), nil)
-	killed := driveHome(t, home(true, redisConfig), func() func() { redis.Stop(); return redis.Start })
-	paused := driveHome(t, home(true, redisConfig), func() func() { redis.Pause(); return redis.Resume })
-	one := driveHome(t, persistent(1), nil)
-	four := driveHome(t, persistent(4), nil)
+	base := driveHome(t, gatewayHome(t, false, hooks(4)), nil)
+	sqlite := driveHome(t, gatewayHome(t, true, hooks(4)), nil)
+	healthy := driveHome(t, gatewayHome(t, true, redisConfig+hooks(4)), nil)
+	killed := driveHome(t, gatewayHome(t, true, redisConfig+hooks(4)), func() func() { redis.Stop(); return redis.Start })
+	paused := driveHome(t, gatewayHome(t, true, redisConfig+hooks(4)), func() func() { redis.Pause(); return redis.Resume })
+	none := driveHome(t, gatewayHome(t, false, hooks(0)), nil)
+	one := driveHome(t, gatewayHome(t, false, hooks(1)), nil)
 
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d sessions, %v per home after %v of warm-up:\n", depSessions, depWindow, depWarmUp)
+	fmt.Fprintf(&b, "%d sessions, %v per home after %v of warm-up, a reload every %v:\n", depSessions, depWindow, depWarmUp, depReload)
 	fmt.Fprintf(&b, "| home | turns/s | tool-call p99 | hook failures | store failures |\n|---|---|---|---|---|\n")
 	for _, r := range []struct {
 		name string
 		f    depFigures
 	}{
-		{"no dependency", base}, {"store.incr, SQLite, states: 1", sqlite}, {"store.incr, Redis", healthy},
-		{"store.incr, Redis killed", killed}, {"store.incr, Redis paused (SIGSTOP)", paused},
-		{"persistent hook, instances: 1", one}, {"persistent hook, instances: 4", four},
+		{"the gateway's home (persistent hook, instances: 4)", base}, {"+ store.incr, SQLite", sqlite}, {"+ store.incr, Redis", healthy},
+		{"+ store.incr, Redis killed", killed}, {"+ store.incr, Redis paused (SIGSTOP)", paused},
+		{"without the persistent hook", none}, {"persistent hook, instances: 1", one},
 	} {
 		fmt.Fprintf(&b, "| %s | %.0f | %v | %.0f | %.0f |\n", r.name, r.f.perSecond(), r.f.p99.Round(time.Microsecond), r.f.failures, r.f.store)
 	}
-	fmt.Fprintf(&b, "SQLite store vs none: %.2fx the turns, %.2fx the p99\n", sqlite.perSecond()/base.perSecond(), float64(sqlite.p99)/float64(base.p99))
-	fmt.Fprintf(&b, "Redis killed vs healthy: %.2fx the turns; paused: %.2fx\n", killed.perSecond()/healthy.perSecond(), paused.perSecond()/healthy.perSecond())
-	fmt.Fprintf(&b, "persistent instances 4 vs 1: %.2fx the p99\n", float64(four.p99)/float64(one.p99))
+	for _, r := range []struct {
+		name    string
+		f, than depFigures
+	}{{"SQLite store vs none", sqlite, base}, {"Redis store vs none", healthy, base}, {"Redis killed vs healthy", killed, healthy},
+		{"Redis paused vs healthy", paused, healthy}, {"persistent hook, instances: 4 vs no persistent hook", base, none},
+		{"persistent hook, instances: 1 vs no persistent hook", one, none}} {
+		fmt.Fprintf(&b, "%s: %.2fx the turns, %.2fx the p99\n", r.name, r.f.perSecond()/r.than.perSecond(), float64(r.f.p99)/float64(r.than.p99))
+	}
 	t.Log(b.String())
 
 	for name, f := range map[string]depFigures{"killed": killed, "paused": paused} {
@@ -131,7 +174,7 @@ func TestSlowDependencies(t *testing.T) {
 			t.Errorf("Redis %s: %.0f turns/s against %.0f healthy: the gateway stalled", name, f.perSecond(), healthy.perSecond())
 		}
 	}
-	for name, f := range map[string]depFigures{"none": base, "SQLite": sqlite, "healthy": healthy, "instances 1": one, "instances 4": four} {
+	for name, f := range map[string]depFigures{"base": base, "SQLite": sqlite, "healthy": healthy, "no persistent hook": none, "instances 1": one} {
 		if f.failures != 0 {
 			t.Errorf("%s: %v hook failures", name, f.failures)
 		}
@@ -153,10 +196,21 @@ func driveHome(t *testing.T, home string, during func() func()) depFigures {
 	if w := eng.Warnings(); len(w) > 0 {
 		t.Fatalf("warnings: %v", w)
 	}
+	gw, err := gateway.New(ctx, eng, gateway.Options{QueueSize: 256})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gw.Close(ctx)
+	if n := len(gw.Hooks()); n != 2 {
+		t.Fatalf("%d gateway hooks loaded, want 2: %v", n, gw.Warnings())
+	}
 	if during != nil {
 		undo := during()
 		defer undo()
 	}
+	stop := make(chan struct{})
+	reloads := reloadAll(t, eng, depReload, stop)
+	defer func() { close(stop); <-reloads }()
 	var mu sync.Mutex
 	var latencies []time.Duration
 	turns := 0
@@ -173,18 +227,32 @@ func driveHome(t *testing.T, home string, during func() func()) depFigures {
 					break
 				}
 				counted := now.After(begin)
-				eng.PreLLMCall(ctx, engine.LLMTurn{SessionID: fmt.Sprint(s), UserMessage: "hi"})
+				session := fmt.Sprint(s)
+				gw.Emit("agent:start", map[string]any{"session_id": session})
+				eng.PreLLMCall(ctx, engine.LLMTurn{SessionID: session, UserMessage: "hi"})
 				for c, cmd := range []string{"ls", "rm -rf /", "pwd"} {
+					call := engine.ToolCall{Name: "terminal", Args: map[string]any{"command": cmd},
+						SessionID: session, ToolCallID: fmt.Sprintf("%d-%d-%d", s, i, c)}
 					start := time.Now()
-					d := eng.DecideTool(ctx, engine.ToolCall{Name: "terminal", Args: map[string]any{"command": cmd},
-						SessionID: fmt.Sprint(s), ToolCallID: fmt.Sprintf("%d-%d-%d", s, i, c)})
+					d := eng.DecideTool(ctx, call)
 					if counted {
 						mine = append(mine, time.Since(start))
 					}
-					if cmd == "rm -rf /" && d.Block == nil {
+					if d.Block != nil {
+						if cmd != "rm -rf /" && during == nil { // a failing store fails closed
+							t.Errorf("%s: %s was blocked: %s", home, cmd, d.Block.Message)
+						}
+						continue
+					}
+					if cmd == "rm -rf /" {
 						t.Errorf("%s: rm -rf / was not blocked", home)
 					}
+					call.Result = `{"output": "key sk-abc123 listed", "exit_code": 0}`
+					eng.PostToolCall(ctx, call)
+					eng.TransformToolResult(ctx, call)
 				}
+				eng.PostLLMCall(ctx, engine.LLMTurn{SessionID: session, UserMessage: "hi", AssistantResponse: "done"})
+				gw.Emit("agent:end", map[string]any{"session_id": session})
 				if counted {
 					n++
 				}
@@ -205,6 +273,28 @@ func driveHome(t *testing.T, home string, during func() func()) depFigures {
 	after := depCounters(t, m)
 	f.failures, f.store = after.failures, after.store
 	return f
+}
+
+// reloadAll reloads eng every period until stop is closed, then closes the channel it
+// returned. A reload must not fail: the home does not change.
+func reloadAll(t *testing.T, eng *engine.Engine, period time.Duration, stop <-chan struct{}) <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(period)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+				if err := eng.Reload(context.Background()); err != nil {
+					t.Errorf("reload: %v", err)
+				}
+			}
+		}
+	}()
+	return done
 }
 
 // depCounters are the failures the metrics counted so far.

@@ -1,0 +1,65 @@
+//go:build unix
+
+package engine
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hermes-hooks/hermes/internal/testutil"
+)
+
+// A persistent shell hook's firing that waits for its co-process reports the wait apart
+// from the run, as a Lua call waiting for a state does: HookResult.Wait and
+// hermes_hook_wait_seconds, never Duration.
+func TestPersistentWaitIsReportedApartFromTheRun(t *testing.T) {
+	home := t.TempDir()
+	fifo := filepath.Join(home, "holding")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(home, "guard.sh")
+	testutil.WriteFiles(t, home, map[string]string{
+		"config.yaml": "hooks:\n  pre_tool_call:\n    - {command: " + script + ", persistent: true, timeout: 60}\n",
+		"guard.sh": `#!/bin/sh
+while IFS= read -r line; do
+  case "$line" in *'"hold"'*) echo holding > ` + fifo + `; sleep 60;; esac
+  id=${line#*'"request_id":"'}
+  id=${id%%'"'*}
+  printf '{"request_id":"%s"}\n' "$id"
+done
+`,
+	})
+	os.Chmod(script, 0o755)
+	metrics := NewMetrics()
+	e := engineWith(t, home, Options{IgnoreConsent: true, Metrics: metrics})
+
+	if r := e.Fire(context.Background(), PreToolCall, map[string]any{"tool_name": "x"}).Hooks[0]; r.Status != StatusOK || r.Duration <= 0 {
+		t.Fatalf("free process: status %s (%s), duration %v; want ok and a duration", r.Status, r.Err, r.Duration)
+	}
+	holdCtx, release := context.WithCancel(context.Background())
+	held := make(chan Report, 1)
+	go func() { held <- e.Fire(holdCtx, PreToolCall, map[string]any{"tool_name": "hold"}) }()
+	if _, err := os.ReadFile(fifo); err != nil { // the process holds the firing
+		t.Fatal(err)
+	}
+	const patience = 50 * time.Millisecond
+	ctx, cancel := context.WithTimeout(context.Background(), patience)
+	defer cancel()
+	waiting := e.Fire(ctx, PreToolCall, map[string]any{"tool_name": "x"}).Hooks[0]
+	release()
+	<-held
+
+	if waiting.Status != StatusCancelled || waiting.Wait < patience || waiting.Duration >= waiting.Wait {
+		t.Errorf("firing that waited for the process: status %s, wait %v, duration %v; want cancelled, a wait of at least %v, and a run shorter than the wait",
+			waiting.Status, waiting.Wait, waiting.Duration, patience)
+	}
+	h := histogram(t, metrics.wait.WithLabelValues(SourceShell, script, PreToolCall))
+	if h.GetSampleCount() != 3 || h.GetSampleSum() < patience.Seconds() {
+		t.Errorf("hermes_hook_wait_seconds: %d samples, sum %v; want 3 (every firing), at least the wait", h.GetSampleCount(), h.GetSampleSum())
+	}
+}
