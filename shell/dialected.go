@@ -16,9 +16,9 @@ import (
 // Dialected holds the settings of a hook written for another agent (an entry with a
 // dialect), as its agent's settings file gave them and `hooks import` wrote them.
 type Dialected struct {
-	// ProjectDir is the project the hook belongs to (project_dir): its working directory
-	// and $CLAUDE_PROJECT_DIR, unless the host sets $CLAUDE_PROJECT_DIR; "" = the host's
-	// working directory.
+	// ProjectDir is the project the hook belongs to (project_dir; without it, the project
+	// whose .hermes directory the home is): its working directory and $CLAUDE_PROJECT_DIR,
+	// unless the host sets $CLAUDE_PROJECT_DIR; "" = the host's working directory.
 	ProjectDir string
 	// If is the hook's condition in Claude Code's permission-rule syntax ("" = none): the
 	// hook runs only for tool calls that meet it.
@@ -83,6 +83,24 @@ func (p *parser) dialected(h *Hook, where string, fields map[string]*yaml.Node) 
 			p.argsField(h, where, n)
 		}
 	}
+	if h.Dialect != "" && h.ProjectDir == "" {
+		h.ProjectDir = homeProject(p.file)
+	}
+}
+
+// homeProject is the project a home belongs to: the directory holding it when the home is a
+// project's own .hermes directory (not the one in the user's home directory); "" otherwise,
+// and hooks run in the host's working directory.
+func homeProject(configFile string) string {
+	home := filepath.Dir(configFile)
+	if filepath.Base(home) != ".hermes" || !filepath.IsAbs(home) {
+		return ""
+	}
+	project := filepath.Dir(home)
+	if userHome, err := os.UserHomeDir(); err == nil && filepath.Clean(userHome) == project {
+		return ""
+	}
+	return project
 }
 
 // ifField compiles the hook's if condition. One that cannot be evaluated is a load

@@ -185,3 +185,27 @@ exit 2
 		t.Errorf("block message %q (%+v), want %q", res.Answer.Message, res, want)
 	}
 }
+
+// A hook written for another agent in a project's own home (<project>/.hermes) runs in that
+// project when its entry names none; in the user's home, in the host's working directory.
+func TestHomeProject(t *testing.T) {
+	userHome, _ := os.UserHomeDir()
+	for _, c := range []struct{ config, want string }{
+		{"/work/app/.hermes/config.yaml", "/work/app"},
+		{filepath.Join(userHome, ".hermes", "config.yaml"), ""},
+		{"/srv/hermes-home/config.yaml", ""},
+		{"config.yaml", ""},
+	} {
+		if got := homeProject(c.config); got != c.want {
+			t.Errorf("homeProject(%s) = %q, want %q", c.config, got, c.want)
+		}
+	}
+	var node yaml.Node
+	if err := yaml.Unmarshal([]byte("pre_tool_call:\n  - {command: x, dialect: claude}\n  - {command: y, dialect: claude, project_dir: /elsewhere}\n  - {command: z}\n"), &node); err != nil {
+		t.Fatal(err)
+	}
+	hooks, _ := ParseHooks("/work/app/.hermes/config.yaml", &node, hookspec.Names())
+	if hooks[0].ProjectDir != "/work/app" || hooks[1].ProjectDir != "/elsewhere" || hooks[2].ProjectDir != "" {
+		t.Errorf("project dirs %q %q %q", hooks[0].ProjectDir, hooks[1].ProjectDir, hooks[2].ProjectDir)
+	}
+}
