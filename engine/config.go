@@ -34,7 +34,8 @@ type config struct {
 	disabledPlugins []string
 	disabledGateway []string // gateway_hooks.disabled, for package gateway
 	store           storeConfig
-	maxNudges       *int // max_verify_nudges; nil: the default
+	maxNudges       *int     // max_verify_nudges; nil: the default
+	claudePlugins   []string // plugins.claude: Claude Code plugin bundles whose hooks load (claudeplugins.go)
 }
 
 // storeConfig is the store: section: the backend, or why the section cannot be used (then
@@ -90,7 +91,14 @@ func loadConfig(home string) (*config, []Warning, error) {
 			n, w := parseNudges(file, v)
 			cfg.maxNudges, warns = n, append(warns, w...)
 		case "gateway_hooks", "plugins":
-			list, w, err := disabledList(file, k.Value, v)
+			var extra []string
+			if k.Value == "plugins" {
+				extra = []string{"claude"} // plugins.claude: Claude Code plugin bundles (claudeplugins.go)
+			}
+			list, fields, w, err := disabledList(file, k.Value, v, extra...)
+			if err == nil && fields["claude"] != nil {
+				cfg.claudePlugins, err = manifest.StringList(file, fields["claude"], "plugins.claude")
+			}
 			if err != nil {
 				return nil, nil, err
 			}
@@ -153,21 +161,22 @@ func parseStore(file string, n *yaml.Node) (storeConfig, []Warning) {
 	return c, warns
 }
 
-// disabledList reads a section of the form `<key>: {disabled: [name, ...]}`.
-func disabledList(file, key string, n *yaml.Node) ([]string, []Warning, error) {
+// disabledList reads a section of the form `<key>: {disabled: [name, ...]}`, which may
+// also hold the keys extra (returned in fields).
+func disabledList(file, key string, n *yaml.Node, extra ...string) ([]string, map[string]*yaml.Node, []Warning, error) {
 	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
-		return nil, nil, nil
+		return nil, nil, nil, nil
 	}
 	if n.Kind != yaml.MappingNode {
-		return nil, nil, manifest.Errorf(file, n, "%s must be a mapping (e.g. %s: {disabled: [name]})", key, key)
+		return nil, nil, nil, manifest.Errorf(file, n, "%s must be a mapping (e.g. %s: {disabled: [name]})", key, key)
 	}
-	fields, warns := manifest.Fields(file, n, []string{"disabled"})
+	fields, warns := manifest.Fields(file, n, append([]string{"disabled"}, extra...))
 	d, ok := fields["disabled"]
 	if !ok {
-		return nil, warns, nil
+		return nil, fields, warns, nil
 	}
 	list, err := manifest.StringList(file, d, key+".disabled")
-	return list, warns, err
+	return list, fields, warns, err
 }
 
 // DisabledGatewayHooks reads gateway_hooks.disabled from config.yaml now (the gateway

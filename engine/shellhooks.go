@@ -85,8 +85,8 @@ func ConsentStore(home string, logger *slog.Logger) *consent.Store {
 // hook keeps its process).
 func (e *Engine) loadShellHooks(ctx context.Context, cfg *config, prev *hookSet) ([]loadedShellHook, []Warning) {
 	tools, toolWarns := shell.ParseToolTable(cfg.file, cfg.claudeTools)
-	hooks, shellWarns := shell.ParseHooksWith(cfg.file, cfg.hooks, hookNames, tools)
-	var warns []Warning
+	node, warns := e.shellHooksNode(cfg)
+	hooks, shellWarns := shell.ParseHooksWith(cfg.file, node, hookNames, tools)
 	for _, w := range append(toolWarns, shellWarns...) {
 		warns = append(warns, Warning{File: w.File, Line: w.Line, Msg: w.Msg})
 	}

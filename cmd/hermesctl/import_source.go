@@ -1,11 +1,9 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 
 	"github.com/hermes-hooks/hermes/shell"
 )
@@ -40,7 +38,7 @@ func readImportSource(home, path string) (importSource, error) {
 	if err != nil {
 		return importSource{}, fmt.Errorf("%s is a directory but not a Claude Code plugin with hooks (%v)", path, err)
 	}
-	name := pluginName(abs)
+	name := shell.PluginName(abs)
 	return importSource{file: file, data: data, opts: shell.ImportOptions{
 		PluginRoot: abs, PluginData: filepath.Join(home, "plugin-data", "claude", name)}}, nil
 }
@@ -60,20 +58,4 @@ func projectOfSettings(file string) string {
 		return ""
 	}
 	return project
-}
-
-var safeName = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
-
-// pluginName is a plugin bundle's name: .claude-plugin/plugin.json's "name" when it is a
-// plain name, else the directory's.
-func pluginName(dir string) string {
-	var manifest struct {
-		Name string `json:"name"`
-	}
-	if b, err := os.ReadFile(filepath.Join(dir, ".claude-plugin", "plugin.json")); err == nil {
-		if json.Unmarshal(b, &manifest) == nil && safeName.MatchString(manifest.Name) && manifest.Name != ".." && manifest.Name != "." {
-			return manifest.Name
-		}
-	}
-	return filepath.Base(dir)
 }
