@@ -327,8 +327,6 @@ func claudeBlock(event, why string) (hookspec.Answer, string) {
 // unsupportedBlock explains why a block of event cannot be honoured.
 func unsupportedBlock(event, what string) string {
 	switch event {
-	case hookspec.PreLLMCall:
-		return what + " blocks the prompt in Claude Code; here the prompt cannot be blocked (pre_llm_call only adds context), so it was sent"
 	case hookspec.SubagentStop:
 		return what + " keeps a subagent running in Claude Code; here it has already stopped"
 	}
@@ -372,7 +370,7 @@ func claudeJSON(event string, obj map[string]any) (hookspec.Answer, string) {
 		if strings.TrimSpace(text) != "" {
 			return hookspec.Answer{Kind: hookspec.Context, Text: text}, stopProblem(stop, event)
 		}
-	case hookspec.PreLLMCall, hookspec.OnSessionStart:
+	case hookspec.PreLLMCall, hookspec.OnSessionStart: // a prompt's block and stop: pointJSON
 		if obj["decision"] == "block" {
 			return hookspec.Answer{}, unsupportedBlock(event, `decision "block"`)
 		}
