@@ -50,7 +50,11 @@ func compileIf(rule string) (*ifRule, error) {
 	}
 	switch {
 	case r.tool == "Bash":
-		r.kind, r.re = "command", commandPattern(spec)
+		re, err := commandPattern(spec)
+		if err != nil {
+			return nil, fmt.Errorf("if %q: command pattern cannot be compiled: %v", rule, err)
+		}
+		r.kind, r.re = "command", re
 	case pathTools[r.tool] != "":
 		r.kind, r.path = "path", spec
 		if _, err := regexp.Compile(globRegexp(spec)); err != nil {
@@ -67,15 +71,15 @@ func compileIf(rule string) (*ifRule, error) {
 
 // commandPattern is the regular expression of a Bash rule's command pattern: `*` matches
 // anything; `prefix:*` matches the prefix and anything after it.
-func commandPattern(spec string) *regexp.Regexp {
+func commandPattern(spec string) (*regexp.Regexp, error) {
 	if p, ok := strings.CutSuffix(spec, ":*"); ok {
-		return regexp.MustCompile(`^` + regexp.QuoteMeta(p) + `(\s.*)?$`)
+		return regexp.Compile(`^` + regexp.QuoteMeta(p) + `(\s.*)?$`)
 	}
 	parts := strings.Split(spec, "*")
 	for i, p := range parts {
 		parts[i] = regexp.QuoteMeta(p)
 	}
-	return regexp.MustCompile(`(?s)^` + strings.Join(parts, ".*") + `$`)
+	return regexp.Compile(`(?s)^` + strings.Join(parts, ".*") + `$`)
 }
 
 // globRegexp is the regular expression of an absolute path glob: `**` any directories,
