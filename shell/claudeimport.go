@@ -199,6 +199,11 @@ func (imp *ClaudeImport) hook(where, event, matcher string, h *yaml.Node) {
 			skip("args must be a list of strings")
 			return
 		}
+		for i, w := range e.Args {
+			if e.PluginRoot != "" { // the exec form: no quoting
+				e.Args[i] = expandVars(w, e.pluginVars())
+			}
+		}
 	}
 	e.StatusMessage = str("statusMessage")
 	switch f := str("onFailure"); f {
@@ -257,15 +262,29 @@ func (imp *ClaudeImport) pluginVars(e *ImportEntry, h *yaml.Node, skip func(stri
 			uses = uses || strings.Contains(w.Value, "CLAUDE_PLUGIN_")
 		}
 	}
-	if !uses {
-		return true
-	}
 	if imp.opts.PluginRoot == "" {
-		skip("it uses a Claude Code plugin's directory (${CLAUDE_PLUGIN_ROOT}): import the plugin itself (hermesctl hooks import claude <plugin-dir>)")
-		return false
+		if uses {
+			skip("it uses a Claude Code plugin's directory (${CLAUDE_PLUGIN_ROOT}): import the plugin itself (hermesctl hooks import claude <plugin-dir>)")
+		}
+		return !uses
 	}
 	e.PluginRoot, e.PluginData = imp.opts.PluginRoot, imp.opts.PluginData
+	// The directories are written into the command, as Claude Code substitutes them, so that
+	// consent pins the bundle's scripts (a directory that needs quoting is left to the
+	// environment, which has it too).
+	vars := map[string]string{}
+	for k, v := range e.pluginVars() {
+		if quoteWord(v) == v {
+			vars[k] = v
+		}
+	}
+	e.Command = expandVars(e.Command, vars)
 	return true
+}
+
+// pluginVars are the plugin variables of an entry from a plugin bundle.
+func (e ImportEntry) pluginVars() map[string]string {
+	return map[string]string{"CLAUDE_PLUGIN_ROOT": e.PluginRoot, "CLAUDE_PLUGIN_DATA": e.PluginData}
 }
 
 // mappedEvents lists Claude Code's events that map to a hook here, sorted.

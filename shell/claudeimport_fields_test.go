@@ -56,13 +56,13 @@ func TestImportEveryField(t *testing.T) {
 	for _, h := range hooks {
 		got = append(got, view{h.Event, h.Matcher, h.Command, h.FailClosed, h.Dialected})
 	}
-	app := Dialected{ProjectDir: "/work/app"}
-	plugin := Dialected{ProjectDir: "/work/app", PluginRoot: opts.PluginRoot, PluginData: opts.PluginData}
+	app := Dialected{ProjectDir: "/work/app", PluginRoot: opts.PluginRoot, PluginData: opts.PluginData} // every hook of a bundle has its directories
+	plugin := app
 	with := func(d Dialected, f func(*Dialected)) Dialected { f(&d); return d }
 	want := []view{
 		{hookspec.PreToolCall, "Bash", "./guard.sh", true, with(app, func(d *Dialected) { d.If, d.StatusMessage = "Bash(rm *)", "Checking the command" })},
-		{hookspec.PostToolCall, "Write|Edit", "node '${CLAUDE_PLUGIN_ROOT}/fmt.js' --fix", false, with(plugin, func(d *Dialected) { d.Async, d.Args = true, []string{"${CLAUDE_PLUGIN_ROOT}/fmt.js", "--fix"} })},
-		{hookspec.PostToolCall, "Write|Edit", "${CLAUDE_PLUGIN_ROOT}/lint.sh", false, with(plugin, func(d *Dialected) { d.AsyncRewake = true })},
+		{hookspec.PostToolCall, "Write|Edit", "node /work/plugins/fmt/fmt.js --fix", false, with(plugin, func(d *Dialected) { d.Async, d.Args = true, []string{"/work/plugins/fmt/fmt.js", "--fix"} })},
+		{hookspec.PostToolCall, "Write|Edit", "/work/plugins/fmt/lint.sh", false, with(plugin, func(d *Dialected) { d.AsyncRewake = true })},
 		{hookspec.PreVerify, "", "./tests-pass.sh", false, app},
 		{hookspec.PreApprovalRequest, "Bash", "./approve.sh", false, with(app, func(d *Dialected) { d.If = "Bash(git *)" })},
 		{hookspec.OnNotification, "idle_prompt", "notify-send waiting", false, app},
