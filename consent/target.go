@@ -18,6 +18,9 @@ type Target struct {
 	Shell bool
 	// Dir is the working directory the hook runs in; "" is the process's.
 	Dir string
+	// URL reports that Command is the URL of a type: http hook: the approval pins the URL
+	// itself, and there is no script to fingerprint.
+	URL bool
 }
 
 // plan is what an approval of a target covers, as things are now.
@@ -37,6 +40,9 @@ type plan struct {
 
 // plan resolves t's command as the runner will run it.
 func (t Target) plan() plan {
+	if t.URL {
+		return plan{}
+	}
 	if !t.Shell {
 		var p plan
 		p.script, p.resolved, p.first = resolveScriptIn(t.Command, t.Dir)

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"path/filepath"
+
 	"gopkg.in/yaml.v3"
 
 	"github.com/hermes-hooks/hermes/internal/manifest"
@@ -13,7 +15,7 @@ func (e *Engine) shellHooksNode(cfg *config) (*yaml.Node, []Warning) {
 	if len(cfg.claudePlugins) == 0 {
 		return cfg.hooks, nil
 	}
-	bundles, w := shell.PluginBundles(e.home, cfg.claudePlugins)
+	bundles, w := shell.PluginBundles(filepath.Dir(cfg.file), cfg.claudePlugins) // the home of the layer
 	warns := make([]Warning, 0, len(w))
 	for _, x := range w {
 		warns = append(warns, Warning{File: x.File, Line: x.Line, Msg: x.Msg})

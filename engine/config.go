@@ -20,7 +20,7 @@ import (
 type Warning = manifest.Warning
 
 // configKeys are the top-level keys of config.yaml the engine interprets.
-var configKeys = []string{"hooks", "claude_tools", "store", "hooks_auto_accept", "hooks_consent", "gateway_hooks", "plugins", "max_verify_nudges"}
+var configKeys = []string{"hooks", "claude_tools", "store", "hooks_auto_accept", "hooks_consent", "gateway_hooks", "plugins", "webhooks", "policy", "max_verify_nudges"}
 
 // config is what the engine reads from <home>/config.yaml. The file may hold other
 // settings of the host; only these keys are interpreted, and another key that looks like a
@@ -34,6 +34,9 @@ type config struct {
 	disabledPlugins []string
 	disabledGateway []string // gateway_hooks.disabled, for package gateway
 	store           storeConfig
+	webhooks        *yaml.Node // outbound webhooks, parsed by package webhook
+	policy          *yaml.Node // policy: (read from the managed home only, managed.go)
+	policyLine      int
 	maxNudges       *int     // max_verify_nudges; nil: the default
 	claudePlugins   []string // plugins.claude: Claude Code plugin bundles whose hooks load (claudeplugins.go)
 }
@@ -79,6 +82,10 @@ func loadConfig(home string) (*config, []Warning, error) {
 			cfg.hooks = v
 		case "claude_tools":
 			cfg.claudeTools = v
+		case "webhooks":
+			cfg.webhooks = v
+		case "policy":
+			cfg.policy, cfg.policyLine = v, k.Line
 		case "store":
 			var w []Warning
 			cfg.store, w = parseStore(file, v)

@@ -22,6 +22,23 @@
 // (LoadGatewayHooks): each directory's files are read once, a directory whose files did not
 // change keeps what runs, and one that fails to load keeps its running version.
 //
+// # The managed layer and the network
+//
+// Before the home, every load reads the managed home (Options.ManagedHome, else
+// $HERMES_MANAGED_HOME, else /etc/hermes; managed.go): its shell hooks are registered first
+// (before the home's plugins and shell hooks), need no consent, and cannot be disabled from
+// the home; its policy: may refuse the home's hooks (managed_hooks_only, allowed_commands,
+// allowed_http_urls), each refusal being one warning and ShellHookInfo.Refused. A managed
+// config.yaml that exists but cannot be read, or whose policy: has a mistake, fails the load
+// (New returns the error; Reload keeps the set that runs): no guard or limit is dropped
+// silently.
+//
+// Shell hooks of type: http POST their payload through internal/netguard. The webhooks: of
+// both layers start a webhook.Dispatcher per hook set (webhooks.go): each hook event an
+// endpoint wants gets a last callback that queues the payload and returns at once, and
+// NotifyWebhooks (called by the gateway's Emit) does the same for gateway events. Close
+// sends what is queued until its context is done; Options.DisableWebhooks sends nothing.
+//
 // # Failures
 //
 // A hook that errors, panics or times out is logged with its name and file:line, reported

@@ -29,6 +29,11 @@ type Permissions = luabind.Permissions
 type Options struct {
 	// Home is the hermes home directory; "" means $HERMES_HOME, else ~/.hermes.
 	Home string
+	// ManagedHome is the system-wide managed home (managed.go), loaded before Home: its
+	// hooks run first and need no consent, and its policy: limits what Home may declare.
+	// "" means $HERMES_MANAGED_HOME, else DefaultManagedHome; a home without config.yaml
+	// is no managed layer.
+	ManagedHome string
 	// Logger receives warnings and hook logs; nil discards them.
 	Logger *slog.Logger
 	// AcceptHooks approves every shell hook without asking (the --accept-hooks flag);
@@ -39,6 +44,10 @@ type Options struct {
 	Prompt *Prompt
 	// Getenv reads HERMES_ACCEPT_HOOKS; nil means os.Getenv.
 	Getenv func(string) string
+	// DisableWebhooks sends no outbound webhook (config.yaml's webhooks: are still read and
+	// listed, and TestWebhook still sends its one sample): hermesctl's commands set it, so
+	// inspecting or replaying a home notifies nobody. false sends them.
+	DisableWebhooks bool
 	// IgnoreConsent registers every shell hook, approved or not, without asking or
 	// recording anything (hermesctl hooks test does this, like the original).
 	IgnoreConsent bool
@@ -121,22 +130,38 @@ func (e *Engine) load(ctx context.Context, prev *hookSet) (*hookSet, error) {
 	if err != nil {
 		return nil, err
 	}
+	mgd, mwarns, err := loadManaged(ResolveManagedHome(e.opts.ManagedHome))
+	if err != nil {
+		return nil, err
+	}
 	cfg, warns, err := loadConfig(e.home)
 	if err != nil {
 		return nil, err
+	}
+	warns = append(mwarns, warns...)
+	if cfg.policy != nil {
+		warns = append(warns, Warning{File: cfg.file, Line: cfg.policyLine, Msg: "policy: is read only from the managed home (" +
+			filepath.Join(mgd.home, "config.yaml") + "); ignored here"})
 	}
 	if prev == nil { // the first load: register(ctx) may already use the store
 		e.useStore(cfg.store)
 	}
 	set := newHookSet()
-	set.warnings, set.maxNudges = warns, cfg.maxNudges
+	set.warnings, set.policy, set.maxNudges = warns, mgd.policy, cfg.maxNudges
 	done := false
 	defer func() {
 		if !done { // a failed load: close what it started
 			set.discard(prev)
 		}
 	}()
-	plugins, infos, w, err := e.loadPlugins(ctx, cfg, prev)
+	managedShell, w := e.loadShellHooks(ctx, mgd.cfg, prev, LayerManaged, mgd.policy)
+	set.warnings = append(set.warnings, w...)
+	for _, h := range managedShell { // first: before the user's plugins and shell hooks
+		if h.cb != nil {
+			set.byHook[h.info.Event] = append(set.byHook[h.info.Event], h.cb)
+		}
+	}
+	plugins, infos, w, err := e.loadUserPlugins(ctx, cfg, prev, mgd.policy)
 	if err != nil {
 		if prev != nil {
 			return nil, err
@@ -150,12 +175,24 @@ func (e *Engine) load(ctx context.Context, prev *hookSet) (*hookSet, error) {
 				metrics: e.opts.Metrics.forHook(SourcePlugin, p.info.Name, r.Hook)})
 		}
 	}
-	shell, w := e.loadShellHooks(ctx, cfg, prev)
+	shell, w := e.loadShellHooks(ctx, cfg, prev, LayerUser, mgd.policy)
 	set.warnings = append(set.warnings, w...)
 	for _, h := range shell {
-		set.shell = append(set.shell, h.info)
 		if h.cb != nil {
 			set.byHook[h.info.Event] = append(set.byHook[h.info.Event], h.cb)
+		}
+	}
+	var w2 []Warning
+	set.webhooks, set.webhookEndpoints, set.webhookInfo, w2 = e.loadWebhooks(mgd, cfg)
+	set.warnings = append(set.warnings, w2...)
+	for _, name := range hookNames { // last: they see the arguments the tool runs with
+		if set.webhooks.Wants(name) {
+			set.byHook[name] = append(set.byHook[name], webhookCallback{set.webhooks})
+		}
+	}
+	for _, h := range append(managedShell, shell...) {
+		set.shell = append(set.shell, h.info)
+		if h.cb != nil {
 			set.hooks = append(set.hooks, h.info.hook)
 		}
 	}
@@ -208,7 +245,8 @@ var ErrClosed = errors.New("hook engine closed")
 // those waiting for a Lua state (they end as cancelled, and a tool call whose guard ended
 // so is blocked with "hook engine closed"), and returns ctx's error. After Close, PreToolCall blocks every tool call
 // with "hook engine closed", transforms return their input unchanged, and observers do
-// nothing: a closed engine never answers "allowed". Close may be called more than once.
+// nothing: a closed engine never answers "allowed". Outbound webhook deliveries already
+// queued are sent until ctx is done. Close may be called more than once.
 func (e *Engine) Close(ctx context.Context) error {
 	e.mu.Lock()
 	if e.closed {
@@ -224,9 +262,10 @@ func (e *Engine) Close(ctx context.Context) error {
 	defer e.closeStores()
 	select {
 	case <-old.drained:
-		return nil
+		return old.webhooks.Close(ctx) // queued deliveries are sent until ctx is done
 	case <-ctx.Done():
 	}
+	old.webhooks.Close(ctx)
 	for _, p := range old.loaded {
 		p.lp.Close() // no call starts on it any more
 		p.lp.Interrupt(ErrClosed)

@@ -89,6 +89,9 @@ func (e *Engine) LoadGatewayHooks(ctx context.Context, opts GatewayHookOptions, 
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("%w: the hooks loaded before keep running", err)
 	}
+	if refused, w := e.refusedDir("hooks", "gateway hooks"); refused {
+		return nil, nil, w, nil
+	}
 	dirs, err := readHookDirs(filepath.Join(e.home, "hooks"), "HOOK.yaml", disabled)
 	if err != nil {
 		return nil, nil, nil, err

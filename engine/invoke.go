@@ -13,6 +13,7 @@ import (
 	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/suggest"
 	"github.com/hermes-hooks/hermes/shell"
+	"github.com/hermes-hooks/hermes/webhook"
 )
 
 // callback is one registered hook function: a Lua plugin callback or a shell hook.
@@ -38,6 +39,11 @@ type hookSet struct {
 	keep     map[any]bool  // what the next set still runs
 	shell    []*ShellHookInfo
 	warnings []Warning
+	policy   *Policy // the managed home's policy: (never nil in a loaded set)
+
+	webhooks         *webhook.Dispatcher // nil without webhooks; closed with the set
+	webhookInfo      []*WebhookInfo
+	webhookEndpoints []*webhook.Endpoint // started or not (Options.DisableWebhooks)
 	// maxNudges is max_verify_nudges of config.yaml; nil: the default.
 	maxNudges *int
 
@@ -58,6 +64,13 @@ func (s *hookSet) close() {
 			if !s.keep[h] {
 				h.Close() // stops a persistent hook's process
 			}
+		}
+		if d := s.webhooks; d != nil { // what is queued may still be sent, for a while
+			go func() {
+				ctx, cancel := context.WithTimeout(context.Background(), retireWebhooks)
+				defer cancel()
+				d.Close(ctx)
+			}()
 		}
 		close(s.drained)
 	})

@@ -28,7 +28,14 @@ type Metrics struct {
 	storeErrors   *prometheus.CounterVec   //
 	storeRejected *prometheus.CounterVec   // failed at once: the backend's circuit was open
 	storeLatency  *prometheus.HistogramVec //
+
+	webhookDeliveries *prometheus.CounterVec   // outbound webhook deliveries that got a 2xx, by webhook and event
+	webhookFailures   *prometheus.CounterVec   // attempts that failed
+	webhookRetries    *prometheus.CounterVec   // failed attempts followed by another
+	webhookLatency    *prometheus.HistogramVec // from the first attempt to the 2xx
 }
+
+var webhookLabels = []string{"webhook", "event"}
 
 var storeLabels = []string{"source", "hook", "op"}
 
@@ -68,6 +75,16 @@ func NewMetrics() *Metrics {
 			Namespace: "hermes", Subsystem: "store", Name: "duration_seconds", Help: "Duration of store module calls.",
 			Buckets: []float64{.00001, .00005, .0001, .0005, .001, .005, .01, .05, .1, .5, 1, 5},
 		}, storeLabels),
+		webhookDeliveries: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "hermes", Subsystem: "webhook", Name: "deliveries_total",
+			Help: "Outbound webhook deliveries the endpoint accepted (2xx). Dropped ones are in hermes_hook_drops_total{source=\"webhook\"}."}, webhookLabels),
+		webhookFailures: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "hermes", Subsystem: "webhook", Name: "failures_total",
+			Help: "Outbound webhook attempts that failed (no answer, refused address, non-2xx)."}, webhookLabels),
+		webhookRetries: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "hermes", Subsystem: "webhook", Name: "retries_total",
+			Help: "Failed outbound webhook attempts that were tried again after a backoff."}, webhookLabels),
+		webhookLatency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Namespace: "hermes", Subsystem: "webhook", Name: "duration_seconds", Help: "Time from a delivery's first attempt to its 2xx, retries included.",
+			Buckets: []float64{.001, .005, .01, .05, .1, .5, 1, 5, 10, 30, 60, 300},
+		}, webhookLabels),
 	}
 }
 
@@ -87,7 +104,8 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 
 func (m *Metrics) collectors() []prometheus.Collector {
 	return []prometheus.Collector{m.calls, m.errors, m.timeouts, m.cancels, m.busy, m.blocks, m.drops, m.latency, m.wait,
-		m.storeCalls, m.storeErrors, m.storeRejected, m.storeLatency}
+		m.storeCalls, m.storeErrors, m.storeRejected, m.storeLatency,
+		m.webhookDeliveries, m.webhookFailures, m.webhookRetries, m.webhookLatency}
 }
 
 // hookMetrics are one hook's series for one event, resolved once so that a call costs a

@@ -10,6 +10,7 @@ import (
 	"github.com/hermes-hooks/hermes/consent"
 	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/command"
+	"github.com/hermes-hooks/hermes/internal/netguard"
 	"github.com/hermes-hooks/hermes/shell"
 )
 
@@ -21,7 +22,13 @@ type ShellHookInfo struct {
 	Timeout    float64 `json:"timeout_s"`
 	FailClosed bool    `json:"fail_closed"`
 	Dialect    string  `json:"dialect,omitempty"` // "claude" for a hook written for Claude Code
+	Type       string  `json:"type,omitempty"`    // "http" for a hook that POSTs to Command, its URL
 	Line       int     `json:"line"`
+	// File is the config.yaml that declares it; Layer is LayerManaged or LayerUser.
+	File  string `json:"file"`
+	Layer string `json:"layer"`
+	// Refused says why the managed policy refuses the hook ("" = it does not).
+	Refused string `json:"refused,omitempty"`
 	// WorkDir is the directory a hook written for another agent runs in (its project);
 	// "" for the host's working directory.
 	WorkDir string `json:"work_dir,omitempty"`
@@ -52,10 +59,15 @@ type shellKey struct {
 	script                  string // SHA-256 of a persistent hook's script
 	dialect, tools          string // a Claude Code hook's dialect and tool table
 	dialected               string // the settings of a hook written for another agent
+	layer                   string
+	http                    string // a type: http hook's target, headers and limits
 }
 
 func keyOf(h *shell.Hook, tools *shell.ToolTable) shellKey {
-	k := shellKey{h.Event, h.Matcher, h.Command, h.Timeout, h.FailClosed, h.Persistent, h.Instances, "", h.Dialect, "", ""}
+	k := shellKey{h.Event, h.Matcher, h.Command, h.Timeout, h.FailClosed, h.Persistent, h.Instances, "", h.Dialect, "", "", "", ""}
+	if h.HTTP != nil {
+		k.http = fmt.Sprintf("%v", *h.HTTP)
+	}
 	if h.Dialect != "" {
 		k.tools, k.dialected = tools.String(), h.Dialected.Key()
 	}
@@ -83,7 +95,13 @@ func ConsentStore(home string, logger *slog.Logger) *consent.Store {
 // loadShellHooks parses the hooks: of config.yaml and decides each one's consent. A hook
 // registered in prev and declared the same way again is kept as it runs (a persistent
 // hook keeps its process).
-func (e *Engine) loadShellHooks(ctx context.Context, cfg *config, prev *hookSet) ([]loadedShellHook, []Warning) {
+//
+// layer is LayerManaged or LayerUser. A managed hook needs no consent (an administrator
+// installed it); a user hook the policy refuses is not registered, and consent is not asked.
+func (e *Engine) loadShellHooks(ctx context.Context, cfg *config, prev *hookSet, layer string, policy *Policy) ([]loadedShellHook, []Warning) {
+	if cfg == nil {
+		return nil, nil
+	}
 	tools, toolWarns := shell.ParseToolTable(cfg.file, cfg.claudeTools)
 	node, warns := e.shellHooksNode(cfg)
 	hooks, shellWarns := shell.ParseHooksWith(cfg.file, node, hookNames, tools)
@@ -121,23 +139,37 @@ func (e *Engine) loadShellHooks(ctx context.Context, cfg *config, prev *hookSet)
 	for _, h := range hooks {
 		info := &ShellHookInfo{
 			Event: h.Event, Matcher: h.Matcher, Command: h.Command, Timeout: h.Timeout.Seconds(),
-			FailClosed: h.FailClosed, Dialect: h.Dialect, Line: h.Line, hook: h,
-			WorkDir: h.WorkDir(), If: h.If, Async: h.Async || h.AsyncRewake,
+			FailClosed: h.FailClosed, Dialect: h.Dialect, Type: h.Type, Line: h.Line, hook: h,
+			File: cfg.file, Layer: layer, WorkDir: h.WorkDir(), If: h.If, Async: h.Async || h.AsyncRewake,
 		}
-		target := consent.Target{Event: h.Event, Command: h.Command, Shell: h.Dialect != "" && len(h.Args) == 0, Dir: info.WorkDir}
-		if e.opts.IgnoreConsent {
+		if layer == LayerUser {
+			info.Refused = policy.refuses(h.Type, h.Command)
+		}
+		target := consent.Target{Event: h.Event, Command: h.Command, Shell: h.Dialect != "" && h.Type == "" && len(h.Args) == 0,
+			URL: h.Type == shell.TypeHTTP, Dir: info.WorkDir}
+		switch {
+		case info.Refused != "":
+			info.ApprovedBy = ""
+			e.loadLog.Warn(fmt.Sprintf("%s:%d: %s hook %q not registered: %s", cfg.file, h.Line, h.Event, h.Command, info.Refused))
+		case layer == LayerManaged:
+			info.Registered, info.ApprovedBy = true, LayerManaged
+		case e.opts.IgnoreConsent:
 			info.Registered, info.ApprovedBy = true, "ignored"
-		} else {
+		default:
 			info.Registered, info.ApprovedBy = decider.DecideTarget(ctx, target)
 		}
 		info.Consent = store.CheckTarget(target, mode)
 		info.key = keyOf(h, tools)
+		info.key.layer = layer
+		if h.Type == shell.TypeHTTP { // the policy's URLs are part of how it runs
+			info.key.http += fmt.Sprintf("|%q", policy.allowedURLs())
+		}
 		l := loadedShellHook{info: info}
 		if old := running[info.key]; info.Registered && old != nil {
 			info.hook, l.cb = old.hook, old.cb
 		} else if info.Registered {
-			l.cb = &shellCallback{hook: h, logger: e.logger, metrics: e.opts.Metrics.forHook(SourceShell, h.Command, h.Event), stop: e.stop,
-				bg: &e.bg, rewake: func(sid, text string) { e.starts.put(sid, text, e.logger) }}
+			l.cb = &shellCallback{hook: h, logger: e.logger, metrics: e.opts.Metrics.forHook(SourceShell, metricName(h), h.Event), stop: e.stop,
+				allowedURLs: policy.allowedURLs(), bg: &e.bg, rewake: func(sid, text string) { e.starts.put(sid, text, e.logger) }}
 		}
 		info.cb = l.cb
 		out = append(out, l)
@@ -152,8 +184,10 @@ type shellCallback struct {
 	metrics *hookMetrics
 	stop    context.Context // the engine's: done when Close stops waiting for calls
 	warns   warnLimiter
-	bg      *background                  // where async hooks run
-	rewake  func(sessionID, text string) // an asyncRewake hook's exit 2: its stderr for the session's next turn
+	// allowedURLs are the managed policy's allowed_http_urls for a type: http hook.
+	allowedURLs []string
+	bg          *background                  // where async hooks run
+	rewake      func(sessionID, text string) // an asyncRewake hook's exit 2: its stderr for the session's next turn
 }
 
 func (c *shellCallback) stats() *hookMetrics { return c.metrics }
@@ -165,9 +199,9 @@ func (c *shellCallback) fire(ctx context.Context, hook string, kw args, _ bool) 
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	defer context.AfterFunc(c.stop, func() { cancel(context.Cause(c.stop)) })()
-	res := c.hook.Run(ctx, kw.Map(), shell.RunOptions{Logger: c.logger})
+	res := c.hook.Run(ctx, kw.Map(), shell.RunOptions{Logger: c.logger, AllowedURLs: c.allowedURLs})
 	r := HookResult{
-		Source: SourceShell, Name: c.hook.Command, Status: res.Status, Result: res.Parsed, Answer: res.Answer,
+		Source: SourceShell, Name: metricName(c.hook), Status: res.Status, Result: res.Parsed, Answer: res.Answer,
 		Err: res.Err, Duration: res.Duration, Wait: res.Wait, StatusMessage: c.hook.StatusMessage,
 	}
 	if hook == PreLLMCall && c.hook.Dialect == "" && res.Status == StatusOK && r.Answer.Kind == hookspec.None {
@@ -190,6 +224,9 @@ func (c *shellCallback) fire(ctx context.Context, hook string, kw args, _ bool) 
 	}
 	if res.Status != StatusSkipped {
 		r.ExitCode, r.Stdout, r.Stderr = &res.ExitCode, &res.Stdout, &res.Stderr
+		if c.hook.Type == shell.TypeHTTP { // no process: the answer's body is its stdout
+			r.ExitCode, r.Stderr = nil, nil
+		}
 	}
 	if r.Err != "" {
 		c.warns.warn(c.logger, r.Err, "hook", hook, "status", string(r.Status))
@@ -221,4 +258,12 @@ func promptBlock(parsed any) hookspec.Answer {
 		a.Message = shell.DefaultBlockMessage
 	}
 	return a
+}
+
+// metricName is a shell hook's name in metrics: its command, or its URL without secrets.
+func metricName(h *shell.Hook) string {
+	if h.Type == shell.TypeHTTP {
+		return netguard.RedactURL(h.Command)
+	}
+	return h.Command
 }

@@ -256,6 +256,7 @@ const dropWarnEvery = 10 * time.Second
 // after Close every event is dropped and counted (reason "closed"). Events reach a given
 // hook in the order they were emitted.
 func (g *Gateway) Emit(event string, data map[string]any) {
+	g.eng.NotifyWebhooks(event, data)
 	g.mu.RLock()
 	defer g.mu.RUnlock()
 	for _, h := range g.routes.Load().matching(event) {
@@ -316,6 +317,7 @@ func (g *Gateway) run(h *hook, after <-chan struct{}) {
 // and returns one result per handler. After Close nothing runs: the event is counted as
 // dropped for each matching hook and there are no results.
 func (g *Gateway) EmitSync(ctx context.Context, event string, data map[string]any) []engine.HookResult {
+	g.eng.NotifyWebhooks(event, data)
 	g.mu.RLock()
 	hooks := g.routes.Load().matching(event)
 	if g.closed {

@@ -19,10 +19,11 @@ type ImportEntry struct {
 	Event      string // this project's hook name
 	Matcher    string // Claude Code's matcher, as written ("" = none)
 	Command    string
-	Timeout    int    // seconds; 0 = not set (the default applies)
-	Dialect    string // "" = DialectClaude
-	FailClosed bool   // onFailure: "block"
-	Dialected         // if, project_dir, status_message, async, async_rewake, args, plugin_root, plugin_data
+	Timeout    int         // seconds; 0 = not set (the default applies)
+	Dialect    string      // "" = DialectClaude
+	FailClosed bool        // onFailure: "block"
+	HTTP       *HTTPTarget // a type: http hook (claudeimport_http.go); Command holds its URL
+	Dialected              // if, project_dir, status_message, async, async_rewake, args, plugin_root, plugin_data
 }
 
 // ImportOptions say where the hooks of a settings file belong.
@@ -93,6 +94,7 @@ func ReadClaudeSettingsWith(file string, data []byte, opts ImportOptions) (Claud
 		return ClaudeImport{}, fmt.Errorf("%s: no \"hooks\" object: nothing to import", file)
 	}
 	imp := ClaudeImport{opts: opts}
+	imp.policy(file, doc.Content[0])
 	for i := 0; i+1 < len(hooks.Content); i += 2 {
 		imp.event(file, hooks.Content[i].Value, hooks.Content[i+1])
 	}
@@ -161,6 +163,10 @@ func (imp *ClaudeImport) hook(where, event, matcher string, h *yaml.Node) {
 		return ""
 	}
 	command := strings.TrimSpace(str("command"))
+	if str("type") == TypeHTTP && imp.dialect() == DialectClaude {
+		imp.httpHook(where, event, matcher, h)
+		return
+	}
 	d := imp.dialect()
 	switch typ := str("type"); {
 	case typ != "command":
@@ -382,6 +388,9 @@ func child(file string, n *yaml.Node, key string, kind yaml.Kind) (*yaml.Node, e
 
 // declares reports whether list already holds e.
 func declares(list *yaml.Node, e ImportEntry) bool {
+	if e.HTTP != nil {
+		return declaresHTTP(list, e)
+	}
 	for _, n := range list.Content {
 		str := func(k string) string {
 			if v := mapValue(n, k); v != nil {
@@ -402,6 +411,9 @@ func declares(list *yaml.Node, e ImportEntry) bool {
 
 // entryNode is e as a config.yaml entry.
 func entryNode(e ImportEntry) *yaml.Node {
+	if e.HTTP != nil {
+		return httpEntryNode(e)
+	}
 	n := &yaml.Node{Kind: yaml.MappingNode}
 	add := func(k, v, tag string) {
 		n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: k}, &yaml.Node{Kind: yaml.ScalarNode, Value: v, Tag: tag})

@@ -22,6 +22,7 @@ const (
 
 // entryKeys are the keys a hook entry understands; others are ignored.
 var entryKeys = []string{"matcher", "command", "timeout", "fail_closed", "persistent", "instances", "dialect",
+	"type", "url", "headers", "allowed_env_vars", "allow_private_network",
 	"if", "project_dir", "status_message", "async", "async_rewake", "args", "plugin_root", "plugin_data"}
 
 // Hook is one validated shell-hook entry from config.yaml. It is immutable after ParseHooks
@@ -36,6 +37,8 @@ type Hook struct {
 	Persistent bool               // one long-lived process answering a line per firing (persistent.go)
 	Instances  int                // processes of a persistent hook, firings going to a free one (pool.go); 0 = 1
 	Dialect    string             // "" (this project's protocol) or DialectClaude (claude.go)
+	Type       string             // "" (a command) or TypeHTTP (http.go)
+	HTTP       *HTTPTarget        // TypeHTTP only: where and how the payload is POSTed
 	Line       int                // line of the entry in config.yaml
 	Warnings   []hookspec.Warning // the load warnings about this entry (a setting that does not do what it says)
 	Dialected                     // the settings of a hook written for another agent (dialected.go)
@@ -45,6 +48,7 @@ type Hook struct {
 	tools   *ToolTable                 // a Claude Code hook's tool names
 	ifc     ifCompiled                 // the compiled If of a hook written for another agent
 	persist atomic.Pointer[persistent] // the processes of a persistent hook, once it fired
+	client  atomic.Pointer[httpClient] // a type: http hook's client, kept for its connections
 
 	// The circuit of a persistent hook, for tests: zero values are the defaults of pool.go.
 	circuitAfter int
@@ -172,13 +176,17 @@ func (p *parser) entry(event string, idx int, n *yaml.Node) (h *Hook) {
 		}
 	}
 	h = &Hook{Event: event, Line: n.Line}
-	if !p.dialect(h, where, fields["dialect"]) || !p.command(h, where, n, fields["command"]) {
+	if !p.dialect(h, where, fields["dialect"]) || !p.target(h, where, n, fields) {
 		return nil
 	}
 	p.matcherField(h, where, fields["matcher"])
 	h.Timeout = p.timeout(where, fields["timeout"])
 	h.FailClosed = p.failClosed(event, where, fields["fail_closed"])
 	h.Persistent = p.persistentField(where, fields["persistent"])
+	if h.Persistent && h.Type == TypeHTTP {
+		p.warn(fields["persistent"], "%s: persistent is ignored for type: http: each firing is one request", where)
+		h.Persistent = false
+	}
 	if h.Persistent && h.Dialect != "" {
 		p.warn(fields["persistent"], "%s: persistent is ignored for dialect %s: %s's hooks answer once and exit", where, h.Dialect, agentName(h.Dialect))
 		h.Persistent = false

@@ -40,6 +40,17 @@
 // fail_closed (pre_tool_call only) a spawn error, timeout or unparseable stdout becomes a block
 // that names the hook and the cause. stderr only goes to the debug log.
 //
+// # HTTP hooks
+//
+// An entry with `type: http` (httpconfig.go, http.go) has a URL instead of a command (Command
+// holds the URL, which consent keys on), headers whose $VAR references are filled only from
+// allowed_env_vars, and allow_private_network. Run POSTs the same payload and reads a 2xx
+// answer's body as stdout would be read (in the hook's dialect); a non-2xx answer (redirects
+// are not followed), a body that is not a JSON object or is over the cap, a refused address
+// and a timeout are hook errors, blocks under fail_closed. The request goes through
+// internal/netguard, which checks the address actually dialled; RunOptions.AllowedURLs (the
+// managed policy) lets named URLs reach private addresses.
+//
 // # Processes
 //
 // Each run gets its own process group; on timeout (Hook.Timeout) or when the caller's context is
@@ -68,7 +79,8 @@
 // # Thread safety
 //
 // A Hook is immutable after ParseHooks apart from the processes of a persistent hook, which Run
-// starts and Close stops under the hook's own lock; Run only uses per-call state otherwise, so
+// starts and Close stops under the hook's own lock, and the HTTP client of a type: http hook,
+// built on its first firing and kept (an atomic pointer) so that firings reuse connections; Run only uses per-call state otherwise, so
 // one Hook may be run from many goroutines at once. Hooks for one firing are meant to be run one
 // after another, in config order, by the caller.
 package shell

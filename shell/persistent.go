@@ -105,6 +105,7 @@ func (h *Hook) state() *persistent {
 // later firings report an error. It does nothing for an ordinary hook and is safe to call
 // more than once and concurrently with Run.
 func (h *Hook) Close() {
+	h.closeHTTP()
 	p := h.persist.Load()
 	if p == nil {
 		return

@@ -36,19 +36,25 @@ type RunOptions struct {
 	Logger    *slog.Logger // debug logs of the run; nil = discard
 	MaxOutput int          // cap in bytes for stdout and for stderr each; 0 = DefaultMaxOutput
 	Cwd       string       // working directory of the hook and the payload's cwd; "" = os.Getwd
+	// AllowedURLs are the managed policy's allowed_http_urls: a type: http hook whose URL
+	// matches one may reach private addresses (netguard.MatchURL). nil = none.
+	AllowedURLs []string
+	// Getenv fills the header values of a type: http hook; nil = os.Getenv.
+	Getenv func(string) string
 }
 
 // Result is the outcome of one firing.
 type Result struct {
-	Status   hookspec.Status // ok: the process ran and exited (with any exit code); timeout: its process group was killed
-	ExitCode int             // -1 when not started or killed by a signal
-	Stdout   string          // as captured, capped
-	Stderr   string          // as captured, capped
-	Parsed   any             // stdout decoded as JSON (nil if empty or invalid): the hook's raw answer
-	Answer   hookspec.Answer // Parsed read by hookspec.Normalise, or a block (exit code 2, fail_closed)
-	Err      string          // warning or error for the user's log; "" when fine
-	Duration time.Duration   // how long it ran, without Wait
-	Wait     time.Duration   // how long a persistent hook's firing waited for a free co-process
+	Status     hookspec.Status // ok: the process ran and exited (with any exit code); timeout: its process group was killed
+	ExitCode   int             // -1 when not started or killed by a signal, and for a type: http hook
+	HTTPStatus int             // type: http: the answer's status code; 0 when none came
+	Stdout     string          // as captured, capped
+	Stderr     string          // as captured, capped
+	Parsed     any             // stdout decoded as JSON (nil if empty or invalid): the hook's raw answer
+	Answer     hookspec.Answer // Parsed read by hookspec.Normalise, or a block (exit code 2, fail_closed)
+	Err        string          // warning or error for the user's log; "" when fine
+	Duration   time.Duration   // how long it ran, without Wait
+	Wait       time.Duration   // how long a persistent hook's firing waited for a free co-process
 }
 
 // Run fires the hook once: the JSON payload of BuildPayload on stdin (then closed), argv run
@@ -95,6 +101,9 @@ func (h *Hook) run(ctx context.Context, kwargs map[string]any, opts RunOptions, 
 	}
 	if err := ctx.Err(); err != nil {
 		return h.failed(hookspec.StatusCancelled, "not started: "+err.Error())
+	}
+	if h.Type == TypeHTTP {
+		return h.post(ctx, in, kwargs, opts, log)
 	}
 	if h.Persistent {
 		return h.exchange(ctx, in, opts, log)
@@ -245,7 +254,7 @@ func notJSON(err error, stdout string) string {
 // failClosed turns res into a block when the hook is fail_closed (pre_tool_call only).
 func (h *Hook) failClosed(res *Result, why string) {
 	if h.FailClosed && h.Event == hookspec.PreToolCall {
-		res.Answer = blockAnswer(fmt.Sprintf("shell hook %q failed closed: %s", h.Command, why))
+		res.Answer = blockAnswer(fmt.Sprintf("shell hook %q failed closed: %s", h.display(), why))
 	}
 }
 
@@ -258,7 +267,7 @@ func (h *Hook) failed(status hookspec.Status, msg string) Result {
 
 // errorf prefixes a message with the hook's command.
 func (h *Hook) errorf(format string, args ...any) string {
-	return fmt.Sprintf("shell hook %q: ", h.Command) + fmt.Sprintf(format, args...)
+	return fmt.Sprintf("shell hook %q: ", h.display()) + fmt.Sprintf(format, args...)
 }
 
 // spawnError explains why the process could not be started, with what to do about it. cmd is

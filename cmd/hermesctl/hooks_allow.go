@@ -9,6 +9,7 @@ import (
 	"github.com/hermes-hooks/hermes/consent"
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/internal/suggest"
+	"github.com/hermes-hooks/hermes/shell"
 )
 
 var hooksAllowCommand = &command{
@@ -81,7 +82,7 @@ func printApproval(c *cli, a consent.Approval) {
 // an undeclared pair is approved as a command run without a shell.
 func declared(ctx context.Context, c *cli, event, command string) ([]consent.Target, bool) {
 	plain := []consent.Target{{Event: event, Command: command}}
-	eng, err := engine.New(ctx, engine.Options{Home: c.home, IgnoreConsent: true})
+	eng, err := engine.New(ctx, engine.Options{Home: c.home, IgnoreConsent: true, DisableWebhooks: true})
 	if err != nil {
 		return plain, false
 	}
@@ -89,7 +90,7 @@ func declared(ctx context.Context, c *cli, event, command string) ([]consent.Tar
 	var out []consent.Target
 	for _, s := range eng.ShellHooks() {
 		if s.Event == event && s.Command == command {
-			t := consent.Target{Event: event, Command: command, Shell: s.Dialect != "" && len(s.Hook().Args) == 0, Dir: s.WorkDir}
+			t := consent.Target{Event: event, Command: command, Shell: s.Dialect != "" && s.Type != shell.TypeHTTP && len(s.Hook().Args) == 0, URL: s.Type == shell.TypeHTTP, Dir: s.WorkDir}
 			if !slices.Contains(out, t) {
 				out = append(out, t)
 			}

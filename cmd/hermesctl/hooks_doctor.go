@@ -5,13 +5,16 @@ import (
 	"fmt"
 	"github.com/hermes-hooks/hermes/hookspec"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/hermes-hooks/hermes/consent"
 	"github.com/hermes-hooks/hermes/engine"
+	"github.com/hermes-hooks/hermes/internal/netguard"
 	"github.com/hermes-hooks/hermes/shell"
+	"github.com/hermes-hooks/hermes/webhook"
 )
 
 var hooksDoctorCommand = &command{
@@ -69,7 +72,10 @@ func runHooksDoctor(ctx context.Context, c *cli, args []string) int {
 		checks = append(checks, ch)
 	}
 	for _, s := range l.eng.ShellHooks() {
-		checks = append(checks, c.shellCheck(ctx, s))
+		checks = append(checks, c.shellCheck(ctx, s, l.eng.Policy()))
+	}
+	for _, w := range l.eng.Webhooks() {
+		checks = append(checks, webhookCheck(w))
 	}
 	warnings := attach(append(slices.Clone(l.eng.Warnings()), l.gw.Warnings()...), checks)
 	problems := len(warnings) // a load warning is a hook not doing what its author meant
@@ -80,11 +86,19 @@ func runHooksDoctor(ctx context.Context, c *cli, args []string) int {
 		}
 		ch.Problems, ch.Notes = nonNil(ch.Problems), nonNil(ch.Notes)
 	}
+	policy := l.eng.Policy()
 	if c.json {
-		if code := c.printJSON(map[string]any{"home": l.eng.Home(), "checks": nonNilChecks(checks), "warnings": warningStrings(warnings), "problems": problems}); code != exitOK {
+		out := map[string]any{"home": l.eng.Home(), "checks": nonNilChecks(checks), "warnings": warningStrings(warnings), "problems": problems}
+		if policy.File != "" {
+			out["policy"] = policy
+		}
+		if code := c.printJSON(out); code != exitOK {
 			return code
 		}
 	} else {
+		if policy.File != "" {
+			fmt.Fprintf(c.stdout, "managed home: %s (%s)\n", printable(filepath.Dir(policy.File)), describePolicy(policy))
+		}
 		printChecks(c, checks, warnings, problems)
 	}
 	if problems > 0 {
@@ -106,14 +120,31 @@ func luaCheck(ch *check, status, errText string, perms engine.Permissions) {
 }
 
 // shellCheck inspects a shell hook; it runs the hook only when it is approved.
-func (c *cli) shellCheck(ctx context.Context, s *engine.ShellHookInfo) *check {
+func (c *cli) shellCheck(ctx context.Context, s *engine.ShellHookInfo, policy engine.Policy) *check {
 	ch := &check{Source: engine.SourceShell, Name: s.Command, Events: []string{s.Event}, warns: shellWarnings(s)}
+	if s.Type != "" {
+		ch.Name = netguard.RedactURL(s.Command)
+	}
+	if s.Refused != "" {
+		ch.problem("%s", s.Refused)
+		return ch
+	}
+	managed := s.Layer == engine.LayerManaged
+	if managed {
+		ch.note("managed hook (%s): runs first, needs no consent, cannot be disabled from the user's home", s.File)
+	}
 	if s.Dialect != "" {
 		ch.note("%s", describeDialected(listEntry{Dialect: s.Dialect, WorkDir: s.WorkDir, If: s.If, Async: s.Async}))
 	}
 	st := s.Consent
+	if managed {
+		st.Approved, st.ContentDrift, st.MtimeDrift = true, false, false
+	}
 	noScript := st.Unanalysable != "" || st.Script == "" && st.Scripts != nil // a /bin/sh line: nothing to check by name
 	switch {
+	case s.Type != "":
+		noScript = true
+		ch.note("POSTs the payload to %s; private addresses %s", netguard.RedactURL(s.Command), privateNote(s))
 	case st.Unanalysable != "":
 		ch.note("the line uses %s, which cannot be analysed: the files it runs are neither checked nor pinned", st.Unanalysable)
 	case noScript:
@@ -140,12 +171,14 @@ func (c *cli) shellCheck(ctx context.Context, s *engine.ShellHookInfo) *check {
 		ch.problem("%s; the engine does not run it, nor does doctor", reason)
 		return ch
 	}
-	ch.note("approved")
+	if !managed {
+		ch.note("approved")
+	}
 	if !noScript && (!st.Exists || !st.Executable) {
 		return ch
 	}
 	cwd, _ := os.Getwd()
-	res := s.Hook().Run(ctx, hookspec.SampleKwargs(s.Event, cwd), shell.RunOptions{Logger: c.logger})
+	res := s.Hook().Run(ctx, hookspec.SampleKwargs(s.Event, cwd), shell.RunOptions{Logger: c.logger, AllowedURLs: policy.AllowedHTTPURLs})
 	took := res.Duration.Round(100 * time.Microsecond)
 	switch {
 	case res.Status == engine.StatusSkipped:
@@ -171,7 +204,7 @@ func (c *cli) shellCheck(ctx context.Context, s *engine.ShellHookInfo) *check {
 			ch.note("smoke run ok in %s: %s", took, truncate(compactJSON(res.Parsed), 80))
 		}
 	}
-	if res.Status == engine.StatusOK && res.ExitCode != 0 && !(s.Event == engine.PreToolCall && res.ExitCode == 2) {
+	if res.Status == engine.StatusOK && s.Type == "" && res.ExitCode != 0 && !(s.Event == engine.PreToolCall && res.ExitCode == 2) {
 		ch.problem("smoke run exited with code %d", res.ExitCode)
 	}
 	return ch
@@ -248,4 +281,31 @@ func warningStrings(ws []engine.Warning) []string {
 		out = append(out, w.String())
 	}
 	return out
+}
+
+// privateNote says whether an HTTP hook may reach private addresses, and why.
+func privateNote(s *engine.ShellHookInfo) string {
+	if h := s.Hook(); h != nil && h.HTTP != nil && h.HTTP.AllowPrivate {
+		return "allowed (allow_private_network: true)"
+	}
+	return "refused unless the managed policy's allowed_http_urls names the URL"
+}
+
+// webhookCheck inspects an outbound webhook without sending anything (webhooks test does).
+func webhookCheck(w *engine.WebhookInfo) *check {
+	ch := &check{Source: engine.SourceWebhook, Name: w.Name, Events: w.Events}
+	if w.Refused != "" {
+		ch.problem("%s", w.Refused)
+		return ch
+	}
+	if w.Layer == engine.LayerManaged {
+		ch.note("managed webhook (%s)", w.File)
+	}
+	if _, err := webhook.DecodeSecret(os.Getenv(w.SecretEnv)); err != nil {
+		ch.problem("$%s: %v; nothing is sent until it is set", w.SecretEnv, err)
+	} else {
+		ch.note("signed with the secret in $%s", w.SecretEnv)
+	}
+	ch.note("delivers to %s; `hermesctl webhooks test %s` sends a sample", w.URL, w.Name)
+	return ch
 }

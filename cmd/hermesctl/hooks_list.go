@@ -10,7 +10,26 @@ import (
 
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/gateway"
+	"github.com/hermes-hooks/hermes/internal/netguard"
 )
+
+// describePolicy says in a few words what a managed policy restricts.
+func describePolicy(p engine.Policy) string {
+	var parts []string
+	if p.ManagedHooksOnly {
+		parts = append(parts, "managed_hooks_only: only managed hooks run")
+	}
+	if p.AllowedHTTPURLs != nil {
+		parts = append(parts, fmt.Sprintf("allowed_http_urls: %d pattern(s)", len(p.AllowedHTTPURLs)))
+	}
+	if p.AllowedCommands != nil {
+		parts = append(parts, fmt.Sprintf("allowed_commands: %d pattern(s)", len(p.AllowedCommands)))
+	}
+	if len(parts) == 0 {
+		return "no policy restrictions"
+	}
+	return strings.Join(parts, "; ")
+}
 
 var hooksListCommand = &command{
 	name: "hooks list",
@@ -27,6 +46,8 @@ type listEntry struct {
 	Priority    *int                `json:"priority,omitempty"`
 	Matcher     string              `json:"matcher,omitempty"`
 	Dialect     string              `json:"dialect,omitempty"`  // shell hooks: "claude" for a hook written for Claude Code
+	Type        string              `json:"type,omitempty"`     // shell hooks: "http" for a hook that POSTs to its URL (Name)
+	Layer       string              `json:"layer"`              // "managed" (the managed home) or "user"
 	WorkDir     string              `json:"work_dir,omitempty"` // a dialect hook's working directory ("" = the host's)
 	If          string              `json:"if,omitempty"`       // a dialect hook's if condition
 	Async       bool                `json:"async,omitempty"`    // a dialect hook that runs in the background
@@ -72,21 +93,29 @@ func (l *loaded) entries() []listEntry {
 	var out []listEntry
 	for _, h := range l.gw.Hooks() {
 		perms := h.Permissions
-		out = append(out, listEntry{Source: engine.SourceGateway, Name: h.Name, Events: h.Events, Timeout: h.Timeout,
+		out = append(out, listEntry{Source: engine.SourceGateway, Layer: engine.LayerUser, Name: h.Name, Events: h.Events, Timeout: h.Timeout,
 			Permissions: &perms, Enabled: h.Enabled, Status: h.Status, Error: h.Error, Warnings: loadedWarnings(h.Status, dirWarnings(l.gw.Warnings(), h.Dir))})
 	}
 	for _, p := range l.eng.Plugins() {
 		prio, perms := p.Priority, p.Permissions
-		out = append(out, listEntry{Source: engine.SourcePlugin, Name: p.Name, Events: p.Hooks, Priority: &prio,
+		out = append(out, listEntry{Source: engine.SourcePlugin, Layer: engine.LayerUser, Name: p.Name, Events: p.Hooks, Priority: &prio,
 			Timeout: p.Timeout, Permissions: &perms, Enabled: p.Enabled, Status: p.Status, Error: p.Error,
 			Warnings: loadedWarnings(p.Status, dirWarnings(l.eng.Warnings(), p.Dir))})
 	}
 	for _, s := range l.eng.ShellHooks() {
 		e := listEntry{Source: engine.SourceShell, Name: s.Command, Events: []string{s.Event}, Matcher: s.Matcher, Dialect: s.Dialect,
 			WorkDir: s.WorkDir, If: s.If, Async: s.Async,
-			Timeout: s.Timeout, Enabled: true, Status: "loaded", Consent: "not approved", Script: s.Consent.Script,
+			Type: s.Type, Layer: s.Layer, Timeout: s.Timeout, Enabled: true, Status: "loaded", Consent: "not approved", Script: s.Consent.Script,
 			Warnings: warningStrings(shellWarnings(s))}
-		if s.Consent.Approved {
+		if s.Type != "" {
+			e.Name = netguard.RedactURL(s.Command)
+		}
+		switch {
+		case s.Refused != "":
+			e.Enabled, e.Status, e.Consent, e.Error = false, "refused", "", s.Refused
+		case s.Layer == engine.LayerManaged:
+			e.Consent = "managed (no consent needed)"
+		case s.Consent.Approved:
 			e.Consent = "approved"
 		}
 		if s.Consent.MtimeDrift {
@@ -94,6 +123,14 @@ func (l *loaded) entries() []listEntry {
 		}
 		if s.Consent.ContentDrift {
 			e.Drift = append(e.Drift, "content")
+		}
+		out = append(out, e)
+	}
+	for _, w := range l.eng.Webhooks() { // notify-only: no answer, no consent
+		e := listEntry{Source: engine.SourceWebhook, Layer: w.Layer, Name: w.Name + " -> " + w.URL, Events: w.Events, Matcher: w.Matcher,
+			Timeout: w.Timeout, Enabled: true, Status: "loaded"}
+		if w.Refused != "" {
+			e.Enabled, e.Status, e.Error = false, "refused", w.Refused
 		}
 		out = append(out, e)
 	}
@@ -121,6 +158,9 @@ func runHooksList(ctx context.Context, c *cli, args []string) int {
 		printListWarnings(c, entries, l.eng)
 		return exitOK
 	}
+	if p := l.eng.Policy(); p.File != "" {
+		fmt.Fprintf(c.stdout, "managed home: %s (%s)\n", printable(filepath.Dir(p.File)), describePolicy(p))
+	}
 	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SOURCE\tNAME\tEVENTS\tPRIORITY\tMATCHER\tTIMEOUT\tPERMISSIONS\tSTATE")
 	for _, e := range entries {
@@ -133,8 +173,14 @@ func runHooksList(ctx context.Context, c *cli, args []string) int {
 			perms = describePermissions(*e.Permissions)
 		}
 		source := e.Source
+		if e.Type != "" {
+			source += " (" + e.Type + ")"
+		}
 		if e.Dialect != "" {
 			source += " (" + e.Dialect + ")"
+		}
+		if e.Layer == engine.LayerManaged {
+			source += " [managed]"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%gs\t%s\t%s\n", source, printable(e.Name), printable(orDash(strings.Join(e.Events, ","))), prio,
 			printable(orDash(e.Matcher)), e.Timeout, printable(perms), printable(describeState(e)))

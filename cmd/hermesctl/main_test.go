@@ -30,11 +30,12 @@ func TestScripts(t *testing.T) {
 		Dir: "testdata/script",
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("HERMES_HOME", env.WorkDir+"/home")
+			env.Setenv("HERMES_MANAGED_HOME", env.WorkDir+"/managed") // not the machine's /etc/hermes
 			env.Setenv("HOME", env.WorkDir+"/userhome")
 			env.Setenv("REPO", repoRoot) // the repository, for scripts that run its examples
 			return nil
 		},
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"cmpjson": cmpJSON, "exitcode": exitCode},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"cmpjson": cmpJSON, "exitcode": exitCode, "receiver": receiver},
 	})
 }
 

@@ -35,7 +35,7 @@ func runReplay(ctx context.Context, c *cli, args []string) int {
 
 // replay runs the transcript at path against home and prints the timeline.
 func (c *cli) replay(ctx context.Context, path, home string) int {
-	opts := engine.Options{Home: home, Logger: c.logger, AcceptHooks: c.acceptHooks}
+	opts := engine.Options{Home: home, Logger: c.logger, AcceptHooks: c.acceptHooks, DisableWebhooks: true}
 	if f, ok := c.stdin.(*os.File); ok && consent.IsTerminal(f) {
 		opts.Prompt = &engine.Prompt{In: f, Out: c.stderr}
 	}

@@ -54,7 +54,7 @@ func init() {
 	commands = []*command{
 		hooksListCommand, hooksTestCommand, hooksAllowCommand, hooksRevokeCommand, hooksImportCommand, hooksDoctorCommand,
 		hooksWatchCommand, hooksStatsCommand, pluginsListCommand, storeListCommand, storeGetCommand, storeDeleteCommand,
-		replayCommand, demoCommand,
+		webhooksTestCommand, replayCommand, demoCommand,
 		versionCommand, completionCommand,
 	}
 	for _, cmd := range commands {
@@ -292,6 +292,7 @@ func (c *cli) fail(code int, format string, args ...any) int {
 func (c *cli) openEngine(ctx context.Context, opts engine.Options) (*engine.Engine, int) {
 	opts.Home = c.home
 	opts.Logger = c.logger
+	opts.DisableWebhooks = true // inspecting or replaying a home notifies nobody (webhooks test sends its sample itself)
 	if c.home != "" {
 		if _, err := os.Stat(c.home); err != nil {
 			c.logger.Warn("the home given with --home does not exist (nothing to load)", "home", c.home)

@@ -28,9 +28,11 @@ var forbidden = map[string][]string{
 	"shell":    {"engine", "gateway", "luabind", "consent"},
 	"consent":  {"engine", "gateway", "luabind", "shell"},
 	// State is a backend: Lua reaches it through the interface luabind declares.
-	"store":    {"engine", "gateway", "luabind", "shell", "consent", "cmd/hermesctl"},
-	"engine":   {"gateway", "cmd/hermesctl"},
-	"gateway":  {"cmd/hermesctl"},
+	"store":   {"engine", "gateway", "luabind", "shell", "consent", "cmd/hermesctl"},
+	"engine":  {"gateway", "cmd/hermesctl"},
+	"gateway": {"cmd/hermesctl"},
+	// Outbound webhooks are told events; they never reach back into what emits them.
+	"webhook":  {"engine", "gateway", "luabind", "consent", "shell", "cmd/hermesctl"},
 	"internal": {"engine", "gateway", "luabind", "cmd/hermesctl"},
 	// The one resolution of a shell-hook command, shared by shell (the runner) and consent.
 	"internal/command": {"shell", "consent", "luabind"},

@@ -88,7 +88,7 @@ var attacks = []attack{
 	{name: "re.match that cannot finish in time", handler: hook(`return {context = tostring(require("re").match(string.rep("a", 2^18), "(?:a|aa){0,1000}[bc]"))}`),
 		manifest: "timeout: 1\n", status: engine.StatusError, errHas: "limit exceeded: re.match", maxCall: libraryCallLimit},
 	{name: "re.find_all of 64 Mi matches", handler: hook(`return {context = #require("re").find_all(string.rep("a", 2^26 - 1), "a")}`),
-		manifest: "timeout: 10\n", status: engine.StatusError, errHas: "limit exceeded", maxCall: 10 * time.Second},
+		manifest: "timeout: 10\n", status: engine.StatusError, errHas: "limit exceeded", maxCall: 10 * time.Second, heavy: true},
 	{name: "json.decode of 64 MiB", handler: hook(`return {context = #require("json").decode("[" .. string.rep("1,", 2^25 - 2) .. "1]")}`),
 		manifest: "timeout: 5\n", status: engine.StatusError, errHas: "limit exceeded: memory", maxCall: libraryCallLimit},
 	{name: "json.decode of 64 MiB of objects", handler: hook(`return {context = #require("json").decode("[" .. string.rep('{"a":"b"},', 2^26 / 10 - 1) .. "1]")}`),

@@ -244,6 +244,35 @@ hooks:
 claude_tools:
   browser_navigate: {name: Navigate, args: {url: url}}
   vision_analyze: {name: Vision}`, true},
+		{"config http hook", "config", `
+hooks:
+  pre_tool_call:
+    - type: http
+      url: https://policy.example.com/hook
+      headers: {Authorization: "Bearer $TOKEN"}
+      allowed_env_vars: [TOKEN]
+      timeout: 5
+      fail_closed: true
+      allow_private_network: false`, true},
+		{"config http hook without url", "config", "hooks:\n  pre_tool_call:\n    - type: http", false},
+		{"config http hook with command", "config", "hooks:\n  pre_tool_call:\n    - type: http\n      url: https://x/\n      command: x.sh", false},
+		{"config http hook with credentials", "config", "hooks:\n  pre_tool_call:\n    - type: http\n      url: https://u:p@x/", false},
+		{"config url on a command hook", "config", "hooks:\n  pre_tool_call:\n    - command: x.sh\n      url: https://x/", false},
+		{"config unknown hook type", "config", "hooks:\n  pre_tool_call:\n    - type: grpc\n      url: https://x/", false},
+		{"config webhooks", "config", `
+webhooks:
+  - name: audit
+    url: https://audit.example.com/hermes
+    events: [pre_tool_call, "agent:*"]
+    matcher: terminal
+    secret_env: AUDIT_SECRET
+    timeout: 10`, true},
+		{"config webhook without secret", "config", "webhooks:\n  - {name: a, url: \"https://x/\", events: [\"*\"]}", false},
+		{"config webhook no events", "config", "webhooks:\n  - {name: a, url: \"https://x/\", events: [], secret_env: S}", false},
+		{"config webhook unknown key", "config", "webhooks:\n  - {name: a, url: \"https://x/\", events: [\"*\"], secret_env: S, secert: x}", false},
+		{"config policy", "config", "policy:\n  managed_hooks_only: true\n  allowed_http_urls: [\"https://hooks.example.com/*\"]\n  allowed_commands: []", true},
+		{"config policy list as string", "config", "policy:\n  allowed_http_urls: \"https://x/*\"", false},
+		{"config policy unknown key", "config", "policy:\n  managed_hooks_olny: true", false},
 		{"config store redis", "config", "store: {url: \"redis://10.0.0.5:6379/0\", prefix: \"gw1:\"}", true},
 		{"config store empty", "config", "store:", true},
 		{"config store bad scheme", "config", "store: {url: \"memcached://x\"}", false},
@@ -392,6 +421,8 @@ func TestSchemaKeysLoadWithoutWarnings(t *testing.T) {
 
 	// config.yaml: every top-level key and every shell-hook entry key of the schema.
 	entry := map[string]string{"command": "/bin/true --x", "matcher": "terminal", "timeout": "7", "fail_closed": "true", "persistent": "true", "instances": "3"}
+	httpEntry := map[string]string{"type": "http", "url": "\"https://policy.example.com/hook\"", "headers": "{Authorization: \"Bearer $TOKEN\"}",
+		"allowed_env_vars": "[TOKEN]", "allow_private_network": "true"}
 	cfg := readSchema(t, "config.schema.json")
 	var b strings.Builder
 	b.WriteString("hooks:\n  pre_tool_call:\n")
@@ -399,6 +430,9 @@ func TestSchemaKeysLoadWithoutWarnings(t *testing.T) {
 	first := true
 	for _, k := range slices.Sorted(maps.Keys(entryProps)) {
 		if k == "dialect" || dialectOnly[k] { // a Claude Code hook cannot be persistent: it gets an entry of its own below
+			continue
+		}
+		if _, ok := httpEntry[k]; ok { // an HTTP hook's keys: an entry of its own below
 			continue
 		}
 		v, ok := entry[k]
@@ -412,16 +446,24 @@ func TestSchemaKeysLoadWithoutWarnings(t *testing.T) {
 		fmt.Fprintf(&b, "%s%s: %s\n", prefix, k, v)
 	}
 	b.WriteString("    - {command: /bin/true, matcher: Bash, timeout: 7, fail_closed: true, dialect: claude}\n")
-	b.WriteString("    - {command: /bin/sh, args: [x.sh], dialect: claude, if: \"Bash(rm *)\", project_dir: /tmp, status_message: Checking, async: false, async_rewake: false, plugin_root: /tmp, plugin_data: /tmp/data}\n")
+	b.WriteString("    - {" + strings.Join(func() []string {
+		var kv []string
+		for _, k := range slices.Sorted(maps.Keys(httpEntry)) {
+			kv = append(kv, k+": "+httpEntry[k])
+		}
+		return kv
+	}(), ", ") + "}\n")
+	b.WriteString("    - {command: /bin/true, args: [x.sh], dialect: claude, if: \"Bash(rm *)\", project_dir: /tmp, status_message: Checking, async: false, async_rewake: false, plugin_root: /tmp, plugin_data: /tmp/data}\n")
 	for k := range entryProps {
 		if dialectOnly[k] && !strings.Contains(b.String(), " "+k+":") {
 			t.Fatalf("config.schema.json: entry key %q of hooks with a dialect has no sample value in this test; add one", k)
 		}
 	}
 	top := map[string]string{"hooks_auto_accept": "false", "hooks_consent": "command", "plugins": "{disabled: [nothing]}",
-		"claude_tools": "{browser_navigate: {name: Navigate, args: {url: url}}}", "max_verify_nudges": "2", "store": "{url: \"redis://127.0.0.1:1/0\", prefix: \"h:\"}"}
+		"claude_tools": "{browser_navigate: {name: Navigate, args: {url: url}}}", "store": "{url: \"redis://127.0.0.1:1/0\", prefix: \"h:\"}", "max_verify_nudges": "2",
+		"webhooks": "[{name: audit, url: \"https://policy.example.com/events\", events: [pre_tool_call, \"agent:*\"], matcher: terminal, secret_env: S, allow_private_network: false, timeout: 5}]"}
 	for _, k := range slices.Sorted(maps.Keys(get(t, cfg, "properties").(map[string]any))) {
-		if k == "hooks" {
+		if k == "hooks" || k == "policy" { // policy: is read from the managed home, below
 			continue
 		}
 		v, ok := top[k]
@@ -432,8 +474,15 @@ func TestSchemaKeysLoadWithoutWarnings(t *testing.T) {
 	}
 	write("config.yaml", b.String())
 
+	managed := t.TempDir()
+	policy := "policy: {managed_hooks_only: false, allowed_http_urls: [\"https://policy.example.com/*\"], allowed_commands: [\"/bin/true*\"]}\n"
+	if err := compile(t, "config.schema.json").Validate(decodeYAML(t, "config.yaml", []byte(policy))); err != nil {
+		t.Fatalf("the sample policy does not validate: %v", err)
+	}
+	os.WriteFile(filepath.Join(managed, "config.yaml"), []byte(policy), 0o644)
 	ctx := context.Background()
-	eng, err := engine.New(ctx, engine.Options{Home: home})
+	eng, err := engine.New(ctx, engine.Options{Home: home, ManagedHome: managed, DisableWebhooks: true, // nothing is sent to example.com
+		Getenv: func(string) string { return "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -457,8 +506,17 @@ func TestSchemaKeysLoadWithoutWarnings(t *testing.T) {
 		}
 	}
 	sh := eng.ShellHooks()
-	if len(sh) != 3 {
-		t.Fatalf("got %d shell hooks, want 3", len(sh))
+	if len(sh) != 4 {
+		t.Fatalf("got %d shell hooks, want 4", len(sh))
+	}
+	if h := sh[2].Hook(); h.Type != "http" || h.HTTP.Headers["Authorization"] == "" || !h.HTTP.AllowPrivate || len(h.HTTP.AllowedEnvVars) != 1 || sh[2].Refused != "" {
+		t.Errorf("http hook = %+v (%s), want every key applied and the policy's URL allowed", h, sh[2].Refused)
+	}
+	if p := eng.Policy(); p.ManagedHooksOnly || len(p.AllowedHTTPURLs) != 1 || len(p.AllowedCommands) != 1 {
+		t.Errorf("policy = %+v", p)
+	}
+	if w := eng.Webhooks(); len(w) != 1 || w[0].Matcher != "terminal" {
+		t.Errorf("webhooks = %+v", w)
 	}
 	if h := sh[0].Hook(); h.Matcher != "terminal" || h.Timeout.Seconds() != 7 || !h.FailClosed || !h.Persistent || h.Instances != 3 {
 		t.Errorf("shell hook = %+v, want every key of the entry applied", h)
@@ -466,7 +524,7 @@ func TestSchemaKeysLoadWithoutWarnings(t *testing.T) {
 	if h := sh[1].Hook(); h.Dialect != "claude" || !h.Matches("terminal") || h.Matches("read_file") {
 		t.Errorf("claude hook = %+v, want dialect claude matching Bash (terminal) only", h)
 	}
-	if h := sh[2].Hook(); h.If != "Bash(rm *)" || h.ProjectDir != "/tmp" || h.StatusMessage != "Checking" || len(h.Args) != 1 || h.PluginData != "/tmp/data" {
+	if h := sh[3].Hook(); h.If != "Bash(rm *)" || h.ProjectDir != "/tmp" || h.StatusMessage != "Checking" || len(h.Args) != 1 || h.PluginData != "/tmp/data" {
 		t.Errorf("claude hook = %+v, want every key of hooks with a dialect applied", h)
 	}
 }

@@ -1,0 +1,103 @@
+package engine
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// An HTTP hook is consented like a command, keyed on its URL: not registered until its URL
+// is approved, and an approval of another URL does not count.
+func TestHTTPHookConsentIsPinnedToTheURL(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, `{"action": "block", "message": "from the policy service"}`)
+	}))
+	defer srv.Close()
+	home := t.TempDir()
+	writeFile(t, filepath.Join(home, "config.yaml"), "hooks:\n  pre_tool_call:\n    - type: http\n      url: "+srv.URL+"/guard\n      allow_private_network: true\n")
+	open := func(accept bool) *Engine {
+		e, err := New(context.Background(), Options{Home: home, ManagedHome: t.TempDir(), AcceptHooks: accept})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { e.Close(context.Background()) })
+		return e
+	}
+	store := ConsentStore(home, nil)
+	store.Approve(context.Background(), PreToolCall, srv.URL+"/other")
+	if e := open(false); e.PreToolCall(context.Background(), rmRF) != nil || e.ShellHooks()[0].Registered {
+		t.Fatal("an HTTP hook ran without its URL approved")
+	}
+	if b := open(true).PreToolCall(context.Background(), rmRF); b == nil || b.Message != "from the policy service" {
+		t.Fatalf("approved: got %+v, want the service's block", b)
+	}
+	list, _ := store.Approvals()
+	found := false
+	for _, a := range list {
+		if a.Command == srv.URL+"/guard" {
+			found = a.ScriptSHA256 == "" // a URL has no script to fingerprint
+		}
+	}
+	if !found {
+		t.Errorf("approvals %+v: want one for the URL, with no script hash", list)
+	}
+	e := open(false)
+	if b := e.PreToolCall(context.Background(), rmRF); b == nil {
+		t.Fatal("after approval, the hook did not run")
+	}
+	if s := e.ShellHooks()[0]; s.Type != "http" || !s.Consent.Approved || s.Consent.ContentDrift {
+		t.Errorf("info %+v, want an approved http hook without drift", s)
+	}
+}
+
+// A managed HTTP hook on loopback reaches its service when the policy names the URL, and is
+// refused otherwise.
+func TestManagedHTTPHookAllowedByPolicy(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, `{"action": "block", "message": "managed service"}`)
+	}))
+	defer srv.Close()
+	for _, allowed := range []bool{true, false} {
+		policy := ""
+		if allowed {
+			policy = "policy:\n  allowed_http_urls: [\"" + srv.URL + "/*\"]\n"
+		}
+		mh, home := managedHomes(t, "hooks:\n  pre_tool_call:\n    - type: http\n      url: "+srv.URL+"/guard\n      fail_closed: true\n"+policy, map[string]string{"config.yaml": ""})
+		e, _ := newManagedEngine(t, mh, home)
+		b := e.PreToolCall(context.Background(), rmRF)
+		switch {
+		case b == nil:
+			t.Errorf("allowed=%v: not blocked", allowed)
+		case allowed && b.Message != "managed service":
+			t.Errorf("allowed by policy: %q, want the service's answer", b.Message)
+		case !allowed && !strings.Contains(b.Message, "loopback"):
+			t.Errorf("not allowed: %q, want a fail_closed block naming the refusal", b.Message)
+		}
+	}
+}
+
+// A reload that changes the managed policy's allowed_http_urls applies to an HTTP hook that
+// did not change: it is not kept with the URLs it started with.
+func TestHTTPHookFollowsPolicyOnReload(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, `{"action": "block", "message": "service"}`)
+	}))
+	defer srv.Close()
+	hook := "hooks:\n  pre_tool_call:\n    - type: http\n      url: " + srv.URL + "/guard\n      fail_closed: true\n"
+	mh, home := managedHomes(t, hook+"policy:\n  allowed_http_urls: [\""+srv.URL+"/*\"]\n", map[string]string{"config.yaml": ""})
+	e, _ := newManagedEngine(t, mh, home)
+	if b := e.PreToolCall(context.Background(), rmRF); b == nil || b.Message != "service" {
+		t.Fatalf("allowed: %+v", b)
+	}
+	writeFile(t, filepath.Join(mh, "config.yaml"), hook)
+	if err := e.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if b := e.PreToolCall(context.Background(), rmRF); b == nil || !strings.Contains(b.Message, "loopback") {
+		t.Fatalf("after the policy dropped the URL: %+v, want the refusal", b)
+	}
+}

