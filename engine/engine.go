@@ -147,7 +147,7 @@ func (e *Engine) load(ctx context.Context, prev *hookSet) (*hookSet, error) {
 		e.useStore(cfg.store)
 	}
 	set := newHookSet()
-	set.warnings, set.policy, set.maxNudges = warns, mgd.policy, cfg.maxNudges
+	set.warnings, set.policy, set.maxNudges = warns, mgd.policy, lowerNudges(cfg, mgd.cfg)
 	done := false
 	defer func() {
 		if !done { // a failed load: close what it started

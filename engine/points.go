@@ -64,6 +64,16 @@ func (e *Engine) PreVerify(ctx context.Context, v Verify) VerifyDecision {
 	return d
 }
 
+// lowerNudges is the max_verify_nudges a load uses: the user home's, bounded by the
+// managed home's (an administrator's cap holds; nil: the default).
+func lowerNudges(user, managed *config) *int {
+	n := user.maxNudges
+	if managed != nil && managed.maxNudges != nil && (n == nil || *managed.maxNudges < *n) {
+		n = managed.maxNudges
+	}
+	return n
+}
+
 // maxVerifyNudges is the set's max_verify_nudges.
 func (s *hookSet) maxVerifyNudges() int {
 	if s.maxNudges == nil {

@@ -157,3 +157,28 @@ end`))
 		t.Errorf("hooks saw (-want +got):\n%s", diff)
 	}
 }
+
+// The managed home's max_verify_nudges bounds the user's: an administrator's cap holds.
+func TestManagedMaxVerifyNudges(t *testing.T) {
+	for _, c := range []struct {
+		user, managed string
+		want          int
+	}{
+		{"max_verify_nudges: 5\n", "max_verify_nudges: 1\n", 1},
+		{"max_verify_nudges: 1\n", "max_verify_nudges: 5\n", 1},
+		{"", "max_verify_nudges: 2\n", 2},
+		{"max_verify_nudges: 4\n", "", 4},
+	} {
+		home := testutil.Home(t, testutil.Merge(pluginFiles("nag", "", one("pre_verify", `return {action = "continue", reason = "again"}`)),
+			map[string]string{"config.yaml": c.user}))
+		managed := testutil.Home(t, map[string]string{"config.yaml": c.managed})
+		e := engineWith(t, home, Options{ManagedHome: managed})
+		got := 0
+		for n := 0; n < 10 && e.PreVerify(context.Background(), Verify{Nudges: n}).Continue; n++ {
+			got++
+		}
+		if got != c.want {
+			t.Errorf("user %q, managed %q: kept going %d times, want %d", c.user, c.managed, got, c.want)
+		}
+	}
+}
