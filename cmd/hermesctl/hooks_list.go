@@ -184,11 +184,9 @@ func runHooksList(ctx context.Context, c *cli, args []string) int {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%gs\t%s\t%s\n", source, printable(e.Name), printable(orDash(strings.Join(e.Events, ","))), prio,
 			printable(orDash(e.Matcher)), e.Timeout, printable(perms), printable(describeState(e)))
-		if e.Dialect != "" {
-			fmt.Fprintf(tw, "  %s\n", printable(describeDialected(e)))
-		}
 	}
 	tw.Flush()
+	printDialected(c, entries)
 	printListWarnings(c, entries, l.eng)
 	return exitOK
 }
@@ -238,6 +236,21 @@ func describeState(e listEntry) string {
 		s += ": " + e.Error
 	}
 	return s
+}
+
+// printDialected says, under the table, how each hook written for another agent runs.
+func printDialected(c *cli, entries []listEntry) {
+	first := true
+	for _, e := range entries {
+		if e.Dialect == "" {
+			continue
+		}
+		if first {
+			fmt.Fprintln(c.stdout, "hooks written for other agents:")
+			first = false
+		}
+		fmt.Fprintf(c.stdout, "  %s [%s]: %s\n", printable(e.Name), printable(strings.Join(e.Events, ",")), printable(describeDialected(e)))
+	}
 }
 
 // describeDialected says how a hook written for another agent runs: its dialect, its
