@@ -231,12 +231,15 @@ transform_tool_result:
   - {command: c, dialect: codex}
 post_tool_failure:
   - {command: d, dialect: gemini}
+on_session_finalize:
+  - {command: e, dialect: gemini, matcher: exit}
+  - {command: f, dialect: gemini, matcher: clear}
 `
 	if err := yaml.Unmarshal([]byte(src), &node); err != nil {
 		t.Fatal(err)
 	}
 	hooks, warns := ParseHooks("config.yaml", &node, hookspec.Names())
-	if len(hooks) != 2 || len(warns) != 2 || !strings.Contains(warns[0].Msg, "dialect codex cannot serve transform_tool_result (Codex has no such event") ||
+	if len(hooks) != 4 || len(warns) != 2 || !strings.Contains(warns[0].Msg, "dialect codex cannot serve transform_tool_result (Codex has no such event") ||
 		!strings.Contains(warns[1].Msg, "dialect gemini cannot serve post_tool_failure (Gemini CLI has no such event") {
 		t.Fatalf("hooks %v, warnings %v", hooks, warns)
 	}
@@ -245,5 +248,8 @@ post_tool_failure:
 	}
 	if hooks[1].selects(map[string]any{"interrupted": false}) || !hooks[1].selects(map[string]any{"interrupted": true}) {
 		t.Error("Interrupt fires for a turn that was not interrupted, or not for one that was")
+	}
+	if !hooks[2].selects(map[string]any{}) || hooks[3].selects(map[string]any{}) {
+		t.Error("Gemini CLI's SessionEnd matcher is not compared with its reason, exit")
 	}
 }

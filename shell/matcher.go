@@ -81,6 +81,9 @@ func (h *Hook) selects(kwargs map[string]any) bool {
 	if !ok {
 		return true
 	}
+	if h.Dialect == DialectGemini && h.Event == hookspec.OnSessionFinalize {
+		q = "exit" // Gemini CLI's SessionEnd reason, as its payload says
+	}
 	m := h.claude
 	if m == nil { // a Hook built by hand rather than by ParseHooks
 		m, _ = compileClaudeMatcher(h.Matcher)
