@@ -98,6 +98,7 @@ type Engine struct {
 	stopNow context.CancelCauseFunc
 	starts  startContexts // on_session_start's context, until the session's first turn
 	tracer  trace.Tracer  // from Options.TracerProvider; nil: no spans
+	bg      background    // async shell hooks running off the call's path (async.go)
 
 	store   atomic.Pointer[stateStore] // the store config.yaml names now
 	storeMu sync.Mutex
@@ -114,6 +115,7 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 	}
 	e.loadLog = reload.NewLog(e.logger)
 	e.stop, e.stopNow = context.WithCancelCause(context.Background())
+	e.bg.init()
 	set, err := e.load(ctx, nil)
 	if err != nil {
 		return nil, err
@@ -153,7 +155,7 @@ func (e *Engine) load(ctx context.Context, prev *hookSet) (*hookSet, error) {
 		e.useStore(cfg.store)
 	}
 	set := newHookSet()
-	set.warnings, set.policy = warns, mgd.policy
+	set.warnings, set.policy, set.maxNudges = warns, mgd.policy, lowerNudges(cfg, mgd.cfg)
 	done := false
 	defer func() {
 		if !done { // a failed load: close what it started

@@ -44,6 +44,8 @@ type hookSet struct {
 	webhooks         *webhook.Dispatcher // nil without webhooks; closed with the set
 	webhookInfo      []*WebhookInfo
 	webhookEndpoints []*webhook.Endpoint // started or not (Options.DisableWebhooks)
+	// maxNudges is max_verify_nudges of config.yaml; nil: the default.
+	maxNudges *int
 
 	refs      refCount
 	retired   atomic.Bool

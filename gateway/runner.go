@@ -192,7 +192,10 @@ func (r *Runner) HandleMessage(ctx context.Context, in Inbound) (string, error) 
 	return r.turn(ctx, s, in, text)
 }
 
-// turn runs the agent loop for one message.
+// turn runs the agent loop for one message: pre_llm_call (a block ends the turn with its
+// message instead of a model turn), the steps, and pre_verify when the agent is about to
+// stop (a hook's continue gives its reason to the agent as the next user turn, at most
+// max_verify_nudges times).
 func (r *Runner) turn(ctx context.Context, s *session, in Inbound, text string) (string, error) {
 	ctx, span := r.span(ctx, "invoke_agent", "", func() []attribute.KeyValue {
 		return []attribute.KeyValue{attrOperation.String("invoke_agent"), engine.AttrConversationID.String(s.id)}
@@ -202,11 +205,19 @@ func (r *Runner) turn(ctx context.Context, s *session, in Inbound, text string) 
 	history := r.historyOf(s.id)
 	llm := engine.LLMTurn{SessionID: s.id, UserMessage: text, ConversationHistory: messagesAny(history),
 		IsFirstTurn: len(history) == 0, Model: r.opts.Model, Platform: s.platform, SenderID: in.UserID}
-	req := StepRequest{SessionID: s.id, Platform: s.platform, UserMessage: text, Context: r.eng.PreLLMCall(ctx, llm), History: history}
+	end := engine.SessionResult{Session: engine.Session{SessionID: s.id, Model: r.opts.Model, Platform: s.platform}}
+	decided := r.eng.DecideTurn(ctx, llm)
+	if blk := decided.Block; blk != nil {
+		r.note("prompt blocked by %s: %s", blk.Hook, blk.Message)
+		r.flow("reply out to %s (the prompt was not sent): %q", s.userID, blk.Message)
+		r.eng.OnSessionEnd(ctx, end)
+		return blk.Message, nil
+	}
+	req := StepRequest{SessionID: s.id, Platform: s.platform, UserMessage: text, Context: decided.Context, History: history}
 	if req.Context != "" {
 		r.note("context injected for this turn (%d bytes), not stored in history", len(req.Context))
 	}
-	end := engine.SessionResult{Session: engine.Session{SessionID: s.id, Model: r.opts.Model, Platform: s.platform}}
+	nudges := 0
 	for {
 		step, err := r.agent.Step(ctx, req)
 		if err != nil {
@@ -224,6 +235,12 @@ func (r *Runner) turn(ctx context.Context, s *session, in Inbound, text string) 
 			if !step.Final {
 				continue
 			}
+		}
+		if reason, ok := r.verify(ctx, s, text, step.Response, end.Model, nudges); ok {
+			nudges++
+			req.UserMessage, req.ToolResults = reason, nil
+			req.Iteration++
+			continue
 		}
 		response := r.eng.TransformLLMOutput(ctx, engine.LLMOutput{ResponseText: step.Response, SessionID: s.id, Model: end.Model, Platform: s.platform})
 		llm.AssistantResponse, llm.Model = response, end.Model
@@ -287,12 +304,19 @@ func (r *Runner) HandleCommand(ctx context.Context, c Command) {
 	r.eng.OnSessionReset(ctx, engine.Session{SessionID: s.id, Platform: c.Platform})
 }
 
-// HandleApproval fires pre_approval_request and post_approval_response.
+// HandleApproval fires pre_approval_request and post_approval_response. When a hook
+// answers the request, the person is not asked: the hook's answer is the choice ("once",
+// "always" when it asks to remember, or "deny"), not a.Choice.
 func (r *Runner) HandleApproval(ctx context.Context, a Approval) {
 	ctx, span := r.span(ctx, "approval", "", nil)
 	defer span.End()
 	ctx = r.traced(ctx, "")
-	r.eng.PreApprovalRequest(ctx, a)
+	if choice, ok := r.hookApproval(ctx, a); ok {
+		if a.Choice != "" && a.Choice != choice {
+			r.note("the person was not asked (a hook answered %s); the transcript's choice %s is not used", choice, a.Choice)
+		}
+		a.Choice = choice
+	}
 	r.eng.PostApprovalResponse(ctx, a)
 }
 

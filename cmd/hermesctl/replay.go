@@ -112,6 +112,9 @@ func printTimeline(w io.Writer, tl gateway.Timeline, home string) {
 		for _, h := range e.Hooks {
 			name := strings.TrimPrefix(h.Name, home+string(filepath.Separator))
 			line := fmt.Sprintf("       %s\t%s\t%s\t%.2f ms", h.Source, printable(name), h.Status, float64(h.Duration.Microseconds())/1000)
+			if h.StatusMessage != "" {
+				line += "\t[" + printable(h.StatusMessage) + "]"
+			}
 			if h.Result != nil {
 				line += "\t" + printable(truncate(compactJSON(h.Result), 100))
 			}
