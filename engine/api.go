@@ -58,7 +58,9 @@ func (e *Engine) DecideTool(ctx context.Context, call ToolCall) ToolDecision {
 		d.Approved = true
 	case hookspec.Ask:
 		call.Args = d.Args
-		d.Approved, d.Block = e.ask(ctx, ApprovalRequest{Call: call, Message: dec.Message, Hook: d.Hook}, rep.decider().Source)
+		actx, end := e.startAsk(ctx, d.Hook)
+		d.Approved, d.Block = e.ask(actx, ApprovalRequest{Call: call, Message: dec.Message, Hook: d.Hook}, rep.decider().Source)
+		end(d.Block)
 	}
 	return d
 }
@@ -114,12 +116,24 @@ func (e *Engine) ask(ctx context.Context, req ApprovalRequest, source string) (b
 
 // PostToolCall fires post_tool_call with call.Result and call.DurationMS, and returns the
 // context hooks give the model about the result ("" if none; only hooks written for Claude
-// Code give one: its PostToolUse feedback). RunTool appends it to the result.
+// Code give one: its PostToolUse feedback). RunTool appends it to the result, and also
+// applies a replaced result (Claude Code's updatedToolOutput; see PostToolResult).
 func (e *Engine) PostToolCall(ctx context.Context, call ToolCall) string {
+	c, _ := e.PostToolResult(ctx, call)
+	return c
+}
+
+// PostToolResult fires post_tool_call like PostToolCall and also returns the result the
+// model should see instead of call.Result when a hook replaced it (nil when none did).
+func (e *Engine) PostToolResult(ctx context.Context, call ToolCall) (context string, output *string) {
 	if set := e.with(PostToolCall); set != nil {
-		return invokeTool(e, ctx, set, PostToolCall, call, Report.Context)
+		d := invokeTool(e, ctx, set, PostToolCall, call, func(r Report) hookspec.Decision { return r.Decision })
+		if d.Kind == hookspec.Context {
+			context = d.Text
+		}
+		return context, d.Output
 	}
-	return ""
+	return "", nil
 }
 
 // TransformToolResult fires transform_tool_result and returns the result the model should
@@ -150,27 +164,10 @@ func (e *Engine) TransformTerminalOutput(ctx context.Context, out TerminalOutput
 
 // PreLLMCall fires pre_llm_call and returns the context to append to the user message for
 // this turn only ("" if none). Do not store it in the conversation history. The first turn
-// of a session also gets the context on_session_start's hooks gave, first.
+// of a session also gets the context on_session_start's hooks gave, first. A hook's block
+// of the prompt is not in what it returns: hosts that honour blocks call DecideTurn.
 func (e *Engine) PreLLMCall(ctx context.Context, turn LLMTurn) string {
-	set := e.set.Load()
-	if set.closed { // a closed engine adds nothing, not even what a session's start left
-		return ""
-	}
-	start := e.starts.take(turn.SessionID)
-	if len(set.callbacks(PreLLMCall)) == 0 {
-		return start
-	}
-	sc := getScratch()
-	sc.turn = turnArgs{turn: turn}
-	c := e.invoke(ctx, set, PreLLMCall, &sc.turn, false, sc).Context()
-	putScratch(sc)
-	if start == "" {
-		return c
-	}
-	if c == "" {
-		return start
-	}
-	return start + "\n\n" + c
+	return e.DecideTurn(ctx, turn).Context
 }
 
 // PostLLMCall fires post_llm_call (an observer) with turn.AssistantResponse.
@@ -237,11 +234,6 @@ func (e *Engine) OnSessionReset(ctx context.Context, s Session) {
 // SubagentStop fires subagent_stop (an observer).
 func (e *Engine) SubagentStop(ctx context.Context, s Subagent) {
 	e.observe(ctx, SubagentStop, s.Kwargs)
-}
-
-// PreApprovalRequest fires pre_approval_request (an observer); a.Choice is not sent.
-func (e *Engine) PreApprovalRequest(ctx context.Context, a Approval) {
-	e.observe(ctx, PreApprovalRequest, func() map[string]any { return a.Kwargs(false) })
 }
 
 // PostApprovalResponse fires post_approval_response (an observer) with a.Choice.

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/manifest"
 	"github.com/hermes-hooks/hermes/internal/suggest"
 	"github.com/hermes-hooks/hermes/store"
@@ -19,7 +20,7 @@ import (
 type Warning = manifest.Warning
 
 // configKeys are the top-level keys of config.yaml the engine interprets.
-var configKeys = []string{"hooks", "claude_tools", "store", "hooks_auto_accept", "hooks_consent", "gateway_hooks", "plugins", "webhooks", "policy"}
+var configKeys = []string{"hooks", "claude_tools", "store", "hooks_auto_accept", "hooks_consent", "gateway_hooks", "plugins", "webhooks", "policy", "max_verify_nudges"}
 
 // config is what the engine reads from <home>/config.yaml. The file may hold other
 // settings of the host; only these keys are interpreted, and another key that looks like a
@@ -36,6 +37,8 @@ type config struct {
 	webhooks        *yaml.Node // outbound webhooks, parsed by package webhook
 	policy          *yaml.Node // policy: (read from the managed home only, managed.go)
 	policyLine      int
+	maxNudges       *int     // max_verify_nudges; nil: the default
+	claudePlugins   []string // plugins.claude: Claude Code plugin bundles whose hooks load (claudeplugins.go)
 }
 
 // storeConfig is the store: section: the backend, or why the section cannot be used (then
@@ -91,8 +94,18 @@ func loadConfig(home string) (*config, []Warning, error) {
 			cfg.autoAccept, _ = manifest.Any(file, v, k.Value)
 		case "hooks_consent":
 			cfg.consentMode, _ = manifest.Any(file, v, k.Value)
+		case "max_verify_nudges":
+			n, w := parseNudges(file, v)
+			cfg.maxNudges, warns = n, append(warns, w...)
 		case "gateway_hooks", "plugins":
-			list, w, err := disabledList(file, k.Value, v)
+			var extra []string
+			if k.Value == "plugins" {
+				extra = []string{"claude"} // plugins.claude: Claude Code plugin bundles (claudeplugins.go)
+			}
+			list, fields, w, err := disabledList(file, k.Value, v, extra...)
+			if err == nil && fields["claude"] != nil {
+				cfg.claudePlugins, err = manifest.StringList(file, fields["claude"], "plugins.claude")
+			}
 			if err != nil {
 				return nil, nil, err
 			}
@@ -155,21 +168,22 @@ func parseStore(file string, n *yaml.Node) (storeConfig, []Warning) {
 	return c, warns
 }
 
-// disabledList reads a section of the form `<key>: {disabled: [name, ...]}`.
-func disabledList(file, key string, n *yaml.Node) ([]string, []Warning, error) {
+// disabledList reads a section of the form `<key>: {disabled: [name, ...]}`, which may
+// also hold the keys extra (returned in fields).
+func disabledList(file, key string, n *yaml.Node, extra ...string) ([]string, map[string]*yaml.Node, []Warning, error) {
 	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
-		return nil, nil, nil
+		return nil, nil, nil, nil
 	}
 	if n.Kind != yaml.MappingNode {
-		return nil, nil, manifest.Errorf(file, n, "%s must be a mapping (e.g. %s: {disabled: [name]})", key, key)
+		return nil, nil, nil, manifest.Errorf(file, n, "%s must be a mapping (e.g. %s: {disabled: [name]})", key, key)
 	}
-	fields, warns := manifest.Fields(file, n, []string{"disabled"})
+	fields, warns := manifest.Fields(file, n, append([]string{"disabled"}, extra...))
 	d, ok := fields["disabled"]
 	if !ok {
-		return nil, warns, nil
+		return nil, fields, warns, nil
 	}
 	list, err := manifest.StringList(file, d, key+".disabled")
-	return list, warns, err
+	return list, fields, warns, err
 }
 
 // DisabledGatewayHooks reads gateway_hooks.disabled from config.yaml now (the gateway
@@ -181,4 +195,19 @@ func (e *Engine) DisabledGatewayHooks() ([]string, error) {
 		return nil, err
 	}
 	return cfg.disabledGateway, nil
+}
+
+// maxMaxVerifyNudges bounds max_verify_nudges: a hook keeps an agent going at most this
+// many times per user turn, whatever config.yaml says.
+const maxMaxVerifyNudges = 100
+
+// parseNudges reads max_verify_nudges: a whole number from 0 (pre_verify's hooks never keep
+// the agent going) to maxMaxVerifyNudges. Anything else is a warning and the default.
+func parseNudges(file string, n *yaml.Node) (*int, []Warning) {
+	var v int
+	if n.Kind != yaml.ScalarNode || n.Tag != "!!int" || n.Decode(&v) != nil || v < 0 || v > maxMaxVerifyNudges {
+		return nil, []Warning{{File: file, Line: n.Line, Msg: fmt.Sprintf(
+			"max_verify_nudges must be a whole number from 0 to %d, got %q; using the default (%d)", maxMaxVerifyNudges, n.Value, hookspec.DefaultMaxVerifyNudges)}}
+	}
+	return &v, nil
 }

@@ -57,4 +57,12 @@
 //
 // When no hook is registered for a name, the typed calls return at once without
 // allocating.
+//
+// # Tracing
+//
+// With Options.TracerProvider, each call that runs hooks is an OpenTelemetry span ("fire
+// <event>") under the span in the call's context, with a child span per hook ("hook
+// <name>") and per store call; a failing hook's span has status Error, a block is an
+// attribute and an event, never an error. The engine never touches the global provider;
+// without one it traces nothing and the hot path is unchanged.
 package engine

@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/hermes-hooks/hermes/internal/reload"
 	"github.com/hermes-hooks/hermes/luabind"
 )
@@ -62,6 +64,11 @@ type Options struct {
 	// ApproveTimeout bounds Approve; 0 means 2 minutes. Past it the call is blocked, even
 	// when Approve ignores its context (it is left to return in the background).
 	ApproveTimeout time.Duration
+	// TracerProvider, when non-nil, makes every hook invocation an OpenTelemetry span, a
+	// child of the span in the call's context, with its store calls as child spans (see
+	// docs/observability.md). nil traces nothing and costs nothing. The engine never uses
+	// or sets the global provider.
+	TracerProvider trace.TracerProvider
 }
 
 // ApprovalRequest is what Options.Approve is asked about.
@@ -90,6 +97,8 @@ type Engine struct {
 	stop    context.Context // cancelled when Close returns: shell hooks still in flight end
 	stopNow context.CancelCauseFunc
 	starts  startContexts // on_session_start's context, until the session's first turn
+	tracer  trace.Tracer  // from Options.TracerProvider; nil: no spans
+	bg      background    // async shell hooks running off the call's path (async.go)
 
 	store   atomic.Pointer[stateStore] // the store config.yaml names now
 	storeMu sync.Mutex
@@ -100,12 +109,13 @@ type Engine struct {
 // config.yaml cannot be read or parsed; broken hooks are skipped with a warning. A home
 // that does not exist yet is an engine without hooks.
 func New(ctx context.Context, opts Options) (*Engine, error) {
-	e := &Engine{opts: opts, home: ResolveHome(opts.Home), logger: opts.Logger}
+	e := &Engine{opts: opts, home: ResolveHome(opts.Home), logger: opts.Logger, tracer: newTracer(opts.TracerProvider)}
 	if e.logger == nil {
 		e.logger = slog.New(slog.DiscardHandler)
 	}
 	e.loadLog = reload.NewLog(e.logger)
 	e.stop, e.stopNow = context.WithCancelCause(context.Background())
+	e.bg.init()
 	set, err := e.load(ctx, nil)
 	if err != nil {
 		return nil, err
@@ -145,7 +155,7 @@ func (e *Engine) load(ctx context.Context, prev *hookSet) (*hookSet, error) {
 		e.useStore(cfg.store)
 	}
 	set := newHookSet()
-	set.warnings, set.policy = warns, mgd.policy
+	set.warnings, set.policy, set.maxNudges = warns, mgd.policy, lowerNudges(cfg, mgd.cfg)
 	done := false
 	defer func() {
 		if !done { // a failed load: close what it started

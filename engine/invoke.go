@@ -44,6 +44,8 @@ type hookSet struct {
 	webhooks         *webhook.Dispatcher // nil without webhooks; closed with the set
 	webhookInfo      []*WebhookInfo
 	webhookEndpoints []*webhook.Endpoint // started or not (Options.DisableWebhooks)
+	// maxNudges is max_verify_nudges of config.yaml; nil: the default.
+	maxNudges *int
 
 	refs      refCount
 	retired   atomic.Bool
@@ -127,6 +129,10 @@ func (e *Engine) invoke(ctx context.Context, set *hookSet, hook string, kw args,
 	}
 	s := e.acquire(set, sc.shard)
 	defer e.release(s, sc.shard)
+	var f *firing // the spans of this firing; nil without a tracer
+	if e.tracer != nil {
+		ctx, f = e.startFiring(ctx, hook, kw)
+	}
 	cbs := s.callbacks(hook)
 	var results []HookResult
 	if pooled {
@@ -134,7 +140,7 @@ func (e *Engine) invoke(ctx context.Context, set *hookSet, hook string, kw args,
 	} else {
 		results = make([]HookResult, 0, len(cbs))
 	}
-	results = runChain(ctx, hook, cbs, kw, results, !pooled)
+	results = runChain(ctx, f, hook, cbs, kw, results, !pooled)
 	if s.closing.Load() && (hook == PreToolCall || hook == PreGatewayDispatch) && anyFailed(results) {
 		// Close ended this call's hooks (interrupted, or waiting for a state): what they
 		// would have answered is unknown, so the guard refuses, as a closed engine does.
@@ -163,6 +169,9 @@ func (e *Engine) invoke(ctx context.Context, set *hookSet, hook string, kw args,
 			e.audit(ctx, rep)
 		}
 	}
+	if f != nil {
+		f.end(rep)
+	}
 	if trace != nil {
 		trace(rep)
 	}
@@ -182,18 +191,18 @@ func anyFailed(results []HookResult) bool {
 // runChain runs cbs in order on kw, appending their results to results. For
 // pre_tool_call, modifications chain (each callback sees the arguments the ones before it
 // left) and the callbacks before the last modification are asked again (recheck). timed:
-// each result carries its duration.
-func runChain(ctx context.Context, hook string, cbs []callback, kw args, results []HookResult, timed bool) []HookResult {
+// each result carries its duration. With f, each call is a span.
+func runChain(ctx context.Context, f *firing, hook string, cbs []callback, kw args, results []HookResult, timed bool) []HookResult {
 	in, lastMod := kw, 0
 	for i, cb := range cbs {
-		r := cb.fire(ctx, hook, in, timed) // untimed, the typed calls keep nothing but the decision: no clock read
+		r := fireHook(ctx, f, hook, cb, in, timed, false) // untimed, the typed calls keep nothing but the decision: no clock read
 		if a := r.Answer; a.Args != nil && hook == PreToolCall && a.Kind != hookspec.Block {
 			in, lastMod = in.withToolArgs(a.Args), i // the callbacks after it see the modified arguments
 		}
 		results = append(results, r)
 	}
 	if lastMod > 0 {
-		recheck(ctx, hook, cbs[:lastMod], results, in, timed)
+		recheck(ctx, f, hook, cbs[:lastMod], results, in, timed)
 	}
 	return results
 }
@@ -205,13 +214,13 @@ func runChain(ctx context.Context, hook string, cbs []callback, kw args, results
 // a second answer changes no arguments: the last modification stands. An approval counts
 // only when it gives the final arguments back unchanged (or none); a question is asked
 // either way.
-func recheck(ctx context.Context, hook string, cbs []callback, results []HookResult, in args, timed bool) {
+func recheck(ctx context.Context, f *firing, hook string, cbs []callback, results []HookResult, in args, timed bool) {
 	final := hookspec.ArgsOrEmpty(toolArgsOf(in))
 	for i, cb := range cbs {
 		if results[i].Answer.Kind == hookspec.Block {
 			continue
 		}
-		r := cb.fire(ctx, hook, in, timed)
+		r := fireHook(ctx, f, hook, cb, in, timed, true)
 		if a := &r.Answer; a.Args != nil && a.Kind != hookspec.Block {
 			if a.Kind == hookspec.Ask || a.Kind == hookspec.Approve && reflect.DeepEqual(hookspec.ArgsOrEmpty(a.Args), final) {
 				a.Args = nil

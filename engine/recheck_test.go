@@ -129,7 +129,7 @@ func checkChain(t *testing.T, cbs []*fakeCallback, command string) {
 		chain[i] = c
 	}
 	call := ToolCall{Name: "terminal", Args: map[string]any{"command": command}}
-	results := runChain(context.Background(), PreToolCall, chain, &toolArgs{call: call}, nil, false)
+	results := runChain(context.Background(), nil, PreToolCall, chain, &toolArgs{call: call}, nil, false)
 	d := hookspec.Merge(PreToolCall, results)
 	names := make([]string, len(cbs))
 	for i, c := range cbs {

@@ -21,8 +21,8 @@ type ToolRun struct {
 // tool: pre_tool_call (DecideTool: a block ends it, with {"error": message} as the result;
 // the tool runs with the arguments hooks modified), run,
 // transform_terminal_output (for the "terminal" tool, whose result is JSON with an "output"
-// string), post_tool_call (the context it gives is appended to the result, after a blank
-// line) and transform_tool_result. call.DurationMS is measured around run
+// string), post_tool_call, post_tool_failure when run failed (the context they give is
+// appended to the result, after a blank line) and transform_tool_result. call.DurationMS is measured around run
 // when 0. Use WithTrace to see every firing.
 func (e *Engine) RunTool(ctx context.Context, call ToolCall, run func(context.Context, ToolCall) (string, error)) ToolRun {
 	d := e.DecideTool(ctx, call)
@@ -42,8 +42,17 @@ func (e *Engine) RunTool(ctx context.Context, call ToolCall, run func(context.Co
 		result = e.terminalResult(ctx, call, result)
 	}
 	call.Result = result
-	if c := e.PostToolCall(ctx, call); c != "" {
-		call.Result = result + "\n\n" + c
+	feedback, output := e.PostToolResult(ctx, call)
+	if output != nil { // a hook replaced what the model sees (Claude Code's updatedToolOutput)
+		result, call.Result = *output, *output
+	}
+	if err != nil {
+		f := ToolFailure{Call: call, Error: err.Error(), Interrupted: ctx.Err() != nil}
+		f.Call.Result = ""
+		feedback = joinContext(feedback, e.PostToolFailure(ctx, f))
+	}
+	if feedback != "" {
+		call.Result = result + "\n\n" + feedback
 	}
 	return ToolRun{Result: e.TransformToolResult(ctx, call), Args: d.Args, Modified: d.Modified, Approved: d.Approved, Err: err}
 }
@@ -77,4 +86,15 @@ func (e *Engine) terminalResult(ctx context.Context, call ToolCall, result strin
 func errorResult(msg string) string {
 	b, _ := json.Marshal(map[string]string{"error": msg})
 	return string(b)
+}
+
+// joinContext joins two contexts with a blank line, either may be "".
+func joinContext(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "\n\n" + b
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/hermes-hooks/hermes/consent"
@@ -28,6 +29,11 @@ type ShellHookInfo struct {
 	Layer string `json:"layer"`
 	// Refused says why the managed policy refuses the hook ("" = it does not).
 	Refused string `json:"refused,omitempty"`
+	// WorkDir is the directory a hook written for another agent runs in (its project);
+	// "" for the host's working directory.
+	WorkDir string `json:"work_dir,omitempty"`
+	If      string `json:"if,omitempty"`    // its if condition, in Claude Code's permission-rule syntax
+	Async   bool   `json:"async,omitempty"` // it runs in the background; its answer is ignored
 
 	// Registered reports whether this engine fires the hook.
 	Registered bool `json:"registered"`
@@ -52,17 +58,18 @@ type shellKey struct {
 	instances               int
 	script                  string // SHA-256 of a persistent hook's script
 	dialect, tools          string // a Claude Code hook's dialect and tool table
+	dialected               string // the settings of a hook written for another agent
 	layer                   string
 	http                    string // a type: http hook's target, headers and limits
 }
 
 func keyOf(h *shell.Hook, tools *shell.ToolTable) shellKey {
-	k := shellKey{h.Event, h.Matcher, h.Command, h.Timeout, h.FailClosed, h.Persistent, h.Instances, "", h.Dialect, "", "", ""}
+	k := shellKey{h.Event, h.Matcher, h.Command, h.Timeout, h.FailClosed, h.Persistent, h.Instances, "", h.Dialect, "", "", "", ""}
 	if h.HTTP != nil {
 		k.http = fmt.Sprintf("%v", *h.HTTP)
 	}
 	if h.Dialect != "" {
-		k.tools = tools.String()
+		k.tools, k.dialected = tools.String(), h.Dialected.Key()
 	}
 	if h.Persistent {
 		if r, err := command.Resolve(h.Command, ""); err == nil && r.ScriptFile != "" {
@@ -96,8 +103,8 @@ func (e *Engine) loadShellHooks(ctx context.Context, cfg *config, prev *hookSet,
 		return nil, nil
 	}
 	tools, toolWarns := shell.ParseToolTable(cfg.file, cfg.claudeTools)
-	hooks, shellWarns := shell.ParseHooksWith(cfg.file, cfg.hooks, hookNames, tools)
-	var warns []Warning
+	node, warns := e.shellHooksNode(cfg)
+	hooks, shellWarns := shell.ParseHooksWith(cfg.file, node, hookNames, tools)
 	for _, w := range append(toolWarns, shellWarns...) {
 		warns = append(warns, Warning{File: w.File, Line: w.Line, Msg: w.Msg})
 	}
@@ -133,12 +140,13 @@ func (e *Engine) loadShellHooks(ctx context.Context, cfg *config, prev *hookSet,
 		info := &ShellHookInfo{
 			Event: h.Event, Matcher: h.Matcher, Command: h.Command, Timeout: h.Timeout.Seconds(),
 			FailClosed: h.FailClosed, Dialect: h.Dialect, Type: h.Type, Line: h.Line, hook: h,
-			File: cfg.file, Layer: layer,
+			File: cfg.file, Layer: layer, WorkDir: h.WorkDir(), If: h.If, Async: h.Async || h.AsyncRewake,
 		}
 		if layer == LayerUser {
 			info.Refused = policy.refuses(h.Type, h.Command)
 		}
-		target := consent.Target{Event: h.Event, Command: h.Command, Shell: h.Dialect == shell.DialectClaude && h.Type == "", URL: h.Type == shell.TypeHTTP}
+		target := consent.Target{Event: h.Event, Command: h.Command, Shell: h.Dialect != "" && h.Type == "" && len(h.Args) == 0,
+			URL: h.Type == shell.TypeHTTP, Dir: info.WorkDir}
 		switch {
 		case info.Refused != "":
 			info.ApprovedBy = ""
@@ -161,7 +169,7 @@ func (e *Engine) loadShellHooks(ctx context.Context, cfg *config, prev *hookSet,
 			info.hook, l.cb = old.hook, old.cb
 		} else if info.Registered {
 			l.cb = &shellCallback{hook: h, logger: e.logger, metrics: e.opts.Metrics.forHook(SourceShell, metricName(h), h.Event), stop: e.stop,
-				allowedURLs: policy.allowedURLs()}
+				allowedURLs: policy.allowedURLs(), bg: &e.bg, rewake: func(sid, text string) { e.starts.put(sid, text, e.logger) }}
 		}
 		info.cb = l.cb
 		out = append(out, l)
@@ -178,18 +186,26 @@ type shellCallback struct {
 	warns   warnLimiter
 	// allowedURLs are the managed policy's allowed_http_urls for a type: http hook.
 	allowedURLs []string
+	bg          *background                  // where async hooks run
+	rewake      func(sessionID, text string) // an asyncRewake hook's exit 2: its stderr for the session's next turn
 }
 
 func (c *shellCallback) stats() *hookMetrics { return c.metrics }
 
 func (c *shellCallback) fire(ctx context.Context, hook string, kw args, _ bool) HookResult { // it always times itself
+	if c.hook.Async || c.hook.AsyncRewake {
+		return c.fireAsync(ctx, hook, kw)
+	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	defer context.AfterFunc(c.stop, func() { cancel(context.Cause(c.stop)) })()
 	res := c.hook.Run(ctx, kw.Map(), shell.RunOptions{Logger: c.logger, AllowedURLs: c.allowedURLs})
 	r := HookResult{
 		Source: SourceShell, Name: metricName(c.hook), Status: res.Status, Result: res.Parsed, Answer: res.Answer,
-		Err: res.Err, Duration: res.Duration, Wait: res.Wait,
+		Err: res.Err, Duration: res.Duration, Wait: res.Wait, StatusMessage: c.hook.StatusMessage,
+	}
+	if hook == PreLLMCall && c.hook.Dialect == "" && res.Status == StatusOK && r.Answer.Kind == hookspec.None {
+		r.Answer = promptBlock(res.Parsed)
 	}
 	// Output that does nothing where it surely meant something is an error, as from a Lua
 	// hook, even when an exit code 2 or fail_closed has already made it a block.
@@ -228,6 +244,20 @@ func joinErrs(a, b string) string {
 		return b
 	}
 	return a + "; " + b
+}
+
+// promptBlock is a shell hook's block of a prompt (pre_llm_call's {"action": "block"},
+// SPEC §4.5), which the seed's wire protocol (shell.ParseOutput) does not read: the engine
+// honours it as it does a Lua plugin's. Any other answer is None.
+func promptBlock(parsed any) hookspec.Answer {
+	a := hookspec.Normalise(PreLLMCall, parsed)
+	if a.Kind != hookspec.Block {
+		return hookspec.Answer{}
+	}
+	if strings.TrimSpace(a.Message) == "" {
+		a.Message = shell.DefaultBlockMessage
+	}
+	return a
 }
 
 // metricName is a shell hook's name in metrics: its command, or its URL without secrets.

@@ -133,9 +133,9 @@ func (e *Engine) hookStore(source, dir, name string) luabind.Store {
 	v := store.NewView(e.currentBackend, StoreNamespace(source, filepath.Base(dir)))
 	m := e.opts.Metrics
 	if m == nil {
-		return v
+		return e.traceStore(v)
 	}
-	return &meteredStore{v: v, m: m, source: source, name: name}
+	return e.traceStore(&meteredStore{v: v, m: m, source: source, name: name})
 }
 
 // meteredStore counts a view's calls, errors and latency per hook and operation.

@@ -20,6 +20,13 @@
 // with the hook name, file and line, and reported in the HookResult; none reaches the
 // caller of Emit.
 //
+// # Tracing
+//
+// The gateway traces with the engine's TracerProvider (engine.Options.TracerProvider; nil:
+// nothing). A handler called by EmitSync is a span under the caller's; one handling an event
+// queued by EmitContext runs later, in a trace of its own linked to the span of that call.
+// The runner adds spans for each message, turn (invoke_agent) and tool call (execute_tool).
+//
 // # Runner
 //
 // Runner is the reference gateway described in the docs: for each inbound message it fires

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/reload"
@@ -36,6 +38,7 @@ type Gateway struct {
 	opts   Options
 	logger *slog.Logger
 
+	tracer  trace.Tracer // the engine's (engine.Options.TracerProvider); nil: no spans
 	routes  atomic.Pointer[routes]
 	loadLog *reload.Log // what loads report, once per change
 	drops   sync.Map    // hook name -> *atomic.Int64: events dropped, across reloads
@@ -67,7 +70,7 @@ func New(ctx context.Context, eng *engine.Engine, opts Options) (*Gateway, error
 	if opts.QueueSize <= 0 {
 		opts.QueueSize = 1024
 	}
-	g := &Gateway{eng: eng, home: eng.Home(), opts: opts, logger: opts.Logger}
+	g := &Gateway{eng: eng, home: eng.Home(), opts: opts, logger: opts.Logger, tracer: newTracer(eng)}
 	if g.logger == nil {
 		g.logger = slog.New(slog.DiscardHandler)
 	}
@@ -239,6 +242,7 @@ func (r *routes) matching(event string) []*hook {
 type job struct {
 	event string
 	data  map[string]any
+	emit  *trace.SpanContext // the span of the Emit that queued it; nil when none (a pointer: every queue holds 1024 jobs)
 }
 
 type worker struct {
@@ -256,24 +260,43 @@ const dropWarnEvery = 10 * time.Second
 // after Close every event is dropped and counted (reason "closed"). Events reach a given
 // hook in the order they were emitted.
 func (g *Gateway) Emit(event string, data map[string]any) {
+	g.EmitContext(context.Background(), event, data)
+}
+
+// EmitContext is Emit from a call traced in ctx: when the engine traces, each hook's span
+// for the event links to ctx's span (a link, not a parent: the hook runs later).
+func (g *Gateway) EmitContext(ctx context.Context, event string, data map[string]any) {
+	var emit *trace.SpanContext
+	if g.tracer != nil {
+		if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
+			emit = &sc
+		}
+	}
 	g.eng.NotifyWebhooks(event, data)
 	g.mu.RLock()
 	defer g.mu.RUnlock()
 	for _, h := range g.routes.Load().matching(event) {
 		if g.closed {
 			g.drop(h, event, engine.DropClosed)
+			dropped(ctx, emit, h.info.Name, event, engine.DropClosed)
 			continue
 		}
 		select {
-		case h.worker.queue <- job{event, data}:
+		case h.worker.queue <- job{event, data, emit}:
 		default:
 			g.drop(h, event, engine.DropQueueFull)
+			dropped(ctx, emit, h.info.Name, event, engine.DropQueueFull)
 		}
 	}
 }
 
 // EmitEvent is Emit for a typed event.
 func (g *Gateway) EmitEvent(ev Event) { g.Emit(ev.EventName(), ev.Context()) }
+
+// EmitEventContext is EmitContext for a typed event.
+func (g *Gateway) EmitEventContext(ctx context.Context, ev Event) {
+	g.EmitContext(ctx, ev.EventName(), ev.Context())
+}
 
 // EmitEventSync is EmitSync for a typed event.
 func (g *Gateway) EmitEventSync(ctx context.Context, ev Event) []engine.HookResult {
@@ -308,7 +331,7 @@ func (g *Gateway) run(h *hook, after <-chan struct{}) {
 			g.drop(h, j.event, engine.DropClosed)
 			continue
 		}
-		g.call(g.base, h, j.event, j.data)
+		g.call(g.base, h, j.event, j.data, j.emit)
 	}
 	h.Close()
 }
@@ -329,7 +352,7 @@ func (g *Gateway) EmitSync(ctx context.Context, event string, data map[string]an
 	g.mu.RUnlock()
 	results := make([]engine.HookResult, 0, len(hooks))
 	for _, h := range hooks {
-		results = append(results, g.call(ctx, h, event, data))
+		results = append(results, g.call(ctx, h, event, data, nil))
 	}
 	return results
 }
@@ -345,11 +368,18 @@ func (g *Gateway) EmitCollect(ctx context.Context, event string, data map[string
 	return out
 }
 
-// call runs one handler; failures are logged and reported, never returned.
-func (g *Gateway) call(ctx context.Context, h *hook, event string, data map[string]any) engine.HookResult {
+// call runs one handler; failures are logged and reported, never returned. A queued event
+// (emit not nil) runs in a span of its own trace linked to emit; a synchronous one, in a
+// child of ctx's span.
+func (g *Gateway) call(ctx context.Context, h *hook, event string, data map[string]any, emit *trace.SpanContext) (r engine.HookResult) {
+	if g.tracer != nil {
+		var span trace.Span
+		ctx, span = g.startSpan(ctx, h.info.Name, event, data, emit)
+		defer func() { endSpan(span, r) }()
+	}
 	start := time.Now()
 	v, err := h.Call(ctx, event, data)
-	r := engine.HookResult{Source: engine.SourceGateway, Name: h.info.Name, Status: engine.StatusOK, Result: v, Duration: time.Since(start)}
+	r = engine.HookResult{Source: engine.SourceGateway, Name: h.info.Name, Status: engine.StatusOK, Result: v, Duration: time.Since(start)}
 	if err != nil {
 		r = hookspec.Failed(engine.SourceGateway, h.info.Name, engine.StatusOf(err), err.Error(), r.Duration)
 		g.logger.Warn("gateway hook failed", "hook", h.info.Name, "event", event, "status", string(r.Status), "error", r.Err)

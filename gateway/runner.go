@@ -7,6 +7,9 @@ import (
 	"slices"
 	"sync"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/hookspec"
 )
@@ -88,6 +91,8 @@ type Runner struct {
 	agent Agent
 	opts  RunnerOptions
 
+	tracer trace.Tracer // the engine's; nil: no spans
+
 	mu       sync.Mutex
 	sessions map[string]*session // by session key
 	nextID   int
@@ -106,7 +111,7 @@ func NewRunner(eng *engine.Engine, gw *Gateway, agent Agent, opts RunnerOptions)
 	if opts.Model == "" {
 		opts.Model = "unknown"
 	}
-	return &Runner{eng: eng, gw: gw, agent: agent, opts: opts, sessions: map[string]*session{}, history: map[string][]Message{}}
+	return &Runner{eng: eng, gw: gw, agent: agent, opts: opts, tracer: newTracer(eng), sessions: map[string]*session{}, history: map[string][]Message{}}
 }
 
 // HostFuncs returns the functions a runner offers to Lua hooks through the hermes module:
@@ -133,6 +138,8 @@ func firstString(args []any) (string, bool) {
 
 // Startup emits gateway:startup.
 func (r *Runner) Startup(ctx context.Context, platforms []string) {
+	ctx, span := r.span(ctx, "startup", "", nil)
+	defer span.End()
 	r.emit(ctx, StartupEvent{Platforms: platforms})
 }
 
@@ -159,6 +166,8 @@ func (r *Runner) traced(ctx context.Context, callID string) context.Context {
 // HandleMessage runs one inbound message through the whole lifecycle and returns the
 // response delivered to the user ("" when the message was skipped).
 func (r *Runner) HandleMessage(ctx context.Context, in Inbound) (string, error) {
+	ctx, span := r.span(ctx, "message", in.Platform, nil)
+	defer span.End()
 	ctx = r.traced(ctx, "")
 	r.flow("message in from %s on %s: %q", in.UserID, in.Platform, in.Text)
 	text := in.Text
@@ -183,17 +192,32 @@ func (r *Runner) HandleMessage(ctx context.Context, in Inbound) (string, error) 
 	return r.turn(ctx, s, in, text)
 }
 
-// turn runs the agent loop for one message.
+// turn runs the agent loop for one message: pre_llm_call (a block ends the turn with its
+// message instead of a model turn), the steps, and pre_verify when the agent is about to
+// stop (a hook's continue gives its reason to the agent as the next user turn, at most
+// max_verify_nudges times).
 func (r *Runner) turn(ctx context.Context, s *session, in Inbound, text string) (string, error) {
+	ctx, span := r.span(ctx, "invoke_agent", "", func() []attribute.KeyValue {
+		return []attribute.KeyValue{attrOperation.String("invoke_agent"), engine.AttrConversationID.String(s.id)}
+	})
+	defer span.End()
 	r.emit(ctx, AgentStartEvent{Platform: s.platform, UserID: s.userID, SessionID: s.id, Message: text})
 	history := r.historyOf(s.id)
 	llm := engine.LLMTurn{SessionID: s.id, UserMessage: text, ConversationHistory: messagesAny(history),
 		IsFirstTurn: len(history) == 0, Model: r.opts.Model, Platform: s.platform, SenderID: in.UserID}
-	req := StepRequest{SessionID: s.id, Platform: s.platform, UserMessage: text, Context: r.eng.PreLLMCall(ctx, llm), History: history}
+	end := engine.SessionResult{Session: engine.Session{SessionID: s.id, Model: r.opts.Model, Platform: s.platform}}
+	decided := r.eng.DecideTurn(ctx, llm)
+	if blk := decided.Block; blk != nil {
+		r.note("prompt blocked by %s: %s", blk.Hook, blk.Message)
+		r.flow("reply out to %s (the prompt was not sent): %q", s.userID, blk.Message)
+		r.eng.OnSessionEnd(ctx, end)
+		return blk.Message, nil
+	}
+	req := StepRequest{SessionID: s.id, Platform: s.platform, UserMessage: text, Context: decided.Context, History: history}
 	if req.Context != "" {
 		r.note("context injected for this turn (%d bytes), not stored in history", len(req.Context))
 	}
-	end := engine.SessionResult{Session: engine.Session{SessionID: s.id, Model: r.opts.Model, Platform: s.platform}}
+	nudges := 0
 	for {
 		step, err := r.agent.Step(ctx, req)
 		if err != nil {
@@ -211,6 +235,12 @@ func (r *Runner) turn(ctx context.Context, s *session, in Inbound, text string) 
 			if !step.Final {
 				continue
 			}
+		}
+		if reason, ok := r.verify(ctx, s, text, step.Response, end.Model, nudges); ok {
+			nudges++
+			req.UserMessage, req.ToolResults = reason, nil
+			req.Iteration++
+			continue
 		}
 		response := r.eng.TransformLLMOutput(ctx, engine.LLMOutput{ResponseText: step.Response, SessionID: s.id, Model: end.Model, Platform: s.platform})
 		llm.AssistantResponse, llm.Model = response, end.Model
@@ -232,7 +262,9 @@ func (r *Runner) runTools(ctx context.Context, s *session, calls []engine.ToolCa
 		call.SessionID, call.TaskID = s.id, s.id
 		args, _ := json.Marshal(call.Args)
 		r.flow("tool call %s: %s %s", call.ToolCallID, call.Name, args)
-		run := r.eng.RunTool(r.traced(ctx, call.ToolCallID), call, r.agent.RunTool)
+		tctx, span := r.toolSpan(ctx, s, call)
+		run := r.eng.RunTool(r.traced(tctx, call.ToolCallID), call, r.agent.RunTool)
+		endToolSpan(span, run.Block != nil)
 		if blk := run.Block; blk != nil {
 			r.note("tool call %s (%s) blocked by %s: %s", call.ToolCallID, call.Name, blk.Hook, blk.Message)
 		}
@@ -250,6 +282,8 @@ func (r *Runner) runTools(ctx context.Context, s *session, calls []engine.ToolCa
 // start a new one: on_session_finalize (old id) -> session:end -> session:reset ->
 // on_session_reset (new id).
 func (r *Runner) HandleCommand(ctx context.Context, c Command) {
+	ctx, span := r.span(ctx, "command", "", func() []attribute.KeyValue { return []attribute.KeyValue{attrCommand.String(c.Name)} })
+	defer span.End()
 	ctx = r.traced(ctx, "")
 	r.emit(ctx, CommandEvent{Platform: c.Platform, UserID: c.UserID, Command: c.Name, Args: c.Args})
 	if c.Name != "new" && c.Name != "reset" {
@@ -270,10 +304,19 @@ func (r *Runner) HandleCommand(ctx context.Context, c Command) {
 	r.eng.OnSessionReset(ctx, engine.Session{SessionID: s.id, Platform: c.Platform})
 }
 
-// HandleApproval fires pre_approval_request and post_approval_response.
+// HandleApproval fires pre_approval_request and post_approval_response. When a hook
+// answers the request, the person is not asked: the hook's answer is the choice ("once",
+// "always" when it asks to remember, or "deny"), not a.Choice.
 func (r *Runner) HandleApproval(ctx context.Context, a Approval) {
+	ctx, span := r.span(ctx, "approval", "", nil)
+	defer span.End()
 	ctx = r.traced(ctx, "")
-	r.eng.PreApprovalRequest(ctx, a)
+	if choice, ok := r.hookApproval(ctx, a); ok {
+		if a.Choice != "" && a.Choice != choice {
+			r.note("the person was not asked (a hook answered %s); the transcript's choice %s is not used", choice, a.Choice)
+		}
+		a.Choice = choice
+	}
 	r.eng.PostApprovalResponse(ctx, a)
 }
 
@@ -282,6 +325,8 @@ func (r *Runner) HandleSubagent(ctx context.Context, s Subagent) {
 	r.mu.Lock()
 	s.ParentSessionID = r.lastID
 	r.mu.Unlock()
+	ctx, span := r.span(ctx, "subagent", "", nil)
+	defer span.End()
 	r.eng.SubagentStop(r.traced(ctx, ""), s)
 }
 
@@ -294,6 +339,8 @@ func (r *Runner) Shutdown(ctx context.Context) error {
 	}
 	r.mu.Unlock()
 	slices.SortFunc(live, func(a, b *session) int { return compareIDs(a.id, b.id) })
+	ctx, span := r.span(ctx, "shutdown", "", nil)
+	defer span.End()
 	ctx = r.traced(ctx, "")
 	for _, s := range live {
 		r.eng.OnSessionFinalize(ctx, engine.Session{SessionID: s.id, Platform: s.platform})

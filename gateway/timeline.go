@@ -67,7 +67,7 @@ func (r *Runner) emit(ctx context.Context, ev Event) {
 		return
 	}
 	if !r.opts.Sync {
-		r.gw.EmitEvent(ev)
+		r.gw.EmitEventContext(ctx, ev)
 		return
 	}
 	rs := r.gw.EmitEventSync(ctx, ev)
@@ -144,6 +144,10 @@ func Replay(ctx context.Context, r *Runner, agent *TranscriptAgent) error {
 				PatternKeys: l.PatternKeys, SessionKey: r.lastSessionKey(), Surface: "gateway", Choice: l.Choice})
 		case "subagent":
 			r.HandleSubagent(ctx, Subagent{Role: l.Role, Summary: l.Summary, Status: l.Status, DurationMS: l.DurationMS})
+		case "compact":
+			r.HandleCompact(ctx, Compaction{Trigger: l.Trigger, Instructions: l.Instructions, Summary: l.Summary})
+		case "notification":
+			r.HandleNotification(ctx, Notification{Message: l.Text, Title: l.Title, Type: l.NotificationType})
 		case "shutdown":
 			shutdown = true
 			if err := r.Shutdown(ctx); err != nil {
@@ -161,18 +165,23 @@ func Replay(ctx context.Context, r *Runner, agent *TranscriptAgent) error {
 // step being replayed, firing the approval hooks as a gateway would: any choice but "deny"
 // lets the call run; no approval line is no answer, so the call is blocked.
 func (r *Runner) approveFromTranscript(ctx context.Context, agent *TranscriptAgent, req engine.ApprovalRequest) (bool, error) {
-	l, ok := agent.nextApproval()
-	if !ok {
-		return false, fmt.Errorf("the transcript has no approval line after this step to answer it")
-	}
 	command, _ := req.Call.Args["command"].(string)
 	if command == "" {
 		b, _ := json.Marshal(req.Call.Args)
 		command = req.Call.Name + " " + string(b)
 	}
-	a := Approval{Command: command, Description: req.Message, PatternKey: "hook:" + req.Hook, PatternKeys: l.PatternKeys,
-		SessionKey: r.lastSessionKey(), Surface: "gateway", Choice: l.Choice}
-	r.eng.PreApprovalRequest(ctx, a)
+	a := Approval{Command: command, Description: req.Message, PatternKey: "hook:" + req.Hook,
+		SessionKey: r.lastSessionKey(), Surface: "gateway"}
+	if choice, answered := r.hookApproval(ctx, a); answered { // the person is not asked
+		a.Choice = choice
+		r.eng.PostApprovalResponse(ctx, a)
+		return choice != "deny", nil
+	}
+	l, ok := agent.nextApproval()
+	if !ok {
+		return false, fmt.Errorf("the transcript has no approval line after this step to answer it")
+	}
+	a.PatternKeys, a.Choice = l.PatternKeys, l.Choice
 	r.eng.PostApprovalResponse(ctx, a)
 	r.note("%s asked about %s (%s); the person chose %s", req.Hook, req.Call.ToolCallID, req.Message, l.Choice)
 	return l.Choice != "deny", nil
@@ -219,12 +228,15 @@ func ReplayReader(ctx context.Context, name string, rd io.Reader, opts engine.Op
 	if gwOpts.Logger == nil {
 		gwOpts.Logger = opts.Logger
 	}
-	eng, err := engine.New(ctx, opts)
+	lctx, load := loadSpan(ctx, opts.TracerProvider)
+	eng, err := engine.New(lctx, opts)
 	if err != nil {
+		load.End()
 		return Timeline{}, err
 	}
 	defer eng.Close(ctx)
-	gw, err := New(ctx, eng, gwOpts)
+	gw, err := New(lctx, eng, gwOpts)
+	load.End()
 	if err != nil {
 		return Timeline{}, err
 	}

@@ -17,7 +17,7 @@ import (
 
 // Line is one line of a transcript: one object with a "type".
 type Line struct {
-	Type string `json:"type"` // startup, message, llm, command, approval, subagent, prompt_reply, shutdown
+	Type string `json:"type"` // startup, message, llm, command, approval, subagent, compact, notification, prompt_reply, shutdown
 
 	Platforms []string `json:"platforms,omitempty"` // startup
 
@@ -26,7 +26,7 @@ type Line struct {
 	ChatID    string `json:"chat_id,omitempty"`
 	ChatType  string `json:"chat_type,omitempty"`
 	MessageID string `json:"message_id,omitempty"`
-	Text      string `json:"text,omitempty"` // message, prompt_reply
+	Text      string `json:"text,omitempty"` // message, prompt_reply, notification
 	Internal  bool   `json:"internal,omitempty"`
 	Name      string `json:"name,omitempty"` // command
 	Args      string `json:"args,omitempty"`
@@ -41,10 +41,16 @@ type Line struct {
 	PatternKeys []string `json:"pattern_keys,omitempty"`
 	Choice      string   `json:"choice,omitempty"`
 
-	Role       string `json:"role,omitempty"` // subagent
-	Summary    string `json:"summary,omitempty"`
+	Role       string `json:"role,omitempty"`    // subagent
+	Summary    string `json:"summary,omitempty"` // subagent, compact
 	Status     string `json:"status,omitempty"`
 	DurationMS int64  `json:"duration_ms,omitempty"`
+
+	Trigger      string `json:"trigger,omitempty"` // compact: "manual" or "auto"
+	Instructions string `json:"instructions,omitempty"`
+
+	Title            string `json:"title,omitempty"` // notification
+	NotificationType string `json:"notification_type,omitempty"`
 
 	N int `json:"-"` // line number in the file
 }
@@ -56,9 +62,11 @@ type TranscriptCall struct {
 	Args       map[string]any `json:"args"`
 	Result     string         `json:"result"`
 	DurationMS int64          `json:"duration_ms"`
+	// Error: the call failed with this error (post_tool_failure fires); Result is unused.
+	Error string `json:"error,omitempty"`
 }
 
-var lineTypes = []string{"startup", "message", "llm", "command", "approval", "subagent", "prompt_reply", "shutdown"}
+var lineTypes = []string{"startup", "message", "llm", "command", "approval", "subagent", "compact", "notification", "prompt_reply", "shutdown"}
 
 // maxTranscriptLine bounds one transcript line.
 const maxTranscriptLine = 4 << 20
@@ -181,6 +189,9 @@ func (a *TranscriptAgent) RunTool(_ context.Context, call engine.ToolCall) (stri
 	c, ok := a.calls[call.ToolCallID]
 	if !ok {
 		return "", fmt.Errorf("transcript has no tool call %q", call.ToolCallID)
+	}
+	if c.Error != "" {
+		return "", errors.New(c.Error)
 	}
 	return c.Result, nil
 }

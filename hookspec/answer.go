@@ -7,16 +7,18 @@ type Kind int
 
 // Kinds of answers and decisions.
 const (
-	None    Kind = iota // nothing: the hook lets things be
-	Block               // pre_tool_call: veto the tool call (Message says why)
-	Context             // pre_llm_call: add Text to this turn's user message
-	Replace             // a transform: use Text instead of the value
-	Allow               // pre_gateway_dispatch: dispatch the message as it is (ends the scan)
-	Skip                // pre_gateway_dispatch: drop the message (Message is the reason)
-	Rewrite             // pre_gateway_dispatch: dispatch Text instead
-	Modify              // pre_tool_call: run the tool with Args instead
-	Approve             // pre_tool_call: the call is explicitly allowed (with Args, if any)
-	Ask                 // pre_tool_call: a person must decide (Message says why)
+	None     Kind = iota // nothing: the hook lets things be
+	Block                // pre_tool_call: veto the tool call; pre_llm_call: the prompt is not sent (Message says why)
+	Context              // pre_llm_call: add Text to this turn's user message
+	Replace              // a transform: use Text instead of the value
+	Allow                // pre_gateway_dispatch: dispatch the message as it is (ends the scan); pre_approval_request: approved (with Args, if any)
+	Skip                 // pre_gateway_dispatch: drop the message (Message is the reason)
+	Rewrite              // pre_gateway_dispatch: dispatch Text instead
+	Modify               // pre_tool_call: run the tool with Args instead
+	Approve              // pre_tool_call: the call is explicitly allowed (with Args, if any)
+	Ask                  // pre_tool_call: a person must decide (Message says why)
+	Continue             // pre_verify: do not stop; Message (the reason) is the next user turn
+	Deny                 // pre_approval_request: the approval is refused (Message says why); Allow grants it
 )
 
 // Answer is one hook's answer to one call, read from whichever accepted shape it came in.
@@ -24,7 +26,13 @@ type Answer struct {
 	Kind    Kind
 	Message string         // Block: why ("" = the default message of its source); Skip: the reason; Ask: the question
 	Text    string         // Context, Replace, Rewrite
-	Args    map[string]any // Modify (always), Approve and Ask (when they also change them): the tool's new arguments
+	Args    map[string]any // Modify (always), Approve, Ask and Allow (when they also change them): the tool's new arguments
+	// Remember (pre_approval_request's Allow and Deny): the host should record the answer
+	// as a rule, so the same request is not asked again.
+	Remember bool
+	// Output (post_tool_call, from hooks written for Claude Code: updatedToolOutput) is the
+	// tool result the model sees instead of the tool's; nil for none. It comes with any Kind.
+	Output *string
 }
 
 // Normalise reads one hook's answer to event: a Lua callback's return value converted to
@@ -44,7 +52,15 @@ type Answer struct {
 //     updatedInput alone = modify; decision "approve" approves updatedInput as allow does).
 //     An approve (or allow) whose args (updatedInput) are not a table is None: the call is
 //     not approved with arguments other than the ones it meant.
-//   - pre_llm_call: a non-blank string, or {context=<non-blank string>}.
+//   - pre_llm_call: a non-blank string, or {context=<non-blank string>}; {action="block",
+//     message=...} (the prompt is not sent; the message is shown instead).
+//   - pre_verify: {action="continue", reason=...}, or Claude Code's {decision="block",
+//     reason=...}: the agent does not stop, the reason is its next user turn.
+//   - pre_compact: a non-blank string, or {context=<non-blank string>}: instructions for the
+//     summary.
+//   - pre_approval_request: {action="allow", args=?, remember=?} or {action="deny",
+//     message=?, remember=?}: the hook answers the approval itself. An allow whose args are
+//     not a table is None.
 //   - transform_tool_result: a string (even ""), or {result=<string>}.
 //   - transform_terminal_output: a string (even ""), or {output=<string>}.
 //   - transform_llm_output: a non-empty string, or {response_text=<non-empty string>}.
@@ -60,9 +76,20 @@ func Normalise(event string, v any) Answer {
 	case PreToolCall:
 		return toolAnswer(v)
 	case PreLLMCall:
+		if obj, ok := v.(map[string]any); ok && obj["action"] == "block" {
+			return blockFrom(obj, "message", "reason")
+		}
 		if s, ok := stringOr(v, "context"); ok && strings.TrimSpace(s) != "" {
 			return Answer{Kind: Context, Text: s}
 		}
+	case PreCompact:
+		if s, ok := stringOr(v, "context"); ok && strings.TrimSpace(s) != "" {
+			return Answer{Kind: Context, Text: s}
+		}
+	case PreVerify:
+		return verifyAnswer(v)
+	case PreApprovalRequest:
+		return approvalAnswer(v)
 	case TransformToolResult:
 		if s, ok := stringOr(v, "result"); ok {
 			return Answer{Kind: Replace, Text: s}
@@ -179,6 +206,46 @@ func dispatchAnswer(v any) Answer {
 		return Answer{Kind: Allow}
 	case "allow":
 		return Answer{Kind: Allow}
+	}
+	return Answer{}
+}
+
+// DefaultContinueReason is the reason of a pre_verify continue that gave none.
+const DefaultContinueReason = "A hook asked to keep going before stopping."
+
+// verifyAnswer reads a pre_verify answer: {action="continue", reason=...}, or Claude Code's
+// {decision="block", reason=...}; a continue without a usable reason gets the default one.
+func verifyAnswer(v any) Answer {
+	obj, ok := v.(map[string]any)
+	if !ok || obj["action"] != "continue" && (obj["action"] != nil || obj["decision"] != "block") {
+		return Answer{}
+	}
+	for _, k := range []string{"reason", "message"} {
+		if s, ok := obj[k].(string); ok && strings.TrimSpace(s) != "" {
+			return Answer{Kind: Continue, Message: s}
+		}
+	}
+	return Answer{Kind: Continue, Message: DefaultContinueReason}
+}
+
+// approvalAnswer reads a pre_approval_request answer: {action="allow", args=?, remember=?}
+// or {action="deny", message=?, remember=?}.
+func approvalAnswer(v any) Answer {
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return Answer{}
+	}
+	remember := obj["remember"] == true
+	switch obj["action"] {
+	case "allow":
+		args, isTable := obj["args"].(map[string]any)
+		if !isTable && obj["args"] != nil {
+			return Answer{} // not the arguments it meant: allow nothing
+		}
+		return Answer{Kind: Allow, Args: args, Remember: remember}
+	case "deny":
+		a := blockFrom(obj, "message", "reason")
+		return Answer{Kind: Deny, Message: a.Message, Remember: remember}
 	}
 	return Answer{}
 }

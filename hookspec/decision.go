@@ -12,6 +12,12 @@ type Decision struct {
 	// Args, for pre_tool_call, are the tool's arguments as the hooks changed them (modify,
 	// and approve or ask with args, chained in order: the last one wins); nil when unchanged.
 	Args map[string]any
+	// Remember, for pre_approval_request: the hook that answered asked the host to record
+	// its answer as a rule.
+	Remember bool
+	// Output, for post_tool_call: the result the model sees instead of the tool's (the
+	// first hook's that gave one); nil when unchanged.
+	Output *string
 }
 
 // Merge combines the answers of every hook of one call, in invocation order, by the rules
@@ -23,14 +29,25 @@ type Decision struct {
 //     blank line, in order.
 //   - the transforms: the first Replace wins.
 //   - pre_gateway_dispatch: the first Skip, Rewrite or Allow decides.
+//   - pre_llm_call: the first Block decides over every Context (the prompt is not sent).
+//   - pre_verify: the first Continue decides.
+//   - pre_approval_request: the first Deny decides, else the first Allow (with its Args and
+//     Remember).
+//   - pre_compact and post_tool_failure: every Context, joined, as pre_llm_call's.
 //   - observers: None.
 func Merge(event string, rs []Result) Decision {
 	if event == PreToolCall {
 		return mergeTool(rs)
 	}
+	if d, ok := mergeStrongest(event, rs); ok {
+		return d
+	}
 	d := Decision{By: -1}
 	for i := range rs {
 		a := &rs[i].Answer
+		if a.Output != nil && d.Output == nil && event == PostToolCall {
+			d.Output = a.Output
+		}
 		switch {
 		case a.Kind == None:
 		case a.Kind == Context && takesContext(event):
@@ -40,6 +57,7 @@ func Merge(event string, rs []Result) Decision {
 			d.From = append(d.From, i)
 		case d.Kind == None && accepts(event, a.Kind):
 			d.Kind, d.Message, d.Text, d.By = a.Kind, a.Message, a.Text, i
+			d.Args, d.Remember = a.Args, a.Remember
 			if a.Kind == Block && strings.TrimSpace(a.Message) == "" {
 				d.Message = DefaultBlockMessage(rs[i].Source)
 			}
@@ -101,7 +119,33 @@ func mergeTool(rs []Result) Decision {
 // result). Only pre_llm_call's Normalise reads context; the other two get it from hooks
 // written for Claude Code.
 func takesContext(event string) bool {
-	return event == PreLLMCall || event == OnSessionStart || event == PostToolCall
+	switch event {
+	case PreLLMCall, OnSessionStart, PostToolCall, PostToolFailure, PreCompact:
+		return true
+	}
+	return false
+}
+
+// strongest is, per event, the kind that decides over every other answer of the call.
+var strongest = map[string]Kind{PreLLMCall: Block, PreApprovalRequest: Deny}
+
+// mergeStrongest is the decision of the first answer of the strongest kind of event, if
+// there is one: a blocked prompt, a denied approval.
+func mergeStrongest(event string, rs []Result) (Decision, bool) {
+	k, ok := strongest[event]
+	if !ok {
+		return Decision{}, false
+	}
+	for i := range rs {
+		if a := rs[i].Answer; a.Kind == k {
+			d := Decision{Kind: k, Message: a.Message, By: i, Remember: a.Remember}
+			if strings.TrimSpace(d.Message) == "" {
+				d.Message = DefaultBlockMessage(rs[i].Source)
+			}
+			return d, true
+		}
+	}
+	return Decision{}, false
 }
 
 // accepts reports whether an answer of kind decides event.
@@ -113,6 +157,10 @@ func accepts(event string, kind Kind) bool {
 		return kind == Replace
 	case PreGatewayDispatch:
 		return kind == Allow || kind == Skip || kind == Rewrite
+	case PreVerify:
+		return kind == Continue
+	case PreApprovalRequest:
+		return kind == Allow
 	}
 	return false
 }
@@ -128,9 +176,19 @@ func DefaultBlockMessage(source string) string {
 
 // Outcome is the decision in its wire shape: {"action":"block","message":…},
 // {"action":"ask","message":…,"args":…?}, {"action":"approve","args":…?},
-// {"action":"modify","args":…},
-// {"context":…}, {"text":…}, the dispatch action object, or nil when nothing changes.
+// {"action":"modify","args":…}, {"action":"continue","reason":…} (pre_verify),
+// {"action":"allow","args":…?,"remember":true?} / {"action":"deny","message":…,"remember":true?}
+// (pre_approval_request),
+// {"context":…}, {"text":…}, the dispatch action object, {"result":…,"context":…?}
+// (post_tool_call's replaced result), or nil when nothing changes.
 func (d Decision) Outcome() any {
+	if d.Output != nil { // post_tool_call: {"result": ..., "context": ...?}
+		o := map[string]any{"result": *d.Output}
+		if d.Kind == Context {
+			o["context"] = d.Text
+		}
+		return o
+	}
 	switch d.Kind {
 	case Block:
 		return map[string]any{"action": "block", "message": d.Message}
@@ -149,9 +207,20 @@ func (d Decision) Outcome() any {
 	case Rewrite:
 		return map[string]any{"action": "rewrite", "text": d.Text}
 	case Allow:
-		return map[string]any{"action": "allow"}
+		return remembered(withArgs(map[string]any{"action": "allow"}, d.Args), d.Remember)
+	case Deny:
+		return remembered(map[string]any{"action": "deny", "message": d.Message}, d.Remember)
+	case Continue:
+		return map[string]any{"action": "continue", "reason": d.Message}
 	}
 	return nil
+}
+
+func remembered(m map[string]any, remember bool) map[string]any {
+	if remember {
+		m["remember"] = true
+	}
+	return m
 }
 
 func withArgs(m map[string]any, args map[string]any) map[string]any {

@@ -73,7 +73,7 @@ func TestMerge(t *testing.T) {
 
 func TestNames(t *testing.T) {
 	t.Parallel()
-	if len(Names()) != 17 || !IsHook(PreToolCall) || IsHook("agent:start") {
+	if len(Names()) != 22 || !IsHook(PreToolCall) || IsHook("agent:start") {
 		t.Errorf("Names() = %v", Names())
 	}
 	Names()[0] = "changed"
@@ -139,7 +139,7 @@ func TestProblem(t *testing.T) {
 		{PreLLMCall, map[string]any{"ctx": "x"}, "does nothing for pre_llm_call"},
 		{PreLLMCall, map[string]any{"contxt": "x"}, `(did you mean "context" instead of "contxt"?)`},
 		{PreLLMCall, map[string]any{"context": "  "}, ""},
-		{PreLLMCall, 5, "expected a string, or {context=\"...\"}"},
+		{PreLLMCall, 5, "expected a string, {context=\"...\"}, or {action=\"block\""},
 		{TransformToolResult, map[string]any{"text": "x"}, "does nothing for transform_tool_result"},
 		{TransformLLMOutput, "", ""},
 		{PostToolCall, "anything", ""},

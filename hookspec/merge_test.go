@@ -150,7 +150,19 @@ func TestMergeOtherHooks(t *testing.T) {
 	}{
 		{PreLLMCall, []Answer{{}, ctx("a"), {}, ctx("b"), ctx("c")}, Decision{Kind: Context, By: 1, From: []int{1, 3, 4}, Text: "a\n\nb\n\nc"}},
 		{PreLLMCall, []Answer{ctx(" a ")}, Decision{Kind: Context, By: 0, From: []int{0}, Text: " a "}},
-		{PreLLMCall, []Answer{{}, rep("x"), {Kind: Block, Message: "m"}}, Decision{By: -1}},
+		{PreLLMCall, []Answer{{}, rep("x")}, Decision{By: -1}},
+		// A prompt block decides over every context, wherever it comes.
+		{PreLLMCall, []Answer{ctx("a"), {Kind: Block, Message: "m"}, {Kind: Block, Message: "n"}}, Decision{Kind: Block, By: 1, Message: "m"}},
+		{PreLLMCall, []Answer{{Kind: Block}}, Decision{Kind: Block, By: 0, Message: "Blocked by plugin hook."}},
+		{PreVerify, []Answer{{}, {Kind: Continue, Message: "tests fail"}, {Kind: Continue, Message: "lint"}}, Decision{Kind: Continue, By: 1, Message: "tests fail"}},
+		{PreVerify, []Answer{ctx("c"), {Kind: Block}}, Decision{By: -1}},
+		{PreCompact, []Answer{ctx("keep names"), ctx("keep paths")}, Decision{Kind: Context, By: 0, From: []int{0, 1}, Text: "keep names\n\nkeep paths"}},
+		{PostToolFailure, []Answer{ctx("retry with -v")}, Decision{Kind: Context, By: 0, From: []int{0}, Text: "retry with -v"}},
+		// A deny decides over every allow; the first allow gives its args and remember.
+		{PreApprovalRequest, []Answer{{Kind: Allow, Remember: true}, {Kind: Deny, Message: "no"}}, Decision{Kind: Deny, By: 1, Message: "no"}},
+		{PreApprovalRequest, []Answer{{}, {Kind: Allow, Args: map[string]any{"command": "ls"}, Remember: true}, {Kind: Allow}}, Decision{Kind: Allow, By: 1, Args: map[string]any{"command": "ls"}, Remember: true}},
+		{PreApprovalRequest, []Answer{{Kind: Deny, Remember: true}}, Decision{Kind: Deny, By: 0, Message: "Blocked by plugin hook.", Remember: true}},
+		{OnNotification, []Answer{ctx("x"), {Kind: Continue}}, Decision{By: -1}},
 		// Hooks written for Claude Code add context to these two.
 		{OnSessionStart, []Answer{ctx("s1"), ctx("s2")}, Decision{Kind: Context, By: 0, From: []int{0, 1}, Text: "s1\n\ns2"}},
 		{PostToolCall, []Answer{{}, ctx("feedback")}, Decision{Kind: Context, By: 1, From: []int{1}, Text: "feedback"}},
@@ -200,6 +212,10 @@ func TestOutcome(t *testing.T) {
 		{Decision{Kind: Skip, Message: "r"}, tbl{"action": "skip", "reason": "r"}},
 		{Decision{Kind: Rewrite, Text: "t"}, tbl{"action": "rewrite", "text": "t"}},
 		{Decision{Kind: Allow}, tbl{"action": "allow"}},
+		{Decision{Kind: Allow, Args: n1, Remember: true}, tbl{"action": "allow", "args": n1, "remember": true}},
+		{Decision{Kind: Deny, Message: "no"}, tbl{"action": "deny", "message": "no"}},
+		{Decision{Kind: Deny, Message: "no", Remember: true}, tbl{"action": "deny", "message": "no", "remember": true}},
+		{Decision{Kind: Continue, Message: "run the tests"}, tbl{"action": "continue", "reason": "run the tests"}},
 	}
 	for _, tt := range tests {
 		if diff := cmp.Diff(tt.want, tt.d.Outcome()); diff != "" {

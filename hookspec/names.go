@@ -21,6 +21,13 @@ const (
 	PreGatewayDispatch      = "pre_gateway_dispatch"
 	PreApprovalRequest      = "pre_approval_request"
 	PostApprovalResponse    = "post_approval_response"
+
+	// The lifecycle points other agents' hooks need (SPEC §4.5).
+	PreVerify       = "pre_verify"        // the agent is about to stop: a hook may keep it going
+	PostToolFailure = "post_tool_failure" // a tool call failed
+	PreCompact      = "pre_compact"       // the host is about to summarise the history
+	PostCompact     = "post_compact"      // the host summarised the history
+	OnNotification  = "on_notification"   // the agent wants the user's attention
 )
 
 // names lists every hook in the documented order.
@@ -29,6 +36,7 @@ var names = []string{
 	PreLLMCall, PostLLMCall, TransformLLMOutput, PreAPIRequest, PostAPIRequest,
 	OnSessionStart, OnSessionEnd, OnSessionFinalize, OnSessionReset, SubagentStop,
 	PreGatewayDispatch, PreApprovalRequest, PostApprovalResponse,
+	PreVerify, PostToolFailure, PreCompact, PostCompact, OnNotification,
 }
 
 // Names returns the name of every plugin hook, in the documented order.

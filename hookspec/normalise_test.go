@@ -181,6 +181,35 @@ func TestNormalise(t *testing.T) {
 			{"a number", int64(1), Answer{}},
 			{"nil", nil, Answer{}},
 		},
+		PreVerify: {
+			{"continue with a reason", tbl{"action": "continue", "reason": "run the tests"}, Answer{Kind: Continue, Message: "run the tests"}},
+			{"continue without a reason keeps going all the same", tbl{"action": "continue"}, Answer{Kind: Continue, Message: DefaultContinueReason}},
+			{"continue with a blank reason", tbl{"action": "continue", "reason": " "}, Answer{Kind: Continue, Message: DefaultContinueReason}},
+			{"Claude Code's block", tbl{"decision": "block", "reason": "tests fail"}, Answer{Kind: Continue, Message: "tests fail"}},
+			{"a canonical action decides over decision", tbl{"action": "stop", "decision": "block"}, Answer{}},
+			{"an unknown action", tbl{"action": "go"}, Answer{}},
+			{"a string", "continue", Answer{}},
+			{"nil", nil, Answer{}},
+		},
+		PreCompact: {
+			{"a string", "keep the test names", Answer{Kind: Context, Text: "keep the test names"}},
+			{"a context", tbl{"context": "c"}, Answer{Kind: Context, Text: "c"}},
+			{"a blank string", " ", Answer{}},
+			{"a number", int64(1), Answer{}},
+			{"nil", nil, Answer{}},
+		},
+		PreApprovalRequest: {
+			{"allow", tbl{"action": "allow"}, Answer{Kind: Allow}},
+			{"allow and remember", tbl{"action": "allow", "remember": true}, Answer{Kind: Allow, Remember: true}},
+			{"allow with args", tbl{"action": "allow", "args": tbl{"command": "ls"}}, Answer{Kind: Allow, Args: tbl{"command": "ls"}}},
+			{"allow with args that are not a table allows nothing", tbl{"action": "allow", "args": "ls"}, Answer{}},
+			{"deny", tbl{"action": "deny", "message": "no"}, Answer{Kind: Deny, Message: "no"}},
+			{"deny without a message", tbl{"action": "deny", "remember": true}, Answer{Kind: Deny, Remember: true}},
+			{"remember must be true", tbl{"action": "deny", "remember": "yes"}, Answer{Kind: Deny}},
+			{"approve is pre_tool_call's", tbl{"action": "approve"}, Answer{}},
+			{"a string", "allow", Answer{}},
+			{"nil", nil, Answer{}},
+		},
 		PreGatewayDispatch: {
 			{"skip", tbl{"action": "skip", "reason": "spam"}, Answer{Kind: Skip, Message: "spam"}},
 			{"skip without reason", tbl{"action": "skip"}, Answer{Kind: Skip}},
@@ -277,8 +306,8 @@ func TestNormaliseEveryHookHasCases(t *testing.T) {
 			reads++
 		}
 	}
-	if reads != 6 {
-		t.Errorf("%d hooks read answers, the docs name 6", reads)
+	if reads != 9 {
+		t.Errorf("%d hooks read answers, the docs name 9", reads)
 	}
 }
 
@@ -306,8 +335,12 @@ func TestProblemMessages(t *testing.T) {
 		{PreToolCall, tbl{"hookSpecificOutput": tbl{"permissionDecision": "allow", "updatedInput": "ls"}}, `answer {"hookSpecificOutput":{"permissionDecision":"allow","updatedInput":"ls"}} does nothing for pre_tool_call: ` + tool},
 		{PreToolCall, tbl{"action": "block", "message": strings.Repeat("x", 100)}, ""},
 		{PreToolCall, tbl{"action": "deny", "message": strings.Repeat("x", 100)}, `answer {"action":"deny","message":"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx... does nothing for pre_tool_call: ` + tool},
-		{PreLLMCall, int64(42), `answer 42 does nothing for pre_llm_call: expected a string, or {context="..."}`},
-		{PreLLMCall, tbl{"contxt": "x"}, `answer {"contxt":"x"} does nothing for pre_llm_call: expected a string, or {context="..."} (did you mean "context" instead of "contxt"?)`},
+		{PreLLMCall, int64(42), `answer 42 does nothing for pre_llm_call: expected a string, {context="..."}, or {action="block", message="..."}`},
+		{PreLLMCall, tbl{"contxt": "x"}, `answer {"contxt":"x"} does nothing for pre_llm_call: expected a string, {context="..."}, or {action="block", message="..."} (did you mean "context" instead of "contxt"?)`},
+		{PreLLMCall, tbl{"action": "blok", "message": "m"}, `answer {"action":"blok","message":"m"} does nothing for pre_llm_call: expected a string, {context="..."}, or {action="block", message="..."} (did you mean action="block"?)`},
+		{PreVerify, tbl{"action": "continu", "reason": "r"}, `answer {"action":"continu","reason":"r"} does nothing for pre_verify: expected {action="continue", reason="..."} (did you mean action="continue"?)`},
+		{PreApprovalRequest, tbl{"action": "approve"}, `answer {"action":"approve"} does nothing for pre_approval_request: expected {action="allow", args={...}?, remember=true?} or {action="deny", message="...", remember=true?}`},
+		{PreCompact, tbl{"contxt": "x"}, `answer {"contxt":"x"} does nothing for pre_compact: expected a string, or {context="..."} (did you mean "context" instead of "contxt"?)`},
 		{TransformToolResult, tbl{"reslt": "x"}, `answer {"reslt":"x"} does nothing for transform_tool_result: expected a string, or {result="..."} (did you mean "result" instead of "reslt"?)`},
 		{TransformTerminalOutput, int64(3), `answer 3 does nothing for transform_terminal_output: expected a string, or {output="..."}`},
 		{TransformLLMOutput, tbl{"respons_text": "x"}, `answer {"respons_text":"x"} does nothing for transform_llm_output: expected a non-empty string, or {response_text="..."} (did you mean "response_text" instead of "respons_text"?)`},

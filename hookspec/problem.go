@@ -11,7 +11,10 @@ import (
 // expected is, per event that reads answers, the shapes it accepts, for messages.
 var expected = map[string]string{
 	PreToolCall:             `{action="block", message="..."}, {action="modify", args={...}}, {action="approve"}, {action="ask", message="..."}, or Claude Code's {decision="block", reason="..."} / {hookSpecificOutput={permissionDecision=...}}`,
-	PreLLMCall:              `a string, or {context="..."}`,
+	PreLLMCall:              `a string, {context="..."}, or {action="block", message="..."}`,
+	PreVerify:               `{action="continue", reason="..."}`,
+	PreCompact:              `a string, or {context="..."}`,
+	PreApprovalRequest:      `{action="allow", args={...}?, remember=true?} or {action="deny", message="...", remember=true?}`,
 	TransformToolResult:     `a string, or {result="..."}`,
 	TransformTerminalOutput: `a string, or {output="..."}`,
 	TransformLLMOutput:      `a non-empty string, or {response_text="..."}`,
@@ -21,7 +24,10 @@ var expected = map[string]string{
 // answerKeys are the keys an answer to event may hold, for did-you-mean.
 var answerKeys = map[string][]string{
 	PreToolCall:             {"action", "message", "decision", "reason", "args", "hookSpecificOutput"},
-	PreLLMCall:              {"context"},
+	PreLLMCall:              {"context", "action", "message"},
+	PreVerify:               {"action", "reason"},
+	PreCompact:              {"context"},
+	PreApprovalRequest:      {"action", "message", "args", "remember"},
 	TransformToolResult:     {"result"},
 	TransformTerminalOutput: {"output"},
 	TransformLLMOutput:      {"response_text"},
@@ -32,6 +38,9 @@ var answerKeys = map[string][]string{
 var actions = map[string][]string{
 	PreToolCall:        {"block", "allow", "approve", "modify", "ask"},
 	PreGatewayDispatch: {"skip", "rewrite", "allow"},
+	PreLLMCall:         {"block"},
+	PreVerify:          {"continue"},
+	PreApprovalRequest: {"allow", "deny"},
 }
 
 // Problem says what is wrong with an answer to event that Normalise reads as nothing, or ""
@@ -75,7 +84,7 @@ func meansNothing(event string, v any) bool {
 				return true
 			}
 		}
-		if c, ok := x["context"].(string); ok && event == PreLLMCall && isBlank(c) {
+		if c, ok := x["context"].(string); ok && (event == PreLLMCall || event == PreCompact) && isBlank(c) && x["action"] == nil {
 			return true
 		}
 		if r, ok := x["response_text"].(string); ok && event == TransformLLMOutput && r == "" {
@@ -84,7 +93,7 @@ func meansNothing(event string, v any) bool {
 	case []any:
 		return len(x) == 0
 	case string:
-		return event == PreLLMCall && isBlank(x) || event == TransformLLMOutput && x == ""
+		return (event == PreLLMCall || event == PreCompact) && isBlank(x) || event == TransformLLMOutput && x == ""
 	case bool:
 		return !x
 	}

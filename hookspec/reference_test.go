@@ -43,9 +43,36 @@ func refNormalise(event string, v any) Answer {
 		if isTable {
 			return refTool(obj)
 		}
-	case PreLLMCall: // a non-blank string, or {context=<non-blank string>}
+	case PreLLMCall: // {action="block", message=...}; a non-blank string, or {context=<non-blank string>}
+		if isTable && obj["action"] == "block" { // the message is message, else reason, else the source's default
+			return Answer{Kind: Block, Message: refUsable(obj["message"], obj["reason"])}
+		}
 		if s, ok := field("context"); ok && !refBlank(s) {
 			return Answer{Kind: Context, Text: s}
+		}
+	case PreCompact: // a non-blank string, or {context=<non-blank string>}
+		if s, ok := field("context"); ok && !refBlank(s) {
+			return Answer{Kind: Context, Text: s}
+		}
+	case PreVerify: // {action="continue", reason=...} or Claude Code's {decision="block", reason=...}
+		if isTable && (obj["action"] == "continue" || obj["action"] == nil && obj["decision"] == "block") {
+			if r := refUsable(obj["reason"], obj["message"]); r != "" {
+				return Answer{Kind: Continue, Message: r}
+			}
+			return Answer{Kind: Continue, Message: DefaultContinueReason}
+		}
+	case PreApprovalRequest: // {action="allow", args=?, remember=?}, {action="deny", message=?, remember=?}
+		if isTable {
+			remember := obj["remember"] == true
+			switch obj["action"] {
+			case "allow": // args that are not a table allow nothing
+				args, ok := refTable(obj["args"])
+				if obj["args"] == nil || ok {
+					return Answer{Kind: Allow, Args: args, Remember: remember}
+				}
+			case "deny":
+				return Answer{Kind: Deny, Message: refUsable(obj["message"], obj["reason"]), Remember: remember}
+			}
 		}
 	case TransformToolResult: // a string (including ""), or {result="..."}
 		if s, ok := field("result"); ok {
@@ -200,7 +227,15 @@ func refMerge(event string, rs []Result) Decision {
 				}
 			}
 		}
-	case PreLLMCall, OnSessionStart, PostToolCall:
+	case PreLLMCall, OnSessionStart, PostToolCall, PostToolFailure, PreCompact:
+		// a prompt block decides over every contribution
+		if i := firstOf(Block); i >= 0 && event == PreLLMCall {
+			d.Kind, d.By, d.Message = Block, i, rs[i].Answer.Message
+			if refBlank(d.Message) {
+				d.Message = DefaultBlockMessage(rs[i].Source)
+			}
+			return d
+		}
 		// every contribution, joined with a blank line, in order (on_session_start and
 		// post_tool_call: the context of hooks written for Claude Code)
 		var parts []string
@@ -222,6 +257,19 @@ func refMerge(event string, rs []Result) Decision {
 			a := rs[i].Answer
 			d.Kind, d.By, d.Message, d.Text = a.Kind, i, a.Message, a.Text
 		}
+	case PreVerify: // the first continue
+		if i := firstOf(Continue); i >= 0 {
+			d.Kind, d.By, d.Message = Continue, i, rs[i].Answer.Message
+		}
+	case PreApprovalRequest: // a deny decides over every allow: the safe side
+		if i := firstOf(Deny); i >= 0 {
+			d.Kind, d.By, d.Message, d.Remember = Deny, i, rs[i].Answer.Message, rs[i].Answer.Remember
+			if refBlank(d.Message) {
+				d.Message = DefaultBlockMessage(rs[i].Source)
+			}
+		} else if i := firstOf(Allow); i >= 0 {
+			d.Kind, d.By, d.Args, d.Remember = Allow, i, rs[i].Answer.Args, rs[i].Answer.Remember
+		}
 	}
 	return d
 }
@@ -239,7 +287,7 @@ func refMeansNothing(event string, v any) bool {
 	case []any:
 		return len(x) == 0
 	case string:
-		return event == PreLLMCall && refBlank(x) || event == TransformLLMOutput && x == ""
+		return (event == PreLLMCall || event == PreCompact) && refBlank(x) || event == TransformLLMOutput && x == ""
 	case map[string]any:
 		if len(x) == 0 {
 			return true
@@ -247,9 +295,9 @@ func refMeansNothing(event string, v any) bool {
 		switch event {
 		case PreToolCall:
 			return x["action"] == "allow" || x["decision"] == "allow"
-		case PreLLMCall:
+		case PreLLMCall, PreCompact:
 			c, ok := x["context"].(string)
-			return ok && refBlank(c)
+			return ok && refBlank(c) && x["action"] == nil
 		case TransformLLMOutput:
 			return x["response_text"] == ""
 		}
@@ -260,7 +308,8 @@ func refMeansNothing(event string, v any) bool {
 // refReadsAnswers: the hooks whose answers are used; every other hook is an observer.
 func refReadsAnswers(event string) bool {
 	switch event {
-	case PreToolCall, PreLLMCall, TransformToolResult, TransformTerminalOutput, TransformLLMOutput, PreGatewayDispatch:
+	case PreToolCall, PreLLMCall, TransformToolResult, TransformTerminalOutput, TransformLLMOutput, PreGatewayDispatch,
+		PreVerify, PreCompact, PreApprovalRequest:
 		return true
 	}
 	return false

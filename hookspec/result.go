@@ -19,9 +19,12 @@ type Result struct {
 	Wait time.Duration
 
 	// Shell hooks only.
-	ExitCode *int
-	Stdout   *string
-	Stderr   *string
+	// StatusMessage is what a hook written for another agent says while it runs
+	// (statusMessage); "" for none.
+	StatusMessage string
+	ExitCode      *int
+	Stdout        *string
+	Stderr        *string
 
 	// Answer is what the merge uses: Result read by Normalise, or a block when a
 	// fail_closed hook failed.
@@ -43,6 +46,7 @@ func (r Result) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		Source     string  `json:"source"`
 		Name       string  `json:"name"`
+		StatusMsg  string  `json:"status_message,omitempty"`
 		Status     Status  `json:"status"`
 		ExitCode   *int    `json:"exit_code,omitempty"`
 		Stdout     *string `json:"stdout,omitempty"`
@@ -52,7 +56,7 @@ func (r Result) MarshalJSON() ([]byte, error) {
 		DurationMS float64 `json:"duration_ms"`
 		WaitMS     float64 `json:"wait_ms,omitempty"`
 		Rechecked  bool    `json:"rechecked,omitempty"`
-	}{r.Source, r.Name, r.Status, r.ExitCode, r.Stdout, r.Stderr, r.Result, errText, DurationMS(r.Duration), DurationMS(r.Wait), r.Rechecked})
+	}{r.Source, r.Name, r.StatusMessage, r.Status, r.ExitCode, r.Stdout, r.Stderr, r.Result, errText, DurationMS(r.Duration), DurationMS(r.Wait), r.Rechecked})
 }
 
 // DurationMS rounds to microseconds, enough for people and stable for tests.

@@ -13,6 +13,8 @@ func SampleKwargs(hook, cwd string) map[string]any {
 	session := Session{SessionID: "test-session", Model: "gpt-4", Platform: "cli"}
 	approval := Approval{Command: "rm -rf /tmp/x", Description: "recursive delete", PatternKey: "rm_rf",
 		PatternKeys: []string{"rm_rf"}, SessionKey: "test-session", Surface: "cli", Choice: "deny"}
+	compaction := Compaction{SessionID: "test-session", Trigger: "manual", Platform: "cli", Summary: "The user asked about the weather; it is sunny.",
+		Messages: []any{map[string]any{"role": "user", "content": "What is the weather?"}, map[string]any{"role": "assistant", "content": "Sunny."}}}
 	switch hook {
 	case PreToolCall:
 		return tool.Kwargs(false)
@@ -43,6 +45,18 @@ func SampleKwargs(hook, cwd string) map[string]any {
 		return approval.Kwargs(false)
 	case PostApprovalResponse:
 		return approval.Kwargs(true)
+	case PreVerify:
+		return Verify{SessionID: "test-session", UserMessage: "What is the weather?", Response: "Sunny.", Model: "gpt-4", Platform: "cli"}.Kwargs()
+	case PostToolFailure:
+		failed := tool
+		failed.Result = ""
+		return ToolFailure{Call: failed, Error: "command failed with exit code 1"}.Kwargs()
+	case PreCompact:
+		return compaction.PreKwargs()
+	case PostCompact:
+		return compaction.PostKwargs()
+	case OnNotification:
+		return Notification{SessionID: "test-session", Message: "The agent is waiting for your input", Type: "idle_prompt", Platform: "cli"}.Kwargs()
 	}
 	return nil
 }

@@ -6,13 +6,14 @@ import (
 	"testing"
 
 	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
+	"github.com/hermes-hooks/hermes/luabind/internal/stdlib"
 )
 
 // baseStates are a stock gopher-lua state and one with our base functions, whose generic
 // for takes ipairs' steps itself.
 func baseStates(t testing.TB) (stock, ours *lua.LState) {
 	stock, ours = lua.NewState(), lua.NewState()
-	installBase(ours)
+	stdlib.InstallBase(ours)
 	t.Cleanup(stock.Close)
 	t.Cleanup(ours.Close)
 	return stock, ours
@@ -22,7 +23,7 @@ func baseStates(t testing.TB) (stock, ours *lua.LState) {
 // (lua.Options.SkipFastPaths).
 func calledState(t testing.TB) *lua.LState {
 	L := lua.NewState(lua.Options{SkipFastPaths: true})
-	installBase(L)
+	stdlib.InstallBase(L)
 	t.Cleanup(L.Close)
 	return L
 }

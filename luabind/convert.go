@@ -3,13 +3,13 @@ package luabind
 import (
 	"context"
 	"fmt"
-	"math"
 	"reflect"
-	"slices"
 	"strings"
 
+	"github.com/hermes-hooks/hermes/luabind/internal/limits"
 	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 	"github.com/hermes-hooks/hermes/luabind/internal/luar"
+	"github.com/hermes-hooks/hermes/luabind/internal/stdlib"
 )
 
 // Func is a Go function callable from Lua. Arguments arrive converted to Go (see toGo);
@@ -73,12 +73,6 @@ func (w TableWriter) List(k string, v []any) {
 	w.t.SetStringField(k, toLua(w.l, v))
 }
 
-// Limits on values converted back from Lua.
-const (
-	maxConvertDepth = 64
-	maxConvertItems = 1 << 20
-)
-
 // toLua converts a Go value to Lua: maps to tables, slices to arrays (1-based), numbers,
 // strings, booleans, nil, Func to a function, Object through gopher-luar. Anything else is
 // converted by reflection when it is a map or slice, or turned into its string form.
@@ -93,17 +87,17 @@ func toLua(L *lua.LState, v any) lua.LValue {
 	case bool:
 		return lua.LBool(x)
 	case int:
-		return boxNumber(float64(x))
+		return stdlib.BoxNumber(float64(x))
 	case int64:
-		return boxNumber(float64(x))
+		return stdlib.BoxNumber(float64(x))
 	case int32:
-		return boxNumber(float64(x))
+		return stdlib.BoxNumber(float64(x))
 	case uint64:
-		return boxNumber(float64(x))
+		return stdlib.BoxNumber(float64(x))
 	case float64:
-		return boxNumber(x)
+		return stdlib.BoxNumber(x)
 	case float32:
-		return boxNumber(float64(x))
+		return stdlib.BoxNumber(float64(x))
 	case Table:
 		t := L.CreateTable(0, x.FieldCount())
 		x.FillLua(TableWriter{l: L, t: t})
@@ -187,7 +181,7 @@ func reflectToLua(L *lua.LState, rv reflect.Value) lua.LValue {
 
 // wrapFunc adapts a Func to gopher-lua, converting arguments and recovering panics. With a
 // guard, the call is marked as waiting while f runs (not while its result is converted).
-func wrapFunc(f Func, g *callGuard) lua.LGFunction {
+func wrapFunc(f Func, g *limits.Guard) lua.LGFunction {
 	return func(L *lua.LState) int {
 		args := make([]any, L.GetTop())
 		for i := range args {
@@ -199,16 +193,16 @@ func wrapFunc(f Func, g *callGuard) lua.LGFunction {
 		}
 		var done func()
 		if g != nil {
-			done = g.wait()
+			done = g.Wait()
 		}
-		res, err := callFunc(hostContext(L), f, args)
+		res, err := callFunc(limits.Context(L), f, args)
 		if done != nil {
 			done()
 		}
 		if err != nil {
 			L.RaiseError("%v", err)
 		}
-		chargeStrings(L, res)
+		limits.ChargeStrings(L, res)
 		L.Push(toLua(L, res))
 		return 1
 	}
@@ -304,127 +298,18 @@ func callFunc(ctx context.Context, f Func, args []any) (res any, err error) {
 	return f(ctx, args)
 }
 
-// toGo converts a Lua value to Go: nil, bool, string, int64 for integral numbers (float64
-// otherwise), []any for tables whose keys are exactly 1..n (or marked with json.array),
-// map[string]any for other tables. json.null becomes nil. Functions, userdata, threads,
-// cycles and values nested deeper than 64 levels are errors naming where they were found.
-func toGo(v lua.LValue) (any, error) {
-	var c converter
-	return c.value(v, nil, 0)
-}
+// toGo converts a Lua value to Go as stdlib.ToGo does; a value that cannot cross is a
+// KindConvert error.
+func toGo(v lua.LValue) (any, error) { return convertError(stdlib.ToGo(v)) }
 
 // toWire is toGo for a value that must have a wire (JSON) form: NaN and the infinities are
 // errors too.
-func toWire(v lua.LValue) (any, error) {
-	c := converter{finite: true}
-	return c.value(v, nil, 0)
-}
+func toWire(v lua.LValue) (any, error) { return convertError(stdlib.ToWire(v)) }
 
-type converter struct {
-	finite bool                         // NaN and the infinities are errors
-	open   [maxConvertDepth]*lua.LTable // open[d]: the table being converted at depth d (cycles)
-	items  int
-}
-
-// The path of a value (jsonPath, "value.a[2]") is only rendered in an error: building it
-// for every value was an allocation per value.
-func (c *converter) value(v lua.LValue, path *jsonPath, depth int) (any, error) {
-	switch x := v.(type) {
-	case *lua.LNilType:
-		return nil, nil
-	case lua.LBool:
-		return bool(x), nil
-	case lua.LString:
-		return string(x), nil
-	case lua.LNumber:
-		if f := float64(x); c.finite && (math.IsNaN(f) || math.IsInf(f, 0)) {
-			return nil, &Error{Kind: KindConvert, Msg: fmt.Sprintf("unsupported value: cannot encode %v as JSON", f)}
-		}
-		return number(float64(x)), nil
-	case *lua.LTable:
-		return c.table(x, path, depth)
-	case *lua.LUserData:
-		if x.Value == nullValue {
-			return nil, nil
-		}
+// convertError turns the library's conversion error into a KindConvert Error.
+func convertError(v any, err error) (any, error) {
+	if ce, ok := err.(*stdlib.ConvertError); ok {
+		return v, &Error{Kind: KindConvert, Msg: ce.Msg}
 	}
-	return nil, &Error{Kind: KindConvert, Msg: fmt.Sprintf("unsupported value of type %s at %s", v.Type(), path.String())}
-}
-
-// number keeps integral values integral.
-func number(f float64) any {
-	if f == math.Trunc(f) && f >= -(1<<53) && f <= 1<<53 {
-		return int64(f)
-	}
-	return f
-}
-
-func (c *converter) table(t *lua.LTable, path *jsonPath, depth int) (any, error) {
-	if depth >= maxConvertDepth {
-		return nil, &Error{Kind: KindConvert, Msg: fmt.Sprintf("table nested deeper than %d levels at %s", maxConvertDepth, path.String())}
-	}
-	if slices.Contains(c.open[:depth], t) {
-		return nil, &Error{Kind: KindConvert, Msg: "table contains itself (a cycle) at " + path.String()}
-	}
-	c.open[depth] = t
-
-	n, isArray := arrayLen(t)
-	if isArray && (n > 0 || isMarkedArray(t)) {
-		out := make([]any, n)
-		for i := 1; i <= n; i++ {
-			v, err := c.item(t.RawGetInt(i), path, "", i, depth)
-			if err != nil {
-				return nil, err
-			}
-			out[i-1] = v
-		}
-		return out, nil
-	}
-	out := make(map[string]any, n)
-	// pairs rather than ForEach: it hands out the keys the table keeps, where ForEach boxes
-	// every string key again and its callback is one more allocation.
-	for k, v := range t.Pairs() {
-		var key string
-		switch kk := k.(type) {
-		case lua.LString:
-			key = string(kk)
-		case lua.LNumber:
-			key = kk.String()
-		default:
-			return nil, &Error{Kind: KindConvert, Msg: fmt.Sprintf("unsupported key of type %s in %s", k.Type(), path.String())}
-		}
-		var err error
-		if out[key], err = c.item(v, path, key, 0, depth); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
-}
-
-// item converts the value at key (an object's) or index (an array's) of the table at path.
-func (c *converter) item(v lua.LValue, path *jsonPath, key string, index int, depth int) (any, error) {
-	c.items++
-	if c.items > maxConvertItems {
-		return nil, &Error{Kind: KindConvert, Msg: fmt.Sprintf("more than %d values to convert", maxConvertItems)}
-	}
-	var here *jsonPath
-	if _, nested := v.(*lua.LTable); nested || !isPlain(v) {
-		here = &jsonPath{parent: path, key: key, index: index}
-	}
-	return c.value(v, here, depth+1)
-}
-
-// arrayLen reports whether t's keys are exactly the integers 1..n, and n (else the number
-// of keys seen until one was not).
-func arrayLen(t *lua.LTable) (int, bool) {
-	count, maxKey := 0, 0
-	for k := range t.Pairs() {
-		num, isNum := k.(lua.LNumber)
-		if !isNum || float64(num) != math.Trunc(float64(num)) || num < 1 {
-			return count, false
-		}
-		count++
-		maxKey = max(maxKey, int(num))
-	}
-	return count, count == maxKey
+	return v, err
 }

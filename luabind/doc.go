@@ -1,5 +1,27 @@
 // Package luabind runs Lua handlers for the hook engine. It is the only package that
-// imports gopher-lua and gopher-luar; everything else sees Go values and *Error.
+// imports the interpreter (internal/lua, our fork of gopher-lua) and gopher-luar's fork;
+// everything else sees Go values and *Error, and no type of the interpreter appears in its
+// API (tests/deps TestNoVMTypeInPublicAPI).
+//
+// # Layout
+//
+// This package is the core: loading and compiling (script.go, load errors in errors.go and
+// hints.go), the pool of states (pool.go), plugins and handlers (plugin.go, handler.go),
+// the sandbox each state is (sandbox.go), the conversions from Go to Lua (convert.go) and
+// the refilled kwargs tables (reuse.go). The rest is under internal/, in layers that import
+// only the layers below them (tests/deps TestLuabindLayers):
+//
+//   - internal/lua: the interpreter, a fork of gopher-lua (PATCHES.md lists every change);
+//   - internal/limits: the call context the interpreter polls, the heap watchdog, size
+//     checks, polling and memory charges of library functions;
+//   - internal/stdlib: our string library and patterns, ipairs, loadstring and load, the
+//     JSON encoder and decoder, and the reading of Lua values as Go;
+//   - internal/modules: the contract of the libraries require returns (module per hook,
+//     instance per state, exports), and one package per module under it: json, re, time,
+//     log, http, io, exec, store, hermes. Modules never import one another nor the core;
+//     the core's fixed table (modules.go) makes each for the hook, gated by permissions;
+//   - internal/hostpath: the host's paths as permissions name them (core, io, exec);
+//   - internal/kwflow: the bytecode analysis that says when a kwargs table may be refilled.
 //
 // # Model
 //
@@ -82,7 +104,7 @@
 // string library build, every closure, coroutine, userdata, and the growth of a thread's
 // stacks is charged to the state's account before it is allocated, and so are what
 // loadstring and load compile (estimated from the source's tokens and functions, before the
-// compiler runs) and the strings http, exec, io and json hand to Lua (memory.go). An integer
+// compiler runs) and the strings http, exec, io and json hand to Lua (internal/limits/memory.go). An integer
 // key far past the end of a table's array goes to its hash part, as in C Lua, so
 // `t[67108863] = 1` costs a few bytes. Go frees nothing explicitly, so the charges include
 // garbage: when they pass the limit, the state measures what it really holds (what its
@@ -132,7 +154,7 @@
 // symbolic links resolved in its longest existing prefix; it must then lie inside an
 // entry, and it is opened through an os.Root opened once, at load, for each entry: the
 // entry's directory, or, for an entry that is a file or does not exist yet, its nearest
-// existing parent directory (fspath.go). So a symbolic link inside an allowed directory
+// existing parent directory (internal/modules/io/roots.go). So a symbolic link inside an allowed directory
 // that leads outside is refused even if it changes after the check, and an allowed
 // directory swapped for a symbolic link after load is not followed: the path now resolves
 // outside and is refused, and a swap between the check and the open opens the file in the

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hermes-hooks/hermes/luabind/internal/limits"
 	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 	"github.com/hermes-hooks/hermes/luabind/internal/lua/parse"
 )
@@ -74,12 +75,6 @@ func (e *Error) Error() string {
 	return e.Msg
 }
 
-// ErrTimeout matches (with errors.Is) every Error of kind KindTimeout.
-var ErrTimeout = errors.New("luabind: timeout")
-
-// Is reports whether target is ErrTimeout and e is a timeout.
-func (e *Error) Is(target error) bool { return target == ErrTimeout && e.Kind == KindTimeout }
-
 // locRE finds "file:line:" prefixes in gopher-lua messages.
 var locRE = regexp.MustCompile(`^(.*?):(\d+):\s*(.*)$`)
 
@@ -136,10 +131,10 @@ func fromCallError(file string, callCtx context.Context, timeoutText string, err
 			}
 		}
 	}
-	var stop *hostStop
+	var stop *limits.HostStop
 	switch {
 	case callCtx != nil && errors.As(callCtx.Err(), &stop):
-		e.Kind, e.Msg = KindCanceled, stop.message()
+		e.Kind, e.Msg = KindCanceled, stop.Message()
 	case callCtx != nil && errors.Is(callCtx.Err(), context.DeadlineExceeded):
 		e.Kind, e.Msg = KindTimeout, timeoutText
 	case callCtx != nil && errors.Is(callCtx.Err(), context.Canceled):
@@ -148,14 +143,11 @@ func fromCallError(file string, callCtx context.Context, timeoutText string, err
 		e.Kind, e.Msg = KindLimit, "call stack overflow (too deep recursion?)"
 	case strings.Contains(e.Msg, "registry overflow"):
 		e.Kind, e.Msg = KindLimit, "Lua stack (registry) limit exceeded"
-	case strings.HasPrefix(e.Msg, limitPrefix):
+	case strings.HasPrefix(e.Msg, limits.Prefix):
 		e.Kind = KindLimit
 	}
 	return e
 }
-
-// limitPrefix starts the message of every limit our own modules enforce.
-const limitPrefix = "limit exceeded: "
 
 // getInfoOK fills dbg with the fields what asks for and reports success.
 func getInfoOK(L *lua.LState, what string, dbg *lua.Debug) bool {

@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/hermes-hooks/hermes/luabind/internal/kwflow"
 	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
+	"github.com/hermes-hooks/hermes/luabind/internal/stdlib"
 )
 
 // fuzzKwargs is what every fuzzed callback receives.
@@ -79,8 +80,8 @@ func checkLuaError(t *testing.T, err error) {
 // checkGoValue fails unless v only holds the types toGo documents.
 func checkGoValue(t *testing.T, v any, depth int) {
 	t.Helper()
-	if depth > maxConvertDepth+1 {
-		t.Fatalf("converted value nested deeper than %d", maxConvertDepth)
+	if depth > stdlib.MaxConvertDepth+1 {
+		t.Fatalf("converted value nested deeper than %d", stdlib.MaxConvertDepth)
 	}
 	switch x := v.(type) {
 	case nil, bool, string, int64:
@@ -335,7 +336,7 @@ func FuzzKwargsReuse(f *testing.F) {
 				defer p.Close()
 				call = func(kw any) (any, error) {
 					v, err := p.Call(context.Background(), 0, kw)
-					if err == nil || !errors.Is(err, ErrTimeout) {
+					if err == nil || !isTimeout(err) {
 						var kept any
 						kept, err = p.Call(context.Background(), 1, nil)
 						v = []any{v, kept, errString(err)}
@@ -346,7 +347,7 @@ func FuzzKwargsReuse(f *testing.F) {
 			var out []any
 			for _, kw := range calls {
 				v, err := call(kw)
-				if errors.Is(err, ErrTimeout) {
+				if isTimeout(err) {
 					return nil // may time out in one run and not the other
 				}
 				if err != nil {

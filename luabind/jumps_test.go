@@ -10,6 +10,7 @@ import (
 	"time"
 
 	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
+	"github.com/hermes-hooks/hermes/luabind/internal/stdlib"
 )
 
 // loopCases are loops whose jump back lands on a jump, which gopher-lua's compiler
@@ -178,7 +179,7 @@ func TestGeneratedLoopsLikeLua51(t *testing.T) {
 	}
 	want := lua51(t, programs)
 	for i, src := range programs {
-		proto, err := compileChunk(strings.NewReader(src), "gen")
+		proto, err := stdlib.CompileChunk(strings.NewReader(src), "gen")
 		if err != nil {
 			t.Fatalf("%s: %v", src, err)
 		}

@@ -178,7 +178,7 @@ func TestModules(t *testing.T) {
 		{`local re = require("re") return re.find_all("a1b22c333", "\\d+")`, []any{"1", "22", "333"}},
 		{`local re = require("re") return pcall(re.match, "x", "(")`, false},
 		{`local t = require("time") local a = t.now() t.sleep(0.01) return t.now() - a >= 0.01`, true},
-		{`return require("hermes").version`, Version},
+		{`return require("hermes").version`, version},
 		{`return pcall(require, "nope")`, false},
 	}
 	for _, tt := range tests {
@@ -230,7 +230,7 @@ at_load = coroutine.create(function() while true do end end)`, Options{Timeout: 
 		}
 		start := time.Now()
 		_, err := p.Call(context.Background(), i, nil)
-		if !errors.Is(err, ErrTimeout) {
+		if !isTimeout(err) {
 			t.Errorf("%s: err = %v, want timeout", name, err)
 		}
 		if d := time.Since(start); d > 2*time.Second {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hermes-hooks/hermes/luabind/internal/stdlib"
 )
 
 func rep(s string, n int) string { return strings.Repeat(s, n) }
@@ -120,7 +122,7 @@ func TestLargeDeepHandlerRefusedQuickly(t *testing.T) {
 			t.Errorf("%s: refused after %v", name, took)
 		}
 	}
-	big := "x = 1\n" + rep(" ", maxSourceSize)
+	big := "x = 1\n" + rep(" ", stdlib.MaxSourceSize)
 	_, err := LoadPlugin(context.Background(), []byte(big), Options{File: "big/handler.lua"})
 	wantErr(t, "too large", err, KindLimit, "big/handler.lua: limit exceeded: source larger than 4 MiB")
 }
@@ -152,7 +154,7 @@ end`, Options{Timeout: time.Minute}) // under -race on a busy machine, thousands
 		t.Errorf("load of deep pieces: %v, %v", got, err)
 	}
 	got, err = p.Call(context.Background(), 1, map[string]any{"piece": rep(" ", 1<<20), "n": 5})
-	if err != nil || got != "pieces: "+sourceTooLarge {
+	if err != nil || got != "pieces: "+stdlib.SourceTooLarge {
 		t.Errorf("load of 5 MiB: %v, %v", got, err)
 	}
 	got, err = p.Call(context.Background(), 1, map[string]any{"piece": "x = 1 ", "n": 3})

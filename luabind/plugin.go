@@ -45,16 +45,10 @@ func LoadPlugin(ctx context.Context, src []byte, opts Options) (*Plugin, error) 
 // the index to pass to Call.
 func (p *Plugin) Registrations() []Registration { return p.regs }
 
-// Call runs callback i with one argument, the kwargs (a map[string]any or a Table), under
-// the plugin's timeout, and returns its first result converted to Go.
-func (p *Plugin) Call(ctx context.Context, i int, kwargs any) (any, error) {
-	v, _, err := p.s.call(ctx, i, []any{kwargs}, false)
-	return v, err
-}
-
-// CallTimed is Call that also says how long the call waited for a free Lua state
-// (Timing.Wait) and, when timed, how long it ran (Timing.Run, which never includes the
-// wait). A timed call reads the clock twice; either reads it twice more when it has to
+// CallTimed runs callback i with one argument, the kwargs (a map[string]any or a Table),
+// under the plugin's timeout, and returns its first result converted to Go. It says how
+// long the call waited for a free Lua state (Timing.Wait) and, when timed, how long it ran
+// (Timing.Run, which never includes the wait). A timed call reads the clock twice; either reads it twice more when it has to
 // wait, and an untimed call that finds a state idle reads it not at all.
 func (p *Plugin) CallTimed(ctx context.Context, i int, kwargs any, timed bool) (any, Timing, error) {
 	return p.s.call(ctx, i, []any{kwargs}, timed)
@@ -83,7 +77,7 @@ func (p *Plugin) register(ctx context.Context, st *state) error {
 	ctxTable.RawSetString("name", lua.LString(p.s.opts.Name))
 	ctxTable.RawSetString("home", lua.LString(p.s.opts.Home))
 	ctxTable.RawSetString("config", toLua(L, p.s.opts.Config))
-	ctxTable.RawSetString("log", openLog(L, st.env))
+	ctxTable.RawSetString("log", st.env.log.Exports())
 	ctxTable.RawSetString("register_hook", L.NewFunction(func(L *lua.LState) int {
 		name := L.CheckString(1)
 		cb := L.CheckFunction(2)

@@ -26,7 +26,7 @@ type pool struct {
 	hints   sync.Pool // slot numbers (int), kept per processor: where to look first
 	create  func(ctx context.Context) (*state, error)
 	waiters atomic.Int32  // acquire calls waiting for a state
-	inIO    atomic.Int32  // calls of the pool now waiting on I/O (ioBegin, ioEnd)
+	inIO    atomic.Int32  // calls of the pool now waiting on I/O (IOBegin, IOEnd)
 	wake    chan struct{} // a state was released or a slot emptied (buffered)
 	done    chan struct{} // closed by close
 	closed  atomic.Bool
@@ -149,14 +149,14 @@ func (p *pool) running() int {
 	return busy - int(p.inIO.Load())
 }
 
-// ioBegin marks a call of the pool as waiting on I/O until ioEnd: a call waiting for a
+// IOBegin marks a call of the pool as waiting on I/O until IOEnd: a call waiting for a
 // state may then take an extra one (tryExtra).
-func (p *pool) ioBegin() {
+func (p *pool) IOBegin() {
 	p.inIO.Add(1)
 	p.signal()
 }
 
-func (p *pool) ioEnd() { p.inIO.Add(-1) }
+func (p *pool) IOEnd() { p.inIO.Add(-1) }
 
 // acquire takes an idle state, creates one in an empty slot, or waits for one.
 func (p *pool) acquire(ctx context.Context) (*state, error) {
@@ -275,3 +275,8 @@ func (p *pool) size() int {
 	}
 	return n
 }
+
+// cacheLinePad keeps what one state writes on every call off the cache lines of objects
+// allocated next to it (another state's): two cores writing one line take turns owning it.
+// It is two lines long because x86 cores prefetch lines in pairs (as limits.Call's).
+type cacheLinePad [128]byte

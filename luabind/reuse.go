@@ -5,6 +5,7 @@ import (
 
 	"github.com/hermes-hooks/hermes/luabind/internal/kwflow"
 	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
+	"github.com/hermes-hooks/hermes/luabind/internal/stdlib"
 )
 
 // Building a Lua table is most of what a short callback costs: gopher-lua gives every new
@@ -100,7 +101,7 @@ func (k *kwTable) setNumber(i int, key string, v lua.LNumber) {
 	if n, ok := old.(lua.LNumber); ok && n == v {
 		return
 	}
-	k.store(i, key, old, boxNumber(float64(v)))
+	k.store(i, key, old, stdlib.BoxNumber(float64(v)))
 }
 
 // setValue is set for any Go value, converted like toLua. Maps in fields the callback only

@@ -6,7 +6,16 @@ import (
 	"fmt"
 	"log/slog"
 
+	iomod "github.com/hermes-hooks/hermes/luabind/internal/modules/io"
+
+	execmod "github.com/hermes-hooks/hermes/luabind/internal/modules/exec"
+
+	logmod "github.com/hermes-hooks/hermes/luabind/internal/modules/log"
+
+	"github.com/hermes-hooks/hermes/luabind/internal/limits"
 	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
+	"github.com/hermes-hooks/hermes/luabind/internal/modules"
+	"github.com/hermes-hooks/hermes/luabind/internal/stdlib"
 )
 
 // hook is what every state of one handler shares. It is read-only after load.
@@ -16,40 +25,43 @@ type hook struct {
 	logger    *slog.Logger
 	perms     Permissions
 	hostFuncs map[string]Func
-	store     Store         // nil: the store module is absent
-	fsRoots   []fsRoot      // permissions.fs entries, resolved and opened once at load (fspath.go)
-	programs  []execProgram // permissions.exec entries, resolved once at load (mod_exec.go)
+	store     Store             // nil: the store module is absent
+	fsRoots   []iomod.Root      // permissions.fs entries, resolved and opened once at load (io.ResolveRoots)
+	programs  []execmod.Program // permissions.exec entries, resolved once at load (exec.ResolvePrograms)
+	modules   []modules.Def     // what require may return (modules.go)
 }
 
 // env is one state's view of its hook, plus the resources of that state: the memory guard
-// of the call in progress, the files it opened, the http client. A state runs one call at
-// a time, so these need no lock, except the guard fields the watchdog reads.
+// of the call in progress and the module instances (the files io opened, the http
+// client). It is the modules' VU (vu.go). A state runs one call at a time, so these need
+// no lock, except the guard fields the watchdog reads.
 type env struct {
 	_ cacheLinePad
 	*hook
-	poll     context.Context // the state's pollContext, for the interpreter and coroutines
-	guard    *callGuard      // the state's, in its callContext
-	coDepth  int             // coroutines being resumed inside one another
-	files    openFiles
-	logs     logBudget // what the call in progress logged (mod_log.go)
-	httpDone func()    // closes the http module's idle connections; nil if never opened
-	json     *jsonValues
-	loaded   *lua.LTable // the modules require has opened, a root of what the state holds
-	_        cacheLinePad
+	L       *lua.LState
+	made    []modules.Instance // per entry of modules: its instance in this state, once made
+	closers []modules.Closer   // the module instances to close with the state
+	poll    context.Context    // the state's limits.PollContext, for the interpreter and coroutines
+	guard   *limits.Guard      // the state's, in its callContext
+	coDepth int                // coroutines being resumed inside one another
+	io      *iomod.Instance    // the io table: the files the call in progress opened
+	log     *logmod.Instance   // the log module, print and ctx.log: what the call logged
+	json    *jsonValues
+	loaded  *lua.LTable // the modules require has opened, a root of what the state holds
+	_       cacheLinePad
 }
 
 // closeCall releases what the call in progress left open, and reports the log records it
 // dropped.
 func (e *env) closeCall() {
-	e.files.closeAll()
-	e.logs.end(e.logger)
+	e.io.EndCall()
+	e.log.EndCall()
 }
 
 // close releases everything the state holds outside Lua.
 func (e *env) close() {
-	e.files.closeAll()
-	if e.httpDone != nil {
-		e.httpDone()
+	for _, c := range e.closers {
+		c.Close()
 	}
 }
 
@@ -75,9 +87,10 @@ func newSandbox(e *env) *lua.LState {
 		RegistryMaxSize:     registryMaxSize,
 		RegistryGrowStep:    registryGrowStep,
 		// `..` is an instruction, not a library function: the interpreter checks its size.
-		MaxStringSize:   maxStringSize,
-		StringSizeError: sizeError("..").Error(),
+		MaxStringSize:   limits.MaxStringSize,
+		StringSizeError: limits.SizeError("..").Error(),
 	})
+	e.L = L
 	for _, lib := range []struct {
 		name string
 		open lua.LGFunction
@@ -97,17 +110,20 @@ func newSandbox(e *env) *lua.LState {
 	for _, name := range []string{"dofile", "loadfile", "module", "_printregs", "_GOPHER_LUA_VERSION"} {
 		g.RawSetString(name, lua.LNil)
 	}
-	g.RawSetString("print", L.NewFunction(basePrint(e)))
+	e.log = e.instanceNamed("log").(*logmod.Instance)
+	g.RawSetString("print", L.NewFunction(e.log.Print()))
 	g.RawSetString("collectgarbage", L.NewFunction(func(L *lua.LState) int {
 		L.Push(lua.LNumber(0))
 		return 1
 	}))
 	restrictOs(L, e)
-	installBase(L)
-	installStringLib(L, e)
+	stdlib.InstallBase(L)
+	stdlib.InstallString(L)
 	limitCoroutines(L, e)
-	installLoad(L, e)
-	installIO(L, e)
+	stdlib.InstallLoad(L)
+	e.io = iomod.Module{Roots: e.fsRoots, FS: e.perms.FS}.NewModuleInstance(e).(*iomod.Instance)
+	e.closers = append(e.closers, e.io)
+	L.SetGlobal("io", e.io.Exports())
 	installRequire(L, e)
 	return L
 }
@@ -138,7 +154,7 @@ func limitCoroutines(L *lua.LState, e *env) {
 	co := L.GetGlobal("coroutine").(*lua.LTable)
 	enter := func(L *lua.LState) func() {
 		if e.coDepth >= maxCoroutines {
-			L.Error(lua.LString(fmt.Sprintf("%scoroutines resumed inside one another more than %d deep", limitPrefix, maxCoroutines)), 0)
+			L.Error(lua.LString(fmt.Sprintf("%scoroutines resumed inside one another more than %d deep", limits.Prefix, maxCoroutines)), 0)
 		}
 		e.coDepth++
 		return func() { e.coDepth-- }

@@ -10,6 +10,10 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	iomod "github.com/hermes-hooks/hermes/luabind/internal/modules/io"
+
+	logmod "github.com/hermes-hooks/hermes/luabind/internal/modules/log"
 )
 
 // logCapture is a slog handler that keeps the messages and counts the bytes written.
@@ -69,9 +73,9 @@ func TestLogFloodIsBounded(t *testing.T) {
 			t.Fatal(err)
 		}
 		msgs, size := capture.take()
-		if len(msgs) != maxLogRecords+1 || size > 2*maxLogBytes {
+		if len(msgs) != logmod.MaxRecords+1 || size > 2*logmod.MaxBytes {
 			t.Errorf("print=%v: %d records, %d bytes; want %d records and at most about %d bytes",
-				printing, len(msgs), size, maxLogRecords+1, maxLogBytes)
+				printing, len(msgs), size, logmod.MaxRecords+1, logmod.MaxBytes)
 		}
 		if want := "log budget exceeded: 999000 records dropped"; len(msgs) == 0 || msgs[len(msgs)-1] != want {
 			t.Errorf("print=%v: last record %q, want %q", printing, msgs[len(msgs)-1:], want)
@@ -92,21 +96,21 @@ func TestLogMessagesAreCut(t *testing.T) {
 		t.Fatal(err)
 	}
 	msgs, _ := capture.take()
-	if len(msgs) != 1 || len(msgs[0]) > maxLogMessage+40 || !strings.HasSuffix(msgs[0], "… [183616 bytes cut]") {
+	if len(msgs) != 1 || len(msgs[0]) > logmod.MaxMessage+40 || !strings.HasSuffix(msgs[0], "… [183616 bytes cut]") {
 		t.Errorf("long message: %d records, the first %d bytes ending %q", len(msgs), len(msgs[0]), msgs[0][max(0, len(msgs[0])-30):])
 	}
 	if _, err := p.Call(context.Background(), 2, map[string]any{"n": 8 << 20}); err != nil {
 		t.Fatal(err)
 	}
 	msgs, _ = capture.take()
-	if len(msgs) != 1 || len(msgs[0]) > maxLogMessage+40 || !strings.HasSuffix(msgs[0], " bytes cut]") {
+	if len(msgs) != 1 || len(msgs[0]) > logmod.MaxMessage+40 || !strings.HasSuffix(msgs[0], " bytes cut]") {
 		t.Errorf("print of 24 MiB: %d records, the first %d bytes", len(msgs), len(msgs[0]))
 	}
 	if _, err := p.Call(context.Background(), 3, nil); err != nil {
 		t.Fatal(err)
 	}
 	msgs, size := capture.take()
-	if len(msgs) != 53 || msgs[52] != "log budget exceeded: 48 records dropped" || size > 2*maxLogBytes {
+	if len(msgs) != 53 || msgs[52] != "log budget exceeded: 48 records dropped" || size > 2*logmod.MaxBytes {
 		t.Errorf("large fields: %d records, %d bytes, last %q", len(msgs), size, msgs[len(msgs)-1])
 	}
 }
@@ -148,7 +152,7 @@ end`, Options{Home: home, Permissions: Permissions{FS: []string{"notes.txt", "lo
 		t.Errorf("inside a directory entry created after load: %v", got)
 	}
 	p.Close()
-	if _, err := openRegular(&p.s.hook.fsRoots[0], "notes.txt", os.O_RDONLY); err != errHookClosed {
-		t.Errorf("open after Close: %v, want %v", err, errHookClosed)
+	if _, err := iomod.OpenRegular(&p.s.hook.fsRoots[0], "notes.txt", os.O_RDONLY); err != iomod.ErrHookClosed {
+		t.Errorf("open after Close: %v, want %v", err, iomod.ErrHookClosed)
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	iomod "github.com/hermes-hooks/hermes/luabind/internal/modules/io"
 )
 
 const openPlugin = `
@@ -62,12 +64,12 @@ func TestIOOpenClearsNonblock(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "f"), []byte("x"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	roots, err := resolveRoots([]string{dir}, "")
+	roots, err := iomod.ResolveRoots([]string{dir}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer closeRoots(roots)
-	f, err := openRegular(&roots[0], "f", os.O_RDWR)
+	defer iomod.CloseRoots(roots)
+	f, err := iomod.OpenRegular(&roots[0], "f", os.O_RDWR)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +101,7 @@ func TestFSFolderSwappedForSymlink(t *testing.T) {
 	_, err := p.Call(context.Background(), 0, map[string]any{"path": filepath.Join(dir, "x"), "mode": "w"})
 	wantErr(t, "after the swap", err, KindRuntime, "is outside permissions.fs", "outside/x")
 	// Swapped between the check and the open: the file is opened in the folder of the load.
-	f, err := openRegular(&p.s.hook.fsRoots[0], "y", os.O_WRONLY|os.O_CREATE)
+	f, err := iomod.OpenRegular(&p.s.hook.fsRoots[0], "y", os.O_WRONLY|os.O_CREATE)
 	if err != nil {
 		t.Fatal(err)
 	}

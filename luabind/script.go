@@ -11,10 +11,16 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hermes-hooks/hermes/luabind/internal/limits"
+	iomod "github.com/hermes-hooks/hermes/luabind/internal/modules/io"
+
+	execmod "github.com/hermes-hooks/hermes/luabind/internal/modules/exec"
+
 	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/luabind/internal/kwflow"
 	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 	"github.com/hermes-hooks/hermes/luabind/internal/lua/parse"
+	"github.com/hermes-hooks/hermes/luabind/internal/stdlib"
 )
 
 // Permissions are the side effects a hook declares in its manifest (hookspec.Permissions).
@@ -62,7 +68,7 @@ type script struct {
 	pool *pool
 
 	ccMu sync.Mutex
-	ccs  map[*callContext]struct{} // of every open state, for interrupt
+	ccs  map[*limits.Call]struct{} // of every open state, for interrupt
 }
 
 // state is one Lua state with the functions the handler gave us.
@@ -73,7 +79,7 @@ type state struct {
 	kws    []*kwTable   // per function: its reused kwargs table, or nil (reuse.go)
 	slot   *slot        // where the pool keeps it
 	index  int          // of slot
-	ctx    *callContext // re-armed for every call
+	ctx    *limits.Call // re-armed for every call
 	script *script
 }
 
@@ -115,15 +121,15 @@ func (st *state) close() {
 	st.script.ccMu.Lock()
 	delete(st.script.ccs, st.ctx)
 	st.script.ccMu.Unlock()
-	heapWatch.unregister(st.env.guard)
+	st.ctx.Close()
 	st.L.Close()
 	st.env.close()
 }
 
 // compile parses and compiles src once; syntax errors carry the file and line.
 func compile(file string, src []byte) (*lua.FunctionProto, error) {
-	if len(src) > maxSourceSize {
-		return nil, &Error{Kind: KindLimit, File: file, Msg: sourceTooLarge}
+	if len(src) > stdlib.MaxSourceSize {
+		return nil, &Error{Kind: KindLimit, File: file, Msg: stdlib.SourceTooLarge}
 	}
 	chunk, err := parse.Parse(bytes.NewReader(src), file)
 	if err != nil {
@@ -186,7 +192,7 @@ func newScript(src []byte, opts Options) (*script, error) {
 	if err != nil {
 		return nil, err
 	}
-	roots, err := resolveRoots(opts.Permissions.FS, opts.Home)
+	roots, err := iomod.ResolveRoots(opts.Permissions.FS, opts.Home)
 	if err != nil {
 		return nil, &Error{Kind: KindLoad, File: opts.File, Msg: err.Error()}
 	}
@@ -194,10 +200,11 @@ func newScript(src []byte, opts Options) (*script, error) {
 		opts:  opts,
 		proto: proto,
 		hook: &hook{name: opts.Name, home: opts.Home, logger: logger, perms: opts.Permissions,
-			hostFuncs: opts.HostFuncs, store: opts.Store, fsRoots: roots, programs: resolvePrograms(opts.Permissions.Exec, opts.Home)},
+			hostFuncs: opts.HostFuncs, store: opts.Store, fsRoots: roots, programs: execmod.ResolvePrograms(opts.Permissions.Exec, opts.Home)},
 		timeoutText: fmt.Sprintf("timed out after %s", opts.Timeout),
-		ccs:         map[*callContext]struct{}{},
+		ccs:         map[*limits.Call]struct{}{},
 	}
+	s.hook.modules = s.hook.moduleTable()
 	s.pool = newPool(opts.States, opts.MaxStates, s.newState)
 	return s, nil
 }
@@ -215,17 +222,17 @@ func (s *script) start(ctx context.Context) error {
 // newState builds a sandbox, runs the chunk and the script's setup, under the timeout and
 // the memory guard. Files the chunk or setup opened are closed when loading ends.
 func (s *script) newState(parent context.Context) (st *state, err error) {
-	cc := newCallContext(s.opts.MemoryLimit)
-	cc.guard.pool = s.pool
-	e := &env{hook: s.hook, poll: pollContext{cc}, guard: &cc.guard}
+	cc := limits.NewCall(s.opts.MemoryLimit)
+	cc.SetWaiter(s.pool)
+	e := &env{hook: s.hook, poll: cc.Poll(), guard: cc.Guard()}
 	built := &state{L: newSandbox(e), env: e, ctx: cc, script: s}
 	built.limitMemory(s.opts.MemoryLimit)
 	s.ccMu.Lock()
 	s.ccs[cc] = struct{}{}
 	s.ccMu.Unlock()
-	cc.begin(parent, s.opts.Timeout)
+	cc.Begin(parent, s.opts.Timeout)
 	defer func() {
-		cc.end()
+		cc.End()
 		if r := recover(); r != nil {
 			err = &Error{Kind: KindRuntime, File: s.opts.File, Msg: fmt.Sprintf("panic while loading: %v", r)}
 			if ae, ok := r.(*lua.ApiError); ok { // raised by Go code outside a protected call
@@ -265,7 +272,7 @@ func (s *script) acquireFor(ctx context.Context) (st *state, waited time.Duratio
 	if st := s.pool.tryIdle(); st != nil {
 		return st, 0, nil
 	}
-	start := monoNow()
+	start := limits.MonoNow()
 	waitCtx, cancel := context.WithTimeoutCause(ctx, s.opts.BusyTimeout, errBusy)
 	defer cancel()
 	st, err = s.acquire(waitCtx)
@@ -280,9 +287,9 @@ func (s *script) acquireFor(ctx context.Context) (st *state, waited time.Duratio
 			"busy: all %d Lua state(s) of the hook stayed in use for %s, so this call did not run (raise states: or busy_timeout: in the manifest)",
 			s.pool.size(), s.opts.BusyTimeout)}
 	default:
-		err = &Error{Kind: KindCanceled, File: s.opts.File, Msg: stoppedBy(ctx).message() + " while waiting for a free Lua state"}
+		err = &Error{Kind: KindCanceled, File: s.opts.File, Msg: limits.StoppedBy(ctx).Message() + " while waiting for a free Lua state"}
 	}
-	return st, time.Duration(monoNow() - start), err
+	return st, time.Duration(limits.MonoNow() - start), err
 }
 
 var errBusy = errors.New("busy")
@@ -294,7 +301,7 @@ func (s *script) interrupt(why error) {
 	s.ccMu.Lock()
 	defer s.ccMu.Unlock()
 	for cc := range s.ccs {
-		cc.interrupt(why)
+		cc.Interrupt(why)
 	}
 }
 
@@ -310,7 +317,7 @@ func (s *script) acquire(ctx context.Context) (*state, error) {
 // close closes idle states now and busy ones when their call returns.
 func (s *script) close() {
 	s.pool.close()
-	s.hook.closeFS()
+	iomod.CloseRoots(s.hook.fsRoots) // a call still in flight can no longer open files
 }
 
 // Timing is how long a call waited for a free Lua state and how long it ran: the wait is
@@ -328,13 +335,13 @@ func (s *script) call(ctx context.Context, fn int, args []any, timed bool) (any,
 	if err != nil {
 		return nil, Timing{Wait: waited}, err
 	}
-	var start monoTime
+	var start limits.MonoTime
 	if timed {
-		start = monoNow()
+		start = limits.MonoNow()
 	}
-	st.ctx.begin(ctx, s.opts.Timeout)
+	st.ctx.Begin(ctx, s.opts.Timeout)
 	v, err, panicked := s.invoke(st.ctx, st, fn, args)
-	st.ctx.end()
+	st.ctx.End()
 	if st.L.MemoryExceeded() {
 		// The call failed even if it caught the error: what it allocated may be reachable
 		// from its globals, so the next call starts afresh.
@@ -347,7 +354,7 @@ func (s *script) call(ctx context.Context, fn int, args []any, timed bool) (any,
 	}
 	t := Timing{Wait: waited}
 	if timed {
-		t.Run = time.Duration(monoNow() - start)
+		t.Run = time.Duration(limits.MonoNow() - start)
 	}
 	return v, t, err
 }

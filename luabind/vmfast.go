@@ -3,6 +3,7 @@ package luabind
 import (
 	"context"
 
+	"github.com/hermes-hooks/hermes/luabind/internal/limits"
 	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 )
 
@@ -14,14 +15,14 @@ import (
 //   - The call's context is polled by the interpreter loop every 1024 instructions, so that
 //     straight-line code stops too, before every call of a Go function (none starts once
 //     the call is stopped), after every `..` that builds 64 KiB or more, and on returning
-//     to Go, through pollContext's Stopped
-//     (callctx.go: one atomic load) rather than gopher-lua's select on Done before every
+//     to Go, through limits.PollContext's Stopped (internal/limits/callctx.go: one atomic
+//     load) rather than gopher-lua's select on Done before every
 //     instruction. startCall refuses to start a call whose context is already done. A
 //     stopped call raises the same error at the next poll.
 //   - A generic for over ipairs calls the iterator as a Go function on every step, with a
 //     call frame pushed and popped, and string.find(s, p, init, true), the usual deny-list
 //     test, is called the same way. Our ipairsAux and strFind carry the fork's builtin marks
-//     (lua.BuiltinIpairsIter, lua.BuiltinStringFind; baselib.go, strlib.go): OP_TFORLOOP
+//     (lua.BuiltinIpairsIter, lua.BuiltinStringFind; internal/stdlib): OP_TFORLOOP
 //     takes ipairs' step itself for a table and a number, and OP_CALL answers a plain find
 //     itself for arguments of the usual types, with the same results and registers.
 //   - Setting a string key (`{tool = x}`, `t.k = v`, `t[s] = v`) goes through
@@ -36,7 +37,7 @@ import (
 //     result: three allocations. OP_CONCAT joins strings into one buffer the result then
 //     uses; numbers and metamethods go the plain way. `..` is an instruction, not a library
 //     function, so its size bound is the state's option (lua.Options.MaxStringSize, set in
-//     newSandbox with checkSize's message): a result larger than maxStringSize is refused
+//     newSandbox with limits.CheckSize's message): a result larger than limits.MaxStringSize is refused
 //     before anything is built.
 //
 // Anything else (other iterators and functions, unusual arguments) goes the plain way.
@@ -48,7 +49,7 @@ import (
 // error, where the interpreter would raise it as a Lua error at the call's first
 // instruction.
 func startCall(L *lua.LState, nargs, nret int, ctx context.Context) error {
-	if pc, ok := ctx.(pollContext); ok && pc.Stopped() {
+	if pc, ok := ctx.(limits.PollContext); ok && pc.Stopped() {
 		return pc.Err()
 	}
 	return L.PCall(nargs, nret, nil)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
+	"github.com/hermes-hooks/hermes/luabind/internal/stdlib"
 )
 
 // TestBuiltinsMarked: ipairs' iterator and string.find carry the fork's builtin marks, so
@@ -17,8 +18,8 @@ import (
 func TestBuiltinsMarked(t *testing.T) {
 	L := lua.NewState()
 	defer L.Close()
-	installBase(L)
-	installStringLib(L, nil)
+	stdlib.InstallBase(L)
+	stdlib.InstallString(L)
 	if err := L.DoString(`it = ipairs({}) find = string.find match = string.match`); err != nil {
 		t.Fatal(err)
 	}
@@ -36,8 +37,8 @@ func TestBuiltinsMarked(t *testing.T) {
 // a state without it call the functions instead.
 func ourState(t testing.TB, plain bool) *lua.LState {
 	L := lua.NewState(lua.Options{SkipFastPaths: plain})
-	installBase(L)
-	installStringLib(L, nil)
+	stdlib.InstallBase(L)
+	stdlib.InstallString(L)
 	t.Cleanup(L.Close)
 	return L
 }
@@ -209,7 +210,7 @@ return table.concat({x, t[1], t[2], y, select("#", a .. b), #(a .. b .. c)}, "|"
 	})
 }
 
-// TestConcatIsBounded: `..` refuses to build a string larger than maxStringSize before
+// TestConcatIsBounded: `..` refuses to build a string larger than limits.MaxStringSize before
 // building it, whatever the shape of the expression, and leaves ordinary joins alone.
 func TestConcatIsBounded(t *testing.T) {
 	tests := []struct{ name, body string }{
@@ -381,12 +382,12 @@ func FuzzPairsLikeNext(f *testing.F) {
 // TestBoxNumber: a number converted without an allocation is the number, -0 included.
 func TestBoxNumber(t *testing.T) {
 	for _, f := range []float64{0, math.Copysign(0, -1), 1, 4095, 4096, -1, 2.5, 1e300, math.NaN(), math.Inf(-1)} {
-		got, ok := boxNumber(f).(lua.LNumber)
+		got, ok := stdlib.BoxNumber(f).(lua.LNumber)
 		if !ok || math.Float64bits(float64(got)) != math.Float64bits(f) && !(f != f && got != got) {
-			t.Errorf("boxNumber(%v) = %v", f, got)
+			t.Errorf("stdlib.BoxNumber(%v) = %v", f, got)
 		}
 	}
-	if n := testing.AllocsPerRun(100, func() { _ = boxNumber(42) }); n != 0 {
-		t.Errorf("boxNumber(42) allocates %v times", n)
+	if n := testing.AllocsPerRun(100, func() { _ = stdlib.BoxNumber(42) }); n != 0 {
+		t.Errorf("stdlib.BoxNumber(42) allocates %v times", n)
 	}
 }

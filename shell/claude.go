@@ -17,7 +17,7 @@ import (
 const DialectClaude = "claude"
 
 // Dialects lists the values of an entry's dialect key ("" is this project's own).
-var Dialects = []string{DialectClaude}
+var Dialects = []string{DialectClaude, DialectCodex, DialectGemini}
 
 // claudeEvents maps the hooks a Claude Code hook can serve to Claude Code's event names.
 // on_session_end fires at the end of every turn; on_session_finalize, once per session, is
@@ -30,12 +30,21 @@ var claudeEvents = map[string]string{
 	hookspec.OnSessionEnd:      "SessionEnd",
 	hookspec.OnSessionFinalize: "SessionEnd",
 	hookspec.SubagentStop:      "SubagentStop",
+	// The lifecycle points (claudepoints.go).
+	hookspec.PreVerify:          "Stop",
+	hookspec.PostToolFailure:    "PostToolUseFailure",
+	hookspec.PreCompact:         "PreCompact",
+	hookspec.PostCompact:        "PostCompact",
+	hookspec.OnNotification:     "Notification",
+	hookspec.PreApprovalRequest: "PermissionRequest",
 }
 
 // importEvents is the hook an imported Claude Code hook serves (§5.6).
 var importEvents = map[string]string{
 	"PreToolUse": hookspec.PreToolCall, "PostToolUse": hookspec.PostToolCall, "UserPromptSubmit": hookspec.PreLLMCall,
 	"SessionStart": hookspec.OnSessionStart, "SessionEnd": hookspec.OnSessionEnd, "SubagentStop": hookspec.SubagentStop,
+	"Stop": hookspec.PreVerify, "PostToolUseFailure": hookspec.PostToolFailure, "PreCompact": hookspec.PreCompact,
+	"PostCompact": hookspec.PostCompact, "Notification": hookspec.OnNotification, "PermissionRequest": hookspec.PreApprovalRequest,
 }
 
 // ClaudeEvent is Claude Code's name of hook ("" when a Claude Code hook cannot serve it).
@@ -62,6 +71,10 @@ func ClaudeEvents() []string {
 type ClaudeTool struct {
 	Name string            // Claude Code's name of the tool
 	Args map[string]string // this project's argument name -> Claude Code's; others keep their names
+
+	// encode, when set, builds the agent's input from our arguments (Codex's apply_patch
+	// takes a patch); such an input does not map back.
+	encode func(args map[string]any) map[string]any
 }
 
 // ToolTable maps tool names and arguments between this project and Claude Code. It is
@@ -112,6 +125,9 @@ func (t *ToolTable) ToClaude(name string, args map[string]any) (string, map[stri
 	c, ok := t.ours[name]
 	if !ok {
 		return name, args
+	}
+	if c.encode != nil {
+		return c.Name, c.encode(args)
 	}
 	return c.Name, rename(args, c.Args)
 }
@@ -203,21 +219,21 @@ func claudeQuery(event string, kwargs map[string]any, tools *ToolTable) (q strin
 		role, _ := kwargs["child_role"].(string)
 		return role, true
 	}
-	return "", false
+	return pointQuery(event, kwargs, tools)
 }
 
 // claudePayload is Claude Code's stdin document for one firing of event.
 func claudePayload(event string, kwargs map[string]any, cwd string, tools *ToolTable) ([]byte, error) {
 	w := &sanitizer{budget: maxSanitizeNodes}
 	p := map[string]any{
-		"session_id":      firstString(kwargs["session_id"], kwargs["parent_session_id"]),
+		"session_id":      firstString(kwargs["session_id"], kwargs["parent_session_id"], kwargs["session_key"]),
 		"transcript_path": "",
 		"cwd":             cwd,
 		"permission_mode": "default",
 		"hook_event_name": claudeEvents[event],
 	}
 	switch event {
-	case hookspec.PreToolCall, hookspec.PostToolCall:
+	case hookspec.PreToolCall, hookspec.PostToolCall, hookspec.PostToolFailure:
 		name, _ := kwargs["tool_name"].(string)
 		args, _ := w.value(toolInput(kwargs["args"]), 0).(map[string]any)
 		p["tool_name"], p["tool_input"] = tools.ToClaude(name, args)
@@ -226,8 +242,9 @@ func claudePayload(event string, kwargs map[string]any, cwd string, tools *ToolT
 		}
 		p["tool_use_id"] = firstString(kwargs["tool_call_id"])
 		if event == hookspec.PostToolCall {
-			p["tool_response"] = toolResponse(kwargs["result"])
+			p["tool_response"] = claudeToolResponse(p["tool_name"].(string), p["tool_input"].(map[string]any), kwargs["result"])
 		}
+		pointPayload(event, kwargs, p, tools)
 	case hookspec.PreLLMCall:
 		p["prompt"] = firstString(kwargs["user_message"])
 	case hookspec.OnSessionStart:
@@ -236,21 +253,10 @@ func claudePayload(event string, kwargs map[string]any, cwd string, tools *ToolT
 		p["reason"] = "other"
 	case hookspec.SubagentStop:
 		p["stop_hook_active"], p["agent_type"] = false, firstString(kwargs["child_role"])
+	default:
+		pointPayload(event, kwargs, p, tools)
 	}
 	return encodePayload(p)
-}
-
-// toolResponse is a tool's result as Claude Code's tool_response: the JSON value when the
-// result is JSON, else the string.
-func toolResponse(result any) any {
-	s, ok := result.(string)
-	if !ok {
-		return nil
-	}
-	if v, err := jsonvalue.Decode([]byte(s)); err == nil {
-		return v
-	}
-	return s
 }
 
 // claudeOutcome reads what a Claude Code hook answered to event: exit code 2 (stderr is the
@@ -285,6 +291,9 @@ func claudeOutcome(event string, exit int, stdout, stderr string, tools *ToolTab
 	}
 	obj := v.(map[string]any) // valid JSON that starts with '{'
 	answer, problem = claudeJSON(event, obj)
+	if event == hookspec.PostToolCall {
+		answer.Output = updatedToolOutput(obj)
+	}
 	if answer.Kind == hookspec.Modify || answer.Kind == hookspec.Approve || answer.Kind == hookspec.Ask {
 		name, _ := kwargs["tool_name"].(string)
 		if answer.Args != nil {
@@ -297,6 +306,9 @@ func claudeOutcome(event string, exit int, stdout, stderr string, tools *ToolTab
 // claudeBlock is what exit code 2 does: block the tool call, or give PostToolUse's reason to
 // the model; elsewhere Claude Code's meaning cannot be honoured.
 func claudeBlock(event, why string) (hookspec.Answer, string) {
+	if a, problem, ok := pointBlock(event, why); ok {
+		return a, problem
+	}
 	switch event {
 	case hookspec.PreToolCall:
 		if why == "" {
@@ -315,8 +327,6 @@ func claudeBlock(event, why string) (hookspec.Answer, string) {
 // unsupportedBlock explains why a block of event cannot be honoured.
 func unsupportedBlock(event, what string) string {
 	switch event {
-	case hookspec.PreLLMCall:
-		return what + " blocks the prompt in Claude Code; here the prompt cannot be blocked (pre_llm_call only adds context), so it was sent"
 	case hookspec.SubagentStop:
 		return what + " keeps a subagent running in Claude Code; here it has already stopped"
 	}
@@ -334,6 +344,9 @@ func claudeJSON(event string, obj map[string]any) (hookspec.Answer, string) {
 	}
 	if d, ok := spec["permissionDecision"]; ok && event == hookspec.PreToolCall && !slices.Contains([]any{"allow", "deny", "ask", "defer"}, d) {
 		return hookspec.Answer{}, fmt.Sprintf("unknown permissionDecision %v (expected allow, deny, ask or defer); answer ignored", d)
+	}
+	if a, problem, ok := pointJSON(event, obj, spec); ok {
+		return a, problem
 	}
 	reason, _ := obj["reason"].(string)
 	stop := obj["continue"] == false
@@ -357,7 +370,7 @@ func claudeJSON(event string, obj map[string]any) (hookspec.Answer, string) {
 		if strings.TrimSpace(text) != "" {
 			return hookspec.Answer{Kind: hookspec.Context, Text: text}, stopProblem(stop, event)
 		}
-	case hookspec.PreLLMCall, hookspec.OnSessionStart:
+	case hookspec.PreLLMCall, hookspec.OnSessionStart: // a prompt's block and stop: pointJSON
 		if obj["decision"] == "block" {
 			return hookspec.Answer{}, unsupportedBlock(event, `decision "block"`)
 		}

@@ -60,9 +60,39 @@ func TestClaudeOutcome(t *testing.T) {
 
 		{"prompt: plain text is context", hookspec.PreLLMCall, 0, "Today is Monday.\n", "", nil, want{kind: hookspec.Context, msg: "Today is Monday."}},
 		{"prompt: additionalContext", hookspec.PreLLMCall, 0, `{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"ctx"}}`, "", nil, want{kind: hookspec.Context, msg: "ctx"}},
-		{"prompt: block cannot be honoured", hookspec.PreLLMCall, 0, `{"decision":"block","reason":"secret"}`, "", nil, want{problem: "the prompt cannot be blocked"}},
-		{"prompt: exit 2 cannot be honoured", hookspec.PreLLMCall, 2, "", "secret", nil, want{problem: "the prompt cannot be blocked"}},
-		{"prompt: continue false", hookspec.PreLLMCall, 0, `{"continue":false}`, "", nil, want{problem: "cannot be stopped"}},
+		{"prompt: decision block blocks the prompt", hookspec.PreLLMCall, 0, `{"decision":"block","reason":"secret"}`, "", nil, want{kind: hookspec.Block, msg: "secret"}},
+		{"prompt: exit 2 blocks the prompt with stderr", hookspec.PreLLMCall, 2, "", "secret", nil, want{kind: hookspec.Block, msg: "secret"}},
+		{"prompt: exit 2 without stderr", hookspec.PreLLMCall, 2, "", "", nil, want{kind: hookspec.Block, msg: DefaultBlockMessage}},
+		{"prompt: continue false stops the prompt", hookspec.PreLLMCall, 0, `{"continue":false,"stopReason":"later"}`, "", nil, want{kind: hookspec.Block, msg: "later"}},
+
+		// Stop (pre_verify): block keeps the agent going with the reason.
+		{"stop: decision block keeps going", hookspec.PreVerify, 0, `{"decision":"block","reason":"tests fail"}`, "", nil, want{kind: hookspec.Continue, msg: "tests fail"}},
+		{"stop: block without a reason", hookspec.PreVerify, 0, `{"decision":"block"}`, "", nil, want{kind: hookspec.Continue, msg: hookspec.DefaultContinueReason}},
+		{"stop: exit 2 keeps going with stderr", hookspec.PreVerify, 2, "", "run the linter", nil, want{kind: hookspec.Continue, msg: "run the linter"}},
+		{"stop: continue false lets it stop", hookspec.PreVerify, 0, `{"continue":false,"decision":"block","reason":"x"}`, "", nil, want{}},
+		{"stop: approve lets it stop", hookspec.PreVerify, 0, `{"decision":"approve"}`, "", nil, want{}},
+		{"stop: exit 0 lets it stop", hookspec.PreVerify, 0, "", "", nil, want{}},
+		{"stop: wrong hookEventName", hookspec.PreVerify, 0, `{"hookSpecificOutput":{"hookEventName":"SubagentStop"}}`, "", nil, want{problem: `expected "Stop"`}},
+
+		// PostToolUseFailure (post_tool_failure): feedback to the model.
+		{"failure: additionalContext", hookspec.PostToolFailure, 0, `{"hookSpecificOutput":{"hookEventName":"PostToolUseFailure","additionalContext":"retry with -v"}}`, "", bash, want{kind: hookspec.Context, msg: "retry with -v"}},
+		{"failure: exit 2 gives stderr", hookspec.PostToolFailure, 2, "", "flaky test", bash, want{kind: hookspec.Context, msg: "flaky test"}},
+
+		// PermissionRequest (pre_approval_request): the hook answers the permission.
+		{"permission: allow", hookspec.PreApprovalRequest, 0, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}`, "", nil, want{kind: hookspec.Allow}},
+		{"permission: allow with updatedInput", hookspec.PreApprovalRequest, 0, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow","updatedInput":{"command":"ls"}}}}`, "", nil,
+			want{kind: hookspec.Allow, args: map[string]any{"command": "ls"}}},
+		{"permission: deny", hookspec.PreApprovalRequest, 0, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"not on main"}}}`, "", nil, want{kind: hookspec.Deny, msg: "not on main"}},
+		{"permission: exit 2 denies", hookspec.PreApprovalRequest, 2, "", "no", nil, want{kind: hookspec.Deny, msg: "no"}},
+		{"permission: unknown behavior", hookspec.PreApprovalRequest, 0, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"maybe"}}}`, "", nil, want{problem: `unknown decision.behavior "maybe"`}},
+		{"permission: decision not an object", hookspec.PreApprovalRequest, 0, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":"allow"}}`, "", nil, want{problem: "expected {\"behavior\""}},
+		{"permission: no decision asks the person", hookspec.PreApprovalRequest, 0, `{}`, "", nil, want{}},
+
+		// PreCompact / PostCompact / Notification.
+		{"precompact: block cannot be honoured", hookspec.PreCompact, 0, `{"decision":"block","reason":"not now"}`, "", nil, want{problem: "the host compacts all the same"}},
+		{"precompact: exit 2 cannot be honoured", hookspec.PreCompact, 2, "", "not now", nil, want{problem: "the host compacts all the same"}},
+		{"notification: exit 2 is only shown", hookspec.OnNotification, 2, "", "x", nil, want{}},
+		{"postcompact: output is only shown", hookspec.PostCompact, 0, "saved", "", nil, want{}},
 
 		{"session start: plain text is context", hookspec.OnSessionStart, 0, "branch main\n", "", nil, want{kind: hookspec.Context, msg: "branch main"}},
 		{"session start: additionalContext", hookspec.OnSessionStart, 0, `{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"notes"}}`, "", nil, want{kind: hookspec.Context, msg: "notes"}},

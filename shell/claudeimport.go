@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -14,11 +16,30 @@ import (
 // ImportEntry is one hook of a Claude Code settings file as a config.yaml entry with
 // dialect: claude.
 type ImportEntry struct {
-	Event   string // this project's hook name
-	Matcher string // Claude Code's matcher, as written ("" = none)
-	Command string
-	Timeout int         // seconds; 0 = not set (the default applies)
-	HTTP    *HTTPTarget // a type: http hook (claudeimport_http.go); Command holds its URL
+	Event      string // this project's hook name
+	Matcher    string // Claude Code's matcher, as written ("" = none)
+	Command    string
+	Timeout    int         // seconds; 0 = not set (the default applies)
+	Dialect    string      // "" = DialectClaude
+	FailClosed bool        // onFailure: "block"
+	HTTP       *HTTPTarget // a type: http hook (claudeimport_http.go); Command holds its URL
+	Dialected              // if, project_dir, status_message, async, async_rewake, args, plugin_root, plugin_data
+}
+
+// ImportOptions say where the hooks of a settings file belong.
+type ImportOptions struct {
+	// ProjectDir is the project the settings file belongs to (the parent of its .claude
+	// directory); its hooks run there. "" = the host's working directory.
+	ProjectDir string
+	// PluginRoot and PluginData: the hooks come from the plugin bundle at PluginRoot
+	// (${CLAUDE_PLUGIN_ROOT}), whose data directory is PluginData (${CLAUDE_PLUGIN_DATA}).
+	PluginRoot, PluginData string
+	// Dialect is the agent the settings were written for: "" or DialectClaude,
+	// DialectCodex, DialectGemini.
+	Dialect string
+	// lineOf, when set, gives the line in the original file of an event (group -1), a
+	// matcher group (hook -1) or a hook: the settings were converted (Codex's TOML).
+	lineOf func(event string, group, hook int) int
 }
 
 // ImportNote is something said about one hook of the settings file: why it was not
@@ -35,22 +56,31 @@ type ClaudeImport struct {
 	Entries []ImportEntry
 	Skipped []ImportNote // hooks that were not imported, and why
 	Notes   []ImportNote // imported hooks that behave differently here
+
+	opts ImportOptions
 }
 
 // whyNot says why Claude Code events this project has no hook for cannot be imported.
 var whyNot = map[string]string{
-	"Stop":               "Stop fires when the agent finishes its reply and can make it go on; nothing here can make the agent go on (a hook that only observes can be written for post_llm_call)",
-	"Notification":       "the agent here sends no notifications to hooks",
-	"PreCompact":         "there is no context compaction event here",
-	"PostCompact":        "there is no context compaction event here",
-	"PermissionRequest":  "permission prompts belong to the host; a pre_tool_call hook can answer ask",
-	"PostToolUseFailure": "post_tool_call fires for every result, failures included; it cannot be limited to failures",
+	"SubagentStart":      "the start of a subagent is not a moment the agent here tells hooks about (subagent_stop fires when one finishes)",
+	"TaskCompleted":      "there are no agent teams or task lists here; a task's completion cannot be held back",
+	"TeammateIdle":       "there are no agent teams here; a teammate cannot be kept working",
+	"PermissionDenied":   "the host's permission system does not tell hooks about denials (pre_approval_request answers requests)",
+	"InstructionsLoaded": "the agent here loads no CLAUDE.md or rules files",
+	"ConfigChange":       "configuration changes reach the engine by Reload, not as an event for hooks",
+	"Setup":              "there is no setup command here",
 }
 
 // ReadClaudeSettings reads the hooks object of a Claude Code settings file (settings.json,
 // or a plugin's hooks.json) and maps every hook it can to a config.yaml entry. file names
 // the file in notes. An error means the file is not a settings file at all.
 func ReadClaudeSettings(file string, data []byte) (ClaudeImport, error) {
+	return ReadClaudeSettingsWith(file, data, ImportOptions{})
+}
+
+// ReadClaudeSettingsWith is ReadClaudeSettings for the hooks of a project or plugin bundle
+// (opts): they run in the project, with the plugin's directories.
+func ReadClaudeSettingsWith(file string, data []byte, opts ImportOptions) (ClaudeImport, error) {
 	var probe any
 	if err := json.Unmarshal(data, &probe); err != nil {
 		return ClaudeImport{}, fmt.Errorf("%s: not valid JSON: %v", file, jsonError(data, err))
@@ -63,7 +93,7 @@ func ReadClaudeSettings(file string, data []byte) (ClaudeImport, error) {
 	if hooks == nil || hooks.Kind != yaml.MappingNode {
 		return ClaudeImport{}, fmt.Errorf("%s: no \"hooks\" object: nothing to import", file)
 	}
-	var imp ClaudeImport
+	imp := ClaudeImport{opts: opts}
 	imp.policy(file, doc.Content[0])
 	for i := 0; i+1 < len(hooks.Content); i += 2 {
 		imp.event(file, hooks.Content[i].Value, hooks.Content[i+1])
@@ -74,13 +104,20 @@ func ReadClaudeSettings(file string, data []byte) (ClaudeImport, error) {
 // event maps the matcher groups of one Claude Code event.
 func (imp *ClaudeImport) event(file, ev string, groups *yaml.Node) {
 	at := func(n *yaml.Node, path string) string {
-		return fmt.Sprintf("%s:%d: hooks.%s%s", file, n.Line, ev, path)
+		line := n.Line
+		if imp.opts.lineOf != nil {
+			gi, hi := -1, -1
+			fmt.Sscanf(path, "[%d].hooks[%d]", &gi, &hi)
+			line = imp.opts.lineOf(ev, gi, hi)
+		}
+		return fmt.Sprintf("%s:%d: hooks.%s%s", file, line, ev, path)
 	}
-	hook, ok := HookForClaudeEvent(ev)
+	d := imp.dialect()
+	hook, ok := importHook(d, ev)
 	if !ok {
-		why := whyNot[ev]
+		why := whyNotIn(d, ev)
 		if why == "" {
-			why = "Claude Code's event " + strconv.Quote(ev) + " has no equivalent here (events that map: PreToolUse, PostToolUse, UserPromptSubmit, SessionStart, SessionEnd, SubagentStop)"
+			why = agentName(d) + "'s event " + strconv.Quote(ev) + " has no equivalent here (events that map: " + strings.Join(mappedEventsOf(d), ", ") + ")"
 		}
 		imp.Skipped = append(imp.Skipped, ImportNote{at(groups, ""), why})
 		return
@@ -95,7 +132,10 @@ func (imp *ClaudeImport) event(file, ev string, groups *yaml.Node) {
 			matcher = m.Value
 		}
 		if _, takes := claudeQuery(hook, nil, DefaultTools); !takes || matcher == "*" {
-			matcher = "" // Claude Code ignores it there
+			matcher = "" // its agent ignores it there
+		}
+		if seq := mapValue(g, "sequential"); d == DialectGemini && seq != nil && seq.Value == "false" {
+			imp.Notes = append(imp.Notes, ImportNote{at(g, fmt.Sprintf("[%d]", gi)), "sequential: false runs the group's hooks in parallel in Gemini CLI; here they run one after another, in order"})
 		}
 		list := mapValue(g, "hooks")
 		if g.Kind != yaml.MappingNode || list == nil || list.Kind != yaml.SequenceNode {
@@ -123,28 +163,66 @@ func (imp *ClaudeImport) hook(where, event, matcher string, h *yaml.Node) {
 		return ""
 	}
 	command := strings.TrimSpace(str("command"))
-	if str("type") == TypeHTTP {
+	if str("type") == TypeHTTP && imp.dialect() == DialectClaude {
 		imp.httpHook(where, event, matcher, h)
 		return
 	}
+	d := imp.dialect()
 	switch typ := str("type"); {
 	case typ != "command":
-		skip(fmt.Sprintf("type %q needs Claude Code itself; only command hooks run here", typ))
+		skip(fmt.Sprintf("type %q needs %s itself; only command hooks run here", typ, agentName(d)))
 		return
 	case command == "":
 		skip("no command")
 		return
-	case str("if") != "":
-		skip(fmt.Sprintf("its if condition (%s) cannot be checked here, and without it the hook would fire for more calls", str("if")))
-		return
 	case str("shell") != "" && str("shell") != "bash":
 		skip(fmt.Sprintf("shell %q: hooks run by /bin/sh here", str("shell")))
 		return
-	case strings.Contains(command, "${CLAUDE_PLUGIN_ROOT}") || strings.Contains(command, "${CLAUDE_PLUGIN_DATA}"):
-		skip("it uses a Claude Code plugin's directory (${CLAUDE_PLUGIN_ROOT}); copy the plugin's scripts and use their paths")
-		return
 	}
 	e := ImportEntry{Event: event, Matcher: matcher, Command: command}
+	e.ProjectDir = imp.opts.ProjectDir
+	if d != DialectClaude {
+		e.Dialect = d
+		imp.other(&e, h, note)
+		return
+	}
+	if cond := str("if"); cond != "" {
+		if _, _, tool := ifInput(event, nil, DefaultTools); !tool {
+			skip(fmt.Sprintf("its if condition (%s) applies to tool events only; on %s it cannot be checked, and without it the hook would fire for more calls", cond, event))
+			return
+		}
+		if _, err := compileIf(cond); err != nil {
+			skip(fmt.Sprintf("its if condition cannot be checked here (%v), and without it the hook would fire for more calls", err))
+			return
+		}
+		e.If = cond
+	}
+	if !imp.pluginVars(&e, h, skip) {
+		return
+	}
+	if a := mapValue(h, "args"); a != nil {
+		if a.Kind != yaml.SequenceNode || a.Decode(&e.Args) != nil {
+			skip("args must be a list of strings")
+			return
+		}
+		for i, w := range e.Args {
+			if e.PluginRoot != "" { // the exec form: no quoting
+				e.Args[i] = expandVars(w, e.pluginVars())
+			}
+		}
+	}
+	e.StatusMessage = str("statusMessage")
+	switch f := str("onFailure"); f {
+	case "":
+	case "block":
+		if event != hookspec.PreToolCall {
+			note(fmt.Sprintf(`onFailure "block" only blocks tool calls here (pre_tool_call); on %s a failing hook is reported and the agent goes on`, event))
+		} else {
+			e.FailClosed = true
+		}
+	default:
+		note(fmt.Sprintf("onFailure %q: a failing hook is reported and the call goes on", f))
+	}
 	if t := mapValue(h, "timeout"); t != nil {
 		secs, err := strconv.ParseFloat(t.Value, 64)
 		switch {
@@ -157,11 +235,12 @@ func (imp *ClaudeImport) hook(where, event, matcher string, h *yaml.Node) {
 			e.Timeout = max(1, int(secs+0.999))
 		}
 	}
+	e.Async, e.AsyncRewake = str("async") == "true", str("asyncRewake") == "true"
 	switch {
-	case str("asyncRewake") == "true": // Claude Code runs it in the background and wakes the agent on exit 2
-		note("asyncRewake: here the call waits for it and its answer counts at once (exit 2 acts on this call, as for any hook, instead of waking the agent later)")
-	case str("async") == "true":
-		note("async: here the call waits for it, and its answer counts")
+	case e.AsyncRewake:
+		note("asyncRewake: it runs in the background; its answer is ignored, and an exit code 2 gives its stderr to the session's next turn")
+	case e.Async && (event == hookspec.PreToolCall || event == hookspec.PreLLMCall || event == hookspec.PreVerify || event == hookspec.PreApprovalRequest):
+		note("async: it runs in the background and its answer is ignored, as in Claude Code: it decides nothing")
 	}
 	if str("once") == "true" {
 		note("once: here it fires every time")
@@ -170,6 +249,53 @@ func (imp *ClaudeImport) hook(where, event, matcher string, h *yaml.Node) {
 		note("on_session_end fires at the end of every turn here; for once per session, move the entry to on_session_finalize")
 	}
 	imp.Entries = append(imp.Entries, e)
+}
+
+// dialect is the dialect of the settings read.
+func (imp *ClaudeImport) dialect() string {
+	if imp.opts.Dialect == "" {
+		return DialectClaude
+	}
+	return imp.opts.Dialect
+}
+
+// pluginVars checks a command that uses a plugin's directories: it imports only from a
+// plugin bundle, whose directories the entry records. false: skipped.
+func (imp *ClaudeImport) pluginVars(e *ImportEntry, h *yaml.Node, skip func(string)) bool {
+	uses := strings.Contains(e.Command, "CLAUDE_PLUGIN_ROOT") || strings.Contains(e.Command, "CLAUDE_PLUGIN_DATA")
+	if a := mapValue(h, "args"); a != nil {
+		for _, w := range a.Content {
+			uses = uses || strings.Contains(w.Value, "CLAUDE_PLUGIN_")
+		}
+	}
+	if imp.opts.PluginRoot == "" {
+		if uses {
+			skip("it uses a Claude Code plugin's directory (${CLAUDE_PLUGIN_ROOT}): import the plugin itself (hermesctl hooks import claude <plugin-dir>)")
+		}
+		return !uses
+	}
+	e.PluginRoot, e.PluginData = imp.opts.PluginRoot, imp.opts.PluginData
+	// The directories are written into the command, as Claude Code substitutes them, so that
+	// consent pins the bundle's scripts (a directory that needs quoting is left to the
+	// environment, which has it too).
+	vars := map[string]string{}
+	for k, v := range e.pluginVars() {
+		if quoteWord(v) == v {
+			vars[k] = v
+		}
+	}
+	e.Command = expandVars(e.Command, vars)
+	return true
+}
+
+// pluginVars are the plugin variables of an entry from a plugin bundle.
+func (e ImportEntry) pluginVars() map[string]string {
+	return map[string]string{"CLAUDE_PLUGIN_ROOT": e.PluginRoot, "CLAUDE_PLUGIN_DATA": e.PluginData}
+}
+
+// mappedEvents lists Claude Code's events that map to a hook here, sorted.
+func mappedEvents() []string {
+	return slices.Sorted(maps.Keys(importEvents))
 }
 
 // mapValue is the value of key in mapping n (nil when absent or n is not a mapping).
@@ -272,7 +398,11 @@ func declares(list *yaml.Node, e ImportEntry) bool {
 			}
 			return ""
 		}
-		if str("command") == e.Command && str("matcher") == e.Matcher && str("dialect") == DialectClaude {
+		var args []string
+		if a := mapValue(n, "args"); a != nil {
+			_ = a.Decode(&args) // not a list: not the same entry
+		}
+		if str("command") == e.Command && slices.Equal(args, e.Args) && str("matcher") == e.Matcher && str("dialect") == e.dialect() {
 			return true
 		}
 	}
@@ -288,13 +418,56 @@ func entryNode(e ImportEntry) *yaml.Node {
 	add := func(k, v, tag string) {
 		n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: k}, &yaml.Node{Kind: yaml.ScalarNode, Value: v, Tag: tag})
 	}
-	add("command", e.Command, "!!str")
+	add("command", e.Command, "!!str") // with args: the program of the exec form
 	if e.Matcher != "" {
 		add("matcher", e.Matcher, "!!str")
 	}
 	if e.Timeout > 0 {
 		add("timeout", strconv.Itoa(e.Timeout), "!!int")
 	}
-	add("dialect", DialectClaude, "!!str")
+	add("dialect", e.dialect(), "!!str")
+	if e.FailClosed {
+		add("fail_closed", "true", "!!bool")
+	}
+	for _, kv := range [][2]string{{"if", e.If}, {"project_dir", e.ProjectDir}, {"status_message", e.StatusMessage},
+		{"plugin_root", e.PluginRoot}, {"plugin_data", e.PluginData}} {
+		if kv[1] != "" {
+			add(kv[0], kv[1], "!!str")
+		}
+	}
+	if e.Async {
+		add("async", "true", "!!bool")
+	}
+	if e.AsyncRewake {
+		add("async_rewake", "true", "!!bool")
+	}
+	if len(e.Args) > 0 {
+		list := &yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle}
+		for _, a := range e.Args {
+			list.Content = append(list.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: a, Tag: "!!str"})
+		}
+		n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: "args"}, list)
+	}
 	return n
+}
+
+// dialect is the entry's dialect.
+func (e ImportEntry) dialect() string {
+	if e.Dialect == "" {
+		return DialectClaude
+	}
+	return e.Dialect
+}
+
+// CommandLine is the entry's command as hooks list shows it: with the exec form's args,
+// quoted for a shell.
+func (e ImportEntry) CommandLine() string {
+	words := []string{quoteWord(e.Command)}
+	if len(e.Args) == 0 {
+		return e.Command
+	}
+	for _, a := range e.Args {
+		words = append(words, quoteWord(a))
+	}
+	return strings.Join(words, " ")
 }

@@ -3,7 +3,6 @@ package shell
 import (
 	"context"
 	"fmt"
-	"os"
 	"os/exec"
 
 	"github.com/hermes-hooks/hermes/internal/command"
@@ -48,8 +47,8 @@ func resolveCommand(cmd, dir string) (command.Resolved, error) {
 // written), from command.Resolve, the resolution consent examined when it approved the hook.
 // A program that is not found is an *exec.Error wrapping exec.ErrNotFound.
 func (h *Hook) newCmd(ctx context.Context, dir string) (*exec.Cmd, error) {
-	if h.Dialect == DialectClaude {
-		return claudeCmd(ctx, h.Command, dir), nil
+	if h.Dialect != "" {
+		return h.dialectCmd(ctx, dir), nil
 	}
 	r, err := resolveCommand(h.Command, dir)
 	if err != nil {
@@ -62,15 +61,4 @@ func (h *Hook) newCmd(ctx context.Context, dir string) (*exec.Cmd, error) {
 	cmd.Args[0] = r.Argv[0]
 	cmd.Dir = dir
 	return cmd, nil
-}
-
-// claudeCmd runs a Claude Code hook's command as Claude Code does: by /bin/sh, with
-// CLAUDE_PROJECT_DIR set to the working directory unless the environment sets it.
-func claudeCmd(ctx context.Context, line, dir string) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", line)
-	cmd.Dir = dir
-	if _, set := os.LookupEnv("CLAUDE_PROJECT_DIR"); !set {
-		cmd.Env = append(os.Environ(), "CLAUDE_PROJECT_DIR="+command.ProjectDir(dir))
-	}
-	return cmd
 }

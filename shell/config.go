@@ -22,7 +22,8 @@ const (
 
 // entryKeys are the keys a hook entry understands; others are ignored.
 var entryKeys = []string{"matcher", "command", "timeout", "fail_closed", "persistent", "instances", "dialect",
-	"type", "url", "headers", "allowed_env_vars", "allow_private_network"}
+	"type", "url", "headers", "allowed_env_vars", "allow_private_network",
+	"if", "project_dir", "status_message", "async", "async_rewake", "args", "plugin_root", "plugin_data"}
 
 // Hook is one validated shell-hook entry from config.yaml. It is immutable after ParseHooks
 // and safe to share between goroutines.
@@ -40,10 +41,12 @@ type Hook struct {
 	HTTP       *HTTPTarget        // TypeHTTP only: where and how the payload is POSTed
 	Line       int                // line of the entry in config.yaml
 	Warnings   []hookspec.Warning // the load warnings about this entry (a setting that does not do what it says)
+	Dialected                     // the settings of a hook written for another agent (dialected.go)
 
 	matcher *matcher                   // nil when Matcher == ""
 	claude  *claudeMatcher             // the matcher of a Claude Code hook (nil: every call)
 	tools   *ToolTable                 // a Claude Code hook's tool names
+	ifc     ifCompiled                 // the compiled If of a hook written for another agent
 	persist atomic.Pointer[persistent] // the processes of a persistent hook, once it fired
 	client  atomic.Pointer[httpClient] // a type: http hook's client, kept for its connections
 
@@ -184,10 +187,11 @@ func (p *parser) entry(event string, idx int, n *yaml.Node) (h *Hook) {
 		p.warn(fields["persistent"], "%s: persistent is ignored for type: http: each firing is one request", where)
 		h.Persistent = false
 	}
-	if h.Persistent && h.Dialect == DialectClaude {
-		p.warn(fields["persistent"], "%s: persistent is ignored for dialect claude: Claude Code's hooks answer once and exit", where)
+	if h.Persistent && h.Dialect != "" {
+		p.warn(fields["persistent"], "%s: persistent is ignored for dialect %s: %s's hooks answer once and exit", where, h.Dialect, agentName(h.Dialect))
 		h.Persistent = false
 	}
+	p.dialected(h, where, fields)
 	h.Instances = p.instancesField(where, fields["instances"])
 	if h.Instances != DefaultInstances && !h.Persistent {
 		p.warn(fields["instances"], "%s: instances is ignored without persistent: true (each firing runs its own process anyway)", where)
@@ -210,12 +214,18 @@ func (p *parser) dialect(h *Hook, where string, n *yaml.Node) bool {
 		p.warn(n, "%s: unknown dialect %q%s (known: %s); skipped", where, n.Value, hint, strings.Join(Dialects, ", "))
 		return false
 	}
-	if ClaudeEvent(h.Event) == "" {
-		p.warn(n, "%s: dialect claude cannot serve %s (Claude Code has no such event; it serves %s); skipped",
-			where, h.Event, strings.Join(ClaudeEvents(), ", "))
+	if DialectEvent(d, h.Event) == "" {
+		p.warn(n, "%s: dialect %s cannot serve %s (%s has no such event; it serves %s); skipped",
+			where, d, h.Event, agentName(d), strings.Join(DialectHooks(d), ", "))
 		return false
 	}
 	h.Dialect, h.tools = d, p.tools
+	switch d {
+	case DialectCodex:
+		h.tools = codexTools
+	case DialectGemini:
+		h.tools = geminiTools
+	}
 	return true
 }
 
@@ -239,7 +249,7 @@ func (p *parser) command(h *Hook, where string, entry, n *yaml.Node) bool {
 		return false
 	}
 	h.Command = strings.TrimSpace(n.Value)
-	if h.Dialect == DialectClaude { // run by /bin/sh, as Claude Code runs it
+	if h.Dialect != "" { // run by /bin/sh, as its agent runs it
 		h.Argv = []string{"/bin/sh", "-c", h.Command}
 		return true
 	}
@@ -265,14 +275,14 @@ func (p *parser) matcherField(h *Hook, where string, n *yaml.Node) {
 		return
 	}
 	m := strings.TrimSpace(n.Value)
-	if h.Dialect == DialectClaude {
+	if h.Dialect != "" {
 		p.claudeMatcher(h, where, n, m)
 		return
 	}
 	if m == "" {
 		return
 	}
-	if h.Event != hookspec.PreToolCall && h.Event != hookspec.PostToolCall {
+	if !toolEvent(h.Event) {
 		p.warn(n, "%s: matcher %q is ignored: matchers are only honoured for pre_tool_call and post_tool_call; the hook fires on every %s", where, m, h.Event)
 		return
 	}
@@ -292,7 +302,7 @@ func (p *parser) claudeMatcher(h *Hook, where string, n *yaml.Node, m string) {
 		return
 	}
 	if _, ok := claudeQuery(h.Event, nil, p.tools); !ok {
-		p.warn(n, "%s: matcher %q is ignored: Claude Code has no matcher for %s; the hook fires on every call", where, m, ClaudeEvent(h.Event))
+		p.warn(n, "%s: matcher %q is ignored: %s has no matcher for %s; the hook fires on every call", where, m, agentName(h.Dialect), DialectEvent(h.Dialect, h.Event))
 		return
 	}
 	h.Matcher = m
@@ -301,7 +311,7 @@ func (p *parser) claudeMatcher(h *Hook, where string, n *yaml.Node, m string) {
 		p.warn(n, "%s: matcher %q is not a regular expression this engine can compile (%v); the hook fires on every call", where, m, err)
 		return
 	}
-	if h.Event != hookspec.PreToolCall && h.Event != hookspec.PostToolCall {
+	if !toolEvent(h.Event) {
 		return // matched against a session's source or a subagent's role, not a tool
 	}
 	if fix, dead, _ := p.toolMatcherFix(h); strings.Contains(m, " ") && len(dead) == 0 {
@@ -309,7 +319,7 @@ func (p *parser) claudeMatcher(h *Hook, where string, n *yaml.Node, m string) {
 		if fix != "" {
 			write = fmt.Sprintf(" (write %s)", fix)
 		}
-		p.warn(n, "%s: matcher %q has spaces: it matches no tool name%s, as in Claude Code", where, m, write)
+		p.warn(n, "%s: matcher %q has spaces: it matches no tool name%s, as in %s", where, m, write, agentName(h.Dialect))
 		return
 	}
 	p.checkToolMatcher(h, where, n)

@@ -47,7 +47,7 @@ func (m *matcher) match(name string) bool {
 // the matcher's regular expression matches the whole name (or, for a matcher that is not a valid
 // expression, when the name equals it literally).
 func (h *Hook) Matches(toolName string) bool {
-	if h.Dialect == DialectClaude {
+	if h.Dialect != "" {
 		return h.selects(map[string]any{"tool_name": toolName})
 	}
 	if h.Matcher == "" {
@@ -64,8 +64,11 @@ func (h *Hook) Matches(toolName string) bool {
 // name; a Claude Code hook's matcher also selects session starts by source, ends by reason
 // and subagents by type.
 func (h *Hook) selects(kwargs map[string]any) bool {
-	if h.Dialect != DialectClaude {
-		if h.Event != hookspec.PreToolCall && h.Event != hookspec.PostToolCall {
+	if h.Dialect == DialectCodex && h.Event == hookspec.OnSessionEnd && kwargs["interrupted"] != true {
+		return false // Codex's Interrupt: only a turn the user interrupted
+	}
+	if h.Dialect == "" {
+		if !toolEvent(h.Event) {
 			return true
 		}
 		name, _ := kwargs["tool_name"].(string)
@@ -78,9 +81,15 @@ func (h *Hook) selects(kwargs map[string]any) bool {
 	if !ok {
 		return true
 	}
+	if h.Dialect == DialectGemini && h.Event == hookspec.OnSessionFinalize {
+		q = "exit" // Gemini CLI's SessionEnd reason, as its payload says
+	}
 	m := h.claude
 	if m == nil { // a Hook built by hand rather than by ParseHooks
 		m, _ = compileClaudeMatcher(h.Matcher)
+	}
+	if q == "apply_patch" && h.Dialect == DialectCodex { // Codex matches it by Edit and Write too
+		return m.match(q) || m.match("Edit") || m.match("Write")
 	}
 	return m.match(q)
 }
@@ -200,9 +209,13 @@ func (p *parser) toolMatcherFix(h *Hook) (fix string, dead, known []string) {
 	for ours, c := range p.tools.ours {
 		alias[c.Name] = ours
 	}
-	if h.Dialect == DialectClaude {
-		known, alias, selects = p.tools.claudeToolNames(), map[string]string{}, selectsClaude
-		for ours, c := range p.tools.ours {
+	if h.Dialect != "" {
+		tools := h.toolTable()
+		known, alias, selects = tools.claudeToolNames(), map[string]string{}, selectsClaude
+		if h.Dialect == DialectCodex { // apply_patch's matcher aliases
+			known = append(known, "Edit", "Write")
+		}
+		for ours, c := range tools.ours {
 			alias[ours] = c.Name
 		}
 	}
@@ -234,4 +247,10 @@ func quoteAll(words []string) string {
 		q[i] = strconv.Quote(w)
 	}
 	return strings.Join(q, ", ")
+}
+
+// toolEvent reports whether a hook of event fires for one tool call, so that a matcher of
+// tool names applies: pre_tool_call, post_tool_call and post_tool_failure.
+func toolEvent(event string) bool {
+	return event == hookspec.PreToolCall || event == hookspec.PostToolCall || event == hookspec.PostToolFailure
 }

@@ -246,6 +246,9 @@ func marshalOrString(v any) (out any) {
 // hookspec.Normalise with the same rules as a Lua callback's return value, with
 // DefaultBlockMessage for a block that carries no usable message.
 //
+// ParseOutput reads the seed's wire protocol (SPEC §5.2): a pre_llm_call block
+// ({"action": "block"}, SPEC §4.5) is not in it, and the engine reads it on top.
+//
 // err (wrapping ErrMalformedOutput) is set when stdout is not exactly one JSON value; JSON
 // in no accepted shape is no error, only no effect. Numbers decode as int64 when integral,
 // else float64.
@@ -270,6 +273,9 @@ func parseOutput(event string, stdout []byte) (parsed any, answer hookspec.Answe
 // that carries no usable message.
 func answerOf(event string, parsed any) hookspec.Answer {
 	answer := hookspec.Normalise(event, parsed)
+	if event == hookspec.PreLLMCall && answer.Kind == hookspec.Block {
+		return hookspec.Answer{} // the seed's protocol: read by the engine (SPEC §4.5)
+	}
 	if answer.Kind == hookspec.Block && strings.TrimSpace(answer.Message) == "" {
 		answer.Message = DefaultBlockMessage
 	}

@@ -84,14 +84,15 @@ func (h *Hook) run(ctx context.Context, kwargs map[string]any, opts RunOptions, 
 	if !h.selects(kwargs) {
 		return Result{Status: hookspec.StatusSkipped, ExitCode: -1}
 	}
-	cwd := opts.Cwd
-	if cwd == "" {
-		cwd, _ = os.Getwd()
+	cwd := h.workDir(opts)
+	if !h.meets(kwargs, cwd) { // its if condition: not spawned, as in its agent
+		return Result{Status: hookspec.StatusSkipped, ExitCode: -1}
 	}
+	opts.Cwd = cwd
 	var in []byte
 	var err error
-	if h.Dialect == DialectClaude {
-		in, err = claudePayload(h.Event, kwargs, cwd, h.toolTable())
+	if h.Dialect != "" {
+		in, err = dialectPayload(h.Dialect, h.Event, kwargs, cwd, h.toolTable())
 	} else {
 		in, err = BuildPayload(h.Event, kwargs, cwd)
 	}
@@ -169,7 +170,7 @@ func (h *Hook) spawn(ctx context.Context, stdin []byte, kwargs map[string]any, o
 		h.failClosed(&res, why)
 		return res
 	}
-	if h.Dialect == DialectClaude {
+	if h.Dialect != "" {
 		h.interpretClaude(&res, kwargs, stdout, limit, log)
 	} else {
 		h.interpret(&res, cmd.ProcessState, stdout, limit)
@@ -185,7 +186,7 @@ func (h *Hook) interpretClaude(res *Result, kwargs map[string]any, stdout *procg
 		return
 	}
 	var problem string
-	res.Parsed, res.Answer, problem = claudeOutcome(h.Event, res.ExitCode, res.Stdout, res.Stderr, h.toolTable(), kwargs)
+	res.Parsed, res.Answer, problem = dialectOutcome(h.Dialect, h.Event, res.ExitCode, res.Stdout, res.Stderr, h.toolTable(), kwargs)
 	if obj, ok := res.Parsed.(map[string]any); ok {
 		if msg, _ := obj["systemMessage"].(string); strings.TrimSpace(msg) != "" {
 			log.Warn("shell hook message: "+msg, "hook", h.Command, "event", h.Event)

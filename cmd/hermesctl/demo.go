@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,12 +14,16 @@ var demoCommand = &command{
 	name: "demo",
 	json: true,
 	help: "replay the bundled example conversation against the bundled example hooks (no setup needed)",
-	run:  runDemo,
+	flags: func(fs *flag.FlagSet) runFunc {
+		var a traceArgs
+		traceFlags(fs, &a)
+		return func(ctx context.Context, c *cli, args []string) int { return runDemo(ctx, c, a, args) }
+	},
 }
 
 // runDemo copies the bundled demo home into a temporary directory (so nothing is written
 // anywhere else), approves its shell hooks there, and replays the bundled transcript.
-func runDemo(ctx context.Context, c *cli, args []string) int {
+func runDemo(ctx context.Context, c *cli, a traceArgs, args []string) int {
 	if !c.wantArgs(args, 0) {
 		return exitUsage
 	}
@@ -36,5 +41,6 @@ func runDemo(ctx context.Context, c *cli, args []string) int {
 		fmt.Fprintf(c.stdout, "Try it on your own: hermesctl replay <transcript.jsonl> --home <dir>\n\n")
 	}
 	c.acceptHooks = true
-	return c.replay(ctx, filepath.Join(dir, "transcript.jsonl"), home)
+	a.title = "scripts/examples/demo/transcript.jsonl (hermesctl demo)"
+	return c.replay(ctx, filepath.Join(dir, "transcript.jsonl"), home, a)
 }

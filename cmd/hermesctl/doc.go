@@ -11,8 +11,10 @@
 //	hooks revoke <command>               remove every approval of a command
 //	hooks doctor [--json]                check every hook; exit 3 on a problem
 //	plugins list [--json]                plugins with priority, hooks and permissions
-//	replay <transcript.jsonl> [--json]   run a transcript through the reference gateway
-//	demo                                 replay the bundled example
+//	replay <transcript.jsonl> [--json] [--html FILE] [--otlp-endpoint URL]
+//	                                     run a transcript through the reference gateway
+//	demo [--html FILE] [--otlp-endpoint URL]
+//	                                     replay the bundled example
 //	version                              print the version (also --version)
 //	completion bash|zsh|fish             print a shell completion script
 //	help [command]                       usage of everything, a group or a command

@@ -90,7 +90,7 @@ func declared(ctx context.Context, c *cli, event, command string) ([]consent.Tar
 	var out []consent.Target
 	for _, s := range eng.ShellHooks() {
 		if s.Event == event && s.Command == command {
-			t := consent.Target{Event: event, Command: command, Shell: s.Dialect == shell.DialectClaude && s.Type != shell.TypeHTTP, URL: s.Type == shell.TypeHTTP}
+			t := consent.Target{Event: event, Command: command, Shell: s.Dialect != "" && s.Type != shell.TypeHTTP && len(s.Hook().Args) == 0, URL: s.Type == shell.TypeHTTP, Dir: s.WorkDir}
 			if !slices.Contains(out, t) {
 				out = append(out, t)
 			}

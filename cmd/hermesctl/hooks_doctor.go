@@ -133,6 +133,9 @@ func (c *cli) shellCheck(ctx context.Context, s *engine.ShellHookInfo, policy en
 	if managed {
 		ch.note("managed hook (%s): runs first, needs no consent, cannot be disabled from the user's home", s.File)
 	}
+	if s.Dialect != "" {
+		ch.note("%s", describeDialected(listEntry{Dialect: s.Dialect, WorkDir: s.WorkDir, If: s.If, Async: s.Async}))
+	}
 	st := s.Consent
 	if managed {
 		st.Approved, st.ContentDrift, st.MtimeDrift = true, false, false
@@ -179,7 +182,11 @@ func (c *cli) shellCheck(ctx context.Context, s *engine.ShellHookInfo, policy en
 	took := res.Duration.Round(100 * time.Microsecond)
 	switch {
 	case res.Status == engine.StatusSkipped:
-		ch.note("smoke run skipped: matcher %s does not select the sample call (tool %v)", s.Matcher, hookspec.SampleKwargs(s.Event, cwd)["tool_name"])
+		by := "matcher " + s.Matcher
+		if s.If != "" {
+			by = strings.TrimPrefix(by+" or its if condition "+s.If, "matcher  or ")
+		}
+		ch.note("smoke run skipped: %s does not select the sample call (tool %v)", by, hookspec.SampleKwargs(s.Event, cwd)["tool_name"])
 		return ch
 	case res.Status != engine.StatusOK:
 		ch.problem("smoke run %s after %s: %s", res.Status, took, res.Err)

@@ -16,8 +16,8 @@ import (
 
 var hooksImportCommand = &command{
 	name: "hooks import",
-	args: "claude <settings.json>",
-	help: "add the hooks of a Claude Code settings file to config.yaml as dialect: claude shell hooks, reporting what cannot be mapped and why (exit 3); they still need consent",
+	args: "claude|codex|gemini <settings file|plugin-dir>",
+	help: "add the hooks of a Claude Code settings file (or plugin bundle), a Codex hooks.json or config.toml, or a Gemini CLI settings.json to config.yaml as shell hooks in that dialect that run in its project, reporting what cannot be mapped and why (exit 3); they still need consent",
 	flags: func(fs *flag.FlagSet) runFunc {
 		var dryRun bool
 		fs.BoolVar(&dryRun, "dry-run", false, "report what would be imported without writing config.yaml")
@@ -25,22 +25,34 @@ var hooksImportCommand = &command{
 	},
 }
 
+// importReaders read the settings of each agent.
+var importReaders = map[string]func(file string, data []byte, opts shell.ImportOptions) (shell.ClaudeImport, error){
+	"claude": shell.ReadClaudeSettingsWith,
+	"codex":  shell.ReadCodexHooks,
+	"gemini": shell.ReadGeminiSettings,
+}
+
 func runHooksImport(ctx context.Context, c *cli, dryRun bool, args []string) int {
 	if !c.wantArgs(args, 2) {
 		return exitUsage
 	}
-	if args[0] != "claude" {
-		return c.fail(exitUsage, "hooks import: unknown source %q; the one source is claude (a Claude Code settings.json or hooks.json)", args[0])
+	read, ok := importReaders[args[0]]
+	if !ok {
+		return c.fail(exitUsage, "hooks import: unknown source %q; the sources are claude (settings.json, hooks.json or a plugin directory), codex (hooks.json or config.toml) and gemini (settings.json)", args[0])
 	}
-	data, err := os.ReadFile(args[1])
+	home := engine.ResolveHome(c.home)
+	src, err := readImportSource(home, args[1])
+	if err == nil && args[0] != "claude" && src.opts.PluginRoot != "" {
+		err = fmt.Errorf("%s is a directory; %s hooks are imported from a file", args[1], args[0])
+	}
 	if err != nil {
 		return c.fail(exitConfig, "hooks import: %v", err)
 	}
-	imp, err := shell.ReadClaudeSettings(args[1], data)
+	imp, err := read(src.file, src.data, src.opts)
 	if err != nil {
 		return c.fail(exitConfig, "hooks import: %v", err)
 	}
-	file := filepath.Join(engine.ResolveHome(c.home), "config.yaml")
+	file := filepath.Join(home, "config.yaml")
 	config, err := os.ReadFile(file)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return c.fail(exitConfig, "hooks import: %v", err)
@@ -74,7 +86,7 @@ func (c *cli) reportImport(file string, imp shell.ClaudeImport, added []shell.Im
 		if e.Matcher != "" {
 			m = " (matcher " + e.Matcher + ")"
 		}
-		fmt.Fprintf(c.stdout, "  %s%s: %s\n", e.Event, printable(m), printable(e.Command))
+		fmt.Fprintf(c.stdout, "  %s%s: %s\n", e.Event, printable(m), printable(e.CommandLine()))
 	}
 	if n := len(imp.Entries) - len(added); n > 0 {
 		fmt.Fprintf(c.stdout, "%d already declared there\n", n)

@@ -45,9 +45,12 @@ type listEntry struct {
 	Events      []string            `json:"events"`
 	Priority    *int                `json:"priority,omitempty"`
 	Matcher     string              `json:"matcher,omitempty"`
-	Dialect     string              `json:"dialect,omitempty"` // shell hooks: "claude" for a hook written for Claude Code
-	Type        string              `json:"type,omitempty"`    // shell hooks: "http" for a hook that POSTs to its URL (Name)
-	Layer       string              `json:"layer"`             // "managed" (the managed home) or "user"
+	Dialect     string              `json:"dialect,omitempty"`  // shell hooks: "claude" for a hook written for Claude Code
+	Type        string              `json:"type,omitempty"`     // shell hooks: "http" for a hook that POSTs to its URL (Name)
+	Layer       string              `json:"layer"`              // "managed" (the managed home) or "user"
+	WorkDir     string              `json:"work_dir,omitempty"` // a dialect hook's working directory ("" = the host's)
+	If          string              `json:"if,omitempty"`       // a dialect hook's if condition
+	Async       bool                `json:"async,omitempty"`    // a dialect hook that runs in the background
 	Timeout     float64             `json:"timeout_s"`
 	Permissions *engine.Permissions `json:"permissions,omitempty"`
 	Enabled     bool                `json:"enabled"`
@@ -101,6 +104,7 @@ func (l *loaded) entries() []listEntry {
 	}
 	for _, s := range l.eng.ShellHooks() {
 		e := listEntry{Source: engine.SourceShell, Name: s.Command, Events: []string{s.Event}, Matcher: s.Matcher, Dialect: s.Dialect,
+			WorkDir: s.WorkDir, If: s.If, Async: s.Async,
 			Type: s.Type, Layer: s.Layer, Timeout: s.Timeout, Enabled: true, Status: "loaded", Consent: "not approved", Script: s.Consent.Script,
 			Warnings: warningStrings(shellWarnings(s))}
 		if s.Type != "" {
@@ -182,6 +186,7 @@ func runHooksList(ctx context.Context, c *cli, args []string) int {
 			printable(orDash(e.Matcher)), e.Timeout, printable(perms), printable(describeState(e)))
 	}
 	tw.Flush()
+	printDialected(c, entries)
 	printListWarnings(c, entries, l.eng)
 	return exitOK
 }
@@ -231,4 +236,36 @@ func describeState(e listEntry) string {
 		s += ": " + e.Error
 	}
 	return s
+}
+
+// printDialected says, under the table, how each hook written for another agent runs.
+func printDialected(c *cli, entries []listEntry) {
+	first := true
+	for _, e := range entries {
+		if e.Dialect == "" {
+			continue
+		}
+		if first {
+			fmt.Fprintln(c.stdout, "hooks written for other agents:")
+			first = false
+		}
+		fmt.Fprintf(c.stdout, "  %s [%s]: %s\n", printable(e.Name), printable(strings.Join(e.Events, ",")), printable(describeDialected(e)))
+	}
+}
+
+// describeDialected says how a hook written for another agent runs: its dialect, its
+// working directory, its if condition, in the background or not.
+func describeDialected(e listEntry) string {
+	where := "the host's working directory"
+	if e.WorkDir != "" {
+		where = e.WorkDir
+	}
+	d := fmt.Sprintf("dialect %s, runs in %s", e.Dialect, where)
+	if e.If != "" {
+		d += ", if " + e.If
+	}
+	if e.Async {
+		d += ", in the background (its answer is ignored)"
+	}
+	return d
 }

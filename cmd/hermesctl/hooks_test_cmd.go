@@ -223,6 +223,9 @@ func printReport(w io.Writer, rep engine.Report) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for _, h := range rep.Hooks {
 		detail := "result: " + printable(compactJSON(h.Result))
+		if h.StatusMessage != "" {
+			detail = "[" + printable(h.StatusMessage) + "] " + detail
+		}
 		if h.ExitCode != nil {
 			detail = fmt.Sprintf("exit %d, %s", *h.ExitCode, detail)
 		}
@@ -259,14 +262,30 @@ func outcomeText(o any) string {
 		return fmt.Sprintf("SKIP: %v", m["reason"])
 	case m["action"] == "rewrite":
 		return fmt.Sprintf("REWRITE to %q", m["text"])
-	case m["action"] == "allow":
+	case m["action"] == "allow" && len(m) == 1:
 		return "ALLOW"
+	case m["action"] == "allow" && m["args"] != nil:
+		return "ALLOW with args " + compactJSON(m["args"]) + rememberNote(m)
+	case m["action"] == "allow":
+		return "ALLOW" + rememberNote(m)
+	case m["action"] == "deny":
+		return fmt.Sprintf("DENY: %v", m["message"]) + rememberNote(m)
+	case m["action"] == "continue":
+		return fmt.Sprintf("CONTINUE: %v", m["reason"])
 	case m["context"] != nil:
 		return fmt.Sprintf("inject context: %q", m["context"])
 	case m["text"] != nil:
 		return fmt.Sprintf("replace with: %q", m["text"])
 	}
 	return compactJSON(o)
+}
+
+// rememberNote says an approval answer asks the host to remember it.
+func rememberNote(m map[string]any) string {
+	if m["remember"] == true {
+		return " (remember)"
+	}
+	return ""
 }
 
 func isEmptyList(o any) bool {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -23,18 +24,23 @@ var replayCommand = &command{
 	json: true,
 	args: "<transcript.jsonl>",
 	help: "run a transcript through the reference gateway and print every event fired, the hooks that ran and their outcomes",
-	run:  runReplay,
+	flags: func(fs *flag.FlagSet) runFunc {
+		var a traceArgs
+		traceFlags(fs, &a)
+		return func(ctx context.Context, c *cli, args []string) int { return runReplay(ctx, c, a, args) }
+	},
 }
 
-func runReplay(ctx context.Context, c *cli, args []string) int {
+func runReplay(ctx context.Context, c *cli, a traceArgs, args []string) int {
 	if !c.wantArgs(args, 1) {
 		return exitUsage
 	}
-	return c.replay(ctx, args[0], c.home)
+	return c.replay(ctx, args[0], c.home, a)
 }
 
-// replay runs the transcript at path against home and prints the timeline.
-func (c *cli) replay(ctx context.Context, path, home string) int {
+// replay runs the transcript at path against home and prints the timeline; with a's flags
+// it also exports the run's spans and writes the HTML timeline.
+func (c *cli) replay(ctx context.Context, path, home string, a traceArgs) int {
 	opts := engine.Options{Home: home, Logger: c.logger, AcceptHooks: c.acceptHooks, DisableWebhooks: true}
 	if f, ok := c.stdin.(*os.File); ok && consent.IsTerminal(f) {
 		opts.Prompt = &engine.Prompt{In: f, Out: c.stderr}
@@ -42,7 +48,15 @@ func (c *cli) replay(ctx context.Context, path, home string) int {
 	if err := parseTranscript(path); err != nil {
 		return c.fail(exitConfig, "replay: %v", err) // cannot be read or parsed
 	}
-	tl, err := gateway.ReplayFile(ctx, path, opts, gateway.Options{})
+	tr, err := c.newTracing(ctx, a)
+	if err != nil {
+		return c.fail(exitUsage, "replay: %v", err)
+	}
+	opts.TracerProvider = tr.provider()
+	rctx, span := tr.start(ctx, "replay "+filepath.Base(path))
+	tl, err := gateway.ReplayFile(rctx, path, opts, gateway.Options{})
+	span.End()
+	traced := c.finishTracing(ctx, tr, a, tl, path, engine.ResolveHome(home))
 	if err != nil && isLoadError(err) {
 		return c.fail(exitConfig, "replay: cannot load %s: %v", engine.ResolveHome(home), err)
 	}
@@ -56,7 +70,7 @@ func (c *cli) replay(ctx context.Context, path, home string) int {
 	if err != nil {
 		return c.fail(exitFailed, "replay stopped: %v", err)
 	}
-	return exitOK
+	return traced
 }
 
 // parseTranscript reads and parses the transcript at path, so that a transcript that cannot
@@ -98,6 +112,9 @@ func printTimeline(w io.Writer, tl gateway.Timeline, home string) {
 		for _, h := range e.Hooks {
 			name := strings.TrimPrefix(h.Name, home+string(filepath.Separator))
 			line := fmt.Sprintf("       %s\t%s\t%s\t%.2f ms", h.Source, printable(name), h.Status, float64(h.Duration.Microseconds())/1000)
+			if h.StatusMessage != "" {
+				line += "\t[" + printable(h.StatusMessage) + "]"
+			}
 			if h.Result != nil {
 				line += "\t" + printable(truncate(compactJSON(h.Result), 100))
 			}

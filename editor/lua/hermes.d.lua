@@ -47,7 +47,7 @@
 ---| "post_tool_call"            # after a tool returns (observer)
 ---| "transform_tool_result"     # may replace the tool result the model sees
 ---| "transform_terminal_output" # may replace the terminal tool's raw output
----| "pre_llm_call"              # once per turn; may inject context
+---| "pre_llm_call"              # once per turn; may inject context or block the prompt
 ---| "post_llm_call"             # once per successful turn (observer)
 ---| "transform_llm_output"      # may replace the final response
 ---| "pre_api_request"           # before each model API call (observer)
@@ -58,8 +58,13 @@
 ---| "on_session_reset"          # the gateway swapped in a new session key (observer)
 ---| "subagent_stop"             # a delegated child finished (observer)
 ---| "pre_gateway_dispatch"      # each inbound message; may skip, rewrite or allow it
----| "pre_approval_request"      # before a dangerous command asks the user (observer)
+---| "pre_approval_request"      # before a dangerous command asks the user; may answer it (allow/deny)
 ---| "post_approval_response"    # after the user answered (observer)
+---| "pre_verify"                # the agent is about to stop; may keep it going with a reason
+---| "post_tool_failure"         # a tool call failed (observer)
+---| "pre_compact"               # before the history is summarised; may add instructions
+---| "post_compact"              # after the history was summarised (observer)
+---| "on_notification"           # the agent wants the user's attention (observer)
 
 ---The `ctx` argument of `register(ctx)`.
 ---@class hermes.PluginContext
@@ -87,8 +92,13 @@ local PluginContext = {}
 ---@overload fun(name: "on_session_reset", fn: fun(kw: hermes.OnSessionResetArgs))
 ---@overload fun(name: "subagent_stop", fn: fun(kw: hermes.SubagentStopArgs))
 ---@overload fun(name: "pre_gateway_dispatch", fn: fun(kw: hermes.PreGatewayDispatchArgs): hermes.DispatchResult?)
----@overload fun(name: "pre_approval_request", fn: fun(kw: hermes.PreApprovalRequestArgs))
+---@overload fun(name: "pre_approval_request", fn: fun(kw: hermes.PreApprovalRequestArgs): hermes.ApprovalResult?)
 ---@overload fun(name: "post_approval_response", fn: fun(kw: hermes.PostApprovalResponseArgs))
+---@overload fun(name: "pre_verify", fn: fun(kw: hermes.PreVerifyArgs): hermes.VerifyResult?)
+---@overload fun(name: "post_tool_failure", fn: fun(kw: hermes.PostToolFailureArgs))
+---@overload fun(name: "pre_compact", fn: fun(kw: hermes.PreCompactArgs): hermes.PreCompactResult?)
+---@overload fun(name: "post_compact", fn: fun(kw: hermes.PostCompactArgs))
+---@overload fun(name: "on_notification", fn: fun(kw: hermes.OnNotificationArgs))
 ---@param name hermes.HookName|string
 ---@param fn fun(kw: table<string, any>): any
 function PluginContext.register_hook(name, fn) end
@@ -149,7 +159,13 @@ function PluginContext.register_hook(name, fn) end
 
 ---What pre_llm_call may return: a table with a non-empty string `context`, or a non-blank
 ---string. Anything else contributes nothing.
----@alias hermes.PreLLMCallResult {context: string}|string
+---Blocks the submitted prompt: it is not sent to the model; the user gets `message` instead
+---of a model turn. A block decides over every context.
+---@class hermes.PromptBlock
+---@field action "block"
+---@field message string? Shown to the user (a default message when missing).
+
+---@alias hermes.PreLLMCallResult {context: string}|string|hermes.PromptBlock
 
 ---post_llm_call: once per successful turn. Observer.
 ---@class hermes.PostLLMCallArgs
@@ -258,8 +274,8 @@ function PluginContext.register_hook(name, fn) end
 ---and unknown actions let the next callback decide.
 ---@alias hermes.DispatchResult hermes.DispatchSkip|hermes.DispatchRewrite|hermes.DispatchAllow
 
----pre_approval_request: before a dangerous command asks the user. Observer (cannot veto: use
----pre_tool_call for that).
+---pre_approval_request: before a dangerous command asks the user. A callback may answer the
+---approval itself (hermes.ApprovalResult); the person is asked only when none does.
 ---@class hermes.PreApprovalRequestArgs
 ---@field command string The command awaiting approval.
 ---@field description string Why it was flagged.
@@ -271,6 +287,70 @@ function PluginContext.register_hook(name, fn) end
 ---post_approval_response: after the user answered (or the prompt timed out). Observer.
 ---@class hermes.PostApprovalResponseArgs: hermes.PreApprovalRequestArgs
 ---@field choice "once"|"session"|"always"|"deny"|"timeout"
+
+---Grants the approval (with other arguments when `args` is given); `remember` asks the host
+---to record the answer as a rule.
+---@class hermes.ApprovalAllow
+---@field action "allow"
+---@field args table<string, any>?
+---@field remember boolean?
+
+---Refuses the approval, saying why; a deny decides over every allow.
+---@class hermes.ApprovalDeny
+---@field action "deny"
+---@field message string?
+---@field remember boolean?
+
+---@alias hermes.ApprovalResult hermes.ApprovalAllow|hermes.ApprovalDeny
+
+---pre_verify: the agent is about to stop, its final answer ready. Return
+---{action="continue", reason=...} to keep it going: the reason is its next user turn. At most
+---max_verify_nudges (config.yaml, default 3) times per user turn.
+---@class hermes.PreVerifyArgs
+---@field session_id string
+---@field user_message string The turn's user message.
+---@field response string The final answer the agent is about to give.
+---@field nudges integer How many times hooks kept it going already in this turn.
+---@field model string
+---@field platform string
+
+---@class hermes.VerifyResult
+---@field action "continue"
+---@field reason string What the agent should do next (its next user turn).
+
+---post_tool_failure: a tool call failed (an error, a timeout, an interruption). Observer;
+---post_tool_call fires for it too.
+---@class hermes.PostToolFailureArgs: hermes.PreToolCallArgs
+---@field error string What went wrong.
+---@field interrupted boolean The call was interrupted rather than failing by itself.
+---@field duration_ms integer
+
+---pre_compact: the host is about to summarise the history. A string (or {context=...}) adds
+---instructions for the summary.
+---@class hermes.PreCompactArgs
+---@field session_id string
+---@field trigger "manual"|"auto"|string
+---@field messages table[] The messages to be summarised ({role=..., content=...}).
+---@field instructions string The user's own instructions for the summary ("" for none).
+---@field platform string
+
+---@alias hermes.PreCompactResult {context: string}|string
+
+---post_compact: the history was summarised. Observer.
+---@class hermes.PostCompactArgs
+---@field session_id string
+---@field trigger "manual"|"auto"|string
+---@field summary string The summary that replaced the messages.
+---@field platform string
+
+---on_notification: the agent wants the user's attention (waiting for input, a permission
+---prompt). Observer.
+---@class hermes.OnNotificationArgs
+---@field session_id string
+---@field message string
+---@field title string ("" for none)
+---@field notification_type "permission_prompt"|"idle_prompt"|string
+---@field platform string
 
 -------------------------------------------------------------------------------------------
 -- Gateway event hooks

@@ -455,12 +455,21 @@ func TestPersistentShellHookClosedWithEngine(t *testing.T) {
 
 // referenceEngine loads a home whose one plugin is testdata/reference.lua.
 func referenceEngine(tb testing.TB, states int) *engine.Engine {
+	return referenceEngineOf(tb, states, engine.Options{})
+}
+
+// referenceEngineWith is referenceEngine(tb, 1) with opts.
+func referenceEngineWith(tb testing.TB, opts engine.Options) *engine.Engine {
+	return referenceEngineOf(tb, 1, opts)
+}
+
+func referenceEngineOf(tb testing.TB, states int, opts engine.Options) *engine.Engine {
 	tb.Helper()
 	home := testutil.Home(tb, map[string]string{
 		"plugins/reference/plugin.yaml": fmt.Sprintf("name: reference\nstates: %d\n", states),
 		"plugins/reference/handler.lua": string(readTestdata(tb, "reference.lua")),
 	})
-	eng := newEngine(tb, home, engine.Options{})
+	eng := newEngine(tb, home, opts)
 	if len(eng.Plugins()) != 1 || eng.Plugins()[0].Status != "loaded" {
 		tb.Fatalf("reference plugin not loaded: %+v", eng.Warnings())
 	}

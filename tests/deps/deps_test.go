@@ -48,6 +48,10 @@ var onlyImportedBy = map[string]string{
 	"github.com/redis/go-redis/v9": "store",
 	// Lua is the engine's business: the gateway and the CLI reach it through the engine.
 	module + "luabind": "engine",
+	// The libraries take a TracerProvider (the OpenTelemetry API); only the CLI builds one
+	// and exports what it records.
+	"go.opentelemetry.io/otel/sdk/trace":                              "cmd/hermesctl",
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp": "cmd/hermesctl",
 }
 
 type pkg struct {
@@ -104,6 +108,56 @@ func TestDependencyPolicy(t *testing.T) {
 	}
 }
 
+// lualayers is the layout of luabind's insides, from the bottom: each package may import,
+// of the project, only what its entry lists (the interpreter's own packages, under
+// internal/lua, count as one). hostpath resolves the host's paths for the core, io and exec;
+// internal/procgroup, the module's, runs a program in a process group of its own.
+// A module (internal/modules/<name>) sees the interpreter, the
+// limits, the standard library and the contract, never another module and never the core:
+// what a module needs of its state goes through the contract's VU.
+var lualayers = map[string][]string{
+	"luabind/internal/limits":   {"luabind/internal/lua"},
+	"luabind/internal/hostpath": {},
+	"luabind/internal/stdlib":   {"luabind/internal/lua", "luabind/internal/limits"},
+	"luabind/internal/modules":  {"luabind/internal/lua", "luabind/internal/limits", "luabind/internal/stdlib"},
+	"luabind/internal/modules/*": {"luabind/internal/lua", "luabind/internal/limits", "luabind/internal/stdlib",
+		"luabind/internal/hostpath", "luabind/internal/modules", "hookspec", "internal/procgroup"},
+}
+
+// TestLuabindLayers holds lualayers, on the direct imports of every package under luabind.
+func TestLuabindLayers(t *testing.T) {
+	seen := map[string]bool{}
+	for _, p := range list(t) {
+		name := strings.TrimPrefix(p.ImportPath, module)
+		rule := name
+		if strings.HasPrefix(name, "luabind/internal/modules/") {
+			rule = "luabind/internal/modules/*"
+		}
+		allowed, ok := lualayers[rule]
+		if !ok {
+			continue
+		}
+		seen[rule] = true
+		for _, imp := range p.Imports {
+			if !strings.HasPrefix(imp, module) {
+				continue
+			}
+			imp = strings.TrimPrefix(imp, module)
+			if strings.HasPrefix(imp, "luabind/internal/lua/") {
+				imp = "luabind/internal/lua"
+			}
+			if !slices.Contains(allowed, imp) {
+				t.Errorf("%s imports %s; it may import only %v", name, imp, allowed)
+			}
+		}
+	}
+	for rule := range lualayers {
+		if !seen[rule] {
+			t.Errorf("no package matches %s: the layout changed, update lualayers", rule)
+		}
+	}
+}
+
 // TestNoUpstreamLua: the engine runs on its own fork of gopher-lua (luabind/internal/lua), so
 // that a host's gopher-lua, of any version, is untouched by importing it: no package of the
 // module depends on upstream gopher-lua or gopher-luar, and go.mod requires neither
@@ -137,12 +191,10 @@ var unsafeAllowed = map[string]struct {
 	uses []string
 	why  string
 }{
-	"luabind/strlib.go": {[]string{"String", "SliceData"},
+	"luabind/internal/stdlib/strlib.go": {[]string{"String", "SliceData"},
 		"a built result of up to 64 MiB (gsub, format, rep) becomes a Lua string without a copy"},
-	"luabind/mod_re.go": {[]string{"String", "SliceData"},
+	"luabind/internal/modules/re/re.go": {[]string{"String", "SliceData"},
 		"a scratch buffer is read as a string, without a copy, before it is reused"},
-	"luabind/kept.go": {[]string{"StringData"},
-		"a string's bytes are its identity: a string kept twice is counted once"},
 }
 
 // TestNoLinknameNoUnsafe: no Go file of the module reaches into another package's private
@@ -154,6 +206,7 @@ func TestNoLinknameNoUnsafe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	usesUnsafe := map[string]bool{} // files found importing unsafe
 	files := 0
 	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -195,6 +248,7 @@ func TestNoLinknameNoUnsafe(t *testing.T) {
 			return nil
 		}
 		allowed, ok := unsafeAllowed[rel]
+		usesUnsafe[rel] = true
 		if !ok {
 			t.Errorf("%s imports unsafe; only the Lua interpreter and %v may", rel, slices.Sorted(maps.Keys(unsafeAllowed)))
 			return nil
@@ -211,6 +265,11 @@ func TestNoLinknameNoUnsafe(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	for rel := range unsafeAllowed {
+		if !usesUnsafe[rel] {
+			t.Errorf("%s is in unsafeAllowed but does not import unsafe (moved or changed?): drop or update its entry", rel)
+		}
 	}
 	if files < 100 {
 		t.Fatalf("found only %d Go files under %s", files, root)

@@ -38,7 +38,8 @@ const (
 // config.yaml, where {guard} is the path of a persistent shell guard (persistentGuard). With
 // store, the counter counts each tool call with store.incr, the shape that used to hold the
 // only state across the database call (a call whose store fails fails closed, and the call
-// is blocked); without, it counts in a Lua table.
+// is blocked); without, it counts in a Lua table. The two plugins of one state wait up to
+// 5 s for it (busy_timeout): a call that waits is measured, not failed.
 func gatewayHome(t *testing.T, store bool, config string) string {
 	t.Helper()
 	count := `calls = calls + 1`
@@ -46,13 +47,13 @@ func gatewayHome(t *testing.T, store bool, config string) string {
 		count = `require("store").incr("calls")`
 	}
 	files := map[string]string{
-		"plugins/guard/plugin.yaml": "name: guard\nstates: 1\ntimeout: 5\nfail_closed: true\n",
+		"plugins/guard/plugin.yaml": "name: guard\nstates: 1\ntimeout: 5\nbusy_timeout: 5\nfail_closed: true\n",
 		"plugins/guard/handler.lua": `function register(ctx)
   ctx.register_hook("pre_tool_call", function(kw)
     if (kw.args.command or ""):find("rm -rf", 1, true) then return {action = "block", message = "no"} end
   end)
 end`,
-		"plugins/counter/plugin.yaml": "name: counter\nstates: 1\nmax_states: 64\ntimeout: 5\nfail_closed: true\n",
+		"plugins/counter/plugin.yaml": "name: counter\nstates: 1\ntimeout: 5\nbusy_timeout: 5\nfail_closed: true\n",
 		"plugins/counter/handler.lua": `calls = 0
 function register(ctx)
   ctx.register_hook("pre_tool_call", function(kw) ` + count + ` end)

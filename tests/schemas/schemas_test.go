@@ -429,7 +429,7 @@ func TestSchemaKeysLoadWithoutWarnings(t *testing.T) {
 	entryProps := get(t, cfg, "$defs", "entry", "properties").(map[string]any)
 	first := true
 	for _, k := range slices.Sorted(maps.Keys(entryProps)) {
-		if k == "dialect" { // a Claude Code hook cannot be persistent: it gets an entry of its own below
+		if k == "dialect" || dialectOnly[k] { // a Claude Code hook cannot be persistent: it gets an entry of its own below
 			continue
 		}
 		if _, ok := httpEntry[k]; ok { // an HTTP hook's keys: an entry of its own below
@@ -453,8 +453,14 @@ func TestSchemaKeysLoadWithoutWarnings(t *testing.T) {
 		}
 		return kv
 	}(), ", ") + "}\n")
+	b.WriteString("    - {command: /bin/true, args: [x.sh], dialect: claude, if: \"Bash(rm *)\", project_dir: /tmp, status_message: Checking, async: false, async_rewake: false, plugin_root: /tmp, plugin_data: /tmp/data}\n")
+	for k := range entryProps {
+		if dialectOnly[k] && !strings.Contains(b.String(), " "+k+":") {
+			t.Fatalf("config.schema.json: entry key %q of hooks with a dialect has no sample value in this test; add one", k)
+		}
+	}
 	top := map[string]string{"hooks_auto_accept": "false", "hooks_consent": "command", "plugins": "{disabled: [nothing]}",
-		"claude_tools": "{browser_navigate: {name: Navigate, args: {url: url}}}", "store": "{url: \"redis://127.0.0.1:1/0\", prefix: \"h:\"}",
+		"claude_tools": "{browser_navigate: {name: Navigate, args: {url: url}}}", "store": "{url: \"redis://127.0.0.1:1/0\", prefix: \"h:\"}", "max_verify_nudges": "2",
 		"webhooks": "[{name: audit, url: \"https://policy.example.com/events\", events: [pre_tool_call, \"agent:*\"], matcher: terminal, secret_env: S, allow_private_network: false, timeout: 5}]"}
 	for _, k := range slices.Sorted(maps.Keys(get(t, cfg, "properties").(map[string]any))) {
 		if k == "hooks" || k == "policy" { // policy: is read from the managed home, below
@@ -500,8 +506,8 @@ func TestSchemaKeysLoadWithoutWarnings(t *testing.T) {
 		}
 	}
 	sh := eng.ShellHooks()
-	if len(sh) != 3 {
-		t.Fatalf("got %d shell hooks, want 3", len(sh))
+	if len(sh) != 4 {
+		t.Fatalf("got %d shell hooks, want 4", len(sh))
 	}
 	if h := sh[2].Hook(); h.Type != "http" || h.HTTP.Headers["Authorization"] == "" || !h.HTTP.AllowPrivate || len(h.HTTP.AllowedEnvVars) != 1 || sh[2].Refused != "" {
 		t.Errorf("http hook = %+v (%s), want every key applied and the policy's URL allowed", h, sh[2].Refused)
@@ -517,6 +523,9 @@ func TestSchemaKeysLoadWithoutWarnings(t *testing.T) {
 	}
 	if h := sh[1].Hook(); h.Dialect != "claude" || !h.Matches("terminal") || h.Matches("read_file") {
 		t.Errorf("claude hook = %+v, want dialect claude matching Bash (terminal) only", h)
+	}
+	if h := sh[3].Hook(); h.If != "Bash(rm *)" || h.ProjectDir != "/tmp" || h.StatusMessage != "Checking" || len(h.Args) != 1 || h.PluginData != "/tmp/data" {
+		t.Errorf("claude hook = %+v, want every key of hooks with a dialect applied", h)
 	}
 }
 
@@ -658,6 +667,10 @@ func (d *luaDefs) checkKeys(t *testing.T, where, class string, payload map[strin
 		}
 	}
 }
+
+// dialectOnly are the keys of an entry only a hook with a dialect has.
+var dialectOnly = map[string]bool{"if": true, "project_dir": true, "status_message": true, "async": true, "async_rewake": true,
+	"args": true, "plugin_root": true, "plugin_data": true}
 
 // specOnlyKeys are documented keys that hookspec.SampleKwargs does not include (host objects).
 var specOnlyKeys = map[string][]string{

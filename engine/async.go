@@ -1,0 +1,69 @@
+package engine
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/shell"
+)
+
+// maxBackground bounds the async shell hooks (async, asyncRewake: hooks written for another
+// agent that its agent runs in the background) running at once, engine-wide.
+const maxBackground = 16
+
+// background runs async shell hooks off the call's path: at most maxBackground at once; a
+// firing beyond that is dropped with a warning (the call never waits for one). Their
+// answers are ignored, as their agent ignores them; an asyncRewake hook's exit code 2
+// gives its stderr to the session's next turn. Safe for concurrent use.
+type background struct {
+	slots chan struct{}
+	wg    sync.WaitGroup
+}
+
+func (b *background) init() { b.slots = make(chan struct{}, maxBackground) }
+
+// wait returns once every background run has ended (tests, and Close's drain).
+func (b *background) wait() { b.wg.Wait() }
+
+// fireAsync starts c's hook in the background and returns at once: the call goes on
+// without it.
+func (c *shellCallback) fireAsync(ctx context.Context, hook string, kw args) HookResult {
+	r := HookResult{Source: SourceShell, Name: c.hook.Command, Status: StatusOK, StatusMessage: c.hook.StatusMessage}
+	select {
+	case c.bg.slots <- struct{}{}:
+	default:
+		r.Status, r.Err = StatusBusy, "async shell hook not started: too many running in the background"
+		c.warns.warn(c.logger, r.Err, "hook", hook, "limit", maxBackground)
+		return r
+	}
+	kwargs := kw.Map()
+	c.bg.wg.Add(1)
+	go func() {
+		defer c.bg.wg.Done()
+		defer func() { <-c.bg.slots }()
+		// The call's own context ends with the call: the hook runs until its timeout, or
+		// until the engine closes.
+		bctx := context.WithoutCancel(ctx)
+		bctx, cancel := context.WithCancelCause(bctx)
+		defer cancel(nil)
+		defer context.AfterFunc(c.stop, func() { cancel(context.Cause(c.stop)) })()
+		res := c.hook.Run(bctx, kwargs, shell.RunOptions{Logger: c.logger})
+		c.metrics.observe(res.Status, res.Duration)
+		if res.Err != "" {
+			c.warns.warn(c.logger, res.Err, "hook", hook, "status", string(res.Status), "async", true)
+		}
+		if c.hook.AsyncRewake && res.ExitCode == 2 && c.rewake != nil {
+			if why := strings.TrimSpace(res.Stderr); why != "" {
+				sid, _ := kwargs["session_id"].(string)
+				c.rewake(sid, why)
+			}
+		}
+	}()
+	r.Result = map[string]any{"async": true}
+	r.Duration = time.Duration(0)
+	r.Answer = hookspec.Answer{}
+	return r
+}

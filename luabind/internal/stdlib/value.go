@@ -1,0 +1,147 @@
+package stdlib
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
+)
+
+// Limits on values converted back from Lua.
+const (
+	// MaxConvertDepth is how deeply a converted value may nest.
+	MaxConvertDepth = 64
+	maxConvertItems = 1 << 20
+)
+
+// ToGo converts a Lua value to Go: nil, bool, string, int64 for integral numbers (float64
+// otherwise), []any for tables whose keys are exactly 1..n (or marked with json.array),
+// map[string]any for other tables. json.null becomes nil. Functions, userdata, threads,
+// cycles and values nested deeper than 64 levels are errors naming where they were found.
+func ToGo(v lua.LValue) (any, error) {
+	var c converter
+	return c.value(v, nil, 0)
+}
+
+// ToWire is ToGo for a value that must have a wire (JSON) form: NaN and the infinities are
+// errors too.
+func ToWire(v lua.LValue) (any, error) {
+	c := converter{finite: true}
+	return c.value(v, nil, 0)
+}
+
+// ConvertError is a value that cannot cross from Lua to Go: a function, userdata, a cycle,
+// a table nested too deep; Msg says what and where.
+type ConvertError struct{ Msg string }
+
+func (e *ConvertError) Error() string { return e.Msg }
+
+type converter struct {
+	finite bool                         // NaN and the infinities are errors
+	open   [MaxConvertDepth]*lua.LTable // open[d]: the table being converted at depth d (cycles)
+	items  int
+}
+
+// The path of a value (jsonPath, "value.a[2]") is only rendered in an error: building it
+// for every value was an allocation per value.
+func (c *converter) value(v lua.LValue, path *jsonPath, depth int) (any, error) {
+	switch x := v.(type) {
+	case *lua.LNilType:
+		return nil, nil
+	case lua.LBool:
+		return bool(x), nil
+	case lua.LString:
+		return string(x), nil
+	case lua.LNumber:
+		if f := float64(x); c.finite && (math.IsNaN(f) || math.IsInf(f, 0)) {
+			return nil, &ConvertError{Msg: fmt.Sprintf("unsupported value: cannot encode %v as JSON", f)}
+		}
+		return number(float64(x)), nil
+	case *lua.LTable:
+		return c.table(x, path, depth)
+	case *lua.LUserData:
+		if x.Value == NullValue {
+			return nil, nil
+		}
+	}
+	return nil, &ConvertError{Msg: fmt.Sprintf("unsupported value of type %s at %s", v.Type(), path.String())}
+}
+
+// number keeps integral values integral.
+func number(f float64) any {
+	if f == math.Trunc(f) && f >= -(1<<53) && f <= 1<<53 {
+		return int64(f)
+	}
+	return f
+}
+
+func (c *converter) table(t *lua.LTable, path *jsonPath, depth int) (any, error) {
+	if depth >= MaxConvertDepth {
+		return nil, &ConvertError{Msg: fmt.Sprintf("table nested deeper than %d levels at %s", MaxConvertDepth, path.String())}
+	}
+	if slices.Contains(c.open[:depth], t) {
+		return nil, &ConvertError{Msg: "table contains itself (a cycle) at " + path.String()}
+	}
+	c.open[depth] = t
+
+	n, isArray := arrayLen(t)
+	if isArray && (n > 0 || IsMarkedArray(t)) {
+		out := make([]any, n)
+		for i := 1; i <= n; i++ {
+			v, err := c.item(t.RawGetInt(i), path, "", i, depth)
+			if err != nil {
+				return nil, err
+			}
+			out[i-1] = v
+		}
+		return out, nil
+	}
+	out := make(map[string]any, n)
+	// pairs rather than ForEach: it hands out the keys the table keeps, where ForEach boxes
+	// every string key again and its callback is one more allocation.
+	for k, v := range t.Pairs() {
+		var key string
+		switch kk := k.(type) {
+		case lua.LString:
+			key = string(kk)
+		case lua.LNumber:
+			key = kk.String()
+		default:
+			return nil, &ConvertError{Msg: fmt.Sprintf("unsupported key of type %s in %s", k.Type(), path.String())}
+		}
+		var err error
+		if out[key], err = c.item(v, path, key, 0, depth); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// item converts the value at key (an object's) or index (an array's) of the table at path.
+func (c *converter) item(v lua.LValue, path *jsonPath, key string, index int, depth int) (any, error) {
+	c.items++
+	if c.items > maxConvertItems {
+		return nil, &ConvertError{Msg: fmt.Sprintf("more than %d values to convert", maxConvertItems)}
+	}
+	var here *jsonPath
+	if _, nested := v.(*lua.LTable); nested || !isPlain(v) {
+		here = &jsonPath{parent: path, key: key, index: index}
+	}
+	return c.value(v, here, depth+1)
+}
+
+// arrayLen reports whether t's keys are exactly the integers 1..n, and n (else the number
+// of keys seen until one was not).
+func arrayLen(t *lua.LTable) (int, bool) {
+	count, maxKey := 0, 0
+	for k := range t.Pairs() {
+		num, isNum := k.(lua.LNumber)
+		if !isNum || float64(num) != math.Trunc(float64(num)) || num < 1 {
+			return count, false
+		}
+		count++
+		maxKey = max(maxKey, int(num))
+	}
+	return count, count == maxKey
+}

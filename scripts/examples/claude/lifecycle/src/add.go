@@ -1,0 +1,3 @@
+package add
+
+func add(a, b int) int { return a - b }
