@@ -43,7 +43,7 @@ func (w TableWriter) String(k, v string) {
 		}
 		return
 	}
-	w.t.RawSetString(k, lua.LString(v))
+	w.t.SetStringField(k, lua.LString(v))
 }
 
 // Value sets field k to v, converted like any other Go value.
@@ -54,7 +54,7 @@ func (w TableWriter) Value(k string, v any) {
 		}
 		return
 	}
-	w.t.RawSetString(k, toLua(w.l, v))
+	w.t.SetStringField(k, toLua(w.l, v))
 }
 
 // List sets field k to the list v, converted like any other Go value; it spares boxing the
@@ -70,7 +70,7 @@ func (w TableWriter) List(k string, v []any) {
 		}
 		return
 	}
-	w.t.RawSetString(k, toLua(w.l, v))
+	w.t.SetStringField(k, toLua(w.l, v))
 }
 
 // toLua converts a Go value to Lua: maps to tables, slices to arrays (1-based), numbers,

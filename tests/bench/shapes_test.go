@@ -5,6 +5,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -141,5 +142,39 @@ func BenchmarkShape(b *testing.B) {
 				i++
 			}
 		})
+	}
+}
+
+// The C Lua 5.1 reference (testdata/lua51_reference.lua, a row of compare's table) runs the
+// same handlers over the same inputs and answers what the engine answers: its `re` and
+// `json` modules and its dispatch loop do the work the engine's do.
+func TestLua51ReferenceLikeEngine(t *testing.T) {
+	bin, err := exec.LookPath("lua5.1")
+	if err != nil {
+		t.Skip("lua5.1 not installed (.ci/run installs it)")
+	}
+	ctx := context.Background()
+	for _, name := range []string{"guard", "redactor", "context"} {
+		out, err := exec.Command(bin, "testdata/lua51_reference.lua", "answers", name).Output()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		got := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+		_, calls := shapeCalls(t, name)
+		if len(got) != len(calls) {
+			t.Fatalf("%s: %d answers from lua5.1, want %d", name, len(got), len(calls))
+		}
+		for i, c := range calls {
+			if want := strings.ReplaceAll(c(ctx), "\n", `\n`); got[i] != want {
+				t.Errorf("%s input %d: lua5.1 answers %.80q, the engine %.80q", name, i, got[i], want)
+			}
+		}
+	}
+	for _, name := range []string{"audit", "guard", "redactor", "context"} {
+		out, err := exec.Command(bin, "testdata/lua51_reference.lua", "shape", name, "256").Output()
+		f := strings.Fields(string(out))
+		if err != nil || len(f) != 2 || f[0] != "lua51_shape_"+name+"_ns_per_op" {
+			t.Errorf("%s: %q %v", name, out, err)
+		}
 	}
 }

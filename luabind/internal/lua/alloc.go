@@ -12,18 +12,12 @@ type iface struct {
 	word unsafe.Pointer
 }
 
-const preloadLimit LNumber = 128
+// preloadLimit bounds the integers LNumber2I returns boxed once (boxedInts, fastpath.go):
+// loop counters, lengths and indexes below it take no slot of a page.
+const preloadLimit LNumber = LNumber(len(boxedInts))
 
 var _fv float64
 var _uv uintptr
-
-var preloads [int(preloadLimit)]LValue
-
-func init() {
-	for i := 0; i < int(preloadLimit); i++ {
-		preloads[i] = LNumber(i)
-	}
-}
 
 // allocator is a fast bulk memory allocator for the LValue.
 type allocator struct {
@@ -59,7 +53,7 @@ func newAllocator(size int) *allocator {
 func (al *allocator) LNumber2I(v LNumber) LValue {
 	// first check for shared preloaded numbers
 	if v >= 0 && v < preloadLimit && float64(v) == float64(int64(v)) && (v != 0 || !math.Signbit(float64(v))) {
-		return preloads[int(v)]
+		return boxedInts[int(v)]
 	}
 
 	// check if we need a new alloc page

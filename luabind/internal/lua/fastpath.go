@@ -51,8 +51,10 @@ func IntValue(i int) LValue {
 // is set after the results, and the registers from there up to the old top, or to hi (where
 // the call's own frame reached), are cleared.
 func (rg *registry) setTopAfterCall(top, hi int) {
-	if end := min(max(hi, rg.top), len(rg.array)); end > top {
-		clear(rg.array[top:end])
+	// A few registers at most: cleared one by one, which costs less than the call of
+	// memclrHasPointers (and its write barriers) that clear() compiles to.
+	for i, end := top, min(max(hi, rg.top), len(rg.array)); i < end; i++ {
+		rg.array[i] = nil
 	}
 	rg.top = top
 }
@@ -215,6 +217,16 @@ func (L *LState) setStringKey(inst uint32) bool {
 // list with room for n keys, which RawSetString would otherwise grow key by key. It does
 // nothing to a table that has held such a key.
 func (tb *LTable) ReserveKeys(n int) {
+	if tb.isSmall() && n <= smallMax {
+		if n > cap(tb.small) {
+			tb.charge(int64(n-cap(tb.small)) * memSmallField)
+			small := make([]smallField, len(tb.small), n)
+			copy(small, tb.small)
+			tb.small = small
+		}
+		return
+	}
+	tb.promote(n)
 	if tb.keys == nil && n > 0 {
 		tb.charge(int64(n) * memKey)
 		tb.keys, tb.k2i = make([]LValue, 0, n), make(map[LValue]int, n)
@@ -225,6 +237,15 @@ func (tb *LTable) ReserveKeys(n int) {
 // does, the value is replaced without looking the key up in the key list (where
 // RawSetString boxes the key, an allocation, to look it up).
 func (tb *LTable) ReplaceString(key string, value LValue) {
+	if value != LNil && tb.isSmall() {
+		for i := range tb.small {
+			if tb.small[i].s == key {
+				tb.ver++
+				tb.small[i].v = value
+				return
+			}
+		}
+	}
 	if value != LNil && tb.strdict != nil && tb.k2i != nil {
 		tb.ver++
 		n := len(tb.strdict)
@@ -250,6 +271,11 @@ func (tb *LTable) Pairs() iter.Seq2[LValue, LValue] {
 	return func(yield func(k, v LValue) bool) {
 		for i, v := range tb.array {
 			if v != LNil && v != nil && !yield(IntValue(i+1), v) {
+				return
+			}
+		}
+		for i := range tb.small {
+			if f := &tb.small[i]; f.v != LNil && !yield(f.key(), f.v) {
 				return
 			}
 		}

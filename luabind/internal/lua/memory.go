@@ -208,6 +208,9 @@ func (ls *LState) newTable(acap, hcap int) *LTable {
 
 // tableMemory is what newLTable(acap, hcap) allocates.
 func tableMemory(acap, hcap int) int64 {
+	if hcap <= smallMax {
+		return memTable + int64(max(acap, 0))*memSlot + int64(max(hcap, 0))*memSmallField
+	}
 	return memTable + int64(max(acap, 0))*memSlot + mapMemory(hcap)
 }
 

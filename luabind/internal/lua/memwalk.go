@@ -117,6 +117,11 @@ func (w *memWalk) table(tb *LTable) {
 	for _, v := range tb.array {
 		w.queue(v)
 	}
+	w.total += int64(cap(tb.small)) * memSmallField
+	for _, f := range tb.small { // every key, held or not (table_small.go)
+		w.str(LString(f.s))
+		w.queue(f.v)
+	}
 	for _, k := range tb.keys { // every key listed, held or not (table_keys.go)
 		w.queue(k)
 	}

@@ -40,8 +40,10 @@ func newLTable(acap int, hcap int) *LTable {
 	if acap != 0 {
 		tb.array = make([]LValue, 0, acap)
 	}
-	if hcap != 0 {
+	if hcap > smallMax {
 		tb.strdict = make(map[string]LValue, hcap)
+	} else if hcap > 0 {
+		tb.small = make([]smallField, 0, hcap)
 	}
 	return tb
 }
@@ -183,6 +185,12 @@ func (tb *LTable) RawSetString(key string, value LValue) {
 // writers of the string part, which change the table's version (fieldcache.go).
 func (tb *LTable) setString(lkey LValue, key string, value LValue, hcap int) {
 	tb.ver++
+	if tb.isSmall() {
+		if tb.smallSet(lkey, key, value) {
+			return
+		}
+		tb.promote(hcap)
+	}
 	if tb.strdict == nil {
 		tb.charge(mapMemory(hcap))
 		tb.strdict = make(map[string]LValue, hcap)
@@ -202,6 +210,12 @@ func (tb *LTable) RawSetH(key LValue, value LValue) {
 	if s, ok := key.(LString); ok {
 		tb.RawSetString(string(s), value)
 		return
+	}
+	if tb.isSmall() {
+		if value == LNil {
+			return // a small table holds no such key
+		}
+		tb.promote(0)
 	}
 	if tb.dict == nil {
 		tb.charge(mapMemory(len(tb.strdict)))
@@ -229,13 +243,7 @@ func (tb *LTable) RawGet(key LValue) LValue {
 			return tb.array[index]
 		}
 	case LString:
-		if tb.strdict == nil {
-			return LNil
-		}
-		if ret, ok := tb.strdict[string(v)]; ok {
-			return ret
-		}
-		return LNil
+		return tb.RawGetString(string(v))
 	}
 	if tb.dict == nil {
 		return LNil
@@ -258,13 +266,7 @@ func (tb *LTable) RawGetInt(key int) LValue {
 // RawGet returns an LValue associated with a given key without __index metamethod.
 func (tb *LTable) RawGetH(key LValue) LValue {
 	if s, sok := key.(LString); sok {
-		if tb.strdict == nil {
-			return LNil
-		}
-		if v, vok := tb.strdict[string(s)]; vok {
-			return v
-		}
-		return LNil
+		return tb.RawGetString(string(s))
 	}
 	if tb.dict == nil {
 		return LNil
@@ -278,7 +280,7 @@ func (tb *LTable) RawGetH(key LValue) LValue {
 // RawGetString returns an LValue associated with a given key without __index metamethod.
 func (tb *LTable) RawGetString(key string) LValue {
 	if tb.strdict == nil {
-		return LNil
+		return tb.smallGet(key)
 	}
 	if v, vok := tb.strdict[string(key)]; vok {
 		return v
@@ -293,6 +295,11 @@ func (tb *LTable) ForEach(cb func(LValue, LValue)) {
 			if v != LNil {
 				cb(LNumber(i+1), v)
 			}
+		}
+	}
+	for i := range tb.small {
+		if f := &tb.small[i]; f.v != LNil {
+			cb(f.key(), f.v)
 		}
 	}
 	if tb.strdict != nil {
@@ -313,6 +320,9 @@ func (tb *LTable) ForEach(cb func(LValue, LValue)) {
 
 // This function is equivalent to lua_next ( http://www.lua.org/manual/5.1/manual.html#lua_next ).
 func (tb *LTable) Next(key LValue) (LValue, LValue) {
+	if tb.isSmall() {
+		return tb.smallNext(key)
+	}
 	init := false
 	if key == LNil {
 		key = LNumber(0)

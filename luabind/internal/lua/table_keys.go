@@ -29,7 +29,10 @@ func (tb *LTable) addKey(key LValue) {
 // AddKey is addKey for a fast path outside the package that sets a key of the hash part
 // itself, once it has found key missing from the list: it records key before the value is
 // stored.
-func (tb *LTable) AddKey(key LValue) { tb.addKey(key) }
+func (tb *LTable) AddKey(key LValue) {
+	tb.promote(0)
+	tb.addKey(key)
+}
 
 // compactKeys drops the keys the hash part no longer holds from the key list, keeping the
 // order of the others.

@@ -32,10 +32,24 @@ type LValue interface {
 }
 
 // LVIsFalse returns true if a given LValue is a nil or false otherwise false.
-func LVIsFalse(v LValue) bool { return v == LNil || v == LFalse }
+func LVIsFalse(v LValue) bool { return !LVAsBool(v) }
 
-// LVIsFalse returns false if a given LValue is a nil or false otherwise true.
-func LVAsBool(v LValue) bool { return v != LNil && v != LFalse }
+// LVAsBool returns false if a given LValue is a nil or false otherwise true.
+//
+// It tells the two false values apart by their types: comparing v with LNil, an interface,
+// calls the runtime whenever v is nil too.
+func LVAsBool(v LValue) bool {
+	switch x := v.(type) {
+	case *LNilType:
+		return x != theNil
+	case LBool:
+		return bool(x)
+	}
+	return true
+}
+
+// theNil is LNil's pointer.
+var theNil = LNil.(*LNilType)
 
 // LVAsString returns string representation of a given LValue
 // if the LValue is a string or number, otherwise an empty string.
@@ -147,8 +161,9 @@ type LTable struct {
 	strdict map[string]LValue
 	keys    []LValue
 	k2i     map[LValue]int
-	mem     *memAccount // of the state that made it; nil: none (memory.go)
-	ver     uint64      // changes with every write of a string key (fieldcache.go)
+	small   []smallField // the string keys while there are few (table_small.go)
+	mem     *memAccount  // of the state that made it; nil: none (memory.go)
+	ver     uint64       // changes with every write of a string key (fieldcache.go)
 }
 
 func (tb *LTable) String() string   { return fmt.Sprintf("table: %p", tb) }

@@ -23,9 +23,6 @@ const contextPollInterval = 1024
 // finished (the coroutine's resumer polls then), so that a Lua function that caught the
 // stop (pcall) does not return as if it had finished.
 func mainLoop(L *LState, baseframe *callFrame) {
-	var inst uint32
-	var cf *callFrame
-
 	if L.stack.IsEmpty() {
 		return
 	}
@@ -38,41 +35,133 @@ func mainLoop(L *LState, baseframe *callFrame) {
 		return
 	}
 
-	// Instructions run four to a pass, counted once a pass: the count lives on the stack
-	// across every handler call, and updating it for each instruction cost an
-	// instruction-heavy function 2% more machine instructions. The poll comes once the
-	// pass's first instruction is fetched: an error cannot be raised in a frame whose Pc is
-	// still 0 (a call just entered).
+	// The instructions the profiles of hooks show most are run here, in the loop, without
+	// the call through jumpTable and without reloading the frame: moves, constants, upvalue
+	// reads, jumps, tests and number comparisons (each taking the jump that follows it
+	// itself), globals and constant-key fields found in their inline cache (fieldcache.go),
+	// number arithmetic, numeric and ipairs loop steps, and a plain string.find
+	// (fastpath.go). Anything else, and these when their operands are not the common case,
+	// goes through jumpTable; the frame is reloaded after every handler, since a call, a
+	// return or a tail call changes it. The poll comes once the first instruction is
+	// fetched: an error cannot be raised in a frame whose Pc is still 0 (a call just
+	// entered). Options.SkipFastPaths sends every instruction through jumpTable.
+	fast := !L.Options.SkipFastPaths
+	reg := L.reg
 	steps := 1
+	cf := L.currentFrame
+	code := cf.Fn.Proto.Code
 	for {
-		cf = L.currentFrame
-		inst = cf.Fn.Proto.Code[cf.Pc]
+		inst := code[cf.Pc]
 		cf.Pc++
-		if steps -= 4; steps <= 0 {
+		if steps--; steps <= 0 {
 			steps = contextPollInterval
 			L.pollContext()
 		}
+		if fast {
+			lbase := cf.LocalBase
+			ra := lbase + int(inst>>18)&0xff
+			if ra < len(reg.array) {
+				switch int(inst >> 26) {
+				case OP_MOVE:
+					reg.array[ra] = reg.array[lbase+int(inst&0x1ff)]
+					if ra >= reg.top {
+						reg.top = ra + 1
+					}
+					continue
+				case OP_MOVEN:
+					if moveN(reg, cf, inst) {
+						continue
+					}
+				case OP_LOADK:
+					reg.array[ra] = cf.Fn.Proto.Constants[inst&0x3ffff]
+					if ra >= reg.top {
+						reg.top = ra + 1
+					}
+					constantsAfter(reg, cf)
+					continue
+				case OP_LOADBOOL:
+					if inst&0x1ff != 0 {
+						reg.array[ra] = LTrue
+					} else {
+						reg.array[ra] = LFalse
+					}
+					if ra >= reg.top {
+						reg.top = ra + 1
+					}
+					if (inst>>9)&0x1ff != 0 {
+						cf.Pc++
+					}
+					continue
+				case OP_GETUPVAL:
+					reg.array[ra] = cf.Fn.Upvalues[inst&0x1ff].Value()
+					if ra >= reg.top {
+						reg.top = ra + 1
+					}
+					continue
+				case OP_GETGLOBAL:
+					if e := cf.Fn.fields.entries; e != nil {
+						tb := cf.Fn.Env
+						if c := &e[inst&0x3ffff]; c.tb == tb && tb != nil && c.ver == tb.ver {
+							reg.array[ra] = c.v
+							if ra >= reg.top {
+								reg.top = ra + 1
+							}
+							fieldAfterGlobal(reg, cf, e, ra)
+							continue
+						}
+					}
+				case OP_GETTABLEKS:
+					if e, k := cf.Fn.fields.entries, int(inst>>9)&0x1ff; e != nil && k&opBitRk != 0 {
+						tb, ok := reg.array[lbase+int(inst&0x1ff)].(*LTable)
+						if c := &e[k&^opBitRk]; ok && c.tb == tb && c.ver == tb.ver {
+							reg.array[ra] = c.v
+							if ra >= reg.top {
+								reg.top = ra + 1
+							}
+							continue
+						}
+					}
+				case OP_ADD, OP_SUB, OP_MUL:
+					if arithStep(L, cf, inst, ra) {
+						continue
+					}
+				case OP_JMP:
+					cf.Pc += int(inst&0x3ffff) - opMaxArgSbx
+					continue
+				case OP_TEST:
+					if LVAsBool(reg.array[ra]) == ((inst>>9)&0x1ff == 0) {
+						cf.Pc++
+					} else {
+						takeJump(cf)
+					}
+					continue
+				case OP_EQ, OP_LT, OP_LE:
+					if compareStep(L, cf, inst) {
+						continue
+					}
+				case OP_CALL:
+					if fn, ok := reg.array[ra].(*LFunction); ok && fn.Builtin == BuiltinStringFind && fn.IsG && L.plainFind(inst) {
+						if (inst>>9)&0x1ff != 1 { // a result kept: `if string.find(...) then`
+							testAfter(reg, cf, ra)
+						}
+						continue
+					}
+				case OP_FORLOOP:
+					if forStep(reg, cf, inst, ra) {
+						continue
+					}
+				case OP_TFORLOOP:
+					if L.ipairsStep(inst) {
+						continue
+					}
+				}
+			}
+		}
 		if jumpTable[int(inst>>26)](L, inst, baseframe) == 1 {
 			break
 		}
 		cf = L.currentFrame
-		inst = cf.Fn.Proto.Code[cf.Pc]
-		cf.Pc++
-		if jumpTable[int(inst>>26)](L, inst, baseframe) == 1 {
-			break
-		}
-		cf = L.currentFrame
-		inst = cf.Fn.Proto.Code[cf.Pc]
-		cf.Pc++
-		if jumpTable[int(inst>>26)](L, inst, baseframe) == 1 {
-			break
-		}
-		cf = L.currentFrame
-		inst = cf.Fn.Proto.Code[cf.Pc]
-		cf.Pc++
-		if jumpTable[int(inst>>26)](L, inst, baseframe) == 1 {
-			break
-		}
+		code = cf.Fn.Proto.Code
 	}
 	if L.Parent == parent {
 		L.pollContext()

@@ -9,7 +9,9 @@
 // reference right before and right after the benchmarks compared with it, so that both
 // sides of a ratio are measured side by side even when a shared machine's speed drifts. The median of the rounds
 // is used, so that one disturbed run does not decide a target. The Python column needs
-// python3 on $PATH (or -python); without it those targets are reported as SKIP. The exit status is 0 unless the benchmarks could not
+// python3 on $PATH (or -python); without it those targets are reported as SKIP. The four
+// handler shapes also run under C Lua 5.1 (testdata/lua51_reference.lua, lua5.1 on $PATH or
+// -lua51), right before and after BenchmarkShape, for the ratio to a C interpreter. The exit status is 0 unless the benchmarks could not
 // run, or -strict is given and a target is missed.
 package main
 
@@ -35,6 +37,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cfg := config{}
 	fs.IntVar(&cfg.count, "count", 5, "rounds; the median of each benchmark is used")
 	fs.StringVar(&cfg.python, "python", "python3", "Python interpreter for the reference (\"\" skips it)")
+	fs.StringVar(&cfg.lua51, "lua51", "lua5.1", "C Lua 5.1 interpreter for the shapes' reference (\"\" skips it)")
 	fs.BoolVar(&cfg.strict, "strict", false, "exit 1 when a target is missed")
 	fs.BoolVar(&cfg.verbose, "v", false, "echo the benchmark output while it runs")
 	fs.StringVar(&cfg.only, "bench", "", "run only the groups whose benchmarks match this substring (for a quick look)")

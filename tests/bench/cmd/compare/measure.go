@@ -19,6 +19,7 @@ import (
 type config struct {
 	count   int
 	python  string
+	lua51   string
 	strict  bool
 	verbose bool
 	only    string
@@ -49,6 +50,8 @@ type results struct {
 	bench   map[string]map[string][]float64
 	python  map[string][]float64 // "dispatch", "shell" -> ns/op of each run
 	pyNote  string               // why the Python column is missing, "" if it is not
+	lua51   map[string][]float64 // "shape_<name>" -> ns/op of each run under C lua5.1
+	luaNote string               // why the lua5.1 column is missing, "" if it is not
 	env     []string             // go version, CPU, date, load: printed with the table
 	elapsed time.Duration
 }
@@ -92,9 +95,10 @@ func measure(ctx context.Context, cfg config, log io.Writer) (*results, error) {
 	if out, err := build.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("go test -c failed: %v\n%s", err, out)
 	}
-	res := &results{bench: map[string]map[string][]float64{}, python: map[string][]float64{}}
+	res := &results{bench: map[string]map[string][]float64{}, python: map[string][]float64{}, lua51: map[string][]float64{}}
 	res.env = environment(ctx, "before")
 	py := pythonFor(ctx, cfg, dir, res)
+	lua := lua51For(ctx, cfg, dir, res)
 	for round := 1; round <= cfg.count; round++ {
 		for _, g := range groups {
 			if cfg.only != "" && !strings.Contains(g.bench, cfg.only) {
@@ -105,6 +109,9 @@ func measure(ctx context.Context, cfg config, log io.Writer) (*results, error) {
 			fmt.Fprintf(log, "compare: round %d/%d: bench.test %s\n", round, cfg.count, strings.Join(args, " "))
 			if py != nil && g.python != "" {
 				py.run(ctx, g.python, res, log)
+			}
+			if lua != nil && g.python == "shapes" {
+				lua.run(ctx, res, log)
 			}
 			cmd := exec.CommandContext(ctx, bin, args...)
 			cmd.Dir = dir
@@ -119,6 +126,9 @@ func measure(ctx context.Context, cfg config, log io.Writer) (*results, error) {
 			parseBench(&out, res.bench)
 			if py != nil && g.python != "" {
 				py.run(ctx, g.python, res, log)
+			}
+			if lua != nil && g.python == "shapes" {
+				lua.run(ctx, res, log)
 			}
 		}
 	}
@@ -230,6 +240,62 @@ func (p *python) runOne(ctx context.Context, which string, args []string, res *r
 	}
 	res.python[which] = append(res.python[which], v)
 	fmt.Fprintf(log, "compare: python %s: %.1f ns/op\n", which, v)
+}
+
+// lua51 runs testdata/lua51_reference.lua: the four shapes under C Lua 5.1.
+type lua51 struct {
+	path, script string
+}
+
+// lua51For finds the interpreter, or notes in res why the lua5.1 column is missing.
+func lua51For(ctx context.Context, cfg config, dir string, res *results) *lua51 {
+	if cfg.lua51 == "" {
+		res.luaNote = "lua5.1 reference skipped (-lua51 \"\")"
+		return nil
+	}
+	path, err := exec.LookPath(cfg.lua51)
+	if err != nil {
+		res.luaNote = fmt.Sprintf("lua5.1 reference skipped: %s not found", cfg.lua51)
+		return nil
+	}
+	if v, err := exec.CommandContext(ctx, path, "-v").CombinedOutput(); err == nil {
+		res.env = append(res.env, "lua: "+strings.TrimSpace(string(v)))
+	}
+	return &lua51{path: path, script: filepath.Join(dir, "testdata", "lua51_reference.lua")}
+}
+
+// run runs every shape once under lua5.1. A failure is noted in res and ends the column.
+func (l *lua51) run(ctx context.Context, res *results, log io.Writer) {
+	for _, s := range shapeNames {
+		if res.luaNote != "" {
+			return
+		}
+		fmt.Fprintf(log, "compare: lua5.1 %s shape %s\n", l.script, s)
+		cmd := exec.CommandContext(ctx, l.path, l.script, "shape", s)
+		cmd.Dir = filepath.Dir(filepath.Dir(l.script)) // tests/bench: the script reads testdata/shapes
+		out, err := cmd.Output()
+		if err != nil {
+			res.luaNote = fmt.Sprintf("lua5.1 reference failed: %v", err)
+			return
+		}
+		v, ok := parseReference(out, "lua51_shape_"+s+"_ns_per_op")
+		if !ok {
+			res.luaNote = fmt.Sprintf("lua5.1 reference printed %q", out)
+			return
+		}
+		res.lua51["shape_"+s] = append(res.lua51["shape_"+s], v)
+		fmt.Fprintf(log, "compare: lua5.1 shape %s: %.1f ns/op\n", s, v)
+	}
+}
+
+// parseReference reads a reference's one line, "<name> <ns per op>".
+func parseReference(out []byte, name string) (float64, bool) {
+	f := strings.Fields(string(out))
+	if len(f) != 2 || f[0] != name {
+		return 0, false
+	}
+	v, err := strconv.ParseFloat(f[1], 64)
+	return v, err == nil && v > 0
 }
 
 // environment describes the machine for the record.

@@ -67,23 +67,33 @@ func ratioCheck(num, den string, limit float64, atLeast bool, format string) fun
 	}
 }
 
-// pythonCheck compares a benchmark with a Python reference: faster means ratio < 1.
-func pythonCheck(bench, key string) func(r *results) verdict {
+// pythonCheck compares a benchmark with a Python reference: the ratio must be at most limit.
+func pythonCheck(bench, key string, limit float64) func(r *results) verdict {
+	return referenceCheck(bench, "Python", func(r *results) ([]float64, string) { return r.python[key], r.pyNote }, limit)
+}
+
+// lua51Check compares a shape's benchmark with the same shape under C lua5.1.
+func lua51Check(shape string, limit float64) func(r *results) verdict {
+	return referenceCheck("BenchmarkShape/"+shape, "lua5.1", func(r *results) ([]float64, string) { return r.lua51["shape_"+shape], r.luaNote }, limit)
+}
+
+// referenceCheck compares a benchmark's ns/op with the median of a reference's runs.
+func referenceCheck(bench, who string, ref func(r *results) ([]float64, string), limit float64) func(r *results) verdict {
 	return func(r *results) verdict {
 		var missing []string
 		a := get(r, &missing, bench, "ns/op")
-		py, ok := median(r.python[key])
+		runs, note := ref(r)
+		v, ok := median(runs)
 		if !ok {
-			note := r.pyNote
 			if note == "" {
-				note = "Python reference not run"
+				note = who + " reference not run"
 			}
 			return verdict{measured: note, state: skip}
 		}
 		if len(missing) > 0 {
 			return verdict{measured: "not measured: " + strings.Join(missing, ", "), state: skip}
 		}
-		return verdict{measured: fmt.Sprintf("Go %s, Python %s", dur(a), dur(py)), figure: fmt.Sprintf("%.2fx", a/py), state: verdictOf(a < py)}
+		return verdict{measured: fmt.Sprintf("Go %s, %s %s", dur(a), who, dur(v)), figure: fmt.Sprintf("%.2fx", a/v), state: verdictOf(a/v <= limit)}
 	}
 }
 
@@ -116,18 +126,23 @@ var targets = []target{
 			figure: fmt.Sprintf("%.1f ns", worst), state: verdictOf(worst <= 50 && aa == 0 && ba == 0)}
 	}},
 	{"PreToolCallLua / PreToolCallLuaRaw (ctx floor)", "<= 1.25", ratioCheck("BenchmarkPreToolCallLua", "BenchmarkPreToolCallLuaRaw/ctx", 1.25, false, "%s / %s")},
-	{"PreToolCallLua / PreToolCallLuaRaw (reused-ctx: the call alone)", "(info)", infoOf(ratioCheck("BenchmarkPreToolCallLua", "BenchmarkPreToolCallLuaRaw/reused-ctx", 1.25, false, "%s / %s"))},
-	{"PreToolCallLua vs Python dispatch", "< 1.0", pythonCheck("BenchmarkPreToolCallLua", "dispatch")},
-	{"Shape audit (json.encode into a ring) vs Python", "<= 1.0", pythonCheck("BenchmarkShape/audit", "shape_audit")},
-	{"Shape guard (30 plain finds in ipairs, 1 re.match) vs Python", "<= 1.0", pythonCheck("BenchmarkShape/guard", "shape_guard")},
-	{"Shape redactor (3 re.gsub over 4 KB) vs Python", "<= 1.0", pythonCheck("BenchmarkShape/redactor", "shape_redactor")},
-	{"Shape context (a concatenated context line) vs Python", "<= 1.0", pythonCheck("BenchmarkShape/context", "shape_context")},
-	{"PreToolCallLuaVarying vs Python dispatch", "(info)", infoOf(pythonCheck("BenchmarkPreToolCallLuaVarying", "dispatch"))},
-	{"PreToolCallLuaEscaping/fresh vs Python dispatch", "(info)", infoOf(pythonCheck("BenchmarkPreToolCallLuaEscaping/fresh", "dispatch"))},
+	{"PreToolCallLua / PreToolCallLuaRaw (reused-ctx: the call alone)", "<= 1.3", ratioCheck("BenchmarkPreToolCallLua", "BenchmarkPreToolCallLuaRaw/reused-ctx", 1.3, false, "%s / %s")},
+	{"PreToolCallLua allocations (the hot path)", "0 allocs/op", atMost("BenchmarkPreToolCallLua", "allocs/op", 0, func(v float64) string { return fmt.Sprintf("%.0f allocs/op", v) })},
+	{"PreToolCallLua vs Python dispatch", "<= 0.5x", pythonCheck("BenchmarkPreToolCallLua", "dispatch", 0.5)},
+	{"Shape audit (json.encode into a ring) vs Python", "<= 0.7x", pythonCheck("BenchmarkShape/audit", "shape_audit", 0.7)},
+	{"Shape guard (30 plain finds in ipairs, 1 re.match) vs Python", "<= 0.7x", pythonCheck("BenchmarkShape/guard", "shape_guard", 0.7)},
+	{"Shape redactor (3 re.gsub over 4 KB) vs Python", "<= 0.7x", pythonCheck("BenchmarkShape/redactor", "shape_redactor", 0.7)},
+	{"Shape context (a concatenated context line) vs Python", "<= 0.7x", pythonCheck("BenchmarkShape/context", "shape_context", 0.7)},
+	{"Shape audit vs C lua5.1", "<= 2.5x", lua51Check("audit", 2.5)},
+	{"Shape guard vs C lua5.1", "<= 2.5x", lua51Check("guard", 2.5)},
+	{"Shape redactor vs C lua5.1", "<= 2.5x", lua51Check("redactor", 2.5)},
+	{"Shape context vs C lua5.1", "<= 2.5x", lua51Check("context", 2.5)},
+	{"PreToolCallLuaVarying vs Python dispatch", "(info)", infoOf(pythonCheck("BenchmarkPreToolCallLuaVarying", "dispatch", 1))},
+	{"PreToolCallLuaEscaping/fresh vs Python dispatch", "<= 1.0x", pythonCheck("BenchmarkPreToolCallLuaEscaping/fresh", "dispatch", 1)},
 	{"Parallel throughput, states: 1 (default)", "(info)", infoOf(ratioCheck("BenchmarkPreToolCallLua", "BenchmarkPreToolCallLuaParallel/states=1", 1.7, true, "serial %s / parallel %s"))},
 	{"Parallel throughput, states: 2", ">= 1.7x", ratioCheck("BenchmarkPreToolCallLua", "BenchmarkPreToolCallLuaParallel/states=2", 1.7, true, "serial %s / parallel %s")},
 	{"ShellHook / ShellHookRawExec", "<= 1.10", ratioCheck("BenchmarkShellHook", "BenchmarkShellHookRawExec", 1.10, false, "%s / %s")},
-	{"ShellHook vs Python shell firing", "< 1.0", pythonCheck("BenchmarkShellHook", "shell")},
+	{"ShellHook vs Python shell firing", "<= 1.0", pythonCheck("BenchmarkShellHook", "shell", 1)},
 	{"ShellHook / ShellHookPersistent (perl)", ">= 50x", ratioCheck("BenchmarkShellHook", "BenchmarkShellHookPersistent/perl", 50, true, "%s / %s")},
 	{"ShellHook / ShellHookPersistent (sh read loop)", "(info)", infoOf(ratioCheck("BenchmarkShellHook", "BenchmarkShellHookPersistent/sh-read-loop", 50, true, "%s / %s"))},
 	{"GatewayEmit, 10 hooks, every event queued", "<= 2 µs/op", atMost("BenchmarkGatewayEmit/queued", "ns/op", 2000, dur)},
