@@ -264,6 +264,12 @@ func claudePayload(event string, kwargs map[string]any, cwd string, tools *ToolT
 // UserPromptSubmit and SessionStart). problem says why an answer could not be honoured
 // ("" when it was); it makes the call an error.
 func claudeOutcome(event string, exit int, stdout, stderr string, tools *ToolTable, kwargs map[string]any) (parsed any, answer hookspec.Answer, problem string) {
+	return outcomeOf(DialectClaude, event, exit, stdout, stderr, tools, kwargs)
+}
+
+// outcomeOf is claudeOutcome for a hook of dialect d, which reads Claude Code's answers
+// under its own event names (hookSpecificOutput.hookEventName).
+func outcomeOf(d, event string, exit int, stdout, stderr string, tools *ToolTable, kwargs map[string]any) (parsed any, answer hookspec.Answer, problem string) {
 	why := strings.TrimSpace(stderr)
 	switch {
 	case exit == exitBlock:
@@ -290,7 +296,7 @@ func claudeOutcome(event string, exit int, stdout, stderr string, tools *ToolTab
 		return nil, hookspec.Answer{}, notJSON(err, out)
 	}
 	obj := v.(map[string]any) // valid JSON that starts with '{'
-	answer, problem = claudeJSON(event, obj)
+	answer, problem = claudeJSON(DialectEvent(d, event), event, obj)
 	if event == hookspec.PostToolCall {
 		answer.Output = updatedToolOutput(obj)
 	}
@@ -333,11 +339,12 @@ func unsupportedBlock(event, what string) string {
 	return what + " has no effect on " + event
 }
 
-// claudeJSON reads Claude Code's JSON answer to event.
-func claudeJSON(event string, obj map[string]any) (hookspec.Answer, string) {
+// claudeJSON reads Claude Code's JSON answer to event, whose name in the hook's dialect is
+// eventName.
+func claudeJSON(eventName, event string, obj map[string]any) (hookspec.Answer, string) {
 	spec, _ := obj["hookSpecificOutput"].(map[string]any)
-	if name := spec["hookEventName"]; spec != nil && name != claudeEvents[event] {
-		return hookspec.Answer{}, fmt.Sprintf("hookSpecificOutput.hookEventName is %v, expected %q; answer ignored", name, claudeEvents[event])
+	if name := spec["hookEventName"]; spec != nil && name != eventName {
+		return hookspec.Answer{}, fmt.Sprintf("hookSpecificOutput.hookEventName is %v, expected %q; answer ignored", name, eventName)
 	}
 	if d, ok := obj["decision"]; ok && d != "approve" && d != "block" {
 		return hookspec.Answer{}, fmt.Sprintf("unknown decision %v (expected \"approve\" or \"block\"); answer ignored", d)

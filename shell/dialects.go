@@ -172,7 +172,7 @@ func dialectOutcome(d, event string, exit int, stdout, stderr string, tools *Too
 	case DialectGemini:
 		return geminiOutcome(event, exit, stdout, stderr, tools, kwargs)
 	}
-	return claudeOutcome(event, exit, stdout, stderr, tools, kwargs)
+	return outcomeOf(d, event, exit, stdout, stderr, tools, kwargs)
 }
 
 // codexRejects says why Codex would reject a hook's answer (codex-rs hooks

@@ -114,6 +114,9 @@ func TestCodexAnswers(t *testing.T) {
 		{"permission updatedPermissions is rejected", hookspec.PreApprovalRequest, 0, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow","updatedPermissions":[]}}}`, "", nil, want{problem: "unsupported updatedPermissions"}},
 		{"permission interrupt is rejected", hookspec.PreApprovalRequest, 0, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","interrupt":true}}}`, "", nil, want{problem: "unsupported interrupt:true"}},
 		{"post tool reason without decision", hookspec.PostToolCall, 0, `{"reason":"x"}`, "", bash, want{problem: "PostToolUse hook returned reason without decision"}},
+		{"interrupt names its own event", hookspec.OnSessionEnd, 0, `{"hookSpecificOutput":{"hookEventName":"Interrupt"}}`, "", nil, want{}},
+		{"interrupt under Claude Code's name", hookspec.OnSessionEnd, 0, `{"hookSpecificOutput":{"hookEventName":"SessionEnd"}}`, "", nil, want{problem: `hookEventName is SessionEnd, expected "Interrupt"`}},
+		{"codex's name of a shared event", hookspec.PreToolCall, 0, `{"hookSpecificOutput":{"hookEventName":"BeforeTool","permissionDecision":"deny","permissionDecisionReason":"no"}}`, "", bash, want{problem: `expected "PreToolUse"`}},
 	}
 	for _, c := range cases {
 		_, a, problem := dialectOutcome(DialectCodex, c.event, c.exit, c.stdout, c.stderr, codexTools, c.kw)
