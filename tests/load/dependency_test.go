@@ -35,7 +35,8 @@ const (
 // gatewayHome writes the home every row shares, the shape of a gateway's: six plugins (a
 // guard with one Lua state failing closed, a counter with one Lua state, context, a
 // redactor, an audit trail, a session observer), two gateway hooks, and config as
-// config.yaml, where {guard} is the path of a persistent shell guard (persistentGuard). With
+// config.yaml, where {guard.sh} and {guard.py} are the paths of a persistent shell guard in
+// /bin/sh (persistentGuard) and in Python (persistentGuardPython). With
 // store, the counter counts each tool call with store.incr, the shape that used to hold the
 // only state across the database call (a call whose store fails fails closed, and the call
 // is blocked); without, it counts in a Lua table. The two plugins of one state wait up to
@@ -84,18 +85,30 @@ end`,
 		files["hooks/"+name+"/handler.lua"] = "local n = 0\nfunction handle(event, ctx) n = n + 1 end\n"
 	}
 	home := testutil.Home(t, files)
-	script := filepath.Join(home, "guard.sh")
-	if err := os.WriteFile(script, []byte(persistentGuard), 0o755); err != nil {
-		t.Fatal(err)
+	for name, src := range map[string]string{"guard.sh": persistentGuard, "guard.py": persistentGuardPython} {
+		script := filepath.Join(home, name)
+		if err := os.WriteFile(script, []byte(src), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		config = strings.ReplaceAll(config, "{"+name+"}", script)
 	}
-	config = strings.ReplaceAll(config, "{guard}", script)
 	if err := os.WriteFile(filepath.Join(home, "config.yaml"), []byte(config), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return home
 }
 
-// persistentGuard answers every payload line with its request_id and nothing else.
+// persistentGuardPython answers every payload line with its request_id and nothing else, the
+// way a persistent hook is usually written: in a language that reads a line at once.
+const persistentGuardPython = `#!/usr/bin/env python3
+import json, sys
+for line in sys.stdin:
+    sys.stdout.write(json.dumps({"request_id": json.loads(line)["request_id"]}) + "\n")
+    sys.stdout.flush()
+`
+
+// persistentGuard answers every payload line with its request_id and nothing else, in
+// /bin/sh, whose read builtin takes a line one byte (one system call) at a time.
 const persistentGuard = `#!/bin/sh
 while IFS= read -r line; do
   id=${line#*'"request_id":"'}
@@ -115,9 +128,10 @@ type depFigures struct {
 func (f depFigures) perSecond() float64 { return float64(f.turns) / depWindow.Seconds() }
 
 // TestSlowDependencies runs the same conversations, with a reload every depReload, against
-// the gateway's home (with a persistent shell guard of four instances) and homes that differ
-// from it in one dependency: a store in SQLite, a store in Redis (healthy, killed, paused),
-// no persistent hook, a persistent hook of one instance. It reports turns per second and the
+// the gateway's home (with a persistent guard in Python of four instances) and homes that
+// differ from it in one dependency: a store in SQLite, a store in Redis (healthy, killed,
+// paused), no persistent hook, a persistent hook of one instance, a persistent hook in
+// /bin/sh. It reports turns per second and the
 // tool-call p99 of each (docs/performance.md has the figures), and checks what must hold
 // whatever the machine: every tool call was guarded, every failure was counted, and a
 // dead or paused Redis does not stall the gateway (a stall loses nearly all throughput).
@@ -128,20 +142,22 @@ func TestSlowDependencies(t *testing.T) {
 	redis := testutil.StartRedis(t)
 	redisConfig := "store: {url: \"" + redis.URL + "\"}\n"
 	// hooks is the config of the persistent shell guard with n instances (none for 0).
-	hooks := func(n int) string {
+	hooks := func(script string, n int) string {
 		if n == 0 {
 			return ""
 		}
-		return fmt.Sprintf("hooks:\n  pre_tool_call:\n    - {command: {guard}, persistent: true, instances: %d, timeout: 5}\n", n)
+		return fmt.Sprintf("hooks:\n  pre_tool_call:\n    - {command: {%s}, persistent: true, instances: %d, timeout: 5}\n", script, n)
 	}
 
-	base := driveHome(t, gatewayHome(t, false, hooks(4)), nil)
-	sqlite := driveHome(t, gatewayHome(t, true, hooks(4)), nil)
-	healthy := driveHome(t, gatewayHome(t, true, redisConfig+hooks(4)), nil)
-	killed := driveHome(t, gatewayHome(t, true, redisConfig+hooks(4)), func() func() { redis.Stop(); return redis.Start })
-	paused := driveHome(t, gatewayHome(t, true, redisConfig+hooks(4)), func() func() { redis.Pause(); return redis.Resume })
-	none := driveHome(t, gatewayHome(t, false, hooks(0)), nil)
-	one := driveHome(t, gatewayHome(t, false, hooks(1)), nil)
+	four := hooks("guard.py", 4)
+	base := driveHome(t, gatewayHome(t, false, four), nil)
+	sqlite := driveHome(t, gatewayHome(t, true, four), nil)
+	healthy := driveHome(t, gatewayHome(t, true, redisConfig+four), nil)
+	killed := driveHome(t, gatewayHome(t, true, redisConfig+four), func() func() { redis.Stop(); return redis.Start })
+	paused := driveHome(t, gatewayHome(t, true, redisConfig+four), func() func() { redis.Pause(); return redis.Resume })
+	none := driveHome(t, gatewayHome(t, false, ""), nil)
+	one := driveHome(t, gatewayHome(t, false, hooks("guard.py", 1)), nil)
+	shFour := driveHome(t, gatewayHome(t, false, hooks("guard.sh", 4)), nil)
 
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d sessions, %v per home after %v of warm-up, a reload every %v:\n", depSessions, depWindow, depWarmUp, depReload)
@@ -150,9 +166,10 @@ func TestSlowDependencies(t *testing.T) {
 		name string
 		f    depFigures
 	}{
-		{"the gateway's home (persistent hook, instances: 4)", base}, {"+ store.incr, SQLite", sqlite}, {"+ store.incr, Redis", healthy},
+		{"the gateway's home (persistent hook in Python, instances: 4)", base}, {"+ store.incr, SQLite", sqlite}, {"+ store.incr, Redis", healthy},
 		{"+ store.incr, Redis killed", killed}, {"+ store.incr, Redis paused (SIGSTOP)", paused},
-		{"without the persistent hook", none}, {"persistent hook, instances: 1", one},
+		{"without the persistent hook", none}, {"persistent hook in Python, instances: 1", one},
+		{"persistent hook in /bin/sh, instances: 4", shFour},
 	} {
 		fmt.Fprintf(&b, "| %s | %.0f | %v | %.0f | %.0f |\n", r.name, r.f.perSecond(), r.f.p99.Round(time.Microsecond), r.f.failures, r.f.store)
 	}
@@ -161,7 +178,7 @@ func TestSlowDependencies(t *testing.T) {
 		f, than depFigures
 	}{{"SQLite store vs none", sqlite, base}, {"Redis store vs none", healthy, base}, {"Redis killed vs healthy", killed, healthy},
 		{"Redis paused vs healthy", paused, healthy}, {"persistent hook, instances: 4 vs no persistent hook", base, none},
-		{"persistent hook, instances: 1 vs no persistent hook", one, none}} {
+		{"persistent hook, instances: 1 vs no persistent hook", one, none}, {"persistent hook in /bin/sh, instances: 4 vs no persistent hook", shFour, none}} {
 		fmt.Fprintf(&b, "%s: %.2fx the turns, %.2fx the p99\n", r.name, r.f.perSecond()/r.than.perSecond(), float64(r.f.p99)/float64(r.than.p99))
 	}
 	t.Log(b.String())
@@ -175,7 +192,7 @@ func TestSlowDependencies(t *testing.T) {
 			t.Errorf("Redis %s: %.0f turns/s against %.0f healthy: the gateway stalled", name, f.perSecond(), healthy.perSecond())
 		}
 	}
-	for name, f := range map[string]depFigures{"base": base, "SQLite": sqlite, "healthy": healthy, "no persistent hook": none, "instances 1": one} {
+	for name, f := range map[string]depFigures{"base": base, "SQLite": sqlite, "healthy": healthy, "no persistent hook": none, "instances 1": one, "in /bin/sh": shFour} {
 		if f.failures != 0 {
 			t.Errorf("%s: %v hook failures", name, f.failures)
 		}
