@@ -43,7 +43,7 @@ const (
 	AttrHookFailClosed = attribute.Key("hermes.hook.fail_closed") // it failed and, fail_closed, blocked the call
 	AttrRechecked      = attribute.Key("hermes.hook.rechecked")   // a later hook modified the arguments: this is the hook asked again
 	AttrDurationMS     = attribute.Key("hermes.hook.duration_ms") // how long the hook ran (the wait for a Lua state not included)
-	AttrWaitMS         = attribute.Key("hermes.hook.wait_ms")     // how long it waited for a free Lua state
+	AttrWaitMS         = attribute.Key("hermes.hook.wait_ms")     // how long it waited for a free Lua state or process
 	AttrStoreOp        = attribute.Key("db.operation.name")       // a store call: get, set, incr, delete, keys, update
 	AttrStoreKey       = attribute.Key("hermes.store.key")        // its key (or prefix)
 	AttrApproved       = attribute.Key("hermes.approved")         // on an ask span: the person (Options.Approve) allowed the call

@@ -13,9 +13,10 @@ type Result struct {
 	Status   Status        //
 	Result   any           // the hook's answer in wire shape: the Lua return value, or a shell hook's parsed stdout
 	Err      string        // why the call failed (file:line where known); "" when fine
-	Duration time.Duration // how long the hook ran: never the wait for a free Lua state
-	// Wait is how long the call waited for a free Lua state of the hook before it ran (or,
-	// busy or cancelled, instead of running); 0 when a state was free at once.
+	Duration time.Duration // how long the hook ran: never the wait for a free Lua state or process
+	// Wait is how long the call waited for a free Lua state of the hook, or a persistent
+	// shell hook's firing for a free process, before it ran (or, busy or cancelled, instead
+	// of running); 0 when one was free at once.
 	Wait time.Duration
 
 	// Shell hooks only.
@@ -37,7 +38,7 @@ type Result struct {
 
 // MarshalJSON renders the documented shape: source, name, status, (exit_code, stdout, stderr),
 // result, error (null when fine), duration_ms, (wait_ms, when the call waited for a Lua
-// state).
+// state or a persistent hook's process).
 func (r Result) MarshalJSON() ([]byte, error) {
 	var errText *string
 	if r.Err != "" {
