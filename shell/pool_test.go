@@ -15,31 +15,14 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
 func withInstances(n int) func(*Hook) { return func(h *Hook) { h.Instances = n } }
 
-// testClock is a fake time for a hook's circuit: it moves only when the test says.
-type testClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *testClock) now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *testClock) add(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
-
 // withCircuit opens the hook's circuit after `after` failures in a row for rest, on clk.
-func withCircuit(after int, rest time.Duration, clk *testClock) func(*Hook) {
-	return func(h *Hook) { h.circuitAfter, h.circuitRest, h.clock = after, rest, clk.now }
+func withCircuit(after int, rest time.Duration, clk *testutil.Clock) func(*Hook) {
+	return func(h *Hook) { h.circuitAfter, h.circuitRest, h.clock = after, rest, clk.Now }
 }
 
 func TestInstancesConfig(t *testing.T) {
@@ -145,7 +128,7 @@ func TestPersistentCircuit(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("HANG", hang)
-	clk := &testClock{t: time.Unix(1000, 0)}
+	clk := testutil.NewClock(time.Unix(1000, 0))
 	h := persistentHook(t, "pre_tool_call", ridSh+`while IFS= read -r line; do
   rid "$line"
   while [ -e "$HANG" ]; do sleep 0.05; done
@@ -177,7 +160,7 @@ done
 	for range 3 {
 		fast("circuit open", "failing (3 failures in a row, last: timed out after 200ms); calls fail at once for 1m0s, then one call tries again")
 	}
-	clk.add(time.Minute)
+	clk.Add(time.Minute)
 	if res := terminal(h, RunOptions{}, "pwd"); res.Status != hookspec.StatusTimeout || !blocks(res) {
 		t.Errorf("the try after the rest: status %q, want a timeout that blocks", res.Status)
 	}
@@ -186,7 +169,7 @@ done
 
 	os.Remove(hang)
 	fast("answering again, rest not over", "for 2m0s")
-	clk.add(2 * time.Minute)
+	clk.Add(2 * time.Minute)
 	for i := range 3 {
 		if res := terminal(h, RunOptions{}, "pwd"); res.Status != hookspec.StatusOK || blocks(res) || res.Err != "" {
 			t.Errorf("firing %d after the rest: status %q answer %v err %q, want let through", i+1, res.Status, value(res.Answer), res.Err)
@@ -199,7 +182,7 @@ done
 
 // A cancelled firing says nothing about the process; an answer resets the count.
 func TestPersistentCircuitCounts(t *testing.T) {
-	clk := &testClock{t: time.Unix(1000, 0)}
+	clk := testutil.NewClock(time.Unix(1000, 0))
 	h := persistentHook(t, "pre_llm_call", `while IFS= read -r line; do
   case "$line" in *hang*) sleep 60 ;; esac
   echo '{}'
@@ -229,7 +212,7 @@ done
 func TestPersistentCircuitOpensForWaiters(t *testing.T) {
 	got := filepath.Join(t.TempDir(), "got")
 	t.Setenv("GOT", got)
-	clk := &testClock{t: time.Unix(1000, 0)}
+	clk := testutil.NewClock(time.Unix(1000, 0))
 	h := persistentHook(t, "pre_tool_call", `while IFS= read -r line; do : > "$GOT"; sleep 60; done
 `, failClosed, withTimeout(time.Second), withCircuit(1, time.Minute, clk))
 	first := make(chan Result)

@@ -28,7 +28,7 @@ func incr(b Backend) (time.Duration, error) {
 // failAfter calls fail with the backend's error (each within bound), the next ones fail at
 // once without reaching it; once up brought it back, the calls still fail at once until the
 // rest is over, then one call tries again and succeeds, and the calls after it too.
-func downFailsFast(t *testing.T, b Backend, clk *clock, failAfter int, bound time.Duration, wantErr string, up func()) {
+func downFailsFast(t *testing.T, b Backend, clk *testutil.Clock, failAfter int, bound time.Duration, wantErr string, up func()) {
 	t.Helper()
 	for i := range failAfter {
 		took, err := incr(b)
@@ -54,7 +54,7 @@ func downFailsFast(t *testing.T, b Backend, clk *clock, failAfter int, bound tim
 	if _, err := incr(b); !errors.Is(err, ErrUnavailable) {
 		t.Errorf("server back, rest not over: %v, want a fast failure", err)
 	}
-	clk.add(time.Minute)
+	clk.Add(time.Minute)
 	for i := range 3 {
 		took, err := incr(b)
 		t.Logf("call %d after the rest: %v, %v", i+1, took, err)

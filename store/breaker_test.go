@@ -8,35 +8,19 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
-// clock is a fake time for a breaker: it moves only when the test says.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) add(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
-
 // withClock gives b (a breaker) a fake clock.
-func withClock(t *testing.T, b Backend) *clock {
+func withClock(t *testing.T, b Backend) *testutil.Clock {
 	t.Helper()
 	c, ok := b.(*breaker)
 	if !ok {
 		t.Fatalf("backend %T has no circuit", b)
 	}
-	clk := &clock{t: time.Unix(1000, 0)}
-	c.now = clk.now
+	clk := testutil.NewClock(time.Unix(1000, 0))
+	c.now = clk.Now
 	return clk
 }
 
@@ -129,7 +113,7 @@ func TestBreakerRules(t *testing.T) {
 	}
 
 	// After the rest, one call tries again; while it runs, the others fail at once.
-	clk.add(time.Second)
+	clk.Add(time.Second)
 	f.mu.Lock()
 	f.gate, f.in = make(chan struct{}), make(chan struct{})
 	f.mu.Unlock()
@@ -150,13 +134,13 @@ func TestBreakerRules(t *testing.T) {
 	if err := get(); !strings.Contains(fmt.Sprint(err), "4 errors in a row") || !strings.Contains(fmt.Sprint(err), "for 2s") {
 		t.Errorf("after a failed probe: %v, want 4 errors and a rest of 2s", err)
 	}
-	clk.add(1500 * time.Millisecond)
+	clk.Add(1500 * time.Millisecond)
 	if err := get(); !strings.Contains(fmt.Sprint(err), "for 500ms") {
 		t.Errorf("half way: %v, want 500ms left", err)
 	}
 	// The backend is back: the next probe closes the circuit.
 	f.set(nil)
-	clk.add(500 * time.Millisecond)
+	clk.Add(500 * time.Millisecond)
 	for i := range 5 {
 		if err := get(); err != nil {
 			t.Fatalf("call %d after the backend is back: %v", i, err)
@@ -181,7 +165,7 @@ func TestBreakerBackoffCapped(t *testing.T) {
 	b.Get(ctx, "ns", "k")
 	rest := DefaultBackoff
 	for range 10 {
-		clk.add(rest)
+		clk.Add(rest)
 		b.Get(ctx, "ns", "k") // the probe, failing
 		rest = min(2*rest, MaxBackoff)
 		_, _, err := b.Get(ctx, "ns", "k")

@@ -171,3 +171,27 @@ func Bounded(tb testing.TB, limit time.Duration, maxAlloc uint64, f func()) {
 	}
 	tb.Logf("took %v, allocated %d KiB", elapsed.Round(time.Microsecond), alloc>>10)
 }
+
+// Clock is a fake time for code that takes a now func (circuit breakers): it moves only when
+// the test says. Safe for concurrent use.
+type Clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+// NewClock is a Clock at t.
+func NewClock(t time.Time) *Clock { return &Clock{t: t} }
+
+// Now is the clock's time.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+// Add moves the clock on by d.
+func (c *Clock) Add(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
