@@ -17,16 +17,39 @@ const maxBackground = 16
 // background runs async shell hooks off the call's path: at most maxBackground at once; a
 // firing beyond that is dropped with a warning (the call never waits for one). Their
 // answers are ignored, as their agent ignores them; an asyncRewake hook's exit code 2
-// gives its stderr to the session's next turn. Safe for concurrent use.
+// gives its stderr to the session's next turn. Close ends them (the engine's stop context
+// kills their processes) and waits for them. Safe for concurrent use.
 type background struct {
-	slots chan struct{}
-	wg    sync.WaitGroup
+	slots  chan struct{}
+	wg     sync.WaitGroup
+	mu     sync.Mutex
+	closed bool // no run starts any more
 }
 
 func (b *background) init() { b.slots = make(chan struct{}, maxBackground) }
 
-// wait returns once every background run has ended (tests, and Close's drain).
+// start counts a run about to start; false once the engine closed.
+func (b *background) start() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return false
+	}
+	b.wg.Add(1)
+	return true
+}
+
+// wait returns once every background run has ended.
 func (b *background) wait() { b.wg.Wait() }
+
+// close refuses new runs and waits for the ones running (the engine's stop context ends
+// them).
+func (b *background) close() {
+	b.mu.Lock()
+	b.closed = true
+	b.mu.Unlock()
+	b.wg.Wait()
+}
 
 // fireAsync starts c's hook in the background and returns at once: the call goes on
 // without it.
@@ -39,8 +62,12 @@ func (c *shellCallback) fireAsync(ctx context.Context, hook string, kw args) Hoo
 		c.warns.warn(c.logger, r.Err, "hook", hook, "limit", maxBackground)
 		return r
 	}
+	if !c.bg.start() {
+		<-c.bg.slots
+		r.Status, r.Err = StatusCancelled, "async shell hook not started: "+ErrClosed.Error()
+		return r
+	}
 	kwargs := kw.Map()
-	c.bg.wg.Add(1)
 	go func() {
 		defer c.bg.wg.Done()
 		defer func() { <-c.bg.slots }()

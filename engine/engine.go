@@ -253,8 +253,9 @@ var ErrClosed = errors.New("hook engine closed")
 // those waiting for a Lua state (they end as cancelled, and a tool call whose guard ended
 // so is blocked with "hook engine closed"), and returns ctx's error. After Close, PreToolCall blocks every tool call
 // with "hook engine closed", transforms return their input unchanged, and observers do
-// nothing: a closed engine never answers "allowed". Outbound webhook deliveries already
-// queued are sent until ctx is done. Close may be called more than once.
+// nothing: a closed engine never answers "allowed". Async shell hooks still running in the
+// background are ended, and Close returns once they have. Outbound webhook deliveries
+// already queued are sent until ctx is done. Close may be called more than once.
 func (e *Engine) Close(ctx context.Context) error {
 	e.mu.Lock()
 	if e.closed {
@@ -266,7 +267,10 @@ func (e *Engine) Close(ctx context.Context) error {
 	old.closing.Store(true)
 	e.retire(old, nil)
 	e.mu.Unlock()
-	defer e.stopNow(ErrClosed) // shell hooks still in flight end
+	defer func() {
+		e.stopNow(ErrClosed) // shell hooks still in flight end,
+		e.bg.close()         // and async ones in the background, which Close waits for
+	}()
 	defer e.closeStores()
 	select {
 	case <-old.drained:

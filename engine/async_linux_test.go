@@ -1,0 +1,51 @@
+package engine
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hermes-hooks/hermes/internal/testutil"
+)
+
+// Close ends the async hooks still running in the background: when it returns, their
+// processes are gone, as a call's own shell hooks are.
+func TestCloseEndsAsyncHooks(t *testing.T) {
+	home := t.TempDir()
+	fifo := filepath.Join(home, "started")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	testutil.WriteFiles(t, home, map[string]string{
+		"slow.sh":     "#!/bin/sh\ncat >/dev/null\necho $$ > " + fifo + "\nexec sleep 60\n",
+		"config.yaml": "hooks:\n  pre_tool_call: [{command: ./slow.sh, dialect: claude, async: true, timeout: 60, project_dir: " + home + "}]\n",
+	})
+	os.Chmod(filepath.Join(home, "slow.sh"), 0o755)
+	t.Setenv("CLAUDE_PROJECT_DIR", "")
+	os.Unsetenv("CLAUDE_PROJECT_DIR")
+	e := engineWith(t, home, Options{AcceptHooks: true})
+	ctx := context.Background()
+	if d := e.DecideTool(ctx, ToolCall{Name: "terminal", Args: map[string]any{"command": "ls"}}); d.Block != nil {
+		t.Fatalf("blocked: %+v", d.Block)
+	}
+	b, err := os.ReadFile(fifo) // the hook runs
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	closeCtx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel()
+	e.Close(closeCtx)
+	if !testutil.ProcessGone(pid) { // killed, maybe not yet reaped by its new parent
+		syscall.Kill(pid, syscall.SIGKILL)
+		t.Errorf("the async hook's process %d still runs after Close returned", pid)
+	}
+}
