@@ -28,6 +28,10 @@ const (
 	PreCompact      = "pre_compact"       // the host is about to summarise the history
 	PostCompact     = "post_compact"      // the host summarised the history
 	OnNotification  = "on_notification"   // the agent wants the user's attention
+
+	// Middleware (SPEC §4.6): Lua callbacks that stand around a call, given (kw, next).
+	WrapToolCall = "wrap_tool_call" // around each tool call, after pre_tool_call's decisions
+	WrapLLMCall  = "wrap_llm_call"  // around each request to the model, after pre_api_request
 )
 
 // names lists every hook in the documented order.
@@ -37,7 +41,12 @@ var names = []string{
 	OnSessionStart, OnSessionEnd, OnSessionFinalize, OnSessionReset, SubagentStop,
 	PreGatewayDispatch, PreApprovalRequest, PostApprovalResponse,
 	PreVerify, PostToolFailure, PreCompact, PostCompact, OnNotification,
+	WrapToolCall, WrapLLMCall,
 }
+
+// IsWrap reports whether name is a wrap hook: a Lua callback given (kw, next), which no
+// shell hook can be.
+func IsWrap(name string) bool { return name == WrapToolCall || name == WrapLLMCall }
 
 // Names returns the name of every plugin hook, in the documented order.
 func Names() []string { return slices.Clone(names) }

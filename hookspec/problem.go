@@ -19,6 +19,7 @@ var expected = map[string]string{
 	TransformTerminalOutput: `a string, or {output="..."}`,
 	TransformLLMOutput:      `a non-empty string, or {response_text="..."}`,
 	PreGatewayDispatch:      `{action="skip", reason=...}, {action="rewrite", text="..."} or {action="allow"}`,
+	PreAPIRequest:           `{action="modify", request={...}} or {action="respond", response={...}}, or nothing (an observer)`,
 }
 
 // answerKeys are the keys an answer to event may hold, for did-you-mean.
@@ -32,6 +33,7 @@ var answerKeys = map[string][]string{
 	TransformTerminalOutput: {"output"},
 	TransformLLMOutput:      {"response_text"},
 	PreGatewayDispatch:      {"action", "reason", "text"},
+	PreAPIRequest:           {"action", "request", "response"},
 }
 
 // actions are the values of action (and decision) an answer to event may hold.
@@ -41,6 +43,7 @@ var actions = map[string][]string{
 	PreLLMCall:         {"block"},
 	PreVerify:          {"continue"},
 	PreApprovalRequest: {"allow", "deny"},
+	PreAPIRequest:      {"modify", "respond"},
 }
 
 // Problem says what is wrong with an answer to event that Normalise reads as nothing, or ""
@@ -74,6 +77,9 @@ func Problem(event string, v any, closest func(name string, candidates []string)
 
 // meansNothing reports whether v is an answer that deliberately changes nothing.
 func meansNothing(event string, v any) bool {
+	if _, isTable := v.(map[string]any); event == PreAPIRequest && !isTable {
+		return true // what an observer returned before pre_api_request read answers
+	}
 	switch x := v.(type) {
 	case map[string]any:
 		if len(x) == 0 {

@@ -86,6 +86,20 @@ func refNormalise(event string, v any) Answer {
 		if s, ok := field("response_text"); ok && s != "" {
 			return Answer{Kind: Replace, Text: s}
 		}
+	case PreAPIRequest: // {action="modify", request={...}}, {action="respond", response={...} or "..."}
+		if isTable && obj["action"] == "modify" {
+			if req, ok := refTable(obj["request"]); ok {
+				return Answer{Kind: Modify, Request: req}
+			}
+		}
+		if isTable && obj["action"] == "respond" {
+			if resp, ok := refTable(obj["response"]); ok {
+				return Answer{Kind: Respond, Response: resp}
+			}
+			if text, ok := obj["response"].(string); ok { // a string is the content alone
+				return Answer{Kind: Respond, Response: map[string]any{"content": text}}
+			}
+		}
 	case PreGatewayDispatch:
 		if isTable {
 			switch obj["action"] {
@@ -257,6 +271,21 @@ func refMerge(event string, rs []Result) Decision {
 			a := rs[i].Answer
 			d.Kind, d.By, d.Message, d.Text = a.Kind, i, a.Message, a.Text
 		}
+	case PreAPIRequest: // the first respond decides; else every modify's fields, in order
+		if i := firstOf(Respond); i >= 0 {
+			return Decision{Kind: Respond, By: i, Response: rs[i].Answer.Response}
+		}
+		for i, r := range rs {
+			if r.Answer.Kind == Modify {
+				if d.Request == nil {
+					d.Request = map[string]any{}
+				}
+				for k, v := range r.Answer.Request { // a later one's key over an earlier one's
+					d.Request[k] = v
+				}
+				d.Kind, d.By = Modify, i
+			}
+		}
 	case PreVerify: // the first continue
 		if i := firstOf(Continue); i >= 0 {
 			d.Kind, d.By, d.Message = Continue, i, rs[i].Answer.Message
@@ -279,6 +308,10 @@ func refMerge(event string, rs []Result) Decision {
 // Besides the docs' list, the code lets {decision="allow"} and an empty list pass quietly
 // too (an empty Lua table may come as either).
 func refMeansNothing(event string, v any) bool {
+	// pre_api_request was an observer: what is not a table still means nothing.
+	if _, ok := refTable(v); event == PreAPIRequest && !ok {
+		return true
+	}
 	switch x := v.(type) {
 	case nil:
 		return true
@@ -309,7 +342,7 @@ func refMeansNothing(event string, v any) bool {
 func refReadsAnswers(event string) bool {
 	switch event {
 	case PreToolCall, PreLLMCall, TransformToolResult, TransformTerminalOutput, TransformLLMOutput, PreGatewayDispatch,
-		PreVerify, PreCompact, PreApprovalRequest:
+		PreVerify, PreCompact, PreApprovalRequest, PreAPIRequest:
 		return true
 	}
 	return false
