@@ -127,6 +127,9 @@ func apiAnswer(v any) Answer {
 	if !ok {
 		return Answer{}
 	}
+	if apiProblem(obj) != "" {
+		return Answer{}
+	}
 	switch obj["action"] {
 	case "modify":
 		if req, ok := obj["request"].(map[string]any); ok {
@@ -134,13 +137,40 @@ func apiAnswer(v any) Answer {
 		}
 	case "respond":
 		switch r := obj["response"].(type) {
-		case map[string]any:
-			return Answer{Kind: Respond, Response: r}
 		case string:
 			return Answer{Kind: Respond, Response: map[string]any{"content": r}}
+		case map[string]any:
+			return Answer{Kind: Respond, Response: r}
 		}
 	}
 	return Answer{}
+}
+
+// apiProblem says what is wrong with the request of a modify or the response of a respond
+// ("" when nothing is, when it is missing, or when the answer is neither): each must be a table of the keys, and of
+// the types, of LLMRequest.Table and LLMResponse.Table (a response may be a string).
+func apiProblem(obj map[string]any) string {
+	switch obj["action"] {
+	case "modify":
+		req, ok := obj["request"].(map[string]any)
+		if !ok && obj["request"] != nil {
+			return "request must be a table of the request's fields"
+		}
+		if _, err := (LLMRequest{}).WithTable(req); err != nil {
+			return err.Error()
+		}
+	case "respond":
+		switch r := obj["response"].(type) {
+		case nil, string:
+		case map[string]any:
+			if _, err := ResponseFrom(r); err != nil {
+				return err.Error()
+			}
+		default:
+			return "response must be a table or a string"
+		}
+	}
+	return ""
 }
 
 // stringOr returns v when it is a string, else the string at key of v when v is a table.

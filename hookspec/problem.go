@@ -56,6 +56,11 @@ func Problem(event string, v any, closest func(name string, candidates []string)
 		return ""
 	}
 	msg := fmt.Sprintf("answer %s does nothing for %s: expected %s", show(v), event, want)
+	if obj, ok := v.(map[string]any); ok && event == PreAPIRequest {
+		if p := apiProblem(obj); p != "" {
+			return msg + " (" + p + ")"
+		}
+	}
 	if obj, ok := v.(map[string]any); ok {
 		for _, k := range slices.Sorted(maps.Keys(obj)) { // sorted: the same hint every time
 			val := obj[k]

@@ -88,12 +88,12 @@ func refNormalise(event string, v any) Answer {
 		}
 	case PreAPIRequest: // {action="modify", request={...}}, {action="respond", response={...} or "..."}
 		if isTable && obj["action"] == "modify" {
-			if req, ok := refTable(obj["request"]); ok {
+			if req, ok := refTable(obj["request"]); ok && refFields(req, refRequestFields) {
 				return Answer{Kind: Modify, Request: req}
 			}
 		}
 		if isTable && obj["action"] == "respond" {
-			if resp, ok := refTable(obj["response"]); ok {
+			if resp, ok := refTable(obj["response"]); ok && refFields(resp, refResponseFields) {
 				return Answer{Kind: Respond, Response: resp}
 			}
 			if text, ok := obj["response"].(string); ok { // a string is the content alone
@@ -346,4 +346,48 @@ func refReadsAnswers(event string) bool {
 		return true
 	}
 	return false
+}
+
+// The fields of a request and of a response (docs/events.md, "The model request"), by the
+// kind of value each takes: "s" a string, "l" a list of tables, "t" a table.
+var (
+	refRequestFields  = map[string]string{"model": "s", "system": "s", "messages": "l", "tools": "l", "params": "t"}
+	refResponseFields = map[string]string{"model": "s", "content": "s", "stop_reason": "s", "tool_calls": "l", "usage": "t"}
+)
+
+// refFields: every key of t is one of fields, with a value of its kind. Lua cannot tell an
+// empty list from an empty table, so either stands for both.
+func refFields(t map[string]any, fields map[string]string) bool {
+	for k, v := range t {
+		empty := false
+		switch x := v.(type) {
+		case []any:
+			empty = len(x) == 0
+		case map[string]any:
+			empty = len(x) == 0
+		}
+		switch fields[k] {
+		case "s":
+			if _, ok := v.(string); !ok {
+				return false
+			}
+		case "t":
+			if _, ok := v.(map[string]any); !ok && !empty {
+				return false
+			}
+		case "l":
+			l, ok := v.([]any)
+			if !ok && !empty {
+				return false
+			}
+			for _, e := range l {
+				if _, ok := e.(map[string]any); !ok {
+					return false
+				}
+			}
+		default:
+			return false
+		}
+	}
+	return true
 }
