@@ -196,7 +196,7 @@ var fuzzSeeds = map[string][]string{
 		`[{"action":"rewrite","text":""},{"action":"allow"}]`,
 		`[{"action":"rewrite","text":5},"skip",{"decision":"skip"}]`,
 	},
-	PostToolCall:   {`[{"action":"block","message":"x"},"context",{"context":"c"}]`},
+	PostToolCall: {`[{"action":"block","message":"x"},"context",{"context":"c"}]`},
 	PreAPIRequest: {
 		`[null,{"action":"modify","request":{"model":"m2"}},{"action":"modify","request":{"model":"m3","system":"s"}}]`,
 		`[{"action":"modify","request":{"messages":[]}},{"action":"respond","response":"offline"},{"action":"respond","response":{"content":"x"}}]`,

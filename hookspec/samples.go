@@ -66,7 +66,7 @@ func SampleKwargs(hook, cwd string) map[string]any {
 // SampleLLMRequest is the sample request to the model of pre_api_request and wrap_llm_call.
 func SampleLLMRequest() LLMRequest {
 	return LLMRequest{SessionID: "test-session", Platform: "cli", APICallCount: 1, Model: "gpt-4",
-		System: "You are a helpful assistant.",
+		System:   "You are a helpful assistant.",
 		Messages: []map[string]any{{"role": "user", "content": "What is the weather?"}},
 		Tools: []map[string]any{{"name": "terminal", "description": "Run a shell command",
 			"parameters": map[string]any{"type": "object", "properties": map[string]any{"command": map[string]any{"type": "string"}}}}},

@@ -1,0 +1,186 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/suggest"
+	"github.com/hermes-hooks/hermes/luabind"
+)
+
+// The wrap hooks (SPEC §4.6): wrap_tool_call and wrap_llm_call callbacks stand around a
+// call as an onion, outermost first (the order of every hook: priority, then directory
+// name, then registration). Each gets (kw, next); next(x) runs the rest of the chain and the
+// call, and returns its result or raises its error. One rule reads what every callback did:
+//
+//   - it returned a value: that is the call's outcome (a result, a response, or {error=...});
+//   - it returned nothing after calling next: the outcome of its last next stands;
+//   - it failed (error, timeout, busy) after calling next: the outcome of its last next
+//     stands, and its failure is reported;
+//   - it failed, or returned nothing, without calling next: it is skipped, and the call goes
+//     on through the rest of the chain as if it were not there (a failing hook never stops a
+//     call), unless its plugin is fail_closed: then the call fails with a block naming it.
+//
+// A callback waiting in next holds no Lua state against other calls: the wait counts as
+// I/O (luabind.Plugin.CallWrap), so the plugin's other calls may take an extra state, up to
+// max_states; and the wait is not the callback's time: its own timeout is stopped meanwhile,
+// while the host's context bounds the whole call.
+
+// wrapStep is one callback of a chain as it ran: its result and what its nexts gave.
+type wrapStep struct {
+	cb     *pluginCallback
+	result hookspec.Result
+	nexts  int
+}
+
+// wrappers are the wrap callbacks of hook in set: Lua plugin callbacks only (a shell hook
+// cannot call next, and none is ever registered for a wrap hook).
+func wrappers(set *hookSet, hook string) []*pluginCallback {
+	var out []*pluginCallback
+	for _, cb := range set.callbacks(hook) {
+		if pc, ok := cb.(*pluginCallback); ok {
+			out = append(out, pc)
+		}
+	}
+	return out
+}
+
+// wrapOutcome is what one callback of a chain made of the call: a value and an error, or
+// skip (go on without it).
+type wrapOutcome struct {
+	v    any
+	err  error
+	skip bool
+}
+
+// readWrap reads what a wrap callback did (the rule in this file's comment), given what it
+// returned (v, err) and the outcome of its last next (last, when nexts > 0); answer reads a
+// returned value ("" when it is not one: the problem is then reported).
+func (c *pluginCallback) readWrap(hook string, v any, took time.Duration, err error, nexts int, last wrapOutcome,
+	answer func(any) (any, error, string)) (hookspec.Result, wrapOutcome) {
+	r := c.result(hook, v, took, err)
+	r.Nexts = &nexts
+	out := wrapOutcome{skip: true}
+	switch {
+	case err != nil:
+	case v == nil && nexts == 0:
+		r.Status, r.Err = StatusError, c.where()+"returned nothing and never called next: return next(...) to run the call, or a result to answer without it"
+	case v == nil:
+		out = last
+	default:
+		val, verr, problem := answer(v)
+		if problem != "" {
+			r.Status, r.Err = StatusError, c.where()+problem
+			break
+		}
+		out = wrapOutcome{v: val, err: verr}
+	}
+	if r.Status != StatusOK {
+		c.warns.warn(c.logger, "plugin hook failed", "plugin", c.p.info.Name, "hook", hook, "status", string(r.Status), "error", r.Err)
+		if nexts > 0 {
+			out = last
+		} else if c.p.info.FailClosed {
+			out = wrapOutcome{err: &blockedError{&Block{Source: SourcePlugin, Hook: c.p.info.Name,
+				Message: fmt.Sprintf("blocked: plugin %q failed closed (%s: %s)", c.p.info.Name, r.Status, r.Err)}}}
+		}
+	}
+	c.metrics.observe(r.Status, r.Duration)
+	c.metrics.observeWait(r.Status, r.Wait)
+	return r, out
+}
+
+// where locates the callback: "file:line: ".
+func (c *pluginCallback) where() string {
+	return fmt.Sprintf("%s:%d: ", c.p.file, c.p.lp.Registrations()[c.index].Line)
+}
+
+// blockedError is the error of a call a guard blocked: arguments a wrap hook passed to next
+// that pre_tool_call blocks, or a fail_closed wrap hook that failed.
+type blockedError struct{ b *Block }
+
+func (e *blockedError) Error() string { return e.b.Message }
+
+// wrapAnswerProblem is the report of a wrap callback's answer that is not one of want's
+// shapes, with a did-you-mean for a misspelled key.
+func wrapAnswerProblem(hook string, v any, want string, keys []string) string {
+	msg := fmt.Sprintf("answer %s does nothing for %s: expected %s", showValue(v), hook, want)
+	if obj, ok := v.(map[string]any); ok {
+		for _, k := range sortedKeys(obj) {
+			if !slices.Contains(keys, k) {
+				if s := suggest.Closest(k, keys); s != "" {
+					return msg + fmt.Sprintf(" (did you mean %q instead of %q?)", s, k)
+				}
+			}
+		}
+	}
+	return msg
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// showValue renders v in JSON, shortened, for a message.
+func showValue(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	if len(b) > 80 {
+		return string(b[:77]) + "..."
+	}
+	return string(b)
+}
+
+// errorAnswer reads {error="..."}: the call fails with that message.
+func errorAnswer(v any) (error, bool) {
+	obj, ok := v.(map[string]any)
+	if !ok || len(obj) != 1 {
+		return nil, false
+	}
+	msg, ok := obj["error"].(string)
+	if !ok || strings.TrimSpace(msg) == "" {
+		return nil, false
+	}
+	return errors.New(msg), true
+}
+
+// wrapReport is the report of one chain, for a trace: every callback's result in the order
+// they were entered (a callback a retry runs again is there once per run), and what the
+// call gave in the end.
+func wrapReport(hook string, payload map[string]any, steps []*wrapStep, outcome map[string]any) Report {
+	rep := Report{Event: hook, Payload: payload, Decision: hookspec.Decision{By: -1}, Outcome: outcome}
+	for _, s := range steps {
+		rep.Hooks = append(rep.Hooks, s.result)
+	}
+	return rep
+}
+
+// nextArg reads the one argument a callback passed to next as a table: nil when it passed
+// none (the call goes on as it came), an error naming what it passed otherwise.
+func nextArg(hook string, arg any, what string) (map[string]any, error) {
+	switch x := arg.(type) {
+	case nil:
+		return nil, nil
+	case map[string]any:
+		return x, nil
+	case []any:
+		if len(x) == 0 {
+			return map[string]any{}, nil
+		}
+	}
+	return nil, fmt.Errorf("%s: next(%s): expected a table of %s, not %s", hook, what, what, showValue(arg))
+}
+
+var _ luabind.Next = (func(context.Context, any) (any, error))(nil)
