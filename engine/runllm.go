@@ -46,7 +46,7 @@ func (e *Engine) RunLLM(ctx context.Context, req hookspec.LLMRequest, call func(
 		run.Response, run.Err, run.Calls = w.resp, w.err, w.calls
 		run.Synthetic = w.calls == 0 && w.err == nil
 		if w.calls > 0 {
-			run.Modified = run.Modified || !sameJSON(w.sent.Table(), req.Table())
+			run.Modified = run.Modified || !sameArgs(w.sent.Table(), req.Table())
 			run.Request = w.sent
 		}
 	} else {

@@ -45,9 +45,9 @@ func (e *Engine) RunTool(ctx context.Context, call ToolCall, run func(context.Co
 			return ToolRun{Result: errorResult(w.block.Message), Block: w.block, Args: w.ran.Args}
 		}
 		res, err = w.result, w.err
-		if w.runs > 0 && !sameJSON(hookspec.ArgsOrEmpty(w.ran.Args), hookspec.ArgsOrEmpty(d.Args)) {
+		if w.changed && w.runs > 0 && !sameArgs(hookspec.ArgsOrEmpty(w.ran.Args), hookspec.ArgsOrEmpty(d.Args)) {
 			call.Args, d.Args = w.ran.Args, w.ran.Args
-			d.Modified = !sameJSON(hookspec.ArgsOrEmpty(w.ran.Args), hookspec.ArgsOrEmpty(orig))
+			d.Modified = !sameArgs(hookspec.ArgsOrEmpty(w.ran.Args), hookspec.ArgsOrEmpty(orig))
 		}
 	} else {
 		res, err = run(ctx, call)

@@ -64,8 +64,11 @@ type wrapOutcome struct {
 // returned value ("" when it is not one: the problem is then reported).
 func (c *pluginCallback) readWrap(hook string, v any, took time.Duration, err error, nexts int, last wrapOutcome,
 	answer func(any) (any, error, string)) (hookspec.Result, wrapOutcome) {
-	r := c.result(hook, v, took, err)
-	r.Nexts = &nexts
+	r := hookspec.Result{Source: SourcePlugin, Name: c.p.info.Name, Status: StatusOK, Result: v, Duration: took, Nexts: &nexts}
+	if err != nil {
+		r = hookspec.Failed(SourcePlugin, c.p.info.Name, statusOf(err), err.Error(), took)
+		r.Nexts = &nexts
+	}
 	out := wrapOutcome{skip: true}
 	switch {
 	case err != nil:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"reflect"
 
 	"github.com/hermes-hooks/hermes/hookspec"
 )
@@ -16,18 +17,20 @@ type toolChain struct {
 	run   func(context.Context, hookspec.ToolCall) (string, error)
 	timed bool
 
-	steps []*wrapStep       // every callback run, in the order entered
-	ran   hookspec.ToolCall // the call as the tool last ran it
-	runs  int               // how many times the tool ran
+	steps   []*wrapStep       // every callback run, in the order entered
+	ran     hookspec.ToolCall // the call as the tool last ran it
+	runs    int               // how many times the tool ran
+	changed bool              // a callback passed next arguments other than its own
 }
 
 // wrappedTool is what a chain made of a tool call.
 type wrappedTool struct {
-	result string
-	err    error
-	block  *Block            // a guard blocked the arguments a wrap hook passed (or a fail_closed wrap hook failed)
-	ran    hookspec.ToolCall // the call as the tool last ran it (Args: the arguments it really got)
-	runs   int
+	result  string
+	err     error
+	block   *Block            // a guard blocked the arguments a wrap hook passed (or a fail_closed wrap hook failed)
+	ran     hookspec.ToolCall // the call as the tool last ran it (Args: the arguments it really got)
+	runs    int
+	changed bool // a wrap hook changed the arguments on the way
 }
 
 // runWrapped runs call (decided: pre_tool_call let it run with call.Args) through the
@@ -39,7 +42,7 @@ func (e *Engine) runWrapped(ctx context.Context, set *hookSet, call hookspec.Too
 	trace := traceOf(ctx)
 	c := &toolChain{e: e, cbs: wrappers(s, hookspec.WrapToolCall), run: run, timed: trace != nil, ran: call}
 	res, err := c.call(ctx, 0, call)
-	w := wrappedTool{result: res, err: err, ran: c.ran, runs: c.runs}
+	w := wrappedTool{result: res, err: err, ran: c.ran, runs: c.runs, changed: c.changed}
 	if be := (*blockedError)(nil); errors.As(err, &be) {
 		w.block, w.err = be.b, nil
 	}
@@ -95,7 +98,8 @@ func (c *toolChain) next(ctx context.Context, i int, call hookspec.ToolCall, arg
 	if err != nil {
 		return "", err
 	}
-	if args != nil && !sameJSON(args, hookspec.ArgsOrEmpty(call.Args)) {
+	if args != nil && !sameArgs(args, hookspec.ArgsOrEmpty(call.Args)) {
+		c.changed = true
 		call.Args = args
 		d := c.e.DecideTool(ctx, call)
 		if d.Block != nil {
@@ -124,8 +128,13 @@ func toolAnswer(v any) (any, error, string) {
 		`a string (the result), {result="..."}, {error="..."}, or nothing after calling next`, []string{"result", "error"})
 }
 
-// sameJSON reports whether a and b are the same arguments once sent as JSON: Lua gives
-// back 2 where the host gave 2.0, which is no change.
+// sameArgs reports whether a and b are the same arguments once sent as JSON: Lua gives
+// back 2 where the host gave 2.0, which is no change. Equal values are told at once.
+func sameArgs(a, b map[string]any) bool {
+	return reflect.DeepEqual(a, b) || sameJSON(a, b)
+}
+
+// sameJSON reports whether a and b encode to the same JSON.
 func sameJSON(a, b map[string]any) bool {
 	ja, err1 := json.Marshal(a)
 	jb, err2 := json.Marshal(b)
