@@ -240,7 +240,14 @@ func ReplayReader(ctx context.Context, name string, rd io.Reader, opts engine.Op
 	if err != nil {
 		return Timeline{}, err
 	}
-	r = NewRunner(eng, gw, agent, RunnerOptions{Sync: true, Model: firstModel(lines)})
+	ropts := RunnerOptions{Sync: true, Model: firstModel(lines)}
+	for _, l := range lines { // the first startup line says what every request offers the model
+		if l.Type == "startup" {
+			ropts.System, ropts.Tools = l.System, l.Tools
+			break
+		}
+	}
+	r = NewRunner(eng, gw, agent, ropts)
 	err = Replay(ctx, r, agent)
 	if err != nil {
 		gw.Close(ctx)
