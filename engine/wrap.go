@@ -22,7 +22,8 @@ import (
 //   - it returned a value: that is the call's outcome (a result, a response, or {error=...});
 //   - it returned nothing after calling next: the outcome of its last next stands;
 //   - it failed (error, timeout, busy) after calling next: the outcome of its last next
-//     stands, and its failure is reported;
+//     stands, and its failure is reported; an error that is the one its last next raised,
+//     passed on, is the call's error, not the hook's failure;
 //   - it failed, or returned nothing, without calling next: it is skipped, and the call goes
 //     on through the rest of the chain as if it were not there (a failing hook never stops a
 //     call), unless its plugin is fail_closed: then the call fails with a block naming it.
@@ -70,6 +71,10 @@ func (c *pluginCallback) readWrap(hook string, v any, took time.Duration, err er
 		r.Nexts = &nexts
 	}
 	out := wrapOutcome{skip: true}
+	if passedOn(err, nexts, last) { // the call's error raised through the hook: not the hook's failure
+		r.Status, r.Err = StatusOK, ""
+		return r, last
+	}
 	switch {
 	case err != nil:
 	case v == nil && nexts == 0:
@@ -96,6 +101,17 @@ func (c *pluginCallback) readWrap(hook string, v any, took time.Duration, err er
 	c.metrics.observe(r.Status, r.Duration)
 	c.metrics.observeWait(r.Status, r.Wait)
 	return r, out
+}
+
+// passedOn reports whether err, a wrap callback's failure, is the error its last next
+// raised, passed on unchanged (uncaught, or raised again): the call failed, the hook did
+// not.
+func passedOn(err error, nexts int, last wrapOutcome) bool {
+	if err == nil || nexts == 0 || last.err == nil || statusOf(err) != StatusError {
+		return false
+	}
+	var le *luabind.Error
+	return errors.As(err, &le) && le.Kind == luabind.KindRuntime && strings.Contains(le.Msg, last.err.Error())
 }
 
 // where locates the callback: "file:line: ".

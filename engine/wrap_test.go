@@ -117,7 +117,7 @@ func TestWrapToolChain(t *testing.T) {
 		{name: "an error inside next is the call's", tool: toolScript{fail: 9},
 			home:   pluginFiles("w", "", wrapHandler("wrap_tool_call", `return next()`)),
 			result: `{"error":"disk full"}`, ran: []string{"ls"}, err: "disk full",
-			hooks: []hookWant{{StatusError, 1, "disk full"}}},
+			hooks: []hookWant{{StatusOK, 1, ""}}}, // the call's error passed on: not the hook's failure
 		{name: "an error inside next caught and answered", tool: toolScript{fail: 9},
 			home:   pluginFiles("w", "", wrapHandler("wrap_tool_call", `local ok, err = pcall(next); return "fallback: " .. err`)),
 			result: "fallback: disk full", ran: []string{"ls"}, hooks: []hookWant{{StatusOK, 1, ""}}},
@@ -138,7 +138,7 @@ func TestWrapToolChain(t *testing.T) {
 		{name: "a blocked call never reaches a wrap hook", home: files(guard, pluginFiles("w", "", wrapHandler("wrap_tool_call", `return "reached"`))),
 			args: map[string]any{"command": "rm"}, result: "no rm", ran: nil, blocked: "no rm", hooks: nil},
 		{name: "changed arguments a guard blocks are blocked", home: files(guard, pluginFiles("w", "", wrapHandler("wrap_tool_call", `return next({command = "rm"})`))),
-			result: "no rm", ran: nil, blocked: "no rm", hooks: []hookWant{{StatusError, 1, "no rm"}}},
+			result: "no rm", ran: nil, blocked: "no rm", hooks: []hookWant{{StatusOK, 1, ""}}},
 		{name: "a wrap hook catching the block still cannot run them", home: files(guard, pluginFiles("w", "", wrapHandler("wrap_tool_call", `local ok, err = pcall(next, {command = "rm"}); return "caught: " .. err`))),
 			result: "caught: no rm", ran: nil, hooks: []hookWant{{StatusOK, 1, ""}}},
 		{name: "changed arguments a guard rewrites run rewritten", home: files(guard, pluginFiles("w", "", wrapHandler("wrap_tool_call", `return next({command = "dir"})`))),
