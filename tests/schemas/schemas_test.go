@@ -342,7 +342,7 @@ func sortedStrings(v any) []string {
 // TestSchemasAgreeWithCode compares the names in the schemas with the engine's.
 func TestSchemasAgreeWithCode(t *testing.T) {
 	cfg := readSchema(t, "config.schema.json")
-	hooks := engine.HookNames()
+	hooks := slices.DeleteFunc(engine.HookNames(), hookspec.IsWrap) // a shell hook cannot call next
 	sort.Strings(hooks)
 	if got := sortedStrings(get(t, cfg, "properties", "hooks", "propertyNames", "enum")); !slices.Equal(got, hooks) {
 		t.Errorf("config hooks event names = %v, want engine.HookNames() = %v", got, hooks)
@@ -599,7 +599,7 @@ type luaDefs struct {
 var (
 	classRE    = regexp.MustCompile(`^---@class\s+([\w.]+)(?:\s*:\s*([\w.]+))?`)
 	fieldRE    = regexp.MustCompile(`^---@field\s+([\w]+)\??\s+(\S+)`)
-	overloadRE = regexp.MustCompile(`^---@overload fun\(name: "(\w+)", fn: fun\(kw: ([\w.]+)\)`)
+	overloadRE = regexp.MustCompile(`^---@overload fun\(name: "(\w+)", fn: fun\(kw: ([\w.]+)[,)]`)
 	typeRefRE  = regexp.MustCompile(`\bhermes\.[\w.]+`)
 	definedRE  = regexp.MustCompile(`^---@(?:class|alias)\s+(hermes\.[\w.]+)`)
 )
