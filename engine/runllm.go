@@ -149,16 +149,15 @@ func (c *llmChain) run(ctx context.Context, i int, req hookspec.LLMRequest) (hoo
 	c.steps = append(c.steps, step)
 	var last wrapOutcome
 	next := func(ctx context.Context, arg any) (any, error) {
-		step.nexts++
-		t, err := nextArg(hookspec.WrapLLMCall, arg, "request")
+		t, err := nextArg(hookspec.WrapLLMCall, arg, "request", step.nexts)
 		inner := req
 		if err == nil && t != nil {
 			inner, err = req.WithTable(t)
 		}
-		if err != nil {
-			last = wrapOutcome{err: err}
+		if err != nil { // the hook's mistake: not a call of the model
 			return nil, err
 		}
+		step.nexts++
 		resp, err := c.run(ctx, i+1, inner)
 		last = wrapOutcome{v: resp, err: err}
 		if err != nil {

@@ -131,6 +131,11 @@ func TestWrapToolChain(t *testing.T) {
 			result: "tool", ran: []string{"ls"}, hooks: []hookWant{{StatusError, 0, "returned nothing and never called next"}}},
 		{name: "nothing returned after next: next's result", home: pluginFiles("w", "", wrapHandler("wrap_tool_call", `next()`)),
 			result: "tool", ran: []string{"ls"}, hooks: []hookWant{{StatusOK, 1, ""}}},
+		{name: "next with arguments that are not a table: the hook's mistake, skipped", home: pluginFiles("w", "", wrapHandler("wrap_tool_call", `return next("ls")`)),
+			result: "tool", ran: []string{"ls"}, hooks: []hookWant{{StatusError, 0, `next(args): expected a table of args, not "ls"`}}},
+		{name: "a retry that never gives up stops at MaxNexts", tool: toolScript{fail: 1000},
+			home: pluginFiles("w", "", wrapHandler("wrap_tool_call", `while true do local ok, err = pcall(next); if not ok and string.find(err, "more than") then error(err, 0) end end`)),
+			result: "disk full", ran: repeat("ls", MaxNexts), err: "disk full", hooks: []hookWant{{StatusError, MaxNexts, "next called more than 32 times"}}},
 		{name: "an error answer without next", home: pluginFiles("w", "", wrapHandler("wrap_tool_call", `return {error = "offline"}`)),
 			result: `{"error":"offline"}`, ran: nil, err: "offline", hooks: []hookWant{{StatusOK, 0, ""}}},
 		{name: "a misspelled answer is reported, next's result stands", home: pluginFiles("w", "", wrapHandler("wrap_tool_call", `next(); return {reslt = "x"}`)),
@@ -202,6 +207,14 @@ func TestWrapToolChain(t *testing.T) {
 			}
 		})
 	}
+}
+
+func repeat(s string, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = s
+	}
+	return out
 }
 
 func deref(p *int) any {

@@ -71,8 +71,12 @@ func (c *toolChain) call(ctx context.Context, i int, call hookspec.ToolCall) (st
 	c.steps = append(c.steps, step)
 	var last wrapOutcome
 	next := func(ctx context.Context, arg any) (any, error) {
+		args, err := nextArg(hookspec.WrapToolCall, arg, "args", step.nexts)
+		if err != nil { // the hook's mistake: not a run of the call
+			return nil, err
+		}
 		step.nexts++
-		res, err := c.next(ctx, i, call, arg)
+		res, err := c.next(ctx, i, call, args)
 		last = wrapOutcome{v: res, err: err}
 		if err != nil {
 			return nil, err
@@ -90,14 +94,10 @@ func (c *toolChain) call(ctx context.Context, i int, call hookspec.ToolCall) (st
 	return s, out.err
 }
 
-// next is callback i's next(arg): arguments other than the ones it was given are decided
+// next is callback i's next(args): arguments other than the ones it was given are decided
 // again by pre_tool_call (a guard that blocks them blocks them; a guard's modification of
 // them stands), then the rest of the chain runs.
-func (c *toolChain) next(ctx context.Context, i int, call hookspec.ToolCall, arg any) (string, error) {
-	args, err := nextArg(hookspec.WrapToolCall, arg, "args")
-	if err != nil {
-		return "", err
-	}
+func (c *toolChain) next(ctx context.Context, i int, call hookspec.ToolCall, args map[string]any) (string, error) {
 	if args != nil && !sameArgs(args, hookspec.ArgsOrEmpty(call.Args)) {
 		c.changed = true
 		call.Args = args

@@ -353,6 +353,9 @@ func (s *script) callWith(ctx context.Context, fn int, args []any, next Next, ti
 	st.ctx.Begin(ctx, s.opts.Timeout)
 	v, err, panicked := s.invoke(st.ctx, st, fn, args)
 	st.ctx.End()
+	if w != nil {
+		w.over = true
+	}
 	if st.L.MemoryExceeded() {
 		// The call failed even if it caught the error: what it allocated may be reachable
 		// from its globals, so the next call starts afresh.

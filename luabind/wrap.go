@@ -30,10 +30,16 @@ type nextCall struct {
 	next   Next
 	guard  *limits.Guard
 	inside time.Duration // time spent in next, summed over its calls
+	over   bool          // the wrap call returned: next may not run the call any more
 }
 
-// lua is next as Lua sees it: next(arg) returns the call's result or raises its error.
+// lua is next as Lua sees it: next(arg) returns the call's result or raises its error. A
+// next kept after its call returned (in a global, for a later call) raises instead of
+// running a call that is over.
 func (w *nextCall) lua(L *lua.LState) int {
+	if w.over {
+		L.RaiseError("next called after its wrap call returned: call next only inside the callback that received it")
+	}
 	var arg any
 	if L.GetTop() >= 1 {
 		v, err := toGo(L.Get(1))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 )
@@ -152,5 +153,30 @@ end`
 	v, _, err := p.CallWrap(context.Background(), 0, map[string]any{}, func(context.Context, any) (any, error) { panic("boom") }, false)
 	if err != nil || v != "panic in the wrapped call: boom" {
 		t.Fatalf("got %v, %v", v, err)
+	}
+}
+
+// A next kept in a global after its call returned cannot run that call again later.
+func TestWrapNextDiesWithItsCall(t *testing.T) {
+	src := `local kept
+function register(ctx)
+  ctx.register_hook("w", function(kw, next)
+    if kw.keep then kept = next; return next() end
+    local ok, err = pcall(kept)
+    return err
+  end)
+end`
+	p := loadPlugin(t, src, Options{})
+	runs := 0
+	n := func(context.Context, any) (any, error) { runs++; return "ran", nil }
+	if _, _, err := p.CallWrap(context.Background(), 0, map[string]any{"keep": true}, n, false); err != nil {
+		t.Fatal(err)
+	}
+	v, _, err := p.CallWrap(context.Background(), 0, map[string]any{}, n, false)
+	if err != nil || runs != 1 {
+		t.Fatalf("the kept next: %v, %v, %d runs; want it refused", v, err, runs)
+	}
+	if s, _ := v.(string); !strings.Contains(s, "next called after its wrap call returned") {
+		t.Errorf("error %q", v)
 	}
 }
