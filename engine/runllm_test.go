@@ -20,6 +20,9 @@ type modelScript struct {
 	fail int
 }
 
+// modelCfg is how a modelScript behaves: the first fail calls fail.
+type modelCfg struct{ fail int }
+
 func (m *modelScript) call(_ context.Context, req hookspec.LLMRequest) (hookspec.LLMResponse, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -59,7 +62,7 @@ func TestRunLLM(t *testing.T) {
 	tests := []struct {
 		name      string
 		home      map[string]string
-		model     modelScript
+		model     modelCfg
 		content   string   // the response's content
 		calls     []string // the model of every request the model received
 		system    string   // the system prompt the model last received
@@ -74,13 +77,13 @@ func TestRunLLM(t *testing.T) {
 			content: "answer from small", calls: []string{"small"}, system: "short: be brief", messages: 1, tools: 2, hook: "sees"},
 		{name: "respond: the model is not called", home: files(trim, offline),
 			content: "offline", synthetic: true, hook: "offline"},
-		{name: "a wrap hook falls back to another model", home: fallback, model: modelScript{fail: 1},
+		{name: "a wrap hook falls back to another model", home: fallback, model: modelCfg{fail: 1},
 			content: "answer from backup", calls: []string{"big", "backup"}, system: "be brief", messages: 2, tools: 2},
 		{name: "a wrap hook narrows the tools", home: narrow,
 			content: "answer from big", calls: []string{"big"}, system: "be brief", messages: 2, tools: 1},
 		{name: "a wrap hook answers without the model", home: pluginFiles("canned", "", wrapHandler("wrap_llm_call", `return {content = "canned", model = "none"}`)),
 			content: "canned", synthetic: true},
-		{name: "the model's error raised through next", home: pluginFiles("w", "", wrapHandler("wrap_llm_call", `return next()`)), model: modelScript{fail: 9},
+		{name: "the model's error raised through next", home: pluginFiles("w", "", wrapHandler("wrap_llm_call", `return next()`)), model: modelCfg{fail: 9},
 			calls: []string{"big"}, system: "be brief", messages: 2, tools: 2, err: "overloaded"},
 		{name: "a malformed respond is reported and the model called", home: pluginFiles("bad", "", one("pre_api_request", `return {action="respond", response={text="x"}}`)),
 			content: "answer from big", calls: []string{"big"}, system: "be brief", messages: 2, tools: 2},
@@ -88,7 +91,7 @@ func TestRunLLM(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e, _ := newEngine(t, testutil.Home(t, tt.home))
-			m := &tt.model
+			m := &modelScript{fail: tt.model.fail}
 			run := e.RunLLM(context.Background(), req, m.call)
 			if run.Response.Content != tt.content || run.Synthetic != tt.synthetic || run.Hook != tt.hook {
 				t.Errorf("content %q, synthetic %v, hook %q; want %q, %v, %q", run.Response.Content, run.Synthetic, run.Hook, tt.content, tt.synthetic, tt.hook)

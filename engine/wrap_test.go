@@ -31,8 +31,13 @@ func files(ms ...map[string]string) map[string]string {
 // toolScript is a host tool for the tests: it records the arguments of every run and
 // answers by how many times it ran before.
 type toolScript struct {
-	mu   sync.Mutex
-	ran  []map[string]any
+	toolCfg
+	mu  sync.Mutex
+	ran []map[string]any
+}
+
+// toolCfg is how a toolScript behaves.
+type toolCfg struct {
 	fail int // the first fail runs fail with "disk full"
 	slow time.Duration
 }
@@ -89,7 +94,7 @@ func TestWrapToolChain(t *testing.T) {
 		name    string
 		home    map[string]string
 		args    map[string]any
-		tool    toolScript
+		tool    toolCfg
 		ctx     func(context.Context) (context.Context, context.CancelFunc)
 		result  string     // a part of the result the model sees
 		ran     []string   // the command of every run of the tool
@@ -104,7 +109,7 @@ func TestWrapToolChain(t *testing.T) {
 			result: "cached", ran: nil, hooks: []hookWant{{StatusOK, 0, ""}}},
 		{name: "one next, arguments changed", home: pluginFiles("w", "", wrapHandler("wrap_tool_call", `return next({command = kw.args.command .. " -a"})`)),
 			result: "tool", ran: []string{"ls -a"}, hooks: []hookWant{{StatusOK, 1, ""}}},
-		{name: "many nexts: a retry until it works", tool: toolScript{fail: 2},
+		{name: "many nexts: a retry until it works", tool: toolCfg{fail: 2},
 			home: pluginFiles("retry", "", wrapHandler("wrap_tool_call", `
     local err
     for i = 1, 5 do
@@ -114,11 +119,11 @@ func TestWrapToolChain(t *testing.T) {
     end
     error(err)`)),
 			result: "tool", ran: []string{"ls", "ls", "ls"}, hooks: []hookWant{{StatusOK, 3, ""}}},
-		{name: "an error inside next is the call's", tool: toolScript{fail: 9},
+		{name: "an error inside next is the call's", tool: toolCfg{fail: 9},
 			home:   pluginFiles("w", "", wrapHandler("wrap_tool_call", `return next()`)),
 			result: `{"error":"disk full"}`, ran: []string{"ls"}, err: "disk full",
 			hooks: []hookWant{{StatusOK, 1, ""}}}, // the call's error passed on: not the hook's failure
-		{name: "an error inside next caught and answered", tool: toolScript{fail: 9},
+		{name: "an error inside next caught and answered", tool: toolCfg{fail: 9},
 			home:   pluginFiles("w", "", wrapHandler("wrap_tool_call", `local ok, err = pcall(next); return "fallback: " .. err`)),
 			result: "fallback: disk full", ran: []string{"ls"}, hooks: []hookWant{{StatusOK, 1, ""}}},
 		{name: "an error before next: the hook is skipped", home: files(outer, pluginFiles("buggy", "", wrapHandler("wrap_tool_call", `error("bug")`))),
@@ -133,8 +138,8 @@ func TestWrapToolChain(t *testing.T) {
 			result: "tool", ran: []string{"ls"}, hooks: []hookWant{{StatusOK, 1, ""}}},
 		{name: "next with arguments that are not a table: the hook's mistake, skipped", home: pluginFiles("w", "", wrapHandler("wrap_tool_call", `return next("ls")`)),
 			result: "tool", ran: []string{"ls"}, hooks: []hookWant{{StatusError, 0, `next(args): expected a table of args, not "ls"`}}},
-		{name: "a retry that never gives up stops at MaxNexts", tool: toolScript{fail: 1000},
-			home: pluginFiles("w", "", wrapHandler("wrap_tool_call", `while true do local ok, err = pcall(next); if not ok and string.find(err, "more than") then error(err, 0) end end`)),
+		{name: "a retry that never gives up stops at MaxNexts", tool: toolCfg{fail: 1000},
+			home:   pluginFiles("w", "", wrapHandler("wrap_tool_call", `while true do local ok, err = pcall(next); if not ok and string.find(err, "more than") then error(err, 0) end end`)),
 			result: "disk full", ran: repeat("ls", MaxNexts), err: "disk full", hooks: []hookWant{{StatusError, MaxNexts, "next called more than 32 times"}}},
 		{name: "an error answer without next", home: pluginFiles("w", "", wrapHandler("wrap_tool_call", `return {error = "offline"}`)),
 			result: `{"error":"offline"}`, ran: nil, err: "offline", hooks: []hookWant{{StatusOK, 0, ""}}},
@@ -150,10 +155,10 @@ func TestWrapToolChain(t *testing.T) {
 			result: "tool", ran: []string{"ls"}, hooks: []hookWant{{StatusOK, 1, ""}}},
 		{name: "the wrap hook's own timeout: skipped", home: files(outer, pluginFiles("spin", fast, wrapHandler("wrap_tool_call", `while true do end`))),
 			result: "outer(tool)", ran: []string{"ls"}, hooks: []hookWant{{StatusOK, 1, ""}, {StatusTimeout, 0, "timed out"}}},
-		{name: "a tool slower than the wrap hook's timeout", tool: toolScript{slow: 400 * time.Millisecond},
+		{name: "a tool slower than the wrap hook's timeout", tool: toolCfg{slow: 400 * time.Millisecond},
 			home:   pluginFiles("w", fast, wrapHandler("wrap_tool_call", `return "w(" .. next() .. ")"`)),
 			result: "w(tool)", ran: []string{"ls"}, hooks: []hookWant{{StatusOK, 1, ""}}},
-		{name: "the host's context bounds the whole call", tool: toolScript{slow: time.Hour},
+		{name: "the host's context bounds the whole call", tool: toolCfg{slow: time.Hour},
 			ctx: func(ctx context.Context) (context.Context, context.CancelFunc) {
 				return context.WithTimeout(ctx, 50*time.Millisecond)
 			},
@@ -172,7 +177,7 @@ func TestWrapToolChain(t *testing.T) {
 			if args == nil {
 				args = map[string]any{"command": "ls"}
 			}
-			tool := &tt.tool
+			tool := &toolScript{toolCfg: tt.tool}
 			run, rep := runWrappedTool(ctx, e, args, tool)
 			if !strings.Contains(run.Result, tt.result) {
 				t.Errorf("result %q, want it to hold %q", run.Result, tt.result)
