@@ -259,7 +259,8 @@ func (e *Engine) observe(ctx context.Context, hook string, kwargs func() map[str
 }
 
 // Invoke fires any hook with the given keyword arguments and returns every hook's result,
-// in order. Use it for hooks a host defines itself (the typed calls cover every documented
+// in order (a wrap hook: its chain around a stand-in call that answers at once, see
+// fireWrap). Use it for hooks a host defines itself (the typed calls cover every documented
 // one); results of observers are not merged. kwargs holding a value that cannot reach a hook
 // (a Go struct, a channel, a plain func) are rejected: no hook runs, the one result names the
 // key, and a guard fails safe (pre_tool_call blocks).
@@ -270,6 +271,9 @@ func (e *Engine) Invoke(ctx context.Context, hook string, kwargs map[string]any)
 	}
 	if err := checkKwargs(kwargs); err != nil {
 		return e.rejected(hook, err).Hooks
+	}
+	if hookspec.IsWrap(hook) {
+		return e.fireWrap(ctx, hook, kwargs).Hooks
 	}
 	return e.invoke(ctx, set, hook, mapArgs(kwargs), false, nil).Hooks
 }
@@ -282,7 +286,12 @@ func (e *Engine) Fire(ctx context.Context, hook string, kwargs map[string]any) R
 		rep.Payload = kwargs
 		return rep
 	}
-	rep := e.invoke(ctx, e.set.Load(), hook, mapArgs(kwargs), true, nil)
+	var rep Report
+	if hookspec.IsWrap(hook) && len(e.set.Load().callbacks(hook)) > 0 {
+		rep = e.fireWrap(ctx, hook, kwargs)
+	} else {
+		rep = e.invoke(ctx, e.set.Load(), hook, mapArgs(kwargs), true, nil)
+	}
 	if rep.Hooks == nil {
 		rep.Hooks = []HookResult{}
 	}

@@ -211,3 +211,45 @@ func nextArg(hook string, arg any, what string, nexts int) (map[string]any, erro
 }
 
 var _ luabind.Next = (func(context.Context, any) (any, error))(nil)
+
+// fireWrap runs a wrap hook's chain for Fire and Invoke (`hermesctl hooks test`), around a
+// stand-in call that answers at once: for wrap_tool_call the kwargs' tool call, which
+// returns its "result" key (else "ok"); for wrap_llm_call the kwargs' request, answered
+// with {content="ok"}. The report is the chain's.
+func (e *Engine) fireWrap(ctx context.Context, hook string, kw map[string]any) Report {
+	var rep Report
+	ctx = WithTrace(ctx, func(r Report) {
+		if r.Event == hook {
+			rep = r
+		}
+	})
+	set := e.set.Load()
+	if hook == hookspec.WrapToolCall {
+		call := hookspec.ToolCall{Args: map[string]any{}}
+		call.Name, _ = kw["tool_name"].(string)
+		call.Args, _ = kw["args"].(map[string]any)
+		call.TaskID, _ = kw["task_id"].(string)
+		call.SessionID, _ = kw["session_id"].(string)
+		call.ToolCallID, _ = kw["tool_call_id"].(string)
+		result, ok := kw["result"].(string)
+		if !ok {
+			result = "ok"
+		}
+		e.runWrapped(ctx, set, call, func(context.Context, hookspec.ToolCall) (string, error) { return result, nil })
+	} else {
+		req := hookspec.LLMRequest{}
+		req.SessionID, _ = kw["session_id"].(string)
+		req.Platform, _ = kw["platform"].(string)
+		req.Model, _ = kw["model"].(string)
+		if t, ok := kw["request"].(map[string]any); ok {
+			if r, err := req.WithTable(t); err == nil {
+				req = r
+			}
+		}
+		e.runWrappedLLM(ctx, set, req, func(_ context.Context, r hookspec.LLMRequest) (hookspec.LLMResponse, error) {
+			return hookspec.LLMResponse{Model: r.Model, Content: "ok", StopReason: "end_turn"}, nil
+		})
+	}
+	rep.Payload = kw
+	return rep
+}

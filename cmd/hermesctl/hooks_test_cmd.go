@@ -235,6 +235,9 @@ func printReport(w io.Writer, rep engine.Report) {
 		if h.Rechecked {
 			detail += "; " + recheckedNote
 		}
+		if h.Nexts != nil {
+			detail += " " + wrapNote(*h.Nexts, h.Status)
+		}
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%.2f ms\t%s\n", h.Source, printable(h.Name), h.Status, float64(h.Duration.Microseconds())/1000, detail)
 	}
 	tw.Flush()
