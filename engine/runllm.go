@@ -166,8 +166,7 @@ func (c *llmChain) run(ctx context.Context, i int, req hookspec.LLMRequest) (hoo
 		return resp.Table(), nil
 	}
 	v, t, err := cb.p.lp.CallWrap(ctx, cb.index, req.Kwargs(), next, c.timed || cb.metrics != nil)
-	r, out := cb.readWrap(hookspec.WrapLLMCall, v, t.Run, err, step.nexts, last, llmAnswer)
-	r.Wait = t.Wait
+	r, out := cb.readWrap(hookspec.WrapLLMCall, v, t, err, step.nexts, last, llmAnswer)
 	step.result = r
 	if out.skip {
 		return c.run(ctx, i+1, req)

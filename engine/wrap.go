@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/suggest"
@@ -61,16 +60,21 @@ type wrapOutcome struct {
 }
 
 // readWrap reads what a wrap callback did (the rule in this file's comment), given what it
-// returned (v, err) and the outcome of its last next (last, when nexts > 0); answer reads a
+// returned (v, err, after t) and the outcome of its last next (last, when nexts > 0); answer reads a
 // returned value ("" when it is not one: the problem is then reported).
-func (c *pluginCallback) readWrap(hook string, v any, took time.Duration, err error, nexts int, last wrapOutcome,
-	answer func(any) (any, error, string)) (hookspec.Result, wrapOutcome) {
-	r := hookspec.Result{Source: SourcePlugin, Name: c.p.info.Name, Status: StatusOK, Result: v, Duration: took, Nexts: &nexts}
+func (c *pluginCallback) readWrap(hook string, v any, t luabind.Timing, err error, nexts int, last wrapOutcome,
+	answer func(any) (any, error, string)) (r hookspec.Result, out wrapOutcome) {
+	r = hookspec.Result{Source: SourcePlugin, Name: c.p.info.Name, Status: StatusOK, Result: v, Duration: t.Run, Nexts: &nexts}
 	if err != nil {
-		r = hookspec.Failed(SourcePlugin, c.p.info.Name, statusOf(err), err.Error(), took)
+		r = hookspec.Failed(SourcePlugin, c.p.info.Name, statusOf(err), err.Error(), t.Run)
 		r.Nexts = &nexts
 	}
-	out := wrapOutcome{skip: true}
+	r.Wait = t.Wait
+	out = wrapOutcome{skip: true}
+	defer func() {
+		c.metrics.observe(r.Status, r.Duration)
+		c.metrics.observeWait(r.Status, r.Wait)
+	}()
 	if passedOn(err, nexts, last) { // the call's error raised through the hook: not the hook's failure
 		r.Status, r.Err = StatusOK, ""
 		return r, last
@@ -98,8 +102,6 @@ func (c *pluginCallback) readWrap(hook string, v any, took time.Duration, err er
 				Message: fmt.Sprintf("blocked: plugin %q failed closed (%s: %s)", c.p.info.Name, r.Status, r.Err)}}}
 		}
 	}
-	c.metrics.observe(r.Status, r.Duration)
-	c.metrics.observeWait(r.Status, r.Wait)
 	return r, out
 }
 
@@ -209,8 +211,6 @@ func nextArg(hook string, arg any, what string, nexts int) (map[string]any, erro
 	}
 	return nil, fmt.Errorf("%s: next(%s): expected a table of %s, not %s", hook, what, what, showValue(arg))
 }
-
-var _ luabind.Next = (func(context.Context, any) (any, error))(nil)
 
 // fireWrap runs a wrap hook's chain for Fire and Invoke (`hermesctl hooks test`), around a
 // stand-in call that answers at once: for wrap_tool_call the kwargs' tool call, which

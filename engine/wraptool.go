@@ -84,8 +84,7 @@ func (c *toolChain) call(ctx context.Context, i int, call hookspec.ToolCall) (st
 		return res, nil
 	}
 	v, t, err := cb.p.lp.CallWrap(ctx, cb.index, call.Kwargs(false), next, c.timed || cb.metrics != nil)
-	r, out := cb.readWrap(hookspec.WrapToolCall, v, t.Run, err, step.nexts, last, toolAnswer)
-	r.Wait = t.Wait
+	r, out := cb.readWrap(hookspec.WrapToolCall, v, t, err, step.nexts, last, toolAnswer)
 	step.result = r
 	if out.skip {
 		return c.call(ctx, i+1, call)
