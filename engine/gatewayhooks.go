@@ -51,13 +51,13 @@ type GatewayHook struct {
 	info    *GatewayHookInfo
 	handler *luabind.Handler
 	sum     [sha256.Size]byte
-	warns   []Warning
+	warns   []hookspec.Warning
 }
 
-func (h *GatewayHook) dirOf() string                 { return h.info.Dir }
-func (h *GatewayHook) loadedFrom() [sha256.Size]byte { return h.sum }
-func (h *GatewayHook) infoOf() *GatewayHookInfo      { return h.info }
-func (h *GatewayHook) warningsOf() []Warning         { return h.warns }
+func (h *GatewayHook) dirOf() string                  { return h.info.Dir }
+func (h *GatewayHook) loadedFrom() [sha256.Size]byte  { return h.sum }
+func (h *GatewayHook) infoOf() *GatewayHookInfo       { return h.info }
+func (h *GatewayHook) warningsOf() []hookspec.Warning { return h.warns }
 
 // Info describes the hook as it was loaded.
 func (h *GatewayHook) Info() *GatewayHookInfo { return h.info }
@@ -73,15 +73,15 @@ func (h *GatewayHook) Close() { h.handler.Close() }
 
 // GatewayHookOptions are what gateway hooks get beyond their manifest.
 type GatewayHookOptions struct {
-	Logger    *slog.Logger    // nil discards; each hook logs with hook=<name>
-	HostFuncs map[string]Func // added to the hooks' hermes module
+	Logger    *slog.Logger             // nil discards; each hook logs with hook=<name>
+	HostFuncs map[string]hookspec.Func // added to the hooks' hermes module
 }
 
 // LoadGatewayHooks loads <home>/hooks/* in directory order. A hook of running whose files
 // did not change is returned as it is, and so is one whose new version fails to load (with
 // a warning). Broken hooks are listed with status "error" and one warning each; they never
 // stop the others. A config.yaml or hooks directory that cannot be read is an error.
-func (e *Engine) LoadGatewayHooks(ctx context.Context, opts GatewayHookOptions, running []*GatewayHook) ([]*GatewayHook, []*GatewayHookInfo, []Warning, error) {
+func (e *Engine) LoadGatewayHooks(ctx context.Context, opts GatewayHookOptions, running []*GatewayHook) ([]*GatewayHook, []*GatewayHookInfo, []hookspec.Warning, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -96,18 +96,18 @@ func (e *Engine) LoadGatewayHooks(ctx context.Context, opts GatewayHookOptions, 
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	hooks, infos, warns := loadDirs(dirs, running, func(d *dirFiles) (*GatewayHook, *GatewayHookInfo, []Warning) {
+	hooks, infos, warns := loadDirs(dirs, running, func(d *dirFiles) (*GatewayHook, *GatewayHookInfo, []hookspec.Warning) {
 		return e.loadGatewayHook(ctx, d, disabled, opts)
 	})
 	return hooks, infos, warns, nil
 }
 
 // loadGatewayHook loads one directory; a nil hook is listed but not running.
-func (e *Engine) loadGatewayHook(ctx context.Context, d *dirFiles, disabled []string, opts GatewayHookOptions) (*GatewayHook, *GatewayHookInfo, []Warning) {
+func (e *Engine) loadGatewayHook(ctx context.Context, d *dirFiles, disabled []string, opts GatewayHookOptions) (*GatewayHook, *GatewayHookInfo, []hookspec.Warning) {
 	info := &GatewayHookInfo{Name: filepath.Base(d.dir), Dir: d.dir, Enabled: true, Timeout: defaultGatewayTimeout,
 		Memory: luabind.DefaultMemoryLimit, Events: []string{}}
-	var warns []Warning
-	fail := func(w Warning) (*GatewayHook, *GatewayHookInfo, []Warning) {
+	var warns []hookspec.Warning
+	fail := func(w hookspec.Warning) (*GatewayHook, *GatewayHookInfo, []hookspec.Warning) {
 		info.Status, info.Error = "error", w.String()
 		return nil, info, append(warns, w)
 	}
@@ -116,7 +116,7 @@ func (e *Engine) loadGatewayHook(ctx context.Context, d *dirFiles, disabled []st
 		err  error
 	}{{d.manifest, d.merr}, {d.handler, d.herr}} {
 		if errors.Is(f.err, fs.ErrNotExist) {
-			return fail(Warning{File: f.path, Msg: fmt.Sprintf("missing %s: a gateway hook needs HOOK.yaml and handler.lua", filepath.Base(f.path))})
+			return fail(hookspec.Warning{File: f.path, Msg: fmt.Sprintf("missing %s: a gateway hook needs HOOK.yaml and handler.lua", filepath.Base(f.path))})
 		}
 	}
 	w, err := parseGatewayManifest(d.manifest, d.mdata, d.merr, info)
@@ -126,7 +126,7 @@ func (e *Engine) loadGatewayHook(ctx context.Context, d *dirFiles, disabled []st
 		if errors.As(err, &me) {
 			return fail(me.Warning)
 		}
-		return fail(Warning{File: d.manifest, Msg: err.Error()})
+		return fail(hookspec.Warning{File: d.manifest, Msg: err.Error()})
 	}
 	if slices.Contains(disabled, info.Name) || slices.Contains(disabled, filepath.Base(d.dir)) {
 		info.Enabled = false
@@ -136,26 +136,26 @@ func (e *Engine) loadGatewayHook(ctx context.Context, d *dirFiles, disabled []st
 		return nil, info, warns
 	}
 	if d.herr != nil {
-		return fail(Warning{File: d.handler, Msg: d.herr.Error()})
+		return fail(hookspec.Warning{File: d.handler, Msg: d.herr.Error()})
 	}
 	h, err := luabind.LoadHandler(ctx, d.src, "handle", luabind.Options{
 		Name: info.Name, File: d.handler, Home: e.home, Logger: opts.Logger.With("hook", info.Name),
 		Timeout: seconds(info.Timeout), MemoryLimit: info.Memory, Permissions: info.Permissions, HostFuncs: opts.HostFuncs,
-		Store: e.hookStore(SourceGateway, d.dir, info.Name),
+		Store: e.hookStore(hookspec.SourceGateway, d.dir, info.Name),
 	})
 	if err != nil {
 		var le *luabind.Error
 		if errors.As(err, &le) {
-			return fail(Warning{File: le.File, Line: le.Line, Msg: le.Msg})
+			return fail(hookspec.Warning{File: le.File, Line: le.Line, Msg: le.Msg})
 		}
-		return fail(Warning{File: d.handler, Msg: err.Error()})
+		return fail(hookspec.Warning{File: d.handler, Msg: err.Error()})
 	}
 	info.Status = "loaded"
 	return &GatewayHook{info: info, handler: h, sum: d.sum, warns: warns}, info, warns
 }
 
 // parseGatewayManifest fills info from HOOK.yaml, read as data (or failing with readErr).
-func parseGatewayManifest(file string, data []byte, readErr error, info *GatewayHookInfo) ([]Warning, error) {
+func parseGatewayManifest(file string, data []byte, readErr error, info *GatewayHookInfo) ([]hookspec.Warning, error) {
 	if readErr != nil {
 		return nil, readErr
 	}
@@ -183,11 +183,11 @@ func parseGatewayManifest(file string, data []byte, readErr error, info *Gateway
 	for i, ev := range events {
 		warning, subErr := hookspec.CheckSubscription(ev, suggest.Closest)
 		if subErr != nil {
-			warns = append(warns, Warning{File: file, Line: evNode.Content[i].Line, Msg: subErr.Error() + " (skipped)"})
+			warns = append(warns, hookspec.Warning{File: file, Line: evNode.Content[i].Line, Msg: subErr.Error() + " (skipped)"})
 			continue
 		}
 		if warning != "" {
-			warns = append(warns, Warning{File: file, Line: evNode.Content[i].Line, Msg: warning})
+			warns = append(warns, hookspec.Warning{File: file, Line: evNode.Content[i].Line, Msg: warning})
 		}
 		info.Events = append(info.Events, ev)
 	}

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/manifest"
 	"github.com/hermes-hooks/hermes/internal/netguard"
 	"github.com/hermes-hooks/hermes/shell"
@@ -33,7 +34,7 @@ var systemManagedHome = DefaultManagedHome
 // relocated warns when the managed home in force is not the system's while the system's
 // has a config.yaml: whoever set HERMES_MANAGED_HOME (or Options.ManagedHome) for this
 // process set its guards aside, and the log says so.
-func relocated(home string) []Warning {
+func relocated(home string) []hookspec.Warning {
 	sys := filepath.Join(systemManagedHome, "config.yaml")
 	if filepath.Clean(home) == filepath.Clean(systemManagedHome) {
 		return nil
@@ -41,7 +42,7 @@ func relocated(home string) []Warning {
 	if _, err := os.Stat(sys); err != nil {
 		return nil
 	}
-	return []Warning{{File: sys, Msg: "this managed home is not used: the managed home is " + home +
+	return []hookspec.Warning{{File: sys, Msg: "this managed home is not used: the managed home is " + home +
 		" ($HERMES_MANAGED_HOME or the host's setting), so the hooks and policy of " + sys + " do not apply"}}
 }
 
@@ -99,7 +100,7 @@ type managed struct {
 // layer. A file that exists but cannot be read or parsed, or whose policy: is invalid, is an
 // error: the engine must not run without the guards and limits an administrator set, so it
 // does not start (and a reload keeps the hooks and policy that run).
-func loadManaged(home string) (*managed, []Warning, error) {
+func loadManaged(home string) (*managed, []hookspec.Warning, error) {
 	m := &managed{home: home, policy: &Policy{}}
 	relocatedWarns := relocated(home)
 	for _, sub := range []string{"plugins", "hooks"} { // a guard put there would not run: say so, never drop it
@@ -185,7 +186,7 @@ func (e *Engine) Policy() Policy {
 
 // loadUserPlugins loads the plugins of the user's home, unless the policy allows only
 // managed hooks: then none is loaded, and one warning says why.
-func (e *Engine) loadUserPlugins(ctx context.Context, cfg *config, prev *hookSet, p *Policy) ([]*plugin, []*PluginInfo, []Warning, error) {
+func (e *Engine) loadUserPlugins(ctx context.Context, cfg *config, prev *hookSet, p *Policy) ([]*plugin, []*PluginInfo, []hookspec.Warning, error) {
 	if p == nil || !p.ManagedHooksOnly {
 		return e.loadPlugins(ctx, cfg, prev)
 	}
@@ -195,12 +196,12 @@ func (e *Engine) loadUserPlugins(ctx context.Context, cfg *config, prev *hookSet
 
 // refusedDir reports whether the policy in force refuses the hook directories of the user's
 // home under sub (managed_hooks_only), with a warning when there are some.
-func (e *Engine) refusedDir(sub, what string) (bool, []Warning) {
+func (e *Engine) refusedDir(sub, what string) (bool, []hookspec.Warning) {
 	p := e.Policy()
 	return refusedDir(e.home, sub, what, &p)
 }
 
-func refusedDir(home, sub, what string, p *Policy) (bool, []Warning) {
+func refusedDir(home, sub, what string, p *Policy) (bool, []hookspec.Warning) {
 	if !p.ManagedHooksOnly {
 		return false, nil
 	}
@@ -208,7 +209,7 @@ func refusedDir(home, sub, what string, p *Policy) (bool, []Warning) {
 	if entries, err := os.ReadDir(dir); err != nil || len(entries) == 0 {
 		return true, nil
 	}
-	return true, []Warning{{File: dir, Msg: what + " not loaded: " + p.refuses("", "")}}
+	return true, []hookspec.Warning{{File: dir, Msg: what + " not loaded: " + p.refuses("", "")}}
 }
 
 // commandWild is what a `*` of allowed_commands may stand for: no shell syntax (a command

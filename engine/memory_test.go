@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
@@ -33,16 +34,16 @@ func TestMemoryKey(t *testing.T) {
 			t.Errorf("d_bad: %s %q, want an error at plugin.yaml:2", p.Status, p.Error)
 		}
 	}
-	rep := e.Fire(context.Background(), PreToolCall, call.Kwargs(false))
+	rep := e.Fire(context.Background(), hookspec.PreToolCall, call.Kwargs(false))
 	seen := 0
 	for _, h := range rep.Hooks {
 		switch h.Name {
 		case "a_small":
-			if h.Status != StatusError || !strings.Contains(h.Err, "limit exceeded: memory: ") || !strings.Contains(h.Err, "more than 16 MiB") {
+			if h.Status != hookspec.StatusError || !strings.Contains(h.Err, "limit exceeded: memory: ") || !strings.Contains(h.Err, "more than 16 MiB") {
 				t.Errorf("a_small: %s %q, want the memory limit of 16 MiB", h.Status, h.Err)
 			}
 		case "b_default", "c_bytes":
-			if h.Status != StatusOK {
+			if h.Status != hookspec.StatusOK {
 				t.Errorf("%s: %s %q, want ok", h.Name, h.Status, h.Err)
 			}
 		default:

@@ -120,7 +120,7 @@ func (f *firing) end(rep Report) {
 }
 
 // fireHook runs cb, in a span of its own when f is not nil.
-func fireHook(ctx context.Context, f *firing, hook string, cb callback, kw args, timed, rechecked bool) HookResult {
+func fireHook(ctx context.Context, f *firing, hook string, cb callback, kw args, timed, rechecked bool) hookspec.Result {
 	if f == nil {
 		return cb.fire(ctx, hook, kw, timed)
 	}
@@ -173,7 +173,9 @@ func (e *Engine) startAsk(ctx context.Context, hook string) (context.Context, fu
 }
 
 // failedStatus reports whether a hook with status s failed (skipped is not a failure).
-func failedStatus(s Status) bool { return s != StatusOK && s != StatusSkipped }
+func failedStatus(s hookspec.Status) bool {
+	return s != hookspec.StatusOK && s != hookspec.StatusSkipped
+}
 
 // dialectOf is the answer shapes cb speaks.
 func dialectOf(cb callback) string {

@@ -24,7 +24,7 @@ type Options struct {
 	// queue is full, Emit drops the event for that hook, counts it and logs a warning.
 	QueueSize int
 	// HostFuncs are added to the hermes module of every gateway hook (e.g. run_agent).
-	HostFuncs map[string]engine.Func
+	HostFuncs map[string]hookspec.Func
 	// Metrics, when non-nil, counts every hook call and dropped event.
 	Metrics *engine.Metrics
 }
@@ -56,7 +56,7 @@ type Gateway struct {
 type routes struct {
 	hooks    []*hook
 	infos    []*HookInfo
-	warnings []engine.Warning
+	warnings []hookspec.Warning
 	exact    map[string][]*hook // event -> exact subscribers, in directory order
 	wildcard map[string][]*hook // prefix -> "<prefix>:*" subscribers, in directory order
 }
@@ -220,7 +220,7 @@ func (g *Gateway) Engine() *engine.Engine { return g.eng }
 func (g *Gateway) Hooks() []*HookInfo { return g.routes.Load().infos }
 
 // Warnings lists the problems found while loading.
-func (g *Gateway) Warnings() []engine.Warning { return g.routes.Load().warnings }
+func (g *Gateway) Warnings() []hookspec.Warning { return g.routes.Load().warnings }
 
 // matching returns the hooks for event: exact subscribers first, then wildcard ones, each
 // hook once.
@@ -291,15 +291,15 @@ func (g *Gateway) EmitContext(ctx context.Context, event string, data map[string
 }
 
 // EmitEvent is Emit for a typed event.
-func (g *Gateway) EmitEvent(ev Event) { g.Emit(ev.EventName(), ev.Context()) }
+func (g *Gateway) EmitEvent(ev hookspec.Event) { g.Emit(ev.EventName(), ev.Context()) }
 
 // EmitEventContext is EmitContext for a typed event.
-func (g *Gateway) EmitEventContext(ctx context.Context, ev Event) {
+func (g *Gateway) EmitEventContext(ctx context.Context, ev hookspec.Event) {
 	g.EmitContext(ctx, ev.EventName(), ev.Context())
 }
 
 // EmitEventSync is EmitSync for a typed event.
-func (g *Gateway) EmitEventSync(ctx context.Context, ev Event) []engine.HookResult {
+func (g *Gateway) EmitEventSync(ctx context.Context, ev hookspec.Event) []hookspec.Result {
 	return g.EmitSync(ctx, ev.EventName(), ev.Context())
 }
 
@@ -307,7 +307,7 @@ func (g *Gateway) EmitEventSync(ctx context.Context, ev Event) []engine.HookResu
 // every dropWarnEvery per hook.
 func (g *Gateway) drop(h *hook, event, reason string) {
 	n := h.worker.dropped.Add(1)
-	g.opts.Metrics.Drop(engine.SourceGateway, h.info.Name, event, reason)
+	g.opts.Metrics.Drop(hookspec.SourceGateway, h.info.Name, event, reason)
 	if reason != engine.DropQueueFull {
 		return
 	}
@@ -339,7 +339,7 @@ func (g *Gateway) run(h *hook, after <-chan struct{}) {
 // EmitSync runs the matching handlers now, in order (exact subscribers, then wildcard),
 // and returns one result per handler. After Close nothing runs: the event is counted as
 // dropped for each matching hook and there are no results.
-func (g *Gateway) EmitSync(ctx context.Context, event string, data map[string]any) []engine.HookResult {
+func (g *Gateway) EmitSync(ctx context.Context, event string, data map[string]any) []hookspec.Result {
 	g.eng.NotifyWebhooks(event, data)
 	g.mu.RLock()
 	hooks := g.routes.Load().matching(event)
@@ -350,7 +350,7 @@ func (g *Gateway) EmitSync(ctx context.Context, event string, data map[string]an
 		hooks = nil
 	}
 	g.mu.RUnlock()
-	results := make([]engine.HookResult, 0, len(hooks))
+	results := make([]hookspec.Result, 0, len(hooks))
 	for _, h := range hooks {
 		results = append(results, g.call(ctx, h, event, data, nil))
 	}
@@ -371,7 +371,7 @@ func (g *Gateway) EmitCollect(ctx context.Context, event string, data map[string
 // call runs one handler; failures are logged and reported, never returned. A queued event
 // (emit not nil) runs in a span of its own trace linked to emit; a synchronous one, in a
 // child of ctx's span.
-func (g *Gateway) call(ctx context.Context, h *hook, event string, data map[string]any, emit *trace.SpanContext) (r engine.HookResult) {
+func (g *Gateway) call(ctx context.Context, h *hook, event string, data map[string]any, emit *trace.SpanContext) (r hookspec.Result) {
 	if g.tracer != nil {
 		var span trace.Span
 		ctx, span = g.startSpan(ctx, h.info.Name, event, data, emit)
@@ -379,12 +379,12 @@ func (g *Gateway) call(ctx context.Context, h *hook, event string, data map[stri
 	}
 	start := time.Now()
 	v, err := h.Call(ctx, event, data)
-	r = engine.HookResult{Source: engine.SourceGateway, Name: h.info.Name, Status: engine.StatusOK, Result: v, Duration: time.Since(start)}
+	r = hookspec.Result{Source: hookspec.SourceGateway, Name: h.info.Name, Status: hookspec.StatusOK, Result: v, Duration: time.Since(start)}
 	if err != nil {
-		r = hookspec.Failed(engine.SourceGateway, h.info.Name, engine.StatusOf(err), err.Error(), r.Duration)
+		r = hookspec.Failed(hookspec.SourceGateway, h.info.Name, engine.StatusOf(err), err.Error(), r.Duration)
 		g.logger.Warn("gateway hook failed", "hook", h.info.Name, "event", event, "status", string(r.Status), "error", r.Err)
 	}
-	g.opts.Metrics.Observe(engine.SourceGateway, h.info.Name, event, r.Status, r.Duration)
+	g.opts.Metrics.Observe(hookspec.SourceGateway, h.info.Name, event, r.Status, r.Duration)
 	return r
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hermes-hooks/hermes/consent"
 	"github.com/hermes-hooks/hermes/engine"
+	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/suggest"
 	"github.com/hermes-hooks/hermes/shell"
 )
@@ -31,12 +32,12 @@ func runHooksAllow(ctx context.Context, c *cli, args []string) int {
 		return exitUsage
 	}
 	event, command := args[0], strings.TrimSpace(args[1])
-	if !engine.IsHook(event) {
+	if !hookspec.IsHook(event) {
 		hint := ""
-		if s := suggest.Closest(event, engine.HookNames()); s != "" {
+		if s := suggest.Closest(event, hookspec.Names()); s != "" {
 			hint = fmt.Sprintf(" (did you mean %q?)", s)
 		}
-		return c.fail(exitUsage, "unknown event %q%s; shell hooks attach to: %s", event, hint, strings.Join(engine.HookNames(), ", "))
+		return c.fail(exitUsage, "unknown event %q%s; shell hooks attach to: %s", event, hint, strings.Join(hookspec.Names(), ", "))
 	}
 	if command == "" {
 		return c.fail(exitUsage, "empty command")

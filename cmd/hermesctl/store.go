@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hermes-hooks/hermes/engine"
+	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/store"
 )
 
@@ -49,7 +50,7 @@ func (c *cli) openStore() (store.Backend, int) {
 // namespace resolves a hook as the user named it: plugin:<name>, gateway:<name>, or a name
 // that is one of them.
 func namespace(ctx context.Context, b store.Backend, hook string) (string, error) {
-	if strings.HasPrefix(hook, engine.SourcePlugin+":") || strings.HasPrefix(hook, engine.SourceGateway+":") {
+	if strings.HasPrefix(hook, hookspec.SourcePlugin+":") || strings.HasPrefix(hook, hookspec.SourceGateway+":") {
 		return hook, nil
 	}
 	all, err := b.Namespaces(ctx)
@@ -57,14 +58,14 @@ func namespace(ctx context.Context, b store.Backend, hook string) (string, error
 		return "", err
 	}
 	var found []string
-	for _, src := range []string{engine.SourcePlugin, engine.SourceGateway} {
+	for _, src := range []string{hookspec.SourcePlugin, hookspec.SourceGateway} {
 		if ns := engine.StoreNamespace(src, hook); slices.Contains(all, ns) {
 			found = append(found, ns)
 		}
 	}
 	switch len(found) {
 	case 0:
-		return engine.StoreNamespace(engine.SourcePlugin, hook), nil
+		return engine.StoreNamespace(hookspec.SourcePlugin, hook), nil
 	case 1:
 		return found[0], nil
 	}
