@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -42,20 +41,6 @@ type config struct {
 type storeConfig struct {
 	cfg store.Config
 	err error
-}
-
-// ResolveHome returns dir, else $HERMES_HOME, else ~/.hermes.
-func ResolveHome(dir string) string {
-	if dir != "" {
-		return dir
-	}
-	if h := os.Getenv("HERMES_HOME"); h != "" {
-		return h
-	}
-	if u, err := os.UserHomeDir(); err == nil {
-		return filepath.Join(u, ".hermes")
-	}
-	return ".hermes"
 }
 
 // loadConfig reads config.yaml; a missing file is an empty config. An unreadable or
@@ -182,10 +167,10 @@ func disabledList(file, key string, n *yaml.Node, extra ...string) ([]string, ma
 	return list, fields, warns, err
 }
 
-// DisabledGatewayHooks reads gateway_hooks.disabled from config.yaml now (the gateway
-// calls it at each load); nil when the file is missing. An unreadable or invalid file is
+// disabledGatewayHooks reads gateway_hooks.disabled from config.yaml now (at each load of
+// the gateway hooks); nil when the file is missing. An unreadable or invalid file is
 // an error: guessing could run a hook the user disabled.
-func (e *Engine) DisabledGatewayHooks() ([]string, error) {
+func (e *Engine) disabledGatewayHooks() ([]string, error) {
 	cfg, _, err := loadConfig(e.home)
 	if err != nil {
 		return nil, err

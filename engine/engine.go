@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/homedir"
 	"github.com/hermes-hooks/hermes/internal/reload"
 )
 
@@ -100,7 +101,7 @@ type Engine struct {
 // config.yaml cannot be read or parsed; broken hooks are skipped with a warning. A home
 // that does not exist yet is an engine without hooks.
 func New(ctx context.Context, opts Options) (*Engine, error) {
-	e := &Engine{opts: opts, home: ResolveHome(opts.Home), logger: opts.Logger, tracer: newTracer(opts.TracerProvider)}
+	e := &Engine{opts: opts, home: homedir.Resolve(opts.Home), logger: opts.Logger, tracer: newTracer(opts.TracerProvider)}
 	if e.logger == nil {
 		e.logger = slog.New(slog.DiscardHandler)
 	}
@@ -129,7 +130,7 @@ func (e *Engine) load(ctx context.Context, prev *hookSet) (*hookSet, error) {
 	if err != nil {
 		return nil, err
 	}
-	mgd, mwarns, err := loadManaged(ResolveManagedHome(e.opts.ManagedHome))
+	mgd, mwarns, err := loadManaged(homedir.ResolveManaged(e.opts.ManagedHome))
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hermes-hooks/hermes/consent"
 	"github.com/hermes-hooks/hermes/hookspec"
 )
 
@@ -29,7 +30,7 @@ func TestHTTPHookConsentIsPinnedToTheURL(t *testing.T) {
 		t.Cleanup(func() { e.Close(context.Background()) })
 		return e
 	}
-	store := ConsentStore(home, nil)
+	store := consent.Open(consent.DefaultPath(home), nil)
 	store.Approve(context.Background(), hookspec.PreToolCall, srv.URL+"/other")
 	if e := open(false); e.PreToolCall(context.Background(), rmRF) != nil || e.ShellHooks()[0].Registered {
 		t.Fatal("an HTTP hook ran without its URL approved")

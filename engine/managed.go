@@ -12,15 +12,12 @@ import (
 	"strings"
 
 	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/homedir"
 	"github.com/hermes-hooks/hermes/internal/manifest"
 	"github.com/hermes-hooks/hermes/internal/netguard"
 	"github.com/hermes-hooks/hermes/shell"
 	"gopkg.in/yaml.v3"
 )
-
-// DefaultManagedHome is the managed home when neither Options.ManagedHome nor
-// $HERMES_MANAGED_HOME names one.
-const DefaultManagedHome = "/etc/hermes"
 
 // Layers of a hook: where it was declared.
 const (
@@ -28,8 +25,8 @@ const (
 	LayerUser    = "user"    // the user's home
 )
 
-// systemManagedHome is DefaultManagedHome; tests point it elsewhere.
-var systemManagedHome = DefaultManagedHome
+// systemManagedHome is homedir.DefaultManaged; tests point it elsewhere.
+var systemManagedHome = homedir.DefaultManaged
 
 // relocated warns when the managed home in force is not the system's while the system's
 // has a config.yaml: whoever set HERMES_MANAGED_HOME (or Options.ManagedHome) for this
@@ -44,17 +41,6 @@ func relocated(home string) []hookspec.Warning {
 	}
 	return []hookspec.Warning{{File: sys, Msg: "this managed home is not used: the managed home is " + home +
 		" ($HERMES_MANAGED_HOME or the host's setting), so the hooks and policy of " + sys + " do not apply"}}
-}
-
-// ResolveManagedHome returns dir, else $HERMES_MANAGED_HOME, else DefaultManagedHome.
-func ResolveManagedHome(dir string) string {
-	if dir != "" {
-		return dir
-	}
-	if h := os.Getenv("HERMES_MANAGED_HOME"); h != "" {
-		return h
-	}
-	return DefaultManagedHome
 }
 
 // Policy is the policy: section of the managed home's config.yaml: what the user's home may

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/enginelink"
 	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
@@ -128,7 +129,7 @@ func TestManagedHooksOnlyRefusesUserHooks(t *testing.T) {
 	}
 	os.MkdirAll(filepath.Join(home, "hooks", "g"), 0o755)
 	writeFile(t, filepath.Join(home, "hooks", "g", "HOOK.yaml"), "events: [agent:end]\n")
-	gw, _, warns, err := e.LoadGatewayHooks(context.Background(), GatewayHookOptions{}, nil)
+	gw, _, warns, err := e.loadGatewayHooks(context.Background(), enginelink.GatewayHookOptions{}, nil)
 	if err != nil || len(gw) != 0 || !hasWarning(warns, "gateway hooks not loaded: refused by the managed policy") {
 		t.Errorf("gateway hooks %v, warnings %v, err %v: want none loaded, with a warning", gw, warns, err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	promtest "github.com/prometheus/client_golang/prometheus/testutil"
 
+	"github.com/hermes-hooks/hermes/consent"
 	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/testutil"
 )
@@ -176,7 +177,7 @@ func TestRevokeStopsShellHookAtReload(t *testing.T) {
 	home := t.TempDir()
 	s := script(t, home, "ctx.sh", `cat >/dev/null; echo '{"context":"from shell"}'`)
 	writeFile(t, filepath.Join(home, "config.yaml"), "hooks:\n  pre_llm_call:\n    - command: "+s+"\n")
-	other := ConsentStore(home, nil)
+	other := consent.Open(consent.DefaultPath(home), nil)
 	if _, err := other.Approve(context.Background(), hookspec.PreLLMCall, s); err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +189,7 @@ func TestRevokeStopsShellHookAtReload(t *testing.T) {
 	if got := e.PreLLMCall(context.Background(), hookspec.LLMTurn{}); got != "from shell" {
 		t.Fatalf("approved hook not registered: %q", got)
 	}
-	if n, err := ConsentStore(home, nil).Revoke(context.Background(), s); n != 1 || err != nil {
+	if n, err := consent.Open(consent.DefaultPath(home), nil).Revoke(context.Background(), s); n != 1 || err != nil {
 		t.Fatalf("revoke: %d, %v", n, err)
 	}
 	if err := e.Reload(context.Background()); err != nil {

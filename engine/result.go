@@ -23,15 +23,6 @@ func statusOf(err error) hookspec.Status {
 	return hookspec.StatusError
 }
 
-// StatusOf is the status a Lua hook's call gets for err, the error of a luabind call:
-// StatusTimeout, StatusCancelled, StatusBusy, else StatusError (nil: StatusOK).
-func StatusOf(err error) hookspec.Status {
-	if err == nil {
-		return hookspec.StatusOK
-	}
-	return statusOf(err)
-}
-
 // Report is the full story of one firing: the payload, every hook's result, the decision
 // they made together (computed once), and that decision in its wire shape:
 // {"action":"block","message":…} for pre_tool_call, {"context":…} for pre_llm_call,

@@ -87,11 +87,6 @@ type loadedShellHook struct {
 	cb   callback // nil when not registered
 }
 
-// ConsentStore returns the allowlist of a home.
-func ConsentStore(home string, logger *slog.Logger) *consent.Store {
-	return consent.Open(consent.DefaultPath(home), logger)
-}
-
 // loadShellHooks parses the hooks: of config.yaml and decides each one's consent. A hook
 // registered in prev and declared the same way again is kept as it runs (a persistent
 // hook keeps its process).
@@ -119,7 +114,7 @@ func (e *Engine) loadShellHooks(ctx context.Context, cfg *config, prev *hookSet,
 	if e.opts.IgnoreConsent {
 		storeLogger = slog.New(slog.DiscardHandler) // nothing is decided: the file's state is reported, not warned about
 	}
-	store := ConsentStore(e.home, storeLogger)
+	store := consent.Open(consent.DefaultPath(e.home), storeLogger)
 	decider := &consent.Decider{
 		Store: store, Mode: mode, AcceptFlag: e.opts.AcceptHooks, Getenv: getenv(e.opts.Getenv),
 		ConfigAutoAccept: cfg.autoAccept, Logger: e.loadLog.Logger,

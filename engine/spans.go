@@ -54,10 +54,6 @@ const (
 // it and why. A block is a decision, not a failure: the span's status stays unset.
 const EventBlocked = "hermes.blocked"
 
-// TracerProvider is Options.TracerProvider (nil when the engine traces nothing), for the
-// gateway and other hosts that trace beside the engine.
-func (e *Engine) TracerProvider() trace.TracerProvider { return e.opts.TracerProvider }
-
 // newTracer is the tracer of p, or nil for none.
 func newTracer(p trace.TracerProvider) trace.Tracer {
 	if p == nil {

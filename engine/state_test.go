@@ -55,7 +55,7 @@ func TestStoreOutlivesReloadsAndRestarts(t *testing.T) {
 	if c := eng.PreLLMCall(ctx, turn); c != "count 3\n\ncall 3" {
 		t.Errorf("after a restart: %q", c)
 	}
-	b, err := eng.StoreBackend()
+	b, err := eng.currentBackend()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func TestStoreOutlivesReloadsAndRestarts(t *testing.T) {
 		t.Errorf("namespaces %q", ns)
 	}
 	eng.Close(ctx) // the store closes with the engine
-	if _, err := eng.StoreBackend(); err == nil || !strings.Contains(err.Error(), "engine is closed") {
+	if _, err := eng.currentBackend(); err == nil || !strings.Contains(err.Error(), "engine is closed") {
 		t.Errorf("store after Close: %v", err)
 	}
 	if _, _, err := b.Get(ctx, "plugin:counter", "calls"); err == nil {
@@ -219,11 +219,11 @@ func TestStoreIsThePluginDirectorys(t *testing.T) {
 	if c := eng.PreLLMCall(ctx, hookspec.LLMTurn{}); c != "evil: get=nil keys=0 delete=false" {
 		t.Errorf("evil saw %q", c)
 	}
-	b, err := eng.StoreBackend()
+	b, err := eng.currentBackend()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v, ok, err := b.Get(ctx, StoreNamespace(hookspec.SourcePlugin, "victim"), "secret"); string(v) != `"s3cret"` || !ok || err != nil {
+	if v, ok, err := b.Get(ctx, store.Namespace(hookspec.SourcePlugin, "victim"), "secret"); string(v) != `"s3cret"` || !ok || err != nil {
 		t.Errorf("victim's secret: %s %v %v", v, ok, err)
 	}
 }
@@ -296,7 +296,7 @@ func TestStoreFollowsTheHome(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		v, _, err := b.Get(ctx, StoreNamespace(hookspec.SourcePlugin, "counter"), "calls")
+		v, _, err := b.Get(ctx, store.Namespace(hookspec.SourcePlugin, "counter"), "calls")
 		b.Close()
 		if err != nil || string(v) != want {
 			t.Errorf("%s: calls = %s (%v), want %s", dir, v, err, want)

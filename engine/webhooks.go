@@ -108,9 +108,8 @@ func toolNameOf(m map[string]any) string {
 	return s
 }
 
-// NotifyWebhooks queues a gateway event for the webhooks that want it; it never blocks
-// (the gateway calls it from Emit).
-func (e *Engine) NotifyWebhooks(event string, data map[string]any) {
+// notifyWebhooks is enginelink.NotifyWebhooks.
+func (e *Engine) notifyWebhooks(event string, data map[string]any) {
 	if e == nil {
 		return
 	}
@@ -124,9 +123,8 @@ func (e *Engine) NotifyWebhooks(event string, data map[string]any) {
 // Webhooks describes the outbound webhooks of both layers, started or not.
 func (e *Engine) Webhooks() []*WebhookInfo { return e.set.Load().webhookInfo }
 
-// TestWebhook sends one sample delivery of event with data to the webhook named name, now,
-// and returns what came back (hermesctl webhooks test).
-func (e *Engine) TestWebhook(ctx context.Context, name, event string, data map[string]any) (webhook.Attempt, error) {
+// testWebhook is enginelink.TestWebhook: one sample delivery, now.
+func (e *Engine) testWebhook(ctx context.Context, name, event string, data map[string]any) (webhook.Attempt, error) {
 	set := e.set.Load()
 	i := slices.IndexFunc(set.webhookEndpoints, func(ep *webhook.Endpoint) bool { return ep.Name == name })
 	if i < 0 {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/enginelink"
 	"github.com/hermes-hooks/hermes/internal/reload"
 )
 
@@ -104,15 +105,15 @@ func (g *Gateway) load(ctx context.Context, prev *routes) (*routes, error) {
 	if err != nil {
 		return nil, err
 	}
-	var running []*engine.GatewayHook
-	kept := map[*engine.GatewayHook]*hook{}
+	var running []enginelink.GatewayHook
+	kept := map[enginelink.GatewayHook]*hook{}
 	if prev != nil {
 		for _, h := range prev.hooks {
 			running = append(running, h.GatewayHook)
 			kept[h.GatewayHook] = h
 		}
 	}
-	loaded, infos, warnings, err := g.eng.LoadGatewayHooks(ctx, engine.GatewayHookOptions{Logger: g.logger, HostFuncs: g.opts.HostFuncs}, running)
+	loaded, infos, warnings, err := enginelink.LoadGatewayHooks(g.eng, ctx, enginelink.GatewayHookOptions{Logger: g.logger, HostFuncs: g.opts.HostFuncs}, running)
 	if err == nil {
 		err = home.Unchanged()
 	}
@@ -127,13 +128,13 @@ func (g *Gateway) load(ctx context.Context, prev *routes) (*routes, error) {
 	hooks := make([]*hook, len(loaded))
 	for i, h := range loaded {
 		if hooks[i] = kept[h]; hooks[i] == nil {
-			hooks[i] = &hook{GatewayHook: h, info: h.Info()}
+			hooks[i] = &hook{GatewayHook: h, info: (*HookInfo)(h.Info())}
 		}
 	}
 	for _, w := range warnings {
 		g.loadLog.Warn(w.String())
 	}
-	r := &routes{hooks: hooks, infos: infos, warnings: warnings, exact: map[string][]*hook{}, wildcard: map[string][]*hook{}}
+	r := &routes{hooks: hooks, infos: hookInfos(infos), warnings: warnings, exact: map[string][]*hook{}, wildcard: map[string][]*hook{}}
 	for _, h := range hooks {
 		for _, ev := range h.info.Events {
 			if prefix, ok := strings.CutSuffix(ev, ":*"); ok {
@@ -219,6 +220,14 @@ func (g *Gateway) Engine() *engine.Engine { return g.eng }
 // Hooks describes every hook directory found, loaded or not, in directory order.
 func (g *Gateway) Hooks() []*HookInfo { return g.routes.Load().infos }
 
+func hookInfos(infos []*enginelink.GatewayHookInfo) []*HookInfo {
+	out := make([]*HookInfo, len(infos))
+	for i, info := range infos {
+		out[i] = (*HookInfo)(info)
+	}
+	return out
+}
+
 // Warnings lists the problems found while loading.
 func (g *Gateway) Warnings() []hookspec.Warning { return g.routes.Load().warnings }
 
@@ -272,7 +281,7 @@ func (g *Gateway) EmitContext(ctx context.Context, event string, data map[string
 			emit = &sc
 		}
 	}
-	g.eng.NotifyWebhooks(event, data)
+	enginelink.NotifyWebhooks(g.eng, event, data)
 	g.mu.RLock()
 	defer g.mu.RUnlock()
 	for _, h := range g.routes.Load().matching(event) {
@@ -340,7 +349,7 @@ func (g *Gateway) run(h *hook, after <-chan struct{}) {
 // and returns one result per handler. After Close nothing runs: the event is counted as
 // dropped for each matching hook and there are no results.
 func (g *Gateway) EmitSync(ctx context.Context, event string, data map[string]any) []hookspec.Result {
-	g.eng.NotifyWebhooks(event, data)
+	enginelink.NotifyWebhooks(g.eng, event, data)
 	g.mu.RLock()
 	hooks := g.routes.Load().matching(event)
 	if g.closed {
@@ -381,7 +390,7 @@ func (g *Gateway) call(ctx context.Context, h *hook, event string, data map[stri
 	v, err := h.Call(ctx, event, data)
 	r = hookspec.Result{Source: hookspec.SourceGateway, Name: h.info.Name, Status: hookspec.StatusOK, Result: v, Duration: time.Since(start)}
 	if err != nil {
-		r = hookspec.Failed(hookspec.SourceGateway, h.info.Name, engine.StatusOf(err), err.Error(), r.Duration)
+		r = hookspec.Failed(hookspec.SourceGateway, h.info.Name, enginelink.StatusOf(err), err.Error(), r.Duration)
 		g.logger.Warn("gateway hook failed", "hook", h.info.Name, "event", event, "status", string(r.Status), "error", r.Err)
 	}
 	g.opts.Metrics.Observe(hookspec.SourceGateway, h.info.Name, event, r.Status, r.Duration)

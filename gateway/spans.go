@@ -9,11 +9,12 @@ import (
 
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/enginelink"
 )
 
 // newTracer is the tracer of eng's provider, or nil when the engine traces nothing.
 func newTracer(eng *engine.Engine) trace.Tracer {
-	p := eng.TracerProvider()
+	p := enginelink.TracerProvider(eng)
 	if p == nil {
 		return nil
 	}

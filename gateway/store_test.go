@@ -6,6 +6,7 @@ import (
 
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/enginelink"
 	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
@@ -40,7 +41,7 @@ func TestGatewayHookStore(t *testing.T) {
 	if last != int64(3) {
 		t.Errorf("the gateway hook counted %v, want 3 (its own namespace)", last)
 	}
-	b, err := eng.StoreBackend()
+	b, err := enginelink.StoreBackend(eng)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/hermes-hooks/hermes/consent"
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/homedir"
 	"github.com/hermes-hooks/hermes/internal/suggest"
 	"github.com/hermes-hooks/hermes/shell"
 )
@@ -42,8 +43,8 @@ func runHooksAllow(ctx context.Context, c *cli, args []string) int {
 	if command == "" {
 		return c.fail(exitUsage, "empty command")
 	}
-	home := engine.ResolveHome(c.home)
-	store := engine.ConsentStore(home, c.logger)
+	home := homedir.Resolve(c.home)
+	store := consent.Open(consent.DefaultPath(home), c.logger)
 	targets, found := declared(ctx, c, event, command)
 	for _, t := range targets {
 		a, err := store.ApproveTarget(ctx, t)
@@ -107,7 +108,7 @@ func runHooksRevoke(ctx context.Context, c *cli, args []string) int {
 	if !c.wantArgs(args, 1) {
 		return exitUsage
 	}
-	store := engine.ConsentStore(engine.ResolveHome(c.home), c.logger)
+	store := consent.Open(consent.DefaultPath(homedir.Resolve(c.home)), c.logger)
 	n, err := store.Revoke(ctx, strings.TrimSpace(args[0]))
 	if err != nil {
 		return c.fail(exitInternal, "revoke not saved: %v", err)

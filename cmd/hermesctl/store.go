@@ -8,8 +8,9 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/enginelink"
+	"github.com/hermes-hooks/hermes/internal/homedir"
 	"github.com/hermes-hooks/hermes/store"
 )
 
@@ -37,12 +38,12 @@ var storeDeleteCommand = &command{
 
 // openStore opens the home's store; nil with exitOK when there is none yet.
 func (c *cli) openStore() (store.Backend, int) {
-	b, exists, err := engine.OpenStore(c.home)
+	b, exists, err := enginelink.OpenStore(c.home)
 	if err != nil {
 		return nil, c.fail(exitConfig, "%v", err)
 	}
 	if !exists {
-		fmt.Fprintf(c.stdout, "no store yet in %s: no hook has kept anything\n", printable(engine.ResolveHome(c.home)))
+		fmt.Fprintf(c.stdout, "no store yet in %s: no hook has kept anything\n", printable(homedir.Resolve(c.home)))
 	}
 	return b, exitOK
 }
@@ -59,13 +60,13 @@ func namespace(ctx context.Context, b store.Backend, hook string) (string, error
 	}
 	var found []string
 	for _, src := range []string{hookspec.SourcePlugin, hookspec.SourceGateway} {
-		if ns := engine.StoreNamespace(src, hook); slices.Contains(all, ns) {
+		if ns := store.Namespace(src, hook); slices.Contains(all, ns) {
 			found = append(found, ns)
 		}
 	}
 	switch len(found) {
 	case 0:
-		return engine.StoreNamespace(hookspec.SourcePlugin, hook), nil
+		return store.Namespace(hookspec.SourcePlugin, hook), nil
 	case 1:
 		return found[0], nil
 	}
