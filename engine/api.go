@@ -8,17 +8,6 @@ import (
 	"github.com/hermes-hooks/hermes/hookspec"
 )
 
-// PreToolCall fires pre_tool_call and returns the block that vetoes the call, or nil to let
-// it run. Every callback runs, even after a block; the first valid block wins. A hook that
-// asks for a person's decision is answered by Options.Approve (no approver: blocked). Use
-// DecideTool (or RunTool) to also get the arguments hooks modified.
-func (e *Engine) PreToolCall(ctx context.Context, call hookspec.ToolCall) *Block {
-	if len(e.set.Load().preTool) == 0 { // the path every host pays on every call
-		return nil
-	}
-	return e.DecideTool(ctx, call).Block
-}
-
 // ToolDecision is what the pre_tool_call hooks decided about one tool call.
 type ToolDecision struct {
 	Block    *Block         // non-nil: the call must not run
@@ -258,24 +247,12 @@ func (e *Engine) observe(ctx context.Context, hook string, kwargs func() map[str
 	}
 }
 
-// Invoke fires any hook with the given keyword arguments and returns every hook's result,
-// in order. Use it for hooks a host defines itself (the typed calls cover every documented
-// one); results of observers are not merged. kwargs holding a value that cannot reach a hook
-// (a Go struct, a channel, a plain func) are rejected: no hook runs, the one result names the
-// key, and a guard fails safe (pre_tool_call blocks).
-func (e *Engine) Invoke(ctx context.Context, hook string, kwargs map[string]any) []hookspec.Result {
-	set := e.set.Load()
-	if len(set.callbacks(hook)) == 0 {
-		return nil
-	}
-	if err := checkKwargs(kwargs); err != nil {
-		return e.rejected(hook, err).Hooks
-	}
-	return e.invoke(ctx, set, hook, mapArgs(kwargs), false, nil).Hooks
-}
-
-// Fire fires hook with kwargs and returns the full report: every hook's result and the
-// merged outcome in its wire shape.
+// Fire fires any hook with kwargs and returns the full report: every hook's result, in
+// order, and the merged outcome in its wire shape. It is the one raw entry point, for
+// hooks a host defines itself and for tools and tests; the typed calls cover every
+// documented hook. kwargs holding a value that cannot reach a hook (a Go struct, a
+// channel, a plain func) are rejected: no hook runs, the one result names the key, and a
+// guard fails safe (pre_tool_call blocks).
 func (e *Engine) Fire(ctx context.Context, hook string, kwargs map[string]any) Report {
 	if err := checkKwargs(kwargs); err != nil {
 		rep := e.rejected(hook, err)

@@ -25,7 +25,7 @@ var guard = pluginFiles("guard", "", one("pre_tool_call",
 
 func wantBlocked(t *testing.T, e *Engine, what string) {
 	t.Helper()
-	if blk := e.PreToolCall(context.Background(), rmCall); blk == nil {
+	if blk := e.DecideTool(context.Background(), rmCall).Block; blk == nil {
 		t.Fatalf("%s: rm -rf / was allowed", what)
 	}
 }
@@ -76,7 +76,7 @@ func TestClosedEngineNeverAllows(t *testing.T) {
 			if err := e.Close(context.Background()); err != nil {
 				t.Fatal(err)
 			}
-			blk := e.PreToolCall(context.Background(), hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": "ls"}})
+			blk := e.DecideTool(context.Background(), hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": "ls"}}).Block
 			if blk == nil || !strings.Contains(blk.Message, "hook engine closed") || blk.Source != hookspec.SourceEngine {
 				t.Fatalf("PreToolCall after Close = %+v, want a block saying the hook engine is closed", blk)
 			}
@@ -102,7 +102,7 @@ func TestClosedEngineNeverAllows(t *testing.T) {
 			if got := e.PreLLMCall(context.Background(), hookspec.LLMTurn{}); got != "" {
 				t.Errorf("PreLLMCall after Close = %q", got)
 			}
-			if rs := e.Invoke(context.Background(), hookspec.OnSessionStart, nil); len(rs) != 0 {
+			if rs := e.Fire(context.Background(), hookspec.OnSessionStart, nil).Hooks; len(rs) != 0 {
 				t.Errorf("an observer ran after Close: %v", rs)
 			}
 			if err := e.Reload(context.Background()); !errors.Is(err, ErrClosed) {
@@ -124,14 +124,14 @@ func TestCloseWaitsForCallsInFlight(t *testing.T) {
 		return {action = "block", message = "decided by the hook"}`)))
 	e := engineWith(t, home, Options{HostFuncs: funcs})
 	inFlight := make(chan *Block)
-	go func() { inFlight <- e.PreToolCall(context.Background(), hookspec.ToolCall{Name: "ls"}) }()
+	go func() { inFlight <- e.DecideTool(context.Background(), hookspec.ToolCall{Name: "ls"}).Block }()
 	<-started
 	closed := make(chan error)
 	go func() { closed <- e.Close(context.Background()) }()
 	done, cancel := context.WithCancel(context.Background())
 	cancel() // so that a call made before Close gives up at once instead of waiting for the state
 	for {    // Close stops accepting before it waits
-		if blk := e.PreToolCall(done, hookspec.ToolCall{Name: "ls"}); blk != nil && blk.Source == hookspec.SourceEngine {
+		if blk := e.DecideTool(done, hookspec.ToolCall{Name: "ls"}).Block; blk != nil && blk.Source == hookspec.SourceEngine {
 			break
 		}
 	}
@@ -206,7 +206,7 @@ func TestHomeReplacedWhileReading(t *testing.T) {
 	if err := e.Reload(context.Background()); err != nil { // the new home, read whole
 		t.Fatalf("second Reload: %v", err)
 	}
-	if blk := e.PreToolCall(context.Background(), rmCall); blk != nil {
+	if blk := e.DecideTool(context.Background(), rmCall).Block; blk != nil {
 		t.Errorf("the new home has no guard, yet: %+v", blk)
 	}
 }

@@ -18,7 +18,7 @@ func TestPreToolCallMerge(t *testing.T) {
 	for _, body := range invalid {
 		t.Run("ignored "+body, func(t *testing.T) {
 			e, _ := newEngine(t, testutil.Home(t, pluginFiles("p", "", one("pre_tool_call", body))))
-			if b := e.PreToolCall(context.Background(), call); b != nil {
+			if b := e.DecideTool(context.Background(), call).Block; b != nil {
 				t.Errorf("blocked with %+v, want nil", b)
 			}
 		})
@@ -26,7 +26,7 @@ func TestPreToolCallMerge(t *testing.T) {
 	for _, body := range []string{`return {action="block"}`, `return {action="block", message=123}`, `return {action="block", message="  "}`, `return {decision="block"}`} {
 		t.Run("blocks without a message "+body, func(t *testing.T) {
 			e, _ := newEngine(t, testutil.Home(t, pluginFiles("p", "", one("pre_tool_call", body))))
-			if b := e.PreToolCall(context.Background(), call); b == nil || b.Message != "Blocked by plugin hook." {
+			if b := e.DecideTool(context.Background(), call).Block; b == nil || b.Message != "Blocked by plugin hook." {
 				t.Errorf("blocked with %+v, want the default message", b)
 			}
 		})
@@ -39,11 +39,11 @@ func TestPreToolCallMerge(t *testing.T) {
 			pluginFiles("d", "", "seen = 0\nfunction register(ctx) ctx.register_hook('pre_tool_call', function(kw) seen = seen + 1 end) ctx.register_hook('post_tool_call', function() return seen end) end"),
 		))
 		e, _ := newEngine(t, home)
-		b := e.PreToolCall(context.Background(), call)
+		b := e.DecideTool(context.Background(), call).Block
 		if diff := cmp.Diff(&Block{Message: "from b", Source: hookspec.SourcePlugin, Hook: "b"}, b); diff != "" {
 			t.Errorf("block (-want +got):\n%s", diff)
 		}
-		rs := e.Invoke(context.Background(), hookspec.PostToolCall, nil)
+		rs := e.Fire(context.Background(), hookspec.PostToolCall, nil).Hooks
 		if len(rs) != 1 || rs[0].Result != int64(1) {
 			t.Errorf("observer after the block ran %v times, want 1", rs)
 		}
@@ -51,7 +51,7 @@ func TestPreToolCallMerge(t *testing.T) {
 	t.Run("callback sees the kwargs", func(t *testing.T) {
 		e, _ := newEngine(t, testutil.Home(t, pluginFiles("p", "", one("pre_tool_call",
 			`if kw.tool_name == "terminal" and kw.args.command == "ls" and kw.session_id == "s" and kw.task_id == "t" and kw.tool_call_id == "c" then return {action="block", message="saw all"} end`))))
-		if b := e.PreToolCall(context.Background(), call); b == nil || b.Message != "saw all" {
+		if b := e.DecideTool(context.Background(), call).Block; b == nil || b.Message != "saw all" {
 			t.Errorf("got %+v", b)
 		}
 	})

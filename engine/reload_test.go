@@ -110,7 +110,7 @@ func TestMetricsCountPerHook(t *testing.T) {
 	}
 	defer e.Close(context.Background())
 	for _, cmd := range []string{"rm", "ls", "loop", "rm"} {
-		e.PreToolCall(context.Background(), hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": cmd}})
+		e.DecideTool(context.Background(), hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": cmd}})
 	}
 	reg := prometheus.NewPedanticRegistry()
 	reg.MustRegister(m)
@@ -149,7 +149,7 @@ func TestAuditRecords(t *testing.T) {
 	))
 	e, logs := newEngine(t, home)
 	ctx := context.Background()
-	e.PreToolCall(ctx, call)
+	e.DecideTool(ctx, call)
 	e.PreLLMCall(ctx, hookspec.LLMTurn{UserMessage: "hi"})
 	c := call
 	c.Result = "sk-verysecret"

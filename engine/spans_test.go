@@ -37,7 +37,7 @@ func spanAttr(s tracetest.SpanStub, key attribute.Key) attribute.Value {
 // error and the block, and the firing names it as the decider.
 func TestFailClosedSpan(t *testing.T) {
 	e, exp, _ := tracedEngine(t, pluginFiles("strict", "fail_closed: true\n", one(hookspec.PreToolCall, `error("policy store down")`)))
-	if blk := e.PreToolCall(context.Background(), hookspec.ToolCall{Name: "terminal", SessionID: "s1", ToolCallID: "c1"}); blk == nil {
+	if blk := e.DecideTool(context.Background(), hookspec.ToolCall{Name: "terminal", SessionID: "s1", ToolCallID: "c1"}).Block; blk == nil {
 		t.Fatal("fail_closed guard failed and the call was let through")
 	}
 	spans := exp.GetSpans()
@@ -64,7 +64,7 @@ func TestFailClosedSpan(t *testing.T) {
 func TestInvokeSpanIDs(t *testing.T) {
 	e, exp, tp := tracedEngine(t, pluginFiles("obs", "", one("on_compact", `return nil`)))
 	ctx, caller := tp.Tracer("test").Start(context.Background(), "host")
-	e.Invoke(ctx, "on_compact", map[string]any{"parent_session_id": "p1", "task_id": "t1", "turn_id": "turn-3"})
+	e.Fire(ctx, "on_compact", map[string]any{"parent_session_id": "p1", "task_id": "t1", "turn_id": "turn-3"})
 	caller.End()
 	spans := exp.GetSpans()
 	var fire tracetest.SpanStub
@@ -98,7 +98,7 @@ func TestSpansConcurrent(t *testing.T) {
 				if i%2 == 0 {
 					cmd = "rm"
 				}
-				blocked := e.PreToolCall(ctx, hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": cmd}, ToolCallID: id}) != nil
+				blocked := e.DecideTool(ctx, hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": cmd}, ToolCallID: id}).Block != nil
 				span.End()
 				if blocked != (cmd == "rm") {
 					t.Errorf("%s: blocked=%v", id, blocked)
@@ -176,7 +176,7 @@ func TestAuditLineInFiringSpan(t *testing.T) {
 	h := &spanLogHandler{spans: map[string]string{}}
 	e := engineWith(t, testutil.Home(t, pluginFiles("guard", "", one(hookspec.PreToolCall, `return {action="block", message="no"}`))),
 		Options{TracerProvider: tp, Logger: slog.New(h)})
-	e.PreToolCall(context.Background(), hookspec.ToolCall{Name: "terminal"})
+	e.DecideTool(context.Background(), hookspec.ToolCall{Name: "terminal"})
 	var fire string
 	for _, s := range exp.GetSpans() {
 		if s.Name == "fire pre_tool_call" {

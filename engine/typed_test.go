@@ -61,8 +61,8 @@ func TestWithTrace(t *testing.T) {
 	e, _ := newEngine(t, home)
 	var reps []Report
 	ctx := WithTrace(context.Background(), func(r Report) { reps = append(reps, r) })
-	e.PreToolCall(ctx, hookspec.ToolCall{Name: "x"})
-	e.PreToolCall(ctx, hookspec.ToolCall{Name: "y"})
+	e.DecideTool(ctx, hookspec.ToolCall{Name: "x"})
+	e.DecideTool(ctx, hookspec.ToolCall{Name: "y"})
 	e.PreLLMCall(ctx, hookspec.LLMTurn{}) // nothing registered: not reported
 	e.OnSessionStart(ctx, hookspec.Session{SessionID: "s1", Platform: "cli"})
 	if len(reps) != 3 {
@@ -133,7 +133,7 @@ func TestUnsupportedKwargsRejected(t *testing.T) {
 		pluginFiles("o", "", one("on_session_start", `return "ran"`)),
 	)))
 	ctx := context.Background()
-	rs := e.Invoke(ctx, hookspec.OnSessionStart, map[string]any{"session_id": "s", "user": user{"x"}})
+	rs := e.Fire(ctx, hookspec.OnSessionStart, map[string]any{"session_id": "s", "user": user{"x"}}).Hooks
 	if len(rs) != 1 || rs[0].Status != hookspec.StatusError || !strings.Contains(rs[0].Err, `kwarg "user" holds a engine.user,`) {
 		t.Errorf("Invoke with a struct kwarg: %+v", rs)
 	}
@@ -145,7 +145,7 @@ func TestUnsupportedKwargsRejected(t *testing.T) {
 		t.Errorf("not logged:\n%s", logs)
 	}
 	ok := map[string]any{"n": 1, "f": hookspec.Func(nil), "o": hookspec.Object{V: &user{}}, "l": []any{map[string]any{"x": []string{"y"}}}, "p": &[]int{1}, "e": errors.New("e")}
-	if rs := e.Invoke(ctx, hookspec.OnSessionStart, ok); len(rs) != 1 || rs[0].Result != "ran" {
+	if rs := e.Fire(ctx, hookspec.OnSessionStart, ok).Hooks; len(rs) != 1 || rs[0].Result != "ran" {
 		t.Errorf("supported kwargs rejected: %+v", rs)
 	}
 }

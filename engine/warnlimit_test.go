@@ -23,7 +23,7 @@ func TestFailureWarningsDoNotFlood(t *testing.T) {
 	}
 	defer e.Close(context.Background())
 	for range 100 {
-		e.PreToolCall(context.Background(), hookspec.ToolCall{Name: "terminal"})
+		e.DecideTool(context.Background(), hookspec.ToolCall{Name: "terminal"})
 	}
 	if n := strings.Count(logs.String(), `msg="plugin hook failed"`); n != 1 {
 		t.Errorf("%d warnings for 100 failures in well under a second, want 1:\n%s", n, logs)

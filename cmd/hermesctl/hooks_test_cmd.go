@@ -375,7 +375,7 @@ func (c *cli) fireForTest(ctx context.Context, event string, payload map[string]
 		return testRun{}, code
 	}
 	defer l.close(ctx)
-	hooks := l.gw.EmitSync(ctx, event, payload)
+	hooks := l.gw.EmitSync(ctx, hookspec.NamedEvent{Name: event, Data: payload})
 	outcome := []any{}
 	for _, h := range hooks {
 		if h.Result != nil {

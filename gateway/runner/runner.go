@@ -101,8 +101,9 @@ type session struct {
 	started                   bool
 }
 
-// NewRunner builds a runner over eng and gw (gw may be nil: no gateway hooks).
-func New(eng *engine.Engine, gw *gateway.Gateway, agent Agent, opts Options) *Runner {
+// New builds a runner over gw and its engine, with agent answering for the model.
+func New(gw *gateway.Gateway, agent Agent, opts Options) *Runner {
+	eng := gw.Engine()
 	if opts.Model == "" {
 		opts.Model = "unknown"
 	}
@@ -339,9 +340,6 @@ func (r *Runner) Shutdown(ctx context.Context) error {
 	ctx = r.traced(ctx, "")
 	for _, s := range live {
 		r.eng.OnSessionFinalize(ctx, hookspec.Session{SessionID: s.id, Platform: s.platform})
-	}
-	if r.gw == nil {
-		return nil
 	}
 	r.record(Entry{Event: "shutdown", Note: "gateway hooks drained"})
 	return r.gw.Close(ctx)
