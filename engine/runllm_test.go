@@ -125,7 +125,7 @@ func TestRunLLM(t *testing.T) {
 func TestPreAPIRequestReportsMalformedAnswers(t *testing.T) {
 	e, _ := newEngine(t, testutil.Home(t, pluginFiles("bad", "", one("pre_api_request", `return {action="modify", request={messages="all"}}`))))
 	rep := e.Fire(context.Background(), hookspec.PreAPIRequest, hookspec.SampleLLMRequest().Kwargs())
-	if len(rep.Hooks) != 1 || rep.Hooks[0].Status != StatusError || !strings.Contains(rep.Hooks[0].Err, `request.messages must be a list of tables, not "all"`) {
+	if len(rep.Hooks) != 1 || rep.Hooks[0].Status != hookspec.StatusError || !strings.Contains(rep.Hooks[0].Err, `request.messages must be a list of tables, not "all"`) {
 		t.Fatalf("hooks %+v", rep.Hooks)
 	}
 	if rep.Outcome != nil {

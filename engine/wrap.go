@@ -64,9 +64,9 @@ type wrapOutcome struct {
 // returned value ("" when it is not one: the problem is then reported).
 func (c *pluginCallback) readWrap(hook string, v any, t luabind.Timing, err error, nexts int, last wrapOutcome,
 	answer func(any) (any, error, string)) (r hookspec.Result, out wrapOutcome) {
-	r = hookspec.Result{Source: SourcePlugin, Name: c.p.info.Name, Status: StatusOK, Result: v, Duration: t.Run, Nexts: &nexts}
+	r = hookspec.Result{Source: hookspec.SourcePlugin, Name: c.p.info.Name, Status: hookspec.StatusOK, Result: v, Duration: t.Run, Nexts: &nexts}
 	if err != nil {
-		r = hookspec.Failed(SourcePlugin, c.p.info.Name, statusOf(err), err.Error(), t.Run)
+		r = hookspec.Failed(hookspec.SourcePlugin, c.p.info.Name, statusOf(err), err.Error(), t.Run)
 		r.Nexts = &nexts
 	}
 	r.Wait = t.Wait
@@ -76,29 +76,29 @@ func (c *pluginCallback) readWrap(hook string, v any, t luabind.Timing, err erro
 		c.metrics.observeWait(r.Status, r.Wait)
 	}()
 	if passedOn(err, nexts, last) { // the call's error raised through the hook: not the hook's failure
-		r.Status, r.Err = StatusOK, ""
+		r.Status, r.Err = hookspec.StatusOK, ""
 		return r, last
 	}
 	switch {
 	case err != nil:
 	case v == nil && nexts == 0:
-		r.Status, r.Err = StatusError, c.where()+"returned nothing and never called next: return next(...) to run the call, or a result to answer without it"
+		r.Status, r.Err = hookspec.StatusError, c.where()+"returned nothing and never called next: return next(...) to run the call, or a result to answer without it"
 	case v == nil:
 		out = last
 	default:
 		val, verr, problem := answer(v)
 		if problem != "" {
-			r.Status, r.Err = StatusError, c.where()+problem
+			r.Status, r.Err = hookspec.StatusError, c.where()+problem
 			break
 		}
 		out = wrapOutcome{v: val, err: verr}
 	}
-	if r.Status != StatusOK {
+	if r.Status != hookspec.StatusOK {
 		c.warns.warn(c.logger, "plugin hook failed", "plugin", c.p.info.Name, "hook", hook, "status", string(r.Status), "error", r.Err)
 		if nexts > 0 {
 			out = last
 		} else if c.p.info.FailClosed {
-			out = wrapOutcome{err: &blockedError{&Block{Source: SourcePlugin, Hook: c.p.info.Name,
+			out = wrapOutcome{err: &blockedError{&Block{Source: hookspec.SourcePlugin, Hook: c.p.info.Name,
 				Message: fmt.Sprintf("blocked: plugin %q failed closed (%s: %s)", c.p.info.Name, r.Status, r.Err)}}}
 		}
 	}
@@ -109,7 +109,7 @@ func (c *pluginCallback) readWrap(hook string, v any, t luabind.Timing, err erro
 // raised, passed on unchanged (uncaught, or raised again): the call failed, the hook did
 // not.
 func passedOn(err error, nexts int, last wrapOutcome) bool {
-	if err == nil || nexts == 0 || last.err == nil || statusOf(err) != StatusError {
+	if err == nil || nexts == 0 || last.err == nil || statusOf(err) != hookspec.StatusError {
 		return false
 	}
 	var le *luabind.Error

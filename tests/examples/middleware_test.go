@@ -12,6 +12,7 @@ import (
 
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/gateway"
+	"github.com/hermes-hooks/hermes/gateway/runner"
 	"github.com/hermes-hooks/hermes/hookspec"
 )
 
@@ -20,8 +21,8 @@ import (
 // responder on the requests to the model.
 
 // wrapEntries are the timeline's wrap_tool_call entries, in order.
-func wrapEntries(tl gateway.Timeline) []gateway.Entry {
-	var out []gateway.Entry
+func wrapEntries(tl runner.Timeline) []runner.Entry {
+	var out []runner.Entry
 	for _, e := range tl.Events {
 		if e.Event == hookspec.WrapToolCall {
 			out = append(out, e)
@@ -32,7 +33,7 @@ func wrapEntries(tl gateway.Timeline) []gateway.Entry {
 
 // hookRuns are the name, status and nexts of every wrap hook run of an entry, in the order
 // entered.
-func hookRuns(e gateway.Entry) []string {
+func hookRuns(e runner.Entry) []string {
 	var out []string
 	for _, h := range e.Hooks {
 		n := -1
@@ -45,7 +46,7 @@ func hookRuns(e gateway.Entry) []string {
 }
 
 // flows are the timeline's flow lines.
-func flows(tl gateway.Timeline) []string {
+func flows(tl runner.Timeline) []string {
 	var out []string
 	for _, e := range tl.Events {
 		if e.Event == "flow" {
@@ -61,7 +62,7 @@ func flows(tl gateway.Timeline) []string {
 // canned responder answers without the model.
 func TestMiddlewareReplay(t *testing.T) {
 	home := install(t, "middleware")
-	tl, err := gateway.ReplayFile(context.Background(), filepath.Join(exampleDir("middleware"), "transcript.jsonl"), engine.Options{Home: home}, gateway.Options{})
+	tl, err := replayFile(context.Background(), filepath.Join(exampleDir("middleware"), "transcript.jsonl"), gateway.Options{Engine: engine.Options{Home: home}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +109,7 @@ func TestMiddlewareReplay(t *testing.T) {
 	}
 
 	// "status?" is answered by the canned responder: no llm line is taken for it.
-	var respond *gateway.Entry
+	var respond *runner.Entry
 	for i, e := range tl.Events {
 		if e.Event == hookspec.PreAPIRequest {
 			if o, _ := e.Outcome.(map[string]any); o["action"] == "respond" {
@@ -170,7 +171,7 @@ func TestMiddlewareOffline(t *testing.T) {
 		t.Fatal(err)
 	}
 	transcript := `{"type":"message","platform":"cli","user_id":"u1","chat_id":"c1","text":"hello"}` + "\n"
-	tl, err := gateway.ReplayReader(context.Background(), "offline.jsonl", strings.NewReader(transcript), engine.Options{Home: home}, gateway.Options{})
+	tl, err := runner.Replay(context.Background(), "offline.jsonl", strings.NewReader(transcript), gateway.Options{Engine: engine.Options{Home: home}})
 	if err != nil {
 		t.Fatalf("replay with no llm line: %v (the model must not be asked)", err)
 	}
