@@ -107,6 +107,7 @@ type llmChain struct {
 	steps []*wrapStep
 	sent  hookspec.LLMRequest // the request as the model last received it
 	calls int
+	f     *firing // the chain's span; nil without a tracer
 }
 
 // wrappedLLM is what a chain made of a request.
@@ -122,9 +123,10 @@ func (e *Engine) runWrappedLLM(ctx context.Context, set *hookSet, req hookspec.L
 	s := e.acquire(set, sc.shard)
 	defer func() { e.release(s, sc.shard); putScratch(sc) }()
 	trace := traceOf(ctx)
-	c := &llmChain{cbs: wrappers(s, hookspec.WrapLLMCall), call: call, timed: trace != nil, sent: req}
+	ctx, f := e.startWrapFiring(ctx, hookspec.WrapLLMCall, req.Kwargs())
+	c := &llmChain{cbs: wrappers(s, hookspec.WrapLLMCall), call: call, timed: trace != nil || f != nil, sent: req, f: f}
 	resp, err := c.run(ctx, 0, req)
-	if trace != nil {
+	if trace != nil || f != nil {
 		out := map[string]any{"response": resp.Table(), "calls": c.calls}
 		if err != nil {
 			out = map[string]any{"error": err.Error(), "calls": c.calls}
@@ -132,7 +134,13 @@ func (e *Engine) runWrappedLLM(ctx context.Context, set *hookSet, req hookspec.L
 		if c.calls > 0 {
 			out["request"] = c.sent.Table()
 		}
-		trace(wrapReport(hookspec.WrapLLMCall, req.Kwargs(), c.steps, out))
+		rep := wrapReport(hookspec.WrapLLMCall, req.Kwargs(), c.steps, out)
+		if f != nil {
+			f.end(rep)
+		}
+		if trace != nil {
+			trace(rep)
+		}
 	}
 	return wrappedLLM{resp: resp, err: err, sent: c.sent, calls: c.calls}
 }
@@ -165,8 +173,10 @@ func (c *llmChain) run(ctx context.Context, i int, req hookspec.LLMRequest) (hoo
 		}
 		return resp.Table(), nil
 	}
-	v, t, err := cb.p.lp.CallWrap(ctx, cb.index, req.Kwargs(), next, c.timed || cb.metrics != nil)
+	hctx, end := startWrapHook(ctx, c.f)
+	v, t, err := cb.p.lp.CallWrap(hctx, cb.index, req.Kwargs(), next, c.timed || cb.metrics != nil)
 	r, out := cb.readWrap(hookspec.WrapLLMCall, v, t, err, step.nexts, last, llmAnswer)
+	end(r)
 	step.result = r
 	if out.skip {
 		return c.run(ctx, i+1, req)

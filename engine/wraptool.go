@@ -21,6 +21,7 @@ type toolChain struct {
 	ran     hookspec.ToolCall // the call as the tool last ran it
 	runs    int               // how many times the tool ran
 	changed bool              // a callback passed next arguments other than its own
+	f       *firing           // the chain's span; nil without a tracer
 }
 
 // wrappedTool is what a chain made of a tool call.
@@ -40,13 +41,14 @@ func (e *Engine) runWrapped(ctx context.Context, set *hookSet, call hookspec.Too
 	s := e.acquire(set, sc.shard)
 	defer func() { e.release(s, sc.shard); putScratch(sc) }()
 	trace := traceOf(ctx)
-	c := &toolChain{e: e, cbs: wrappers(s, hookspec.WrapToolCall), run: run, timed: trace != nil, ran: call}
+	ctx, f := e.startWrapFiring(ctx, hookspec.WrapToolCall, call.Kwargs(false))
+	c := &toolChain{e: e, cbs: wrappers(s, hookspec.WrapToolCall), run: run, timed: trace != nil || f != nil, ran: call, f: f}
 	res, err := c.call(ctx, 0, call)
 	w := wrappedTool{result: res, err: err, ran: c.ran, runs: c.runs, changed: c.changed}
 	if be := (*blockedError)(nil); errors.As(err, &be) {
 		w.block, w.err = be.b, nil
 	}
-	if trace != nil {
+	if trace != nil || f != nil {
 		out := map[string]any{"result": res, "runs": c.runs}
 		if err != nil {
 			out = map[string]any{"error": err.Error(), "runs": c.runs}
@@ -54,7 +56,13 @@ func (e *Engine) runWrapped(ctx context.Context, set *hookSet, call hookspec.Too
 		if c.runs > 0 {
 			out["args"] = hookspec.ArgsOrEmpty(c.ran.Args)
 		}
-		trace(wrapReport(hookspec.WrapToolCall, call.Kwargs(false), c.steps, out))
+		rep := wrapReport(hookspec.WrapToolCall, call.Kwargs(false), c.steps, out)
+		if f != nil {
+			f.end(rep)
+		}
+		if trace != nil {
+			trace(rep)
+		}
 	}
 	return w
 }
@@ -83,8 +91,10 @@ func (c *toolChain) call(ctx context.Context, i int, call hookspec.ToolCall) (st
 		}
 		return res, nil
 	}
-	v, t, err := cb.p.lp.CallWrap(ctx, cb.index, call.Kwargs(false), next, c.timed || cb.metrics != nil)
+	hctx, end := startWrapHook(ctx, c.f)
+	v, t, err := cb.p.lp.CallWrap(hctx, cb.index, call.Kwargs(false), next, c.timed || cb.metrics != nil)
 	r, out := cb.readWrap(hookspec.WrapToolCall, v, t, err, step.nexts, last, toolAnswer)
+	end(r)
 	step.result = r
 	if out.skip {
 		return c.call(ctx, i+1, call)
