@@ -52,6 +52,13 @@
 // until the handler is closed; calls look at the first States states first. The time a call
 // waits for a state is reported apart from its run (Plugin.CallTimed, Timing).
 //
+// A wrap callback (Plugin.CallWrap, wrap.go) gets a second argument, next, a Lua function
+// calling the host's Next. Waiting in next is such a wait: the state counts as waiting on
+// I/O, so the plugin's other calls take an extra state meanwhile, up to MaxStates; and it is
+// not the callback's time: the state's timeout is stopped while next runs (limits.Guard's
+// Pause), and Timing.Run leaves it out. Next gets the call's context, which the host's
+// cancellation and Plugin.Interrupt end. A next kept beyond its call refuses to run.
+//
 // # Kwargs tables
 //
 // A plugin callback's one argument (a map or a Table), and a gateway handler's second one,
