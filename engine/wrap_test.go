@@ -228,3 +228,26 @@ func deref(p *int) any {
 	}
 	return *p
 }
+
+// A plugin that registers a wrap hook may have 64 states by default (its calls wait in next
+// as long as the calls they wrap run), at least four times states; max_states in its
+// manifest stands as given; a plugin without a wrap hook keeps four times states.
+func TestWrapPluginMaxStates(t *testing.T) {
+	home := testutil.Home(t, files(
+		pluginFiles("wrap", "states: 1\n", wrapHandler("wrap_tool_call", `return next()`)),
+		pluginFiles("wrapbig", "states: 20\n", wrapHandler("wrap_llm_call", `return next()`)),
+		pluginFiles("wrapset", "states: 1\nmax_states: 2\n", wrapHandler("wrap_tool_call", `return next()`)),
+		pluginFiles("guard", "states: 1\n", one("pre_tool_call", "")),
+	))
+	e, _ := newEngine(t, home)
+	got := map[string]int{}
+	for _, p := range e.Plugins() {
+		got[p.Name] = p.MaxStates
+	}
+	want := map[string]int{"wrap": 64, "wrapbig": 80, "wrapset": 2, "guard": 4}
+	for name, n := range want {
+		if got[name] != n {
+			t.Errorf("%s: max_states %d, want %d", name, got[name], n)
+		}
+	}
+}

@@ -48,7 +48,8 @@
 // not hold the line: while fewer than States calls are running Lua, a call that finds every
 // state busy takes an extra state, idle or built for it (the chunk and the setup, register
 // for a plugin, run in it: its globals are its own), up to Options.MaxStates (default
-// States: no extra state; the engine gives plugins 4 x States). Extra states stay for reuse
+// States: no extra state; the engine gives plugins 4 x States, and at least 64 to a plugin
+// that registers a wrap hook). Extra states stay for reuse
 // until the handler is closed; calls look at the first States states first. The time a call
 // waits for a state is reported apart from its run (Plugin.CallTimed, Timing).
 //

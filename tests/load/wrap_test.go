@@ -27,7 +27,7 @@ func TestWrapHookDoesNotSerialise(t *testing.T) {
 		t.Skip("load test")
 	}
 	home := testutil.Home(t, map[string]string{
-		"plugins/timing/plugin.yaml": "name: timing\nstates: 1\nmax_states: 64\n",
+		"plugins/timing/plugin.yaml": "name: timing\nstates: 1\n",
 		"plugins/timing/handler.lua": `function register(ctx)
   ctx.register_hook("wrap_tool_call", function(kw, next)
     local result = next(kw.args)
