@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 )
 
 // ToolDecision is what the pre_tool_call hooks decided about one tool call.
@@ -32,7 +33,7 @@ func (e *Engine) DecideTool(ctx context.Context, call hookspec.ToolCall) ToolDec
 	sc := getScratch()
 	defer putScratch(sc)
 	sc.tool = toolArgs{call: call}
-	rep := e.invoke(ctx, set, hookspec.PreToolCall, &sc.tool, false, sc)
+	rep := e.invoke(ctx, set, hooknames.PreToolCall, &sc.tool, false, sc)
 	dec := rep.Decision
 	if h := rep.decider(); h != nil {
 		d.Hook = h.Name
@@ -115,8 +116,8 @@ func (e *Engine) PostToolCall(ctx context.Context, call hookspec.ToolCall) strin
 // PostToolResult fires post_tool_call like PostToolCall and also returns the result the
 // model should see instead of call.Result when a hook replaced it (nil when none did).
 func (e *Engine) PostToolResult(ctx context.Context, call hookspec.ToolCall) (context string, output *string) {
-	if set := e.with(hookspec.PostToolCall); set != nil {
-		d := invokeTool(e, ctx, set, hookspec.PostToolCall, call, func(r Report) hookspec.Decision { return r.Decision })
+	if set := e.with(hooknames.PostToolCall); set != nil {
+		d := invokeTool(e, ctx, set, hooknames.PostToolCall, call, func(r Report) hookspec.Decision { return r.Decision })
 		if d.Kind == hookspec.Context {
 			context = d.Text
 		}
@@ -128,11 +129,11 @@ func (e *Engine) PostToolResult(ctx context.Context, call hookspec.ToolCall) (co
 // TransformToolResult fires transform_tool_result and returns the result the model should
 // see: the first string a hook returned (even ""), else call.Result unchanged.
 func (e *Engine) TransformToolResult(ctx context.Context, call hookspec.ToolCall) string {
-	set := e.with(hookspec.TransformToolResult)
+	set := e.with(hooknames.TransformToolResult)
 	if set == nil {
 		return call.Result
 	}
-	if t := invokeTool(e, ctx, set, hookspec.TransformToolResult, call, Report.text); t.ok {
+	if t := invokeTool(e, ctx, set, hooknames.TransformToolResult, call, Report.text); t.ok {
 		return t.s
 	}
 	return call.Result
@@ -141,11 +142,11 @@ func (e *Engine) TransformToolResult(ctx context.Context, call hookspec.ToolCall
 // TransformTerminalOutput fires transform_terminal_output and returns the output to keep:
 // the first string a hook returned (even ""), else out.Output unchanged.
 func (e *Engine) TransformTerminalOutput(ctx context.Context, out hookspec.TerminalOutput) string {
-	set := e.with(hookspec.TransformTerminalOutput)
+	set := e.with(hooknames.TransformTerminalOutput)
 	if set == nil {
 		return out.Output
 	}
-	if t := invokeFor(e, ctx, set, hookspec.TransformTerminalOutput, mapArgs(out.Kwargs()), Report.text); t.ok {
+	if t := invokeFor(e, ctx, set, hooknames.TransformTerminalOutput, mapArgs(out.Kwargs()), Report.text); t.ok {
 		return t.s
 	}
 	return out.Output
@@ -161,19 +162,19 @@ func (e *Engine) PreLLMCall(ctx context.Context, turn hookspec.LLMTurn) string {
 
 // PostLLMCall fires post_llm_call (an observer) with turn.AssistantResponse.
 func (e *Engine) PostLLMCall(ctx context.Context, turn hookspec.LLMTurn) {
-	if set := e.with(hookspec.PostLLMCall); set != nil {
-		invokeFor(e, ctx, set, hookspec.PostLLMCall, mapArgs(turn.PostKwargs()), observed)
+	if set := e.with(hooknames.PostLLMCall); set != nil {
+		invokeFor(e, ctx, set, hooknames.PostLLMCall, mapArgs(turn.PostKwargs()), observed)
 	}
 }
 
 // TransformLLMOutput fires transform_llm_output and returns the response to deliver: the
 // first non-empty string a hook returned, else out.ResponseText unchanged.
 func (e *Engine) TransformLLMOutput(ctx context.Context, out hookspec.LLMOutput) string {
-	set := e.with(hookspec.TransformLLMOutput)
+	set := e.with(hooknames.TransformLLMOutput)
 	if set == nil {
 		return out.ResponseText
 	}
-	if t := invokeFor(e, ctx, set, hookspec.TransformLLMOutput, mapArgs(out.Kwargs()), Report.text); t.ok {
+	if t := invokeFor(e, ctx, set, hooknames.TransformLLMOutput, mapArgs(out.Kwargs()), Report.text); t.ok {
 		return t.s
 	}
 	return out.ResponseText
@@ -182,22 +183,22 @@ func (e *Engine) TransformLLMOutput(ctx context.Context, out hookspec.LLMOutput)
 // PreGatewayDispatch fires pre_gateway_dispatch for an inbound message and returns what to
 // do with it. Internal events never fire the hook and are always allowed.
 func (e *Engine) PreGatewayDispatch(ctx context.Context, ev hookspec.DispatchEvent, host DispatchHost) Dispatch {
-	set := e.with(hookspec.PreGatewayDispatch)
+	set := e.with(hooknames.PreGatewayDispatch)
 	if ev.Internal || set == nil {
 		return Dispatch{Action: DispatchAllow}
 	}
 	kw := map[string]any{"event": ev.Table(), "gateway": host.Gateway, "session_store": host.SessionStore}
-	return invokeFor(e, ctx, set, hookspec.PreGatewayDispatch, mapArgs(kw), Report.Dispatch)
+	return invokeFor(e, ctx, set, hooknames.PreGatewayDispatch, mapArgs(kw), Report.Dispatch)
 }
 
 // OnSessionStart fires on_session_start. Context its hooks give (hooks written for Claude
 // Code print it at SessionStart) is kept and given to the session's first PreLLMCall.
 func (e *Engine) OnSessionStart(ctx context.Context, s hookspec.Session) {
-	set := e.with(hookspec.OnSessionStart)
+	set := e.with(hooknames.OnSessionStart)
 	if set == nil {
 		return
 	}
-	if c := invokeFor(e, ctx, set, hookspec.OnSessionStart, mapArgs(s.StartKwargs()), Report.Context); c != "" {
+	if c := invokeFor(e, ctx, set, hooknames.OnSessionStart, mapArgs(s.StartKwargs()), Report.Context); c != "" {
 		e.starts.put(s.SessionID, c, e.logger)
 	}
 }
@@ -205,39 +206,39 @@ func (e *Engine) OnSessionStart(ctx context.Context, s hookspec.Session) {
 // OnSessionEnd fires on_session_end (an observer).
 func (e *Engine) OnSessionEnd(ctx context.Context, s hookspec.SessionResult) {
 	e.starts.take(s.SessionID)
-	e.observe(ctx, hookspec.OnSessionEnd, s.Kwargs)
+	e.observe(ctx, hooknames.OnSessionEnd, s.Kwargs)
 }
 
 // OnSessionFinalize fires on_session_finalize (an observer); s.Model is not sent.
 func (e *Engine) OnSessionFinalize(ctx context.Context, s hookspec.Session) {
 	e.starts.take(s.SessionID)
-	e.observe(ctx, hookspec.OnSessionFinalize, s.RefKwargs)
+	e.observe(ctx, hooknames.OnSessionFinalize, s.RefKwargs)
 }
 
 // OnSessionReset fires on_session_reset (an observer); s.Model is not sent.
 func (e *Engine) OnSessionReset(ctx context.Context, s hookspec.Session) {
 	e.starts.take(s.SessionID)
-	e.observe(ctx, hookspec.OnSessionReset, s.RefKwargs)
+	e.observe(ctx, hooknames.OnSessionReset, s.RefKwargs)
 }
 
 // SubagentStop fires subagent_stop (an observer).
 func (e *Engine) SubagentStop(ctx context.Context, s hookspec.Subagent) {
-	e.observe(ctx, hookspec.SubagentStop, s.Kwargs)
+	e.observe(ctx, hooknames.SubagentStop, s.Kwargs)
 }
 
 // PostApprovalResponse fires post_approval_response (an observer) with a.Choice.
 func (e *Engine) PostApprovalResponse(ctx context.Context, a hookspec.Approval) {
-	e.observe(ctx, hookspec.PostApprovalResponse, func() map[string]any { return a.Kwargs(true) })
+	e.observe(ctx, hooknames.PostApprovalResponse, func() map[string]any { return a.Kwargs(true) })
 }
 
 // PreAPIRequest fires pre_api_request (an observer).
 func (e *Engine) PreAPIRequest(ctx context.Context, a hookspec.APIRequest) {
-	e.observe(ctx, hookspec.PreAPIRequest, a.Kwargs)
+	e.observe(ctx, hooknames.PreAPIRequest, a.Kwargs)
 }
 
 // PostAPIRequest fires post_api_request (an observer).
 func (e *Engine) PostAPIRequest(ctx context.Context, a hookspec.APIRequest) {
-	e.observe(ctx, hookspec.PostAPIRequest, a.Kwargs)
+	e.observe(ctx, hooknames.PostAPIRequest, a.Kwargs)
 }
 
 // observe fires an observer hook, building its kwargs only when something is registered.
@@ -253,7 +254,8 @@ func (e *Engine) observe(ctx context.Context, hook string, kwargs func() map[str
 // documented hook. kwargs holding a value that cannot reach a hook (a Go struct, a
 // channel, a plain func) are rejected: no hook runs, the one result names the key, and a
 // guard fails safe (pre_tool_call blocks).
-func (e *Engine) Fire(ctx context.Context, hook string, kwargs map[string]any) Report {
+func (e *Engine) Fire(ctx context.Context, h hookspec.Hook, kwargs map[string]any) Report {
+	hook := h.String()
 	if err := checkKwargs(kwargs); err != nil {
 		rep := e.rejected(hook, err)
 		rep.Payload = kwargs

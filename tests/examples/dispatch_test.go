@@ -9,6 +9,7 @@ import (
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/gateway"
 	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 )
 
 // The dispatch home: pre_gateway_dispatch plugins.
@@ -92,7 +93,7 @@ func TestDispatchTranscript(t *testing.T) {
 	}
 	var outcomes []any
 	for _, e := range tl.Events {
-		if e.Event == hookspec.PreGatewayDispatch {
+		if e.Event == hooknames.PreGatewayDispatch {
 			outcomes = append(outcomes, e.Outcome)
 		}
 	}

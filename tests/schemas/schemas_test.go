@@ -20,6 +20,7 @@ import (
 	"testing"
 
 	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"gopkg.in/yaml.v3"
@@ -671,7 +672,7 @@ var dialectOnly = map[string]bool{"if": true, "project_dir": true, "status_messa
 
 // specOnlyKeys are documented keys that hookspec.SampleKwargs does not include (host objects).
 var specOnlyKeys = map[string][]string{
-	hookspec.PreGatewayDispatch: {"gateway", "session_store"},
+	hooknames.PreGatewayDispatch: {"gateway", "session_store"},
 }
 
 // TestLuaDefinitionsCoverEveryHook fails when editor/lua/hermes.d.lua falls behind the engine:
