@@ -68,7 +68,6 @@ type Options struct {
 	TracerProvider trace.TracerProvider
 }
 
-
 // Prompt is where to ask the user about an unapproved shell hook.
 type Prompt struct {
 	In  io.Reader
