@@ -2,10 +2,9 @@ package engine
 
 import (
 	"context"
-	"fmt"
-	"time"
 
 	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 )
 
 // ToolDecision is what the pre_tool_call hooks decided about one tool call.
@@ -32,7 +31,7 @@ func (e *Engine) DecideTool(ctx context.Context, call hookspec.ToolCall) ToolDec
 	sc := getScratch()
 	defer putScratch(sc)
 	sc.tool = toolArgs{call: call}
-	rep := e.invoke(ctx, set, hookspec.PreToolCall, &sc.tool, false, sc)
+	rep := e.invoke(ctx, set, hooknames.PreToolCall, &sc.tool, false, sc)
 	dec := rep.Decision
 	if h := rep.decider(); h != nil {
 		d.Hook = h.Name
@@ -54,55 +53,6 @@ func (e *Engine) DecideTool(ctx context.Context, call hookspec.ToolCall) ToolDec
 	return d
 }
 
-// ask puts a hook's question to Options.Approve, within ApproveTimeout; anything but a yes
-// blocks the call, saying why.
-func (e *Engine) ask(ctx context.Context, req ApprovalRequest, source string) (bool, *Block) {
-	blocked := func(why string) (bool, *Block) {
-		return false, &Block{Message: fmt.Sprintf("blocked: %s asked for approval (%s) and %s", req.Hook, req.Message, why), Source: source, Hook: req.Hook}
-	}
-	if e.opts.Approve == nil {
-		return blocked("no approver is configured")
-	}
-	timeout := e.opts.ApproveTimeout
-	if timeout <= 0 {
-		timeout = 2 * time.Minute
-	}
-	actx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	type answer struct {
-		ok  bool
-		err error
-	}
-	answered := make(chan answer, 1)
-	go func() { // an approver that ignores its context must not hold the call past the bound
-		defer func() {
-			if p := recover(); p != nil {
-				answered <- answer{err: fmt.Errorf("panic: %v", p)}
-			}
-		}()
-		ok, err := e.opts.Approve(actx, req)
-		answered <- answer{ok, err}
-	}()
-	var ok bool
-	var err error
-	select {
-	case a := <-answered:
-		ok, err = a.ok, a.err
-	case <-actx.Done():
-	}
-	switch {
-	case ctx.Err() != nil && !ok:
-		return blocked("the call was cancelled before an answer came")
-	case actx.Err() != nil && !ok:
-		return blocked(fmt.Sprintf("no answer came within %s", timeout))
-	case err != nil:
-		return blocked("the approver failed: " + err.Error())
-	case !ok:
-		return blocked("the answer was no")
-	}
-	return true, nil
-}
-
 // PostToolCall fires post_tool_call with call.Result and call.DurationMS, and returns the
 // context hooks give the model about the result ("" if none; only hooks written for Claude
 // Code give one: its PostToolUse feedback). RunTool appends it to the result, and also
@@ -115,8 +65,8 @@ func (e *Engine) PostToolCall(ctx context.Context, call hookspec.ToolCall) strin
 // PostToolResult fires post_tool_call like PostToolCall and also returns the result the
 // model should see instead of call.Result when a hook replaced it (nil when none did).
 func (e *Engine) PostToolResult(ctx context.Context, call hookspec.ToolCall) (context string, output *string) {
-	if set := e.with(hookspec.PostToolCall); set != nil {
-		d := invokeTool(e, ctx, set, hookspec.PostToolCall, call, func(r Report) hookspec.Decision { return r.Decision })
+	if set := e.with(hooknames.PostToolCall); set != nil {
+		d := invokeTool(e, ctx, set, hooknames.PostToolCall, call, func(r Report) hookspec.Decision { return r.Decision })
 		if d.Kind == hookspec.Context {
 			context = d.Text
 		}
@@ -128,11 +78,11 @@ func (e *Engine) PostToolResult(ctx context.Context, call hookspec.ToolCall) (co
 // TransformToolResult fires transform_tool_result and returns the result the model should
 // see: the first string a hook returned (even ""), else call.Result unchanged.
 func (e *Engine) TransformToolResult(ctx context.Context, call hookspec.ToolCall) string {
-	set := e.with(hookspec.TransformToolResult)
+	set := e.with(hooknames.TransformToolResult)
 	if set == nil {
 		return call.Result
 	}
-	if t := invokeTool(e, ctx, set, hookspec.TransformToolResult, call, Report.text); t.ok {
+	if t := invokeTool(e, ctx, set, hooknames.TransformToolResult, call, Report.text); t.ok {
 		return t.s
 	}
 	return call.Result
@@ -141,11 +91,11 @@ func (e *Engine) TransformToolResult(ctx context.Context, call hookspec.ToolCall
 // TransformTerminalOutput fires transform_terminal_output and returns the output to keep:
 // the first string a hook returned (even ""), else out.Output unchanged.
 func (e *Engine) TransformTerminalOutput(ctx context.Context, out hookspec.TerminalOutput) string {
-	set := e.with(hookspec.TransformTerminalOutput)
+	set := e.with(hooknames.TransformTerminalOutput)
 	if set == nil {
 		return out.Output
 	}
-	if t := invokeFor(e, ctx, set, hookspec.TransformTerminalOutput, mapArgs(out.Kwargs()), Report.text); t.ok {
+	if t := invokeFor(e, ctx, set, hooknames.TransformTerminalOutput, mapArgs(out.Kwargs()), Report.text); t.ok {
 		return t.s
 	}
 	return out.Output
@@ -161,19 +111,19 @@ func (e *Engine) PreLLMCall(ctx context.Context, turn hookspec.LLMTurn) string {
 
 // PostLLMCall fires post_llm_call (an observer) with turn.AssistantResponse.
 func (e *Engine) PostLLMCall(ctx context.Context, turn hookspec.LLMTurn) {
-	if set := e.with(hookspec.PostLLMCall); set != nil {
-		invokeFor(e, ctx, set, hookspec.PostLLMCall, mapArgs(turn.PostKwargs()), observed)
+	if set := e.with(hooknames.PostLLMCall); set != nil {
+		invokeFor(e, ctx, set, hooknames.PostLLMCall, mapArgs(turn.PostKwargs()), observed)
 	}
 }
 
 // TransformLLMOutput fires transform_llm_output and returns the response to deliver: the
 // first non-empty string a hook returned, else out.ResponseText unchanged.
 func (e *Engine) TransformLLMOutput(ctx context.Context, out hookspec.LLMOutput) string {
-	set := e.with(hookspec.TransformLLMOutput)
+	set := e.with(hooknames.TransformLLMOutput)
 	if set == nil {
 		return out.ResponseText
 	}
-	if t := invokeFor(e, ctx, set, hookspec.TransformLLMOutput, mapArgs(out.Kwargs()), Report.text); t.ok {
+	if t := invokeFor(e, ctx, set, hooknames.TransformLLMOutput, mapArgs(out.Kwargs()), Report.text); t.ok {
 		return t.s
 	}
 	return out.ResponseText
@@ -182,22 +132,22 @@ func (e *Engine) TransformLLMOutput(ctx context.Context, out hookspec.LLMOutput)
 // PreGatewayDispatch fires pre_gateway_dispatch for an inbound message and returns what to
 // do with it. Internal events never fire the hook and are always allowed.
 func (e *Engine) PreGatewayDispatch(ctx context.Context, ev hookspec.DispatchEvent, host DispatchHost) Dispatch {
-	set := e.with(hookspec.PreGatewayDispatch)
+	set := e.with(hooknames.PreGatewayDispatch)
 	if ev.Internal || set == nil {
 		return Dispatch{Action: DispatchAllow}
 	}
 	kw := map[string]any{"event": ev.Table(), "gateway": host.Gateway, "session_store": host.SessionStore}
-	return invokeFor(e, ctx, set, hookspec.PreGatewayDispatch, mapArgs(kw), Report.Dispatch)
+	return invokeFor(e, ctx, set, hooknames.PreGatewayDispatch, mapArgs(kw), Report.Dispatch)
 }
 
 // OnSessionStart fires on_session_start. Context its hooks give (hooks written for Claude
 // Code print it at SessionStart) is kept and given to the session's first PreLLMCall.
 func (e *Engine) OnSessionStart(ctx context.Context, s hookspec.Session) {
-	set := e.with(hookspec.OnSessionStart)
+	set := e.with(hooknames.OnSessionStart)
 	if set == nil {
 		return
 	}
-	if c := invokeFor(e, ctx, set, hookspec.OnSessionStart, mapArgs(s.StartKwargs()), Report.Context); c != "" {
+	if c := invokeFor(e, ctx, set, hooknames.OnSessionStart, mapArgs(s.StartKwargs()), Report.Context); c != "" {
 		e.starts.put(s.SessionID, c, e.logger)
 	}
 }
@@ -205,39 +155,39 @@ func (e *Engine) OnSessionStart(ctx context.Context, s hookspec.Session) {
 // OnSessionEnd fires on_session_end (an observer).
 func (e *Engine) OnSessionEnd(ctx context.Context, s hookspec.SessionResult) {
 	e.starts.take(s.SessionID)
-	e.observe(ctx, hookspec.OnSessionEnd, s.Kwargs)
+	e.observe(ctx, hooknames.OnSessionEnd, s.Kwargs)
 }
 
 // OnSessionFinalize fires on_session_finalize (an observer); s.Model is not sent.
 func (e *Engine) OnSessionFinalize(ctx context.Context, s hookspec.Session) {
 	e.starts.take(s.SessionID)
-	e.observe(ctx, hookspec.OnSessionFinalize, s.RefKwargs)
+	e.observe(ctx, hooknames.OnSessionFinalize, s.RefKwargs)
 }
 
 // OnSessionReset fires on_session_reset (an observer); s.Model is not sent.
 func (e *Engine) OnSessionReset(ctx context.Context, s hookspec.Session) {
 	e.starts.take(s.SessionID)
-	e.observe(ctx, hookspec.OnSessionReset, s.RefKwargs)
+	e.observe(ctx, hooknames.OnSessionReset, s.RefKwargs)
 }
 
 // SubagentStop fires subagent_stop (an observer).
 func (e *Engine) SubagentStop(ctx context.Context, s hookspec.Subagent) {
-	e.observe(ctx, hookspec.SubagentStop, s.Kwargs)
+	e.observe(ctx, hooknames.SubagentStop, s.Kwargs)
 }
 
 // PostApprovalResponse fires post_approval_response (an observer) with a.Choice.
 func (e *Engine) PostApprovalResponse(ctx context.Context, a hookspec.Approval) {
-	e.observe(ctx, hookspec.PostApprovalResponse, func() map[string]any { return a.Kwargs(true) })
+	e.observe(ctx, hooknames.PostApprovalResponse, func() map[string]any { return a.Kwargs(true) })
 }
 
 // PreAPIRequest fires pre_api_request (an observer).
 func (e *Engine) PreAPIRequest(ctx context.Context, a hookspec.APIRequest) {
-	e.observe(ctx, hookspec.PreAPIRequest, a.Kwargs)
+	e.observe(ctx, hooknames.PreAPIRequest, a.Kwargs)
 }
 
 // PostAPIRequest fires post_api_request (an observer).
 func (e *Engine) PostAPIRequest(ctx context.Context, a hookspec.APIRequest) {
-	e.observe(ctx, hookspec.PostAPIRequest, a.Kwargs)
+	e.observe(ctx, hooknames.PostAPIRequest, a.Kwargs)
 }
 
 // observe fires an observer hook, building its kwargs only when something is registered.
@@ -254,14 +204,15 @@ func (e *Engine) observe(ctx context.Context, hook string, kwargs func() map[str
 // channel, a plain func) are rejected: no hook runs, the one result names the key, and a
 // guard fails safe (pre_tool_call blocks). A wrap hook runs its chain around a stand-in call
 // that answers at once (fireWrap).
-func (e *Engine) Fire(ctx context.Context, hook string, kwargs map[string]any) Report {
+func (e *Engine) Fire(ctx context.Context, h hookspec.Hook, kwargs map[string]any) Report {
+	hook := h.String()
 	if err := checkKwargs(kwargs); err != nil {
 		rep := e.rejected(hook, err)
 		rep.Payload = kwargs
 		return rep
 	}
 	var rep Report
-	if hookspec.IsWrap(hook) && len(e.set.Load().callbacks(hook)) > 0 {
+	if h.IsWrap() && len(e.set.Load().callbacks(hook)) > 0 {
 		rep = e.fireWrap(ctx, hook, kwargs)
 	} else {
 		rep = e.invoke(ctx, e.set.Load(), hook, mapArgs(kwargs), true, nil)

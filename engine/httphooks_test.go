@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/hermes-hooks/hermes/consent"
-	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 )
 
 // An HTTP hook is consented like a command, keyed on its URL: not registered until its URL
@@ -31,7 +31,7 @@ func TestHTTPHookConsentIsPinnedToTheURL(t *testing.T) {
 		return e
 	}
 	store := consent.Open(consent.DefaultPath(home), nil)
-	store.Approve(context.Background(), hookspec.PreToolCall, srv.URL+"/other")
+	store.Approve(context.Background(), hooknames.PreToolCall, srv.URL+"/other")
 	if e := open(false); e.DecideTool(context.Background(), rmRF).Block != nil || e.ShellHooks()[0].Registered {
 		t.Fatal("an HTTP hook ran without its URL approved")
 	}

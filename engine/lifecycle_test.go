@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 	"github.com/hermes-hooks/hermes/internal/testutil"
 	promtest "github.com/prometheus/client_golang/prometheus/testutil"
 )
@@ -278,9 +279,9 @@ func TestCancelledAndBusyStatuses(t *testing.T) {
 		t.Errorf("cancelled call: %s %q, want cancelled and no timeout", h.Status, h.Err)
 	}
 	for name, c := range map[string]float64{
-		"busy":      promtest.ToFloat64(metrics.busy.WithLabelValues(hookspec.SourcePlugin, "slow", hookspec.PreToolCall)),
-		"cancelled": promtest.ToFloat64(metrics.cancels.WithLabelValues(hookspec.SourcePlugin, "slow", hookspec.PreToolCall)),
-		"timeouts":  promtest.ToFloat64(metrics.timeouts.WithLabelValues(hookspec.SourcePlugin, "slow", hookspec.PreToolCall)) + 1,
+		"busy":      promtest.ToFloat64(metrics.busy.WithLabelValues(hookspec.SourcePlugin, "slow", hooknames.PreToolCall)),
+		"cancelled": promtest.ToFloat64(metrics.cancels.WithLabelValues(hookspec.SourcePlugin, "slow", hooknames.PreToolCall)),
+		"timeouts":  promtest.ToFloat64(metrics.timeouts.WithLabelValues(hookspec.SourcePlugin, "slow", hooknames.PreToolCall)) + 1,
 	} {
 		if c != 1 {
 			t.Errorf("%s counted %v, want 1 (timeouts 0)", name, c)

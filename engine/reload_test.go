@@ -13,6 +13,7 @@ import (
 
 	"github.com/hermes-hooks/hermes/consent"
 	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
@@ -178,7 +179,7 @@ func TestRevokeStopsShellHookAtReload(t *testing.T) {
 	s := script(t, home, "ctx.sh", `cat >/dev/null; echo '{"context":"from shell"}'`)
 	writeFile(t, filepath.Join(home, "config.yaml"), "hooks:\n  pre_llm_call:\n    - command: "+s+"\n")
 	other := consent.Open(consent.DefaultPath(home), nil)
-	if _, err := other.Approve(context.Background(), hookspec.PreLLMCall, s); err != nil {
+	if _, err := other.Approve(context.Background(), hooknames.PreLLMCall, s); err != nil {
 		t.Fatal(err)
 	}
 	e, err := New(context.Background(), Options{Home: home, Getenv: func(string) string { return "" }})

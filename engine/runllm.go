@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 )
 
 // LLMRun is what RunLLM did with one request to the model.
@@ -28,8 +29,8 @@ type LLMRun struct {
 // cancellation reach call. Use WithTrace to see every firing.
 func (e *Engine) RunLLM(ctx context.Context, req hookspec.LLMRequest, call func(context.Context, hookspec.LLMRequest) (hookspec.LLMResponse, error)) LLMRun {
 	run := LLMRun{Request: req}
-	if set := e.with(hookspec.PreAPIRequest); set != nil {
-		dec := invokeFor(e, ctx, set, hookspec.PreAPIRequest, mapArgs(req.Kwargs()), apiDecisionOf)
+	if set := e.with(hooknames.PreAPIRequest); set != nil {
+		dec := invokeFor(e, ctx, set, hooknames.PreAPIRequest, mapArgs(req.Kwargs()), apiDecisionOf)
 		switch dec.kind {
 		case hookspec.Respond:
 			run.Response, _ = hookspec.ResponseFrom(dec.response) // Normalise took only a valid one
@@ -41,7 +42,7 @@ func (e *Engine) RunLLM(ctx context.Context, req hookspec.LLMRequest, call func(
 			}
 		}
 	}
-	if set := e.with(hookspec.WrapLLMCall); set != nil {
+	if set := e.with(hooknames.WrapLLMCall); set != nil {
 		w := e.runWrappedLLM(ctx, set, run.Request, call)
 		run.Response, run.Err, run.Calls = w.resp, w.err, w.calls
 		run.Synthetic = w.calls == 0 && w.err == nil
@@ -123,8 +124,8 @@ func (e *Engine) runWrappedLLM(ctx context.Context, set *hookSet, req hookspec.L
 	s := e.acquire(set, sc.shard)
 	defer func() { e.release(s, sc.shard); putScratch(sc) }()
 	trace := traceOf(ctx)
-	ctx, f := e.startWrapFiring(ctx, hookspec.WrapLLMCall, req.Kwargs())
-	c := &llmChain{cbs: wrappers(s, hookspec.WrapLLMCall), call: call, timed: trace != nil || f != nil, sent: req, f: f}
+	ctx, f := e.startWrapFiring(ctx, hooknames.WrapLLMCall, req.Kwargs())
+	c := &llmChain{cbs: wrappers(s, hooknames.WrapLLMCall), call: call, timed: trace != nil || f != nil, sent: req, f: f}
 	resp, err := c.run(ctx, 0, req)
 	if trace != nil || f != nil {
 		out := map[string]any{"response": resp.Table(), "calls": c.calls}
@@ -134,7 +135,7 @@ func (e *Engine) runWrappedLLM(ctx context.Context, set *hookSet, req hookspec.L
 		if c.calls > 0 {
 			out["request"] = c.sent.Table()
 		}
-		rep := wrapReport(hookspec.WrapLLMCall, req.Kwargs(), c.steps, out)
+		rep := wrapReport(hooknames.WrapLLMCall, req.Kwargs(), c.steps, out)
 		if f != nil {
 			f.end(rep)
 		}
@@ -157,7 +158,7 @@ func (c *llmChain) run(ctx context.Context, i int, req hookspec.LLMRequest) (hoo
 	c.steps = append(c.steps, step)
 	var last wrapOutcome
 	next := func(ctx context.Context, arg any) (any, error) {
-		t, err := nextArg(hookspec.WrapLLMCall, arg, "request", step.nexts)
+		t, err := nextArg(hooknames.WrapLLMCall, arg, "request", step.nexts)
 		inner := req
 		if err == nil && t != nil {
 			inner, err = req.WithTable(t)
@@ -175,7 +176,7 @@ func (c *llmChain) run(ctx context.Context, i int, req hookspec.LLMRequest) (hoo
 	}
 	hctx, end := startWrapHook(ctx, c.f)
 	v, t, err := cb.p.lp.CallWrap(hctx, cb.index, req.Kwargs(), next, c.timed || cb.metrics != nil)
-	r, out := cb.readWrap(hookspec.WrapLLMCall, v, t, err, step.nexts, last, llmAnswer)
+	r, out := cb.readWrap(hooknames.WrapLLMCall, v, t, err, step.nexts, last, llmAnswer)
 	end(r)
 	step.result = r
 	if out.skip {
@@ -193,7 +194,7 @@ func llmAnswer(v any) (any, error, string) {
 	}
 	resp, err := hookspec.ResponseFrom(v)
 	if err != nil {
-		return nil, nil, wrapAnswerProblem(hookspec.WrapLLMCall, v,
+		return nil, nil, wrapAnswerProblem(hooknames.WrapLLMCall, v,
 			`a response {content="...", tool_calls={...}, ...} (or a string, its content), {error="..."}, or nothing after calling next (`+err.Error()+`)`,
 			append(hookspec.ResponseKeys, "error"))
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 )
 
 // ToolRun is what RunTool did with one tool call.
@@ -39,7 +40,7 @@ func (e *Engine) RunTool(ctx context.Context, call hookspec.ToolCall, run func(c
 	start := time.Now()
 	var res string
 	var err error
-	if set := e.with(hookspec.WrapToolCall); set != nil {
+	if set := e.with(hooknames.WrapToolCall); set != nil {
 		w := e.runWrapped(ctx, set, call, run)
 		if w.block != nil { // a guard blocked the arguments a wrap hook passed on
 			return ToolRun{Result: errorResult(w.block.Message), Block: w.block, Args: w.ran.Args}
@@ -80,7 +81,7 @@ func (e *Engine) RunTool(ctx context.Context, call hookspec.ToolCall, run func(c
 // terminalResult applies transform_terminal_output to a terminal result of the form
 // {"output": "...", "exit_code": n}; any other result is returned as it is.
 func (e *Engine) terminalResult(ctx context.Context, call hookspec.ToolCall, result string) string {
-	if e.with(hookspec.TransformTerminalOutput) == nil {
+	if e.with(hooknames.TransformTerminalOutput) == nil {
 		return result
 	}
 	var obj map[string]any

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 	"github.com/hermes-hooks/hermes/internal/suggest"
 	"github.com/hermes-hooks/hermes/luabind"
 )
@@ -94,7 +95,7 @@ func (c *pluginCallback) readWrap(hook string, v any, t luabind.Timing, err erro
 		out = wrapOutcome{v: val, err: verr}
 	}
 	if r.Status != hookspec.StatusOK {
-		c.warns.warn(c.logger, "plugin hook failed", "plugin", c.p.info.Name, "hook", hook, "status", string(r.Status), "error", r.Err)
+		c.warns.warn(c.logger, "plugin hook failed", "plugin", c.p.info.Name, "hook", hook, "status", r.Status.String(), "error", r.Err)
 		if nexts > 0 {
 			out = last
 		} else if c.p.info.FailClosed {
@@ -224,7 +225,7 @@ func (e *Engine) fireWrap(ctx context.Context, hook string, kw map[string]any) R
 		}
 	})
 	set := e.set.Load()
-	if hook == hookspec.WrapToolCall {
+	if hook == hooknames.WrapToolCall {
 		call := hookspec.ToolCall{Args: map[string]any{}}
 		call.Name, _ = kw["tool_name"].(string)
 		call.Args, _ = kw["args"].(map[string]any)

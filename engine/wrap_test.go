@@ -65,7 +65,7 @@ func (s *toolScript) run(ctx context.Context, call hookspec.ToolCall) (string, e
 func runWrappedTool(ctx context.Context, e *Engine, args map[string]any, tool *toolScript) (ToolRun, *Report) {
 	var rep *Report
 	ctx = WithTrace(ctx, func(r Report) {
-		if r.Event == hookspec.WrapToolCall {
+		if r.Event == hookspec.WrapToolCall.String() {
 			rep = &r
 		}
 	})

@@ -43,7 +43,7 @@ func endWrapHook(span trace.Span, f *firing, r hookspec.Result) {
 	}
 	attrs := make([]attribute.KeyValue, 0, 10+len(f.ids))
 	attrs = append(attrs, AttrEvent.String(f.event), AttrHookName.String(r.Name), AttrHookSource.String(r.Source),
-		AttrHookStatus.String(string(r.Status)), AttrDurationMS.Float64(hookspec.DurationMS(r.Duration)))
+		AttrHookStatus.String(r.Status.String()), AttrDurationMS.Float64(hookspec.DurationMS(r.Duration)))
 	if r.Nexts != nil {
 		attrs = append(attrs, AttrNexts.Int(*r.Nexts))
 	}
@@ -51,7 +51,7 @@ func endWrapHook(span trace.Span, f *firing, r hookspec.Result) {
 		attrs = append(attrs, AttrWaitMS.Float64(hookspec.DurationMS(r.Wait)))
 	}
 	if failedStatus(r.Status) {
-		attrs = append(attrs, AttrErrorType.String(string(r.Status)), AttrHookError.String(r.Err))
+		attrs = append(attrs, AttrErrorType.String(r.Status.String()), AttrHookError.String(r.Err))
 		span.SetStatus(codes.Error, r.Err)
 	}
 	span.SetAttributes(append(attrs, f.ids...)...)

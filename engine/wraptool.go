@@ -7,6 +7,7 @@ import (
 	"reflect"
 
 	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 )
 
 // toolChain runs one tool call through the wrap_tool_call callbacks (wrap.go), around the
@@ -41,8 +42,8 @@ func (e *Engine) runWrapped(ctx context.Context, set *hookSet, call hookspec.Too
 	s := e.acquire(set, sc.shard)
 	defer func() { e.release(s, sc.shard); putScratch(sc) }()
 	trace := traceOf(ctx)
-	ctx, f := e.startWrapFiring(ctx, hookspec.WrapToolCall, call.Kwargs(false))
-	c := &toolChain{e: e, cbs: wrappers(s, hookspec.WrapToolCall), run: run, timed: trace != nil || f != nil, ran: call, f: f}
+	ctx, f := e.startWrapFiring(ctx, hooknames.WrapToolCall, call.Kwargs(false))
+	c := &toolChain{e: e, cbs: wrappers(s, hooknames.WrapToolCall), run: run, timed: trace != nil || f != nil, ran: call, f: f}
 	res, err := c.call(ctx, 0, call)
 	w := wrappedTool{result: res, err: err, ran: c.ran, runs: c.runs, changed: c.changed}
 	if be := (*blockedError)(nil); errors.As(err, &be) {
@@ -56,7 +57,7 @@ func (e *Engine) runWrapped(ctx context.Context, set *hookSet, call hookspec.Too
 		if c.runs > 0 {
 			out["args"] = hookspec.ArgsOrEmpty(c.ran.Args)
 		}
-		rep := wrapReport(hookspec.WrapToolCall, call.Kwargs(false), c.steps, out)
+		rep := wrapReport(hooknames.WrapToolCall, call.Kwargs(false), c.steps, out)
 		if f != nil {
 			f.end(rep)
 		}
@@ -79,7 +80,7 @@ func (c *toolChain) call(ctx context.Context, i int, call hookspec.ToolCall) (st
 	c.steps = append(c.steps, step)
 	var last wrapOutcome
 	next := func(ctx context.Context, arg any) (any, error) {
-		args, err := nextArg(hookspec.WrapToolCall, arg, "args", step.nexts)
+		args, err := nextArg(hooknames.WrapToolCall, arg, "args", step.nexts)
 		if err != nil { // the hook's mistake: not a run of the call
 			return nil, err
 		}
@@ -93,7 +94,7 @@ func (c *toolChain) call(ctx context.Context, i int, call hookspec.ToolCall) (st
 	}
 	hctx, end := startWrapHook(ctx, c.f)
 	v, t, err := cb.p.lp.CallWrap(hctx, cb.index, call.Kwargs(false), next, c.timed || cb.metrics != nil)
-	r, out := cb.readWrap(hookspec.WrapToolCall, v, t, err, step.nexts, last, toolAnswer)
+	r, out := cb.readWrap(hooknames.WrapToolCall, v, t, err, step.nexts, last, toolAnswer)
 	end(r)
 	step.result = r
 	if out.skip {
@@ -133,7 +134,7 @@ func toolAnswer(v any) (any, error, string) {
 			return s, nil, ""
 		}
 	}
-	return nil, nil, wrapAnswerProblem(hookspec.WrapToolCall, v,
+	return nil, nil, wrapAnswerProblem(hooknames.WrapToolCall, v,
 		`a string (the result), {result="..."}, {error="..."}, or nothing after calling next`, []string{"result", "error"})
 }
 

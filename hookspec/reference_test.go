@@ -1,6 +1,10 @@
 package hookspec
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/hermes-hooks/hermes/internal/hooknames"
+)
 
 // A plain re-statement of the answer and merge rules of docs/events.md ("Merge rules", the
 // pre_tool_call and pre_gateway_dispatch sections) and docs/claude-code.md ("Answers"),
@@ -39,29 +43,29 @@ func refNormalise(event string, v any) Answer {
 		return s, ok && isTable
 	}
 	switch event {
-	case PreToolCall:
+	case hooknames.PreToolCall:
 		if isTable {
 			return refTool(obj)
 		}
-	case PreLLMCall: // {action="block", message=...}; a non-blank string, or {context=<non-blank string>}
+	case hooknames.PreLLMCall: // {action="block", message=...}; a non-blank string, or {context=<non-blank string>}
 		if isTable && obj["action"] == "block" { // the message is message, else reason, else the source's default
 			return Answer{Kind: Block, Message: refUsable(obj["message"], obj["reason"])}
 		}
 		if s, ok := field("context"); ok && !refBlank(s) {
 			return Answer{Kind: Context, Text: s}
 		}
-	case PreCompact: // a non-blank string, or {context=<non-blank string>}
+	case hooknames.PreCompact: // a non-blank string, or {context=<non-blank string>}
 		if s, ok := field("context"); ok && !refBlank(s) {
 			return Answer{Kind: Context, Text: s}
 		}
-	case PreVerify: // {action="continue", reason=...} or Claude Code's {decision="block", reason=...}
+	case hooknames.PreVerify: // {action="continue", reason=...} or Claude Code's {decision="block", reason=...}
 		if isTable && (obj["action"] == "continue" || obj["action"] == nil && obj["decision"] == "block") {
 			if r := refUsable(obj["reason"], obj["message"]); r != "" {
 				return Answer{Kind: Continue, Message: r}
 			}
 			return Answer{Kind: Continue, Message: DefaultContinueReason}
 		}
-	case PreApprovalRequest: // {action="allow", args=?, remember=?}, {action="deny", message=?, remember=?}
+	case hooknames.PreApprovalRequest: // {action="allow", args=?, remember=?}, {action="deny", message=?, remember=?}
 		if isTable {
 			remember := obj["remember"] == true
 			switch obj["action"] {
@@ -74,19 +78,19 @@ func refNormalise(event string, v any) Answer {
 				return Answer{Kind: Deny, Message: refUsable(obj["message"], obj["reason"]), Remember: remember}
 			}
 		}
-	case TransformToolResult: // a string (including ""), or {result="..."}
+	case hooknames.TransformToolResult: // a string (including ""), or {result="..."}
 		if s, ok := field("result"); ok {
 			return Answer{Kind: Replace, Text: s}
 		}
-	case TransformTerminalOutput: // a string (including ""), or {output="..."}
+	case hooknames.TransformTerminalOutput: // a string (including ""), or {output="..."}
 		if s, ok := field("output"); ok {
 			return Answer{Kind: Replace, Text: s}
 		}
-	case TransformLLMOutput: // a non-empty string, or {response_text="..."} non-empty
+	case hooknames.TransformLLMOutput: // a non-empty string, or {response_text="..."} non-empty
 		if s, ok := field("response_text"); ok && s != "" {
 			return Answer{Kind: Replace, Text: s}
 		}
-	case PreAPIRequest: // {action="modify", request={...}}, {action="respond", response={...} or "..."}
+	case hooknames.PreAPIRequest: // {action="modify", request={...}}, {action="respond", response={...} or "..."}
 		if isTable && obj["action"] == "modify" {
 			if req, ok := refTable(obj["request"]); ok && refFields(req, refRequestFields) {
 				return Answer{Kind: Modify, Request: req}
@@ -100,7 +104,7 @@ func refNormalise(event string, v any) Answer {
 				return Answer{Kind: Respond, Response: map[string]any{"content": text}}
 			}
 		}
-	case PreGatewayDispatch:
+	case hooknames.PreGatewayDispatch:
 		if isTable {
 			switch obj["action"] {
 			case "skip":
@@ -197,7 +201,7 @@ func refMerge(event string, rs []Result) Decision {
 		return -1
 	}
 	switch event {
-	case PreToolCall:
+	case hooknames.PreToolCall:
 		// block > ask > approve > modify: the first of the strongest kind decides; of
 		// modifications, the last stands.
 		for _, k := range []Kind{Block, Ask, Approve} {
@@ -241,9 +245,9 @@ func refMerge(event string, rs []Result) Decision {
 				}
 			}
 		}
-	case PreLLMCall, OnSessionStart, PostToolCall, PostToolFailure, PreCompact:
+	case hooknames.PreLLMCall, hooknames.OnSessionStart, hooknames.PostToolCall, hooknames.PostToolFailure, hooknames.PreCompact:
 		// a prompt block decides over every contribution
-		if i := firstOf(Block); i >= 0 && event == PreLLMCall {
+		if i := firstOf(Block); i >= 0 && event == hooknames.PreLLMCall {
 			d.Kind, d.By, d.Message = Block, i, rs[i].Answer.Message
 			if refBlank(d.Message) {
 				d.Message = DefaultBlockMessage(rs[i].Source)
@@ -262,16 +266,16 @@ func refMerge(event string, rs []Result) Decision {
 		if len(parts) > 0 {
 			d.Kind, d.By, d.Text = Context, d.From[0], strings.Join(parts, "\n\n")
 		}
-	case TransformToolResult, TransformTerminalOutput, TransformLLMOutput:
+	case hooknames.TransformToolResult, hooknames.TransformTerminalOutput, hooknames.TransformLLMOutput:
 		if i := firstOf(Replace); i >= 0 {
 			d.Kind, d.By, d.Text = Replace, i, rs[i].Answer.Text
 		}
-	case PreGatewayDispatch:
+	case hooknames.PreGatewayDispatch:
 		if i := firstOf(Skip, Rewrite, Allow); i >= 0 {
 			a := rs[i].Answer
 			d.Kind, d.By, d.Message, d.Text = a.Kind, i, a.Message, a.Text
 		}
-	case PreAPIRequest: // the first respond decides; else every modify's fields, in order
+	case hooknames.PreAPIRequest: // the first respond decides; else every modify's fields, in order
 		if i := firstOf(Respond); i >= 0 {
 			return Decision{Kind: Respond, By: i, Response: rs[i].Answer.Response}
 		}
@@ -286,11 +290,11 @@ func refMerge(event string, rs []Result) Decision {
 				d.Kind, d.By = Modify, i
 			}
 		}
-	case PreVerify: // the first continue
+	case hooknames.PreVerify: // the first continue
 		if i := firstOf(Continue); i >= 0 {
 			d.Kind, d.By, d.Message = Continue, i, rs[i].Answer.Message
 		}
-	case PreApprovalRequest: // a deny decides over every allow: the safe side
+	case hooknames.PreApprovalRequest: // a deny decides over every allow: the safe side
 		if i := firstOf(Deny); i >= 0 {
 			d.Kind, d.By, d.Message, d.Remember = Deny, i, rs[i].Answer.Message, rs[i].Answer.Remember
 			if refBlank(d.Message) {
@@ -309,7 +313,7 @@ func refMerge(event string, rs []Result) Decision {
 // too (an empty Lua table may come as either).
 func refMeansNothing(event string, v any) bool {
 	// pre_api_request was an observer: what is not a table still means nothing.
-	if _, ok := refTable(v); event == PreAPIRequest && !ok {
+	if _, ok := refTable(v); event == hooknames.PreAPIRequest && !ok {
 		return true
 	}
 	switch x := v.(type) {
@@ -320,18 +324,18 @@ func refMeansNothing(event string, v any) bool {
 	case []any:
 		return len(x) == 0
 	case string:
-		return (event == PreLLMCall || event == PreCompact) && refBlank(x) || event == TransformLLMOutput && x == ""
+		return (event == hooknames.PreLLMCall || event == hooknames.PreCompact) && refBlank(x) || event == hooknames.TransformLLMOutput && x == ""
 	case map[string]any:
 		if len(x) == 0 {
 			return true
 		}
 		switch event {
-		case PreToolCall:
+		case hooknames.PreToolCall:
 			return x["action"] == "allow" || x["decision"] == "allow"
-		case PreLLMCall, PreCompact:
+		case hooknames.PreLLMCall, hooknames.PreCompact:
 			c, ok := x["context"].(string)
 			return ok && refBlank(c) && x["action"] == nil
-		case TransformLLMOutput:
+		case hooknames.TransformLLMOutput:
 			return x["response_text"] == ""
 		}
 	}
@@ -341,8 +345,8 @@ func refMeansNothing(event string, v any) bool {
 // refReadsAnswers: the hooks whose answers are used; every other hook is an observer.
 func refReadsAnswers(event string) bool {
 	switch event {
-	case PreToolCall, PreLLMCall, TransformToolResult, TransformTerminalOutput, TransformLLMOutput, PreGatewayDispatch,
-		PreVerify, PreCompact, PreApprovalRequest, PreAPIRequest:
+	case hooknames.PreToolCall, hooknames.PreLLMCall, hooknames.TransformToolResult, hooknames.TransformTerminalOutput, hooknames.TransformLLMOutput, hooknames.PreGatewayDispatch,
+		hooknames.PreVerify, hooknames.PreCompact, hooknames.PreApprovalRequest, hooknames.PreAPIRequest:
 		return true
 	}
 	return false

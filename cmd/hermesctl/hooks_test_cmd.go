@@ -16,6 +16,7 @@ import (
 	"github.com/hermes-hooks/hermes/hookspec"
 
 	"github.com/hermes-hooks/hermes/engine"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 	"github.com/hermes-hooks/hermes/internal/jsonvalue"
 	"github.com/hermes-hooks/hermes/internal/suggest"
 )
@@ -70,7 +71,7 @@ func runHooksTest(ctx context.Context, c *cli, a hooksTestArgs, args []string) i
 		}
 	}
 	host := &hostRecorder{}
-	if event == hookspec.PreGatewayDispatch {
+	if event == hooknames.PreGatewayDispatch {
 		host.install(payload)
 	}
 	t, code := c.fireForTest(ctx, event, payload, isGateway, host)
@@ -381,7 +382,7 @@ func (c *cli) fireForTest(ctx context.Context, event string, payload map[string]
 			return testRun{}, code
 		}
 		defer eng.Close(ctx)
-		t := testRun{home: eng.Home(), report: eng.Fire(ctx, event, payload), warnings: testWarnings(event, eng, nil)}
+		t := testRun{home: eng.Home(), report: eng.Fire(ctx, hookspec.HookNamed(event), payload), warnings: testWarnings(event, eng, nil)}
 		for _, p := range eng.Plugins() {
 			if p.Status == "error" {
 				t.notLoaded = append(t.notLoaded, "plugin "+p.Name+": "+p.Error)

@@ -38,7 +38,7 @@ end`,
 	var flows []string
 	for i, e := range tl.Events {
 		switch e.Event {
-		case hookspec.WrapLLMCall:
+		case hookspec.WrapLLMCall.String():
 			chain = &tl.Events[i]
 		case "flow":
 			flows = append(flows, e.Flow)

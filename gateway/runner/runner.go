@@ -13,6 +13,7 @@ import (
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/gateway"
 	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 )
 
 // Agent is the model side of a conversation, implemented by the host.
@@ -156,11 +157,11 @@ func (r *Runner) traced(ctx context.Context, callID string) context.Context {
 			return
 		}
 		switch rep.Event {
-		case hookspec.TransformLLMOutput:
+		case hooknames.TransformLLMOutput:
 			r.note("response rewritten by transform_llm_output")
-		case hookspec.TransformTerminalOutput:
+		case hooknames.TransformTerminalOutput:
 			r.note("terminal output of %s replaced by transform_terminal_output", callID)
-		case hookspec.TransformToolResult:
+		case hooknames.TransformToolResult:
 			r.note("tool result of %s replaced by transform_tool_result", callID)
 		}
 	})

@@ -24,6 +24,7 @@ import (
 	"github.com/hermes-hooks/hermes/scripts/examples"
 	"github.com/hermes-hooks/hermes/shell"
 
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
@@ -190,7 +191,7 @@ func BenchmarkShellHookClaude(b *testing.B) {
 func BenchmarkShellHookRawExec(b *testing.B) {
 	script := testdata(b, "noop-hook.sh")
 	cwd, _ := os.Getwd()
-	payload, err := shell.BuildPayload(hookspec.PreToolCall, allowedArgs, cwd)
+	payload, err := shell.BuildPayload(hooknames.PreToolCall, allowedArgs, cwd)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -13,10 +13,10 @@ import (
 )
 
 // emptyWrap is the cheapest middleware: a wrap hook that passes every call on unchanged.
-func emptyWrap(hook string) map[string]string {
+func emptyWrap(hook hookspec.Hook) map[string]string {
 	return map[string]string{
 		"plugins/wrap/plugin.yaml": "name: wrap\n",
-		"plugins/wrap/handler.lua": "function register(ctx)\n  ctx.register_hook(\"" + hook + "\", function(kw, next) return next() end)\nend\n",
+		"plugins/wrap/handler.lua": "function register(ctx)\n  ctx.register_hook(\"" + hook.String() + "\", function(kw, next) return next() end)\nend\n",
 	}
 }
 
@@ -37,7 +37,7 @@ func BenchmarkWrapHook(b *testing.B) {
 	}
 	cases := []struct {
 		name string
-		hook string
+		hook hookspec.Hook
 		run  func(e *engine.Engine) bool // one call; false when it did not answer as expected
 	}{
 		{"tool", hookspec.WrapToolCall, func(e *engine.Engine) bool { return e.RunTool(ctx, call, tool).Result == "ok" }},

@@ -24,7 +24,7 @@ import (
 func wrapEntries(tl runner.Timeline) []runner.Entry {
 	var out []runner.Entry
 	for _, e := range tl.Events {
-		if e.Event == hookspec.WrapToolCall {
+		if e.Event == hookspec.WrapToolCall.String() {
 			out = append(out, e)
 		}
 	}
@@ -40,7 +40,7 @@ func hookRuns(e runner.Entry) []string {
 		if h.Nexts != nil {
 			n = *h.Nexts
 		}
-		out = append(out, h.Name+":"+string(h.Status)+":"+string(rune('0'+n)))
+		out = append(out, h.Name+":"+h.Status.String()+":"+string(rune('0'+n)))
 	}
 	return out
 }
@@ -111,7 +111,7 @@ func TestMiddlewareReplay(t *testing.T) {
 	// "status?" is answered by the canned responder: no llm line is taken for it.
 	var respond *runner.Entry
 	for i, e := range tl.Events {
-		if e.Event == hookspec.PreAPIRequest {
+		if e.Event == hookspec.PreAPIRequest.String() {
 			if o, _ := e.Outcome.(map[string]any); o["action"] == "respond" {
 				respond = &tl.Events[i]
 			}

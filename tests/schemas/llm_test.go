@@ -39,7 +39,7 @@ func TestLLMSchemaAgreesWithNormalise(t *testing.T) {
 			t.Fatal(err)
 		}
 		schemaOK := sch.Validate(doc) == nil
-		engineOK := hookspec.Normalise(hookspec.PreAPIRequest, doc).Kind != hookspec.None
+		engineOK := hookspec.Normalise(hookspec.PreAPIRequest.String(), doc).Kind != hookspec.None
 		if schemaOK != engineOK {
 			t.Errorf("%s: the schema accepts it: %v; the engine acts on it: %v", a, schemaOK, engineOK)
 		}

@@ -20,6 +20,7 @@ import (
 	"testing"
 
 	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"gopkg.in/yaml.v3"
@@ -343,7 +344,7 @@ func sortedStrings(v any) []string {
 // TestSchemasAgreeWithCode compares the names in the schemas with the engine's.
 func TestSchemasAgreeWithCode(t *testing.T) {
 	cfg := readSchema(t, "config.schema.json")
-	hooks := slices.DeleteFunc(hookspec.Names(), hookspec.IsWrap) // a shell hook cannot call next
+	hooks := slices.DeleteFunc(hookspec.Names(), hooknames.IsWrap) // a shell hook cannot call next
 	sort.Strings(hooks)
 	if got := sortedStrings(get(t, cfg, "properties", "hooks", "propertyNames", "enum")); !slices.Equal(got, hooks) {
 		t.Errorf("config hooks event names = %v, want hookspec.Names() but the wrap hooks = %v", got, hooks)
@@ -671,7 +672,7 @@ var dialectOnly = map[string]bool{"if": true, "project_dir": true, "status_messa
 
 // specOnlyKeys are documented keys that hookspec.SampleKwargs does not include (host objects).
 var specOnlyKeys = map[string][]string{
-	hookspec.PreGatewayDispatch: {"gateway", "session_store"},
+	hooknames.PreGatewayDispatch: {"gateway", "session_store"},
 }
 
 // TestLuaDefinitionsCoverEveryHook fails when editor/lua/hermes.d.lua falls behind the engine:
