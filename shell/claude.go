@@ -42,7 +42,7 @@ var claudeEvents = map[string]string{
 // importEvents is the hook an imported Claude Code hook serves (§5.6).
 var importEvents = map[string]string{
 	"PreToolUse": hookspec.PreToolCall, "PostToolUse": hookspec.PostToolCall, "UserPromptSubmit": hookspec.PreLLMCall,
-	"SessionStart": hookspec.OnSessionStart, "SessionEnd": hookspec.OnSessionEnd, "SubagentStop": hookspec.SubagentStop,
+	"SessionStart": hookspec.OnSessionStart, "SessionEnd": hookspec.OnSessionEnd, "SubagentStop": hookspec.PreVerify,
 	"Stop": hookspec.PreVerify, "PostToolUseFailure": hookspec.PostToolFailure, "PreCompact": hookspec.PreCompact,
 	"PostCompact": hookspec.PostCompact, "Notification": hookspec.OnNotification, "PermissionRequest": hookspec.PreApprovalRequest,
 }
@@ -230,7 +230,7 @@ func claudePayload(event string, kwargs map[string]any, cwd string, tools *ToolT
 		"transcript_path": "",
 		"cwd":             cwd,
 		"permission_mode": "default",
-		"hook_event_name": claudeEvents[event],
+		"hook_event_name": eventName(DialectClaude, event, kwargs),
 	}
 	switch event {
 	case hookspec.PreToolCall, hookspec.PostToolCall, hookspec.PostToolFailure:
@@ -296,7 +296,7 @@ func outcomeOf(d, event string, exit int, stdout, stderr string, tools *ToolTabl
 		return nil, hookspec.Answer{}, notJSON(err, out)
 	}
 	obj := v.(map[string]any) // valid JSON that starts with '{'
-	answer, problem = claudeJSON(DialectEvent(d, event), event, obj)
+	answer, problem = claudeJSON(eventName(d, event, kwargs), event, obj)
 	if event == hookspec.PostToolCall {
 		answer.Output = updatedToolOutput(obj)
 	}

@@ -92,7 +92,7 @@ func TestImportUnsupportedFields(t *testing.T) {
 		{"args that are not a list", `"PreToolUse": [{"hooks": [{"type": "command", "command": "node", "args": "x.js"}]}]`, "args must be a list of strings"},
 		{"a team event", `"TeammateIdle": [{"hooks": [{"type": "command", "command": "x"}]}]`, "there are no agent teams here"},
 		{"a task event", `"TaskCompleted": [{"hooks": [{"type": "command", "command": "x"}]}]`, "a task's completion cannot be held back"},
-		{"subagent start", `"SubagentStart": [{"hooks": [{"type": "command", "command": "x"}]}]`, "subagent_stop fires when one finishes"},
+		{"subagent start", `"SubagentStart": [{"hooks": [{"type": "command", "command": "x"}]}]`, "SubagentStop maps to pre_verify"},
 		{"no command", `"Stop": [{"hooks": [{"type": "command"}]}]`, "no command"},
 	}
 	for _, c := range cases {

@@ -134,11 +134,17 @@ func dialectPayload(d, event string, kwargs map[string]any, cwd string, tools *T
 		return nil, err
 	}
 	p := v.(map[string]any)
-	p["hook_event_name"] = dialectEvents(d)[event]
+	p["hook_event_name"] = eventName(d, event, kwargs)
 	if d == DialectCodex {
 		p["turn_id"] = firstString(kwargs["turn_id"], kwargs["task_id"], kwargs["tool_call_id"])
 		p["model"] = firstString(kwargs["model"])
 		p["transcript_path"] = nil
+		if p["agent_transcript_path"] == "" { // Codex's paths are null when there is none
+			p["agent_transcript_path"] = nil
+		}
+		if event == hookspec.OnSessionEnd { // Interrupt: no reason, Codex has no SessionEnd
+			delete(p, "reason")
+		}
 		return encodePayload(p)
 	}
 	delete(p, "permission_mode")
@@ -194,7 +200,7 @@ func codexRejects(event string, exit int, stdout, stderr string, kwargs map[stri
 	spec, _ := obj["hookSpecificOutput"].(map[string]any)
 	blank := func(k string, m map[string]any) bool { s, _ := m[k].(string); return strings.TrimSpace(s) == "" }
 	has := func(k string, m map[string]any) bool { _, ok := m[k]; return ok }
-	name := codexEvents[event]
+	name := eventName(DialectCodex, event, kwargs)
 	switch event {
 	case hookspec.PreToolCall, hookspec.PreApprovalRequest:
 		switch {

@@ -62,7 +62,13 @@ func TestCodexPayloads(t *testing.T) {
 			"tool_response", map[string]any{"stdout": "hello", "stderr": "", "interrupted": false, "isImage": false, "output": "hello"})},
 		{hookspec.PostCompact, nil, with(base("PostCompact"), "trigger", "manual", "compact_summary", "The user asked about the weather; it is sunny.", "turn_id", "")},
 		{hookspec.SubagentStop, nil, with(base("SubagentStop"), "session_id", "parent-sess", "stop_hook_active", false, "agent_type", "", "turn_id", "")},
-		{hookspec.OnSessionEnd, map[string]any{"interrupted": true}, with(base("Interrupt"), "reason", "other", "model", "gpt-4", "turn_id", "")},
+		{hookspec.OnSessionEnd, map[string]any{"interrupted": true}, with(base("Interrupt"), "model", "gpt-4", "turn_id", "")},
+		{hookspec.PreVerify, map[string]any{"subagent": map[string]any{"agent_id": "agent-7", "agent_type": "reviewer", "agent_transcript_path": ""}},
+			with(base("SubagentStop"), "stop_hook_active", false, "last_assistant_message", "Sunny.", "model", "gpt-4", "turn_id", "",
+				"agent_id", "agent-7", "agent_type", "reviewer", "agent_transcript_path", nil)},
+		{hookspec.PreVerify, map[string]any{"nudges": 1, "subagent": map[string]any{"agent_id": "agent-7", "agent_type": "reviewer", "agent_transcript_path": "/t/agent-7.jsonl"}},
+			with(base("SubagentStop"), "stop_hook_active", true, "last_assistant_message", "Sunny.", "model", "gpt-4", "turn_id", "",
+				"agent_id", "agent-7", "agent_type", "reviewer", "agent_transcript_path", "/t/agent-7.jsonl")},
 	}
 	for _, c := range cases {
 		kw := hookspec.SampleKwargs(c.hook, "/p")
