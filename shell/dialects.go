@@ -188,6 +188,9 @@ func codexRejects(event string, exit int, stdout, stderr string, kwargs map[stri
 	if exit == exitBlock && strings.TrimSpace(stderr) == "" && (event == hookspec.PreToolCall || event == hookspec.PreLLMCall) {
 		return "exited with code 2 but wrote no blocking reason to stderr (Codex does not block then)"
 	}
+	if event == hookspec.OnSessionEnd {
+		return codexInterruptRejects(exit, stdout)
+	}
 	out := strings.TrimSpace(stdout)
 	if exit != 0 || out == "" || !strings.HasPrefix(out, "{") {
 		return ""
@@ -236,6 +239,31 @@ func codexRejects(event string, exit int, stdout, stderr string, kwargs map[stri
 		}
 		if event == hookspec.PostToolCall && obj["decision"] == nil && obj["continue"] != false && has("reason", obj) {
 			return "PostToolUse hook returned reason without decision"
+		}
+	}
+	return ""
+}
+
+// codexInterruptRejects is codexRejects for Interrupt, which only observes: an exit code 2
+// is an ordinary failure, and stdout is empty or a JSON object with systemMessage alone.
+func codexInterruptRejects(exit int, stdout string) string {
+	out := strings.TrimSpace(stdout)
+	switch {
+	case exit == exitBlock:
+		return "Interrupt hook exited with code 2 (a failure: an interrupted turn cannot be blocked)"
+	case exit != 0 || out == "":
+		return ""
+	case !strings.HasPrefix(out, "{") && !strings.HasPrefix(out, "["):
+		return "Interrupt hook returned non-JSON stdout"
+	}
+	v, err := jsonvalue.Decode([]byte(out))
+	obj, ok := v.(map[string]any)
+	if err != nil || !ok {
+		return "Interrupt hook returned invalid interrupt hook JSON output"
+	}
+	for k := range obj {
+		if k != "systemMessage" {
+			return fmt.Sprintf("Interrupt hook returned invalid interrupt hook JSON output (%q: only systemMessage is read)", k)
 		}
 	}
 	return ""

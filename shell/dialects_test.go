@@ -120,8 +120,14 @@ func TestCodexAnswers(t *testing.T) {
 		{"permission updatedPermissions is rejected", hookspec.PreApprovalRequest, 0, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow","updatedPermissions":[]}}}`, "", nil, want{problem: "unsupported updatedPermissions"}},
 		{"permission interrupt is rejected", hookspec.PreApprovalRequest, 0, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","interrupt":true}}}`, "", nil, want{problem: "unsupported interrupt:true"}},
 		{"post tool reason without decision", hookspec.PostToolCall, 0, `{"reason":"x"}`, "", bash, want{problem: "PostToolUse hook returned reason without decision"}},
-		{"interrupt names its own event", hookspec.OnSessionEnd, 0, `{"hookSpecificOutput":{"hookEventName":"Interrupt"}}`, "", nil, want{}},
-		{"interrupt under Claude Code's name", hookspec.OnSessionEnd, 0, `{"hookSpecificOutput":{"hookEventName":"SessionEnd"}}`, "", nil, want{problem: `hookEventName is SessionEnd, expected "Interrupt"`}},
+		{"interrupt: systemMessage alone", hookspec.OnSessionEnd, 0, `{"systemMessage":"watch the tide"}`, "", nil, want{}},
+		{"interrupt: nothing", hookspec.OnSessionEnd, 0, "", "", nil, want{}},
+		{"interrupt: hookSpecificOutput is rejected", hookspec.OnSessionEnd, 0, `{"hookSpecificOutput":{"hookEventName":"Interrupt"}}`, "", nil, want{problem: `invalid interrupt hook JSON output ("hookSpecificOutput"`}},
+		{"interrupt: continue is rejected", hookspec.OnSessionEnd, 0, `{"continue":true}`, "", nil, want{problem: `invalid interrupt hook JSON output ("continue"`}},
+		{"interrupt: decision is rejected", hookspec.OnSessionEnd, 0, `{"decision":"block"}`, "", nil, want{problem: `invalid interrupt hook JSON output ("decision"`}},
+		{"interrupt: malformed JSON is rejected", hookspec.OnSessionEnd, 0, `{"systemMessage":"x"`, "", nil, want{problem: "invalid interrupt hook JSON output"}},
+		{"interrupt: plain text is rejected", hookspec.OnSessionEnd, 0, "aloha", "", nil, want{problem: "Interrupt hook returned non-JSON stdout"}},
+		{"interrupt: exit 2 is a failure", hookspec.OnSessionEnd, 2, "", "ignored", nil, want{problem: "Interrupt hook exited with code 2"}},
 		{"codex's name of a shared event", hookspec.PreToolCall, 0, `{"hookSpecificOutput":{"hookEventName":"BeforeTool","permissionDecision":"deny","permissionDecisionReason":"no"}}`, "", bash, want{problem: `expected "PreToolUse"`}},
 	}
 	for _, c := range cases {
