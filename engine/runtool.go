@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"time"
 )
@@ -47,7 +48,7 @@ func (e *Engine) RunTool(ctx context.Context, call ToolCall, run func(context.Co
 		result, call.Result = *output, *output
 	}
 	if err != nil {
-		f := ToolFailure{Call: call, Error: err.Error(), Interrupted: ctx.Err() != nil}
+		f := ToolFailure{Call: call, Error: err.Error(), Interrupted: ctx.Err() != nil || errors.Is(err, context.Canceled)}
 		f.Call.Result = ""
 		feedback = joinContext(feedback, e.PostToolFailure(ctx, f))
 	}

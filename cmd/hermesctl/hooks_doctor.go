@@ -134,7 +134,7 @@ func (c *cli) shellCheck(ctx context.Context, s *engine.ShellHookInfo, policy en
 		ch.note("managed hook (%s): runs first, needs no consent, cannot be disabled from the user's home", s.File)
 	}
 	if s.Dialect != "" {
-		ch.note("%s", describeDialected(listEntry{Dialect: s.Dialect, WorkDir: s.WorkDir, If: s.If, Async: s.Async}))
+		ch.note("%s", describeDialected(listEntry{Dialect: s.Dialect, WorkDir: s.WorkDir, If: s.If, Async: s.Async, Subagent: s.Subagent}))
 	}
 	st := s.Consent
 	if managed {
