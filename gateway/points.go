@@ -54,6 +54,7 @@ func (r *Runner) replaySubagent(ctx context.Context, agent *TranscriptAgent, l L
 	}
 	r.mu.Unlock()
 	for ; l.Status == "" || l.Status == "completed"; v.Nudges++ {
+		r.flow("subagent %s (%s) of %s about to stop: %q", sub.ID, sub.Type, v.SessionID, shorten(l.Summary, 120))
 		v.Response = l.Summary
 		if _, ok := r.verify(ctx, v); !ok {
 			break
