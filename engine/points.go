@@ -43,7 +43,8 @@ type VerifyDecision struct {
 // {action="continue", reason=...}; the host then gives the reason back as the next user
 // turn instead of stopping, and calls PreVerify again with Nudges one higher when the agent
 // is about to stop again. Once v.Nudges reaches max_verify_nudges (config.yaml, default 3)
-// no hook can keep the agent going: the decision is Capped.
+// no hook can keep the agent going: the decision is Capped. A subagent about to stop is
+// v.Subagent, its Nudges counted apart from the agent's: a Continue is its next instruction.
 func (e *Engine) PreVerify(ctx context.Context, v Verify) VerifyDecision {
 	set := e.with(PreVerify)
 	if set == nil {
