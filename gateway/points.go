@@ -54,7 +54,9 @@ func (r *Runner) replaySubagent(ctx context.Context, agent *TranscriptAgent, l L
 	}
 	r.mu.Unlock()
 	for ; l.Status == "" || l.Status == "completed"; v.Nudges++ {
-		r.flow("subagent %s (%s) of %s about to stop: %q", sub.ID, sub.Type, v.SessionID, shorten(l.Summary, 120))
+		if v.Nudges > 0 { // the stop of a subagent kept going
+			r.flow("subagent %s (%s) about to stop again: %q", sub.ID, sub.Type, shorten(l.Summary, 120))
+		}
 		v.Response = l.Summary
 		if _, ok := r.verify(ctx, v); !ok {
 			break

@@ -99,17 +99,15 @@ func TestReplaySubagentVerify(t *testing.T) {
 	wantLines := []string{
 		`flow: message in from ada on cli: "review the fix"`,
 		`flow: reply out to ada: "I asked two reviewers."`,
-		`flow: subagent agent-1 (reviewer) of sess-1 about to stop: "looks fine"`,
 		"pre_verify: subagent agent-1 (reviewer) keeps going: sub asked (1 of at most max_verify_nudges for it)",
 		`flow: next instruction to subagent agent-1, from sub: "end your report with a VERDICT: line"`,
-		`flow: subagent agent-1 (reviewer) of sess-1 about to stop: "add is right.\nVERDICT: approve"`,
-		`flow: subagent agent-2 (reviewer) of sess-1 about to stop: "hmm"`,
+		`flow: subagent agent-1 (reviewer) about to stop again: "add is right.\nVERDICT: approve"`,
 		"pre_verify: subagent agent-2 (reviewer) keeps going: sub asked (1 of at most max_verify_nudges for it)",
 		`flow: next instruction to subagent agent-2, from sub: "end your report with a VERDICT: line"`,
-		`flow: subagent agent-2 (reviewer) of sess-1 about to stop: "still hmm"`,
+		`flow: subagent agent-2 (reviewer) about to stop again: "still hmm"`,
 		"pre_verify: subagent agent-2 (reviewer) keeps going: sub asked (2 of at most max_verify_nudges for it)",
 		`flow: next instruction to subagent agent-2, from sub: "end your report with a VERDICT: line"`,
-		`flow: subagent agent-2 (reviewer) of sess-1 about to stop: "no idea"`,
+		`flow: subagent agent-2 (reviewer) about to stop again: "no idea"`,
 		"pre_verify: sub asked to keep going (end your report with a VERDICT: line), but subagent agent-2 already kept going 2 times (max_verify_nudges); it stops",
 	}
 	if diff := cmp.Diff(wantLines, lines); diff != "" {
