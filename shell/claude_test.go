@@ -22,11 +22,13 @@ func TestClaudeOutcome(t *testing.T) {
 	bash := map[string]any{"tool_name": "terminal"}
 	edit := map[string]any{"tool_name": "patch"}
 	type want struct {
-		kind    hookspec.Kind
-		msg     string // Block and Ask message, Context text
-		args    map[string]any
-		problem string // a substring; "" = no problem
+		kind     hookspec.Kind
+		msg      string // Block and Ask message, Context text
+		args     map[string]any
+		problem  string // a substring; "" = no problem
+		remember bool   // PermissionRequest's updatedPermissions
 	}
+	reviewer := map[string]any{"subagent": map[string]any{"agent_id": "a1", "agent_type": "reviewer", "agent_transcript_path": ""}}
 	cases := []struct {
 		name, event    string
 		exit           int
@@ -57,6 +59,7 @@ func TestClaudeOutcome(t *testing.T) {
 		{"broken JSON", hookspec.PreToolCall, 0, `{"decision":`, "", bash, want{problem: "not valid JSON"}},
 		{"plain text on a tool call is only shown", hookspec.PreToolCall, 0, "checked\n", "", bash, want{}},
 		{"systemMessage alone decides nothing", hookspec.PreToolCall, 0, `{"systemMessage":"note"}`, "", bash, want{}},
+		{"suppressOutput decides nothing", hookspec.PreToolCall, 0, `{"suppressOutput":true}`, "", bash, want{}},
 
 		{"prompt: plain text is context", hookspec.PreLLMCall, 0, "Today is Monday.\n", "", nil, want{kind: hookspec.Context, msg: "Today is Monday."}},
 		{"prompt: additionalContext", hookspec.PreLLMCall, 0, `{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"ctx"}}`, "", nil, want{kind: hookspec.Context, msg: "ctx"}},
@@ -73,6 +76,10 @@ func TestClaudeOutcome(t *testing.T) {
 		{"stop: approve lets it stop", hookspec.PreVerify, 0, `{"decision":"approve"}`, "", nil, want{}},
 		{"stop: exit 0 lets it stop", hookspec.PreVerify, 0, "", "", nil, want{}},
 		{"stop: wrong hookEventName", hookspec.PreVerify, 0, `{"hookSpecificOutput":{"hookEventName":"SubagentStop"}}`, "", nil, want{problem: `expected "Stop"`}},
+		{"subagent stop: decision block keeps the subagent going", hookspec.PreVerify, 0, `{"decision":"block","reason":"give a verdict"}`, "", reviewer, want{kind: hookspec.Continue, msg: "give a verdict"}},
+		{"subagent stop: exit 2 keeps it going with stderr", hookspec.PreVerify, 2, "", "give a verdict", reviewer, want{kind: hookspec.Continue, msg: "give a verdict"}},
+		{"subagent stop: continue false lets it stop", hookspec.PreVerify, 0, `{"continue":false,"stopReason":"enough"}`, "", reviewer, want{}},
+		{"subagent stop: its own hookEventName", hookspec.PreVerify, 0, `{"hookSpecificOutput":{"hookEventName":"Stop"}}`, "", reviewer, want{problem: `expected "SubagentStop"`}},
 
 		// PostToolUseFailure (post_tool_failure): feedback to the model.
 		{"failure: additionalContext", hookspec.PostToolFailure, 0, `{"hookSpecificOutput":{"hookEventName":"PostToolUseFailure","additionalContext":"retry with -v"}}`, "", bash, want{kind: hookspec.Context, msg: "retry with -v"}},
@@ -82,6 +89,7 @@ func TestClaudeOutcome(t *testing.T) {
 		{"permission: allow", hookspec.PreApprovalRequest, 0, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}`, "", nil, want{kind: hookspec.Allow}},
 		{"permission: allow with updatedInput", hookspec.PreApprovalRequest, 0, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow","updatedInput":{"command":"ls"}}}}`, "", nil,
 			want{kind: hookspec.Allow, args: map[string]any{"command": "ls"}}},
+		{"permission: updatedPermissions remembers", hookspec.PreApprovalRequest, 0, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow","updatedPermissions":[{"type":"addRules"}]}}}`, "", nil, want{kind: hookspec.Allow, remember: true}},
 		{"permission: deny", hookspec.PreApprovalRequest, 0, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"not on main"}}}`, "", nil, want{kind: hookspec.Deny, msg: "not on main"}},
 		{"permission: exit 2 denies", hookspec.PreApprovalRequest, 2, "", "no", nil, want{kind: hookspec.Deny, msg: "no"}},
 		{"permission: unknown behavior", hookspec.PreApprovalRequest, 0, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"maybe"}}}`, "", nil, want{problem: `unknown decision.behavior "maybe"`}},
@@ -101,6 +109,7 @@ func TestClaudeOutcome(t *testing.T) {
 		{"post tool: decision block gives the reason", hookspec.PostToolCall, 0, `{"decision":"block","reason":"fix the test"}`, "", bash, want{kind: hookspec.Context, msg: "fix the test"}},
 		{"post tool: additionalContext", hookspec.PostToolCall, 0, `{"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"formatted"}}`, "", bash, want{kind: hookspec.Context, msg: "formatted"}},
 		{"post tool: plain text is only shown", hookspec.PostToolCall, 0, "formatted x.go", "", bash, want{}},
+		{"post tool: continue false cannot stop the agent", hookspec.PostToolCall, 0, `{"continue":false,"stopReason":"halt"}`, "", bash, want{problem: `"continue": false stops Claude Code`}},
 
 		{"subagent: block cannot be honoured", hookspec.SubagentStop, 0, `{"decision":"block","reason":"more"}`, "", nil, want{problem: "already stopped"}},
 		{"session end: exit 2", hookspec.OnSessionEnd, 2, "", "x", nil, want{problem: "no effect on on_session_end"}},
@@ -108,7 +117,7 @@ func TestClaudeOutcome(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, a, problem := claudeOutcome(c.event, c.exit, c.stdout, c.stderr, DefaultTools, c.kw)
-			got := want{kind: a.Kind, msg: a.Message + a.Text, args: a.Args}
+			got := want{kind: a.Kind, msg: a.Message + a.Text, args: a.Args, remember: a.Remember}
 			if c.want.problem == "" && problem != "" || !strings.Contains(problem, c.want.problem) {
 				t.Errorf("problem %q, want %q", problem, c.want.problem)
 			}
