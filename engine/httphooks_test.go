@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hermes-hooks/hermes/consent"
+	"github.com/hermes-hooks/hermes/hookspec"
 )
 
 // An HTTP hook is consented like a command, keyed on its URL: not registered until its URL
@@ -27,8 +30,8 @@ func TestHTTPHookConsentIsPinnedToTheURL(t *testing.T) {
 		t.Cleanup(func() { e.Close(context.Background()) })
 		return e
 	}
-	store := ConsentStore(home, nil)
-	store.Approve(context.Background(), PreToolCall, srv.URL+"/other")
+	store := consent.Open(consent.DefaultPath(home), nil)
+	store.Approve(context.Background(), hookspec.PreToolCall, srv.URL+"/other")
 	if e := open(false); e.PreToolCall(context.Background(), rmRF) != nil || e.ShellHooks()[0].Registered {
 		t.Fatal("an HTTP hook ran without its URL approved")
 	}

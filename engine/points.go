@@ -10,23 +10,6 @@ import (
 // post_tool_failure, pre_compact, post_compact, on_notification, pre_approval_request as a
 // directive, and a blocked prompt (DecideTurn).
 
-// The keyword arguments of the lifecycle points (package hookspec).
-type (
-	Verify       = hookspec.Verify       // pre_verify
-	ToolFailure  = hookspec.ToolFailure  // post_tool_failure
-	Compaction   = hookspec.Compaction   // pre_compact, post_compact
-	Notification = hookspec.Notification // on_notification
-)
-
-// Hook names of the lifecycle points.
-const (
-	PreVerify       = hookspec.PreVerify
-	PostToolFailure = hookspec.PostToolFailure
-	PreCompact      = hookspec.PreCompact
-	PostCompact     = hookspec.PostCompact
-	OnNotification  = hookspec.OnNotification
-)
-
 // VerifyDecision is what pre_verify's hooks decided about an agent about to stop.
 type VerifyDecision struct {
 	// Continue: do not stop; give Reason to the agent as the next user turn and let it go
@@ -45,14 +28,14 @@ type VerifyDecision struct {
 // is about to stop again. Once v.Nudges reaches max_verify_nudges (config.yaml, default 3)
 // no hook can keep the agent going: the decision is Capped. A subagent about to stop is
 // v.Subagent, its Nudges counted apart from the agent's: a Continue is its next instruction.
-func (e *Engine) PreVerify(ctx context.Context, v Verify) VerifyDecision {
-	set := e.with(PreVerify)
+func (e *Engine) PreVerify(ctx context.Context, v hookspec.Verify) VerifyDecision {
+	set := e.with(hookspec.PreVerify)
 	if set == nil {
 		return VerifyDecision{}
 	}
 	sc := getScratch()
 	defer putScratch(sc)
-	rep := e.invoke(ctx, set, PreVerify, mapArgs(v.Kwargs()), false, sc)
+	rep := e.invoke(ctx, set, hookspec.PreVerify, mapArgs(v.Kwargs()), false, sc)
 	if rep.Decision.Kind != hookspec.Continue {
 		return VerifyDecision{}
 	}
@@ -86,9 +69,9 @@ func (s *hookSet) maxVerifyNudges() int {
 // PostToolFailure fires post_tool_failure for a tool call that failed and returns the
 // context hooks give the model about the failure ("" if none; hooks written for Claude
 // Code give it). RunTool appends it to the result.
-func (e *Engine) PostToolFailure(ctx context.Context, f ToolFailure) string {
-	if set := e.with(PostToolFailure); set != nil {
-		return invokeFor(e, ctx, set, PostToolFailure, mapArgs(f.Kwargs()), Report.Context)
+func (e *Engine) PostToolFailure(ctx context.Context, f hookspec.ToolFailure) string {
+	if set := e.with(hookspec.PostToolFailure); set != nil {
+		return invokeFor(e, ctx, set, hookspec.PostToolFailure, mapArgs(f.Kwargs()), Report.Context)
 	}
 	return ""
 }
@@ -96,21 +79,21 @@ func (e *Engine) PostToolFailure(ctx context.Context, f ToolFailure) string {
 // PreCompact fires pre_compact before the host summarises c.Messages and returns the
 // instructions hooks add for the summary ("" if none), to give the summariser with
 // c.Instructions.
-func (e *Engine) PreCompact(ctx context.Context, c Compaction) string {
-	if set := e.with(PreCompact); set != nil {
-		return invokeFor(e, ctx, set, PreCompact, mapArgs(c.PreKwargs()), Report.Context)
+func (e *Engine) PreCompact(ctx context.Context, c hookspec.Compaction) string {
+	if set := e.with(hookspec.PreCompact); set != nil {
+		return invokeFor(e, ctx, set, hookspec.PreCompact, mapArgs(c.PreKwargs()), Report.Context)
 	}
 	return ""
 }
 
 // PostCompact fires post_compact (an observer) with c.Summary.
-func (e *Engine) PostCompact(ctx context.Context, c Compaction) {
-	e.observe(ctx, PostCompact, c.PostKwargs)
+func (e *Engine) PostCompact(ctx context.Context, c hookspec.Compaction) {
+	e.observe(ctx, hookspec.PostCompact, c.PostKwargs)
 }
 
 // OnNotification fires on_notification (an observer): the agent wants the user's attention.
-func (e *Engine) OnNotification(ctx context.Context, n Notification) {
-	e.observe(ctx, OnNotification, n.Kwargs)
+func (e *Engine) OnNotification(ctx context.Context, n hookspec.Notification) {
+	e.observe(ctx, hookspec.OnNotification, n.Kwargs)
 }
 
 // ApprovalDecision is what pre_approval_request's hooks answered to an approval request.
@@ -128,14 +111,14 @@ type ApprovalDecision struct {
 // (a.Choice is not sent). A hook may answer the request itself: {action="allow", args=?,
 // remember=?} or {action="deny", message=?, remember=?}; a deny decides over every allow.
 // The person is asked only when the decision is not Answered.
-func (e *Engine) PreApprovalRequest(ctx context.Context, a Approval) ApprovalDecision {
-	set := e.with(PreApprovalRequest)
+func (e *Engine) PreApprovalRequest(ctx context.Context, a hookspec.Approval) ApprovalDecision {
+	set := e.with(hookspec.PreApprovalRequest)
 	if set == nil {
 		return ApprovalDecision{}
 	}
 	sc := getScratch()
 	defer putScratch(sc)
-	rep := e.invoke(ctx, set, PreApprovalRequest, mapArgs(a.Kwargs(false)), false, sc)
+	rep := e.invoke(ctx, set, hookspec.PreApprovalRequest, mapArgs(a.Kwargs(false)), false, sc)
 	dec := rep.Decision
 	switch dec.Kind {
 	case hookspec.Allow:
@@ -159,19 +142,19 @@ type TurnDecision struct {
 // {action="block", message=...} decides over every context. The first turn of a session
 // also gets the context on_session_start's hooks gave, first (kept for the next turn when
 // this one is blocked).
-func (e *Engine) DecideTurn(ctx context.Context, turn LLMTurn) TurnDecision {
+func (e *Engine) DecideTurn(ctx context.Context, turn hookspec.LLMTurn) TurnDecision {
 	set := e.set.Load()
 	if set.closed { // a closed engine adds nothing, not even what a session's start left
 		return TurnDecision{}
 	}
 	start := e.starts.take(turn.SessionID)
-	if len(set.callbacks(PreLLMCall)) == 0 {
+	if len(set.callbacks(hookspec.PreLLMCall)) == 0 {
 		return TurnDecision{Context: start}
 	}
 	sc := getScratch()
 	defer putScratch(sc)
 	sc.turn = turnArgs{turn: turn}
-	rep := e.invoke(ctx, set, PreLLMCall, &sc.turn, false, sc)
+	rep := e.invoke(ctx, set, hookspec.PreLLMCall, &sc.turn, false, sc)
 	if rep.Decision.Kind == hookspec.Block {
 		if start != "" {
 			e.starts.put(turn.SessionID, start, e.logger)

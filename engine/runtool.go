@@ -6,6 +6,8 @@ import (
 	"errors"
 	"os"
 	"time"
+
+	"github.com/hermes-hooks/hermes/hookspec"
 )
 
 // ToolRun is what RunTool did with one tool call.
@@ -26,7 +28,7 @@ type ToolRun struct {
 // appended to the result, after a blank line) and transform_tool_result. call.DurationMS is measured around run
 // when 0. A failure is interrupted (post_tool_failure's interrupted) when ctx is done or run's
 // error is context.Canceled: the user interrupted the call. Use WithTrace to see every firing.
-func (e *Engine) RunTool(ctx context.Context, call ToolCall, run func(context.Context, ToolCall) (string, error)) ToolRun {
+func (e *Engine) RunTool(ctx context.Context, call hookspec.ToolCall, run func(context.Context, hookspec.ToolCall) (string, error)) ToolRun {
 	d := e.DecideTool(ctx, call)
 	if d.Block != nil {
 		return ToolRun{Result: errorResult(d.Block.Message), Block: d.Block, Args: call.Args}
@@ -49,7 +51,7 @@ func (e *Engine) RunTool(ctx context.Context, call ToolCall, run func(context.Co
 		result, call.Result = *output, *output
 	}
 	if err != nil {
-		f := ToolFailure{Call: call, Error: err.Error(), Interrupted: ctx.Err() != nil || errors.Is(err, context.Canceled)}
+		f := hookspec.ToolFailure{Call: call, Error: err.Error(), Interrupted: ctx.Err() != nil || errors.Is(err, context.Canceled)}
 		f.Call.Result = ""
 		feedback = joinContext(feedback, e.PostToolFailure(ctx, f))
 	}
@@ -61,8 +63,8 @@ func (e *Engine) RunTool(ctx context.Context, call ToolCall, run func(context.Co
 
 // terminalResult applies transform_terminal_output to a terminal result of the form
 // {"output": "...", "exit_code": n}; any other result is returned as it is.
-func (e *Engine) terminalResult(ctx context.Context, call ToolCall, result string) string {
-	if e.with(TransformTerminalOutput) == nil {
+func (e *Engine) terminalResult(ctx context.Context, call hookspec.ToolCall, result string) string {
+	if e.with(hookspec.TransformTerminalOutput) == nil {
 		return result
 	}
 	var obj map[string]any
@@ -76,7 +78,7 @@ func (e *Engine) terminalResult(ctx context.Context, call ToolCall, result strin
 	exit, _ := obj["exit_code"].(float64)
 	cmd, _ := call.Args["command"].(string)
 	cwd, _ := os.Getwd()
-	out := e.TransformTerminalOutput(ctx, TerminalOutput{Command: cmd, Output: output, ExitCode: int(exit), Cwd: cwd, TaskID: call.TaskID})
+	out := e.TransformTerminalOutput(ctx, hookspec.TerminalOutput{Command: cmd, Output: output, ExitCode: int(exit), Cwd: cwd, TaskID: call.TaskID})
 	if out == output {
 		return result
 	}

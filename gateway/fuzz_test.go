@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/gateway"
+	"github.com/hermes-hooks/hermes/hookspec"
 )
 
 const fuzzTranscriptName = "fuzz.jsonl"
@@ -38,7 +39,7 @@ type guardAgent struct {
 	t *testing.T
 }
 
-func (a guardAgent) RunTool(ctx context.Context, call engine.ToolCall) (string, error) {
+func (a guardAgent) RunTool(ctx context.Context, call hookspec.ToolCall) (string, error) {
 	if call.Args["command"] == "rm -rf /" {
 		a.t.Errorf("tool call %q ran `rm -rf /` although pre_tool_call blocks it", call.ToolCallID)
 	}

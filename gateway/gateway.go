@@ -13,6 +13,7 @@ import (
 
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/enginelink"
 	"github.com/hermes-hooks/hermes/internal/reload"
 )
 
@@ -24,7 +25,7 @@ type Options struct {
 	// queue is full, Emit drops the event for that hook, counts it and logs a warning.
 	QueueSize int
 	// HostFuncs are added to the hermes module of every gateway hook (e.g. run_agent).
-	HostFuncs map[string]engine.Func
+	HostFuncs map[string]hookspec.Func
 	// Metrics, when non-nil, counts every hook call and dropped event.
 	Metrics *engine.Metrics
 }
@@ -56,7 +57,7 @@ type Gateway struct {
 type routes struct {
 	hooks    []*hook
 	infos    []*HookInfo
-	warnings []engine.Warning
+	warnings []hookspec.Warning
 	exact    map[string][]*hook // event -> exact subscribers, in directory order
 	wildcard map[string][]*hook // prefix -> "<prefix>:*" subscribers, in directory order
 }
@@ -104,15 +105,15 @@ func (g *Gateway) load(ctx context.Context, prev *routes) (*routes, error) {
 	if err != nil {
 		return nil, err
 	}
-	var running []*engine.GatewayHook
-	kept := map[*engine.GatewayHook]*hook{}
+	var running []enginelink.GatewayHook
+	kept := map[enginelink.GatewayHook]*hook{}
 	if prev != nil {
 		for _, h := range prev.hooks {
 			running = append(running, h.GatewayHook)
 			kept[h.GatewayHook] = h
 		}
 	}
-	loaded, infos, warnings, err := g.eng.LoadGatewayHooks(ctx, engine.GatewayHookOptions{Logger: g.logger, HostFuncs: g.opts.HostFuncs}, running)
+	loaded, infos, warnings, err := enginelink.LoadGatewayHooks(g.eng, ctx, enginelink.GatewayHookOptions{Logger: g.logger, HostFuncs: g.opts.HostFuncs}, running)
 	if err == nil {
 		err = home.Unchanged()
 	}
@@ -127,13 +128,13 @@ func (g *Gateway) load(ctx context.Context, prev *routes) (*routes, error) {
 	hooks := make([]*hook, len(loaded))
 	for i, h := range loaded {
 		if hooks[i] = kept[h]; hooks[i] == nil {
-			hooks[i] = &hook{GatewayHook: h, info: h.Info()}
+			hooks[i] = &hook{GatewayHook: h, info: (*HookInfo)(h.Info())}
 		}
 	}
 	for _, w := range warnings {
 		g.loadLog.Warn(w.String())
 	}
-	r := &routes{hooks: hooks, infos: infos, warnings: warnings, exact: map[string][]*hook{}, wildcard: map[string][]*hook{}}
+	r := &routes{hooks: hooks, infos: hookInfos(infos), warnings: warnings, exact: map[string][]*hook{}, wildcard: map[string][]*hook{}}
 	for _, h := range hooks {
 		for _, ev := range h.info.Events {
 			if prefix, ok := strings.CutSuffix(ev, ":*"); ok {
@@ -219,8 +220,16 @@ func (g *Gateway) Engine() *engine.Engine { return g.eng }
 // Hooks describes every hook directory found, loaded or not, in directory order.
 func (g *Gateway) Hooks() []*HookInfo { return g.routes.Load().infos }
 
+func hookInfos(infos []*enginelink.GatewayHookInfo) []*HookInfo {
+	out := make([]*HookInfo, len(infos))
+	for i, info := range infos {
+		out[i] = (*HookInfo)(info)
+	}
+	return out
+}
+
 // Warnings lists the problems found while loading.
-func (g *Gateway) Warnings() []engine.Warning { return g.routes.Load().warnings }
+func (g *Gateway) Warnings() []hookspec.Warning { return g.routes.Load().warnings }
 
 // matching returns the hooks for event: exact subscribers first, then wildcard ones, each
 // hook once.
@@ -272,7 +281,7 @@ func (g *Gateway) EmitContext(ctx context.Context, event string, data map[string
 			emit = &sc
 		}
 	}
-	g.eng.NotifyWebhooks(event, data)
+	enginelink.NotifyWebhooks(g.eng, event, data)
 	g.mu.RLock()
 	defer g.mu.RUnlock()
 	for _, h := range g.routes.Load().matching(event) {
@@ -291,15 +300,15 @@ func (g *Gateway) EmitContext(ctx context.Context, event string, data map[string
 }
 
 // EmitEvent is Emit for a typed event.
-func (g *Gateway) EmitEvent(ev Event) { g.Emit(ev.EventName(), ev.Context()) }
+func (g *Gateway) EmitEvent(ev hookspec.Event) { g.Emit(ev.EventName(), ev.Context()) }
 
 // EmitEventContext is EmitContext for a typed event.
-func (g *Gateway) EmitEventContext(ctx context.Context, ev Event) {
+func (g *Gateway) EmitEventContext(ctx context.Context, ev hookspec.Event) {
 	g.EmitContext(ctx, ev.EventName(), ev.Context())
 }
 
 // EmitEventSync is EmitSync for a typed event.
-func (g *Gateway) EmitEventSync(ctx context.Context, ev Event) []engine.HookResult {
+func (g *Gateway) EmitEventSync(ctx context.Context, ev hookspec.Event) []hookspec.Result {
 	return g.EmitSync(ctx, ev.EventName(), ev.Context())
 }
 
@@ -307,7 +316,7 @@ func (g *Gateway) EmitEventSync(ctx context.Context, ev Event) []engine.HookResu
 // every dropWarnEvery per hook.
 func (g *Gateway) drop(h *hook, event, reason string) {
 	n := h.worker.dropped.Add(1)
-	g.opts.Metrics.Drop(engine.SourceGateway, h.info.Name, event, reason)
+	g.opts.Metrics.Drop(hookspec.SourceGateway, h.info.Name, event, reason)
 	if reason != engine.DropQueueFull {
 		return
 	}
@@ -339,8 +348,8 @@ func (g *Gateway) run(h *hook, after <-chan struct{}) {
 // EmitSync runs the matching handlers now, in order (exact subscribers, then wildcard),
 // and returns one result per handler. After Close nothing runs: the event is counted as
 // dropped for each matching hook and there are no results.
-func (g *Gateway) EmitSync(ctx context.Context, event string, data map[string]any) []engine.HookResult {
-	g.eng.NotifyWebhooks(event, data)
+func (g *Gateway) EmitSync(ctx context.Context, event string, data map[string]any) []hookspec.Result {
+	enginelink.NotifyWebhooks(g.eng, event, data)
 	g.mu.RLock()
 	hooks := g.routes.Load().matching(event)
 	if g.closed {
@@ -350,7 +359,7 @@ func (g *Gateway) EmitSync(ctx context.Context, event string, data map[string]an
 		hooks = nil
 	}
 	g.mu.RUnlock()
-	results := make([]engine.HookResult, 0, len(hooks))
+	results := make([]hookspec.Result, 0, len(hooks))
 	for _, h := range hooks {
 		results = append(results, g.call(ctx, h, event, data, nil))
 	}
@@ -371,7 +380,7 @@ func (g *Gateway) EmitCollect(ctx context.Context, event string, data map[string
 // call runs one handler; failures are logged and reported, never returned. A queued event
 // (emit not nil) runs in a span of its own trace linked to emit; a synchronous one, in a
 // child of ctx's span.
-func (g *Gateway) call(ctx context.Context, h *hook, event string, data map[string]any, emit *trace.SpanContext) (r engine.HookResult) {
+func (g *Gateway) call(ctx context.Context, h *hook, event string, data map[string]any, emit *trace.SpanContext) (r hookspec.Result) {
 	if g.tracer != nil {
 		var span trace.Span
 		ctx, span = g.startSpan(ctx, h.info.Name, event, data, emit)
@@ -379,12 +388,12 @@ func (g *Gateway) call(ctx context.Context, h *hook, event string, data map[stri
 	}
 	start := time.Now()
 	v, err := h.Call(ctx, event, data)
-	r = engine.HookResult{Source: engine.SourceGateway, Name: h.info.Name, Status: engine.StatusOK, Result: v, Duration: time.Since(start)}
+	r = hookspec.Result{Source: hookspec.SourceGateway, Name: h.info.Name, Status: hookspec.StatusOK, Result: v, Duration: time.Since(start)}
 	if err != nil {
-		r = hookspec.Failed(engine.SourceGateway, h.info.Name, engine.StatusOf(err), err.Error(), r.Duration)
+		r = hookspec.Failed(hookspec.SourceGateway, h.info.Name, enginelink.StatusOf(err), err.Error(), r.Duration)
 		g.logger.Warn("gateway hook failed", "hook", h.info.Name, "event", event, "status", string(r.Status), "error", r.Err)
 	}
-	g.opts.Metrics.Observe(engine.SourceGateway, h.info.Name, event, r.Status, r.Duration)
+	g.opts.Metrics.Observe(hookspec.SourceGateway, h.info.Name, event, r.Status, r.Duration)
 	return r
 }
 

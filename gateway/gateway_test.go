@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/hermes-hooks/hermes/engine"
+	"github.com/hermes-hooks/hermes/hookspec"
 
 	"github.com/hermes-hooks/hermes/internal/testutil"
 )
@@ -129,7 +130,7 @@ func TestWildcards(t *testing.T) {
 func TestEmitDoesNotWaitAndKeepsOrder(t *testing.T) {
 	var mu sync.Mutex
 	var seen []any
-	record := engine.Func(func(_ context.Context, args []any) (any, error) {
+	record := hookspec.Func(func(_ context.Context, args []any) (any, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		seen = append(seen, args[0])
@@ -142,7 +143,7 @@ function handle(ev, ctx)
   if ctx.iteration == 1 then t.sleep(2) end
   hermes.record(ctx.iteration)
 end`))
-	g, _ := newGateway(t, home, Options{HostFuncs: map[string]engine.Func{"record": record}})
+	g, _ := newGateway(t, home, Options{HostFuncs: map[string]hookspec.Func{"record": record}})
 	start := time.Now()
 	for i := 1; i <= 5; i++ {
 		g.Emit("agent:step", map[string]any{"iteration": i})
@@ -190,11 +191,11 @@ func TestFailuresNeverReachTheCaller(t *testing.T) {
 	))
 	g, logs := newGateway(t, home, Options{})
 	rs := g.EmitSync(context.Background(), "agent:end", nil)
-	var statuses []engine.Status
+	var statuses []hookspec.Status
 	for _, r := range rs {
 		statuses = append(statuses, r.Status)
 	}
-	if diff := cmp.Diff([]engine.Status{engine.StatusError, engine.StatusTimeout, engine.StatusOK}, statuses); diff != "" {
+	if diff := cmp.Diff([]hookspec.Status{hookspec.StatusError, hookspec.StatusTimeout, hookspec.StatusOK}, statuses); diff != "" {
 		t.Errorf("statuses (-want +got):\n%s", diff)
 	}
 	if !strings.Contains(rs[0].Err, "a_err/handler.lua:2: boom") {
@@ -210,7 +211,7 @@ func TestFailuresNeverReachTheCaller(t *testing.T) {
 func TestCloseDeadlineInterrupts(t *testing.T) {
 	home := testutil.Home(t, hookFiles("stuck", "events: [agent:end]\ntimeout: 60\n", `function handle() require("hermes").started() while true do end end`))
 	started := make(chan struct{}, 1)
-	g, _ := newGateway(t, home, Options{HostFuncs: map[string]engine.Func{"started": func(context.Context, []any) (any, error) {
+	g, _ := newGateway(t, home, Options{HostFuncs: map[string]hookspec.Func{"started": func(context.Context, []any) (any, error) {
 		started <- struct{}{}
 		return nil, nil
 	}}})

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hermes-hooks/hermes/engine"
+	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
@@ -52,12 +53,12 @@ func TestHost(t *testing.T) {
 	if err := <-watching; err != nil {
 		t.Fatal(err)
 	}
-	if got := h.Engine.PreLLMCall(ctx, engine.LLMTurn{}); got != "v2" {
+	if got := h.Engine.PreLLMCall(ctx, hookspec.LLMTurn{}); got != "v2" {
 		t.Errorf("after the watcher reloaded: %q, want v2", got)
 	}
 
 	for range 3 {
-		h.Gateway.Emit(AgentEnd, map[string]any{"seq": 1})
+		h.Gateway.Emit(hookspec.AgentEnd, map[string]any{"seq": 1})
 	}
 	if err := h.Close(ctx); err != nil {
 		t.Fatal(err)
@@ -65,11 +66,11 @@ func TestHost(t *testing.T) {
 	if n := len(rec.Get("g")); n != 3 {
 		t.Errorf("%d of 3 queued events handled by Close", n)
 	}
-	if blk := h.Engine.PreToolCall(ctx, engine.ToolCall{Name: "terminal"}); blk == nil {
+	if blk := h.Engine.PreToolCall(ctx, hookspec.ToolCall{Name: "terminal"}); blk == nil {
 		t.Error("a closed host allowed a tool call")
 	}
-	h.Gateway.Emit(AgentEnd, nil)
-	if rs := h.Gateway.EmitSync(ctx, AgentEnd, nil); len(rs) != 0 {
+	h.Gateway.Emit(hookspec.AgentEnd, nil)
+	if rs := h.Gateway.EmitSync(ctx, hookspec.AgentEnd, nil); len(rs) != 0 {
 		t.Errorf("EmitSync after Close ran %v", rs)
 	}
 	if n := h.Gateway.Dropped()["g"]; n != 2 {
@@ -99,7 +100,7 @@ func TestHostSurvivesHomeReplaced(t *testing.T) {
 	defer stop()
 	go h.Watch(watchCtx, 20*time.Millisecond, func(_ []string, err error) { reloads <- err })
 	message := func() string {
-		if blk := h.Engine.PreToolCall(ctx, engine.ToolCall{Name: "x"}); blk != nil {
+		if blk := h.Engine.PreToolCall(ctx, hookspec.ToolCall{Name: "x"}); blk != nil {
 			return blk.Message
 		}
 		return "allowed"

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/hookspec"
 )
 
@@ -16,7 +15,7 @@ import (
 // verify fires pre_verify for the final response of a turn, or of a subagent, that hooks
 // kept going v.Nudges times already. ok: a hook keeps it going, and reason is its next user
 // turn (a subagent's next instruction).
-func (r *Runner) verify(ctx context.Context, v engine.Verify) (reason string, ok bool) {
+func (r *Runner) verify(ctx context.Context, v hookspec.Verify) (reason string, ok bool) {
 	d := r.eng.PreVerify(ctx, v)
 	switch {
 	case d.Capped && v.Subagent != nil:
@@ -46,7 +45,7 @@ func (r *Runner) replaySubagent(ctx context.Context, agent *TranscriptAgent, l L
 		sub.ID = fmt.Sprintf("subagent-%d", l.N)
 	}
 	r.mu.Lock()
-	v := engine.Verify{SessionID: r.lastID, Model: r.opts.Model, Subagent: sub}
+	v := hookspec.Verify{SessionID: r.lastID, Model: r.opts.Model, Subagent: sub}
 	for _, s := range r.sessions {
 		if s.id == r.lastID {
 			v.Platform = s.platform
@@ -70,14 +69,14 @@ func (r *Runner) replaySubagent(ctx context.Context, agent *TranscriptAgent, l L
 		}
 		l = next
 	}
-	r.HandleSubagent(ctx, Subagent{Role: l.Role, Summary: l.Summary, Status: l.Status, DurationMS: l.DurationMS})
+	r.HandleSubagent(ctx, hookspec.Subagent{Role: l.Role, Summary: l.Summary, Status: l.Status, DurationMS: l.DurationMS})
 	return nil
 }
 
 // hookApproval fires pre_approval_request: when a hook answers, choice is its answer as a
 // person's choice would be ("once", "always" when it asks to remember, "deny") and ok is
 // true; the person is not to be asked.
-func (r *Runner) hookApproval(ctx context.Context, a Approval) (choice string, ok bool) {
+func (r *Runner) hookApproval(ctx context.Context, a hookspec.Approval) (choice string, ok bool) {
 	d := r.eng.PreApprovalRequest(ctx, a)
 	if !d.Answered {
 		return "", false
@@ -101,14 +100,10 @@ func (r *Runner) hookApproval(ctx context.Context, a Approval) (choice string, o
 	return choice, true
 }
 
-// Compaction is a summary of a session's history the host made: Trigger, Instructions and
-// Summary (HandleCompact fills the session and its messages).
-type Compaction = engine.Compaction
-
 // HandleCompact summarises the most recent session's history: pre_compact with the
 // messages (its instructions are noted), then the history is replaced by c.Summary, then
 // post_compact.
-func (r *Runner) HandleCompact(ctx context.Context, c Compaction) {
+func (r *Runner) HandleCompact(ctx context.Context, c hookspec.Compaction) {
 	ctx = r.traced(ctx, "")
 	r.mu.Lock()
 	c.SessionID = r.lastID
@@ -130,12 +125,8 @@ func (r *Runner) HandleCompact(ctx context.Context, c Compaction) {
 	r.eng.PostCompact(ctx, c)
 }
 
-// Notification is the agent wanting the user's attention (HandleNotification fills the
-// session).
-type Notification = engine.Notification
-
 // HandleNotification fires on_notification for the most recent session.
-func (r *Runner) HandleNotification(ctx context.Context, n Notification) {
+func (r *Runner) HandleNotification(ctx context.Context, n hookspec.Notification) {
 	r.mu.Lock()
 	n.SessionID = r.lastID
 	for _, s := range r.sessions {

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/hermes-hooks/hermes/engine"
+	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
@@ -46,7 +47,7 @@ func replayPoints(t *testing.T, config, transcript string) (lines, saw []string,
 		return nil, nil
 	}
 	tl, err := ReplayReader(context.Background(), "t.jsonl", strings.NewReader(transcript),
-		engine.Options{Home: home, HostFuncs: map[string]engine.Func{"saw": seen}}, Options{})
+		engine.Options{Home: home, HostFuncs: map[string]hookspec.Func{"saw": seen}}, Options{})
 	for _, e := range tl.Events {
 		switch {
 		case e.Flow != "":

@@ -20,7 +20,7 @@ type Agent interface {
 	// Step returns the model's next step: tool calls to run, or the final response.
 	Step(ctx context.Context, req StepRequest) (Step, error)
 	// RunTool executes one tool call and returns its result (usually JSON).
-	RunTool(ctx context.Context, call engine.ToolCall) (string, error)
+	RunTool(ctx context.Context, call hookspec.ToolCall) (string, error)
 	// Prompt runs a one-shot prompt outside any session (hermes.run_agent).
 	Prompt(ctx context.Context, prompt string) (string, error)
 }
@@ -45,14 +45,14 @@ type Message struct {
 // Step is one answer of the model.
 type Step struct {
 	Model     string
-	ToolCalls []engine.ToolCall // Name, Args, ToolCallID (and DurationMS if known)
+	ToolCalls []hookspec.ToolCall // Name, Args, ToolCallID (and DurationMS if known)
 	Response  string
 	Final     bool // Response is the final answer
 }
 
 // ToolResult is what the model gets back for one tool call.
 type ToolResult struct {
-	Call    engine.ToolCall
+	Call    hookspec.ToolCall
 	Result  string
 	Blocked bool
 }
@@ -67,12 +67,6 @@ type Inbound struct {
 type Command struct {
 	Platform, UserID, ChatID, Name, Args string
 }
-
-// Approval is a dangerous command that asked the user, and the answer.
-type Approval = engine.Approval
-
-// Subagent is a finished child of a delegation; HandleSubagent fills its ParentSessionID.
-type Subagent = engine.Subagent
 
 // RunnerOptions configure a Runner. The zero value works.
 type RunnerOptions struct {
@@ -117,8 +111,8 @@ func NewRunner(eng *engine.Engine, gw *Gateway, agent Agent, opts RunnerOptions)
 
 // HostFuncs returns the functions a runner offers to Lua hooks through the hermes module:
 // run_agent(prompt) runs a one-shot prompt through agent and returns its text.
-func HostFuncs(agent Agent) map[string]engine.Func {
-	return map[string]engine.Func{
+func HostFuncs(agent Agent) map[string]hookspec.Func {
+	return map[string]hookspec.Func{
 		"run_agent": func(ctx context.Context, args []any) (any, error) {
 			prompt, ok := firstString(args)
 			if !ok {
@@ -141,7 +135,7 @@ func firstString(args []any) (string, bool) {
 func (r *Runner) Startup(ctx context.Context, platforms []string) {
 	ctx, span := r.span(ctx, "startup", "", nil)
 	defer span.End()
-	r.emit(ctx, StartupEvent{Platforms: platforms})
+	r.emit(ctx, hookspec.StartupEvent{Platforms: platforms})
 }
 
 // traced is ctx with the runner's trace: every firing of the engine's hooks is recorded in
@@ -154,11 +148,11 @@ func (r *Runner) traced(ctx context.Context, callID string) context.Context {
 			return
 		}
 		switch rep.Event {
-		case engine.TransformLLMOutput:
+		case hookspec.TransformLLMOutput:
 			r.note("response rewritten by transform_llm_output")
-		case engine.TransformTerminalOutput:
+		case hookspec.TransformTerminalOutput:
 			r.note("terminal output of %s replaced by transform_terminal_output", callID)
-		case engine.TransformToolResult:
+		case hookspec.TransformToolResult:
 			r.note("tool result of %s replaced by transform_tool_result", callID)
 		}
 	})
@@ -173,7 +167,7 @@ func (r *Runner) HandleMessage(ctx context.Context, in Inbound) (string, error) 
 	r.flow("message in from %s on %s: %q", in.UserID, in.Platform, in.Text)
 	text := in.Text
 	if !in.Internal {
-		ev := engine.DispatchEvent{Text: in.Text, Platform: in.Platform, UserID: in.UserID, ChatID: in.ChatID,
+		ev := hookspec.DispatchEvent{Text: in.Text, Platform: in.Platform, UserID: in.UserID, ChatID: in.ChatID,
 			ChatType: in.ChatType, MessageID: in.MessageID}
 		host := engine.DispatchHost{Gateway: r.gatewayFacade(ctx), SessionStore: r.storeFacade(ctx)}
 		switch d := r.eng.PreGatewayDispatch(ctx, ev, host); d.Action {
@@ -187,8 +181,8 @@ func (r *Runner) HandleMessage(ctx context.Context, in Inbound) (string, error) 
 	}
 	s, first := r.session(in.Platform, in.UserID, in.ChatID)
 	if first {
-		r.emit(ctx, SessionStartEvent{Platform: s.platform, UserID: s.userID, SessionID: s.id, SessionKey: s.key})
-		r.eng.OnSessionStart(ctx, engine.Session{SessionID: s.id, Model: r.opts.Model, Platform: s.platform})
+		r.emit(ctx, hookspec.SessionStartEvent{Platform: s.platform, UserID: s.userID, SessionID: s.id, SessionKey: s.key})
+		r.eng.OnSessionStart(ctx, hookspec.Session{SessionID: s.id, Model: r.opts.Model, Platform: s.platform})
 	}
 	return r.turn(ctx, s, in, text)
 }
@@ -202,11 +196,11 @@ func (r *Runner) turn(ctx context.Context, s *session, in Inbound, text string) 
 		return []attribute.KeyValue{attrOperation.String("invoke_agent"), engine.AttrConversationID.String(s.id)}
 	})
 	defer span.End()
-	r.emit(ctx, AgentStartEvent{Platform: s.platform, UserID: s.userID, SessionID: s.id, Message: text})
+	r.emit(ctx, hookspec.AgentStartEvent{Platform: s.platform, UserID: s.userID, SessionID: s.id, Message: text})
 	history := r.historyOf(s.id)
-	llm := engine.LLMTurn{SessionID: s.id, UserMessage: text, ConversationHistory: messagesAny(history),
+	llm := hookspec.LLMTurn{SessionID: s.id, UserMessage: text, ConversationHistory: messagesAny(history),
 		IsFirstTurn: len(history) == 0, Model: r.opts.Model, Platform: s.platform, SenderID: in.UserID}
-	end := engine.SessionResult{Session: engine.Session{SessionID: s.id, Model: r.opts.Model, Platform: s.platform}}
+	end := hookspec.SessionResult{Session: hookspec.Session{SessionID: s.id, Model: r.opts.Model, Platform: s.platform}}
 	decided := r.eng.DecideTurn(ctx, llm)
 	if blk := decided.Block; blk != nil {
 		r.note("prompt blocked by %s: %s", blk.Hook, blk.Message)
@@ -239,24 +233,24 @@ func (r *Runner) turn(ctx context.Context, s *session, in Inbound, text string) 
 			if cut != "" {
 				return r.interrupt(ctx, end, cut)
 			}
-			r.emit(ctx, AgentStepEvent{Platform: s.platform, UserID: s.userID, SessionID: s.id, Iteration: req.Iteration, ToolNames: toolNames(step.ToolCalls)})
+			r.emit(ctx, hookspec.AgentStepEvent{Platform: s.platform, UserID: s.userID, SessionID: s.id, Iteration: req.Iteration, ToolNames: toolNames(step.ToolCalls)})
 			if !step.Final {
 				continue
 			}
 		}
-		if reason, ok := r.verify(ctx, engine.Verify{SessionID: s.id, UserMessage: text, Response: step.Response, Nudges: nudges,
+		if reason, ok := r.verify(ctx, hookspec.Verify{SessionID: s.id, UserMessage: text, Response: step.Response, Nudges: nudges,
 			Model: end.Model, Platform: s.platform}); ok {
 			nudges++
 			req.UserMessage, req.ToolResults = reason, nil
 			req.Iteration++
 			continue
 		}
-		response := r.eng.TransformLLMOutput(ctx, engine.LLMOutput{ResponseText: step.Response, SessionID: s.id, Model: end.Model, Platform: s.platform})
+		response := r.eng.TransformLLMOutput(ctx, hookspec.LLMOutput{ResponseText: step.Response, SessionID: s.id, Model: end.Model, Platform: s.platform})
 		llm.AssistantResponse, llm.Model = response, end.Model
 		r.eng.PostLLMCall(ctx, llm)
 		r.appendHistory(s.id, Message{Role: "user", Content: text}, Message{Role: "assistant", Content: response})
 		r.flow("reply out to %s: %q", s.userID, response)
-		r.emit(ctx, AgentEndEvent{Platform: s.platform, UserID: s.userID, SessionID: s.id, Message: text, Response: response})
+		r.emit(ctx, hookspec.AgentEndEvent{Platform: s.platform, UserID: s.userID, SessionID: s.id, Message: text, Response: response})
 		end.Completed = true
 		r.eng.OnSessionEnd(ctx, end)
 		return response, nil
@@ -271,7 +265,7 @@ func interrupted(ctx context.Context, err error) bool {
 
 // interrupt ends a turn the user interrupted (why says where): no reply, and on_session_end
 // with interrupted=true.
-func (r *Runner) interrupt(ctx context.Context, end engine.SessionResult, why string) (string, error) {
+func (r *Runner) interrupt(ctx context.Context, end hookspec.SessionResult, why string) (string, error) {
 	r.note("turn interrupted: %s; no reply", why)
 	end.Interrupted = true
 	r.eng.OnSessionEnd(ctx, end)
@@ -281,7 +275,7 @@ func (r *Runner) interrupt(ctx context.Context, end engine.SessionResult, why st
 // runTools runs one step's tool calls, each through engine.RunTool: pre_tool_call, the
 // tool, the terminal transform, post_tool_call and transform_tool_result. A call the user
 // interrupted ends the step: cut says which, and the later calls do not run.
-func (r *Runner) runTools(ctx context.Context, s *session, calls []engine.ToolCall) (results []ToolResult, cut string) {
+func (r *Runner) runTools(ctx context.Context, s *session, calls []hookspec.ToolCall) (results []ToolResult, cut string) {
 	for _, call := range calls {
 		call.SessionID, call.TaskID = s.id, s.id
 		args, _ := json.Marshal(call.Args)
@@ -312,7 +306,7 @@ func (r *Runner) HandleCommand(ctx context.Context, c Command) {
 	ctx, span := r.span(ctx, "command", "", func() []attribute.KeyValue { return []attribute.KeyValue{attrCommand.String(c.Name)} })
 	defer span.End()
 	ctx = r.traced(ctx, "")
-	r.emit(ctx, CommandEvent{Platform: c.Platform, UserID: c.UserID, Command: c.Name, Args: c.Args})
+	r.emit(ctx, hookspec.CommandEvent{Platform: c.Platform, UserID: c.UserID, Command: c.Name, Args: c.Args})
 	if c.Name != "new" && c.Name != "reset" {
 		return
 	}
@@ -320,21 +314,21 @@ func (r *Runner) HandleCommand(ctx context.Context, c Command) {
 	r.mu.Lock()
 	old := r.sessions[key]
 	r.mu.Unlock()
-	finalized := engine.Session{Platform: c.Platform}
+	finalized := hookspec.Session{Platform: c.Platform}
 	if old != nil {
 		finalized.SessionID = old.id
 	}
 	r.eng.OnSessionFinalize(ctx, finalized)
-	r.emit(ctx, SessionEndEvent{Platform: c.Platform, UserID: c.UserID, SessionKey: key})
+	r.emit(ctx, hookspec.SessionEndEvent{Platform: c.Platform, UserID: c.UserID, SessionKey: key})
 	s := r.newSession(c.Platform, c.UserID, key)
-	r.emit(ctx, SessionResetEvent{Platform: c.Platform, UserID: c.UserID, SessionKey: key})
-	r.eng.OnSessionReset(ctx, engine.Session{SessionID: s.id, Platform: c.Platform})
+	r.emit(ctx, hookspec.SessionResetEvent{Platform: c.Platform, UserID: c.UserID, SessionKey: key})
+	r.eng.OnSessionReset(ctx, hookspec.Session{SessionID: s.id, Platform: c.Platform})
 }
 
 // HandleApproval fires pre_approval_request and post_approval_response. When a hook
 // answers the request, the person is not asked: the hook's answer is the choice ("once",
 // "always" when it asks to remember, or "deny"), not a.Choice.
-func (r *Runner) HandleApproval(ctx context.Context, a Approval) {
+func (r *Runner) HandleApproval(ctx context.Context, a hookspec.Approval) {
 	ctx, span := r.span(ctx, "approval", "", nil)
 	defer span.End()
 	ctx = r.traced(ctx, "")
@@ -348,7 +342,7 @@ func (r *Runner) HandleApproval(ctx context.Context, a Approval) {
 }
 
 // HandleSubagent fires subagent_stop for the most recent session.
-func (r *Runner) HandleSubagent(ctx context.Context, s Subagent) {
+func (r *Runner) HandleSubagent(ctx context.Context, s hookspec.Subagent) {
 	r.mu.Lock()
 	s.ParentSessionID = r.lastID
 	r.mu.Unlock()
@@ -370,7 +364,7 @@ func (r *Runner) Shutdown(ctx context.Context) error {
 	defer span.End()
 	ctx = r.traced(ctx, "")
 	for _, s := range live {
-		r.eng.OnSessionFinalize(ctx, engine.Session{SessionID: s.id, Platform: s.platform})
+		r.eng.OnSessionFinalize(ctx, hookspec.Session{SessionID: s.id, Platform: s.platform})
 	}
 	if r.gw == nil {
 		return nil
@@ -444,7 +438,7 @@ func (r *Runner) appendHistory(id string, msgs ...Message) {
 // History returns the stored conversation of a session (what a session store would keep).
 func (r *Runner) History(sessionID string) []Message { return r.historyOf(sessionID) }
 
-func toolNames(calls []engine.ToolCall) []string {
+func toolNames(calls []hookspec.ToolCall) []string {
 	out := make([]string, len(calls))
 	for i, c := range calls {
 		out[i] = c.Name

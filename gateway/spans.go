@@ -9,11 +9,12 @@ import (
 
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/enginelink"
 )
 
 // newTracer is the tracer of eng's provider, or nil when the engine traces nothing.
 func newTracer(eng *engine.Engine) trace.Tracer {
-	p := eng.TracerProvider()
+	p := enginelink.TracerProvider(eng)
 	if p == nil {
 		return nil
 	}
@@ -25,7 +26,7 @@ func newTracer(eng *engine.Engine) trace.Tracer {
 // of ctx's span.
 func (g *Gateway) startSpan(ctx context.Context, name, event string, data map[string]any, emit *trace.SpanContext) (context.Context, trace.Span) {
 	attrs := []attribute.KeyValue{engine.AttrEvent.String(event), engine.AttrHookName.String(name),
-		engine.AttrHookSource.String(engine.SourceGateway), engine.AttrHookDialect.String("hermes")}
+		engine.AttrHookSource.String(hookspec.SourceGateway), engine.AttrHookDialect.String("hermes")}
 	if s, _ := data["session_id"].(string); s != "" {
 		attrs = append(attrs, engine.AttrConversationID.String(s))
 	}
@@ -51,10 +52,10 @@ func dropped(ctx context.Context, emit *trace.SpanContext, hook, event, reason s
 }
 
 // endSpan records how the hook's call ended and ends span; a failure is the span's error.
-func endSpan(span trace.Span, r engine.HookResult) {
+func endSpan(span trace.Span, r hookspec.Result) {
 	span.SetAttributes(engine.AttrHookStatus.String(string(r.Status)),
 		engine.AttrDurationMS.Float64(hookspec.DurationMS(r.Duration)))
-	if r.Status != engine.StatusOK && r.Status != engine.StatusSkipped {
+	if r.Status != hookspec.StatusOK && r.Status != hookspec.StatusSkipped {
 		span.SetAttributes(engine.AttrErrorType.String(string(r.Status)), engine.AttrHookError.String(r.Err))
 		span.SetStatus(codes.Error, r.Err)
 	}
@@ -80,7 +81,7 @@ func (r *Runner) span(ctx context.Context, name, suffix string, attrs func() []a
 }
 
 // toolSpan starts the span of one tool call of session s (GenAI's execute_tool).
-func (r *Runner) toolSpan(ctx context.Context, s *session, call engine.ToolCall) (context.Context, trace.Span) {
+func (r *Runner) toolSpan(ctx context.Context, s *session, call hookspec.ToolCall) (context.Context, trace.Span) {
 	return r.span(ctx, "execute_tool", call.Name, func() []attribute.KeyValue {
 		return []attribute.KeyValue{attrOperation.String("execute_tool"), engine.AttrToolName.String(call.Name),
 			engine.AttrToolCallID.String(call.ToolCallID), engine.AttrConversationID.String(s.id)}

@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/hermes-hooks/hermes/engine"
+	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
@@ -243,7 +244,7 @@ func TestQueuedEventLinksToEmit(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx, turn := tp.Tracer("test").Start(context.Background(), "turn")
-	g.EmitEventContext(ctx, AgentStartEvent{Platform: "cli", SessionID: "s1", Message: "hi"})
+	g.EmitEventContext(ctx, hookspec.AgentStartEvent{Platform: "cli", SessionID: "s1", Message: "hi"})
 	g.Emit("agent:end", map[string]any{}) // no span to link to
 	turn.End()
 	if err := g.Close(context.Background()); err != nil { // waits for the queued events

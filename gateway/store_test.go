@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/hermes-hooks/hermes/engine"
+	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/enginelink"
 	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
@@ -27,11 +29,11 @@ func TestGatewayHookStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer g.Close(ctx)
-	eng.PreLLMCall(ctx, engine.LLMTurn{})
+	eng.PreLLMCall(ctx, hookspec.LLMTurn{})
 	var last any
 	for range 3 {
 		rs := g.EmitSync(ctx, "agent:step", map[string]any{})
-		if len(rs) != 1 || rs[0].Status != engine.StatusOK {
+		if len(rs) != 1 || rs[0].Status != hookspec.StatusOK {
 			t.Fatalf("results %+v", rs)
 		}
 		last = rs[0].Result
@@ -39,7 +41,7 @@ func TestGatewayHookStore(t *testing.T) {
 	if last != int64(3) {
 		t.Errorf("the gateway hook counted %v, want 3 (its own namespace)", last)
 	}
-	b, err := eng.StoreBackend()
+	b, err := enginelink.StoreBackend(eng)
 	if err != nil {
 		t.Fatal(err)
 	}

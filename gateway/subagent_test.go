@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/hermes-hooks/hermes/engine"
+	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
@@ -51,7 +52,7 @@ func replaySubagents(t *testing.T, config, transcript string) (lines, saw []stri
 		return nil, nil
 	}
 	tl, err := ReplayReader(context.Background(), "t.jsonl", strings.NewReader(transcript),
-		engine.Options{Home: home, HostFuncs: map[string]engine.Func{"saw": seen}, IgnoreConsent: true}, Options{})
+		engine.Options{Home: home, HostFuncs: map[string]hookspec.Func{"saw": seen}, IgnoreConsent: true}, Options{})
 	for _, e := range tl.Events {
 		switch {
 		case e.Flow != "":

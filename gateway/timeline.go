@@ -8,16 +8,17 @@ import (
 	"os"
 
 	"github.com/hermes-hooks/hermes/engine"
+	"github.com/hermes-hooks/hermes/hookspec"
 )
 
 // Entry is one step of a timeline: a hook firing (plugin/shell hooks or gateway event),
 // a host action (gateway.send, session_store.append_to_transcript), or a note of what the
 // runner did.
 type Entry struct {
-	Event   string              `json:"event"`
-	Hooks   []engine.HookResult `json:"hooks"`
-	Outcome any                 `json:"outcome"`
-	Note    string              `json:"note,omitempty"`
+	Event   string            `json:"event"`
+	Hooks   []hookspec.Result `json:"hooks"`
+	Outcome any               `json:"outcome"`
+	Note    string            `json:"note,omitempty"`
 	// Flow, on an entry whose Event is "flow", is what flowed through the gateway there: the
 	// message that came in, a tool call and its result, the reply that went out.
 	Flow string `json:"flow,omitempty"`
@@ -37,7 +38,7 @@ func (r *Runner) Timeline() Timeline {
 
 func (r *Runner) record(e Entry) {
 	if e.Hooks == nil {
-		e.Hooks = []engine.HookResult{}
+		e.Hooks = []hookspec.Result{}
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -58,11 +59,11 @@ func (r *Runner) note(format string, args ...any) {
 		r.timeline.Events[n-1].Note = msg
 		return
 	}
-	r.timeline.Events = append(r.timeline.Events, Entry{Event: "note", Hooks: []engine.HookResult{}, Note: msg})
+	r.timeline.Events = append(r.timeline.Events, Entry{Event: "note", Hooks: []hookspec.Result{}, Note: msg})
 }
 
 // emit sends a gateway event: EmitSync in Sync mode (recorded with results), else Emit.
-func (r *Runner) emit(ctx context.Context, ev Event) {
+func (r *Runner) emit(ctx context.Context, ev hookspec.Event) {
 	if r.gw == nil {
 		return
 	}
@@ -86,7 +87,7 @@ func (r *Runner) emit(ctx context.Context, ev Event) {
 // gatewayFacade is the `gateway` object of pre_gateway_dispatch: send(platform,
 // chat_id, text), recorded in the timeline.
 func (r *Runner) gatewayFacade(ctx context.Context) map[string]any {
-	return map[string]any{"send": engine.Func(func(_ context.Context, args []any) (any, error) {
+	return map[string]any{"send": hookspec.Func(func(_ context.Context, args []any) (any, error) {
 		if len(args) > 0 {
 			if _, isTable := args[0].(map[string]any); isTable { // gateway:send(...) passes the table first
 				args = args[1:]
@@ -103,7 +104,7 @@ func (r *Runner) gatewayFacade(ctx context.Context) map[string]any {
 // storeFacade is the `session_store` object of pre_gateway_dispatch:
 // append_to_transcript(session_id, text), recorded in the timeline.
 func (r *Runner) storeFacade(ctx context.Context) map[string]any {
-	return map[string]any{"append_to_transcript": engine.Func(func(_ context.Context, args []any) (any, error) {
+	return map[string]any{"append_to_transcript": hookspec.Func(func(_ context.Context, args []any) (any, error) {
 		if len(args) > 0 {
 			if _, isTable := args[0].(map[string]any); isTable {
 				args = args[1:]
@@ -140,16 +141,16 @@ func Replay(ctx context.Context, r *Runner, agent *TranscriptAgent) error {
 		case "command":
 			r.HandleCommand(ctx, Command{Platform: l.Platform, UserID: l.UserID, ChatID: l.ChatID, Name: l.Name, Args: l.Args})
 		case "approval":
-			r.HandleApproval(ctx, Approval{Command: l.Command, Description: l.Description, PatternKey: l.PatternKey,
+			r.HandleApproval(ctx, hookspec.Approval{Command: l.Command, Description: l.Description, PatternKey: l.PatternKey,
 				PatternKeys: l.PatternKeys, SessionKey: r.lastSessionKey(), Surface: "gateway", Choice: l.Choice})
 		case "subagent":
 			if err := r.replaySubagent(ctx, agent, l); err != nil {
 				return fmt.Errorf("line %d: %v", l.N, err)
 			}
 		case "compact":
-			r.HandleCompact(ctx, Compaction{Trigger: l.Trigger, Instructions: l.Instructions, Summary: l.Summary})
+			r.HandleCompact(ctx, hookspec.Compaction{Trigger: l.Trigger, Instructions: l.Instructions, Summary: l.Summary})
 		case "notification":
-			r.HandleNotification(ctx, Notification{Message: l.Text, Title: l.Title, Type: l.NotificationType})
+			r.HandleNotification(ctx, hookspec.Notification{Message: l.Text, Title: l.Title, Type: l.NotificationType})
 		case "shutdown":
 			shutdown = true
 			if err := r.Shutdown(ctx); err != nil {
@@ -172,7 +173,7 @@ func (r *Runner) approveFromTranscript(ctx context.Context, agent *TranscriptAge
 		b, _ := json.Marshal(req.Call.Args)
 		command = req.Call.Name + " " + string(b)
 	}
-	a := Approval{Command: command, Description: req.Message, PatternKey: "hook:" + req.Hook,
+	a := hookspec.Approval{Command: command, Description: req.Message, PatternKey: "hook:" + req.Hook,
 		SessionKey: r.lastSessionKey(), Surface: "gateway"}
 	if choice, answered := r.hookApproval(ctx, a); answered { // the person is not asked
 		a.Choice = choice
@@ -251,8 +252,8 @@ func ReplayReader(ctx context.Context, name string, rd io.Reader, opts engine.Op
 	return r.Timeline(), nil
 }
 
-func mergeFuncs(a, b map[string]engine.Func) map[string]engine.Func {
-	out := make(map[string]engine.Func, len(a)+len(b))
+func mergeFuncs(a, b map[string]hookspec.Func) map[string]hookspec.Func {
+	out := make(map[string]hookspec.Func, len(a)+len(b))
 	for k, v := range b {
 		out[k] = v
 	}

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"github.com/hermes-hooks/hermes/hookspec"
 	"io"
 	"os"
 	"slices"
@@ -14,8 +13,9 @@ import (
 	"sync"
 	"text/tabwriter"
 
+	"github.com/hermes-hooks/hermes/hookspec"
+
 	"github.com/hermes-hooks/hermes/engine"
-	"github.com/hermes-hooks/hermes/gateway"
 	"github.com/hermes-hooks/hermes/internal/jsonvalue"
 	"github.com/hermes-hooks/hermes/internal/suggest"
 )
@@ -44,22 +44,22 @@ func runHooksTest(ctx context.Context, c *cli, a hooksTestArgs, args []string) i
 	event := args[0]
 	cwd, _ := os.Getwd()
 	payload := hookspec.SampleKwargs(event, cwd)
-	isGateway := payload == nil && gateway.IsEvent(event)
+	isGateway := payload == nil && hookspec.IsEvent(event)
 	if isGateway {
 		payload = hookspec.SampleContext(event)
 	}
 	if payload == nil {
 		hint := ""
-		if s := suggest.Closest(event, engine.HookNames()); s != "" {
+		if s := suggest.Closest(event, hookspec.Names()); s != "" {
 			hint = fmt.Sprintf(" (did you mean %q?)", s)
 		}
-		return c.fail(exitUsage, "unknown event %q%s; valid events: %s, or a gateway event such as agent:step or command:reset", event, hint, strings.Join(engine.HookNames(), ", "))
+		return c.fail(exitUsage, "unknown event %q%s; valid events: %s, or a gateway event such as agent:step or command:reset", event, hint, strings.Join(hookspec.Names(), ", "))
 	}
 	if a.forTool != "" {
 		payload["tool_name"] = a.forTool
 	}
 	if a.subagent != "" {
-		if event != engine.PreVerify {
+		if event != hookspec.PreVerify {
 			return c.fail(exitUsage, "--subagent is for pre_verify (a subagent about to stop), not %s", event)
 		}
 		payload["subagent"] = map[string]any{"agent_id": "test-agent", "agent_type": a.subagent, "agent_transcript_path": ""}
@@ -77,7 +77,7 @@ func runHooksTest(ctx context.Context, c *cli, a hooksTestArgs, args []string) i
 		}
 	}
 	host := &hostRecorder{}
-	if event == engine.PreGatewayDispatch {
+	if event == hookspec.PreGatewayDispatch {
 		host.install(payload)
 	}
 	t, code := c.fireForTest(ctx, event, payload, isGateway, host)
@@ -86,7 +86,7 @@ func runHooksTest(ctx context.Context, c *cli, a hooksTestArgs, args []string) i
 	}
 	rep := t.report
 	if rep.Hooks == nil {
-		rep.Hooks = []engine.HookResult{}
+		rep.Hooks = []hookspec.Result{}
 	}
 	host.uninstall(payload)
 	if c.json {
@@ -127,8 +127,8 @@ func runHooksTest(ctx context.Context, c *cli, a hooksTestArgs, args []string) i
 type testRun struct {
 	home      string
 	report    engine.Report
-	notLoaded []string         // "plugin name: file:line: error" of every hook that could have answered
-	warnings  []engine.Warning // the load warnings that may change what was tested (testWarnings)
+	notLoaded []string           // "plugin name: file:line: error" of every hook that could have answered
+	warnings  []hookspec.Warning // the load warnings that may change what was tested (testWarnings)
 }
 
 // checkPayload checks a payload file against the kwargs of event: a key that names another
@@ -314,7 +314,7 @@ type hostRecorder struct {
 	installed []string
 }
 
-func (h *hostRecorder) fn(name string) engine.Func {
+func (h *hostRecorder) fn(name string) hookspec.Func {
 	return func(_ context.Context, args []any) (any, error) {
 		if len(args) > 0 {
 			if _, self := args[0].(map[string]any); self { // obj:method(...) form
@@ -330,9 +330,9 @@ func (h *hostRecorder) fn(name string) engine.Func {
 
 // funcs are the host functions of the hermes module a gateway provides: run_agent is
 // answered with "[SILENT]" (nothing needs attention) and recorded.
-func (h *hostRecorder) funcs() map[string]engine.Func {
+func (h *hostRecorder) funcs() map[string]hookspec.Func {
 	record := h.fn("hermes.run_agent")
-	return map[string]engine.Func{"run_agent": func(ctx context.Context, args []any) (any, error) {
+	return map[string]hookspec.Func{"run_agent": func(ctx context.Context, args []any) (any, error) {
 		record(ctx, args)
 		return "[SILENT]", nil
 	}}

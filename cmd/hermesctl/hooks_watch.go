@@ -10,6 +10,7 @@ import (
 
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/gateway"
+	"github.com/hermes-hooks/hermes/hookspec"
 )
 
 var hooksWatchCommand = &command{
@@ -69,7 +70,7 @@ func signatures(entries []listEntry) map[string]string {
 	out := map[string]string{}
 	for _, e := range entries {
 		key := e.Source + " " + e.Name
-		if e.Source == engine.SourceShell {
+		if e.Source == hookspec.SourceShell {
 			key += " (" + strings.Join(e.Events, ",") + ")"
 		}
 		out[key] = fmt.Sprintf("%s %s %v %s", describeState(e), strings.Join(e.Events, ","), e.Timeout, strings.Join(e.Drift, ","))

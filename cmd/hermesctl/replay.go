@@ -16,6 +16,7 @@ import (
 	"github.com/hermes-hooks/hermes/consent"
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/gateway"
+	"github.com/hermes-hooks/hermes/internal/homedir"
 	"github.com/hermes-hooks/hermes/internal/manifest"
 )
 
@@ -56,16 +57,16 @@ func (c *cli) replay(ctx context.Context, path, home string, a traceArgs) int {
 	rctx, span := tr.start(ctx, "replay "+filepath.Base(path))
 	tl, err := gateway.ReplayFile(rctx, path, opts, gateway.Options{})
 	span.End()
-	traced := c.finishTracing(ctx, tr, a, tl, path, engine.ResolveHome(home))
+	traced := c.finishTracing(ctx, tr, a, tl, path, homedir.Resolve(home))
 	if err != nil && isLoadError(err) {
-		return c.fail(exitConfig, "replay: cannot load %s: %v", engine.ResolveHome(home), err)
+		return c.fail(exitConfig, "replay: cannot load %s: %v", homedir.Resolve(home), err)
 	}
 	if c.json {
 		if code := c.printJSON(tl); code != exitOK {
 			return code
 		}
 	} else {
-		printTimeline(c.stdout, tl, engine.ResolveHome(home))
+		printTimeline(c.stdout, tl, homedir.Resolve(home))
 	}
 	if err != nil {
 		return c.fail(exitFailed, "replay stopped: %v", err)

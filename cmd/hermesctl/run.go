@@ -12,6 +12,7 @@ import (
 
 	"github.com/hermes-hooks/hermes/consent"
 	"github.com/hermes-hooks/hermes/engine"
+	"github.com/hermes-hooks/hermes/internal/homedir"
 	"github.com/hermes-hooks/hermes/internal/suggest"
 )
 
@@ -304,7 +305,7 @@ func (c *cli) openEngine(ctx context.Context, opts engine.Options) (*engine.Engi
 	}
 	eng, err := engine.New(ctx, opts)
 	if err != nil {
-		return nil, c.fail(exitConfig, "cannot load %s: %v", engine.ResolveHome(c.home), err)
+		return nil, c.fail(exitConfig, "cannot load %s: %v", homedir.Resolve(c.home), err)
 	}
 	return eng, exitOK
 }

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/luabind/vmfloor"
 
 	"github.com/hermes-hooks/hermes/engine"
@@ -26,8 +27,8 @@ import (
 
 // The tool call every dispatch benchmark makes: the Lua and Python references let it through.
 var (
-	allowed     = engine.ToolCall{Name: "terminal", Args: map[string]any{"command": "ls -la /tmp"}, TaskID: "t", SessionID: "s", ToolCallID: "c"}
-	dangerous   = engine.ToolCall{Name: "terminal", Args: map[string]any{"command": "rm -rf /"}, TaskID: "t", SessionID: "s", ToolCallID: "c"}
+	allowed     = hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": "ls -la /tmp"}, TaskID: "t", SessionID: "s", ToolCallID: "c"}
+	dangerous   = hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": "rm -rf /"}, TaskID: "t", SessionID: "s", ToolCallID: "c"}
 	allowedArgs = map[string]any{"tool_name": "terminal", "args": map[string]any{"command": "ls -la /tmp"}, "task_id": "t", "session_id": "s", "tool_call_id": "c"}
 )
 
@@ -47,7 +48,7 @@ func BenchmarkInvokeNoHooks(b *testing.B) {
 	b.Run("Invoke", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if eng.Invoke(ctx, engine.OnSessionStart, allowedArgs) != nil {
+			if eng.Invoke(ctx, hookspec.OnSessionStart, allowedArgs) != nil {
 				b.Fatal("results with no hooks")
 			}
 		}
@@ -65,9 +66,9 @@ func BenchmarkPreToolCallLua(b *testing.B) { benchPreToolCall(b, referenceEngine
 // prepared ones), so refilling the kwargs table writes two fields and its args table one.
 func BenchmarkPreToolCallLuaVarying(b *testing.B) {
 	eng := referenceEngine(b, 1)
-	calls := make([]engine.ToolCall, 1024)
+	calls := make([]hookspec.ToolCall, 1024)
 	for i := range calls {
-		calls[i] = engine.ToolCall{Name: "terminal", Args: map[string]any{"command": fmt.Sprintf("ls -la /tmp/%d", i)},
+		calls[i] = hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": fmt.Sprintf("ls -la /tmp/%d", i)},
 			TaskID: "t", SessionID: "s", ToolCallID: fmt.Sprintf("call_%d", i)}
 	}
 	ctx := context.Background()
@@ -187,7 +188,7 @@ func BenchmarkShellHookClaude(b *testing.B) {
 func BenchmarkShellHookRawExec(b *testing.B) {
 	script := testdata(b, "noop-hook.sh")
 	cwd, _ := os.Getwd()
-	payload, err := shell.BuildPayload(engine.PreToolCall, allowedArgs, cwd)
+	payload, err := shell.BuildPayload(hookspec.PreToolCall, allowedArgs, cwd)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -262,7 +263,7 @@ func BenchmarkGatewayEmit(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for range b.N {
-				gw.Emit(gateway.AgentStep, data)
+				gw.Emit(hookspec.AgentStep, data)
 			}
 			b.StopTimer()
 			var drops int64
@@ -360,14 +361,14 @@ func (threeCalls) Step(_ context.Context, req gateway.StepRequest) (gateway.Step
 	if req.Iteration > 0 {
 		return gateway.Step{Model: "m1", Response: "done", Final: true}, nil
 	}
-	calls := make([]engine.ToolCall, 3)
+	calls := make([]hookspec.ToolCall, 3)
 	for i, cmd := range []string{"ls -la /tmp", "cat notes.txt", "git status"} {
-		calls[i] = engine.ToolCall{Name: "terminal", Args: map[string]any{"command": cmd}, ToolCallID: fmt.Sprintf("call-%d", i)}
+		calls[i] = hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": cmd}, ToolCallID: fmt.Sprintf("call-%d", i)}
 	}
 	return gateway.Step{Model: "m1", ToolCalls: calls}, nil
 }
 
-func (threeCalls) RunTool(context.Context, engine.ToolCall) (string, error) {
+func (threeCalls) RunTool(context.Context, hookspec.ToolCall) (string, error) {
 	return `{"output":"a\nb\nc","exit_code":0}`, nil
 }
 
@@ -395,8 +396,8 @@ func TestBenchmarkHomes(t *testing.T) {
 		{"noop-hook.sh", ""}, {"noop-hook.sh", "dialect: claude"}, {"noop-persistent.sh", "persistent: true"}, {"noop-persistent-read.sh", "persistent: true"},
 	} {
 		eng := shellEngine(t, tc.script, tc.key)
-		rs := eng.Invoke(ctx, engine.PreToolCall, allowedArgs)
-		if len(rs) != 1 || rs[0].Status != engine.StatusOK || rs[0].Err != "" {
+		rs := eng.Invoke(ctx, hookspec.PreToolCall, allowedArgs)
+		if len(rs) != 1 || rs[0].Status != hookspec.StatusOK || rs[0].Err != "" {
 			t.Errorf("%s: results %+v, want one ok result", tc.script, rs)
 		}
 	}
@@ -425,7 +426,7 @@ func TestPersistentShellHookClosedWithEngine(t *testing.T) {
 	defer eng.Close(ctx)
 	pid := func() int {
 		var n int
-		fmt.Sscan(eng.PreLLMCall(ctx, engine.LLMTurn{SessionID: "s"}), &n)
+		fmt.Sscan(eng.PreLLMCall(ctx, hookspec.LLMTurn{SessionID: "s"}), &n)
 		return n
 	}
 	first := pid()

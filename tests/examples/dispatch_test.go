@@ -8,16 +8,17 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/gateway"
+	"github.com/hermes-hooks/hermes/hookspec"
 )
 
 // The dispatch home: pre_gateway_dispatch plugins.
 
-func dm(user, text string) engine.DispatchEvent {
-	return engine.DispatchEvent{Text: text, Platform: "telegram", UserID: user, ChatID: "dm-" + user, ChatType: "dm", MessageID: "1"}
+func dm(user, text string) hookspec.DispatchEvent {
+	return hookspec.DispatchEvent{Text: text, Platform: "telegram", UserID: user, ChatID: "dm-" + user, ChatType: "dm", MessageID: "1"}
 }
 
-func group(chat, user, text string) engine.DispatchEvent {
-	return engine.DispatchEvent{Text: text, Platform: "telegram", UserID: user, ChatID: chat, ChatType: "group", MessageID: "1"}
+func group(chat, user, text string) hookspec.DispatchEvent {
+	return hookspec.DispatchEvent{Text: text, Platform: "telegram", UserID: user, ChatID: chat, ChatType: "group", MessageID: "1"}
 }
 
 func TestDMAllowlist(t *testing.T) {
@@ -25,7 +26,7 @@ func TestDMAllowlist(t *testing.T) {
 	eng, logs := newEngine(t, home)
 	ctx := context.Background()
 	tests := []struct {
-		ev   engine.DispatchEvent
+		ev   hookspec.DispatchEvent
 		want engine.Dispatch
 	}{
 		{dm("stranger", "let me in"), engine.Dispatch{Action: "skip", Reason: "unauthorized-dm", Hook: "dm-allowlist"}},
@@ -49,11 +50,11 @@ func TestAmbientBuffer(t *testing.T) {
 	home := install(t, "dispatch")
 	eng, _ := newEngine(t, home)
 	ctx := context.Background()
-	dispatch := func(ev engine.DispatchEvent) engine.Dispatch {
+	dispatch := func(ev hookspec.DispatchEvent) engine.Dispatch {
 		return eng.PreGatewayDispatch(ctx, ev, engine.DispatchHost{})
 	}
 	ambient := engine.Dispatch{Action: "skip", Reason: "ambient-buffered", Hook: "ambient-buffer"}
-	for _, ev := range []engine.DispatchEvent{
+	for _, ev := range []hookspec.DispatchEvent{
 		group("team", "ada", "the deploy failed again"),
 		group("other", "eve", "lunch?"),
 		group("team", "bob", "disk full on /var"),
@@ -91,7 +92,7 @@ func TestDispatchTranscript(t *testing.T) {
 	}
 	var outcomes []any
 	for _, e := range tl.Events {
-		if e.Event == engine.PreGatewayDispatch {
+		if e.Event == hookspec.PreGatewayDispatch {
 			outcomes = append(outcomes, e.Outcome)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/gateway"
+	"github.com/hermes-hooks/hermes/hookspec"
 )
 
 // The gateway home: gateway event hooks (HOOK.yaml + handler.lua).
@@ -153,12 +154,12 @@ func TestBootMD(t *testing.T) {
 	home := install(t, "gateway")
 	var prompts []string
 	reply := "2 cron jobs failed overnight; summary sent to #ops."
-	runAgent := engine.Func(func(_ context.Context, args []any) (any, error) {
+	runAgent := hookspec.Func(func(_ context.Context, args []any) (any, error) {
 		prompts = append(prompts, fmt.Sprint(args...))
 		return reply, nil
 	})
 	eng, logs := newEngine(t, home)
-	gw := newGateway(t, eng, logs, gateway.Options{HostFuncs: map[string]engine.Func{"run_agent": runAgent}})
+	gw := newGateway(t, eng, logs, gateway.Options{HostFuncs: map[string]hookspec.Func{"run_agent": runAgent}})
 	ctx := context.Background()
 	startup := map[string]any{"platforms": []any{"telegram", "discord"}}
 
@@ -224,7 +225,7 @@ func TestGatewayTranscript(t *testing.T) {
 			boot = e.Outcome
 		}
 		for _, h := range e.Hooks {
-			if h.Status != engine.StatusOK {
+			if h.Status != hookspec.StatusOK {
 				t.Errorf("%s: %s %s: %s", e.Event, h.Name, h.Status, h.Err)
 			}
 		}

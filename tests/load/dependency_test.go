@@ -17,6 +17,7 @@ import (
 
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/gateway"
+	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
@@ -247,9 +248,9 @@ func driveHome(t *testing.T, home string, during func() func()) depFigures {
 				counted := now.After(begin)
 				session := fmt.Sprint(s)
 				gw.Emit("agent:start", map[string]any{"session_id": session})
-				eng.PreLLMCall(ctx, engine.LLMTurn{SessionID: session, UserMessage: "hi"})
+				eng.PreLLMCall(ctx, hookspec.LLMTurn{SessionID: session, UserMessage: "hi"})
 				for c, cmd := range []string{"ls", "rm -rf /", "pwd"} {
-					call := engine.ToolCall{Name: "terminal", Args: map[string]any{"command": cmd},
+					call := hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": cmd},
 						SessionID: session, ToolCallID: fmt.Sprintf("%d-%d-%d", s, i, c)}
 					start := time.Now()
 					d := eng.DecideTool(ctx, call)
@@ -269,7 +270,7 @@ func driveHome(t *testing.T, home string, during func() func()) depFigures {
 					eng.PostToolCall(ctx, call)
 					eng.TransformToolResult(ctx, call)
 				}
-				eng.PostLLMCall(ctx, engine.LLMTurn{SessionID: session, UserMessage: "hi", AssistantResponse: "done"})
+				eng.PostLLMCall(ctx, hookspec.LLMTurn{SessionID: session, UserMessage: "hi", AssistantResponse: "done"})
 				gw.Emit("agent:end", map[string]any{"session_id": session})
 				if counted {
 					n++

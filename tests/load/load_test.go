@@ -17,6 +17,7 @@ import (
 
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/gateway"
+	"github.com/hermes-hooks/hermes/hookspec"
 )
 
 // Size of the load: up to sessions conversations, workers at a time, each one turn and a slash
@@ -130,7 +131,7 @@ type loadAgent struct {
 
 func (a *loadAgent) Step(_ context.Context, req gateway.StepRequest) (gateway.Step, error) {
 	if req.Iteration == 0 {
-		return gateway.Step{Model: "m", ToolCalls: []engine.ToolCall{
+		return gateway.Step{Model: "m", ToolCalls: []hookspec.ToolCall{
 			{Name: "terminal", Args: map[string]any{"command": dangerous}, ToolCallID: "c1"},
 			{Name: "search", Args: map[string]any{"query": "ls"}, ToolCallID: "c2"},
 			{Name: "read_file", Args: map[string]any{"path": "/etc/hosts"}, ToolCallID: "c3"},
@@ -149,7 +150,7 @@ func (a *loadAgent) Step(_ context.Context, req gateway.StepRequest) (gateway.St
 	return gateway.Step{Model: "m", Response: "done", Final: true}, nil
 }
 
-func (a *loadAgent) RunTool(_ context.Context, call engine.ToolCall) (string, error) {
+func (a *loadAgent) RunTool(_ context.Context, call hookspec.ToolCall) (string, error) {
 	if call.Args["command"] == dangerous {
 		a.violations.Add(1)
 	}
@@ -164,7 +165,7 @@ func (a *loadAgent) Prompt(context.Context, string) (string, error) { return "",
 // counters is the hermes.count host function: how many times Lua hooks called it, by name.
 type counters struct{ m sync.Map }
 
-func (c *counters) fn() engine.Func {
+func (c *counters) fn() hookspec.Func {
 	return func(_ context.Context, args []any) (any, error) {
 		name, _ := args[0].(string)
 		v, _ := c.m.LoadOrStore(name, new(atomic.Int64))
@@ -247,7 +248,7 @@ func run(t *testing.T, home string, agent *loadAgent) stats {
 	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
 	defer cancel()
 	count := &counters{}
-	funcs := map[string]engine.Func{"count": count.fn()}
+	funcs := map[string]hookspec.Func{"count": count.fn()}
 	eng, err := engine.New(ctx, engine.Options{Home: home, AcceptHooks: true, HostFuncs: funcs, Getenv: func(string) string { return "" }})
 	if err != nil {
 		t.Fatal(err)

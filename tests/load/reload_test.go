@@ -17,6 +17,7 @@ import (
 
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/gateway"
+	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
@@ -69,7 +70,7 @@ func TestLoadWithReloads(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
 	defer cancel()
 	count, rec := &counters{}, &testutil.Recorder{}
-	funcs := map[string]engine.Func{"count": count.fn(), "record": rec.Func()}
+	funcs := map[string]hookspec.Func{"count": count.fn(), "record": rec.Func()}
 	h, err := gateway.NewHost(ctx, gateway.HostOptions{
 		Engine:  engine.Options{Home: home, AcceptHooks: true, HostFuncs: funcs, Getenv: func(string) string { return "" }},
 		Gateway: gateway.Options{QueueSize: 64, HostFuncs: funcs},
@@ -104,7 +105,7 @@ func TestLoadWithReloads(t *testing.T) {
 	for range afterClose {
 		h.Gateway.Emit(seqEvent, map[string]any{"seq": 0})
 	}
-	blockedAfterClose := h.Engine.PreToolCall(ctx, engine.ToolCall{Name: "terminal", Args: map[string]any{"command": "ls"}}) != nil
+	blockedAfterClose := h.Engine.PreToolCall(ctx, hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": "ls"}}) != nil
 
 	t.Logf("%d sessions, %d reloads, %d numbered events in %v; blocks %d, dangerous calls run %d; dropped %v",
 		ran, reloads.Load(), emitted.Load(), time.Since(start).Round(time.Millisecond),
