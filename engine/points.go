@@ -42,6 +42,12 @@ func (e *Engine) PreVerify(ctx context.Context, v hookspec.Verify) VerifyDecisio
 	d := VerifyDecision{Continue: true, Reason: rep.Decision.Message, Hook: rep.decider().Name}
 	if v.Nudges >= set.maxVerifyNudges() {
 		d.Continue, d.Capped = false, true
+		if v.Subagent != nil {
+			e.logger.Info("pre_verify: a hook asked to keep a subagent going, but it reached max_verify_nudges; it stops",
+				"hook", d.Hook, "session_id", v.SessionID, "agent_id", v.Subagent.ID, "agent_type", v.Subagent.Type,
+				"nudges", v.Nudges, "max_verify_nudges", set.maxVerifyNudges())
+			return d
+		}
 		e.logger.Info("pre_verify: a hook asked to keep going, but this turn reached max_verify_nudges; the agent stops",
 			"hook", d.Hook, "session_id", v.SessionID, "nudges", v.Nudges, "max_verify_nudges", set.maxVerifyNudges())
 	}
