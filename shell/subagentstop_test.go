@@ -174,3 +174,34 @@ func TestImportSubagentStop(t *testing.T) {
 		}
 	}
 }
+
+// A SubagentStop hook of type http imports as one too: for subagents alone.
+func TestImportSubagentStopHTTP(t *testing.T) {
+	t.Parallel()
+	settings := `{"hooks": {"SubagentStop": [{"matcher": "reviewer", "hooks": [{"type": "http", "url": "https://hooks.example.com/verdict"}]}],
+  "Stop": [{"hooks": [{"type": "http", "url": "https://hooks.example.com/verdict"}]}]}}`
+	imp, err := ReadClaudeSettings("settings.json", []byte(settings))
+	if err != nil || len(imp.Entries) != 2 || len(imp.Skipped) != 0 {
+		t.Fatalf("%v, entries %+v, skipped %v", err, imp.Entries, imp.Skipped)
+	}
+	out, added, err := AddToConfig("config.yaml", nil, imp.Entries)
+	if err != nil || len(added) != 2 {
+		t.Fatalf("%v, added %d", err, len(added))
+	}
+	var doc struct{ Hooks yaml.Node }
+	if err := yaml.Unmarshal(out, &doc); err != nil {
+		t.Fatal(err)
+	}
+	hooks, warns := ParseHooks("config.yaml", &doc.Hooks, hookspec.Names())
+	if len(warns) != 0 || len(hooks) != 2 || hooks[0].Subagent == hooks[1].Subagent {
+		t.Fatalf("config.yaml\n%s\nloads as %d hooks, warnings %v; want a Stop and a SubagentStop hook", out, len(hooks), warns)
+	}
+	for _, h := range hooks {
+		if h.Type != TypeHTTP || h.selects(subagentKw("reviewer")) != h.Subagent || h.selects(hookspec.SampleKwargs(hookspec.PreVerify, "")) == h.Subagent {
+			t.Errorf("hook %+v: fires for the wrong agent", h)
+		}
+	}
+	if _, again, _ := AddToConfig("config.yaml", out, imp.Entries); len(again) != 0 {
+		t.Errorf("importing again adds %d entries", len(again))
+	}
+}
