@@ -13,6 +13,8 @@ import (
 	"text/tabwriter"
 	"unicode/utf8"
 
+	"github.com/hermes-hooks/hermes/gateway/runner"
+
 	"github.com/hermes-hooks/hermes/consent"
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/gateway"
@@ -55,7 +57,7 @@ func (c *cli) replay(ctx context.Context, path, home string, a traceArgs) int {
 	}
 	opts.TracerProvider = tr.provider()
 	rctx, span := tr.start(ctx, "replay "+filepath.Base(path))
-	tl, err := gateway.ReplayFile(rctx, path, opts, gateway.Options{})
+	tl, err := replayFile(rctx, path, opts, gateway.Options{})
 	span.End()
 	traced := c.finishTracing(ctx, tr, a, tl, path, homedir.Resolve(home))
 	if err != nil && isLoadError(err) {
@@ -82,7 +84,7 @@ func parseTranscript(path string) error {
 		return err
 	}
 	defer f.Close()
-	_, err = gateway.ParseTranscript(path, f)
+	_, err = runner.ParseTranscript(path, f)
 	return err
 }
 
@@ -96,7 +98,7 @@ func isLoadError(err error) bool {
 
 // printTimeline prints a timeline for people: one block per event. Shell hooks inside the
 // home are shown relative to it.
-func printTimeline(w io.Writer, tl gateway.Timeline, home string) {
+func printTimeline(w io.Writer, tl runner.Timeline, home string) {
 	n := 0
 	for _, e := range tl.Events {
 		if e.Event == "flow" { // what came in and went out, beside what the hooks did
@@ -134,7 +136,7 @@ func printTimeline(w io.Writer, tl gateway.Timeline, home string) {
 	}
 }
 
-func describeEntryOutcome(e gateway.Entry) string {
+func describeEntryOutcome(e runner.Entry) string {
 	switch {
 	case e.Event == "gateway.send" || e.Event == "session_store.append_to_transcript":
 		return compactJSON(e.Outcome)
@@ -159,4 +161,14 @@ func truncate(s string, n int) string {
 		cut--
 	}
 	return s[:cut] + "..."
+}
+
+// replayFile replays the transcript file at path.
+func replayFile(ctx context.Context, path string, opts engine.Options, gwOpts gateway.Options) (runner.Timeline, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return runner.Timeline{}, err
+	}
+	defer f.Close()
+	return runner.Replay(ctx, path, f, opts, gwOpts)
 }

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hermes-hooks/hermes/gateway/runner"
+
 	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/luabind/vmfloor"
 
@@ -341,10 +343,10 @@ func BenchmarkReplayTurn(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			eng, gw := demoHome(b)
 			ctx := context.Background()
-			in := gateway.Inbound{Platform: "telegram", UserID: "u1", ChatID: "c1", ChatType: "dm", MessageID: "1", Text: "tidy up"}
+			in := runner.Inbound{Platform: "telegram", UserID: "u1", ChatID: "c1", ChatType: "dm", MessageID: "1", Text: "tidy up"}
 			b.ReportAllocs()
 			for b.Loop() {
-				r := gateway.NewRunner(eng, gw, threeCalls{}, gateway.RunnerOptions{Sync: sync, Model: "m1"})
+				r := runner.New(eng, gw, threeCalls{}, runner.Options{Sync: sync, Model: "m1"})
 				resp, err := r.HandleMessage(ctx, in)
 				if err != nil || resp == "" {
 					b.Fatalf("turn: %q, %v", resp, err)
@@ -357,15 +359,15 @@ func BenchmarkReplayTurn(b *testing.B) {
 // threeCalls is an agent whose every turn makes three terminal calls, then answers.
 type threeCalls struct{}
 
-func (threeCalls) Step(_ context.Context, req gateway.StepRequest) (gateway.Step, error) {
+func (threeCalls) Step(_ context.Context, req runner.StepRequest) (runner.Step, error) {
 	if req.Iteration > 0 {
-		return gateway.Step{Model: "m1", Response: "done", Final: true}, nil
+		return runner.Step{Model: "m1", Response: "done", Final: true}, nil
 	}
 	calls := make([]hookspec.ToolCall, 3)
 	for i, cmd := range []string{"ls -la /tmp", "cat notes.txt", "git status"} {
 		calls[i] = hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": cmd}, ToolCallID: fmt.Sprintf("call-%d", i)}
 	}
-	return gateway.Step{Model: "m1", ToolCalls: calls}, nil
+	return runner.Step{Model: "m1", ToolCalls: calls}, nil
 }
 
 func (threeCalls) RunTool(context.Context, hookspec.ToolCall) (string, error) {

@@ -86,7 +86,7 @@ func TestAmbientBuffer(t *testing.T) {
 // `hermesctl replay` example) and checks what the agent was asked.
 func TestDispatchTranscript(t *testing.T) {
 	home := install(t, "dispatch")
-	tl, err := gateway.ReplayFile(context.Background(), filepath.Join(exampleDir("dispatch"), "transcript.jsonl"), engine.Options{Home: home}, gateway.Options{})
+	tl, err := replayFile(context.Background(), filepath.Join(exampleDir("dispatch"), "transcript.jsonl"), engine.Options{Home: home}, gateway.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

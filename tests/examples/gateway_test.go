@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hermes-hooks/hermes/gateway/runner"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/gateway"
@@ -194,7 +196,7 @@ func TestBootMDReplay(t *testing.T) {
 {"type":"startup","platforms":["telegram"]}
 {"type":"startup","platforms":["telegram"]}
 `
-	tl, err := gateway.ReplayReader(context.Background(), "boot.jsonl", strings.NewReader(transcript), engine.Options{Home: home}, gateway.Options{})
+	tl, err := runner.Replay(context.Background(), "boot.jsonl", strings.NewReader(transcript), engine.Options{Home: home}, gateway.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +217,7 @@ func TestBootMDReplay(t *testing.T) {
 func TestGatewayTranscript(t *testing.T) {
 	home := install(t, "gateway")
 	t.Setenv("SESSION_WEBHOOK_URL", "")
-	tl, err := gateway.ReplayFile(context.Background(), filepath.Join(exampleDir("gateway"), "transcript.jsonl"), engine.Options{Home: home}, gateway.Options{})
+	tl, err := replayFile(context.Background(), filepath.Join(exampleDir("gateway"), "transcript.jsonl"), engine.Options{Home: home}, gateway.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,4 +249,14 @@ func TestGatewayTranscript(t *testing.T) {
 	if diff := cmp.Diff([]any{"model", "reset"}, commands); diff != "" {
 		t.Errorf("command_usage.jsonl commands (-want +got):\n%s", diff)
 	}
+}
+
+// replayFile replays the transcript file at path.
+func replayFile(ctx context.Context, path string, opts engine.Options, gwOpts gateway.Options) (runner.Timeline, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return runner.Timeline{}, err
+	}
+	defer f.Close()
+	return runner.Replay(ctx, path, f, opts, gwOpts)
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hermes-hooks/hermes/gateway/runner"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/gateway"
@@ -16,11 +18,11 @@ import (
 
 // The sessions home: session lifecycle and subagent observers, and a shell hook.
 
-func replaySessions(t *testing.T, home string) (gateway.Timeline, *testutil.Buffer) {
+func replaySessions(t *testing.T, home string) (runner.Timeline, *testutil.Buffer) {
 	t.Helper()
 	logs := &testutil.Buffer{}
 	// Two turns of one session (two tool calls), a reset, a subagent and a shutdown.
-	tl, err := gateway.ReplayFile(context.Background(), filepath.Join(exampleDir("sessions"), "transcript.jsonl"),
+	tl, err := replayFile(context.Background(), filepath.Join(exampleDir("sessions"), "transcript.jsonl"),
 		engine.Options{Home: home, Logger: newLogger(logs), AcceptHooks: true}, gateway.Options{})
 	if err != nil {
 		t.Fatal(err)

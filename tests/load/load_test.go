@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hermes-hooks/hermes/gateway/runner"
+
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/gateway"
 	"github.com/hermes-hooks/hermes/hookspec"
@@ -129,9 +131,9 @@ type loadAgent struct {
 	violations, blocked, unblocked, turns atomic.Int64
 }
 
-func (a *loadAgent) Step(_ context.Context, req gateway.StepRequest) (gateway.Step, error) {
+func (a *loadAgent) Step(_ context.Context, req runner.StepRequest) (runner.Step, error) {
 	if req.Iteration == 0 {
-		return gateway.Step{Model: "m", ToolCalls: []hookspec.ToolCall{
+		return runner.Step{Model: "m", ToolCalls: []hookspec.ToolCall{
 			{Name: "terminal", Args: map[string]any{"command": dangerous}, ToolCallID: "c1"},
 			{Name: "search", Args: map[string]any{"query": "ls"}, ToolCallID: "c2"},
 			{Name: "read_file", Args: map[string]any{"path": "/etc/hosts"}, ToolCallID: "c3"},
@@ -147,7 +149,7 @@ func (a *loadAgent) Step(_ context.Context, req gateway.StepRequest) (gateway.St
 		}
 	}
 	a.turns.Add(1)
-	return gateway.Step{Model: "m", Response: "done", Final: true}, nil
+	return runner.Step{Model: "m", Response: "done", Final: true}, nil
 }
 
 func (a *loadAgent) RunTool(_ context.Context, call hookspec.ToolCall) (string, error) {
@@ -260,7 +262,7 @@ func run(t *testing.T, home string, agent *loadAgent) stats {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := gateway.NewRunner(eng, gw, agent, gateway.RunnerOptions{Model: "m"})
+	r := runner.New(eng, gw, agent, runner.Options{Model: "m"})
 	r.Startup(ctx, []string{"telegram"})
 
 	start := time.Now()
@@ -278,7 +280,7 @@ func run(t *testing.T, home string, agent *loadAgent) stats {
 		for range 2 {
 			wg.Go(func() {
 				chat := fmt.Sprintf("twin-%02d", i)
-				in := gateway.Inbound{Platform: "telegram", UserID: "u" + chat, ChatID: chat, Text: "hi"}
+				in := runner.Inbound{Platform: "telegram", UserID: "u" + chat, ChatID: chat, Text: "hi"}
 				if _, err := r.HandleMessage(ctx, in); err != nil {
 					t.Errorf("%s: %v", chat, err)
 				}

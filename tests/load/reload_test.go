@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hermes-hooks/hermes/gateway/runner"
+
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/gateway"
 	"github.com/hermes-hooks/hermes/hookspec"
@@ -79,7 +81,7 @@ func TestLoadWithReloads(t *testing.T) {
 		t.Fatal(err)
 	}
 	agent := &loadAgent{}
-	r := gateway.NewRunner(h.Engine, h.Gateway, agent, gateway.RunnerOptions{Model: "m"})
+	r := runner.New(h.Engine, h.Gateway, agent, runner.Options{Model: "m"})
 	r.Startup(ctx, []string{"telegram"})
 
 	stop := make(chan struct{})
@@ -181,7 +183,7 @@ func emitNumbered(gw *gateway.Gateway, stop chan struct{}, emitted *atomic.Int64
 
 // runSessions runs up to sessions conversations, concurrency at a time, each a message and
 // the slash command command(i) names, starting none after budget; it returns how many ran.
-func runSessions(t *testing.T, ctx context.Context, r *gateway.Runner, concurrency int, command func(i int) string) int64 {
+func runSessions(t *testing.T, ctx context.Context, r *runner.Runner, concurrency int, command func(i int) string) int64 {
 	start := time.Now()
 	jobs := make(chan int)
 	go func() {
@@ -199,11 +201,11 @@ func runSessions(t *testing.T, ctx context.Context, r *gateway.Runner, concurren
 		wg.Go(func() {
 			for i := range jobs {
 				chat := fmt.Sprintf("chat-%03d", i)
-				in := gateway.Inbound{Platform: "telegram", UserID: "u" + chat, ChatID: chat, ChatType: "dm", Text: "hello"}
+				in := runner.Inbound{Platform: "telegram", UserID: "u" + chat, ChatID: chat, ChatType: "dm", Text: "hello"}
 				if _, err := r.HandleMessage(ctx, in); err != nil {
 					t.Errorf("%s: %v", chat, err)
 				}
-				r.HandleCommand(ctx, gateway.Command{Platform: "telegram", UserID: "u" + chat, ChatID: chat, Name: command(i)})
+				r.HandleCommand(ctx, runner.Command{Platform: "telegram", UserID: "u" + chat, ChatID: chat, Name: command(i)})
 				ran.Add(1)
 			}
 		})

@@ -1,13 +1,13 @@
-package gateway
+package runner
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/hermes-hooks/hermes/engine"
+	"github.com/hermes-hooks/hermes/gateway"
 	"github.com/hermes-hooks/hermes/hookspec"
 )
 
@@ -118,10 +118,9 @@ func (r *Runner) storeFacade(ctx context.Context) map[string]any {
 	})}
 }
 
-// Replay drives a runner from transcript lines, with agent answering the llm lines.
-// It returns an error only for a transcript the runner cannot follow; hook failures are
-// in the timeline.
-func Replay(ctx context.Context, r *Runner, agent *TranscriptAgent) error {
+// Play drives r from transcript lines, with agent answering the llm lines. It returns an
+// error only for a transcript the runner cannot follow; hook failures are in the timeline.
+func (r *Runner) Play(ctx context.Context, agent *TranscriptAgent) error {
 	shutdown := false
 	for {
 		l, ok := agent.next()
@@ -201,20 +200,11 @@ func (r *Runner) lastSessionKey() string {
 	return ""
 }
 
-// ReplayFile parses the transcript file at path and replays it against home, returning
-// the timeline. Engine options (logger, consent) come from opts; the runner's agent
-// answers hermes.run_agent.
-func ReplayFile(ctx context.Context, path string, opts engine.Options, gwOpts Options) (Timeline, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return Timeline{}, err
-	}
-	defer f.Close()
-	return ReplayReader(ctx, path, f, opts, gwOpts)
-}
-
-// ReplayReader is ReplayFile for a transcript read from r; name is used in errors.
-func ReplayReader(ctx context.Context, name string, rd io.Reader, opts engine.Options, gwOpts Options) (Timeline, error) {
+// Replay parses the transcript read from rd (name is used in errors) and replays it against
+// a new engine and gateway built from opts and gwOpts, returning the timeline. A hook's ask
+// is answered by the transcript's approval line; the runner's agent answers
+// hermes.run_agent.
+func Replay(ctx context.Context, name string, rd io.Reader, opts engine.Options, gwOpts gateway.Options) (Timeline, error) {
 	lines, err := ParseTranscript(name, rd)
 	if err != nil {
 		return Timeline{}, err
@@ -238,13 +228,13 @@ func ReplayReader(ctx context.Context, name string, rd io.Reader, opts engine.Op
 		return Timeline{}, err
 	}
 	defer eng.Close(ctx)
-	gw, err := New(lctx, eng, gwOpts)
+	gw, err := gateway.New(lctx, eng, gwOpts)
 	load.End()
 	if err != nil {
 		return Timeline{}, err
 	}
-	r = NewRunner(eng, gw, agent, RunnerOptions{Sync: true, Model: firstModel(lines)})
-	err = Replay(ctx, r, agent)
+	r = New(eng, gw, agent, Options{Sync: true, Model: firstModel(lines)})
+	err = r.Play(ctx, agent)
 	if err != nil {
 		gw.Close(ctx)
 		return r.Timeline(), fmt.Errorf("%s: %v", name, err)

@@ -1,4 +1,4 @@
-package gateway
+package runner
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/hermes-hooks/hermes/engine"
+	"github.com/hermes-hooks/hermes/gateway"
 	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/testutil"
 )
@@ -148,8 +149,8 @@ func recorder() (*tracetest.InMemoryExporter, *sdktrace.TracerProvider) {
 func TestSpansOfAReplayedTurn(t *testing.T) {
 	exp, tp := recorder()
 	ctx, root := tp.Tracer("test").Start(context.Background(), "replay")
-	_, err := ReplayReader(ctx, "t.jsonl", strings.NewReader(tracedTranscript),
-		engine.Options{Home: tracedHome(t), TracerProvider: tp}, Options{})
+	_, err := Replay(ctx, "t.jsonl", strings.NewReader(tracedTranscript),
+		engine.Options{Home: tracedHome(t), TracerProvider: tp}, gateway.Options{})
 	root.End()
 	if err != nil {
 		t.Fatal(err)
@@ -239,7 +240,7 @@ func TestQueuedEventLinksToEmit(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer eng.Close(context.Background())
-	g, err := New(context.Background(), eng, Options{})
+	g, err := gateway.New(context.Background(), eng, gateway.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,7 +275,7 @@ func TestDroppedEventOnEmitSpan(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer eng.Close(context.Background())
-	g, err := New(context.Background(), eng, Options{})
+	g, err := gateway.New(context.Background(), eng, gateway.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -283,8 +284,8 @@ func TestDroppedEventOnEmitSpan(t *testing.T) {
 	g.EmitContext(ctx, "agent:end", map[string]any{})
 	span.End()
 	turn := spanTree{t, exp.GetSpans()}.find("turn", "", "")
-	if len(turn.Events) != 1 || turn.Events[0].Name != EventDropped {
-		t.Fatalf("events on the emitter's span: %+v, want one %s", turn.Events, EventDropped)
+	if len(turn.Events) != 1 || turn.Events[0].Name != gateway.EventDropped {
+		t.Fatalf("events on the emitter's span: %+v, want one %s", turn.Events, gateway.EventDropped)
 	}
 	got := map[string]string{}
 	for _, kv := range turn.Events[0].Attributes {
@@ -300,7 +301,7 @@ func TestDroppedEventOnEmitSpan(t *testing.T) {
 func TestNoProviderNoSpans(t *testing.T) {
 	exp, tp := recorder()
 	ctx, root := tp.Tracer("test").Start(context.Background(), "replay")
-	if _, err := ReplayReader(ctx, "t.jsonl", strings.NewReader(tracedTranscript), engine.Options{Home: tracedHome(t)}, Options{}); err != nil {
+	if _, err := Replay(ctx, "t.jsonl", strings.NewReader(tracedTranscript), engine.Options{Home: tracedHome(t)}, gateway.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	root.End()

@@ -1,4 +1,4 @@
-package gateway
+package runner
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/hermes-hooks/hermes/engine"
+	"github.com/hermes-hooks/hermes/gateway"
 	"github.com/hermes-hooks/hermes/hookspec"
 )
 
@@ -68,8 +69,8 @@ type Command struct {
 	Platform, UserID, ChatID, Name, Args string
 }
 
-// RunnerOptions configure a Runner. The zero value works.
-type RunnerOptions struct {
+// Options configure a Runner. The zero value works.
+type Options struct {
 	// Sync runs gateway hooks with EmitSync (waiting for them) instead of Emit, so the
 	// timeline shows their results. Replays use it; a live gateway should not.
 	Sync bool
@@ -82,9 +83,9 @@ type RunnerOptions struct {
 // Its methods are safe for concurrent use; each call handles one inbound event.
 type Runner struct {
 	eng   *engine.Engine
-	gw    *Gateway
+	gw    *gateway.Gateway
 	agent Agent
-	opts  RunnerOptions
+	opts  Options
 
 	tracer trace.Tracer // the engine's; nil: no spans
 
@@ -102,7 +103,7 @@ type session struct {
 }
 
 // NewRunner builds a runner over eng and gw (gw may be nil: no gateway hooks).
-func NewRunner(eng *engine.Engine, gw *Gateway, agent Agent, opts RunnerOptions) *Runner {
+func New(eng *engine.Engine, gw *gateway.Gateway, agent Agent, opts Options) *Runner {
 	if opts.Model == "" {
 		opts.Model = "unknown"
 	}
