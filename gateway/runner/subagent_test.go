@@ -1,4 +1,4 @@
-package gateway
+package runner
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/hermes-hooks/hermes/engine"
+	"github.com/hermes-hooks/hermes/gateway"
 	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/testutil"
 )
@@ -51,8 +52,8 @@ func replaySubagents(t *testing.T, config, transcript string) (lines, saw []stri
 		saw = append(saw, a[0].(string))
 		return nil, nil
 	}
-	tl, err := ReplayReader(context.Background(), "t.jsonl", strings.NewReader(transcript),
-		engine.Options{Home: home, HostFuncs: map[string]hookspec.Func{"saw": seen}, IgnoreConsent: true}, Options{})
+	tl, err := Replay(context.Background(), "t.jsonl", strings.NewReader(transcript),
+		engine.Options{Home: home, HostFuncs: map[string]hookspec.Func{"saw": seen}, IgnoreConsent: true}, gateway.Options{})
 	for _, e := range tl.Events {
 		switch {
 		case e.Flow != "":
