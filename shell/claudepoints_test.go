@@ -34,6 +34,8 @@ func TestClaudePayloads(t *testing.T) {
 			"tool_response", map[string]any{"stdout": "hello\n", "stderr": "", "interrupted": false, "isImage": false, "output": "hello\n", "exit_code": float64(0)})},
 		{hookspec.PostToolFailure, nil, with(common("PostToolUseFailure"), "tool_name", "Bash", "tool_input", bash, "tool_use_id", "test-call",
 			"error", "command failed with exit code 1", "is_interrupt", false)},
+		{hookspec.PostToolFailure, map[string]any{"error": "interrupted by the user", "interrupted": true}, with(common("PostToolUseFailure"), "tool_name", "Bash", "tool_input", bash, "tool_use_id", "test-call",
+			"error", "interrupted by the user", "is_interrupt", true)},
 		{hookspec.PreLLMCall, nil, with(common("UserPromptSubmit"), "prompt", "What is the weather?")},
 		{hookspec.OnSessionStart, nil, with(common("SessionStart"), "source", "startup", "model", "gpt-4")},
 		{hookspec.OnSessionEnd, nil, with(common("SessionEnd"), "reason", "other")},
