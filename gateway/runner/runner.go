@@ -17,6 +17,10 @@ import (
 )
 
 // Agent is the model side of a conversation, implemented by the host.
+//
+// An error of Step or RunTool that is context.Canceled (errors.Is) while the runner's ctx is
+// live says the user interrupted the turn: it ends without a reply, with on_session_end's
+// interrupted=true (a tool call's failure is reported interrupted too).
 type Agent interface {
 	// Step returns the model's next step: tool calls to run, or the final response.
 	Step(ctx context.Context, req StepRequest) (Step, error)
