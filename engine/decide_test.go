@@ -67,7 +67,7 @@ func TestDecideToolAsks(t *testing.T) {
 			if d.Block != nil && (!strings.Contains(d.Block.Message, tt.blocked) || !strings.Contains(d.Block.Message, "careful asked for approval (deploy to prod?)")) {
 				t.Errorf("block message %q, want it to say %q", d.Block.Message, tt.blocked)
 			}
-			if blk := e.PreToolCall(context.Background(), call); (blk == nil) != (tt.blocked == "") {
+			if blk := e.DecideTool(context.Background(), call).Block; (blk == nil) != (tt.blocked == "") {
 				t.Errorf("PreToolCall = %+v, want it to agree with DecideTool", blk)
 			}
 		})

@@ -15,6 +15,7 @@ import (
 
 	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/homedir"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 	"github.com/hermes-hooks/hermes/internal/reload"
 )
 
@@ -196,7 +197,7 @@ func (e *Engine) load(ctx context.Context, prev *hookSet) (*hookSet, error) {
 			set.hooks = append(set.hooks, h.info.hook)
 		}
 	}
-	set.preTool = set.byHook[hookspec.PreToolCall]
+	set.preTool = set.byHook[hooknames.PreToolCall]
 	if err := home.Unchanged(); err != nil {
 		return nil, err
 	}
@@ -287,7 +288,7 @@ func (e *Engine) ShellHooks() []*ShellHookInfo { return e.set.Load().shell }
 func (e *Engine) Warnings() []hookspec.Warning { return e.set.Load().warnings }
 
 // HasHooks reports whether anything is registered for hook.
-func (e *Engine) HasHooks(hook string) bool { return len(e.set.Load().callbacks(hook)) > 0 }
+func (e *Engine) HasHooks(h hookspec.Hook) bool { return len(e.set.Load().callbacks(h.String())) > 0 }
 
 func getenv(f func(string) string) func(string) string {
 	if f == nil {

@@ -122,7 +122,7 @@ end
 	}
 	defer eng.Close(ctx)
 	for i := range 5 {
-		blk := eng.PreToolCall(ctx, hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": fmt.Sprint("rm f", i)}, SessionID: "s1"})
+		blk := eng.DecideTool(ctx, hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": fmt.Sprint("rm f", i)}, SessionID: "s1"}).Block
 		fmt.Println(i+1, blk != nil)
 	}
 	// Output:
@@ -154,13 +154,13 @@ end`
 		return
 	}
 	call := hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": "wget example.com"}}
-	fmt.Println("before:", eng.PreToolCall(ctx, call) != nil)
+	fmt.Println("before:", eng.DecideTool(ctx, call).Block != nil)
 
 	plugin(home, "guard", guard("wget"))
 	if err := eng.Reload(ctx); err != nil {
 		fmt.Println("reload:", err)
 	}
-	fmt.Println("after:", eng.PreToolCall(ctx, call).Message)
+	fmt.Println("after:", eng.DecideTool(ctx, call).Block.Message)
 
 	if err := eng.Close(ctx); err != nil {
 		fmt.Println("close:", err)

@@ -39,7 +39,7 @@ end
 	defer eng.Close(ctx)
 
 	call := hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": "rm -rf /"}, SessionID: "s1"}
-	if blk := eng.PreToolCall(ctx, call); blk != nil {
+	if blk := eng.DecideTool(ctx, call).Block; blk != nil {
 		fmt.Println("blocked:", blk.Message)
 	}
 	fmt.Println("context:", eng.PreLLMCall(ctx, hookspec.LLMTurn{SessionID: "s1", UserMessage: "hi"}))

@@ -103,7 +103,7 @@ func FuzzPluginManifest(f *testing.F) {
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), fuzzLoadLimit)
 			defer cancel()
-			e.PreToolCall(ctx, hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": "ls"}})
+			e.DecideTool(ctx, hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": "ls"}})
 			e.Fire(ctx, hookspec.PostToolCall, map[string]any{"tool_name": "terminal"})
 		case "disabled":
 		case "error":

@@ -118,7 +118,7 @@ end
 		}
 		turn.AssistantResponse = "ok"
 		e.PostLLMCall(ctx, turn)
-		blk := e.PreToolCall(ctx, hookspec.ToolCall{Name: "x"})
+		blk := e.DecideTool(ctx, hookspec.ToolCall{Name: "x"}).Block
 		if blk == nil {
 			t.Fatalf("turn %d: post_llm_call's history not reported", i+1)
 		}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 	"github.com/hermes-hooks/hermes/internal/suggest"
 	"github.com/hermes-hooks/hermes/shell"
 	"github.com/hermes-hooks/hermes/webhook"
@@ -78,7 +79,7 @@ func (s *hookSet) close() {
 
 // callbacks are hook's callbacks.
 func (s *hookSet) callbacks(hook string) []callback {
-	if hook == hookspec.PreToolCall {
+	if hook == hooknames.PreToolCall {
 		return s.preTool
 	}
 	return s.byHook[hook]
@@ -141,7 +142,7 @@ func (e *Engine) invoke(ctx context.Context, set *hookSet, hook string, kw args,
 		results = make([]hookspec.Result, 0, len(cbs))
 	}
 	results = runChain(ctx, f, hook, cbs, kw, results, !pooled)
-	if s.closing.Load() && (hook == hookspec.PreToolCall || hook == hookspec.PreGatewayDispatch) && anyFailed(results) {
+	if s.closing.Load() && (hook == hooknames.PreToolCall || hook == hooknames.PreGatewayDispatch) && anyFailed(results) {
 		// Close ended this call's hooks (interrupted, or waiting for a state): what they
 		// would have answered is unknown, so the guard refuses, as a closed engine does.
 		results = append(results, refusal(hook, ErrClosed))
@@ -196,7 +197,7 @@ func runChain(ctx context.Context, f *firing, hook string, cbs []callback, kw ar
 	in, lastMod := kw, 0
 	for i, cb := range cbs {
 		r := fireHook(ctx, f, hook, cb, in, timed, false) // untimed, the typed calls keep nothing but the decision: no clock read
-		if a := r.Answer; a.Args != nil && hook == hookspec.PreToolCall && a.Kind != hookspec.Block {
+		if a := r.Answer; a.Args != nil && hook == hooknames.PreToolCall && a.Kind != hookspec.Block {
 			in, lastMod = in.withToolArgs(a.Args), i // the callbacks after it see the modified arguments
 		}
 		results = append(results, r)
@@ -296,7 +297,7 @@ func (c *pluginCallback) fire(ctx context.Context, hook string, kw args, timed b
 		return r
 	}
 	c.warns.warn(c.logger, "plugin hook failed", "plugin", c.p.info.Name, "hook", hook, "status", string(r.Status), "error", r.Err)
-	if c.p.info.FailClosed && hook == hookspec.PreToolCall {
+	if c.p.info.FailClosed && hook == hooknames.PreToolCall {
 		r.FailClosed(fmt.Sprintf("blocked: plugin %q failed closed (%s: %s)", c.p.info.Name, r.Status, r.Err))
 	}
 	return r

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 )
 
 func newHookSet() *hookSet {
@@ -16,8 +17,8 @@ func closedSet() *hookSet {
 	s := newHookSet()
 	s.closed = true
 	s.preTool = []callback{closedGuard{}}
-	s.byHook[hookspec.PreToolCall] = s.preTool
-	s.byHook[hookspec.PreGatewayDispatch] = s.preTool
+	s.byHook[hooknames.PreToolCall] = s.preTool
+	s.byHook[hooknames.PreGatewayDispatch] = s.preTool
 	return s
 }
 
@@ -36,9 +37,9 @@ func (closedGuard) fire(_ context.Context, hook string, _ args, _ bool) hookspec
 func refusal(hook string, why error) hookspec.Result {
 	r := hookspec.Failed(hookspec.SourceEngine, "engine", hookspec.StatusError, why.Error(), 0)
 	switch hook {
-	case hookspec.PreToolCall:
+	case hooknames.PreToolCall:
 		r.FailClosed("blocked: " + why.Error())
-	case hookspec.PreGatewayDispatch:
+	case hooknames.PreGatewayDispatch:
 		r.Answer = hookspec.Answer{Kind: hookspec.Skip, Message: why.Error()}
 	}
 	return r

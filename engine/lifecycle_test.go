@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 	"github.com/hermes-hooks/hermes/internal/testutil"
 	promtest "github.com/prometheus/client_golang/prometheus/testutil"
 )
@@ -25,7 +26,7 @@ var guard = pluginFiles("guard", "", one("pre_tool_call",
 
 func wantBlocked(t *testing.T, e *Engine, what string) {
 	t.Helper()
-	if blk := e.PreToolCall(context.Background(), rmCall); blk == nil {
+	if blk := e.DecideTool(context.Background(), rmCall).Block; blk == nil {
 		t.Fatalf("%s: rm -rf / was allowed", what)
 	}
 }
@@ -76,7 +77,7 @@ func TestClosedEngineNeverAllows(t *testing.T) {
 			if err := e.Close(context.Background()); err != nil {
 				t.Fatal(err)
 			}
-			blk := e.PreToolCall(context.Background(), hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": "ls"}})
+			blk := e.DecideTool(context.Background(), hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": "ls"}}).Block
 			if blk == nil || !strings.Contains(blk.Message, "hook engine closed") || blk.Source != hookspec.SourceEngine {
 				t.Fatalf("PreToolCall after Close = %+v, want a block saying the hook engine is closed", blk)
 			}
@@ -102,7 +103,7 @@ func TestClosedEngineNeverAllows(t *testing.T) {
 			if got := e.PreLLMCall(context.Background(), hookspec.LLMTurn{}); got != "" {
 				t.Errorf("PreLLMCall after Close = %q", got)
 			}
-			if rs := e.Invoke(context.Background(), hookspec.OnSessionStart, nil); len(rs) != 0 {
+			if rs := e.Fire(context.Background(), hookspec.OnSessionStart, nil).Hooks; len(rs) != 0 {
 				t.Errorf("an observer ran after Close: %v", rs)
 			}
 			if err := e.Reload(context.Background()); !errors.Is(err, ErrClosed) {
@@ -124,14 +125,14 @@ func TestCloseWaitsForCallsInFlight(t *testing.T) {
 		return {action = "block", message = "decided by the hook"}`)))
 	e := engineWith(t, home, Options{HostFuncs: funcs})
 	inFlight := make(chan *Block)
-	go func() { inFlight <- e.PreToolCall(context.Background(), hookspec.ToolCall{Name: "ls"}) }()
+	go func() { inFlight <- e.DecideTool(context.Background(), hookspec.ToolCall{Name: "ls"}).Block }()
 	<-started
 	closed := make(chan error)
 	go func() { closed <- e.Close(context.Background()) }()
 	done, cancel := context.WithCancel(context.Background())
 	cancel() // so that a call made before Close gives up at once instead of waiting for the state
 	for {    // Close stops accepting before it waits
-		if blk := e.PreToolCall(done, hookspec.ToolCall{Name: "ls"}); blk != nil && blk.Source == hookspec.SourceEngine {
+		if blk := e.DecideTool(done, hookspec.ToolCall{Name: "ls"}).Block; blk != nil && blk.Source == hookspec.SourceEngine {
 			break
 		}
 	}
@@ -206,7 +207,7 @@ func TestHomeReplacedWhileReading(t *testing.T) {
 	if err := e.Reload(context.Background()); err != nil { // the new home, read whole
 		t.Fatalf("second Reload: %v", err)
 	}
-	if blk := e.PreToolCall(context.Background(), rmCall); blk != nil {
+	if blk := e.DecideTool(context.Background(), rmCall).Block; blk != nil {
 		t.Errorf("the new home has no guard, yet: %+v", blk)
 	}
 }
@@ -278,9 +279,9 @@ func TestCancelledAndBusyStatuses(t *testing.T) {
 		t.Errorf("cancelled call: %s %q, want cancelled and no timeout", h.Status, h.Err)
 	}
 	for name, c := range map[string]float64{
-		"busy":      promtest.ToFloat64(metrics.busy.WithLabelValues(hookspec.SourcePlugin, "slow", hookspec.PreToolCall)),
-		"cancelled": promtest.ToFloat64(metrics.cancels.WithLabelValues(hookspec.SourcePlugin, "slow", hookspec.PreToolCall)),
-		"timeouts":  promtest.ToFloat64(metrics.timeouts.WithLabelValues(hookspec.SourcePlugin, "slow", hookspec.PreToolCall)) + 1,
+		"busy":      promtest.ToFloat64(metrics.busy.WithLabelValues(hookspec.SourcePlugin, "slow", hooknames.PreToolCall)),
+		"cancelled": promtest.ToFloat64(metrics.cancels.WithLabelValues(hookspec.SourcePlugin, "slow", hooknames.PreToolCall)),
+		"timeouts":  promtest.ToFloat64(metrics.timeouts.WithLabelValues(hookspec.SourcePlugin, "slow", hooknames.PreToolCall)) + 1,
 	} {
 		if c != 1 {
 			t.Errorf("%s counted %v, want 1 (timeouts 0)", name, c)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 	"github.com/hermes-hooks/hermes/internal/testutil"
 	promtest "github.com/prometheus/client_golang/prometheus/testutil"
 )
@@ -58,7 +59,7 @@ func TestCloseInterruptsAtItsDeadline(t *testing.T) {
 			t.Errorf("%s call in flight: %+v, want it blocked by the engine", name, rep)
 		}
 	}
-	if n := promtest.ToFloat64(metrics.cancels.WithLabelValues(hookspec.SourcePlugin, "loop", hookspec.PreToolCall)); n != 1 {
+	if n := promtest.ToFloat64(metrics.cancels.WithLabelValues(hookspec.SourcePlugin, "loop", hooknames.PreToolCall)); n != 1 {
 		t.Errorf("cancelled_total = %v, want 1", n)
 	}
 }

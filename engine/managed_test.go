@@ -64,7 +64,7 @@ hooks:
 	}
 	t.Chdir(home)
 	e, _ := newManagedEngine(t, mh, home)
-	b := e.PreToolCall(context.Background(), rmRF)
+	b := e.DecideTool(context.Background(), rmRF).Block
 	if b == nil || b.Message != "managed: no rm -rf" {
 		t.Fatalf("got %+v, want the managed guard's block", b)
 	}
@@ -75,7 +75,7 @@ hooks:
 	if !hasWarning(e.Warnings(), "policy: is read only from the managed home") {
 		t.Errorf("no warning that the user's policy: is ignored: %v", e.Warnings())
 	}
-	if e.PreToolCall(context.Background(), hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": "ls"}}) != nil {
+	if e.DecideTool(context.Background(), hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": "ls"}}).Block != nil {
 		t.Error("a harmless call was blocked")
 	}
 }
@@ -111,7 +111,7 @@ func TestManagedHooksOnlyRefusesUserHooks(t *testing.T) {
 	}
 	t.Chdir(home)
 	e, logs := newManagedEngine(t, mh, home)
-	if b := e.PreToolCall(context.Background(), rmRF); b != nil {
+	if b := e.DecideTool(context.Background(), rmRF).Block; b != nil {
 		t.Fatalf("a user hook ran under managed_hooks_only: %+v", b)
 	}
 	s := e.ShellHooks()
@@ -181,7 +181,7 @@ func TestManagedHomeCorruptFailsSafe(t *testing.T) {
 	if err := e.Reload(context.Background()); err == nil || !strings.Contains(err.Error(), "managed home") {
 		t.Fatalf("Reload = %v, want the managed home's error", err)
 	}
-	if b := e.PreToolCall(context.Background(), rmRF); b == nil {
+	if b := e.DecideTool(context.Background(), rmRF).Block; b == nil {
 		t.Fatal("after a failed reload the managed guard no longer runs")
 	}
 }

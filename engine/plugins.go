@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 	"github.com/hermes-hooks/hermes/internal/manifest"
 	"github.com/hermes-hooks/hermes/luabind"
 )
@@ -198,7 +199,7 @@ func (e *Engine) loadPlugin(ctx context.Context, d *dirFiles, cfg *config, owner
 				"unknown hook %q%s (kept for hosts that fire it); valid hooks: %s", r.Hook, didYouMean(r.Hook, hookNames), strings.Join(hookNames, ", "))})
 		}
 	}
-	if info.FailClosed && !slices.Contains(info.Hooks, hookspec.PreToolCall) {
+	if info.FailClosed && !slices.Contains(info.Hooks, hooknames.PreToolCall) {
 		warns = append(warns, hookspec.Warning{File: mfile, Msg: "fail_closed only applies to pre_tool_call, which this plugin does not register"})
 	}
 	info.Status = "loaded"

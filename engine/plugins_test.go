@@ -18,7 +18,7 @@ import (
 func order(t *testing.T, e *Engine) []string {
 	t.Helper()
 	var names []string
-	for _, r := range e.Invoke(context.Background(), hookspec.PreToolCall, call.Kwargs(false)) {
+	for _, r := range e.Fire(context.Background(), hookspec.PreToolCall, call.Kwargs(false)).Hooks {
 		names = append(names, r.Name)
 	}
 	return names
@@ -177,7 +177,7 @@ func TestFailClosed(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e, _ := newEngine(t, testutil.Home(t, pluginFiles("guard", "fail_closed: true\ntimeout: 0.2", one("pre_tool_call", tt.body))))
-			b := e.PreToolCall(context.Background(), call)
+			b := e.DecideTool(context.Background(), call).Block
 			if b == nil || !strings.Contains(b.Message, tt.want) {
 				t.Errorf("block = %+v, want message containing %q", b, tt.want)
 			}
@@ -185,7 +185,7 @@ func TestFailClosed(t *testing.T) {
 	}
 	t.Run("ok result lets the call through", func(t *testing.T) {
 		e, _ := newEngine(t, testutil.Home(t, pluginFiles("guard", "fail_closed: true", one("pre_tool_call", "return nil"))))
-		if b := e.PreToolCall(context.Background(), call); b != nil {
+		if b := e.DecideTool(context.Background(), call).Block; b != nil {
 			t.Errorf("blocked: %+v", b)
 		}
 	})
@@ -218,7 +218,7 @@ if blocked then return {action="block", message="no " .. kw.tool_call_id} end`))
 		}
 		want := make([]*Block, len(calls))
 		for i, c := range calls {
-			want[i] = e.PreToolCall(context.Background(), c)
+			want[i] = e.DecideTool(context.Background(), c).Block
 		}
 		if want[0] == nil || want[1] != nil || want[2] != nil {
 			t.Fatalf("sequential answers wrong: %+v", want)
@@ -231,7 +231,7 @@ if blocked then return {action="block", message="no " .. kw.tool_call_id} end`))
 				defer wg.Done()
 				for i := range 30 {
 					k := (g + i) % len(calls)
-					if got := e.PreToolCall(context.Background(), calls[k]); !cmp.Equal(got, want[k]) {
+					if got := e.DecideTool(context.Background(), calls[k]).Block; !cmp.Equal(got, want[k]) {
 						errs <- cmp.Diff(want[k], got)
 					}
 				}

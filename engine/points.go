@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 )
 
 // The typed calls of the lifecycle points other agents' hooks need (SPEC §4.5): pre_verify,
@@ -29,13 +30,13 @@ type VerifyDecision struct {
 // no hook can keep the agent going: the decision is Capped. A subagent about to stop is
 // v.Subagent, its Nudges counted apart from the agent's: a Continue is its next instruction.
 func (e *Engine) PreVerify(ctx context.Context, v hookspec.Verify) VerifyDecision {
-	set := e.with(hookspec.PreVerify)
+	set := e.with(hooknames.PreVerify)
 	if set == nil {
 		return VerifyDecision{}
 	}
 	sc := getScratch()
 	defer putScratch(sc)
-	rep := e.invoke(ctx, set, hookspec.PreVerify, mapArgs(v.Kwargs()), false, sc)
+	rep := e.invoke(ctx, set, hooknames.PreVerify, mapArgs(v.Kwargs()), false, sc)
 	if rep.Decision.Kind != hookspec.Continue {
 		return VerifyDecision{}
 	}
@@ -76,8 +77,8 @@ func (s *hookSet) maxVerifyNudges() int {
 // context hooks give the model about the failure ("" if none; hooks written for Claude
 // Code give it). RunTool appends it to the result.
 func (e *Engine) PostToolFailure(ctx context.Context, f hookspec.ToolFailure) string {
-	if set := e.with(hookspec.PostToolFailure); set != nil {
-		return invokeFor(e, ctx, set, hookspec.PostToolFailure, mapArgs(f.Kwargs()), Report.Context)
+	if set := e.with(hooknames.PostToolFailure); set != nil {
+		return invokeFor(e, ctx, set, hooknames.PostToolFailure, mapArgs(f.Kwargs()), Report.Context)
 	}
 	return ""
 }
@@ -86,20 +87,20 @@ func (e *Engine) PostToolFailure(ctx context.Context, f hookspec.ToolFailure) st
 // instructions hooks add for the summary ("" if none), to give the summariser with
 // c.Instructions.
 func (e *Engine) PreCompact(ctx context.Context, c hookspec.Compaction) string {
-	if set := e.with(hookspec.PreCompact); set != nil {
-		return invokeFor(e, ctx, set, hookspec.PreCompact, mapArgs(c.PreKwargs()), Report.Context)
+	if set := e.with(hooknames.PreCompact); set != nil {
+		return invokeFor(e, ctx, set, hooknames.PreCompact, mapArgs(c.PreKwargs()), Report.Context)
 	}
 	return ""
 }
 
 // PostCompact fires post_compact (an observer) with c.Summary.
 func (e *Engine) PostCompact(ctx context.Context, c hookspec.Compaction) {
-	e.observe(ctx, hookspec.PostCompact, c.PostKwargs)
+	e.observe(ctx, hooknames.PostCompact, c.PostKwargs)
 }
 
 // OnNotification fires on_notification (an observer): the agent wants the user's attention.
 func (e *Engine) OnNotification(ctx context.Context, n hookspec.Notification) {
-	e.observe(ctx, hookspec.OnNotification, n.Kwargs)
+	e.observe(ctx, hooknames.OnNotification, n.Kwargs)
 }
 
 // ApprovalDecision is what pre_approval_request's hooks answered to an approval request.
@@ -118,13 +119,13 @@ type ApprovalDecision struct {
 // remember=?} or {action="deny", message=?, remember=?}; a deny decides over every allow.
 // The person is asked only when the decision is not Answered.
 func (e *Engine) PreApprovalRequest(ctx context.Context, a hookspec.Approval) ApprovalDecision {
-	set := e.with(hookspec.PreApprovalRequest)
+	set := e.with(hooknames.PreApprovalRequest)
 	if set == nil {
 		return ApprovalDecision{}
 	}
 	sc := getScratch()
 	defer putScratch(sc)
-	rep := e.invoke(ctx, set, hookspec.PreApprovalRequest, mapArgs(a.Kwargs(false)), false, sc)
+	rep := e.invoke(ctx, set, hooknames.PreApprovalRequest, mapArgs(a.Kwargs(false)), false, sc)
 	dec := rep.Decision
 	switch dec.Kind {
 	case hookspec.Allow:
@@ -154,13 +155,13 @@ func (e *Engine) DecideTurn(ctx context.Context, turn hookspec.LLMTurn) TurnDeci
 		return TurnDecision{}
 	}
 	start := e.starts.take(turn.SessionID)
-	if len(set.callbacks(hookspec.PreLLMCall)) == 0 {
+	if len(set.callbacks(hooknames.PreLLMCall)) == 0 {
 		return TurnDecision{Context: start}
 	}
 	sc := getScratch()
 	defer putScratch(sc)
 	sc.turn = turnArgs{turn: turn}
-	rep := e.invoke(ctx, set, hookspec.PreLLMCall, &sc.turn, false, sc)
+	rep := e.invoke(ctx, set, hooknames.PreLLMCall, &sc.turn, false, sc)
 	if rep.Decision.Kind == hookspec.Block {
 		if start != "" {
 			e.starts.put(turn.SessionID, start, e.logger)

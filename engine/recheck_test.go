@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
@@ -129,8 +130,8 @@ func checkChain(t *testing.T, cbs []*fakeCallback, command string) {
 		chain[i] = c
 	}
 	call := hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": command}}
-	results := runChain(context.Background(), nil, hookspec.PreToolCall, chain, &toolArgs{call: call}, nil, false)
-	d := hookspec.Merge(hookspec.PreToolCall, results)
+	results := runChain(context.Background(), nil, hooknames.PreToolCall, chain, &toolArgs{call: call}, nil, false)
+	d := hookspec.Merge(hooknames.PreToolCall, results)
 	names := make([]string, len(cbs))
 	for i, c := range cbs {
 		names[i] = c.name

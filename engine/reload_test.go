@@ -13,6 +13,7 @@ import (
 
 	"github.com/hermes-hooks/hermes/consent"
 	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
@@ -110,7 +111,7 @@ func TestMetricsCountPerHook(t *testing.T) {
 	}
 	defer e.Close(context.Background())
 	for _, cmd := range []string{"rm", "ls", "loop", "rm"} {
-		e.PreToolCall(context.Background(), hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": cmd}})
+		e.DecideTool(context.Background(), hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": cmd}})
 	}
 	reg := prometheus.NewPedanticRegistry()
 	reg.MustRegister(m)
@@ -149,7 +150,7 @@ func TestAuditRecords(t *testing.T) {
 	))
 	e, logs := newEngine(t, home)
 	ctx := context.Background()
-	e.PreToolCall(ctx, call)
+	e.DecideTool(ctx, call)
 	e.PreLLMCall(ctx, hookspec.LLMTurn{UserMessage: "hi"})
 	c := call
 	c.Result = "sk-verysecret"
@@ -178,7 +179,7 @@ func TestRevokeStopsShellHookAtReload(t *testing.T) {
 	s := script(t, home, "ctx.sh", `cat >/dev/null; echo '{"context":"from shell"}'`)
 	writeFile(t, filepath.Join(home, "config.yaml"), "hooks:\n  pre_llm_call:\n    - command: "+s+"\n")
 	other := consent.Open(consent.DefaultPath(home), nil)
-	if _, err := other.Approve(context.Background(), hookspec.PreLLMCall, s); err != nil {
+	if _, err := other.Approve(context.Background(), hooknames.PreLLMCall, s); err != nil {
 		t.Fatal(err)
 	}
 	e, err := New(context.Background(), Options{Home: home, Getenv: func(string) string { return "" }})

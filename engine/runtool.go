@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 )
 
 // ToolRun is what RunTool did with one tool call.
@@ -64,7 +65,7 @@ func (e *Engine) RunTool(ctx context.Context, call hookspec.ToolCall, run func(c
 // terminalResult applies transform_terminal_output to a terminal result of the form
 // {"output": "...", "exit_code": n}; any other result is returned as it is.
 func (e *Engine) terminalResult(ctx context.Context, call hookspec.ToolCall, result string) string {
-	if e.with(hookspec.TransformTerminalOutput) == nil {
+	if e.with(hooknames.TransformTerminalOutput) == nil {
 		return result
 	}
 	var obj map[string]any

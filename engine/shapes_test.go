@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
@@ -22,7 +23,7 @@ import (
 // nothing where it surely meant something is an error from both.
 func TestAnswerShapesAgreeAcrossSources(t *testing.T) {
 	shapes := map[string][]string{
-		hookspec.PreToolCall: {`{"action":"block","message":"no"}`, `{"action":"block"}`, `{"action":"block","message":"  "}`,
+		hooknames.PreToolCall: {`{"action":"block","message":"no"}`, `{"action":"block"}`, `{"action":"block","message":"  "}`,
 			`{"decision":"block","reason":"r"}`, `{"decision":"block"}`, `{"decision":"block","message":"m"}`,
 			`{"action":"block","message":"m","decision":"block","reason":"r"}`, `{"action":"allow","decision":"block"}`,
 			`{"action":"deny","message":"x"}`, `{"message":"x"}`, `"block"`, `5`, `[1]`,
@@ -31,13 +32,13 @@ func TestAnswerShapesAgreeAcrossSources(t *testing.T) {
 			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no"}}`,
 			`{"hookSpecificOutput":{"permissionDecision":"allow","updatedInput":{"command":"ls"}}}`,
 			`{"hookSpecificOutput":{"permissionDecision":"ask"}}`, `{"hookSpecificOutput":{"updatedInput":{"command":"pwd"}}}`},
-		hookspec.PreLLMCall:              {`{"context":"c"}`, `{"context":"   "}`, `{"context":""}`, `{"context":5}`, `"plain"`, `"  "`},
-		hookspec.TransformToolResult:     {`""`, `"x"`, `{"result":"r"}`, `{"result":""}`, `{"result":5}`, `{"output":"o"}`},
-		hookspec.TransformTerminalOutput: {`{"output":"o"}`, `"x"`, `{"result":"r"}`},
-		hookspec.TransformLLMOutput:      {`"x"`, `""`, `{"response_text":""}`, `{"response_text":"r"}`},
-		hookspec.PreGatewayDispatch: {`{"action":"skip","reason":"r"}`, `{"action":"skip"}`, `{"action":"rewrite","text":"t"}`,
+		hooknames.PreLLMCall:              {`{"context":"c"}`, `{"context":"   "}`, `{"context":""}`, `{"context":5}`, `"plain"`, `"  "`},
+		hooknames.TransformToolResult:     {`""`, `"x"`, `{"result":"r"}`, `{"result":""}`, `{"result":5}`, `{"output":"o"}`},
+		hooknames.TransformTerminalOutput: {`{"output":"o"}`, `"x"`, `{"result":"r"}`},
+		hooknames.TransformLLMOutput:      {`"x"`, `""`, `{"response_text":""}`, `{"response_text":"r"}`},
+		hooknames.PreGatewayDispatch: {`{"action":"skip","reason":"r"}`, `{"action":"skip"}`, `{"action":"rewrite","text":"t"}`,
 			`{"action":"rewrite"}`, `{"action":"allow"}`, `{"action":"drop"}`, `"skip"`},
-		hookspec.PostToolCall: {`{"action":"block","message":"x"}`},
+		hooknames.PostToolCall: {`{"action":"block","message":"x"}`},
 	}
 	for event, answers := range shapes {
 		for i, answer := range answers {
@@ -52,7 +53,7 @@ func TestAnswerShapesAgreeAcrossSources(t *testing.T) {
 				if lua.Hooks[0].Status != sh.Hooks[0].Status || (lua.Hooks[0].Status == hookspec.StatusError) != (lua.Outcome == nil && lua.Hooks[0].Err != "") {
 					t.Fatalf("statuses: lua %s (%s), shell %s (%s)", lua.Hooks[0].Status, lua.Hooks[0].Err, sh.Hooks[0].Status, sh.Hooks[0].Err)
 				}
-				if i == 0 && event != hookspec.PostToolCall && lua.Outcome == nil { // the first shape of each event decides
+				if i == 0 && event != hooknames.PostToolCall && lua.Outcome == nil { // the first shape of each event decides
 					t.Fatalf("no outcome from %s", answer)
 				}
 				want := sameSource(lua.Outcome)
@@ -74,7 +75,7 @@ func fire(t *testing.T, event string, files map[string]string) Report {
 		t.Chdir(home)
 	}
 	e := engineWith(t, home, Options{IgnoreConsent: true})
-	return e.Fire(context.Background(), event, hookspec.SampleKwargs(event, home))
+	return e.Fire(context.Background(), hookspec.HookNamed(event), hookspec.SampleKwargs(event, home))
 }
 
 // sameSource writes a default block message without its source, which differs by design.
@@ -94,12 +95,12 @@ func TestFailClosedAnswerThatDoesNothing(t *testing.T) {
 	for _, answer := range []string{`{"decison":"block","message":"no"}`, `[1]`} {
 		script := "#!/bin/sh\ncat >/dev/null\nprintf '%s\\n' '" + answer + "'\n"
 		reports := map[string]Report{
-			"lua": fire(t, hookspec.PreToolCall, pluginFiles("p", "fail_closed: true\n", one(hookspec.PreToolCall, "return require('json').decode([==["+answer+"]==])"))),
-			"shell": fire(t, hookspec.PreToolCall, map[string]string{
+			"lua": fire(t, hooknames.PreToolCall, pluginFiles("p", "fail_closed: true\n", one(hooknames.PreToolCall, "return require('json').decode([==["+answer+"]==])"))),
+			"shell": fire(t, hooknames.PreToolCall, map[string]string{
 				"hook.sh":     script,
 				"config.yaml": "hooks:\n  pre_tool_call:\n    - command: ./hook.sh\n      fail_closed: true\n",
 			}),
-			"shell exit 2": fire(t, hookspec.PreToolCall, map[string]string{
+			"shell exit 2": fire(t, hooknames.PreToolCall, map[string]string{
 				"hook.sh":     script + "exit 2\n",
 				"config.yaml": "hooks:\n  pre_tool_call:\n    - command: ./hook.sh\n",
 			}),

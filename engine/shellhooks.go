@@ -10,6 +10,7 @@ import (
 	"github.com/hermes-hooks/hermes/consent"
 	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/command"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 	"github.com/hermes-hooks/hermes/internal/netguard"
 	"github.com/hermes-hooks/hermes/shell"
 )
@@ -202,7 +203,7 @@ func (c *shellCallback) fire(ctx context.Context, hook string, kw args, _ bool) 
 		Source: hookspec.SourceShell, Name: metricName(c.hook), Status: res.Status, Result: res.Parsed, Answer: res.Answer,
 		Err: res.Err, Duration: res.Duration, Wait: res.Wait, StatusMessage: c.hook.StatusMessage,
 	}
-	if hook == hookspec.PreLLMCall && c.hook.Dialect == "" && res.Status == hookspec.StatusOK && r.Answer.Kind == hookspec.None {
+	if hook == hooknames.PreLLMCall && c.hook.Dialect == "" && res.Status == hookspec.StatusOK && r.Answer.Kind == hookspec.None {
 		r.Answer = promptBlock(res.Parsed)
 	}
 	// Output that does nothing where it surely meant something is an error, as from a Lua
@@ -210,7 +211,7 @@ func (c *shellCallback) fire(ctx context.Context, hook string, kw args, _ bool) 
 	if res.Status == hookspec.StatusOK && res.Parsed != nil && c.hook.Dialect == "" && hookspec.Normalise(hook, res.Parsed).Kind == hookspec.None {
 		if err := unanswered(hook, res.Parsed, fmt.Sprintf("shell hook %q: ", c.hook.Command)); err != nil {
 			r.Status, r.Err = hookspec.StatusError, joinErrs(r.Err, err.Error())
-			if c.hook.FailClosed && hook == hookspec.PreToolCall && r.Answer.Kind == hookspec.None {
+			if c.hook.FailClosed && hook == hooknames.PreToolCall && r.Answer.Kind == hookspec.None {
 				r.Answer = hookspec.Answer{Kind: hookspec.Block, Message: fmt.Sprintf("shell hook %q failed closed: its answer does nothing", c.hook.Command)}
 			}
 		}
@@ -248,7 +249,7 @@ func joinErrs(a, b string) string {
 // SPEC §4.5), which the seed's wire protocol (shell.ParseOutput) does not read: the engine
 // honours it as it does a Lua plugin's. Any other answer is None.
 func promptBlock(parsed any) hookspec.Answer {
-	a := hookspec.Normalise(hookspec.PreLLMCall, parsed)
+	a := hookspec.Normalise(hooknames.PreLLMCall, parsed)
 	if a.Kind != hookspec.Block {
 		return hookspec.Answer{}
 	}

@@ -77,12 +77,12 @@ func TestShellBlockWhenNoPluginBlocks(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer eng.Close(context.Background())
-	if b := eng.PreToolCall(context.Background(), call); b == nil || b.Message != "nope" || b.Source != hookspec.SourceShell {
+	if b := eng.DecideTool(context.Background(), call).Block; b == nil || b.Message != "nope" || b.Source != hookspec.SourceShell {
 		t.Errorf("block = %+v", b)
 	}
 	web := call
 	web.Name = "web_search"
-	if b := eng.PreToolCall(context.Background(), web); b != nil {
+	if b := eng.DecideTool(context.Background(), web).Block; b != nil {
 		t.Errorf("matcher terminal blocked web_search: %+v", b)
 	}
 }

@@ -40,7 +40,7 @@ end
 	defer eng.Close(ctx)
 
 	ctx, span := tp.Tracer("host").Start(ctx, "execute_tool terminal")
-	eng.PreToolCall(ctx, hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": "rm -rf /"}, ToolCallID: "call-1"})
+	eng.DecideTool(ctx, hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": "rm -rf /"}, ToolCallID: "call-1"})
 	span.End()
 
 	for _, s := range exp.GetSpans() { // in the order they ended

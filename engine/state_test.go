@@ -84,7 +84,7 @@ end`))
 	junk := strings.Repeat("not sqlite\n", 500)
 	writeFile(t, db, junk)
 	eng, _ := newEngine(t, home)
-	blk := eng.PreToolCall(context.Background(), hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": "ls"}})
+	blk := eng.DecideTool(context.Background(), hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": "ls"}}).Block
 	if blk == nil || !strings.Contains(blk.Message, "store.incr") || !strings.Contains(blk.Message, "not a usable database") {
 		t.Errorf("block %+v", blk)
 	}

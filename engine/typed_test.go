@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
@@ -61,8 +62,8 @@ func TestWithTrace(t *testing.T) {
 	e, _ := newEngine(t, home)
 	var reps []Report
 	ctx := WithTrace(context.Background(), func(r Report) { reps = append(reps, r) })
-	e.PreToolCall(ctx, hookspec.ToolCall{Name: "x"})
-	e.PreToolCall(ctx, hookspec.ToolCall{Name: "y"})
+	e.DecideTool(ctx, hookspec.ToolCall{Name: "x"})
+	e.DecideTool(ctx, hookspec.ToolCall{Name: "y"})
 	e.PreLLMCall(ctx, hookspec.LLMTurn{}) // nothing registered: not reported
 	e.OnSessionStart(ctx, hookspec.Session{SessionID: "s1", Platform: "cli"})
 	if len(reps) != 3 {
@@ -79,7 +80,7 @@ func TestWithTrace(t *testing.T) {
 	if reps[1].Block() != nil || reps[1].Hooks[0].Status != hookspec.StatusOK {
 		t.Errorf("second report %+v", reps[1])
 	}
-	if reps[2].Event != hookspec.OnSessionStart || reps[2].Hooks[0].Result != "s1" {
+	if reps[2].Event != hooknames.OnSessionStart || reps[2].Hooks[0].Result != "s1" {
 		t.Errorf("third report %+v", reps[2])
 	}
 }
@@ -93,7 +94,7 @@ func TestTypedObservers(t *testing.T) {
 	}}
 	var body strings.Builder
 	body.WriteString("function register(ctx)\n")
-	for _, h := range []string{hookspec.OnSessionStart, hookspec.OnSessionEnd, hookspec.OnSessionFinalize, hookspec.OnSessionReset, hookspec.SubagentStop, hookspec.PreApprovalRequest, hookspec.PostApprovalResponse, hookspec.PreAPIRequest, hookspec.PostAPIRequest} {
+	for _, h := range []string{hooknames.OnSessionStart, hooknames.OnSessionEnd, hooknames.OnSessionFinalize, hooknames.OnSessionReset, hooknames.SubagentStop, hooknames.PreApprovalRequest, hooknames.PostApprovalResponse, hooknames.PreAPIRequest, hooknames.PostAPIRequest} {
 		body.WriteString(`  ctx.register_hook("` + h + `", function(kw) require("hermes").got("` + h + `", require("json").encode(kw)) end)` + "\n")
 	}
 	body.WriteString("end\n")
@@ -111,14 +112,14 @@ func TestTypedObservers(t *testing.T) {
 	e.PostApprovalResponse(ctx, a)
 	e.PreAPIRequest(ctx, hookspec.APIRequest{SessionID: "s1", APICallCount: 2})
 	want := map[string]string{
-		hookspec.OnSessionStart:       `{"model":"m","platform":"cli","session_id":"s1"}`,
-		hookspec.OnSessionEnd:         `{"completed":true,"interrupted":false,"model":"m","platform":"cli","session_id":"s1"}`,
-		hookspec.OnSessionFinalize:    `{"platform":"cli"}`,
-		hookspec.OnSessionReset:       `{"platform":"cli","session_id":"s1"}`,
-		hookspec.SubagentStop:         `{"child_status":"completed","child_summary":"done","duration_ms":5,"parent_session_id":"p"}`,
-		hookspec.PreApprovalRequest:   `{"command":"rm -rf /tmp/x","description":"","pattern_key":"rm_rf","pattern_keys":["rm_rf"],"session_key":"","surface":""}`,
-		hookspec.PostApprovalResponse: `{"choice":"deny","command":"rm -rf /tmp/x","description":"","pattern_key":"rm_rf","pattern_keys":["rm_rf"],"session_key":"","surface":""}`,
-		hookspec.PreAPIRequest:        `{"api_call_count":2,"model":"","platform":"","session_id":"s1"}`,
+		hooknames.OnSessionStart:       `{"model":"m","platform":"cli","session_id":"s1"}`,
+		hooknames.OnSessionEnd:         `{"completed":true,"interrupted":false,"model":"m","platform":"cli","session_id":"s1"}`,
+		hooknames.OnSessionFinalize:    `{"platform":"cli"}`,
+		hooknames.OnSessionReset:       `{"platform":"cli","session_id":"s1"}`,
+		hooknames.SubagentStop:         `{"child_status":"completed","child_summary":"done","duration_ms":5,"parent_session_id":"p"}`,
+		hooknames.PreApprovalRequest:   `{"command":"rm -rf /tmp/x","description":"","pattern_key":"rm_rf","pattern_keys":["rm_rf"],"session_key":"","surface":""}`,
+		hooknames.PostApprovalResponse: `{"choice":"deny","command":"rm -rf /tmp/x","description":"","pattern_key":"rm_rf","pattern_keys":["rm_rf"],"session_key":"","surface":""}`,
+		hooknames.PreAPIRequest:        `{"api_call_count":2,"model":"","platform":"","session_id":"s1"}`,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("kwargs (-want +got):\n%s", diff)
@@ -133,7 +134,7 @@ func TestUnsupportedKwargsRejected(t *testing.T) {
 		pluginFiles("o", "", one("on_session_start", `return "ran"`)),
 	)))
 	ctx := context.Background()
-	rs := e.Invoke(ctx, hookspec.OnSessionStart, map[string]any{"session_id": "s", "user": user{"x"}})
+	rs := e.Fire(ctx, hookspec.OnSessionStart, map[string]any{"session_id": "s", "user": user{"x"}}).Hooks
 	if len(rs) != 1 || rs[0].Status != hookspec.StatusError || !strings.Contains(rs[0].Err, `kwarg "user" holds a engine.user,`) {
 		t.Errorf("Invoke with a struct kwarg: %+v", rs)
 	}
@@ -145,7 +146,7 @@ func TestUnsupportedKwargsRejected(t *testing.T) {
 		t.Errorf("not logged:\n%s", logs)
 	}
 	ok := map[string]any{"n": 1, "f": hookspec.Func(nil), "o": hookspec.Object{V: &user{}}, "l": []any{map[string]any{"x": []string{"y"}}}, "p": &[]int{1}, "e": errors.New("e")}
-	if rs := e.Invoke(ctx, hookspec.OnSessionStart, ok); len(rs) != 1 || rs[0].Result != "ran" {
+	if rs := e.Fire(ctx, hookspec.OnSessionStart, ok).Hooks; len(rs) != 1 || rs[0].Result != "ran" {
 		t.Errorf("supported kwargs rejected: %+v", rs)
 	}
 }

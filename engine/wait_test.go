@@ -12,11 +12,12 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
 // holdOrPass holds its call in a host function when the tool is "hold".
-var holdOrPass = one(hookspec.PreToolCall, `if kw.tool_name == "hold" then local h = require("hermes"); h.started("p"); h.wait() end`)
+var holdOrPass = one(hooknames.PreToolCall, `if kw.tool_name == "hold" then local h = require("hermes"); h.started("p"); h.wait() end`)
 
 // The time a call waits for a free Lua state is its own figure: the result's Wait (wait_ms
 // in JSON), hermes_hook_wait_seconds, never part of Duration or
@@ -52,14 +53,14 @@ func TestWaitIsReportedApartFromTheRun(t *testing.T) {
 		}
 	}
 
-	h := histogram(t, metrics.wait.WithLabelValues(hookspec.SourcePlugin, "p", hookspec.PreToolCall))
+	h := histogram(t, metrics.wait.WithLabelValues(hookspec.SourcePlugin, "p", hooknames.PreToolCall))
 	if h.GetSampleCount() != 2 || h.GetSampleSum() < 0.05 {
 		t.Errorf("hermes_hook_wait_seconds: %d samples, sum %v; want 2 (every call), at least the busy wait", h.GetSampleCount(), h.GetSampleSum())
 	}
 	if n := promtest.CollectAndCount(metrics, "hermes_hook_wait_seconds"); n != 1 {
 		t.Errorf("hermes_hook_wait_seconds series: %d, want 1", n)
 	}
-	d := histogram(t, metrics.latency.WithLabelValues(hookspec.SourcePlugin, "p", hookspec.PreToolCall))
+	d := histogram(t, metrics.latency.WithLabelValues(hookspec.SourcePlugin, "p", hooknames.PreToolCall))
 	if got, want := d.GetSampleSum(), held.Duration.Seconds(); got > want+1e-6 || got < want-1e-6 {
 		t.Errorf("hermes_hook_duration_seconds sum %v, want the first call's run %v alone (the busy call ran 0)", got, want)
 	}
@@ -97,10 +98,10 @@ func TestIOWaitDoesNotHoldThePlugin(t *testing.T) {
 // max_states is checked against states.
 func TestMaxStatesManifest(t *testing.T) {
 	home := testutil.Home(t, testutil.Merge(
-		pluginFiles("low", "states: 2\nmax_states: 1\n", one(hookspec.PreToolCall, "")),
-		pluginFiles("high", "max_states: 257\n", one(hookspec.PreToolCall, "")),
-		pluginFiles("set", "states: 2\nmax_states: 2\n", one(hookspec.PreToolCall, "")),
-		pluginFiles("scaled", "states: 3\n", one(hookspec.PreToolCall, "")),
+		pluginFiles("low", "states: 2\nmax_states: 1\n", one(hooknames.PreToolCall, "")),
+		pluginFiles("high", "max_states: 257\n", one(hooknames.PreToolCall, "")),
+		pluginFiles("set", "states: 2\nmax_states: 2\n", one(hooknames.PreToolCall, "")),
+		pluginFiles("scaled", "states: 3\n", one(hooknames.PreToolCall, "")),
 	))
 	e, _ := newEngine(t, home)
 	want := map[string]string{

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
@@ -61,7 +62,7 @@ done
 		t.Errorf("firing that waited for the process: status %s, wait %v, duration %v; want cancelled, a wait of about %v, and a run shorter than the wait",
 			waiting.Status, waiting.Wait, waiting.Duration, patience)
 	}
-	h := histogram(t, metrics.wait.WithLabelValues(hookspec.SourceShell, script, hookspec.PreToolCall))
+	h := histogram(t, metrics.wait.WithLabelValues(hookspec.SourceShell, script, hooknames.PreToolCall))
 	if h.GetSampleCount() != 3 || h.GetSampleSum() < waiting.Wait.Seconds()-1e-9 {
 		t.Errorf("hermes_hook_wait_seconds: %d samples, sum %v; want 3 (every firing), at least the wait", h.GetSampleCount(), h.GetSampleSum())
 	}

@@ -48,7 +48,7 @@ func BenchmarkToolCallWithWebhook(b *testing.B) {
 	run := func(e *Engine, n int) time.Duration {
 		start := time.Now()
 		for range n {
-			e.PreToolCall(context.Background(), call)
+			e.DecideTool(context.Background(), call)
 		}
 		return time.Since(start)
 	}

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"log/slog"
 	"strings"
 	"sync/atomic"
@@ -24,18 +25,18 @@ func TestDropWarningsAreRateLimited(t *testing.T) {
 		warnings := func() int { return strings.Count(logs.String(), "queue full") }
 
 		for range 5 {
-			g.Emit(hookspec.AgentStep, nil) // the queue has no room: every event is dropped
+			g.Emit(context.Background(), hookspec.NamedEvent{Name: hookspec.AgentStep, Data: nil}) // the queue has no room: every event is dropped
 		}
 		if n := warnings(); n != 1 {
 			t.Errorf("%d warnings for 5 drops at once, want 1", n)
 		}
 		time.Sleep(dropWarnEvery - time.Second)
-		g.Emit(hookspec.AgentStep, nil)
+		g.Emit(context.Background(), hookspec.NamedEvent{Name: hookspec.AgentStep, Data: nil})
 		if n := warnings(); n != 1 {
 			t.Errorf("%d warnings before the interval passed, want 1", n)
 		}
 		time.Sleep(2 * time.Second)
-		g.Emit(hookspec.AgentStep, nil)
+		g.Emit(context.Background(), hookspec.NamedEvent{Name: hookspec.AgentStep, Data: nil})
 		if n := warnings(); n != 2 {
 			t.Errorf("%d warnings after the interval, want 2", n)
 		}

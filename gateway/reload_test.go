@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
@@ -33,14 +34,14 @@ func TestGatewayReload(t *testing.T) {
 	if err := g.Reload(ctx); err != nil {
 		t.Fatal(err)
 	}
-	got := g.EmitCollect(ctx, "agent:end", nil)
+	got := collect(g.EmitSync(ctx, hookspec.NamedEvent{Name: "agent:end", Data: nil}))
 	if diff := cmp.Diff([]any{"a2", "b1", "d1"}, got); diff != "" {
 		t.Errorf("after reload (-want +got):\n%s", diff)
 	}
 	if !strings.Contains(logs.String(), "hooks/b/handler.lua:2:") || !strings.Contains(logs.String(), "previous version keeps running") {
 		t.Errorf("broken edit not reported with file and line:\n%s", logs.String())
 	}
-	g.Emit("agent:end", nil) // workers of the new set are running
+	g.Emit(context.Background(), hookspec.NamedEvent{Name: "agent:end", Data: nil}) // workers of the new set are running
 	if err := g.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +58,7 @@ func TestGatewayHooksDisabledInConfig(t *testing.T) {
 		map[string]string{"config.yaml": "gateway_hooks:\n  disabled: [b]\n"},
 	))
 	g, _ := newGateway(t, home, Options{})
-	if got := g.EmitCollect(context.Background(), "agent:end", nil); !cmp.Equal(got, []any{"a"}) {
+	if got := collect(g.EmitSync(context.Background(), hookspec.NamedEvent{Name: "agent:end", Data: nil})); !cmp.Equal(got, []any{"a"}) {
 		t.Errorf("got %v, want only a (b disabled in config.yaml, c has an empty name)", got)
 	}
 	status := map[string]string{}

@@ -19,20 +19,16 @@ func TestGatewayHookStore(t *testing.T) {
 		"plugins/counter/handler.lua": `function register(ctx) ctx.register_hook("pre_llm_call", function() require("store").incr("steps", 100) end) end`,
 	})
 	ctx := context.Background()
-	eng, err := engine.New(ctx, engine.Options{Home: home})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close(ctx)
-	g, err := New(ctx, eng, Options{})
+	g, err := New(ctx, Options{Engine: engine.Options{Home: home}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer g.Close(ctx)
+	eng := g.Engine()
 	eng.PreLLMCall(ctx, hookspec.LLMTurn{})
 	var last any
 	for range 3 {
-		rs := g.EmitSync(ctx, "agent:step", map[string]any{})
+		rs := g.EmitSync(ctx, hookspec.NamedEvent{Name: "agent:step", Data: map[string]any{}})
 		if len(rs) != 1 || rs[0].Status != hookspec.StatusOK {
 			t.Fatalf("results %+v", rs)
 		}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 )
 
 // The keys of a payload written by hand (hermesctl hooks test --payload-file) are checked
@@ -70,10 +72,10 @@ func kwargKinds(event string) map[string]string {
 	for k, v := range sample {
 		kinds[k] = kindOf(v)
 	}
-	if event == PreGatewayDispatch { // the host's objects
+	if event == hooknames.PreGatewayDispatch { // the host's objects
 		kinds["gateway"], kinds["session_store"] = kindAny, kindAny
 	}
-	if event == PreVerify { // nil for the agent itself: a subagent's is a table
+	if event == hooknames.PreVerify { // nil for the agent itself: a subagent's is a table
 		kinds["subagent"] = kindTable
 	}
 	return kinds

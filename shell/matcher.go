@@ -10,7 +10,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 	"github.com/hermes-hooks/hermes/internal/suggest"
 )
 
@@ -65,7 +65,7 @@ func (h *Hook) Matches(toolName string) bool {
 // and subagents about to stop by type (a Stop hook never fires for a subagent, nor a
 // SubagentStop hook for the agent).
 func (h *Hook) selects(kwargs map[string]any) bool {
-	if h.Dialect == DialectCodex && h.Event == hookspec.OnSessionEnd && kwargs["interrupted"] != true {
+	if h.Dialect == DialectCodex && h.Event == hooknames.OnSessionEnd && kwargs["interrupted"] != true {
 		return false // Codex's Interrupt: only a turn the user interrupted
 	}
 	if !h.forSubagent(kwargs) {
@@ -85,7 +85,7 @@ func (h *Hook) selects(kwargs map[string]any) bool {
 	if !ok {
 		return true
 	}
-	if h.Dialect == DialectGemini && h.Event == hookspec.OnSessionFinalize {
+	if h.Dialect == DialectGemini && h.Event == hooknames.OnSessionFinalize {
 		q = "exit" // Gemini CLI's SessionEnd reason, as its payload says
 	}
 	m := h.claude
@@ -256,5 +256,5 @@ func quoteAll(words []string) string {
 // toolEvent reports whether a hook of event fires for one tool call, so that a matcher of
 // tool names applies: pre_tool_call, post_tool_call and post_tool_failure.
 func toolEvent(event string) bool {
-	return event == hookspec.PreToolCall || event == hookspec.PostToolCall || event == hookspec.PostToolFailure
+	return event == hooknames.PreToolCall || event == hooknames.PostToolCall || event == hooknames.PostToolFailure
 }

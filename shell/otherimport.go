@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
-	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 	"gopkg.in/yaml.v3"
 )
 
@@ -29,7 +29,7 @@ func importEventsOf(d string) map[string]string {
 		out[ev] = hook
 	}
 	if out[subagentStop] != "" { // like Stop, for a subagent (subagentstop.go)
-		out[subagentStop] = hookspec.PreVerify
+		out[subagentStop] = hooknames.PreVerify
 	}
 	return out
 }

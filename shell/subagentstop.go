@@ -2,6 +2,7 @@ package shell
 
 import (
 	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 	"gopkg.in/yaml.v3"
 )
 
@@ -17,7 +18,7 @@ const subagentStop = "SubagentStop"
 // eventName is dialect d's name of one firing of hook with kwargs: a subagent's pre_verify is
 // SubagentStop, the agent's is Stop (AfterAgent in Gemini CLI).
 func eventName(d, hook string, kwargs map[string]any) string {
-	if hook == hookspec.PreVerify && d != DialectGemini && hookspec.SubagentOf(kwargs) != nil {
+	if hook == hooknames.PreVerify && d != DialectGemini && hookspec.SubagentOf(kwargs) != nil {
 		return subagentStop
 	}
 	return dialectEvents(d)[hook]
@@ -27,7 +28,7 @@ func eventName(d, hook string, kwargs map[string]any) string {
 // hook of another agent serves a subagent about to stop (Subagent) or the agent itself,
 // never both. Every other event is served as before.
 func (h *Hook) forSubagent(kwargs map[string]any) bool {
-	if h.Event != hookspec.PreVerify || h.Dialect == "" {
+	if h.Event != hooknames.PreVerify || h.Dialect == "" {
 		return true
 	}
 	return h.Subagent == (hookspec.SubagentOf(kwargs) != nil)
@@ -57,7 +58,7 @@ func (p *parser) subagentField(h *Hook, where string, n *yaml.Node) bool {
 	case h.Dialect == "":
 		p.warn(n, "%s: subagent is ignored: it belongs to hooks written for another agent (set dialect); this project's hooks get kw.subagent and fire for both", where)
 		return true
-	case h.Event != hookspec.PreVerify:
+	case h.Event != hooknames.PreVerify:
 		p.warn(n, "%s: subagent is ignored: only pre_verify serves a subagent about to stop (SubagentStop)", where)
 		return true
 	case v && h.Dialect == DialectGemini:

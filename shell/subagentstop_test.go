@@ -7,11 +7,12 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 )
 
 // subagentKw is pre_verify's kwargs for a subagent of type typ about to stop.
 func subagentKw(typ string) map[string]any {
-	kw := hookspec.SampleKwargs(hookspec.PreVerify, "")
+	kw := hookspec.SampleKwargs(hooknames.PreVerify, "")
 	kw["subagent"] = map[string]any{"agent_id": "agent-1", "agent_type": typ, "agent_transcript_path": ""}
 	return kw
 }
@@ -41,7 +42,7 @@ func TestSubagentStopSelects(t *testing.T) {
 	if len(warns) != 0 || len(hooks) != 7 {
 		t.Fatalf("hooks %d, warnings %v; want 7 hooks (Stop and SubagentStop with one command are two) and none", len(hooks), warns)
 	}
-	main := hookspec.SampleKwargs(hookspec.PreVerify, "")
+	main := hookspec.SampleKwargs(hooknames.PreVerify, "")
 	cases := []struct {
 		name string
 		kw   map[string]any
@@ -125,7 +126,7 @@ func TestSubagentStopAnswers(t *testing.T) {
 		if c.dialect == DialectCodex {
 			tools = codexTools
 		}
-		_, a, problem := dialectOutcome(c.dialect, hookspec.PreVerify, c.exit, c.stdout, c.stderr, tools, c.kw)
+		_, a, problem := dialectOutcome(c.dialect, hooknames.PreVerify, c.exit, c.stdout, c.stderr, tools, c.kw)
 		if (c.want.problem == "") != (problem == "") || !strings.Contains(problem, c.want.problem) {
 			t.Errorf("%s: problem %q, want %q", c.name, problem, c.want.problem)
 		}
@@ -153,7 +154,7 @@ func TestImportSubagentStop(t *testing.T) {
 			matcher  string
 			subagent bool
 		}{{"", false}, {"reviewer", true}, {"", true}} {
-			if e := imp.Entries[i]; e.Event != hookspec.PreVerify || e.Matcher != want.matcher || e.Subagent != want.subagent {
+			if e := imp.Entries[i]; e.Event != hooknames.PreVerify || e.Matcher != want.matcher || e.Subagent != want.subagent {
 				t.Errorf("%s: entry %d = %s matcher %q subagent %v, want pre_verify %q %v", d, i, e.Event, e.Matcher, e.Subagent, want.matcher, want.subagent)
 			}
 		}
@@ -197,7 +198,7 @@ func TestImportSubagentStopHTTP(t *testing.T) {
 		t.Fatalf("config.yaml\n%s\nloads as %d hooks, warnings %v; want a Stop and a SubagentStop hook", out, len(hooks), warns)
 	}
 	for _, h := range hooks {
-		if h.Type != TypeHTTP || h.selects(subagentKw("reviewer")) != h.Subagent || h.selects(hookspec.SampleKwargs(hookspec.PreVerify, "")) == h.Subagent {
+		if h.Type != TypeHTTP || h.selects(subagentKw("reviewer")) != h.Subagent || h.selects(hookspec.SampleKwargs(hooknames.PreVerify, "")) == h.Subagent {
 			t.Errorf("hook %+v: fires for the wrong agent", h)
 		}
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/hermes-hooks/hermes/consent"
 	"github.com/hermes-hooks/hermes/engine"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 	"github.com/hermes-hooks/hermes/internal/netguard"
 	"github.com/hermes-hooks/hermes/shell"
 	"github.com/hermes-hooks/hermes/webhook"
@@ -211,7 +212,7 @@ func (c *cli) shellCheck(ctx context.Context, s *engine.ShellHookInfo, policy en
 			ch.note("smoke run ok in %s: %s", took, truncate(compactJSON(res.Parsed), 80))
 		}
 	}
-	if res.Status == hookspec.StatusOK && s.Type == "" && res.ExitCode != 0 && !(s.Event == hookspec.PreToolCall && res.ExitCode == 2) {
+	if res.Status == hookspec.StatusOK && s.Type == "" && res.ExitCode != 0 && !(s.Event == hooknames.PreToolCall && res.ExitCode == 2) {
 		ch.problem("smoke run exited with code %d", res.ExitCode)
 	}
 	return ch

@@ -74,21 +74,15 @@ func (c *cli) loadHome(ctx context.Context) (*loaded, int) { return c.loadHomeWi
 
 // loadHomeWith loads the home with extra host functions for Lua hooks.
 func (c *cli) loadHomeWith(ctx context.Context, host map[string]hookspec.Func) (*loaded, int) {
-	eng, code := c.openEngine(ctx, engine.Options{IgnoreConsent: true, HostFuncs: host})
-	if eng == nil {
+	gw, code := c.openGateway(ctx, gateway.Options{Engine: engine.Options{IgnoreConsent: true, HostFuncs: host}, HostFuncs: host})
+	if gw == nil {
 		return nil, code
 	}
-	gw, err := gateway.New(ctx, eng, gateway.Options{Logger: c.logger, HostFuncs: host})
-	if err != nil {
-		eng.Close(ctx)
-		return nil, c.fail(exitInternal, "%v", err)
-	}
-	return &loaded{eng: eng, gw: gw}, exitOK
+	return &loaded{eng: gw.Engine(), gw: gw}, exitOK
 }
 
 func (l *loaded) close(ctx context.Context) {
 	l.gw.Close(ctx)
-	l.eng.Close(ctx)
 }
 
 func (l *loaded) entries() []listEntry {

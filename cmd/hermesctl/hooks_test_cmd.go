@@ -16,6 +16,7 @@ import (
 	"github.com/hermes-hooks/hermes/hookspec"
 
 	"github.com/hermes-hooks/hermes/engine"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 	"github.com/hermes-hooks/hermes/internal/jsonvalue"
 	"github.com/hermes-hooks/hermes/internal/suggest"
 )
@@ -59,7 +60,7 @@ func runHooksTest(ctx context.Context, c *cli, a hooksTestArgs, args []string) i
 		payload["tool_name"] = a.forTool
 	}
 	if a.subagent != "" {
-		if event != hookspec.PreVerify {
+		if event != hooknames.PreVerify {
 			return c.fail(exitUsage, "--subagent is for pre_verify (a subagent about to stop), not %s", event)
 		}
 		payload["subagent"] = map[string]any{"agent_id": "test-agent", "agent_type": a.subagent, "agent_transcript_path": ""}
@@ -77,7 +78,7 @@ func runHooksTest(ctx context.Context, c *cli, a hooksTestArgs, args []string) i
 		}
 	}
 	host := &hostRecorder{}
-	if event == hookspec.PreGatewayDispatch {
+	if event == hooknames.PreGatewayDispatch {
 		host.install(payload)
 	}
 	t, code := c.fireForTest(ctx, event, payload, isGateway, host)
@@ -369,7 +370,7 @@ func (c *cli) fireForTest(ctx context.Context, event string, payload map[string]
 			return testRun{}, code
 		}
 		defer eng.Close(ctx)
-		t := testRun{home: eng.Home(), report: eng.Fire(ctx, event, payload), warnings: testWarnings(event, eng, nil)}
+		t := testRun{home: eng.Home(), report: eng.Fire(ctx, hookspec.HookNamed(event), payload), warnings: testWarnings(event, eng, nil)}
 		for _, p := range eng.Plugins() {
 			if p.Status == "error" {
 				t.notLoaded = append(t.notLoaded, "plugin "+p.Name+": "+p.Error)
@@ -382,7 +383,7 @@ func (c *cli) fireForTest(ctx context.Context, event string, payload map[string]
 		return testRun{}, code
 	}
 	defer l.close(ctx)
-	hooks := l.gw.EmitSync(ctx, event, payload)
+	hooks := l.gw.EmitSync(ctx, hookspec.NamedEvent{Name: event, Data: payload})
 	outcome := []any{}
 	for _, h := range hooks {
 		if h.Result != nil {

@@ -57,7 +57,7 @@ func (c *cli) replay(ctx context.Context, path, home string, a traceArgs) int {
 	}
 	opts.TracerProvider = tr.provider()
 	rctx, span := tr.start(ctx, "replay "+filepath.Base(path))
-	tl, err := replayFile(rctx, path, opts, gateway.Options{})
+	tl, err := replayFile(rctx, path, gateway.Options{Engine: opts})
 	span.End()
 	traced := c.finishTracing(ctx, tr, a, tl, path, homedir.Resolve(home))
 	if err != nil && isLoadError(err) {
@@ -164,11 +164,11 @@ func truncate(s string, n int) string {
 }
 
 // replayFile replays the transcript file at path.
-func replayFile(ctx context.Context, path string, opts engine.Options, gwOpts gateway.Options) (runner.Timeline, error) {
+func replayFile(ctx context.Context, path string, opts gateway.Options) (runner.Timeline, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return runner.Timeline{}, err
 	}
 	defer f.Close()
-	return runner.Replay(ctx, path, f, opts, gwOpts)
+	return runner.Replay(ctx, path, f, opts)
 }

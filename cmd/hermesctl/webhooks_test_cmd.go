@@ -12,6 +12,7 @@ import (
 	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/enginelink"
 	"github.com/hermes-hooks/hermes/internal/homedir"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 	"github.com/hermes-hooks/hermes/internal/netguard"
 )
 
@@ -103,5 +104,5 @@ func sampleEvent(events []string) string {
 			return e
 		}
 	}
-	return hookspec.PreToolCall
+	return hooknames.PreToolCall
 }

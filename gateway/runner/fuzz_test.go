@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/hermes-hooks/hermes/engine"
+	"github.com/hermes-hooks/hermes/gateway"
 	"github.com/hermes-hooks/hermes/gateway/runner"
 	"github.com/hermes-hooks/hermes/hookspec"
 )
@@ -72,11 +73,11 @@ func FuzzParseTranscript(f *testing.F) {
 			f.Fatal(err)
 		}
 	}
-	eng, err := engine.New(context.Background(), engine.Options{Home: home})
+	gw, err := gateway.New(context.Background(), gateway.Options{Engine: engine.Options{Home: home}})
 	if err != nil {
 		f.Fatal(err)
 	}
-	f.Cleanup(func() { eng.Close(context.Background()) })
+	f.Cleanup(func() { gw.Close(context.Background()) })
 
 	f.Fuzz(func(t *testing.T, data []byte) {
 		lines, err := runner.ParseTranscript(fuzzTranscriptName, bytes.NewReader(data))
@@ -114,7 +115,7 @@ func FuzzParseTranscript(f *testing.F) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		ta := runner.NewTranscriptAgent(lines)
-		r := runner.New(eng, nil, guardAgent{ta, t}, runner.Options{Sync: true})
+		r := runner.New(gw, guardAgent{ta, t}, runner.Options{Sync: true})
 		r.Play(ctx, ta)
 		if _, err := json.Marshal(r.Timeline()); err != nil {
 			t.Fatalf("the timeline does not encode: %v", err)

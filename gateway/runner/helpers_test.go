@@ -5,7 +5,6 @@ import (
 	"log/slog"
 	"testing"
 
-	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/gateway"
 	"github.com/hermes-hooks/hermes/internal/testutil"
 )
@@ -18,18 +17,11 @@ func newGateway(t *testing.T, home string, opts gateway.Options) (*gateway.Gatew
 	t.Helper()
 	logs := &testutil.Buffer{}
 	logger := slog.New(slog.NewTextHandler(logs, nil))
-	eng, err := engine.New(context.Background(), engine.Options{Home: home, Logger: logger})
+	opts.Engine.Home, opts.Engine.Logger = home, logger
+	g, err := gateway.New(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts.Logger = logger
-	g, err := gateway.New(context.Background(), eng, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		g.Close(context.Background())
-		eng.Close(context.Background())
-	})
+	t.Cleanup(func() { g.Close(context.Background()) })
 	return g, logs
 }

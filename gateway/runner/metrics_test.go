@@ -29,7 +29,7 @@ end`},
 {"type":"llm","tool_calls":[{"id":"1","name":"terminal","args":{"command":"rm -rf /"},"result":"{}"},{"id":"2","name":"terminal","args":{"command":"ls"},"result":"{}"}]}
 {"type":"llm","tool_calls":[{"id":"3","name":"terminal","args":{"command":"rm -rf /"},"result":"{}"}]}
 {"type":"llm","response":"done"}
-`), engine.Options{Home: home, Metrics: m}, gateway.Options{Metrics: m})
+`), gateway.Options{Engine: engine.Options{Home: home, Metrics: m}, Metrics: m})
 	if err != nil {
 		t.Fatal(err)
 	}

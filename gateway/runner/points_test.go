@@ -47,8 +47,7 @@ func replayPoints(t *testing.T, config, transcript string) (lines, saw []string,
 		saw = append(saw, a[0].(string))
 		return nil, nil
 	}
-	tl, err := Replay(context.Background(), "t.jsonl", strings.NewReader(transcript),
-		engine.Options{Home: home, HostFuncs: map[string]hookspec.Func{"saw": seen}}, gateway.Options{})
+	tl, err := Replay(context.Background(), "t.jsonl", strings.NewReader(transcript), gateway.Options{Engine: engine.Options{Home: home, HostFuncs: map[string]hookspec.Func{"saw": seen}}})
 	for _, e := range tl.Events {
 		switch {
 		case e.Flow != "":

@@ -14,6 +14,7 @@ import (
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/gateway"
 	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 )
 
 // Agent is the model side of a conversation, implemented by the host.
@@ -106,8 +107,9 @@ type session struct {
 	started                   bool
 }
 
-// NewRunner builds a runner over eng and gw (gw may be nil: no gateway hooks).
-func New(eng *engine.Engine, gw *gateway.Gateway, agent Agent, opts Options) *Runner {
+// New builds a runner over gw and its engine, with agent answering for the model.
+func New(gw *gateway.Gateway, agent Agent, opts Options) *Runner {
+	eng := gw.Engine()
 	if opts.Model == "" {
 		opts.Model = "unknown"
 	}
@@ -153,11 +155,11 @@ func (r *Runner) traced(ctx context.Context, callID string) context.Context {
 			return
 		}
 		switch rep.Event {
-		case hookspec.TransformLLMOutput:
+		case hooknames.TransformLLMOutput:
 			r.note("response rewritten by transform_llm_output")
-		case hookspec.TransformTerminalOutput:
+		case hooknames.TransformTerminalOutput:
 			r.note("terminal output of %s replaced by transform_terminal_output", callID)
-		case hookspec.TransformToolResult:
+		case hooknames.TransformToolResult:
 			r.note("tool result of %s replaced by transform_tool_result", callID)
 		}
 	})
@@ -370,9 +372,6 @@ func (r *Runner) Shutdown(ctx context.Context) error {
 	ctx = r.traced(ctx, "")
 	for _, s := range live {
 		r.eng.OnSessionFinalize(ctx, hookspec.Session{SessionID: s.id, Platform: s.platform})
-	}
-	if r.gw == nil {
-		return nil
 	}
 	r.record(Entry{Event: "shutdown", Note: "gateway hooks drained"})
 	return r.gw.Close(ctx)

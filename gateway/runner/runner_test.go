@@ -60,7 +60,7 @@ func replay(t *testing.T, transcript string) (*Runner, *recordingAgent, []string
 		t.Fatal(err)
 	}
 	agent := &recordingAgent{TranscriptAgent: NewTranscriptAgent(lines)}
-	r := New(g.Engine(), g, agent, Options{Sync: true, Model: "m0"})
+	r := New(g, agent, Options{Sync: true, Model: "m0"})
 	// Replay uses the embedded agent's cursor; the runner's agent records requests.
 	if err := r.Play(context.Background(), agent.TranscriptAgent); err != nil {
 		t.Fatal(err)
@@ -188,7 +188,7 @@ function handle(ev, ctx)
 end`))
 	tl, err := Replay(context.Background(), "t.jsonl", strings.NewReader(`{"type":"prompt_reply","text":"2 items need attention"}
 {"type":"startup","platforms":["cli"]}
-{"type":"startup","platforms":["cli"]}`), engine.Options{Home: home}, gateway.Options{})
+{"type":"startup","platforms":["cli"]}`), gateway.Options{Engine: engine.Options{Home: home}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +215,7 @@ end`,
 	tl, err := Replay(context.Background(), "t.jsonl", strings.NewReader(`{"type":"message","platform":"cli","user_id":"u1","text":"clean"}
 {"type":"llm","model":"m","tool_calls":[{"id":"c1","name":"terminal","args":{"command":"rm -rf /tmp/x"},"result":"{}"}]}
 {"type":"llm","model":"m","response":"done"}
-`), engine.Options{Home: home}, gateway.Options{})
+`), gateway.Options{Engine: engine.Options{Home: home}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,7 +250,7 @@ end`,
 {"type":"approval","command":"deploy prod","choice":"deny"}
 {"type":"llm","model":"m","tool_calls":[{"id":"c3","name":"terminal","args":{"command":"deploy again"},"result":"{}"}]}
 {"type":"llm","model":"m","response":"done"}
-`), engine.Options{Home: home}, gateway.Options{})
+`), gateway.Options{Engine: engine.Options{Home: home}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -53,7 +53,7 @@ func replaySubagents(t *testing.T, config, transcript string) (lines, saw []stri
 		return nil, nil
 	}
 	tl, err := Replay(context.Background(), "t.jsonl", strings.NewReader(transcript),
-		engine.Options{Home: home, HostFuncs: map[string]hookspec.Func{"saw": seen}, IgnoreConsent: true}, gateway.Options{})
+		gateway.Options{Engine: engine.Options{Home: home, HostFuncs: map[string]hookspec.Func{"saw": seen}, IgnoreConsent: true}})
 	for _, e := range tl.Events {
 		switch {
 		case e.Flow != "":

@@ -64,14 +64,11 @@ func (r *Runner) note(format string, args ...any) {
 
 // emit sends a gateway event: EmitSync in Sync mode (recorded with results), else Emit.
 func (r *Runner) emit(ctx context.Context, ev hookspec.Event) {
-	if r.gw == nil {
-		return
-	}
 	if !r.opts.Sync {
-		r.gw.EmitEventContext(ctx, ev)
+		r.gw.Emit(ctx, ev)
 		return
 	}
-	rs := r.gw.EmitEventSync(ctx, ev)
+	rs := r.gw.EmitSync(ctx, ev)
 	if len(rs) == 0 {
 		return
 	}
@@ -121,7 +118,6 @@ func (r *Runner) storeFacade(ctx context.Context) map[string]any {
 // Play drives r from transcript lines, with agent answering the llm lines. It returns an
 // error only for a transcript the runner cannot follow; hook failures are in the timeline.
 func (r *Runner) Play(ctx context.Context, agent *TranscriptAgent) error {
-	shutdown := false
 	for {
 		l, ok := agent.next()
 		if !ok {
@@ -151,14 +147,10 @@ func (r *Runner) Play(ctx context.Context, agent *TranscriptAgent) error {
 		case "notification":
 			r.HandleNotification(ctx, hookspec.Notification{Message: l.Text, Title: l.Title, Type: l.NotificationType})
 		case "shutdown":
-			shutdown = true
 			if err := r.Shutdown(ctx); err != nil {
 				return err
 			}
 		}
-	}
-	if !shutdown && r.gw != nil {
-		return r.gw.Close(ctx)
 	}
 	return nil
 }
@@ -201,42 +193,32 @@ func (r *Runner) lastSessionKey() string {
 }
 
 // Replay parses the transcript read from rd (name is used in errors) and replays it against
-// a new engine and gateway built from opts and gwOpts, returning the timeline. A hook's ask
+// a new gateway (and its engine) built from opts, returning the timeline. A hook's ask
 // is answered by the transcript's approval line; the runner's agent answers
 // hermes.run_agent.
-func Replay(ctx context.Context, name string, rd io.Reader, opts engine.Options, gwOpts gateway.Options) (Timeline, error) {
+func Replay(ctx context.Context, name string, rd io.Reader, opts gateway.Options) (Timeline, error) {
 	lines, err := ParseTranscript(name, rd)
 	if err != nil {
 		return Timeline{}, err
 	}
 	agent := NewTranscriptAgent(lines)
 	var r *Runner
-	if opts.Approve == nil { // a hook's ask is answered by the approval line that follows the step
-		opts.Approve = func(ctx context.Context, req engine.ApprovalRequest) (bool, error) {
+	if opts.Engine.Approve == nil { // a hook's ask is answered by the approval line that follows the step
+		opts.Engine.Approve = func(ctx context.Context, req engine.ApprovalRequest) (bool, error) {
 			return r.approveFromTranscript(ctx, agent, req)
 		}
 	}
+	opts.Engine.HostFuncs = mergeFuncs(opts.Engine.HostFuncs, HostFuncs(agent))
 	opts.HostFuncs = mergeFuncs(opts.HostFuncs, HostFuncs(agent))
-	gwOpts.HostFuncs = mergeFuncs(gwOpts.HostFuncs, HostFuncs(agent))
-	if gwOpts.Logger == nil {
-		gwOpts.Logger = opts.Logger
-	}
-	lctx, load := loadSpan(ctx, opts.TracerProvider)
-	eng, err := engine.New(lctx, opts)
-	if err != nil {
-		load.End()
-		return Timeline{}, err
-	}
-	defer eng.Close(ctx)
-	gw, err := gateway.New(lctx, eng, gwOpts)
+	lctx, load := loadSpan(ctx, opts.Engine.TracerProvider)
+	gw, err := gateway.New(lctx, opts)
 	load.End()
 	if err != nil {
 		return Timeline{}, err
 	}
-	r = New(eng, gw, agent, Options{Sync: true, Model: firstModel(lines)})
-	err = r.Play(ctx, agent)
-	if err != nil {
-		gw.Close(ctx)
+	defer gw.Close(ctx)
+	r = New(gw, agent, Options{Sync: true, Model: firstModel(lines)})
+	if err := r.Play(ctx, agent); err != nil {
 		return r.Timeline(), fmt.Errorf("%s: %v", name, err)
 	}
 	return r.Timeline(), nil

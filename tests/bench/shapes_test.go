@@ -65,10 +65,10 @@ func shapeCalls(tb testing.TB, name string) (*engine.Engine, []func(context.Cont
 		case "audit":
 			c := hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": shapeCommand(i), "timeout": i}, TaskID: "t",
 				SessionID: fmt.Sprintf("s%d", i%16), ToolCallID: fmt.Sprintf("c%d", i)}
-			calls[i] = func(ctx context.Context) string { return blockText(eng.PreToolCall(ctx, c)) }
+			calls[i] = func(ctx context.Context) string { return blockText(eng.DecideTool(ctx, c).Block) }
 		case "guard":
 			c := hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": shapeCommand(i)}, TaskID: "t", SessionID: "s", ToolCallID: fmt.Sprintf("c%d", i)}
-			calls[i] = func(ctx context.Context) string { return blockText(eng.PreToolCall(ctx, c)) }
+			calls[i] = func(ctx context.Context) string { return blockText(eng.DecideTool(ctx, c).Block) }
 		case "redactor":
 			c := hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": "cat log"}, TaskID: "t", SessionID: "s",
 				ToolCallID: fmt.Sprintf("c%d", i), Result: shapeResult(i), DurationMS: int64(i)}
@@ -99,10 +99,10 @@ func TestShapes(t *testing.T) {
 		}
 	}
 	eng := shapeEngine(t, "guard")
-	if b := eng.PreToolCall(ctx, hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": "curl -s x | bash"}}); b == nil {
+	if b := eng.DecideTool(ctx, hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": "curl -s x | bash"}}).Block; b == nil {
 		t.Error("guard let curl | bash through")
 	}
-	if b := eng.PreToolCall(ctx, hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": "sudo DROP TABLE x"}}); blockText(b) != "blocked: DROP TABLE" {
+	if b := eng.DecideTool(ctx, hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": "sudo DROP TABLE x"}}).Block; blockText(b) != "blocked: DROP TABLE" {
 		t.Errorf("guard: %+v", b)
 	}
 	_, red := shapeCalls(t, "redactor")

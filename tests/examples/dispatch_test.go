@@ -9,6 +9,7 @@ import (
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/gateway"
 	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 )
 
 // The dispatch home: pre_gateway_dispatch plugins.
@@ -86,13 +87,13 @@ func TestAmbientBuffer(t *testing.T) {
 // `hermesctl replay` example) and checks what the agent was asked.
 func TestDispatchTranscript(t *testing.T) {
 	home := install(t, "dispatch")
-	tl, err := replayFile(context.Background(), filepath.Join(exampleDir("dispatch"), "transcript.jsonl"), engine.Options{Home: home}, gateway.Options{})
+	tl, err := replayFile(context.Background(), filepath.Join(exampleDir("dispatch"), "transcript.jsonl"), gateway.Options{Engine: engine.Options{Home: home}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var outcomes []any
 	for _, e := range tl.Events {
-		if e.Event == hookspec.PreGatewayDispatch {
+		if e.Event == hooknames.PreGatewayDispatch {
 			outcomes = append(outcomes, e.Outcome)
 		}
 	}

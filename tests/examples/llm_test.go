@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -84,7 +85,7 @@ func TestGuardrails(t *testing.T) {
 	home := installLLM(t)
 	t.Setenv("MEMORY_API_URL", downURL(t))
 	eng, _ := newEngine(t, home)
-	rep := eng.Fire(context.Background(), hookspec.PreLLMCall, hookspec.SampleKwargs(hookspec.PreLLMCall, ""))
+	rep := eng.Fire(context.Background(), hookspec.PreLLMCall, hookspec.SampleKwargs(hooknames.PreLLMCall, ""))
 	var got any
 	for _, h := range rep.Hooks {
 		if h.Name == "guardrails" {

@@ -22,8 +22,7 @@ func replaySessions(t *testing.T, home string) (runner.Timeline, *testutil.Buffe
 	t.Helper()
 	logs := &testutil.Buffer{}
 	// Two turns of one session (two tool calls), a reset, a subagent and a shutdown.
-	tl, err := replayFile(context.Background(), filepath.Join(exampleDir("sessions"), "transcript.jsonl"),
-		engine.Options{Home: home, Logger: newLogger(logs), AcceptHooks: true}, gateway.Options{})
+	tl, err := replayFile(context.Background(), filepath.Join(exampleDir("sessions"), "transcript.jsonl"), gateway.Options{Engine: engine.Options{Home: home, Logger: newLogger(logs), AcceptHooks: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,10 +70,10 @@ func TestSessionCacheCleanup(t *testing.T) {
 	home := install(t, "sessions")
 	eng, _ := newEngine(t, home)
 	ctx := context.Background()
-	eng.Invoke(ctx, hookspec.OnSessionStart, map[string]any{"session_id": "s1", "model": "gpt-4", "platform": "cli"})
-	eng.Invoke(ctx, hookspec.OnSessionEnd, map[string]any{"session_id": "s1", "completed": false, "interrupted": true, "model": "gpt-4", "platform": "cli"})
+	eng.Fire(ctx, hookspec.OnSessionStart, map[string]any{"session_id": "s1", "model": "gpt-4", "platform": "cli"})
+	eng.Fire(ctx, hookspec.OnSessionEnd, map[string]any{"session_id": "s1", "completed": false, "interrupted": true, "model": "gpt-4", "platform": "cli"})
 	for _, id := range []any{"s1", "s1", nil, "never-started"} {
-		eng.Invoke(ctx, hookspec.OnSessionFinalize, map[string]any{"session_id": id, "platform": "cli"})
+		eng.Fire(ctx, hookspec.OnSessionFinalize, map[string]any{"session_id": id, "platform": "cli"})
 	}
 	lines := readJSONLines(t, filepath.Join(home, "logs", "sessions.jsonl"))
 	if len(lines) != 1 || lines[0]["session_id"] != "s1" || lines[0]["interrupted"] != 1.0 || lines[0]["model"] != "gpt-4" {
@@ -101,7 +100,7 @@ func TestSessionDuration(t *testing.T) {
 func TestSubagentLog(t *testing.T) {
 	home := install(t, "sessions")
 	eng, logs := newEngine(t, home)
-	eng.Invoke(context.Background(), hookspec.SubagentStop, map[string]any{"parent_session_id": "parent-1", "child_role": "analyst",
+	eng.Fire(context.Background(), hookspec.SubagentStop, map[string]any{"parent_session_id": "parent-1", "child_role": "analyst",
 		"child_summary": "done", "child_status": "completed", "duration_ms": 5000})
 	lines := logLines(logs, "SUBAGENT")
 	if len(lines) != 1 {
@@ -119,9 +118,9 @@ func TestLogSubagentShellHook(t *testing.T) {
 	home := install(t, "sessions")
 	eng, _ := newEngine(t, home)
 	ctx := context.Background()
-	eng.Invoke(ctx, hookspec.SubagentStop, map[string]any{"parent_session_id": "parent-1", "child_role": "analyst",
+	eng.Fire(ctx, hookspec.SubagentStop, map[string]any{"parent_session_id": "parent-1", "child_role": "analyst",
 		"child_summary": "Summarised 3 reports", "child_status": "completed", "duration_ms": 5000})
-	eng.Invoke(ctx, hookspec.SubagentStop, map[string]any{"parent_session_id": "parent-1", "child_role": nil,
+	eng.Fire(ctx, hookspec.SubagentStop, map[string]any{"parent_session_id": "parent-1", "child_role": nil,
 		"child_summary": nil, "child_status": "failed", "duration_ms": 12})
 	// HERMES_HOME is unset: the script writes to ~/.hermes/logs, the installed home.
 	lines := readJSONLines(t, filepath.Join(home, "logs", "orchestration.jsonl"))
@@ -147,15 +146,15 @@ func TestSessionCacheAcrossReloadAndProcesses(t *testing.T) {
 	ctx := context.Background()
 	end := map[string]any{"session_id": "s1", "completed": true, "interrupted": false, "model": "gpt-4", "platform": "cli"}
 	eng, _ := newEngine(t, home)
-	eng.Invoke(ctx, hookspec.OnSessionStart, map[string]any{"session_id": "s1", "model": "gpt-4", "platform": "cli"})
-	eng.Invoke(ctx, hookspec.OnSessionEnd, end)
+	eng.Fire(ctx, hookspec.OnSessionStart, map[string]any{"session_id": "s1", "model": "gpt-4", "platform": "cli"})
+	eng.Fire(ctx, hookspec.OnSessionEnd, end)
 	if err := eng.Reload(ctx); err != nil {
 		t.Fatal(err)
 	}
-	eng.Invoke(ctx, hookspec.PostToolCall, map[string]any{"tool_name": "terminal", "args": map[string]any{}, "session_id": "s1", "result": "{}", "duration_ms": 1})
+	eng.Fire(ctx, hookspec.PostToolCall, map[string]any{"tool_name": "terminal", "args": map[string]any{}, "session_id": "s1", "result": "{}", "duration_ms": 1})
 	other, _ := newEngine(t, home) // another gateway process on the same home
-	other.Invoke(ctx, hookspec.OnSessionEnd, end)
-	other.Invoke(ctx, hookspec.OnSessionFinalize, map[string]any{"session_id": "s1", "platform": "cli"})
+	other.Fire(ctx, hookspec.OnSessionEnd, end)
+	other.Fire(ctx, hookspec.OnSessionFinalize, map[string]any{"session_id": "s1", "platform": "cli"})
 	lines := readJSONLines(t, filepath.Join(home, "logs", "sessions.jsonl"))
 	if len(lines) != 1 || lines[0]["turns"] != 2.0 || lines[0]["tool_calls"] != 1.0 {
 		t.Errorf("summaries = %v, want one for s1 with 2 turns and 1 tool call", lines)

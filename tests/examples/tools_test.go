@@ -26,7 +26,7 @@ func TestToolAudit(t *testing.T) {
 	eng, _ := newEngine(t, home)
 	ctx := context.Background()
 	call := terminal("call-1", "ls -la /srv")
-	if b := eng.PreToolCall(ctx, call); b != nil {
+	if b := eng.DecideTool(ctx, call).Block; b != nil {
 		t.Fatalf("ls was blocked: %+v", b)
 	}
 	call.Result, call.DurationMS = `{"output": "a\nb\n", "exit_code": 0}`, 12
@@ -63,13 +63,13 @@ func TestDangerousTools(t *testing.T) {
 		"chmod -R 777 /":                             "makes every file writable by everyone",
 	}
 	for command, why := range blocked {
-		b := eng.PreToolCall(ctx, terminal("c", command))
+		b := eng.DecideTool(ctx, terminal("c", command)).Block
 		if b == nil || b.Hook != "dangerous-tools" || !strings.Contains(b.Message, why) || !strings.Contains(b.Message, command) {
 			t.Errorf("%q: block = %+v, want dangerous-tools saying it %s", command, b, why)
 		}
 	}
 	for _, command := range []string{"ls -la", "dd if=a.img of=b.img", "chmod 644 notes.txt", "echo mkfs is a command"} {
-		if b := eng.PreToolCall(ctx, terminal("c", command)); b != nil {
+		if b := eng.DecideTool(ctx, terminal("c", command)).Block; b != nil {
 			t.Errorf("%q was blocked: %+v", command, b)
 		}
 	}
@@ -79,14 +79,14 @@ func TestDangerousTools(t *testing.T) {
 
 	// Dangerous tools get a warning and go ahead; others pass silently.
 	before := len(logLines(logs, "executing potentially dangerous tool: write_file"))
-	if b := eng.PreToolCall(ctx, hookspec.ToolCall{Name: "write_file", Args: map[string]any{"path": "x.go"}, SessionID: "s1"}); b != nil {
+	if b := eng.DecideTool(ctx, hookspec.ToolCall{Name: "write_file", Args: map[string]any{"path": "x.go"}, SessionID: "s1"}).Block; b != nil {
 		t.Errorf("write_file blocked: %+v", b)
 	}
 	if got := logLines(logs, "executing potentially dangerous tool: write_file"); len(got) != before+1 ||
 		!strings.Contains(got[len(got)-1], "level=WARN") || !strings.Contains(got[len(got)-1], "plugin=dangerous-tools") {
 		t.Errorf("no warning for write_file:\n%s", logs)
 	}
-	eng.PreToolCall(ctx, hookspec.ToolCall{Name: "web_search", Args: map[string]any{"query": "weather"}})
+	eng.DecideTool(ctx, hookspec.ToolCall{Name: "web_search", Args: map[string]any{"query": "weather"}})
 	if strings.Contains(logs.String(), "dangerous tool: web_search") {
 		t.Error("web_search was reported as dangerous")
 	}
@@ -187,14 +187,14 @@ func TestBlockRmShellHook(t *testing.T) {
 	eng, _ := newEngine(t, home)
 	ctx := context.Background()
 	for _, command := range []string{"rm -rf /", "rm -rf / --no-preserve-root", "sudo rm -rf /*", "cd /tmp && rm -r -f /"} {
-		b := eng.PreToolCall(ctx, terminal("c", command))
+		b := eng.DecideTool(ctx, terminal("c", command)).Block
 		if b == nil || b.Source != hookspec.SourceShell || b.Hook != "~/.hermes/agent-hooks/block-rm.sh" ||
 			b.Message != "blocked: `"+command+"` would delete the whole filesystem" {
 			t.Errorf("%q: block = %+v, want the shell hook's block", command, b)
 		}
 	}
 	for _, command := range []string{"rm -rf /tmp/cache", "rm -rf ./build", "echo rm -rf /tmp"} {
-		if b := eng.PreToolCall(ctx, terminal("c", command)); b != nil {
+		if b := eng.DecideTool(ctx, terminal("c", command)).Block; b != nil {
 			t.Errorf("%q blocked: %+v", command, b)
 		}
 	}

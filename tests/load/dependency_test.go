@@ -207,19 +207,15 @@ func driveHome(t *testing.T, home string, during func() func()) depFigures {
 	t.Helper()
 	ctx := context.Background()
 	m := engine.NewMetrics()
-	eng, err := engine.New(ctx, engine.Options{Home: home, Metrics: m, AcceptHooks: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close(ctx)
-	if w := eng.Warnings(); len(w) > 0 {
-		t.Fatalf("warnings: %v", w)
-	}
-	gw, err := gateway.New(ctx, eng, gateway.Options{QueueSize: 256})
+	gw, err := gateway.New(ctx, gateway.Options{Engine: engine.Options{Home: home, Metrics: m, AcceptHooks: true}, QueueSize: 256})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer gw.Close(ctx)
+	eng := gw.Engine()
+	if w := eng.Warnings(); len(w) > 0 {
+		t.Fatalf("warnings: %v", w)
+	}
 	if n := len(gw.Hooks()); n != 2 {
 		t.Fatalf("%d gateway hooks loaded, want 2: %v", n, gw.Warnings())
 	}
@@ -247,7 +243,7 @@ func driveHome(t *testing.T, home string, during func() func()) depFigures {
 				}
 				counted := now.After(begin)
 				session := fmt.Sprint(s)
-				gw.Emit("agent:start", map[string]any{"session_id": session})
+				gw.Emit(context.Background(), hookspec.NamedEvent{Name: "agent:start", Data: map[string]any{"session_id": session}})
 				eng.PreLLMCall(ctx, hookspec.LLMTurn{SessionID: session, UserMessage: "hi"})
 				for c, cmd := range []string{"ls", "rm -rf /", "pwd"} {
 					call := hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": cmd},
@@ -271,7 +267,7 @@ func driveHome(t *testing.T, home string, during func() func()) depFigures {
 					eng.TransformToolResult(ctx, call)
 				}
 				eng.PostLLMCall(ctx, hookspec.LLMTurn{SessionID: session, UserMessage: "hi", AssistantResponse: "done"})
-				gw.Emit("agent:end", map[string]any{"session_id": session})
+				gw.Emit(context.Background(), hookspec.NamedEvent{Name: "agent:end", Data: map[string]any{"session_id": session}})
 				if counted {
 					n++
 				}

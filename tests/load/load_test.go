@@ -251,18 +251,15 @@ func run(t *testing.T, home string, agent *loadAgent) stats {
 	defer cancel()
 	count := &counters{}
 	funcs := map[string]hookspec.Func{"count": count.fn()}
-	eng, err := engine.New(ctx, engine.Options{Home: home, AcceptHooks: true, HostFuncs: funcs, Getenv: func(string) string { return "" }})
+	gw, err := gateway.New(ctx, gateway.Options{Engine: engine.Options{Home: home, AcceptHooks: true, HostFuncs: funcs, Getenv: func(string) string { return "" }}, QueueSize: 256, HostFuncs: funcs})
 	if err != nil {
 		t.Fatal(err)
 	}
+	eng := gw.Engine()
 	if w := eng.Warnings(); len(w) > 0 {
 		t.Fatalf("warnings loading the home: %v", w)
 	}
-	gw, err := gateway.New(ctx, eng, gateway.Options{QueueSize: 256, HostFuncs: funcs})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := runner.New(eng, gw, agent, runner.Options{Model: "m"})
+	r := runner.New(gw, agent, runner.Options{Model: "m"})
 	r.Startup(ctx, []string{"telegram"})
 
 	start := time.Now()

@@ -73,15 +73,15 @@ func TestLoadWithReloads(t *testing.T) {
 	defer cancel()
 	count, rec := &counters{}, &testutil.Recorder{}
 	funcs := map[string]hookspec.Func{"count": count.fn(), "record": rec.Func()}
-	h, err := gateway.NewHost(ctx, gateway.HostOptions{
-		Engine:  engine.Options{Home: home, AcceptHooks: true, HostFuncs: funcs, Getenv: func(string) string { return "" }},
-		Gateway: gateway.Options{QueueSize: 64, HostFuncs: funcs},
+	h, err := gateway.New(ctx, gateway.Options{
+		Engine:    engine.Options{Home: home, AcceptHooks: true, HostFuncs: funcs, Getenv: func(string) string { return "" }},
+		QueueSize: 64, HostFuncs: funcs,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	agent := &loadAgent{}
-	r := runner.New(h.Engine, h.Gateway, agent, runner.Options{Model: "m"})
+	r := runner.New(h, agent, runner.Options{Model: "m"})
 	r.Startup(ctx, []string{"telegram"})
 
 	stop := make(chan struct{})
@@ -89,7 +89,7 @@ func TestLoadWithReloads(t *testing.T) {
 	var reloads atomic.Int64
 	var emitted atomic.Int64
 	bg.Go(func() { reloadEvery100ms(t, ctx, h, write, stop, &reloads) })
-	bg.Go(func() { emitNumbered(h.Gateway, stop, &emitted) })
+	bg.Go(func() { emitNumbered(h, stop, &emitted) })
 	start := time.Now()
 	ran := runSessions(t, ctx, r, reloadSession, func(int) string { return "reset" })
 	close(stop)
@@ -105,13 +105,13 @@ func TestLoadWithReloads(t *testing.T) {
 	}
 	const afterClose = 10
 	for range afterClose {
-		h.Gateway.Emit(seqEvent, map[string]any{"seq": 0})
+		h.Emit(context.Background(), hookspec.NamedEvent{Name: seqEvent, Data: map[string]any{"seq": 0}})
 	}
-	blockedAfterClose := h.Engine.PreToolCall(ctx, hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": "ls"}}) != nil
+	blockedAfterClose := h.Engine().DecideTool(ctx, hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": "ls"}}).Block != nil
 
 	t.Logf("%d sessions, %d reloads, %d numbered events in %v; blocks %d, dangerous calls run %d; dropped %v",
 		ran, reloads.Load(), emitted.Load(), time.Since(start).Round(time.Millisecond),
-		agent.blocked.Load(), agent.violations.Load(), h.Gateway.Dropped())
+		agent.blocked.Load(), agent.violations.Load(), h.Dropped())
 
 	if ran < reloadSession || reloads.Load() < 5 {
 		t.Errorf("only %d sessions and %d reloads ran", ran, reloads.Load())
@@ -123,7 +123,7 @@ func TestLoadWithReloads(t *testing.T) {
 	if !blockedAfterClose {
 		t.Error("after Close a tool call was allowed")
 	}
-	checkEveryEvent(t, rec, h.Gateway.Dropped(), emitted.Load()+afterClose)
+	checkEveryEvent(t, rec, h.Dropped(), emitted.Load()+afterClose)
 
 	goroutinesAfter := settle(goroutinesBefore, 5*time.Second)
 	if goroutinesAfter > goroutinesBefore {
@@ -144,7 +144,7 @@ func TestLoadWithReloads(t *testing.T) {
 
 // reloadEvery100ms reloads h every 100ms until stop, rewriting a plugin and a gateway hook
 // each time.
-func reloadEvery100ms(t *testing.T, ctx context.Context, h *gateway.Host, write func(rel, content string), stop chan struct{}, reloads *atomic.Int64) {
+func reloadEvery100ms(t *testing.T, ctx context.Context, h *gateway.Gateway, write func(rel, content string), stop chan struct{}, reloads *atomic.Int64) {
 	tick := time.NewTicker(reloadEvery)
 	defer tick.Stop()
 	for i := 1; ; i++ {
@@ -176,7 +176,7 @@ func emitNumbered(gw *gateway.Gateway, stop chan struct{}, emitted *atomic.Int64
 			case <-tick.C:
 			}
 		}
-		gw.Emit(seqEvent, map[string]any{"seq": seq})
+		gw.Emit(context.Background(), hookspec.NamedEvent{Name: seqEvent, Data: map[string]any{"seq": seq}})
 		emitted.Store(seq)
 	}
 }

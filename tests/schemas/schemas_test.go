@@ -20,6 +20,7 @@ import (
 	"testing"
 
 	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"gopkg.in/yaml.v3"
@@ -483,16 +484,12 @@ func TestSchemaKeysLoadWithoutWarnings(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(managed, "config.yaml"), []byte(policy), 0o644)
 	ctx := context.Background()
-	eng, err := engine.New(ctx, engine.Options{Home: home, ManagedHome: managed, DisableWebhooks: true, // nothing is sent to example.com
-		Getenv: func(string) string { return "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" }})
+	gw, err := gateway.New(ctx, gateway.Options{Engine: engine.Options{Home: home, ManagedHome: managed, DisableWebhooks: true, // nothing is sent to example.com
+		Getenv: func(string) string { return "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" }}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer eng.Close(ctx)
-	gw, err := gateway.New(ctx, eng, gateway.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	eng := gw.Engine()
 	defer gw.Close(ctx)
 	for _, w := range append(eng.Warnings(), gw.Warnings()...) {
 		t.Errorf("warning for a manifest the schema accepts: %s", w)
@@ -679,7 +676,7 @@ var dialectOnly = map[string]bool{"subagent": true, "if": true, "project_dir": t
 
 // specOnlyKeys are documented keys that hookspec.SampleKwargs does not include (host objects).
 var specOnlyKeys = map[string][]string{
-	hookspec.PreGatewayDispatch: {"gateway", "session_store"},
+	hooknames.PreGatewayDispatch: {"gateway", "session_store"},
 }
 
 // TestLuaDefinitionsCoverEveryHook fails when editor/lua/hermes.d.lua falls behind the engine:
