@@ -80,7 +80,7 @@ func (c *shellCallback) fireAsync(ctx context.Context, hook string, kw args) hoo
 		res := c.hook.Run(bctx, kwargs, shell.RunOptions{Logger: c.logger})
 		c.metrics.observe(res.Status, res.Duration)
 		if res.Err != "" {
-			c.warns.warn(c.logger, res.Err, "hook", hook, "status", string(res.Status), "async", true)
+			c.warns.warn(c.logger, res.Err, "hook", hook, "status", res.Status.String(), "async", true)
 		}
 		if c.hook.AsyncRewake && res.ExitCode == 2 && c.rewake != nil {
 			if why := strings.TrimSpace(res.Stderr); why != "" {

@@ -40,7 +40,7 @@ func (e *Engine) audit(ctx context.Context, rep Report) {
 	case hooknames.PreGatewayDispatch:
 		d := rep.Dispatch()
 		ev, _ := rep.Payload["event"].(map[string]any)
-		decision, by, before = d.Action, d.Hook, ev["text"]
+		decision, by, before = d.Action.String(), d.Hook, ev["text"]
 		if d.Action == DispatchRewrite {
 			after = d.Text
 		}

@@ -296,7 +296,7 @@ func (c *pluginCallback) fire(ctx context.Context, hook string, kw args, timed b
 	if r.Status == hookspec.StatusOK {
 		return r
 	}
-	c.warns.warn(c.logger, "plugin hook failed", "plugin", c.p.info.Name, "hook", hook, "status", string(r.Status), "error", r.Err)
+	c.warns.warn(c.logger, "plugin hook failed", "plugin", c.p.info.Name, "hook", hook, "status", r.Status.String(), "error", r.Err)
 	if c.p.info.FailClosed && hook == hooknames.PreToolCall {
 		r.FailClosed(fmt.Sprintf("blocked: plugin %q failed closed (%s: %s)", c.p.info.Name, r.Status, r.Err))
 	}

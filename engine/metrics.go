@@ -170,15 +170,9 @@ func (m *Metrics) Observe(source, name, event string, status hookspec.Status, d 
 	m.forHook(source, name, event).observe(status, d)
 }
 
-// Reasons an event was dropped, for Metrics.Drop.
-const (
-	DropQueueFull = "queue_full" // the hook's queue was full
-	DropClosed    = "closed"     // emitted after Close, or still queued when Close gave up waiting
-)
-
-// Drop records an event not delivered to a hook, and why (DropQueueFull, DropClosed).
-func (m *Metrics) Drop(source, name, event, reason string) {
+// Drop records an event not delivered to a hook, and why.
+func (m *Metrics) Drop(source, name, event string, reason hookspec.DropReason) {
 	if m != nil {
-		m.drops.WithLabelValues(source, name, event, reason).Inc()
+		m.drops.WithLabelValues(source, name, event, reason.String()).Inc()
 	}
 }

@@ -228,7 +228,7 @@ func (c *shellCallback) fire(ctx context.Context, hook string, kw args, _ bool) 
 		}
 	}
 	if r.Err != "" {
-		c.warns.warn(c.logger, r.Err, "hook", hook, "status", string(r.Status))
+		c.warns.warn(c.logger, r.Err, "hook", hook, "status", r.Status.String())
 	}
 	c.metrics.observe(r.Status, r.Duration)
 	if c.hook.Persistent { // only a persistent hook's firings wait, for a free co-process

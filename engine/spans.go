@@ -130,7 +130,7 @@ func fireHook(ctx context.Context, f *firing, hook string, cb callback, kw args,
 	span.SetName("hook " + r.Name)
 	attrs := make([]attribute.KeyValue, 0, 12+len(f.ids))
 	attrs = append(attrs, AttrEvent.String(f.event), AttrHookName.String(r.Name), AttrHookSource.String(r.Source),
-		AttrHookDialect.String(dialectOf(cb)), AttrHookStatus.String(string(r.Status)),
+		AttrHookDialect.String(dialectOf(cb)), AttrHookStatus.String(r.Status.String()),
 		AttrHookDecision.String(kindName(r.Answer.Kind)), AttrRechecked.Bool(rechecked),
 		AttrDurationMS.Float64(hookspec.DurationMS(r.Duration)))
 	if r.Wait > 0 {
@@ -140,7 +140,7 @@ func fireHook(ctx context.Context, f *firing, hook string, cb callback, kw args,
 		attrs = append(attrs, AttrHookReason.String(m))
 	}
 	if failedStatus(r.Status) {
-		attrs = append(attrs, AttrErrorType.String(string(r.Status)), AttrHookError.String(r.Err))
+		attrs = append(attrs, AttrErrorType.String(r.Status.String()), AttrHookError.String(r.Err))
 		if r.Answer.Kind == hookspec.Block {
 			attrs = append(attrs, AttrHookFailClosed.Bool(true))
 		}

@@ -155,6 +155,6 @@ func (m *Metrics) WebhookAttemptFailed(name, event string, retry bool) {
 }
 
 // WebhookDropped implements webhook.Observer.
-func (m *Metrics) WebhookDropped(name, event, reason string) {
-	m.drops.WithLabelValues(SourceWebhook, name, event, reason).Inc()
+func (m *Metrics) WebhookDropped(name, event string, reason hookspec.DropReason) {
+	m.drops.WithLabelValues(SourceWebhook, name, event, reason.String()).Inc()
 }

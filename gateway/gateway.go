@@ -322,25 +322,25 @@ func (g *Gateway) Emit(ctx context.Context, ev hookspec.Event) {
 	defer g.mu.RUnlock()
 	for _, h := range g.routes.Load().matching(event) {
 		if g.closed {
-			g.drop(h, event, engine.DropClosed)
-			dropped(ctx, emit, h.info.Name, event, engine.DropClosed)
+			g.drop(h, event, hookspec.DropClosed)
+			dropped(ctx, emit, h.info.Name, event, hookspec.DropClosed)
 			continue
 		}
 		select {
 		case h.worker.queue <- job{event, data, emit}:
 		default:
-			g.drop(h, event, engine.DropQueueFull)
-			dropped(ctx, emit, h.info.Name, event, engine.DropQueueFull)
+			g.drop(h, event, hookspec.DropQueueFull)
+			dropped(ctx, emit, h.info.Name, event, hookspec.DropQueueFull)
 		}
 	}
 }
 
 // drop counts an event not delivered to h; a full queue is also warned about, at most
 // every dropWarnEvery per hook.
-func (g *Gateway) drop(h *hook, event, reason string) {
+func (g *Gateway) drop(h *hook, event string, reason hookspec.DropReason) {
 	n := h.worker.dropped.Add(1)
 	g.opts.Metrics.Drop(hookspec.SourceGateway, h.info.Name, event, reason)
-	if reason != engine.DropQueueFull {
+	if reason != hookspec.DropQueueFull {
 		return
 	}
 	now := time.Now().UnixNano()
@@ -360,7 +360,7 @@ func (g *Gateway) run(h *hook, after <-chan struct{}) {
 	}
 	for j := range h.worker.queue {
 		if g.abandoned.Load() {
-			g.drop(h, j.event, engine.DropClosed)
+			g.drop(h, j.event, hookspec.DropClosed)
 			continue
 		}
 		g.call(g.base, h, j.event, j.data, j.emit)
@@ -379,7 +379,7 @@ func (g *Gateway) EmitSync(ctx context.Context, ev hookspec.Event) []hookspec.Re
 	hooks := g.routes.Load().matching(event)
 	if g.closed {
 		for _, h := range hooks {
-			g.drop(h, event, engine.DropClosed)
+			g.drop(h, event, hookspec.DropClosed)
 		}
 		hooks = nil
 	}
@@ -405,7 +405,7 @@ func (g *Gateway) call(ctx context.Context, h *hook, event string, data map[stri
 	r = hookspec.Result{Source: hookspec.SourceGateway, Name: h.info.Name, Status: hookspec.StatusOK, Result: v, Duration: time.Since(start)}
 	if err != nil {
 		r = hookspec.Failed(hookspec.SourceGateway, h.info.Name, enginelink.StatusOf(err), err.Error(), r.Duration)
-		g.logger.Warn("gateway hook failed", "hook", h.info.Name, "event", event, "status", string(r.Status), "error", r.Err)
+		g.logger.Warn("gateway hook failed", "hook", h.info.Name, "event", event, "status", r.Status.String(), "error", r.Err)
 	}
 	g.opts.Metrics.Observe(hookspec.SourceGateway, h.info.Name, event, r.Status, r.Duration)
 	return r

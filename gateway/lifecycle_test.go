@@ -122,7 +122,7 @@ func TestDropsAreCountedAcrossReloadsAndClose(t *testing.T) {
 	if n := g.Dropped()["slow"]; n != 11 {
 		t.Errorf("after Close Dropped = %d, want 11", n)
 	}
-	closed, full := drops(t, metrics, engine.DropClosed), drops(t, metrics, engine.DropQueueFull)
+	closed, full := drops(t, metrics, hookspec.DropClosed.String()), drops(t, metrics, hookspec.DropQueueFull.String())
 	if closed != 3 || full != 8 {
 		t.Errorf("drops_total: closed %v, queue_full %v; want 3 and 8", closed, full)
 	}

@@ -43,20 +43,20 @@ func (g *Gateway) startSpan(ctx context.Context, name, event string, data map[st
 const EventDropped = "hermes.dropped"
 
 // dropped records on the span of ctx (emit: traced) that hook did not get event, and why.
-func dropped(ctx context.Context, emit *trace.SpanContext, hook, event, reason string) {
+func dropped(ctx context.Context, emit *trace.SpanContext, hook, event string, reason hookspec.DropReason) {
 	if emit == nil {
 		return
 	}
 	trace.SpanFromContext(ctx).AddEvent(EventDropped, trace.WithAttributes(engine.AttrHookName.String(hook),
-		engine.AttrEvent.String(event), attrDropReason.String(reason)))
+		engine.AttrEvent.String(event), attrDropReason.String(reason.String())))
 }
 
 // endSpan records how the hook's call ended and ends span; a failure is the span's error.
 func endSpan(span trace.Span, r hookspec.Result) {
-	span.SetAttributes(engine.AttrHookStatus.String(string(r.Status)),
+	span.SetAttributes(engine.AttrHookStatus.String(r.Status.String()),
 		engine.AttrDurationMS.Float64(hookspec.DurationMS(r.Duration)))
 	if r.Status != hookspec.StatusOK && r.Status != hookspec.StatusSkipped {
-		span.SetAttributes(engine.AttrErrorType.String(string(r.Status)), engine.AttrHookError.String(r.Err))
+		span.SetAttributes(engine.AttrErrorType.String(r.Status.String()), engine.AttrHookError.String(r.Err))
 		span.SetStatus(codes.Error, r.Err)
 	}
 	span.End()

@@ -260,7 +260,7 @@ func showResults(rs []Result) string {
 			parts[i] += "(rechecked)"
 		}
 		if r.Status.Failed() {
-			parts[i] += "(" + string(r.Status) + ")"
+			parts[i] += "(" + r.Status.String() + ")"
 		}
 	}
 	return "[" + strings.Join(slices.Clip(parts), ", ") + "]"

@@ -280,7 +280,7 @@ func TestDroppedEventOnEmitSpan(t *testing.T) {
 	for _, kv := range turn.Events[0].Attributes {
 		got[string(kv.Key)] = kv.Value.Emit()
 	}
-	if got["hermes.hook.name"] != "events" || got["hermes.drop.reason"] != engine.DropClosed || got["hermes.event"] != "agent:end" {
+	if got["hermes.hook.name"] != "events" || got["hermes.drop.reason"] != hookspec.DropClosed.String() || got["hermes.event"] != "agent:end" {
 		t.Errorf("dropped event's attributes: %v", got)
 	}
 }

@@ -309,7 +309,7 @@ func run(t *testing.T, home string, agent *loadAgent) stats {
 			st.firings++
 		}
 		for _, h := range e.Hooks {
-			st.status[h.Source+"/"+string(h.Status)]++
+			st.status[h.Source+"/"+h.Status.String()]++
 		}
 	}
 	return st
