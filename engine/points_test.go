@@ -119,7 +119,7 @@ func TestDecideTurnBlocksThePrompt(t *testing.T) {
 	if d.Block == nil || d.Block.Message != "the prompt holds an API key; remove it" || d.Block.Hook != "b-secrets" || d.Context != "" {
 		t.Errorf("blocked prompt: %+v (block %+v)", d, d.Block)
 	}
-	if c := e.PreLLMCall(ctx, hookspec.LLMTurn{SessionID: "s", UserMessage: "use sk-123"}); c != "" {
+	if c := e.DecideTurn(ctx, hookspec.LLMTurn{SessionID: "s", UserMessage: "use sk-123"}).Context; c != "" {
 		t.Errorf("PreLLMCall of a blocked prompt = %q, want no context", c)
 	}
 	if d := e.DecideTurn(ctx, hookspec.LLMTurn{SessionID: "s", UserMessage: "hello"}); d.Block != nil || d.Context != "be brief" {

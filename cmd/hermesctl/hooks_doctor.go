@@ -322,7 +322,7 @@ func privateNote(s *engine.ShellHookInfo) string {
 
 // webhookCheck inspects an outbound webhook without sending anything (webhooks test does).
 func webhookCheck(w *engine.WebhookInfo) *check {
-	ch := &check{Source: engine.SourceWebhook, Name: w.Name, Events: w.Events}
+	ch := &check{Source: hookspec.SourceWebhook, Name: w.Name, Events: w.Events}
 	if w.Refused != "" {
 		ch.problem("%s", w.Refused)
 		return ch

@@ -123,7 +123,7 @@ func (l *loaded) entries() []listEntry {
 		out = append(out, e)
 	}
 	for _, w := range l.eng.Webhooks() { // notify-only: no answer, no consent
-		e := listEntry{Source: engine.SourceWebhook, Layer: w.Layer, Name: w.Name + " -> " + w.URL, Events: w.Events, Matcher: w.Matcher,
+		e := listEntry{Source: hookspec.SourceWebhook, Layer: w.Layer, Name: w.Name + " -> " + w.URL, Events: w.Events, Matcher: w.Matcher,
 			Timeout: w.Timeout, Enabled: true, Status: "loaded"}
 		if w.Refused != "" {
 			e.Enabled, e.Status, e.Error = false, "refused", w.Refused
