@@ -87,7 +87,10 @@ end`,
 				given = ctx
 				return hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": tt.command}, SessionID: "s1"}
 			},
-			func(_ context.Context, c hookspec.ToolCall) (string, error) { ran = c.Args["command"].(string); return "pushed", nil },
+			func(_ context.Context, c hookspec.ToolCall) (string, error) {
+				ran = c.Args["command"].(string)
+				return "pushed", nil
+			},
 			func(s string) error { replied = s; return nil })
 		if err != nil {
 			t.Fatal(err)
