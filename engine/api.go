@@ -101,14 +101,6 @@ func (e *Engine) TransformTerminalOutput(ctx context.Context, out hookspec.Termi
 	return out.Output
 }
 
-// PreLLMCall fires pre_llm_call and returns the context to append to the user message for
-// this turn only ("" if none). Do not store it in the conversation history. The first turn
-// of a session also gets the context on_session_start's hooks gave, first. A hook's block
-// of the prompt is not in what it returns: hosts that honour blocks call DecideTurn.
-func (e *Engine) PreLLMCall(ctx context.Context, turn hookspec.LLMTurn) string {
-	return e.DecideTurn(ctx, turn).Context
-}
-
 // PostLLMCall fires post_llm_call (an observer) with turn.AssistantResponse.
 func (e *Engine) PostLLMCall(ctx context.Context, turn hookspec.LLMTurn) {
 	if set := e.with(hooknames.PostLLMCall); set != nil {

@@ -5,7 +5,7 @@
 //	hermesctl [--home DIR] [--accept-hooks] [-v] <command> [flags]
 //
 //	hooks list [--json]                  every gateway, plugin and shell hook
-//	hooks test <event> [--for-tool X] [--payload-file F] [--json]
+//	hooks test <event> [--for-tool X] [--subagent TYPE] [--payload-file F] [--json]
 //	                                     fire every matching hook on a sample payload
 //	hooks allow <event> <command>        approve a shell hook
 //	hooks revoke <command>               remove every approval of a command

@@ -138,7 +138,9 @@ func (r *Runner) Play(ctx context.Context, agent *TranscriptAgent) error {
 			r.HandleApproval(ctx, hookspec.Approval{Command: l.Command, Description: l.Description, PatternKey: l.PatternKey,
 				PatternKeys: l.PatternKeys, SessionKey: r.lastSessionKey(), Surface: "gateway", Choice: l.Choice})
 		case "subagent":
-			r.HandleSubagent(ctx, hookspec.Subagent{Role: l.Role, Summary: l.Summary, Status: l.Status, DurationMS: l.DurationMS})
+			if err := r.replaySubagent(ctx, agent, l); err != nil {
+				return fmt.Errorf("line %d: %v", l.N, err)
+			}
 		case "compact":
 			r.HandleCompact(ctx, hookspec.Compaction{Trigger: l.Trigger, Instructions: l.Instructions, Summary: l.Summary})
 		case "notification":
