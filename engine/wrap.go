@@ -189,16 +189,16 @@ func wrapReport(hook string, payload map[string]any, steps []*wrapStep, outcome 
 	return rep
 }
 
-// MaxNexts bounds how many times one wrap callback may call next for one call: a retry
+// maxNexts bounds how many times one wrap callback may call next for one call: a retry
 // loop that never gives up stops there, with an error, rather than hammering the tool.
-const MaxNexts = 32
+const maxNexts = 32
 
 // nextArg reads the one argument a callback passed to next (which it called nexts times
 // before) as a table: nil when it passed none (the call goes on as it came), an error naming
 // what it passed otherwise, or saying it called next too often.
 func nextArg(hook string, arg any, what string, nexts int) (map[string]any, error) {
-	if nexts >= MaxNexts {
-		return nil, fmt.Errorf("%s: next called more than %d times for one call: give up sooner", hook, MaxNexts)
+	if nexts >= maxNexts {
+		return nil, fmt.Errorf("%s: next called more than %d times for one call: give up sooner", hook, maxNexts)
 	}
 	switch x := arg.(type) {
 	case nil:
