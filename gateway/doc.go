@@ -23,7 +23,7 @@
 // itself. A full queue drops the event for that hook, counts it (Dropped) and logs a
 // rate-limited warning. Close stops accepting events and drains the queues up to its
 // context's deadline, then interrupts what still runs. EmitSync runs the
-// handlers now and wait, for tools and tests.
+// handlers now and waits, for tools and tests.
 //
 // Handler errors, Lua errors, panics in host functions and timeouts are caught, logged
 // with the hook name, file and line, and reported in the hookspec.Result; none reaches the
