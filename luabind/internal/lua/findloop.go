@@ -230,6 +230,10 @@ func (L *LState) skipMisses(l *findLoop, cf *callFrame, tb *LTable, i int, v LVa
 			}
 		}
 	}
+	if l.args[0].kind != srcValue && l.args[1].kind == srcValue && (l.nargs < 3 || l.args[2].kind != srcValue) &&
+		(l.nargs < 4 || l.args[3].kind != srcValue) {
+		return L.skipPatterns(l, cf, tb, i, v, args[:l.nargs])
+	}
 	skipped := false
 	for n := 1; ; n++ {
 		for k := range l.nargs {
@@ -276,4 +280,43 @@ func plainMiss(args []LValue) bool {
 	}
 	from := findStart(init, len(s))
 	return !strings.Contains(string(s[from:]), string(p))
+}
+
+// skipPatterns is skipMisses for the common case, where only the pattern is the loop's
+// value: the string searched, where the search starts and whether it is plain are decided
+// once for the whole loop.
+func (L *LState) skipPatterns(l *findLoop, cf *callFrame, tb *LTable, i int, v LValue, args []LValue) (int, LValue, bool) {
+	s, ok := args[0].(LString)
+	if !ok {
+		return i, v, false
+	}
+	init := int64(1)
+	if len(args) >= 3 {
+		switch n := args[2].(type) {
+		case LNumber:
+			init = IntArg(float64(n))
+		default:
+			if n != LNil {
+				return i, v, false
+			}
+		}
+	}
+	plain := len(args) == 4 && LVAsBool(args[3])
+	hay := string(s[findStart(init, len(s)):])
+	skipped := false
+	for n := 1; ; n++ {
+		p, ok := v.(LString)
+		if !ok || !plain && strings.ContainsAny(string(p), findSpecials) || strings.Contains(hay, string(p)) {
+			return i, v, skipped
+		}
+		if n%findLoopPoll == 0 {
+			L.reg.array[cf.LocalBase+l.a+2] = IntValue(i) // where the loop is, should the poll stop it
+			L.pollContext()
+		}
+		skipped = true
+		i++
+		if v = tb.RawGetInt(i); v == LNil {
+			return i - 1, LNil, true
+		}
+	}
 }
