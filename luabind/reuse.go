@@ -90,12 +90,12 @@ func (k *kwTable) store(i int, key string, old, v lua.LValue) {
 
 // setString is set for a string, without boxing it when it did not change, nor when the
 // callback never sees the field (stale).
-func (k *kwTable) setString(i int, key, v string) {
+func (k *kwTable) setString(L *lua.LState, i int, key, v string) {
 	old := k.old(i, key)
 	if s, ok := old.(lua.LString); ok && string(s) == v || k.stale(i, old) {
 		return
 	}
-	k.store(i, key, old, lua.LString(v))
+	k.store(i, key, old, L.StringValue(v))
 }
 
 func (k *kwTable) setNumber(i int, key string, v lua.LNumber) {
@@ -119,7 +119,7 @@ func (k *kwTable) stale(i int, old lua.LValue) bool {
 func (k *kwTable) setValue(L *lua.LState, i int, key string, v any) {
 	switch x := v.(type) {
 	case string:
-		k.setString(i, key, x)
+		k.setString(L, i, key, x)
 		return
 	case bool:
 		k.set(i, key, lua.LBool(x))
