@@ -9,8 +9,9 @@ package lua
 // stringBoxes is the number of boxes a state keeps, and stringBoxMax the longest string it
 // keeps one for: past that, comparing could cost more than the allocation it saves.
 const (
-	stringBoxes  = 64
-	stringBoxMax = 128
+	stringBoxBits = 6
+	stringBoxes   = 1 << stringBoxBits
+	stringBoxMax  = 128
 )
 
 // StringValue is LString(s) as a Lua value, in the box of an equal string this state boxed
@@ -23,10 +24,10 @@ func (ls *LState) StringValue(s string) LValue {
 	if ls.boxes == nil {
 		ls.boxes = new([stringBoxes]LValue)
 	}
-	h := uint(n)*31 + uint(s[0])
-	h = h*31 + uint(s[n-1])
-	h = h*31 + uint(s[n/2])
-	e := &ls.boxes[h%stringBoxes]
+	// The length and three bytes, mixed by a multiplicative hash (Fibonacci hashing): the
+	// top bits index the cache.
+	h := uint64(n) | uint64(s[0])<<8 | uint64(s[n-1])<<16 | uint64(s[n/2])<<24
+	e := &ls.boxes[(h*0x9E3779B97F4A7C15)>>(64-stringBoxBits)]
 	if old, ok := (*e).(LString); ok && string(old) == s {
 		return *e
 	}
