@@ -6,18 +6,8 @@ import (
 	"time"
 
 	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 )
-
-// PreToolCall fires pre_tool_call and returns the block that vetoes the call, or nil to let
-// it run. Every callback runs, even after a block; the first valid block wins. A hook that
-// asks for a person's decision is answered by Options.Approve (no approver: blocked). Use
-// DecideTool (or RunTool) to also get the arguments hooks modified.
-func (e *Engine) PreToolCall(ctx context.Context, call ToolCall) *Block {
-	if len(e.set.Load().preTool) == 0 { // the path every host pays on every call
-		return nil
-	}
-	return e.DecideTool(ctx, call).Block
-}
 
 // ToolDecision is what the pre_tool_call hooks decided about one tool call.
 type ToolDecision struct {
@@ -34,7 +24,7 @@ type ToolDecision struct {
 // asked again with the final arguments, so a guard is never passed by one). An ask goes to
 // Options.Approve, bounded by ApproveTimeout; no approver, a timeout, an error or a no
 // blocks the call.
-func (e *Engine) DecideTool(ctx context.Context, call ToolCall) ToolDecision {
+func (e *Engine) DecideTool(ctx context.Context, call hookspec.ToolCall) ToolDecision {
 	d := ToolDecision{Args: call.Args}
 	set := e.set.Load()
 	if len(set.preTool) == 0 {
@@ -43,7 +33,7 @@ func (e *Engine) DecideTool(ctx context.Context, call ToolCall) ToolDecision {
 	sc := getScratch()
 	defer putScratch(sc)
 	sc.tool = toolArgs{call: call}
-	rep := e.invoke(ctx, set, PreToolCall, &sc.tool, false, sc)
+	rep := e.invoke(ctx, set, hooknames.PreToolCall, &sc.tool, false, sc)
 	dec := rep.Decision
 	if h := rep.decider(); h != nil {
 		d.Hook = h.Name
@@ -118,16 +108,16 @@ func (e *Engine) ask(ctx context.Context, req ApprovalRequest, source string) (b
 // context hooks give the model about the result ("" if none; only hooks written for Claude
 // Code give one: its PostToolUse feedback). RunTool appends it to the result, and also
 // applies a replaced result (Claude Code's updatedToolOutput; see PostToolResult).
-func (e *Engine) PostToolCall(ctx context.Context, call ToolCall) string {
+func (e *Engine) PostToolCall(ctx context.Context, call hookspec.ToolCall) string {
 	c, _ := e.PostToolResult(ctx, call)
 	return c
 }
 
 // PostToolResult fires post_tool_call like PostToolCall and also returns the result the
 // model should see instead of call.Result when a hook replaced it (nil when none did).
-func (e *Engine) PostToolResult(ctx context.Context, call ToolCall) (context string, output *string) {
-	if set := e.with(PostToolCall); set != nil {
-		d := invokeTool(e, ctx, set, PostToolCall, call, func(r Report) hookspec.Decision { return r.Decision })
+func (e *Engine) PostToolResult(ctx context.Context, call hookspec.ToolCall) (context string, output *string) {
+	if set := e.with(hooknames.PostToolCall); set != nil {
+		d := invokeTool(e, ctx, set, hooknames.PostToolCall, call, func(r Report) hookspec.Decision { return r.Decision })
 		if d.Kind == hookspec.Context {
 			context = d.Text
 		}
@@ -138,12 +128,12 @@ func (e *Engine) PostToolResult(ctx context.Context, call ToolCall) (context str
 
 // TransformToolResult fires transform_tool_result and returns the result the model should
 // see: the first string a hook returned (even ""), else call.Result unchanged.
-func (e *Engine) TransformToolResult(ctx context.Context, call ToolCall) string {
-	set := e.with(TransformToolResult)
+func (e *Engine) TransformToolResult(ctx context.Context, call hookspec.ToolCall) string {
+	set := e.with(hooknames.TransformToolResult)
 	if set == nil {
 		return call.Result
 	}
-	if t := invokeTool(e, ctx, set, TransformToolResult, call, Report.text); t.ok {
+	if t := invokeTool(e, ctx, set, hooknames.TransformToolResult, call, Report.text); t.ok {
 		return t.s
 	}
 	return call.Result
@@ -151,12 +141,12 @@ func (e *Engine) TransformToolResult(ctx context.Context, call ToolCall) string 
 
 // TransformTerminalOutput fires transform_terminal_output and returns the output to keep:
 // the first string a hook returned (even ""), else out.Output unchanged.
-func (e *Engine) TransformTerminalOutput(ctx context.Context, out TerminalOutput) string {
-	set := e.with(TransformTerminalOutput)
+func (e *Engine) TransformTerminalOutput(ctx context.Context, out hookspec.TerminalOutput) string {
+	set := e.with(hooknames.TransformTerminalOutput)
 	if set == nil {
 		return out.Output
 	}
-	if t := invokeFor(e, ctx, set, TransformTerminalOutput, mapArgs(out.Kwargs()), Report.text); t.ok {
+	if t := invokeFor(e, ctx, set, hooknames.TransformTerminalOutput, mapArgs(out.Kwargs()), Report.text); t.ok {
 		return t.s
 	}
 	return out.Output
@@ -166,25 +156,25 @@ func (e *Engine) TransformTerminalOutput(ctx context.Context, out TerminalOutput
 // this turn only ("" if none). Do not store it in the conversation history. The first turn
 // of a session also gets the context on_session_start's hooks gave, first. A hook's block
 // of the prompt is not in what it returns: hosts that honour blocks call DecideTurn.
-func (e *Engine) PreLLMCall(ctx context.Context, turn LLMTurn) string {
+func (e *Engine) PreLLMCall(ctx context.Context, turn hookspec.LLMTurn) string {
 	return e.DecideTurn(ctx, turn).Context
 }
 
 // PostLLMCall fires post_llm_call (an observer) with turn.AssistantResponse.
-func (e *Engine) PostLLMCall(ctx context.Context, turn LLMTurn) {
-	if set := e.with(PostLLMCall); set != nil {
-		invokeFor(e, ctx, set, PostLLMCall, mapArgs(turn.PostKwargs()), observed)
+func (e *Engine) PostLLMCall(ctx context.Context, turn hookspec.LLMTurn) {
+	if set := e.with(hooknames.PostLLMCall); set != nil {
+		invokeFor(e, ctx, set, hooknames.PostLLMCall, mapArgs(turn.PostKwargs()), observed)
 	}
 }
 
 // TransformLLMOutput fires transform_llm_output and returns the response to deliver: the
 // first non-empty string a hook returned, else out.ResponseText unchanged.
-func (e *Engine) TransformLLMOutput(ctx context.Context, out LLMOutput) string {
-	set := e.with(TransformLLMOutput)
+func (e *Engine) TransformLLMOutput(ctx context.Context, out hookspec.LLMOutput) string {
+	set := e.with(hooknames.TransformLLMOutput)
 	if set == nil {
 		return out.ResponseText
 	}
-	if t := invokeFor(e, ctx, set, TransformLLMOutput, mapArgs(out.Kwargs()), Report.text); t.ok {
+	if t := invokeFor(e, ctx, set, hooknames.TransformLLMOutput, mapArgs(out.Kwargs()), Report.text); t.ok {
 		return t.s
 	}
 	return out.ResponseText
@@ -192,63 +182,63 @@ func (e *Engine) TransformLLMOutput(ctx context.Context, out LLMOutput) string {
 
 // PreGatewayDispatch fires pre_gateway_dispatch for an inbound message and returns what to
 // do with it. Internal events never fire the hook and are always allowed.
-func (e *Engine) PreGatewayDispatch(ctx context.Context, ev DispatchEvent, host DispatchHost) Dispatch {
-	set := e.with(PreGatewayDispatch)
+func (e *Engine) PreGatewayDispatch(ctx context.Context, ev hookspec.DispatchEvent, host DispatchHost) Dispatch {
+	set := e.with(hooknames.PreGatewayDispatch)
 	if ev.Internal || set == nil {
 		return Dispatch{Action: DispatchAllow}
 	}
 	kw := map[string]any{"event": ev.Table(), "gateway": host.Gateway, "session_store": host.SessionStore}
-	return invokeFor(e, ctx, set, PreGatewayDispatch, mapArgs(kw), Report.Dispatch)
+	return invokeFor(e, ctx, set, hooknames.PreGatewayDispatch, mapArgs(kw), Report.Dispatch)
 }
 
 // OnSessionStart fires on_session_start. Context its hooks give (hooks written for Claude
 // Code print it at SessionStart) is kept and given to the session's first PreLLMCall.
-func (e *Engine) OnSessionStart(ctx context.Context, s Session) {
-	set := e.with(OnSessionStart)
+func (e *Engine) OnSessionStart(ctx context.Context, s hookspec.Session) {
+	set := e.with(hooknames.OnSessionStart)
 	if set == nil {
 		return
 	}
-	if c := invokeFor(e, ctx, set, OnSessionStart, mapArgs(s.StartKwargs()), Report.Context); c != "" {
+	if c := invokeFor(e, ctx, set, hooknames.OnSessionStart, mapArgs(s.StartKwargs()), Report.Context); c != "" {
 		e.starts.put(s.SessionID, c, e.logger)
 	}
 }
 
 // OnSessionEnd fires on_session_end (an observer).
-func (e *Engine) OnSessionEnd(ctx context.Context, s SessionResult) {
+func (e *Engine) OnSessionEnd(ctx context.Context, s hookspec.SessionResult) {
 	e.starts.take(s.SessionID)
-	e.observe(ctx, OnSessionEnd, s.Kwargs)
+	e.observe(ctx, hooknames.OnSessionEnd, s.Kwargs)
 }
 
 // OnSessionFinalize fires on_session_finalize (an observer); s.Model is not sent.
-func (e *Engine) OnSessionFinalize(ctx context.Context, s Session) {
+func (e *Engine) OnSessionFinalize(ctx context.Context, s hookspec.Session) {
 	e.starts.take(s.SessionID)
-	e.observe(ctx, OnSessionFinalize, s.RefKwargs)
+	e.observe(ctx, hooknames.OnSessionFinalize, s.RefKwargs)
 }
 
 // OnSessionReset fires on_session_reset (an observer); s.Model is not sent.
-func (e *Engine) OnSessionReset(ctx context.Context, s Session) {
+func (e *Engine) OnSessionReset(ctx context.Context, s hookspec.Session) {
 	e.starts.take(s.SessionID)
-	e.observe(ctx, OnSessionReset, s.RefKwargs)
+	e.observe(ctx, hooknames.OnSessionReset, s.RefKwargs)
 }
 
 // SubagentStop fires subagent_stop (an observer).
-func (e *Engine) SubagentStop(ctx context.Context, s Subagent) {
-	e.observe(ctx, SubagentStop, s.Kwargs)
+func (e *Engine) SubagentStop(ctx context.Context, s hookspec.Subagent) {
+	e.observe(ctx, hooknames.SubagentStop, s.Kwargs)
 }
 
 // PostApprovalResponse fires post_approval_response (an observer) with a.Choice.
-func (e *Engine) PostApprovalResponse(ctx context.Context, a Approval) {
-	e.observe(ctx, PostApprovalResponse, func() map[string]any { return a.Kwargs(true) })
+func (e *Engine) PostApprovalResponse(ctx context.Context, a hookspec.Approval) {
+	e.observe(ctx, hooknames.PostApprovalResponse, func() map[string]any { return a.Kwargs(true) })
 }
 
 // PreAPIRequest fires pre_api_request (an observer).
-func (e *Engine) PreAPIRequest(ctx context.Context, a APIRequest) {
-	e.observe(ctx, PreAPIRequest, a.Kwargs)
+func (e *Engine) PreAPIRequest(ctx context.Context, a hookspec.APIRequest) {
+	e.observe(ctx, hooknames.PreAPIRequest, a.Kwargs)
 }
 
 // PostAPIRequest fires post_api_request (an observer).
-func (e *Engine) PostAPIRequest(ctx context.Context, a APIRequest) {
-	e.observe(ctx, PostAPIRequest, a.Kwargs)
+func (e *Engine) PostAPIRequest(ctx context.Context, a hookspec.APIRequest) {
+	e.observe(ctx, hooknames.PostAPIRequest, a.Kwargs)
 }
 
 // observe fires an observer hook, building its kwargs only when something is registered.
@@ -258,25 +248,14 @@ func (e *Engine) observe(ctx context.Context, hook string, kwargs func() map[str
 	}
 }
 
-// Invoke fires any hook with the given keyword arguments and returns every hook's result,
-// in order. Use it for hooks a host defines itself (the typed calls cover every documented
-// one); results of observers are not merged. kwargs holding a value that cannot reach a hook
-// (a Go struct, a channel, a plain func) are rejected: no hook runs, the one result names the
-// key, and a guard fails safe (pre_tool_call blocks).
-func (e *Engine) Invoke(ctx context.Context, hook string, kwargs map[string]any) []HookResult {
-	set := e.set.Load()
-	if len(set.callbacks(hook)) == 0 {
-		return nil
-	}
-	if err := checkKwargs(kwargs); err != nil {
-		return e.rejected(hook, err).Hooks
-	}
-	return e.invoke(ctx, set, hook, mapArgs(kwargs), false, nil).Hooks
-}
-
-// Fire fires hook with kwargs and returns the full report: every hook's result and the
-// merged outcome in its wire shape.
-func (e *Engine) Fire(ctx context.Context, hook string, kwargs map[string]any) Report {
+// Fire fires any hook with kwargs and returns the full report: every hook's result, in
+// order, and the merged outcome in its wire shape. It is the one raw entry point, for
+// hooks a host defines itself and for tools and tests; the typed calls cover every
+// documented hook. kwargs holding a value that cannot reach a hook (a Go struct, a
+// channel, a plain func) are rejected: no hook runs, the one result names the key, and a
+// guard fails safe (pre_tool_call blocks).
+func (e *Engine) Fire(ctx context.Context, h hookspec.Hook, kwargs map[string]any) Report {
+	hook := h.String()
 	if err := checkKwargs(kwargs); err != nil {
 		rep := e.rejected(hook, err)
 		rep.Payload = kwargs
@@ -284,7 +263,7 @@ func (e *Engine) Fire(ctx context.Context, hook string, kwargs map[string]any) R
 	}
 	rep := e.invoke(ctx, e.set.Load(), hook, mapArgs(kwargs), true, nil)
 	if rep.Hooks == nil {
-		rep.Hooks = []HookResult{}
+		rep.Hooks = []hookspec.Result{}
 	}
 	return rep
 }
@@ -299,7 +278,7 @@ func invokeFor[T any](e *Engine, ctx context.Context, set *hookSet, hook string,
 
 // invokeTool is invokeFor for post_tool_call and transform_tool_result: their kwargs, with
 // the result, live in the call's scratch.
-func invokeTool[T any](e *Engine, ctx context.Context, set *hookSet, hook string, call ToolCall, pick func(Report) T) T {
+func invokeTool[T any](e *Engine, ctx context.Context, set *hookSet, hook string, call hookspec.ToolCall, pick func(Report) T) T {
 	sc := getScratch()
 	defer putScratch(sc)
 	sc.tool = toolArgs{call: call, withResult: true}

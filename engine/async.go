@@ -53,18 +53,18 @@ func (b *background) close() {
 
 // fireAsync starts c's hook in the background and returns at once: the call goes on
 // without it.
-func (c *shellCallback) fireAsync(ctx context.Context, hook string, kw args) HookResult {
-	r := HookResult{Source: SourceShell, Name: c.hook.Command, Status: StatusOK, StatusMessage: c.hook.StatusMessage}
+func (c *shellCallback) fireAsync(ctx context.Context, hook string, kw args) hookspec.Result {
+	r := hookspec.Result{Source: hookspec.SourceShell, Name: c.hook.Command, Status: hookspec.StatusOK, StatusMessage: c.hook.StatusMessage}
 	select {
 	case c.bg.slots <- struct{}{}:
 	default:
-		r.Status, r.Err = StatusBusy, "async shell hook not started: too many running in the background"
+		r.Status, r.Err = hookspec.StatusBusy, "async shell hook not started: too many running in the background"
 		c.warns.warn(c.logger, r.Err, "hook", hook, "limit", maxBackground)
 		return r
 	}
 	if !c.bg.start() {
 		<-c.bg.slots
-		r.Status, r.Err = StatusCancelled, "async shell hook not started: "+ErrClosed.Error()
+		r.Status, r.Err = hookspec.StatusCancelled, "async shell hook not started: "+ErrClosed.Error()
 		return r
 	}
 	kwargs, cwd := kw.Map(), c.cwd()
@@ -80,7 +80,7 @@ func (c *shellCallback) fireAsync(ctx context.Context, hook string, kw args) Hoo
 		res := c.hook.Run(bctx, kwargs, shell.RunOptions{Logger: c.logger, Cwd: cwd})
 		c.metrics.observe(res.Status, res.Duration)
 		if res.Err != "" {
-			c.warns.warn(c.logger, res.Err, "hook", hook, "status", string(res.Status), "async", true)
+			c.warns.warn(c.logger, res.Err, "hook", hook, "status", res.Status.String(), "async", true)
 		}
 		if c.hook.AsyncRewake && res.ExitCode == 2 && c.rewake != nil {
 			if why := strings.TrimSpace(res.Stderr); why != "" {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
@@ -30,7 +31,7 @@ func TestCloseEndsAsyncHooks(t *testing.T) {
 	os.Unsetenv("CLAUDE_PROJECT_DIR")
 	e := engineWith(t, home, Options{AcceptHooks: true})
 	ctx := context.Background()
-	if d := e.DecideTool(ctx, ToolCall{Name: "terminal", Args: map[string]any{"command": "ls"}}); d.Block != nil {
+	if d := e.DecideTool(ctx, hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": "ls"}}); d.Block != nil {
 		t.Fatalf("blocked: %+v", d.Block)
 	}
 	b, err := os.ReadFile(fifo) // the hook runs

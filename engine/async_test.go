@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
@@ -33,8 +34,8 @@ func TestAsyncHooks(t *testing.T) {
 	os.Unsetenv("CLAUDE_PROJECT_DIR")
 	e := engineWith(t, home, Options{AcceptHooks: true})
 	ctx := context.Background()
-	run := e.RunTool(ctx, ToolCall{Name: "terminal", SessionID: "s", Args: map[string]any{"command": "make lint"}},
-		func(context.Context, ToolCall) (string, error) { return `{"output":"","exit_code":0}`, nil })
+	run := e.RunTool(ctx, hookspec.ToolCall{Name: "terminal", SessionID: "s", Args: map[string]any{"command": "make lint"}},
+		func(context.Context, hookspec.ToolCall) (string, error) { return `{"output":"","exit_code":0}`, nil })
 	if run.Block != nil {
 		t.Errorf("an async hook's exit 2 blocked the call: %+v", run.Block)
 	}
@@ -42,10 +43,10 @@ func TestAsyncHooks(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(home, "ran")); err != nil || strings.TrimSpace(string(b)) != "ran" {
 		t.Errorf("the async hook did not run in the background: %q %v", b, err)
 	}
-	if c := e.PreLLMCall(ctx, LLMTurn{SessionID: "s"}); c != "lint: 2 problems in add.go" {
+	if c := e.PreLLMCall(ctx, hookspec.LLMTurn{SessionID: "s"}); c != "lint: 2 problems in add.go" {
 		t.Errorf("next turn's context = %q, want the asyncRewake hook's stderr", c)
 	}
-	if c := e.PreLLMCall(ctx, LLMTurn{SessionID: "s"}); c != "" {
+	if c := e.PreLLMCall(ctx, hookspec.LLMTurn{SessionID: "s"}); c != "" {
 		t.Errorf("the rewake context was given twice: %q", c)
 	}
 }
@@ -61,12 +62,14 @@ func TestUpdatedToolOutputReachesTheModel(t *testing.T) {
 	}
 	writeFile(t, filepath.Join(home, "config.yaml"), "hooks:\n  post_tool_call: [{command: "+home+"/redact.sh, dialect: claude, matcher: Bash}]\n")
 	e := engineWith(t, home, Options{AcceptHooks: true})
-	run := e.RunTool(context.Background(), ToolCall{Name: "terminal", Args: map[string]any{"command": "env"}},
-		func(context.Context, ToolCall) (string, error) { return `{"output":"token=abc123","exit_code":0}`, nil })
+	run := e.RunTool(context.Background(), hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": "env"}},
+		func(context.Context, hookspec.ToolCall) (string, error) {
+			return `{"output":"token=abc123","exit_code":0}`, nil
+		})
 	if want := "token=[redacted]\n\na secret was redacted"; run.Result != want {
 		t.Errorf("result %q, want %q", run.Result, want)
 	}
-	rep := e.Fire(context.Background(), PostToolCall, map[string]any{"tool_name": "terminal", "args": map[string]any{}, "result": "x"})
+	rep := e.Fire(context.Background(), hookspec.PostToolCall, map[string]any{"tool_name": "terminal", "args": map[string]any{}, "result": "x"})
 	if want := map[string]any{"result": "token=[redacted]", "context": "a secret was redacted"}; !reflect.DeepEqual(rep.Outcome, want) {
 		t.Errorf("outcome %v, want %v", rep.Outcome, want)
 	}

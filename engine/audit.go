@@ -5,9 +5,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"github.com/hermes-hooks/hermes/hookspec"
 	"log/slog"
 	"strings"
+
+	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 )
 
 // audit logs one decision that changed something (a block, a skip, a rewrite, an injected
@@ -20,25 +22,25 @@ func (e *Engine) audit(ctx context.Context, rep Report) {
 	var decision, by string
 	var before, after any
 	switch rep.Event {
-	case PreToolCall:
+	case hooknames.PreToolCall:
 		decision, by, before = toolDecisionNames[rep.Decision.Kind], rep.decider().Name, rep.Payload["args"]
 		after = rep.Decision.Message
 		if rep.Decision.Args != nil {
 			after = rep.Decision.Args
 		}
-	case PreLLMCall:
+	case hooknames.PreLLMCall:
 		decision, by, before, after = "inject_context", contributors(rep), rep.Payload["user_message"], rep.Context()
-	case OnSessionStart: // kept for the session's first turn
+	case hooknames.OnSessionStart: // kept for the session's first turn
 		decision, by, before, after = "inject_context", contributors(rep), rep.Payload["session_id"], rep.Context()
-	case PostToolCall: // appended to the result the model sees
+	case hooknames.PostToolCall: // appended to the result the model sees
 		decision, by, before, after = "add_to_result", contributors(rep), rep.Payload["result"], rep.Context()
-	case TransformToolResult, TransformTerminalOutput, TransformLLMOutput:
+	case hooknames.TransformToolResult, hooknames.TransformTerminalOutput, hooknames.TransformLLMOutput:
 		t, _ := rep.Text()
 		decision, by, before, after = "transform", rep.decider().Name, rep.Payload[transformedKey[rep.Event]], t
-	case PreGatewayDispatch:
+	case hooknames.PreGatewayDispatch:
 		d := rep.Dispatch()
 		ev, _ := rep.Payload["event"].(map[string]any)
-		decision, by, before = d.Action, d.Hook, ev["text"]
+		decision, by, before = d.Action.String(), d.Hook, ev["text"]
 		if d.Action == DispatchRewrite {
 			after = d.Text
 		}
@@ -60,7 +62,7 @@ var toolDecisionNames = map[hookspec.Kind]string{
 
 // transformedKey is the kwarg a transform replaces.
 var transformedKey = map[string]string{
-	TransformToolResult: "result", TransformTerminalOutput: "output", TransformLLMOutput: "response_text",
+	hooknames.TransformToolResult: "result", hooknames.TransformTerminalOutput: "output", hooknames.TransformLLMOutput: "response_text",
 }
 
 // digest is a short SHA-256 of a value's JSON form ("" for nil).

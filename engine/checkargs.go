@@ -25,7 +25,7 @@ func checkKwargs(kwargs map[string]any) error {
 	}
 	sort.Strings(bad)
 	k := bad[0]
-	return fmt.Errorf("kwarg %q holds a %s, which cannot reach a hook: pass strings, numbers, bools, maps, slices, an engine.Func, or an engine.Object (a facade built for Lua)",
+	return fmt.Errorf("kwarg %q holds a %s, which cannot reach a hook: pass strings, numbers, bools, maps, slices, an hookspec.Func, or an hookspec.Object (a facade built for Lua)",
 		k, unsupported(reflect.ValueOf(kwargs[k]), 0))
 }
 
@@ -33,7 +33,7 @@ func checkKwargs(kwargs map[string]any) error {
 // get; anything else is looked at closely.
 func plain(v any) bool {
 	switch x := v.(type) {
-	case nil, string, bool, int, int64, float64, Func:
+	case nil, string, bool, int, int64, float64, hookspec.Func:
 		return true
 	case map[string]any:
 		for _, e := range x {
@@ -59,7 +59,7 @@ func unsupported(v reflect.Value, depth int) string {
 		return ""
 	}
 	switch v.Interface().(type) {
-	case Func, Object, luabind.Table, fmt.Stringer, error:
+	case hookspec.Func, hookspec.Object, luabind.Table, fmt.Stringer, error:
 		return ""
 	}
 	switch v.Kind() {
@@ -93,7 +93,7 @@ func unsupported(v reflect.Value, depth int) string {
 // a guard fails safe (pre_tool_call blocks, pre_gateway_dispatch skips).
 func (e *Engine) rejected(hook string, err error) Report {
 	e.logger.Warn("hook not fired", "hook", hook, "error", err.Error())
-	rs := []HookResult{refusal(hook, err)}
+	rs := []hookspec.Result{refusal(hook, err)}
 	dec := hookspec.Merge(hook, rs)
 	return Report{Event: hook, Hooks: rs, Outcome: dec.Outcome(), Decision: dec}
 }

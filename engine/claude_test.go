@@ -41,44 +41,44 @@ hooks:
 	if w := eng.Warnings(); len(w) != 0 {
 		t.Fatalf("warnings: %v\n%s", w, logs)
 	}
-	d := eng.DecideTool(ctx, ToolCall{Name: "terminal", Args: map[string]any{"command": "ls"}})
+	d := eng.DecideTool(ctx, hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": "ls"}})
 	if d.Block == nil || d.Block.Message != "lua saw the rewrite" {
 		t.Errorf("decision %+v: the Lua guard did not see the rewritten command", d)
 	}
-	if d := eng.DecideTool(ctx, ToolCall{Name: "read_file", Args: map[string]any{"path": "/a"}}); d.Block != nil || d.Modified {
+	if d := eng.DecideTool(ctx, hookspec.ToolCall{Name: "read_file", Args: map[string]any{"path": "/a"}}); d.Block != nil || d.Modified {
 		t.Errorf("matcher Bash applied to read_file: %+v", d)
 	}
 
-	eng.OnSessionStart(ctx, Session{SessionID: "s1"})
-	if c := eng.PreLLMCall(ctx, LLMTurn{SessionID: "s2", UserMessage: "hi"}); c != "" {
+	eng.OnSessionStart(ctx, hookspec.Session{SessionID: "s1"})
+	if c := eng.PreLLMCall(ctx, hookspec.LLMTurn{SessionID: "s2", UserMessage: "hi"}); c != "" {
 		t.Errorf("another session got s1's start context: %q", c)
 	}
-	if c := eng.PreLLMCall(ctx, LLMTurn{SessionID: "s1", UserMessage: "hi"}); c != "You are on branch main." {
+	if c := eng.PreLLMCall(ctx, hookspec.LLMTurn{SessionID: "s1", UserMessage: "hi"}); c != "You are on branch main." {
 		t.Errorf("first turn context %q", c)
 	}
-	if c := eng.PreLLMCall(ctx, LLMTurn{SessionID: "s1", UserMessage: "again"}); c != "" {
+	if c := eng.PreLLMCall(ctx, hookspec.LLMTurn{SessionID: "s1", UserMessage: "again"}); c != "" {
 		t.Errorf("second turn got the start context again: %q", c)
 	}
-	eng.OnSessionStart(ctx, Session{SessionID: "s3"})
-	eng.OnSessionEnd(ctx, SessionResult{Session: Session{SessionID: "s3"}})
-	if c := eng.PreLLMCall(ctx, LLMTurn{SessionID: "s3"}); c != "" {
+	eng.OnSessionStart(ctx, hookspec.Session{SessionID: "s3"})
+	eng.OnSessionEnd(ctx, hookspec.SessionResult{Session: hookspec.Session{SessionID: "s3"}})
+	if c := eng.PreLLMCall(ctx, hookspec.LLMTurn{SessionID: "s3"}); c != "" {
 		t.Errorf("an ended session kept its start context: %q", c)
 	}
-	eng.OnSessionStart(ctx, Session{SessionID: "s4"})
+	eng.OnSessionStart(ctx, hookspec.Session{SessionID: "s4"})
 	defer func() { // last: a closed engine adds nothing, not even a waiting start context
 		eng.Close(ctx)
-		if c := eng.PreLLMCall(ctx, LLMTurn{SessionID: "s4"}); c != "" {
+		if c := eng.PreLLMCall(ctx, hookspec.LLMTurn{SessionID: "s4"}); c != "" {
 			t.Errorf("a closed engine gave context %q", c)
 		}
 	}()
 
-	run := eng.RunTool(ctx, ToolCall{Name: "write_file", Args: map[string]any{"path": "/w/x.go", "content": "package x"}},
-		func(context.Context, ToolCall) (string, error) { return `{"ok":true}`, nil })
+	run := eng.RunTool(ctx, hookspec.ToolCall{Name: "write_file", Args: map[string]any{"path": "/w/x.go", "content": "package x"}},
+		func(context.Context, hookspec.ToolCall) (string, error) { return `{"ok":true}`, nil })
 	if run.Result != "{\"ok\":true}\n\nx.go:3: unused variable" {
 		t.Errorf("result the model sees: %q", run.Result)
 	}
-	run = eng.RunTool(ctx, ToolCall{Name: "write_file", Args: map[string]any{"path": "/w/y.go"}},
-		func(context.Context, ToolCall) (string, error) { return `{"ok":true}`, nil })
+	run = eng.RunTool(ctx, hookspec.ToolCall{Name: "write_file", Args: map[string]any{"path": "/w/y.go"}},
+		func(context.Context, hookspec.ToolCall) (string, error) { return `{"ok":true}`, nil })
 	if run.Result != `{"ok":true}` {
 		t.Errorf("clean file: %q", run.Result)
 	}
@@ -124,7 +124,7 @@ func TestClaudePrecedenceWithLua(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer eng.Close(context.Background())
-			d := eng.DecideTool(context.Background(), ToolCall{Name: "terminal", Args: map[string]any{"command": "ls"}})
+			d := eng.DecideTool(context.Background(), hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": "ls"}})
 			if (d.Block != nil) != c.block || d.Approved != c.approved {
 				t.Fatalf("decision %+v (block %v), want block %v approved %v", d, d.Block, c.block, c.approved)
 			}
@@ -154,16 +154,16 @@ func TestAskWithBadArgsIsReported(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer eng.Close(context.Background())
-	rep := eng.Fire(context.Background(), PreToolCall, ToolCall{Name: "terminal", Args: map[string]any{"command": "ls"}}.Kwargs(false))
+	rep := eng.Fire(context.Background(), hookspec.PreToolCall, hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": "ls"}}.Kwargs(false))
 	if len(rep.Hooks) != 2 || rep.Decision.Kind != hookspec.Ask {
 		t.Fatalf("report %+v", rep)
 	}
 	for _, h := range rep.Hooks {
-		if h.Status != StatusError || !strings.Contains(h.Err, "not a table: the person is asked about the call's own arguments") {
+		if h.Status != hookspec.StatusError || !strings.Contains(h.Err, "not a table: the person is asked about the call's own arguments") {
 			t.Errorf("%s: %s %q", h.Name, h.Status, h.Err)
 		}
 	}
-	if d := eng.DecideTool(context.Background(), ToolCall{Name: "terminal", Args: map[string]any{"command": "ls"}}); d.Block == nil || len(asked) != 1 || asked[0]["command"] != "ls" {
+	if d := eng.DecideTool(context.Background(), hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": "ls"}}); d.Block == nil || len(asked) != 1 || asked[0]["command"] != "ls" {
 		t.Errorf("decision %+v, asked %v", d, asked)
 	}
 }

@@ -5,20 +5,21 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/manifest"
 	"github.com/hermes-hooks/hermes/shell"
 )
 
 // shellHooksNode is the hooks: of config.yaml with the hooks of the Claude Code plugin
 // bundles plugins.claude names after them, and the warnings about the bundles.
-func (e *Engine) shellHooksNode(cfg *config) (*yaml.Node, []Warning) {
+func (e *Engine) shellHooksNode(cfg *config) (*yaml.Node, []hookspec.Warning) {
 	if len(cfg.claudePlugins) == 0 {
 		return cfg.hooks, nil
 	}
 	bundles, w := shell.PluginBundles(filepath.Dir(cfg.file), cfg.claudePlugins) // the home of the layer
-	warns := make([]Warning, 0, len(w))
+	warns := make([]hookspec.Warning, 0, len(w))
 	for _, x := range w {
-		warns = append(warns, Warning{File: x.File, Line: x.Line, Msg: x.Msg})
+		warns = append(warns, hookspec.Warning{File: x.File, Line: x.Line, Msg: x.Msg})
 	}
 	if bundles == nil {
 		return cfg.hooks, warns

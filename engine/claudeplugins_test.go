@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
@@ -44,7 +45,7 @@ func TestClaudePluginBundles(t *testing.T) {
 	if n := len(e.ShellHooks()); n != 2 {
 		t.Fatalf("%d shell hooks, want config.yaml's and the bundle's", n)
 	}
-	blk := e.PreToolCall(context.Background(), ToolCall{Name: "terminal", Args: map[string]any{"command": "ls"}})
+	blk := e.DecideTool(context.Background(), hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": "ls"}}).Block
 	if blk == nil || blk.Message != "no, says guard" {
 		t.Fatalf("block %+v, want the bundle's guard", blk)
 	}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -14,10 +13,6 @@ import (
 	"github.com/hermes-hooks/hermes/store"
 	"gopkg.in/yaml.v3"
 )
-
-// Warning is one problem found while loading a home: the file, the line where known, and
-// what is wrong. Warnings never stop the other hooks from loading.
-type Warning = manifest.Warning
 
 // configKeys are the top-level keys of config.yaml the engine interprets.
 var configKeys = []string{"hooks", "claude_tools", "store", "hooks_auto_accept", "hooks_consent", "gateway_hooks", "plugins", "webhooks", "policy", "max_verify_nudges"}
@@ -48,23 +43,9 @@ type storeConfig struct {
 	err error
 }
 
-// ResolveHome returns dir, else $HERMES_HOME, else ~/.hermes.
-func ResolveHome(dir string) string {
-	if dir != "" {
-		return dir
-	}
-	if h := os.Getenv("HERMES_HOME"); h != "" {
-		return h
-	}
-	if u, err := os.UserHomeDir(); err == nil {
-		return filepath.Join(u, ".hermes")
-	}
-	return ".hermes"
-}
-
 // loadConfig reads config.yaml; a missing file is an empty config. An unreadable or
 // invalid file is an error: guessing would run plugins the user disabled.
-func loadConfig(home string) (*config, []Warning, error) {
+func loadConfig(home string) (*config, []hookspec.Warning, error) {
 	file := filepath.Join(home, "config.yaml")
 	cfg := &config{file: file}
 	root, err := manifest.Read(file)
@@ -74,7 +55,7 @@ func loadConfig(home string) (*config, []Warning, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	var warns []Warning
+	var warns []hookspec.Warning
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], manifest.Resolve(root.Content[i+1])
 		switch k.Value {
@@ -87,7 +68,7 @@ func loadConfig(home string) (*config, []Warning, error) {
 		case "policy":
 			cfg.policy, cfg.policyLine = v, k.Line
 		case "store":
-			var w []Warning
+			var w []hookspec.Warning
 			cfg.store, w = parseStore(file, v)
 			warns = append(warns, w...)
 		case "hooks_auto_accept":
@@ -117,7 +98,7 @@ func loadConfig(home string) (*config, []Warning, error) {
 			}
 		default:
 			if s := suggest.Closest(k.Value, configKeys); s != "" {
-				warns = append(warns, Warning{File: file, Line: k.Line, Msg: fmt.Sprintf(
+				warns = append(warns, hookspec.Warning{File: file, Line: k.Line, Msg: fmt.Sprintf(
 					"unknown key %q ignored, did you mean '%s'? (hermes reads %s; other keys are left to the host)", k.Value, s, strings.Join(configKeys, ", "))})
 			}
 		}
@@ -128,13 +109,13 @@ func loadConfig(home string) (*config, []Warning, error) {
 // parseStore reads `store: {url: "redis://...", prefix: "...", max_bytes: 64MiB}`; null or
 // no url is the database in the home. max_bytes is a size as memory: in a manifest; out of
 // bounds, it is a warning and the nearest bound is used.
-func parseStore(file string, n *yaml.Node) (storeConfig, []Warning) {
+func parseStore(file string, n *yaml.Node) (storeConfig, []hookspec.Warning) {
 	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
 		return storeConfig{}, nil
 	}
 	if n.Kind != yaml.MappingNode {
 		err := manifest.Errorf(file, n, "store must be a mapping (e.g. store: {url: \"redis://host:6379/0\"}); store calls fail until it is fixed")
-		return storeConfig{err: err}, []Warning{{File: file, Line: n.Line, Msg: err.Error()}}
+		return storeConfig{err: err}, []hookspec.Warning{{File: file, Line: n.Line, Msg: err.Error()}}
 	}
 	fields, warns := manifest.Fields(file, n, []string{"url", "prefix", "max_bytes"})
 	var c storeConfig
@@ -147,7 +128,7 @@ func parseStore(file string, n *yaml.Node) (storeConfig, []Warning) {
 				msg = me.Msg
 			}
 			c.err = manifest.Errorf(file, f, "%s; store calls fail until it is fixed", msg)
-			warns = append(warns, Warning{File: file, Line: f.Line, Msg: c.err.Error()})
+			warns = append(warns, hookspec.Warning{File: file, Line: f.Line, Msg: c.err.Error()})
 		}
 		c.cfg.MaxBytes = size
 	}
@@ -155,7 +136,7 @@ func parseStore(file string, n *yaml.Node) (storeConfig, []Warning) {
 		if f, ok := fields[key]; ok {
 			if f.Kind != yaml.ScalarNode || f.Tag != "!!str" {
 				c.err = manifest.Errorf(file, f, "store.%s must be a string; store calls fail until it is fixed", key)
-				warns = append(warns, Warning{File: file, Line: f.Line, Msg: c.err.Error()})
+				warns = append(warns, hookspec.Warning{File: file, Line: f.Line, Msg: c.err.Error()})
 				continue
 			}
 			*dst = f.Value
@@ -163,14 +144,14 @@ func parseStore(file string, n *yaml.Node) (storeConfig, []Warning) {
 	}
 	if _, err := store.ParseConfig(c.cfg); err != nil && c.err == nil {
 		c.err = manifest.Errorf(file, fields["url"], "%v; store calls fail until it is fixed", err)
-		warns = append(warns, Warning{File: file, Line: fields["url"].Line, Msg: c.err.Error()})
+		warns = append(warns, hookspec.Warning{File: file, Line: fields["url"].Line, Msg: c.err.Error()})
 	}
 	return c, warns
 }
 
 // disabledList reads a section of the form `<key>: {disabled: [name, ...]}`, which may
 // also hold the keys extra (returned in fields).
-func disabledList(file, key string, n *yaml.Node, extra ...string) ([]string, map[string]*yaml.Node, []Warning, error) {
+func disabledList(file, key string, n *yaml.Node, extra ...string) ([]string, map[string]*yaml.Node, []hookspec.Warning, error) {
 	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
 		return nil, nil, nil, nil
 	}
@@ -186,10 +167,10 @@ func disabledList(file, key string, n *yaml.Node, extra ...string) ([]string, ma
 	return list, fields, warns, err
 }
 
-// DisabledGatewayHooks reads gateway_hooks.disabled from config.yaml now (the gateway
-// calls it at each load); nil when the file is missing. An unreadable or invalid file is
+// disabledGatewayHooks reads gateway_hooks.disabled from config.yaml now (at each load of
+// the gateway hooks); nil when the file is missing. An unreadable or invalid file is
 // an error: guessing could run a hook the user disabled.
-func (e *Engine) DisabledGatewayHooks() ([]string, error) {
+func (e *Engine) disabledGatewayHooks() ([]string, error) {
 	cfg, _, err := loadConfig(e.home)
 	if err != nil {
 		return nil, err
@@ -203,10 +184,10 @@ const maxMaxVerifyNudges = 100
 
 // parseNudges reads max_verify_nudges: a whole number from 0 (pre_verify's hooks never keep
 // the agent going) to maxMaxVerifyNudges. Anything else is a warning and the default.
-func parseNudges(file string, n *yaml.Node) (*int, []Warning) {
+func parseNudges(file string, n *yaml.Node) (*int, []hookspec.Warning) {
 	var v int
 	if n.Kind != yaml.ScalarNode || n.Tag != "!!int" || n.Decode(&v) != nil || v < 0 || v > maxMaxVerifyNudges {
-		return nil, []Warning{{File: file, Line: n.Line, Msg: fmt.Sprintf(
+		return nil, []hookspec.Warning{{File: file, Line: n.Line, Msg: fmt.Sprintf(
 			"max_verify_nudges must be a whole number from 0 to %d, got %q; using the default (%d)", maxMaxVerifyNudges, n.Value, hookspec.DefaultMaxVerifyNudges)}}
 	}
 	return &v, nil

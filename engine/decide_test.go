@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
@@ -21,14 +22,14 @@ func TestDecideToolChainsModifications(t *testing.T) {
 		pluginFiles("b-approve", "priority: 5\n", one("pre_tool_call", `if kw.args.command == "ls -la /tmp" then return {action = "approve"} end`)),
 	))
 	e, _ := newEngine(t, home)
-	d := e.DecideTool(context.Background(), ToolCall{Name: "terminal", Args: map[string]any{"command": "/tmp"}})
+	d := e.DecideTool(context.Background(), hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": "/tmp"}})
 	want := ToolDecision{Args: map[string]any{"command": "ls -la /tmp"}, Modified: true, Approved: true, Hook: "b-approve"}
 	if diff := cmp.Diff(want, d); diff != "" {
 		t.Errorf("decision (-want +got):\n%s", diff)
 	}
 	var ran map[string]any
-	run := e.RunTool(context.Background(), ToolCall{Name: "terminal", Args: map[string]any{"command": "/tmp"}},
-		func(_ context.Context, c ToolCall) (string, error) { ran = c.Args; return "ok", nil })
+	run := e.RunTool(context.Background(), hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": "/tmp"}},
+		func(_ context.Context, c hookspec.ToolCall) (string, error) { ran = c.Args; return "ok", nil })
 	if ran["command"] != "ls -la /tmp" || !run.Modified || !run.Approved {
 		t.Errorf("the tool ran with %v (%+v), want the modified arguments", ran, run)
 	}
@@ -37,7 +38,7 @@ func TestDecideToolChainsModifications(t *testing.T) {
 // An ask goes to the host's approver, within a bound; anything but a yes blocks the call.
 func TestDecideToolAsks(t *testing.T) {
 	home := testutil.Home(t, pluginFiles("careful", "", one("pre_tool_call", `return {action = "ask", message = "deploy to prod?"}`)))
-	call := ToolCall{Name: "deploy", Args: map[string]any{"env": "prod"}}
+	call := hookspec.ToolCall{Name: "deploy", Args: map[string]any{"env": "prod"}}
 	release := make(chan struct{}) // holds the approver that ignores its context
 	defer close(release)
 	tests := []struct {
@@ -66,7 +67,7 @@ func TestDecideToolAsks(t *testing.T) {
 			if d.Block != nil && (!strings.Contains(d.Block.Message, tt.blocked) || !strings.Contains(d.Block.Message, "careful asked for approval (deploy to prod?)")) {
 				t.Errorf("block message %q, want it to say %q", d.Block.Message, tt.blocked)
 			}
-			if blk := e.PreToolCall(context.Background(), call); (blk == nil) != (tt.blocked == "") {
+			if blk := e.DecideTool(context.Background(), call).Block; (blk == nil) != (tt.blocked == "") {
 				t.Errorf("PreToolCall = %+v, want it to agree with DecideTool", blk)
 			}
 		})
@@ -84,7 +85,7 @@ func TestDecideToolAskCancelled(t *testing.T) {
 		return false, ctx.Err()
 	}})
 	go func() { <-asked; cancel() }()
-	d := e.DecideTool(ctx, ToolCall{Name: "deploy"})
+	d := e.DecideTool(ctx, hookspec.ToolCall{Name: "deploy"})
 	if d.Block == nil || !strings.Contains(d.Block.Message, "cancelled before an answer came") {
 		t.Errorf("decision %+v, want a block saying the call was cancelled", d)
 	}
@@ -98,12 +99,12 @@ func TestDecideToolRechecksBeforeModification(t *testing.T) {
 	t.Run("a guard", func(t *testing.T) {
 		e, _ := newEngine(t, testutil.Home(t, testutil.Merge(modifier,
 			pluginFiles("a-guard", "priority: 10\n", one("pre_tool_call", `if kw.args.command:find("rm %-rf") then return {action = "block", message = "no"} end`)))))
-		d := e.DecideTool(context.Background(), ToolCall{Name: "terminal", Args: map[string]any{"command": "ls"}})
+		d := e.DecideTool(context.Background(), hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": "ls"}})
 		if d.Block == nil || d.Block.Message != "no" || d.Hook != "a-guard" {
 			t.Errorf("decision %+v, want a-guard's block of the modified call", d)
 		}
 		// The report says the guard's answer is its second one.
-		rep := e.Fire(context.Background(), PreToolCall, ToolCall{Name: "terminal", Args: map[string]any{"command": "ls"}}.Kwargs(false))
+		rep := e.Fire(context.Background(), hookspec.PreToolCall, hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": "ls"}}.Kwargs(false))
 		if len(rep.Hooks) != 2 || !rep.Hooks[0].Rechecked || rep.Hooks[1].Rechecked {
 			t.Errorf("rechecked: %+v", rep.Hooks)
 		}
@@ -114,7 +115,7 @@ func TestDecideToolRechecksBeforeModification(t *testing.T) {
 	t.Run("an approval", func(t *testing.T) {
 		e, _ := newEngine(t, testutil.Home(t, testutil.Merge(modifier,
 			pluginFiles("a-approve", "priority: 10\n", one("pre_tool_call", `if kw.args.command == "ls" then return {action = "approve"} end`)))))
-		d := e.DecideTool(context.Background(), ToolCall{Name: "terminal", Args: map[string]any{"command": "ls"}})
+		d := e.DecideTool(context.Background(), hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": "ls"}})
 		want := ToolDecision{Args: map[string]any{"command": "ls && rm -rf /"}, Modified: true, Hook: "b-mod"}
 		if diff := cmp.Diff(want, d); diff != "" {
 			t.Errorf("decision (-want +got):\n%s", diff)

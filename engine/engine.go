@@ -13,18 +13,11 @@ import (
 
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/homedir"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 	"github.com/hermes-hooks/hermes/internal/reload"
-	"github.com/hermes-hooks/hermes/luabind"
 )
-
-// Func is a Go function callable from Lua (see Options.HostFuncs and DispatchHost).
-type Func = luabind.Func
-
-// Object hands a Go facade to Lua as userdata; every exported field and method is reachable.
-type Object = luabind.Object
-
-// Permissions are the side effects a Lua hook declares.
-type Permissions = luabind.Permissions
 
 // Options configure an Engine. The zero value works: home from $HERMES_HOME or
 // ~/.hermes, logs discarded, shell hooks registered only when already approved.
@@ -54,7 +47,7 @@ type Options struct {
 	// recording anything (hermesctl hooks test does this, like the original).
 	IgnoreConsent bool
 	// HostFuncs are added to the hermes module of every Lua hook (e.g. run_agent).
-	HostFuncs map[string]Func
+	HostFuncs map[string]hookspec.Func
 	// Metrics, when non-nil, counts every hook call (see Metrics); nil counts nothing.
 	Metrics *Metrics
 	// Approve decides a tool call a pre_tool_call hook asked a person about (its answer was
@@ -73,9 +66,9 @@ type Options struct {
 
 // ApprovalRequest is what Options.Approve is asked about.
 type ApprovalRequest struct {
-	Call    ToolCall // with the arguments the tool would run with
-	Message string   // the question, as the hook put it
-	Hook    string   // the hook that asked
+	Call    hookspec.ToolCall // with the arguments the tool would run with
+	Message string            // the question, as the hook put it
+	Hook    string            // the hook that asked
 }
 
 // Prompt is where to ask the user about an unapproved shell hook.
@@ -113,7 +106,7 @@ type Engine struct {
 // config.yaml cannot be read or parsed; broken hooks are skipped with a warning. A home
 // that does not exist yet is an engine without hooks.
 func New(ctx context.Context, opts Options) (*Engine, error) {
-	e := &Engine{opts: opts, home: ResolveHome(opts.Home), logger: opts.Logger, tracer: newTracer(opts.TracerProvider)}
+	e := &Engine{opts: opts, home: homedir.Resolve(opts.Home), logger: opts.Logger, tracer: newTracer(opts.TracerProvider)}
 	if e.logger == nil {
 		e.logger = slog.New(slog.DiscardHandler)
 	}
@@ -153,7 +146,7 @@ func (e *Engine) load(ctx context.Context, prev *hookSet) (*hookSet, error) {
 	if err != nil {
 		return nil, err
 	}
-	mgd, mwarns, err := loadManaged(ResolveManagedHome(e.opts.ManagedHome))
+	mgd, mwarns, err := loadManaged(homedir.ResolveManaged(e.opts.ManagedHome))
 	if err != nil {
 		return nil, err
 	}
@@ -163,7 +156,7 @@ func (e *Engine) load(ctx context.Context, prev *hookSet) (*hookSet, error) {
 	}
 	warns = append(mwarns, warns...)
 	if cfg.policy != nil {
-		warns = append(warns, Warning{File: cfg.file, Line: cfg.policyLine, Msg: "policy: is read only from the managed home (" +
+		warns = append(warns, hookspec.Warning{File: cfg.file, Line: cfg.policyLine, Msg: "policy: is read only from the managed home (" +
 			filepath.Join(mgd.home, "config.yaml") + "); ignored here"})
 	}
 	if prev == nil { // the first load: register(ctx) may already use the store
@@ -189,13 +182,13 @@ func (e *Engine) load(ctx context.Context, prev *hookSet) (*hookSet, error) {
 		if prev != nil {
 			return nil, err
 		}
-		w = append(w, Warning{File: filepath.Join(e.home, "plugins"), Msg: err.Error()})
+		w = append(w, hookspec.Warning{File: filepath.Join(e.home, "plugins"), Msg: err.Error()})
 	}
 	set.plugins, set.warnings, set.loaded = infos, append(set.warnings, w...), plugins
 	for _, p := range plugins {
 		for i, r := range p.lp.Registrations() {
 			set.byHook[r.Hook] = append(set.byHook[r.Hook], &pluginCallback{p: p, index: i, logger: e.logger,
-				metrics: e.opts.Metrics.forHook(SourcePlugin, p.info.Name, r.Hook)})
+				metrics: e.opts.Metrics.forHook(hookspec.SourcePlugin, p.info.Name, r.Hook)})
 		}
 	}
 	shell, w := e.loadShellHooks(ctx, cfg, prev, LayerUser, mgd.policy)
@@ -205,7 +198,7 @@ func (e *Engine) load(ctx context.Context, prev *hookSet) (*hookSet, error) {
 			set.byHook[h.info.Event] = append(set.byHook[h.info.Event], h.cb)
 		}
 	}
-	var w2 []Warning
+	var w2 []hookspec.Warning
 	set.webhooks, set.webhookEndpoints, set.webhookInfo, w2 = e.loadWebhooks(mgd, cfg)
 	set.warnings = append(set.warnings, w2...)
 	for _, name := range hookNames { // last: they see the arguments the tool runs with
@@ -219,7 +212,7 @@ func (e *Engine) load(ctx context.Context, prev *hookSet) (*hookSet, error) {
 			set.hooks = append(set.hooks, h.info.hook)
 		}
 	}
-	set.preTool = set.byHook[PreToolCall]
+	set.preTool = set.byHook[hooknames.PreToolCall]
 	if err := home.Unchanged(); err != nil {
 		return nil, err
 	}
@@ -309,10 +302,10 @@ func (e *Engine) Plugins() []*PluginInfo { return e.set.Load().plugins }
 func (e *Engine) ShellHooks() []*ShellHookInfo { return e.set.Load().shell }
 
 // Warnings lists the problems found by the last load.
-func (e *Engine) Warnings() []Warning { return e.set.Load().warnings }
+func (e *Engine) Warnings() []hookspec.Warning { return e.set.Load().warnings }
 
 // HasHooks reports whether anything is registered for hook.
-func (e *Engine) HasHooks(hook string) bool { return len(e.set.Load().callbacks(hook)) > 0 }
+func (e *Engine) HasHooks(h hookspec.Hook) bool { return len(e.set.Load().callbacks(h.String())) > 0 }
 
 func getenv(f func(string) string) func(string) string {
 	if f == nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/hermes-hooks/hermes/engine"
+	"github.com/hermes-hooks/hermes/hookspec"
 )
 
 // plugin writes a plugin of one handler into home/plugins/name.
@@ -41,7 +42,7 @@ end
 	}
 	defer eng.Close(ctx)
 
-	d := eng.DecideTool(ctx, engine.ToolCall{Name: "terminal", Args: map[string]any{"command": "git push --force"}})
+	d := eng.DecideTool(ctx, hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": "git push --force"}})
 	if d.Block != nil {
 		fmt.Println("blocked:", d.Block.Message)
 		return
@@ -79,11 +80,11 @@ end
 	}
 	defer eng.Close(ctx)
 
-	sql := func(_ context.Context, call engine.ToolCall) (string, error) {
+	sql := func(_ context.Context, call hookspec.ToolCall) (string, error) {
 		return "ran " + call.Args["command"].(string), nil
 	}
 	for _, cmd := range []string{"psql dev -c 'DROP TABLE t'", "psql prod -c 'DROP TABLE t'"} {
-		run := eng.RunTool(ctx, engine.ToolCall{Name: "sql", Args: map[string]any{"command": cmd}}, sql)
+		run := eng.RunTool(ctx, hookspec.ToolCall{Name: "sql", Args: map[string]any{"command": cmd}}, sql)
 		if run.Block != nil {
 			fmt.Println(run.Block.Message)
 			continue
@@ -121,7 +122,7 @@ end
 	}
 	defer eng.Close(ctx)
 	for i := range 5 {
-		blk := eng.PreToolCall(ctx, engine.ToolCall{Name: "terminal", Args: map[string]any{"command": fmt.Sprint("rm f", i)}, SessionID: "s1"})
+		blk := eng.DecideTool(ctx, hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": fmt.Sprint("rm f", i)}, SessionID: "s1"}).Block
 		fmt.Println(i+1, blk != nil)
 	}
 	// Output:
@@ -152,14 +153,14 @@ end`
 		fmt.Println("config error:", err)
 		return
 	}
-	call := engine.ToolCall{Name: "terminal", Args: map[string]any{"command": "wget example.com"}}
-	fmt.Println("before:", eng.PreToolCall(ctx, call) != nil)
+	call := hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": "wget example.com"}}
+	fmt.Println("before:", eng.DecideTool(ctx, call).Block != nil)
 
 	plugin(home, "guard", guard("wget"))
 	if err := eng.Reload(ctx); err != nil {
 		fmt.Println("reload:", err)
 	}
-	fmt.Println("after:", eng.PreToolCall(ctx, call).Message)
+	fmt.Println("after:", eng.DecideTool(ctx, call).Block.Message)
 
 	if err := eng.Close(ctx); err != nil {
 		fmt.Println("close:", err)

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/hermes-hooks/hermes/engine"
+	"github.com/hermes-hooks/hermes/hookspec"
 )
 
 // The agent is about to stop: pre_verify's hooks may keep it going, with a reason that is
@@ -37,7 +38,7 @@ end
 
 	responses := []string{"Done.", "Done, really.", "Still done.", "Done; the tests pass."}
 	for nudges, response := range responses {
-		d := eng.PreVerify(ctx, engine.Verify{SessionID: "s1", Response: response, Nudges: nudges})
+		d := eng.PreVerify(ctx, hookspec.Verify{SessionID: "s1", Response: response, Nudges: nudges})
 		switch {
 		case d.Continue:
 			fmt.Printf("%q: keep going: %s\n", response, d.Reason)
@@ -74,7 +75,7 @@ end
 	eng, _ := engine.New(ctx, engine.Options{Home: home})
 	defer eng.Close(ctx)
 	for _, cmd := range []string{"rm -rf /tmp/build", "rm -rf /", "chmod 777 ."} {
-		d := eng.PreApprovalRequest(ctx, engine.Approval{Command: cmd})
+		d := eng.PreApprovalRequest(ctx, hookspec.Approval{Command: cmd})
 		switch {
 		case !d.Answered:
 			fmt.Println(cmd + ": ask the person")

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/hermes-hooks/hermes/engine"
+	"github.com/hermes-hooks/hermes/hookspec"
 )
 
 // A gateway embeds the engine: it loads a home once and asks it at each lifecycle point.
@@ -37,12 +38,12 @@ end
 	}
 	defer eng.Close(ctx)
 
-	call := engine.ToolCall{Name: "terminal", Args: map[string]any{"command": "rm -rf /"}, SessionID: "s1"}
-	if blk := eng.PreToolCall(ctx, call); blk != nil {
+	call := hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": "rm -rf /"}, SessionID: "s1"}
+	if blk := eng.DecideTool(ctx, call).Block; blk != nil {
 		fmt.Println("blocked:", blk.Message)
 	}
-	fmt.Println("context:", eng.PreLLMCall(ctx, engine.LLMTurn{SessionID: "s1", UserMessage: "hi"}))
-	fmt.Println("result:", eng.TransformToolResult(ctx, engine.ToolCall{Name: "terminal", Result: `{"output":"a"}`}))
+	fmt.Println("context:", eng.PreLLMCall(ctx, hookspec.LLMTurn{SessionID: "s1", UserMessage: "hi"}))
+	fmt.Println("result:", eng.TransformToolResult(ctx, hookspec.ToolCall{Name: "terminal", Result: `{"output":"a"}`}))
 	// Output:
 	// blocked: rm -rf / is not permitted
 	// context: The user prefers short answers.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hermes-hooks/hermes/engine"
+	"github.com/hermes-hooks/hermes/hookspec"
 )
 
 // fuzzHandler registers two callbacks; the second returns the plugin's config, so that
@@ -102,8 +103,8 @@ func FuzzPluginManifest(f *testing.F) {
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), fuzzLoadLimit)
 			defer cancel()
-			e.PreToolCall(ctx, engine.ToolCall{Name: "terminal", Args: map[string]any{"command": "ls"}})
-			e.Fire(ctx, engine.PostToolCall, map[string]any{"tool_name": "terminal"})
+			e.DecideTool(ctx, hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": "ls"}})
+			e.Fire(ctx, hookspec.PostToolCall, map[string]any{"tool_name": "terminal"})
 		case "disabled":
 		case "error":
 			if !strings.Contains(info.Error, "plugin.yaml") && !strings.Contains(info.Error, "handler.lua") {

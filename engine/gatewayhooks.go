@@ -11,6 +11,7 @@ import (
 	"slices"
 
 	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/enginelink"
 	"github.com/hermes-hooks/hermes/internal/manifest"
 	"github.com/hermes-hooks/hermes/internal/suggest"
 	"github.com/hermes-hooks/hermes/luabind"
@@ -24,68 +25,50 @@ const (
 
 var gatewayHookKeys = []string{"name", "description", "events", "enabled", "timeout", "memory", "permissions"}
 
-// GatewayHookInfo describes one directory under <home>/hooks, loaded or not.
-type GatewayHookInfo struct {
-	Name        string               `json:"name"`
-	Dir         string               `json:"dir"`
-	Description string               `json:"description,omitempty"`
-	Events      []string             `json:"events"`
-	Timeout     float64              `json:"timeout_s"`
-	Memory      int64                `json:"memory_bytes"` // each Lua state may hold (memory:; default 256 MiB)
-	Enabled     bool                 `json:"enabled"`
-	Status      string               `json:"status"` // "loaded", "disabled" or "error"
-	Error       string               `json:"error,omitempty"`
-	Permissions hookspec.Permissions `json:"permissions"`
-}
+// gatewayHookInfo describes one directory under <home>/hooks, loaded or not.
+type gatewayHookInfo enginelink.GatewayHookInfo
 
-func (i *GatewayHookInfo) failure() string {
+func (i *gatewayHookInfo) failure() string {
 	if i.Status == "error" {
 		return i.Error
 	}
 	return ""
 }
 
-// GatewayHook is a loaded gateway hook: a handler.lua defining handle(event, context).
-// Package gateway gives each one a worker; Call is safe for concurrent use.
-type GatewayHook struct {
-	info    *GatewayHookInfo
+// gatewayHook is a loaded gateway hook (enginelink.GatewayHook): a handler.lua defining
+// handle(event, context). Package gateway gives each one a worker.
+type gatewayHook struct {
+	info    *gatewayHookInfo
 	handler *luabind.Handler
 	sum     [sha256.Size]byte
-	warns   []Warning
+	warns   []hookspec.Warning
 }
 
-func (h *GatewayHook) dirOf() string                 { return h.info.Dir }
-func (h *GatewayHook) loadedFrom() [sha256.Size]byte { return h.sum }
-func (h *GatewayHook) infoOf() *GatewayHookInfo      { return h.info }
-func (h *GatewayHook) warningsOf() []Warning         { return h.warns }
+func (h *gatewayHook) dirOf() string                  { return h.info.Dir }
+func (h *gatewayHook) loadedFrom() [sha256.Size]byte  { return h.sum }
+func (h *gatewayHook) infoOf() *gatewayHookInfo       { return h.info }
+func (h *gatewayHook) warningsOf() []hookspec.Warning { return h.warns }
 
 // Info describes the hook as it was loaded.
-func (h *GatewayHook) Info() *GatewayHookInfo { return h.info }
+func (h *gatewayHook) Info() *enginelink.GatewayHookInfo {
+	return (*enginelink.GatewayHookInfo)(h.info)
+}
 
 // Call runs handle(event, data) under the hook's timeout and returns its result; failures
 // are luabind errors (see StatusOf).
-func (h *GatewayHook) Call(ctx context.Context, event string, data map[string]any) (any, error) {
+func (h *gatewayHook) Call(ctx context.Context, event string, data map[string]any) (any, error) {
 	return h.handler.Call(ctx, event, data)
 }
 
 // Close releases the hook's Lua state once its call in flight, if any, returns.
-func (h *GatewayHook) Close() { h.handler.Close() }
+func (h *gatewayHook) Close() { h.handler.Close() }
 
-// GatewayHookOptions are what gateway hooks get beyond their manifest.
-type GatewayHookOptions struct {
-	Logger    *slog.Logger    // nil discards; each hook logs with hook=<name>
-	HostFuncs map[string]Func // added to the hooks' hermes module
-}
-
-// LoadGatewayHooks loads <home>/hooks/* in directory order. A hook of running whose files
-// did not change is returned as it is, and so is one whose new version fails to load (with
-// a warning). Broken hooks are listed with status "error" and one warning each; they never
-// stop the others. A config.yaml or hooks directory that cannot be read is an error.
-func (e *Engine) LoadGatewayHooks(ctx context.Context, opts GatewayHookOptions, running []*GatewayHook) ([]*GatewayHook, []*GatewayHookInfo, []Warning, error) {
+// loadGatewayHooks is enginelink.LoadGatewayHooks.
+func (e *Engine) loadGatewayHooks(ctx context.Context, opts enginelink.GatewayHookOptions, running []*gatewayHook) ([]*gatewayHook, []*gatewayHookInfo, []hookspec.Warning, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	disabled, err := e.DisabledGatewayHooks()
+	disabled, err := e.disabledGatewayHooks()
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("%w: the hooks loaded before keep running", err)
 	}
@@ -96,18 +79,18 @@ func (e *Engine) LoadGatewayHooks(ctx context.Context, opts GatewayHookOptions, 
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	hooks, infos, warns := loadDirs(dirs, running, func(d *dirFiles) (*GatewayHook, *GatewayHookInfo, []Warning) {
+	hooks, infos, warns := loadDirs(dirs, running, func(d *dirFiles) (*gatewayHook, *gatewayHookInfo, []hookspec.Warning) {
 		return e.loadGatewayHook(ctx, d, disabled, opts)
 	})
 	return hooks, infos, warns, nil
 }
 
 // loadGatewayHook loads one directory; a nil hook is listed but not running.
-func (e *Engine) loadGatewayHook(ctx context.Context, d *dirFiles, disabled []string, opts GatewayHookOptions) (*GatewayHook, *GatewayHookInfo, []Warning) {
-	info := &GatewayHookInfo{Name: filepath.Base(d.dir), Dir: d.dir, Enabled: true, Timeout: defaultGatewayTimeout,
+func (e *Engine) loadGatewayHook(ctx context.Context, d *dirFiles, disabled []string, opts enginelink.GatewayHookOptions) (*gatewayHook, *gatewayHookInfo, []hookspec.Warning) {
+	info := &gatewayHookInfo{Name: filepath.Base(d.dir), Dir: d.dir, Enabled: true, Timeout: defaultGatewayTimeout,
 		Memory: luabind.DefaultMemoryLimit, Events: []string{}}
-	var warns []Warning
-	fail := func(w Warning) (*GatewayHook, *GatewayHookInfo, []Warning) {
+	var warns []hookspec.Warning
+	fail := func(w hookspec.Warning) (*gatewayHook, *gatewayHookInfo, []hookspec.Warning) {
 		info.Status, info.Error = "error", w.String()
 		return nil, info, append(warns, w)
 	}
@@ -116,7 +99,7 @@ func (e *Engine) loadGatewayHook(ctx context.Context, d *dirFiles, disabled []st
 		err  error
 	}{{d.manifest, d.merr}, {d.handler, d.herr}} {
 		if errors.Is(f.err, fs.ErrNotExist) {
-			return fail(Warning{File: f.path, Msg: fmt.Sprintf("missing %s: a gateway hook needs HOOK.yaml and handler.lua", filepath.Base(f.path))})
+			return fail(hookspec.Warning{File: f.path, Msg: fmt.Sprintf("missing %s: a gateway hook needs HOOK.yaml and handler.lua", filepath.Base(f.path))})
 		}
 	}
 	w, err := parseGatewayManifest(d.manifest, d.mdata, d.merr, info)
@@ -126,7 +109,7 @@ func (e *Engine) loadGatewayHook(ctx context.Context, d *dirFiles, disabled []st
 		if errors.As(err, &me) {
 			return fail(me.Warning)
 		}
-		return fail(Warning{File: d.manifest, Msg: err.Error()})
+		return fail(hookspec.Warning{File: d.manifest, Msg: err.Error()})
 	}
 	if slices.Contains(disabled, info.Name) || slices.Contains(disabled, filepath.Base(d.dir)) {
 		info.Enabled = false
@@ -136,26 +119,26 @@ func (e *Engine) loadGatewayHook(ctx context.Context, d *dirFiles, disabled []st
 		return nil, info, warns
 	}
 	if d.herr != nil {
-		return fail(Warning{File: d.handler, Msg: d.herr.Error()})
+		return fail(hookspec.Warning{File: d.handler, Msg: d.herr.Error()})
 	}
 	h, err := luabind.LoadHandler(ctx, d.src, "handle", luabind.Options{
 		Name: info.Name, File: d.handler, Home: e.home, Logger: opts.Logger.With("hook", info.Name),
 		Timeout: seconds(info.Timeout), MemoryLimit: info.Memory, Permissions: info.Permissions, HostFuncs: opts.HostFuncs,
-		Store: e.hookStore(SourceGateway, d.dir, info.Name),
+		Store: e.hookStore(hookspec.SourceGateway, d.dir, info.Name),
 	})
 	if err != nil {
 		var le *luabind.Error
 		if errors.As(err, &le) {
-			return fail(Warning{File: le.File, Line: le.Line, Msg: le.Msg})
+			return fail(hookspec.Warning{File: le.File, Line: le.Line, Msg: le.Msg})
 		}
-		return fail(Warning{File: d.handler, Msg: err.Error()})
+		return fail(hookspec.Warning{File: d.handler, Msg: err.Error()})
 	}
 	info.Status = "loaded"
-	return &GatewayHook{info: info, handler: h, sum: d.sum, warns: warns}, info, warns
+	return &gatewayHook{info: info, handler: h, sum: d.sum, warns: warns}, info, warns
 }
 
 // parseGatewayManifest fills info from HOOK.yaml, read as data (or failing with readErr).
-func parseGatewayManifest(file string, data []byte, readErr error, info *GatewayHookInfo) ([]Warning, error) {
+func parseGatewayManifest(file string, data []byte, readErr error, info *gatewayHookInfo) ([]hookspec.Warning, error) {
 	if readErr != nil {
 		return nil, readErr
 	}
@@ -183,11 +166,11 @@ func parseGatewayManifest(file string, data []byte, readErr error, info *Gateway
 	for i, ev := range events {
 		warning, subErr := hookspec.CheckSubscription(ev, suggest.Closest)
 		if subErr != nil {
-			warns = append(warns, Warning{File: file, Line: evNode.Content[i].Line, Msg: subErr.Error() + " (skipped)"})
+			warns = append(warns, hookspec.Warning{File: file, Line: evNode.Content[i].Line, Msg: subErr.Error() + " (skipped)"})
 			continue
 		}
 		if warning != "" {
-			warns = append(warns, Warning{File: file, Line: evNode.Content[i].Line, Msg: warning})
+			warns = append(warns, hookspec.Warning{File: file, Line: evNode.Content[i].Line, Msg: warning})
 		}
 		info.Events = append(info.Events, ev)
 	}

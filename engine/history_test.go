@@ -8,12 +8,13 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
 // historyTurn is a turn after three messages, with nested values in them.
-func historyTurn() LLMTurn {
-	return LLMTurn{SessionID: "s", UserMessage: "and now?", Model: "gpt-4", Platform: "cli", SenderID: "u",
+func historyTurn() hookspec.LLMTurn {
+	return hookspec.LLMTurn{SessionID: "s", UserMessage: "and now?", Model: "gpt-4", Platform: "cli", SenderID: "u",
 		ConversationHistory: []any{
 			map[string]any{"role": "user", "content": "list /tmp"},
 			map[string]any{"role": "assistant", "content": "", "tool_calls": []any{
@@ -23,8 +24,8 @@ func historyTurn() LLMTurn {
 }
 
 // firstTurn is a session's first turn: an empty history.
-func firstTurn() LLMTurn {
-	return LLMTurn{SessionID: "s", UserMessage: "hi", Model: "gpt-4", Platform: "cli", SenderID: "u", IsFirstTurn: true}
+func firstTurn() hookspec.LLMTurn {
+	return hookspec.LLMTurn{SessionID: "s", UserMessage: "hi", Model: "gpt-4", Platform: "cli", SenderID: "u", IsFirstTurn: true}
 }
 
 // asJSON is v through JSON, to compare what Lua encoded with what Go would.
@@ -52,7 +53,7 @@ func asJSON(t *testing.T, v any) any {
 // json.encode of the history or of the whole kwargs. Handlers that never read it are
 // given nothing to convert, and must not change what the others see.
 func TestHistoryReadByHandlers(t *testing.T) {
-	turns := []LLMTurn{historyTurn(), firstTurn(), historyTurn(), historyTurn()}
+	turns := []hookspec.LLMTurn{historyTurn(), firstTurn(), historyTurn(), historyTurn()}
 	for _, tt := range []struct {
 		name, body string
 		want       []string // per turn: a history turn, a first turn
@@ -117,7 +118,7 @@ end
 		}
 		turn.AssistantResponse = "ok"
 		e.PostLLMCall(ctx, turn)
-		blk := e.PreToolCall(ctx, ToolCall{Name: "x"})
+		blk := e.DecideTool(ctx, hookspec.ToolCall{Name: "x"}).Block
 		if blk == nil {
 			t.Fatalf("turn %d: post_llm_call's history not reported", i+1)
 		}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/manifest"
 	"github.com/hermes-hooks/hermes/internal/reload"
 )
@@ -117,7 +118,7 @@ type loadedDir[I dirInfo] interface {
 	dirOf() string
 	loadedFrom() [sha256.Size]byte
 	infoOf() I
-	warningsOf() []Warning
+	warningsOf() []hookspec.Warning
 }
 
 // dirInfo describes a directory, loaded or not.
@@ -128,7 +129,7 @@ type dirInfo interface {
 // loadDirs loads every directory of dirs with load, in order, keeping what runs there
 // (one of running) as it is when its files did not change, and when its new version fails
 // to load, with a warning saying so. It returns what runs and every directory's info.
-func loadDirs[T loadedDir[I], I dirInfo](dirs []dirFiles, running []T, load func(*dirFiles) (T, I, []Warning)) ([]T, []I, []Warning) {
+func loadDirs[T loadedDir[I], I dirInfo](dirs []dirFiles, running []T, load func(*dirFiles) (T, I, []hookspec.Warning)) ([]T, []I, []hookspec.Warning) {
 	byDir := make(map[string]T, len(running))
 	for _, t := range running {
 		byDir[t.dirOf()] = t
@@ -136,17 +137,17 @@ func loadDirs[T loadedDir[I], I dirInfo](dirs []dirFiles, running []T, load func
 	var zero T
 	var loaded []T
 	var infos []I
-	var warns []Warning
+	var warns []hookspec.Warning
 	for i := range dirs {
 		d := &dirs[i]
 		old, found := byDir[d.dir]
 		var t T
 		var info I
-		var w []Warning
+		var w []hookspec.Warning
 		if found && d.unchanged(old.loadedFrom()) {
 			t, info, w = old, old.infoOf(), old.warningsOf()
 		} else if t, info, w = load(d); found && info.failure() != "" {
-			w = append(w, Warning{File: d.dir, Msg: "failed to reload (" + info.failure() + "); the previous version keeps running"})
+			w = append(w, hookspec.Warning{File: d.dir, Msg: "failed to reload (" + info.failure() + "); the previous version keeps running"})
 			t, info = old, old.infoOf()
 		}
 		warns = append(warns, w...)

@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hermes-hooks/hermes/consent"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 )
 
 // An HTTP hook is consented like a command, keyed on its URL: not registered until its URL
@@ -27,12 +30,12 @@ func TestHTTPHookConsentIsPinnedToTheURL(t *testing.T) {
 		t.Cleanup(func() { e.Close(context.Background()) })
 		return e
 	}
-	store := ConsentStore(home, nil)
-	store.Approve(context.Background(), PreToolCall, srv.URL+"/other")
-	if e := open(false); e.PreToolCall(context.Background(), rmRF) != nil || e.ShellHooks()[0].Registered {
+	store := consent.Open(consent.DefaultPath(home), nil)
+	store.Approve(context.Background(), hooknames.PreToolCall, srv.URL+"/other")
+	if e := open(false); e.DecideTool(context.Background(), rmRF).Block != nil || e.ShellHooks()[0].Registered {
 		t.Fatal("an HTTP hook ran without its URL approved")
 	}
-	if b := open(true).PreToolCall(context.Background(), rmRF); b == nil || b.Message != "from the policy service" {
+	if b := open(true).DecideTool(context.Background(), rmRF).Block; b == nil || b.Message != "from the policy service" {
 		t.Fatalf("approved: got %+v, want the service's block", b)
 	}
 	list, _ := store.Approvals()
@@ -46,7 +49,7 @@ func TestHTTPHookConsentIsPinnedToTheURL(t *testing.T) {
 		t.Errorf("approvals %+v: want one for the URL, with no script hash", list)
 	}
 	e := open(false)
-	if b := e.PreToolCall(context.Background(), rmRF); b == nil {
+	if b := e.DecideTool(context.Background(), rmRF).Block; b == nil {
 		t.Fatal("after approval, the hook did not run")
 	}
 	if s := e.ShellHooks()[0]; s.Type != "http" || !s.Consent.Approved || s.Consent.ContentDrift {
@@ -68,7 +71,7 @@ func TestManagedHTTPHookAllowedByPolicy(t *testing.T) {
 		}
 		mh, home := managedHomes(t, "hooks:\n  pre_tool_call:\n    - type: http\n      url: "+srv.URL+"/guard\n      fail_closed: true\n"+policy, map[string]string{"config.yaml": ""})
 		e, _ := newManagedEngine(t, mh, home)
-		b := e.PreToolCall(context.Background(), rmRF)
+		b := e.DecideTool(context.Background(), rmRF).Block
 		switch {
 		case b == nil:
 			t.Errorf("allowed=%v: not blocked", allowed)
@@ -90,14 +93,14 @@ func TestHTTPHookFollowsPolicyOnReload(t *testing.T) {
 	hook := "hooks:\n  pre_tool_call:\n    - type: http\n      url: " + srv.URL + "/guard\n      fail_closed: true\n"
 	mh, home := managedHomes(t, hook+"policy:\n  allowed_http_urls: [\""+srv.URL+"/*\"]\n", map[string]string{"config.yaml": ""})
 	e, _ := newManagedEngine(t, mh, home)
-	if b := e.PreToolCall(context.Background(), rmRF); b == nil || b.Message != "service" {
+	if b := e.DecideTool(context.Background(), rmRF).Block; b == nil || b.Message != "service" {
 		t.Fatalf("allowed: %+v", b)
 	}
 	writeFile(t, filepath.Join(mh, "config.yaml"), hook)
 	if err := e.Reload(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if b := e.PreToolCall(context.Background(), rmRF); b == nil || !strings.Contains(b.Message, "loopback") {
+	if b := e.DecideTool(context.Background(), rmRF).Block; b == nil || !strings.Contains(b.Message, "loopback") {
 		t.Fatalf("after the policy dropped the URL: %+v, want the refusal", b)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 	"github.com/hermes-hooks/hermes/internal/suggest"
 	"github.com/hermes-hooks/hermes/shell"
 	"github.com/hermes-hooks/hermes/webhook"
@@ -22,7 +23,7 @@ import (
 // the hook ran; a Lua callback also times itself for its metrics, and says how long it
 // waited for a free Lua state (Wait, never part of Duration).
 type callback interface {
-	fire(ctx context.Context, hook string, kw args, timed bool) HookResult
+	fire(ctx context.Context, hook string, kw args, timed bool) hookspec.Result
 	stats() *hookMetrics // nil without Options.Metrics
 }
 
@@ -38,7 +39,7 @@ type hookSet struct {
 	hooks    []*shell.Hook // registered shell hooks: their processes stop with the set, likewise
 	keep     map[any]bool  // what the next set still runs
 	shell    []*ShellHookInfo
-	warnings []Warning
+	warnings []hookspec.Warning
 	policy   *Policy // the managed home's policy: (never nil in a loaded set)
 
 	webhooks         *webhook.Dispatcher // nil without webhooks; closed with the set
@@ -78,7 +79,7 @@ func (s *hookSet) close() {
 
 // callbacks are hook's callbacks.
 func (s *hookSet) callbacks(hook string) []callback {
-	if hook == PreToolCall {
+	if hook == hooknames.PreToolCall {
 		return s.preTool
 	}
 	return s.byHook[hook]
@@ -134,14 +135,14 @@ func (e *Engine) invoke(ctx context.Context, set *hookSet, hook string, kw args,
 		ctx, f = e.startFiring(ctx, hook, kw)
 	}
 	cbs := s.callbacks(hook)
-	var results []HookResult
+	var results []hookspec.Result
 	if pooled {
 		results = sc.results[:0]
 	} else {
-		results = make([]HookResult, 0, len(cbs))
+		results = make([]hookspec.Result, 0, len(cbs))
 	}
 	results = runChain(ctx, f, hook, cbs, kw, results, !pooled)
-	if s.closing.Load() && (hook == PreToolCall || hook == PreGatewayDispatch) && anyFailed(results) {
+	if s.closing.Load() && (hook == hooknames.PreToolCall || hook == hooknames.PreGatewayDispatch) && anyFailed(results) {
 		// Close ended this call's hooks (interrupted, or waiting for a state): what they
 		// would have answered is unknown, so the guard refuses, as a closed engine does.
 		results = append(results, refusal(hook, ErrClosed))
@@ -179,9 +180,9 @@ func (e *Engine) invoke(ctx context.Context, set *hookSet, hook string, kw args,
 }
 
 // anyFailed reports whether a hook of results failed.
-func anyFailed(results []HookResult) bool {
+func anyFailed(results []hookspec.Result) bool {
 	for _, r := range results {
-		if r.Status != StatusOK {
+		if r.Status != hookspec.StatusOK {
 			return true
 		}
 	}
@@ -192,11 +193,11 @@ func anyFailed(results []HookResult) bool {
 // pre_tool_call, modifications chain (each callback sees the arguments the ones before it
 // left) and the callbacks before the last modification are asked again (recheck). timed:
 // each result carries its duration. With f, each call is a span.
-func runChain(ctx context.Context, f *firing, hook string, cbs []callback, kw args, results []HookResult, timed bool) []HookResult {
+func runChain(ctx context.Context, f *firing, hook string, cbs []callback, kw args, results []hookspec.Result, timed bool) []hookspec.Result {
 	in, lastMod := kw, 0
 	for i, cb := range cbs {
 		r := fireHook(ctx, f, hook, cb, in, timed, false) // untimed, the typed calls keep nothing but the decision: no clock read
-		if a := r.Answer; a.Args != nil && hook == PreToolCall && a.Kind != hookspec.Block {
+		if a := r.Answer; a.Args != nil && hook == hooknames.PreToolCall && a.Kind != hookspec.Block {
 			in, lastMod = in.withToolArgs(a.Args), i // the callbacks after it see the modified arguments
 		}
 		results = append(results, r)
@@ -214,7 +215,7 @@ func runChain(ctx context.Context, f *firing, hook string, cbs []callback, kw ar
 // a second answer changes no arguments: the last modification stands. An approval counts
 // only when it gives the final arguments back unchanged (or none); a question is asked
 // either way.
-func recheck(ctx context.Context, f *firing, hook string, cbs []callback, results []HookResult, in args, timed bool) {
+func recheck(ctx context.Context, f *firing, hook string, cbs []callback, results []hookspec.Result, in args, timed bool) {
 	final := hookspec.ArgsOrEmpty(toolArgsOf(in))
 	for i, cb := range cbs {
 		if results[i].Answer.Kind == hookspec.Block {
@@ -286,17 +287,17 @@ func (l *warnLimiter) warn(logger *slog.Logger, msg string, args ...any) {
 
 func (c *pluginCallback) stats() *hookMetrics { return c.metrics }
 
-func (c *pluginCallback) fire(ctx context.Context, hook string, kw args, timed bool) HookResult {
+func (c *pluginCallback) fire(ctx context.Context, hook string, kw args, timed bool) hookspec.Result {
 	v, t, err := c.p.lp.CallTimed(ctx, c.index, kw.lua(), timed || c.metrics != nil)
 	r := c.result(hook, v, t.Run, err)
 	r.Wait = t.Wait
 	c.metrics.observe(r.Status, r.Duration)
 	c.metrics.observeWait(r.Status, r.Wait)
-	if r.Status == StatusOK {
+	if r.Status == hookspec.StatusOK {
 		return r
 	}
-	c.warns.warn(c.logger, "plugin hook failed", "plugin", c.p.info.Name, "hook", hook, "status", string(r.Status), "error", r.Err)
-	if c.p.info.FailClosed && hook == PreToolCall {
+	c.warns.warn(c.logger, "plugin hook failed", "plugin", c.p.info.Name, "hook", hook, "status", r.Status.String(), "error", r.Err)
+	if c.p.info.FailClosed && hook == hooknames.PreToolCall {
 		r.FailClosed(fmt.Sprintf("blocked: plugin %q failed closed (%s: %s)", c.p.info.Name, r.Status, r.Err))
 	}
 	return r
@@ -304,20 +305,20 @@ func (c *pluginCallback) fire(ctx context.Context, hook string, kw args, timed b
 
 // result is the result of a call that returned v or failed with err. An answer that does
 // nothing where it surely meant something fails the call, keeping what it answered.
-func (c *pluginCallback) result(hook string, v any, took time.Duration, err error) HookResult {
+func (c *pluginCallback) result(hook string, v any, took time.Duration, err error) hookspec.Result {
 	if err != nil {
-		return hookspec.Failed(SourcePlugin, c.p.info.Name, statusOf(err), err.Error(), took)
+		return hookspec.Failed(hookspec.SourcePlugin, c.p.info.Name, statusOf(err), err.Error(), took)
 	}
-	r := hookspec.Answered(SourcePlugin, c.p.info.Name, hook, v, took)
+	r := hookspec.Answered(hookspec.SourcePlugin, c.p.info.Name, hook, v, took)
 	where := func() string { return fmt.Sprintf("%s:%d: ", c.p.file, c.p.lp.Registrations()[c.index].Line) }
 	if r.Answer.Kind == hookspec.None && v != nil {
 		if err := unanswered(hook, v, where()); err != nil {
-			r.Status, r.Err = StatusError, err.Error()
+			r.Status, r.Err = hookspec.StatusError, err.Error()
 		}
 	}
 	if r.Answer.Kind == hookspec.Ask { // the ask stands; a mistake in it is reported
 		if p := hookspec.AskProblem(hook, v); p != "" {
-			r.Status, r.Err = StatusError, where()+p
+			r.Status, r.Err = hookspec.StatusError, where()+p
 		}
 	}
 	return r

@@ -34,7 +34,7 @@ func (m mapArgs) withToolArgs(a map[string]any) args {
 // transform_tool_result's): the hot path. Lua gets them written straight into its table
 // (luabind.Table); the map is built only when a shell hook or an audit needs it.
 type toolArgs struct {
-	call       ToolCall
+	call       hookspec.ToolCall
 	withResult bool
 	m          map[string]any
 }
@@ -77,7 +77,7 @@ func (a *toolArgs) FieldCount() int {
 
 // turnArgs are pre_llm_call's kwargs, written straight into Lua's table like toolArgs.
 type turnArgs struct {
-	turn LLMTurn
+	turn hookspec.LLMTurn
 	m    map[string]any
 }
 
@@ -112,20 +112,6 @@ func (a *turnArgs) FillLua(w luabind.TableWriter) {
 
 // FieldCount implements luabind.Table.
 func (a *turnArgs) FieldCount() int { return 7 }
-
-// The typed keyword arguments of every hook (package hookspec).
-type (
-	ToolCall       = hookspec.ToolCall       // pre_tool_call, post_tool_call, transform_tool_result
-	TerminalOutput = hookspec.TerminalOutput // transform_terminal_output
-	LLMTurn        = hookspec.LLMTurn        // pre_llm_call, post_llm_call
-	LLMOutput      = hookspec.LLMOutput      // transform_llm_output
-	APIRequest     = hookspec.APIRequest     // pre_api_request, post_api_request
-	Session        = hookspec.Session        // on_session_start, on_session_finalize, on_session_reset
-	SessionResult  = hookspec.SessionResult  // on_session_end
-	Subagent       = hookspec.Subagent       // subagent_stop
-	Approval       = hookspec.Approval       // pre_approval_request, post_approval_response
-	DispatchEvent  = hookspec.DispatchEvent  // pre_gateway_dispatch
-)
 
 // DispatchHost holds the host objects handed to pre_gateway_dispatch callbacks as
 // `gateway` and `session_store`. Build them as maps of Func (callable from Lua as

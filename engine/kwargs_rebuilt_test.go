@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
@@ -37,7 +38,7 @@ func TestKwargsRebuiltForCapturedHelpers(t *testing.T) {
 		cmd     string
 		blocked bool
 	}{{"rm -rf /", true}, {"ls", false}, {"sudo rm -rf / --no-preserve-root", true}, {"rm -r ./build", false}, {"rm -rf /", true}} {
-		blk := e.PreToolCall(ctx, ToolCall{Name: "terminal", Args: map[string]any{"command": c.cmd}, TaskID: "t", ToolCallID: "c"})
+		blk := e.DecideTool(ctx, hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": c.cmd}, TaskID: "t", ToolCallID: "c"}).Block
 		if (blk != nil) != c.blocked {
 			t.Errorf("call %d (%s): block = %+v, want blocked = %v", i+1, c.cmd, blk, c.blocked)
 		}

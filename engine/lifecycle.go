@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 )
 
 func newHookSet() *hookSet {
@@ -16,8 +17,8 @@ func closedSet() *hookSet {
 	s := newHookSet()
 	s.closed = true
 	s.preTool = []callback{closedGuard{}}
-	s.byHook[PreToolCall] = s.preTool
-	s.byHook[PreGatewayDispatch] = s.preTool
+	s.byHook[hooknames.PreToolCall] = s.preTool
+	s.byHook[hooknames.PreGatewayDispatch] = s.preTool
 	return s
 }
 
@@ -26,19 +27,19 @@ type closedGuard struct{}
 
 func (closedGuard) stats() *hookMetrics { return nil }
 
-func (closedGuard) fire(_ context.Context, hook string, _ args, _ bool) HookResult {
+func (closedGuard) fire(_ context.Context, hook string, _ args, _ bool) hookspec.Result {
 	return refusal(hook, ErrClosed)
 }
 
 // refusal is the engine's own result when it cannot run a hook for why: an error that a
 // guard turns into a refusal (pre_tool_call blocks, pre_gateway_dispatch skips), since the
 // engine never answers "allowed" when unsure.
-func refusal(hook string, why error) HookResult {
-	r := hookspec.Failed(SourceEngine, "engine", StatusError, why.Error(), 0)
+func refusal(hook string, why error) hookspec.Result {
+	r := hookspec.Failed(hookspec.SourceEngine, "engine", hookspec.StatusError, why.Error(), 0)
 	switch hook {
-	case PreToolCall:
+	case hooknames.PreToolCall:
 		r.FailClosed("blocked: " + why.Error())
-	case PreGatewayDispatch:
+	case hooknames.PreGatewayDispatch:
 		r.Answer = hookspec.Answer{Kind: hookspec.Skip, Message: why.Error()}
 	}
 	return r

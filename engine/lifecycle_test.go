@@ -10,13 +10,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 	"github.com/hermes-hooks/hermes/internal/testutil"
 	promtest "github.com/prometheus/client_golang/prometheus/testutil"
 )
 
 const dangerous = "rm -rf /"
 
-var rmCall = ToolCall{Name: "terminal", Args: map[string]any{"command": dangerous}}
+var rmCall = hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": dangerous}}
 
 // guard blocks rm -rf in pre_tool_call.
 var guard = pluginFiles("guard", "", one("pre_tool_call",
@@ -24,16 +26,16 @@ var guard = pluginFiles("guard", "", one("pre_tool_call",
 
 func wantBlocked(t *testing.T, e *Engine, what string) {
 	t.Helper()
-	if blk := e.PreToolCall(context.Background(), rmCall); blk == nil {
+	if blk := e.DecideTool(context.Background(), rmCall).Block; blk == nil {
 		t.Fatalf("%s: rm -rf / was allowed", what)
 	}
 }
 
 // hostGate gives hooks hermes.started() (sends on started) and hermes.wait() (returns
 // when release is closed or the call's context is done).
-func hostGate() (funcs map[string]Func, started chan string, release chan struct{}) {
+func hostGate() (funcs map[string]hookspec.Func, started chan string, release chan struct{}) {
 	started, release = make(chan string, 16), make(chan struct{})
-	funcs = map[string]Func{
+	funcs = map[string]hookspec.Func{
 		"started": func(_ context.Context, args []any) (any, error) {
 			name, _ := args[0].(string)
 			started <- name
@@ -75,33 +77,33 @@ func TestClosedEngineNeverAllows(t *testing.T) {
 			if err := e.Close(context.Background()); err != nil {
 				t.Fatal(err)
 			}
-			blk := e.PreToolCall(context.Background(), ToolCall{Name: "terminal", Args: map[string]any{"command": "ls"}})
-			if blk == nil || !strings.Contains(blk.Message, "hook engine closed") || blk.Source != SourceEngine {
+			blk := e.DecideTool(context.Background(), hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": "ls"}}).Block
+			if blk == nil || !strings.Contains(blk.Message, "hook engine closed") || blk.Source != hookspec.SourceEngine {
 				t.Fatalf("PreToolCall after Close = %+v, want a block saying the hook engine is closed", blk)
 			}
-			if d := e.DecideTool(context.Background(), ToolCall{Name: "terminal"}); d.Block == nil || d.Approved {
+			if d := e.DecideTool(context.Background(), hookspec.ToolCall{Name: "terminal"}); d.Block == nil || d.Approved {
 				t.Errorf("DecideTool after Close = %+v, want a block", d)
 			}
 			ran := false
-			if run := e.RunTool(context.Background(), ToolCall{Name: "terminal"}, func(context.Context, ToolCall) (string, error) { ran = true; return "", nil }); ran || run.Block == nil {
+			if run := e.RunTool(context.Background(), hookspec.ToolCall{Name: "terminal"}, func(context.Context, hookspec.ToolCall) (string, error) { ran = true; return "", nil }); ran || run.Block == nil {
 				t.Errorf("RunTool after Close ran the tool (%+v)", run)
 			}
-			if rep := e.Fire(context.Background(), PreToolCall, map[string]any{"tool_name": "terminal"}); rep.Block() == nil {
+			if rep := e.Fire(context.Background(), hookspec.PreToolCall, map[string]any{"tool_name": "terminal"}); rep.Block() == nil {
 				t.Errorf("Fire(pre_tool_call) after Close = %+v, want a block", rep)
 			}
-			if d := e.PreGatewayDispatch(context.Background(), DispatchEvent{Text: "hi"}, DispatchHost{}); d.Action != DispatchSkip || d.Reason != "hook engine closed" {
+			if d := e.PreGatewayDispatch(context.Background(), hookspec.DispatchEvent{Text: "hi"}, DispatchHost{}); d.Action != DispatchSkip || d.Reason != "hook engine closed" {
 				t.Errorf("PreGatewayDispatch after Close = %+v, want a skip", d)
 			}
-			if d := e.PreGatewayDispatch(context.Background(), DispatchEvent{Internal: true}, DispatchHost{}); d.Action != DispatchAllow {
+			if d := e.PreGatewayDispatch(context.Background(), hookspec.DispatchEvent{Internal: true}, DispatchHost{}); d.Action != DispatchAllow {
 				t.Errorf("an internal event after Close = %+v, want it allowed as always", d)
 			}
-			if got := e.TransformToolResult(context.Background(), ToolCall{Result: "input"}); got != "input" {
+			if got := e.TransformToolResult(context.Background(), hookspec.ToolCall{Result: "input"}); got != "input" {
 				t.Errorf("TransformToolResult after Close = %q, want its input", got)
 			}
-			if got := e.PreLLMCall(context.Background(), LLMTurn{}); got != "" {
+			if got := e.PreLLMCall(context.Background(), hookspec.LLMTurn{}); got != "" {
 				t.Errorf("PreLLMCall after Close = %q", got)
 			}
-			if rs := e.Invoke(context.Background(), OnSessionStart, nil); len(rs) != 0 {
+			if rs := e.Fire(context.Background(), hookspec.OnSessionStart, nil).Hooks; len(rs) != 0 {
 				t.Errorf("an observer ran after Close: %v", rs)
 			}
 			if err := e.Reload(context.Background()); !errors.Is(err, ErrClosed) {
@@ -123,14 +125,14 @@ func TestCloseWaitsForCallsInFlight(t *testing.T) {
 		return {action = "block", message = "decided by the hook"}`)))
 	e := engineWith(t, home, Options{HostFuncs: funcs})
 	inFlight := make(chan *Block)
-	go func() { inFlight <- e.PreToolCall(context.Background(), ToolCall{Name: "ls"}) }()
+	go func() { inFlight <- e.DecideTool(context.Background(), hookspec.ToolCall{Name: "ls"}).Block }()
 	<-started
 	closed := make(chan error)
 	go func() { closed <- e.Close(context.Background()) }()
 	done, cancel := context.WithCancel(context.Background())
 	cancel() // so that a call made before Close gives up at once instead of waiting for the state
 	for {    // Close stops accepting before it waits
-		if blk := e.PreToolCall(done, ToolCall{Name: "ls"}); blk != nil && blk.Source == SourceEngine {
+		if blk := e.DecideTool(done, hookspec.ToolCall{Name: "ls"}).Block; blk != nil && blk.Source == hookspec.SourceEngine {
 			break
 		}
 	}
@@ -195,7 +197,7 @@ func TestHomeReplacedWhileReading(t *testing.T) {
 		testutil.WriteFiles(t, home, pluginFiles("swapper", "", "function register(ctx) end"))
 		return nil, nil
 	}
-	e := engineWith(t, home, Options{HostFuncs: map[string]Func{"replace": replace}})
+	e := engineWith(t, home, Options{HostFuncs: map[string]hookspec.Func{"replace": replace}})
 	testutil.WriteFiles(t, home, pluginFiles("swapper", "", `function register(ctx) require("hermes").replace() end`))
 	err := e.Reload(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "replaced while it was read") {
@@ -205,7 +207,7 @@ func TestHomeReplacedWhileReading(t *testing.T) {
 	if err := e.Reload(context.Background()); err != nil { // the new home, read whole
 		t.Fatalf("second Reload: %v", err)
 	}
-	if blk := e.PreToolCall(context.Background(), rmCall); blk != nil {
+	if blk := e.DecideTool(context.Background(), rmCall).Block; blk != nil {
 		t.Errorf("the new home has no guard, yet: %+v", blk)
 	}
 }
@@ -220,7 +222,7 @@ function register(ctx) ctx.register_hook("pre_llm_call", function(kw) n = n + 1 
 	}
 	home := testutil.Home(t, files)
 	e, _ := newEngine(t, home)
-	next := func() string { return e.PreLLMCall(context.Background(), LLMTurn{}) }
+	next := func() string { return e.PreLLMCall(context.Background(), hookspec.LLMTurn{}) }
 	next()
 	next()
 	reload := func() {
@@ -262,10 +264,10 @@ func TestCancelledAndBusyStatuses(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	first := make(chan Report)
-	go func() { first <- e.Fire(ctx, PreToolCall, map[string]any{"tool_name": "x"}) }()
+	go func() { first <- e.Fire(ctx, hookspec.PreToolCall, map[string]any{"tool_name": "x"}) }()
 	<-started
-	rep := e.Fire(context.Background(), PreToolCall, map[string]any{"tool_name": "x"})
-	if h := rep.Hooks[0]; h.Status != StatusBusy || !strings.Contains(h.Err, "busy") {
+	rep := e.Fire(context.Background(), hookspec.PreToolCall, map[string]any{"tool_name": "x"})
+	if h := rep.Hooks[0]; h.Status != hookspec.StatusBusy || !strings.Contains(h.Err, "busy") {
 		t.Errorf("second call: %s %q, want busy", h.Status, h.Err)
 	}
 	if blk := rep.Block(); blk == nil || !strings.Contains(blk.Message, "failed closed (busy") {
@@ -273,13 +275,13 @@ func TestCancelledAndBusyStatuses(t *testing.T) {
 	}
 	cancel()
 	rep = <-first
-	if h := rep.Hooks[0]; h.Status != StatusCancelled || strings.Contains(h.Err, "timed out") {
+	if h := rep.Hooks[0]; h.Status != hookspec.StatusCancelled || strings.Contains(h.Err, "timed out") {
 		t.Errorf("cancelled call: %s %q, want cancelled and no timeout", h.Status, h.Err)
 	}
 	for name, c := range map[string]float64{
-		"busy":      promtest.ToFloat64(metrics.busy.WithLabelValues(SourcePlugin, "slow", PreToolCall)),
-		"cancelled": promtest.ToFloat64(metrics.cancels.WithLabelValues(SourcePlugin, "slow", PreToolCall)),
-		"timeouts":  promtest.ToFloat64(metrics.timeouts.WithLabelValues(SourcePlugin, "slow", PreToolCall)) + 1,
+		"busy":      promtest.ToFloat64(metrics.busy.WithLabelValues(hookspec.SourcePlugin, "slow", hooknames.PreToolCall)),
+		"cancelled": promtest.ToFloat64(metrics.cancels.WithLabelValues(hookspec.SourcePlugin, "slow", hooknames.PreToolCall)),
+		"timeouts":  promtest.ToFloat64(metrics.timeouts.WithLabelValues(hookspec.SourcePlugin, "slow", hooknames.PreToolCall)) + 1,
 	} {
 		if c != 1 {
 			t.Errorf("%s counted %v, want 1 (timeouts 0)", name, c)
@@ -321,21 +323,21 @@ func TestCloseEndsCallsWaitingBehindAStuckHook(t *testing.T) {
 	home := testutil.Home(t, pluginFiles("guard", "states: 1\nbusy_timeout: 60\ntimeout: 60\n",
 		one("pre_tool_call", `if kw.args.command == "stuck" then require("hermes").started() while true do end end`)))
 	started := make(chan struct{}, 64)
-	e, err := New(context.Background(), Options{Home: home, HostFuncs: map[string]Func{
+	e, err := New(context.Background(), Options{Home: home, HostFuncs: map[string]hookspec.Func{
 		"started": func(context.Context, []any) (any, error) { started <- struct{}{}; return nil, nil }}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var ran atomic.Int32
-	tool := func(context.Context, ToolCall) (string, error) { ran.Add(1); return "ran", nil }
+	tool := func(context.Context, hookspec.ToolCall) (string, error) { ran.Add(1); return "ran", nil }
 	runs := make(chan ToolRun, 64)
 	go func() {
-		runs <- e.RunTool(context.Background(), ToolCall{Name: "terminal", Args: map[string]any{"command": "stuck"}}, tool)
+		runs <- e.RunTool(context.Background(), hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": "stuck"}}, tool)
 	}()
 	<-started
 	for range 63 {
 		go func() {
-			runs <- e.RunTool(context.Background(), ToolCall{Name: "terminal", Args: map[string]any{"command": "ls"}}, tool)
+			runs <- e.RunTool(context.Background(), hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": "ls"}}, tool)
 		}()
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
@@ -362,16 +364,20 @@ func TestCloseSkipsMessagesWhoseGuardItEnded(t *testing.T) {
 	home := testutil.Home(t, pluginFiles("gate", "states: 1\nmax_states: 1\nbusy_timeout: 60\ntimeout: 60\n",
 		one("pre_gateway_dispatch", `if kw.event.text == "stuck" then require("hermes").started() while true do end end`)))
 	started := make(chan struct{}, 8)
-	e, err := New(context.Background(), Options{Home: home, HostFuncs: map[string]Func{
+	e, err := New(context.Background(), Options{Home: home, HostFuncs: map[string]hookspec.Func{
 		"started": func(context.Context, []any) (any, error) { started <- struct{}{}; return nil, nil }}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ds := make(chan Dispatch, 4)
-	go func() { ds <- e.PreGatewayDispatch(context.Background(), DispatchEvent{Text: "stuck"}, DispatchHost{}) }()
+	go func() {
+		ds <- e.PreGatewayDispatch(context.Background(), hookspec.DispatchEvent{Text: "stuck"}, DispatchHost{})
+	}()
 	<-started
 	for range 3 {
-		go func() { ds <- e.PreGatewayDispatch(context.Background(), DispatchEvent{Text: "hi"}, DispatchHost{}) }()
+		go func() {
+			ds <- e.PreGatewayDispatch(context.Background(), hookspec.DispatchEvent{Text: "hi"}, DispatchHost{})
+		}()
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()

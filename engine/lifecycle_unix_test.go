@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 	"github.com/hermes-hooks/hermes/internal/testutil"
 	promtest "github.com/prometheus/client_golang/prometheus/testutil"
 )
@@ -35,10 +36,10 @@ func TestCloseInterruptsAtItsDeadline(t *testing.T) {
 	metrics := NewMetrics()
 	e := engineWith(t, home, Options{HostFuncs: funcs, IgnoreConsent: true, Metrics: metrics})
 	lua := make(chan Report)
-	go func() { lua <- e.Fire(context.Background(), PreToolCall, map[string]any{"tool_name": "x"}) }()
+	go func() { lua <- e.Fire(context.Background(), hookspec.PreToolCall, map[string]any{"tool_name": "x"}) }()
 	<-started
 	sh := make(chan Report)
-	go func() { sh <- e.Fire(context.Background(), PostToolCall, map[string]any{"tool_name": "x"}) }()
+	go func() { sh <- e.Fire(context.Background(), hookspec.PostToolCall, map[string]any{"tool_name": "x"}) }()
 	if _, err := os.ReadFile(fifo); err != nil { // returns once the script wrote to it
 		t.Fatal(err)
 	}
@@ -50,15 +51,15 @@ func TestCloseInterruptsAtItsDeadline(t *testing.T) {
 	}
 	for name, ch := range map[string]chan Report{"lua": lua, "shell": sh} {
 		rep := <-ch
-		if len(rep.Hooks) == 0 || rep.Hooks[0].Status != StatusCancelled || !strings.Contains(rep.Hooks[0].Err, "hook engine closed") {
+		if len(rep.Hooks) == 0 || rep.Hooks[0].Status != hookspec.StatusCancelled || !strings.Contains(rep.Hooks[0].Err, "hook engine closed") {
 			t.Errorf("%s call in flight: %+v, want cancelled because the hook engine closed", name, rep.Hooks)
 		}
 		// The guard whose hook ended so refuses, as a closed engine does.
-		if name == "lua" && (len(rep.Hooks) != 2 || rep.Decision.Kind != hookspec.Block || rep.Hooks[1].Source != SourceEngine) {
+		if name == "lua" && (len(rep.Hooks) != 2 || rep.Decision.Kind != hookspec.Block || rep.Hooks[1].Source != hookspec.SourceEngine) {
 			t.Errorf("%s call in flight: %+v, want it blocked by the engine", name, rep)
 		}
 	}
-	if n := promtest.ToFloat64(metrics.cancels.WithLabelValues(SourcePlugin, "loop", PreToolCall)); n != 1 {
+	if n := promtest.ToFloat64(metrics.cancels.WithLabelValues(hookspec.SourcePlugin, "loop", hooknames.PreToolCall)); n != 1 {
 		t.Errorf("cancelled_total = %v, want 1", n)
 	}
 }

@@ -11,15 +11,13 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/homedir"
 	"github.com/hermes-hooks/hermes/internal/manifest"
 	"github.com/hermes-hooks/hermes/internal/netguard"
 	"github.com/hermes-hooks/hermes/shell"
 	"gopkg.in/yaml.v3"
 )
-
-// DefaultManagedHome is the managed home when neither Options.ManagedHome nor
-// $HERMES_MANAGED_HOME names one.
-const DefaultManagedHome = "/etc/hermes"
 
 // Layers of a hook: where it was declared.
 const (
@@ -27,13 +25,13 @@ const (
 	LayerUser    = "user"    // the user's home
 )
 
-// systemManagedHome is DefaultManagedHome; tests point it elsewhere.
-var systemManagedHome = DefaultManagedHome
+// systemManagedHome is homedir.DefaultManaged; tests point it elsewhere.
+var systemManagedHome = homedir.DefaultManaged
 
 // relocated warns when the managed home in force is not the system's while the system's
 // has a config.yaml: whoever set HERMES_MANAGED_HOME (or Options.ManagedHome) for this
 // process set its guards aside, and the log says so.
-func relocated(home string) []Warning {
+func relocated(home string) []hookspec.Warning {
 	sys := filepath.Join(systemManagedHome, "config.yaml")
 	if filepath.Clean(home) == filepath.Clean(systemManagedHome) {
 		return nil
@@ -41,19 +39,8 @@ func relocated(home string) []Warning {
 	if _, err := os.Stat(sys); err != nil {
 		return nil
 	}
-	return []Warning{{File: sys, Msg: "this managed home is not used: the managed home is " + home +
+	return []hookspec.Warning{{File: sys, Msg: "this managed home is not used: the managed home is " + home +
 		" ($HERMES_MANAGED_HOME or the host's setting), so the hooks and policy of " + sys + " do not apply"}}
-}
-
-// ResolveManagedHome returns dir, else $HERMES_MANAGED_HOME, else DefaultManagedHome.
-func ResolveManagedHome(dir string) string {
-	if dir != "" {
-		return dir
-	}
-	if h := os.Getenv("HERMES_MANAGED_HOME"); h != "" {
-		return h
-	}
-	return DefaultManagedHome
 }
 
 // Policy is the policy: section of the managed home's config.yaml: what the user's home may
@@ -99,7 +86,7 @@ type managed struct {
 // layer. A file that exists but cannot be read or parsed, or whose policy: is invalid, is an
 // error: the engine must not run without the guards and limits an administrator set, so it
 // does not start (and a reload keeps the hooks and policy that run).
-func loadManaged(home string) (*managed, []Warning, error) {
+func loadManaged(home string) (*managed, []hookspec.Warning, error) {
 	m := &managed{home: home, policy: &Policy{}}
 	relocatedWarns := relocated(home)
 	for _, sub := range []string{"plugins", "hooks"} { // a guard put there would not run: say so, never drop it
@@ -185,7 +172,7 @@ func (e *Engine) Policy() Policy {
 
 // loadUserPlugins loads the plugins of the user's home, unless the policy allows only
 // managed hooks: then none is loaded, and one warning says why.
-func (e *Engine) loadUserPlugins(ctx context.Context, cfg *config, prev *hookSet, p *Policy) ([]*plugin, []*PluginInfo, []Warning, error) {
+func (e *Engine) loadUserPlugins(ctx context.Context, cfg *config, prev *hookSet, p *Policy) ([]*plugin, []*PluginInfo, []hookspec.Warning, error) {
 	if p == nil || !p.ManagedHooksOnly {
 		return e.loadPlugins(ctx, cfg, prev)
 	}
@@ -195,12 +182,12 @@ func (e *Engine) loadUserPlugins(ctx context.Context, cfg *config, prev *hookSet
 
 // refusedDir reports whether the policy in force refuses the hook directories of the user's
 // home under sub (managed_hooks_only), with a warning when there are some.
-func (e *Engine) refusedDir(sub, what string) (bool, []Warning) {
+func (e *Engine) refusedDir(sub, what string) (bool, []hookspec.Warning) {
 	p := e.Policy()
 	return refusedDir(e.home, sub, what, &p)
 }
 
-func refusedDir(home, sub, what string, p *Policy) (bool, []Warning) {
+func refusedDir(home, sub, what string, p *Policy) (bool, []hookspec.Warning) {
 	if !p.ManagedHooksOnly {
 		return false, nil
 	}
@@ -208,7 +195,7 @@ func refusedDir(home, sub, what string, p *Policy) (bool, []Warning) {
 	if entries, err := os.ReadDir(dir); err != nil || len(entries) == 0 {
 		return true, nil
 	}
-	return true, []Warning{{File: dir, Msg: what + " not loaded: " + p.refuses("", "")}}
+	return true, []hookspec.Warning{{File: dir, Msg: what + " not loaded: " + p.refuses("", "")}}
 }
 
 // commandWild is what a `*` of allowed_commands may stand for: no shell syntax (a command

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/enginelink"
 	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
@@ -40,7 +42,7 @@ func newManagedEngine(t *testing.T, managedHome, home string) (*Engine, *testuti
 	return e, logs
 }
 
-var rmRF = ToolCall{Name: "terminal", Args: map[string]any{"command": "rm -rf /"}}
+var rmRF = hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": "rm -rf /"}}
 
 // The user's home can neither switch the managed guard off nor outrank its block: a plugin
 // and a shell hook that approve, a rewrite, a policy: of its own and a disabled list.
@@ -62,7 +64,7 @@ hooks:
 	}
 	t.Chdir(home)
 	e, _ := newManagedEngine(t, mh, home)
-	b := e.PreToolCall(context.Background(), rmRF)
+	b := e.DecideTool(context.Background(), rmRF).Block
 	if b == nil || b.Message != "managed: no rm -rf" {
 		t.Fatalf("got %+v, want the managed guard's block", b)
 	}
@@ -73,7 +75,7 @@ hooks:
 	if !hasWarning(e.Warnings(), "policy: is read only from the managed home") {
 		t.Errorf("no warning that the user's policy: is ignored: %v", e.Warnings())
 	}
-	if e.PreToolCall(context.Background(), ToolCall{Name: "terminal", Args: map[string]any{"command": "ls"}}) != nil {
+	if e.DecideTool(context.Background(), hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": "ls"}}).Block != nil {
 		t.Error("a harmless call was blocked")
 	}
 }
@@ -89,8 +91,8 @@ func TestManagedHookRunsBeforeUserPlugins(t *testing.T) {
 		writeFile(t, filepath.Join(home, name), body)
 	}
 	e, _ := newManagedEngine(t, mh, home)
-	rep := e.Fire(context.Background(), TransformToolResult, map[string]any{"tool_name": "terminal", "result": "x"})
-	if len(rep.Hooks) != 2 || rep.Hooks[0].Source != SourceShell {
+	rep := e.Fire(context.Background(), hookspec.TransformToolResult, map[string]any{"tool_name": "terminal", "result": "x"})
+	if len(rep.Hooks) != 2 || rep.Hooks[0].Source != hookspec.SourceShell {
 		t.Fatalf("hooks ran %+v, want the managed shell hook first", rep.Hooks)
 	}
 	if text, _ := rep.Text(); text != "managed" {
@@ -109,7 +111,7 @@ func TestManagedHooksOnlyRefusesUserHooks(t *testing.T) {
 	}
 	t.Chdir(home)
 	e, logs := newManagedEngine(t, mh, home)
-	if b := e.PreToolCall(context.Background(), rmRF); b != nil {
+	if b := e.DecideTool(context.Background(), rmRF).Block; b != nil {
 		t.Fatalf("a user hook ran under managed_hooks_only: %+v", b)
 	}
 	s := e.ShellHooks()
@@ -127,7 +129,7 @@ func TestManagedHooksOnlyRefusesUserHooks(t *testing.T) {
 	}
 	os.MkdirAll(filepath.Join(home, "hooks", "g"), 0o755)
 	writeFile(t, filepath.Join(home, "hooks", "g", "HOOK.yaml"), "events: [agent:end]\n")
-	gw, _, warns, err := e.LoadGatewayHooks(context.Background(), GatewayHookOptions{}, nil)
+	gw, _, warns, err := e.loadGatewayHooks(context.Background(), enginelink.GatewayHookOptions{}, nil)
 	if err != nil || len(gw) != 0 || !hasWarning(warns, "gateway hooks not loaded: refused by the managed policy") {
 		t.Errorf("gateway hooks %v, warnings %v, err %v: want none loaded, with a warning", gw, warns, err)
 	}
@@ -179,12 +181,12 @@ func TestManagedHomeCorruptFailsSafe(t *testing.T) {
 	if err := e.Reload(context.Background()); err == nil || !strings.Contains(err.Error(), "managed home") {
 		t.Fatalf("Reload = %v, want the managed home's error", err)
 	}
-	if b := e.PreToolCall(context.Background(), rmRF); b == nil {
+	if b := e.DecideTool(context.Background(), rmRF).Block; b == nil {
 		t.Fatal("after a failed reload the managed guard no longer runs")
 	}
 }
 
-func hasWarning(ws []Warning, sub string) bool {
+func hasWarning(ws []hookspec.Warning, sub string) bool {
 	for _, w := range ws {
 		if strings.Contains(w.String(), sub) {
 			return true

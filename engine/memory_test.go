@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/enginelink"
 	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
@@ -33,16 +35,16 @@ func TestMemoryKey(t *testing.T) {
 			t.Errorf("d_bad: %s %q, want an error at plugin.yaml:2", p.Status, p.Error)
 		}
 	}
-	rep := e.Fire(context.Background(), PreToolCall, call.Kwargs(false))
+	rep := e.Fire(context.Background(), hookspec.PreToolCall, call.Kwargs(false))
 	seen := 0
 	for _, h := range rep.Hooks {
 		switch h.Name {
 		case "a_small":
-			if h.Status != StatusError || !strings.Contains(h.Err, "limit exceeded: memory: ") || !strings.Contains(h.Err, "more than 16 MiB") {
+			if h.Status != hookspec.StatusError || !strings.Contains(h.Err, "limit exceeded: memory: ") || !strings.Contains(h.Err, "more than 16 MiB") {
 				t.Errorf("a_small: %s %q, want the memory limit of 16 MiB", h.Status, h.Err)
 			}
 		case "b_default", "c_bytes":
-			if h.Status != StatusOK {
+			if h.Status != hookspec.StatusOK {
 				t.Errorf("%s: %s %q, want ok", h.Name, h.Status, h.Err)
 			}
 		default:
@@ -53,7 +55,7 @@ func TestMemoryKey(t *testing.T) {
 	if seen != 3 {
 		t.Errorf("the report has %d of the 3 plugins: %+v", seen, rep.Hooks)
 	}
-	_, infos, _, err := e.LoadGatewayHooks(context.Background(), GatewayHookOptions{}, nil)
+	_, infos, _, err := e.loadGatewayHooks(context.Background(), enginelink.GatewayHookOptions{}, nil)
 	if err != nil || len(infos) != 1 || infos[0].Memory != 8<<20 || infos[0].Status != "loaded" {
 		t.Errorf("gateway hook: %+v, %v; want loaded with 8 MiB", infos, err)
 	}

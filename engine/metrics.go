@@ -3,6 +3,7 @@ package engine
 import (
 	"time"
 
+	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -130,54 +131,48 @@ func (m *Metrics) forHook(source, name, event string) *hookMetrics {
 		blocks:   m.blocks.WithLabelValues(source, name, event),
 		latency:  m.latency.WithLabelValues(source, name, event),
 	}
-	if source == SourcePlugin || source == SourceShell { // a Lua state of a pool, a persistent hook's co-process
+	if source == hookspec.SourcePlugin || source == hookspec.SourceShell { // a Lua state of a pool, a persistent hook's co-process
 		h.wait = m.wait.WithLabelValues(source, name, event)
 	}
 	return h
 }
 
 // observe records one call.
-func (h *hookMetrics) observe(status Status, d time.Duration) {
-	if h == nil || status == StatusSkipped {
+func (h *hookMetrics) observe(status hookspec.Status, d time.Duration) {
+	if h == nil || status == hookspec.StatusSkipped {
 		return
 	}
 	h.calls.Inc()
 	h.latency.Observe(d.Seconds())
 	switch status {
-	case StatusError:
+	case hookspec.StatusError:
 		h.errors.Inc()
-	case StatusTimeout:
+	case hookspec.StatusTimeout:
 		h.timeouts.Inc()
-	case StatusCancelled:
+	case hookspec.StatusCancelled:
 		h.cancels.Inc()
-	case StatusBusy:
+	case hookspec.StatusBusy:
 		h.busy.Inc()
 	}
 }
 
 // observeWait records how long a call waited for a free Lua state or co-process (0: it did
 // not wait).
-func (h *hookMetrics) observeWait(status Status, d time.Duration) {
-	if h == nil || h.wait == nil || status == StatusSkipped {
+func (h *hookMetrics) observeWait(status hookspec.Status, d time.Duration) {
+	if h == nil || h.wait == nil || status == hookspec.StatusSkipped {
 		return
 	}
 	h.wait.Observe(d.Seconds())
 }
 
 // Observe records one call of a hook that is not run by the engine (gateway hooks).
-func (m *Metrics) Observe(source, name, event string, status Status, d time.Duration) {
+func (m *Metrics) Observe(source, name, event string, status hookspec.Status, d time.Duration) {
 	m.forHook(source, name, event).observe(status, d)
 }
 
-// Reasons an event was dropped, for Metrics.Drop.
-const (
-	DropQueueFull = "queue_full" // the hook's queue was full
-	DropClosed    = "closed"     // emitted after Close, or still queued when Close gave up waiting
-)
-
-// Drop records an event not delivered to a hook, and why (DropQueueFull, DropClosed).
-func (m *Metrics) Drop(source, name, event, reason string) {
+// Drop records an event not delivered to a hook, and why.
+func (m *Metrics) Drop(source, name, event string, reason hookspec.DropReason) {
 	if m != nil {
-		m.drops.WithLabelValues(source, name, event, reason).Inc()
+		m.drops.WithLabelValues(source, name, event, reason.String()).Inc()
 	}
 }

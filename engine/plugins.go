@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 	"github.com/hermes-hooks/hermes/internal/manifest"
 	"github.com/hermes-hooks/hermes/luabind"
 )
@@ -69,21 +70,21 @@ type plugin struct {
 	info  *PluginInfo
 	file  string
 	lp    *luabind.Plugin
-	sum   [sha256.Size]byte // of what it was loaded from (see pluginSum)
-	warns []Warning         // found when it was loaded
+	sum   [sha256.Size]byte  // of what it was loaded from (see pluginSum)
+	warns []hookspec.Warning // found when it was loaded
 }
 
-func (p *plugin) dirOf() string                 { return p.info.Dir }
-func (p *plugin) loadedFrom() [sha256.Size]byte { return p.sum }
-func (p *plugin) infoOf() *PluginInfo           { return p.info }
-func (p *plugin) warningsOf() []Warning         { return p.warns }
+func (p *plugin) dirOf() string                  { return p.info.Dir }
+func (p *plugin) loadedFrom() [sha256.Size]byte  { return p.sum }
+func (p *plugin) infoOf() *PluginInfo            { return p.info }
+func (p *plugin) warningsOf() []hookspec.Warning { return p.warns }
 
 // loadPlugins discovers <home>/plugins/*, loads the enabled ones, and returns them in
 // invocation order (priority, then directory name) with every plugin's info. A plugin
 // running in prev whose files did not change is kept as it runs, and so is one whose new
 // version fails to load. Of two plugins with one name, one loads (see claimNames) and the
 // other fails to. A plugins directory that exists but cannot be read is an error.
-func (e *Engine) loadPlugins(ctx context.Context, cfg *config, prev *hookSet) ([]*plugin, []*PluginInfo, []Warning, error) {
+func (e *Engine) loadPlugins(ctx context.Context, cfg *config, prev *hookSet) ([]*plugin, []*PluginInfo, []hookspec.Warning, error) {
 	dirs, err := readHookDirs(filepath.Join(e.home, "plugins"), "plugin.yaml", cfg.disabledPlugins)
 	if err != nil {
 		return nil, nil, nil, err
@@ -102,7 +103,7 @@ func (e *Engine) loadPlugins(ctx context.Context, cfg *config, prev *hookSet) ([
 	if len(taken) > 0 { // a plugin that lost its name stops: it loads again, and fails
 		running = slices.DeleteFunc(slices.Clone(running), func(p *plugin) bool { return taken[p.info.Dir] != "" })
 	}
-	loaded, infos, warns := loadDirs(dirs, running, func(d *dirFiles) (*plugin, *PluginInfo, []Warning) {
+	loaded, infos, warns := loadDirs(dirs, running, func(d *dirFiles) (*plugin, *PluginInfo, []hookspec.Warning) {
 		return e.loadPlugin(ctx, d, cfg, taken[d.dir])
 	})
 	sortPlugins(loaded)
@@ -132,12 +133,12 @@ func disabledPlugin(cfg *config, info *PluginInfo) bool {
 // loadPlugin loads one plugin directory. A nil plugin means the plugin is listed but not
 // running (disabled or broken). owner, when not "", is the directory of the plugin that has
 // the name this one declares: then this one fails to load.
-func (e *Engine) loadPlugin(ctx context.Context, d *dirFiles, cfg *config, owner string) (*plugin, *PluginInfo, []Warning) {
+func (e *Engine) loadPlugin(ctx context.Context, d *dirFiles, cfg *config, owner string) (*plugin, *PluginInfo, []hookspec.Warning) {
 	info := newPluginInfo(d.dir)
 	mfile, hfile, src, herr := d.manifest, d.handler, d.src, d.herr
-	fail := func(w Warning) (*plugin, *PluginInfo, []Warning) {
+	fail := func(w hookspec.Warning) (*plugin, *PluginInfo, []hookspec.Warning) {
 		info.Status, info.Error = "error", w.String()
-		return nil, info, []Warning{w}
+		return nil, info, []hookspec.Warning{w}
 	}
 	warns, err := parsePluginManifest(mfile, d.mdata, d.merr, info)
 	if err != nil {
@@ -146,9 +147,9 @@ func (e *Engine) loadPlugin(ctx context.Context, d *dirFiles, cfg *config, owner
 			return fail(me.Warning)
 		}
 		if errors.Is(err, fs.ErrNotExist) {
-			return fail(Warning{File: mfile, Msg: "missing plugin.yaml: a plugin directory needs plugin.yaml and handler.lua"})
+			return fail(hookspec.Warning{File: mfile, Msg: "missing plugin.yaml: a plugin directory needs plugin.yaml and handler.lua"})
 		}
-		return fail(Warning{File: mfile, Msg: err.Error()})
+		return fail(hookspec.Warning{File: mfile, Msg: err.Error()})
 	}
 	if disabledPlugin(cfg, info) {
 		info.Enabled = false
@@ -158,7 +159,7 @@ func (e *Engine) loadPlugin(ctx context.Context, d *dirFiles, cfg *config, owner
 		return nil, info, warns
 	}
 	if owner != "" {
-		return fail(Warning{File: mfile, Msg: fmt.Sprintf("the plugin in %s is not loaded: its name %q is the name of the plugin in %s, which keeps it; give one of them another name (name: in plugin.yaml)",
+		return fail(hookspec.Warning{File: mfile, Msg: fmt.Sprintf("the plugin in %s is not loaded: its name %q is the name of the plugin in %s, which keeps it; give one of them another name (name: in plugin.yaml)",
 			d.dir, info.Name, owner)})
 	}
 	if herr != nil {
@@ -166,20 +167,20 @@ func (e *Engine) loadPlugin(ctx context.Context, d *dirFiles, cfg *config, owner
 		if errors.Is(herr, fs.ErrNotExist) {
 			msg = "missing handler.lua: define register(ctx) in it"
 		}
-		info.Status, info.Error = "error", Warning{File: hfile, Msg: msg}.String()
-		return nil, info, append(warns, Warning{File: hfile, Msg: msg})
+		info.Status, info.Error = "error", hookspec.Warning{File: hfile, Msg: msg}.String()
+		return nil, info, append(warns, hookspec.Warning{File: hfile, Msg: msg})
 	}
 	lp, err := luabind.LoadPlugin(ctx, src, luabind.Options{
 		Name: info.Name, File: hfile, Home: e.home, Logger: e.logger.With("plugin", info.Name),
 		Timeout: seconds(info.Timeout), BusyTimeout: seconds(info.BusyTimeout), States: info.States, MaxStates: info.MaxStates,
 		MemoryLimit: info.Memory, Permissions: info.Permissions, HostFuncs: e.opts.HostFuncs, Config: info.config,
-		Store: e.hookStore(SourcePlugin, d.dir, info.Name),
+		Store: e.hookStore(hookspec.SourcePlugin, d.dir, info.Name),
 	})
 	if err != nil {
 		var le *luabind.Error
-		w := Warning{File: hfile, Msg: err.Error()}
+		w := hookspec.Warning{File: hfile, Msg: err.Error()}
 		if errors.As(err, &le) {
-			w = Warning{File: le.File, Line: le.Line, Msg: le.Msg}
+			w = hookspec.Warning{File: le.File, Line: le.Line, Msg: le.Msg}
 		}
 		return fail(w)
 	}
@@ -189,17 +190,17 @@ func (e *Engine) loadPlugin(ctx context.Context, d *dirFiles, cfg *config, owner
 			info.KwargsRebuilt = append(info.KwargsRebuilt, fmt.Sprintf("%s at %s:%d: %s", r.Hook, filepath.Base(hfile), r.Line, r.FreshKwargs))
 		}
 		switch {
-		case IsHook(r.Hook):
+		case hookspec.IsHook(r.Hook):
 		case hookspec.IsEvent(r.Hook):
-			warns = append(warns, Warning{File: hfile, Line: r.Line, Msg: fmt.Sprintf(
+			warns = append(warns, hookspec.Warning{File: hfile, Line: r.Line, Msg: fmt.Sprintf(
 				"%q is a gateway event, which plugins never receive: gateway events belong in hooks/<name>/HOOK.yaml (events: [%s]) with a handle(event, context) function", r.Hook, r.Hook)})
 		default:
-			warns = append(warns, Warning{File: hfile, Line: r.Line, Msg: fmt.Sprintf(
+			warns = append(warns, hookspec.Warning{File: hfile, Line: r.Line, Msg: fmt.Sprintf(
 				"unknown hook %q%s (kept for hosts that fire it); valid hooks: %s", r.Hook, didYouMean(r.Hook, hookNames), strings.Join(hookNames, ", "))})
 		}
 	}
-	if info.FailClosed && !slices.Contains(info.Hooks, PreToolCall) {
-		warns = append(warns, Warning{File: mfile, Msg: "fail_closed only applies to pre_tool_call, which this plugin does not register"})
+	if info.FailClosed && !slices.Contains(info.Hooks, hooknames.PreToolCall) {
+		warns = append(warns, hookspec.Warning{File: mfile, Msg: "fail_closed only applies to pre_tool_call, which this plugin does not register"})
 	}
 	info.Status = "loaded"
 	return &plugin{info: info, file: hfile, lp: lp, sum: d.sum, warns: warns}, info, warns
@@ -208,7 +209,7 @@ func (e *Engine) loadPlugin(ctx context.Context, d *dirFiles, cfg *config, owner
 func seconds(f float64) time.Duration { return time.Duration(f * float64(time.Second)) }
 
 // parsePluginManifest fills info from plugin.yaml, read as data (or failing with readErr).
-func parsePluginManifest(file string, data []byte, readErr error, info *PluginInfo) ([]Warning, error) {
+func parsePluginManifest(file string, data []byte, readErr error, info *PluginInfo) ([]hookspec.Warning, error) {
 	if readErr != nil {
 		return nil, readErr
 	}
@@ -241,7 +242,7 @@ func parsePluginManifest(file string, data []byte, readErr error, info *PluginIn
 		case "fail_closed":
 			info.FailClosed, err = manifest.Bool(file, n, key)
 		case "reuse_kwargs": // accepted so that older manifests load; its value does not matter
-			warns = append(warns, Warning{File: file, Line: n.Line, Msg: "reuse_kwargs is no longer used: " +
+			warns = append(warns, hookspec.Warning{File: file, Line: n.Line, Msg: "reuse_kwargs is no longer used: " +
 				"kwargs tables are reused automatically when the callback cannot tell (remove the key)"})
 		case "busy_timeout":
 			info.BusyTimeout, err = manifest.Number(file, n, key)

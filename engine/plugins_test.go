@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
@@ -17,7 +18,7 @@ import (
 func order(t *testing.T, e *Engine) []string {
 	t.Helper()
 	var names []string
-	for _, r := range e.Invoke(context.Background(), PreToolCall, call.Kwargs(false)) {
+	for _, r := range e.Fire(context.Background(), hookspec.PreToolCall, call.Kwargs(false)).Hooks {
 		names = append(names, r.Name)
 	}
 	return names
@@ -48,7 +49,7 @@ func TestRegistrationOrderWithinPlugin(t *testing.T) {
   ctx.register_hook("pre_llm_call", function() return "first" end)
   ctx.register_hook("pre_llm_call", function() return "second" end)
 end`)))
-	if got := e.PreLLMCall(context.Background(), LLMTurn{}); got != "first\n\nsecond" {
+	if got := e.PreLLMCall(context.Background(), hookspec.LLMTurn{}); got != "first\n\nsecond" {
 		t.Errorf("got %q", got)
 	}
 }
@@ -148,11 +149,11 @@ func TestTimeoutInterruptsAndNextCallbackRuns(t *testing.T) {
 	))
 	e, _ := newEngine(t, home)
 	start := time.Now()
-	rep := e.Fire(context.Background(), PreToolCall, call.Kwargs(false))
+	rep := e.Fire(context.Background(), hookspec.PreToolCall, call.Kwargs(false))
 	if d := time.Since(start); d > 3*time.Second {
 		t.Errorf("took %v, want about 0.2s", d)
 	}
-	if rep.Hooks[0].Status != StatusTimeout || !strings.Contains(rep.Hooks[0].Err, "timed out after 200ms") {
+	if rep.Hooks[0].Status != hookspec.StatusTimeout || !strings.Contains(rep.Hooks[0].Err, "timed out after 200ms") {
 		t.Errorf("first hook: %+v, want timeout", rep.Hooks[0])
 	}
 	if diff := cmp.Diff(map[string]any{"action": "block", "message": "b ran"}, rep.Outcome); diff != "" {
@@ -176,7 +177,7 @@ func TestFailClosed(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e, _ := newEngine(t, testutil.Home(t, pluginFiles("guard", "fail_closed: true\ntimeout: 0.2", one("pre_tool_call", tt.body))))
-			b := e.PreToolCall(context.Background(), call)
+			b := e.DecideTool(context.Background(), call).Block
 			if b == nil || !strings.Contains(b.Message, tt.want) {
 				t.Errorf("block = %+v, want message containing %q", b, tt.want)
 			}
@@ -184,7 +185,7 @@ func TestFailClosed(t *testing.T) {
 	}
 	t.Run("ok result lets the call through", func(t *testing.T) {
 		e, _ := newEngine(t, testutil.Home(t, pluginFiles("guard", "fail_closed: true", one("pre_tool_call", "return nil"))))
-		if b := e.PreToolCall(context.Background(), call); b != nil {
+		if b := e.DecideTool(context.Background(), call).Block; b != nil {
 			t.Errorf("blocked: %+v", b)
 		}
 	})
@@ -193,7 +194,7 @@ func TestFailClosed(t *testing.T) {
   ctx.register_hook("pre_tool_call", function() return nil end)
   ctx.register_hook("pre_llm_call", function() error("x") end)
 end`)))
-		if got := e.PreLLMCall(context.Background(), LLMTurn{}); got != "" {
+		if got := e.PreLLMCall(context.Background(), hookspec.LLMTurn{}); got != "" {
 			t.Errorf("context = %q", got)
 		}
 	})
@@ -210,14 +211,14 @@ local blocked = kw.tool_name == "terminal" and string.find(kw.args.command, "rm 
 busy = false
 if blocked then return {action="block", message="no " .. kw.tool_call_id} end`)),
 		)))
-		calls := []ToolCall{
+		calls := []hookspec.ToolCall{
 			{Name: "terminal", Args: map[string]any{"command": "rm -rf /"}, ToolCallID: "1"},
 			{Name: "terminal", Args: map[string]any{"command": "ls"}, ToolCallID: "2"},
 			{Name: "web", Args: map[string]any{"command": "rm -rf /"}, ToolCallID: "3"},
 		}
 		want := make([]*Block, len(calls))
 		for i, c := range calls {
-			want[i] = e.PreToolCall(context.Background(), c)
+			want[i] = e.DecideTool(context.Background(), c).Block
 		}
 		if want[0] == nil || want[1] != nil || want[2] != nil {
 			t.Fatalf("sequential answers wrong: %+v", want)
@@ -230,7 +231,7 @@ if blocked then return {action="block", message="no " .. kw.tool_call_id} end`))
 				defer wg.Done()
 				for i := range 30 {
 					k := (g + i) % len(calls)
-					if got := e.PreToolCall(context.Background(), calls[k]); !cmp.Equal(got, want[k]) {
+					if got := e.DecideTool(context.Background(), calls[k]).Block; !cmp.Equal(got, want[k]) {
 						errs <- cmp.Diff(want[k], got)
 					}
 				}
@@ -247,21 +248,21 @@ if blocked then return {action="block", message="no " .. kw.tool_call_id} end`))
 func TestReloadSwapsHooks(t *testing.T) {
 	home := testutil.Home(t, pluginFiles("p", "", one("pre_llm_call", `return "v1"`)))
 	e, _ := newEngine(t, home)
-	if got := e.PreLLMCall(context.Background(), LLMTurn{}); got != "v1" {
+	if got := e.PreLLMCall(context.Background(), hookspec.LLMTurn{}); got != "v1" {
 		t.Fatalf("got %q", got)
 	}
 	writeFile(t, home+"/plugins/p/handler.lua", one("pre_llm_call", `return "v2"`))
 	if err := e.Reload(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if got := e.PreLLMCall(context.Background(), LLMTurn{}); got != "v2" {
+	if got := e.PreLLMCall(context.Background(), hookspec.LLMTurn{}); got != "v2" {
 		t.Errorf("after reload got %q", got)
 	}
 	writeFile(t, home+"/config.yaml", "plugins: [")
 	if err := e.Reload(context.Background()); err == nil {
 		t.Error("reload of a broken config succeeded")
 	}
-	if got := e.PreLLMCall(context.Background(), LLMTurn{}); got != "v2" {
+	if got := e.PreLLMCall(context.Background(), hookspec.LLMTurn{}); got != "v2" {
 		t.Errorf("after failed reload got %q, want the old set", got)
 	}
 }

@@ -4,28 +4,12 @@ import (
 	"context"
 
 	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 )
 
 // The typed calls of the lifecycle points other agents' hooks need (SPEC §4.5): pre_verify,
 // post_tool_failure, pre_compact, post_compact, on_notification, pre_approval_request as a
 // directive, and a blocked prompt (DecideTurn).
-
-// The keyword arguments of the lifecycle points (package hookspec).
-type (
-	Verify       = hookspec.Verify       // pre_verify
-	ToolFailure  = hookspec.ToolFailure  // post_tool_failure
-	Compaction   = hookspec.Compaction   // pre_compact, post_compact
-	Notification = hookspec.Notification // on_notification
-)
-
-// Hook names of the lifecycle points.
-const (
-	PreVerify       = hookspec.PreVerify
-	PostToolFailure = hookspec.PostToolFailure
-	PreCompact      = hookspec.PreCompact
-	PostCompact     = hookspec.PostCompact
-	OnNotification  = hookspec.OnNotification
-)
 
 // VerifyDecision is what pre_verify's hooks decided about an agent about to stop.
 type VerifyDecision struct {
@@ -44,14 +28,14 @@ type VerifyDecision struct {
 // turn instead of stopping, and calls PreVerify again with Nudges one higher when the agent
 // is about to stop again. Once v.Nudges reaches max_verify_nudges (config.yaml, default 3)
 // no hook can keep the agent going: the decision is Capped.
-func (e *Engine) PreVerify(ctx context.Context, v Verify) VerifyDecision {
-	set := e.with(PreVerify)
+func (e *Engine) PreVerify(ctx context.Context, v hookspec.Verify) VerifyDecision {
+	set := e.with(hooknames.PreVerify)
 	if set == nil {
 		return VerifyDecision{}
 	}
 	sc := getScratch()
 	defer putScratch(sc)
-	rep := e.invoke(ctx, set, PreVerify, mapArgs(v.Kwargs()), false, sc)
+	rep := e.invoke(ctx, set, hooknames.PreVerify, mapArgs(v.Kwargs()), false, sc)
 	if rep.Decision.Kind != hookspec.Continue {
 		return VerifyDecision{}
 	}
@@ -85,9 +69,9 @@ func (s *hookSet) maxVerifyNudges() int {
 // PostToolFailure fires post_tool_failure for a tool call that failed and returns the
 // context hooks give the model about the failure ("" if none; hooks written for Claude
 // Code give it). RunTool appends it to the result.
-func (e *Engine) PostToolFailure(ctx context.Context, f ToolFailure) string {
-	if set := e.with(PostToolFailure); set != nil {
-		return invokeFor(e, ctx, set, PostToolFailure, mapArgs(f.Kwargs()), Report.Context)
+func (e *Engine) PostToolFailure(ctx context.Context, f hookspec.ToolFailure) string {
+	if set := e.with(hooknames.PostToolFailure); set != nil {
+		return invokeFor(e, ctx, set, hooknames.PostToolFailure, mapArgs(f.Kwargs()), Report.Context)
 	}
 	return ""
 }
@@ -95,21 +79,21 @@ func (e *Engine) PostToolFailure(ctx context.Context, f ToolFailure) string {
 // PreCompact fires pre_compact before the host summarises c.Messages and returns the
 // instructions hooks add for the summary ("" if none), to give the summariser with
 // c.Instructions.
-func (e *Engine) PreCompact(ctx context.Context, c Compaction) string {
-	if set := e.with(PreCompact); set != nil {
-		return invokeFor(e, ctx, set, PreCompact, mapArgs(c.PreKwargs()), Report.Context)
+func (e *Engine) PreCompact(ctx context.Context, c hookspec.Compaction) string {
+	if set := e.with(hooknames.PreCompact); set != nil {
+		return invokeFor(e, ctx, set, hooknames.PreCompact, mapArgs(c.PreKwargs()), Report.Context)
 	}
 	return ""
 }
 
 // PostCompact fires post_compact (an observer) with c.Summary.
-func (e *Engine) PostCompact(ctx context.Context, c Compaction) {
-	e.observe(ctx, PostCompact, c.PostKwargs)
+func (e *Engine) PostCompact(ctx context.Context, c hookspec.Compaction) {
+	e.observe(ctx, hooknames.PostCompact, c.PostKwargs)
 }
 
 // OnNotification fires on_notification (an observer): the agent wants the user's attention.
-func (e *Engine) OnNotification(ctx context.Context, n Notification) {
-	e.observe(ctx, OnNotification, n.Kwargs)
+func (e *Engine) OnNotification(ctx context.Context, n hookspec.Notification) {
+	e.observe(ctx, hooknames.OnNotification, n.Kwargs)
 }
 
 // ApprovalDecision is what pre_approval_request's hooks answered to an approval request.
@@ -127,14 +111,14 @@ type ApprovalDecision struct {
 // (a.Choice is not sent). A hook may answer the request itself: {action="allow", args=?,
 // remember=?} or {action="deny", message=?, remember=?}; a deny decides over every allow.
 // The person is asked only when the decision is not Answered.
-func (e *Engine) PreApprovalRequest(ctx context.Context, a Approval) ApprovalDecision {
-	set := e.with(PreApprovalRequest)
+func (e *Engine) PreApprovalRequest(ctx context.Context, a hookspec.Approval) ApprovalDecision {
+	set := e.with(hooknames.PreApprovalRequest)
 	if set == nil {
 		return ApprovalDecision{}
 	}
 	sc := getScratch()
 	defer putScratch(sc)
-	rep := e.invoke(ctx, set, PreApprovalRequest, mapArgs(a.Kwargs(false)), false, sc)
+	rep := e.invoke(ctx, set, hooknames.PreApprovalRequest, mapArgs(a.Kwargs(false)), false, sc)
 	dec := rep.Decision
 	switch dec.Kind {
 	case hookspec.Allow:
@@ -158,19 +142,19 @@ type TurnDecision struct {
 // {action="block", message=...} decides over every context. The first turn of a session
 // also gets the context on_session_start's hooks gave, first (kept for the next turn when
 // this one is blocked).
-func (e *Engine) DecideTurn(ctx context.Context, turn LLMTurn) TurnDecision {
+func (e *Engine) DecideTurn(ctx context.Context, turn hookspec.LLMTurn) TurnDecision {
 	set := e.set.Load()
 	if set.closed { // a closed engine adds nothing, not even what a session's start left
 		return TurnDecision{}
 	}
 	start := e.starts.take(turn.SessionID)
-	if len(set.callbacks(PreLLMCall)) == 0 {
+	if len(set.callbacks(hooknames.PreLLMCall)) == 0 {
 		return TurnDecision{Context: start}
 	}
 	sc := getScratch()
 	defer putScratch(sc)
 	sc.turn = turnArgs{turn: turn}
-	rep := e.invoke(ctx, set, PreLLMCall, &sc.turn, false, sc)
+	rep := e.invoke(ctx, set, hooknames.PreLLMCall, &sc.turn, false, sc)
 	if rep.Decision.Kind == hookspec.Block {
 		if start != "" {
 			e.starts.put(turn.SessionID, start, e.logger)

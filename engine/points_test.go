@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
@@ -20,7 +21,7 @@ func TestPreVerifyContinuesUntilTheCap(t *testing.T) {
     end`)))
 	e, _ := newEngine(t, home)
 	ctx := context.Background()
-	v := Verify{SessionID: "s", Response: "done"}
+	v := hookspec.Verify{SessionID: "s", Response: "done"}
 	for n := range 3 {
 		v.Nudges = n
 		d := e.PreVerify(ctx, v)
@@ -57,7 +58,7 @@ func TestMaxVerifyNudges(t *testing.T) {
 		home := testutil.Home(t, testutil.Merge(always, map[string]string{"config.yaml": tt.config}))
 		e, _ := newEngine(t, home)
 		got := 0
-		for n := 0; n < 10 && e.PreVerify(context.Background(), Verify{Nudges: n}).Continue; n++ {
+		for n := 0; n < 10 && e.PreVerify(context.Background(), hookspec.Verify{Nudges: n}).Continue; n++ {
 			got++
 		}
 		if got != tt.allowed {
@@ -83,14 +84,14 @@ func TestDecideTurnBlocksThePrompt(t *testing.T) {
 	))
 	e, _ := newEngine(t, home)
 	ctx := context.Background()
-	d := e.DecideTurn(ctx, LLMTurn{SessionID: "s", UserMessage: "use sk-123"})
+	d := e.DecideTurn(ctx, hookspec.LLMTurn{SessionID: "s", UserMessage: "use sk-123"})
 	if d.Block == nil || d.Block.Message != "the prompt holds an API key; remove it" || d.Block.Hook != "b-secrets" || d.Context != "" {
 		t.Errorf("blocked prompt: %+v (block %+v)", d, d.Block)
 	}
-	if c := e.PreLLMCall(ctx, LLMTurn{SessionID: "s", UserMessage: "use sk-123"}); c != "" {
+	if c := e.PreLLMCall(ctx, hookspec.LLMTurn{SessionID: "s", UserMessage: "use sk-123"}); c != "" {
 		t.Errorf("PreLLMCall of a blocked prompt = %q, want no context", c)
 	}
-	if d := e.DecideTurn(ctx, LLMTurn{SessionID: "s", UserMessage: "hello"}); d.Block != nil || d.Context != "be brief" {
+	if d := e.DecideTurn(ctx, hookspec.LLMTurn{SessionID: "s", UserMessage: "hello"}); d.Block != nil || d.Context != "be brief" {
 		t.Errorf("allowed prompt: %+v", d)
 	}
 }
@@ -117,7 +118,7 @@ func TestPreApprovalRequestAnswers(t *testing.T) {
 		{"git push", ApprovalDecision{Answered: true, Allow: true, Args: map[string]any{"command": "git push --dry-run"}, Hook: "a-allow-tmp"}},
 		{"chmod -R 777 .", ApprovalDecision{}},
 	} {
-		if diff := cmp.Diff(tt.want, e.PreApprovalRequest(ctx, Approval{Command: tt.command})); diff != "" {
+		if diff := cmp.Diff(tt.want, e.PreApprovalRequest(ctx, hookspec.Approval{Command: tt.command})); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", tt.command, diff)
 		}
 	}
@@ -136,19 +137,19 @@ function register(ctx)
   ctx.register_hook("on_notification", function(kw) hermes.saw("notification", kw.notification_type, kw.message) end)
 end`))
 	var saw [][]any
-	e := engineWith(t, home, Options{HostFuncs: map[string]Func{"saw": func(_ context.Context, a []any) (any, error) { saw = append(saw, a); return nil, nil }}})
+	e := engineWith(t, home, Options{HostFuncs: map[string]hookspec.Func{"saw": func(_ context.Context, a []any) (any, error) { saw = append(saw, a); return nil, nil }}})
 	ctx := context.Background()
-	run := e.RunTool(ctx, ToolCall{Name: "terminal"}, func(context.Context, ToolCall) (string, error) { return "", errors.New("exit 1") })
-	e.RunTool(ctx, ToolCall{Name: "read_file"}, func(context.Context, ToolCall) (string, error) { return "ok", nil })
+	run := e.RunTool(ctx, hookspec.ToolCall{Name: "terminal"}, func(context.Context, hookspec.ToolCall) (string, error) { return "", errors.New("exit 1") })
+	e.RunTool(ctx, hookspec.ToolCall{Name: "read_file"}, func(context.Context, hookspec.ToolCall) (string, error) { return "ok", nil })
 	if run.Err == nil {
 		t.Errorf("failed tool: %+v", run)
 	}
-	c := Compaction{SessionID: "s", Trigger: "auto", Messages: []any{"a", "b"}, Summary: "sum"}
+	c := hookspec.Compaction{SessionID: "s", Trigger: "auto", Messages: []any{"a", "b"}, Summary: "sum"}
 	if got := e.PreCompact(ctx, c); got != "keep file names" {
 		t.Errorf("PreCompact = %q", got)
 	}
 	e.PostCompact(ctx, c)
-	e.OnNotification(ctx, Notification{Message: "waiting", Type: "idle_prompt"})
+	e.OnNotification(ctx, hookspec.Notification{Message: "waiting", Type: "idle_prompt"})
 	want := [][]any{
 		{"post", "terminal"}, {"failure", "terminal", "exit 1", false}, {"post", "read_file"},
 		{"pre_compact", "auto", int64(2)}, {"post_compact", "sum"}, {"notification", "idle_prompt", "waiting"},
@@ -174,7 +175,7 @@ func TestManagedMaxVerifyNudges(t *testing.T) {
 		managed := testutil.Home(t, map[string]string{"config.yaml": c.managed})
 		e := engineWith(t, home, Options{ManagedHome: managed})
 		got := 0
-		for n := 0; n < 10 && e.PreVerify(context.Background(), Verify{Nudges: n}).Continue; n++ {
+		for n := 0; n < 10 && e.PreVerify(context.Background(), hookspec.Verify{Nudges: n}).Continue; n++ {
 			got++
 		}
 		if got != c.want {

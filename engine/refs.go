@@ -3,6 +3,8 @@ package engine
 import (
 	"sync"
 	"sync/atomic"
+
+	"github.com/hermes-hooks/hermes/hookspec"
 )
 
 // refCount counts the calls holding a hook set. Every call takes and drops a reference, so
@@ -41,7 +43,7 @@ type scratch struct {
 	shard   int       // keep their lines apart (see refCount)
 	tool    toolArgs
 	turn    turnArgs
-	results []HookResult
+	results []hookspec.Result
 	_       [128]byte
 }
 

@@ -11,6 +11,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	promtest "github.com/prometheus/client_golang/prometheus/testutil"
 
+	"github.com/hermes-hooks/hermes/consent"
+	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
@@ -28,7 +31,7 @@ func TestReloadWhileCalling(t *testing.T) {
 		wg.Go(func() {
 			first, newSeen := true, false
 			for !stop.Load() {
-				switch got := e.PreLLMCall(context.Background(), LLMTurn{}); got {
+				switch got := e.PreLLMCall(context.Background(), hookspec.LLMTurn{}); got {
 				case "old":
 				case "new":
 					if !newSeen {
@@ -63,7 +66,7 @@ func TestReloadWhileCalling(t *testing.T) {
 		t.Errorf("%d calls saw neither version", bad.Load())
 	}
 	for range 10 {
-		if got := e.PreLLMCall(context.Background(), LLMTurn{}); got != "new" {
+		if got := e.PreLLMCall(context.Background(), hookspec.LLMTurn{}); got != "new" {
 			t.Fatalf("after reload got %q", got)
 		}
 	}
@@ -80,7 +83,7 @@ func TestBrokenEditKeepsPreviousVersion(t *testing.T) {
 	if err := e.Reload(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if got := e.PreLLMCall(context.Background(), LLMTurn{}); got != "v1\n\nq2" {
+	if got := e.PreLLMCall(context.Background(), hookspec.LLMTurn{}); got != "v1\n\nq2" {
 		t.Errorf("got %q, want the old p and the new q", got)
 	}
 	if !strings.Contains(logs.String(), "plugins/p/handler.lua:2:") || !strings.Contains(logs.String(), "previous version keeps running") {
@@ -91,7 +94,7 @@ func TestBrokenEditKeepsPreviousVersion(t *testing.T) {
 	if err := e.Reload(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if got := e.PreLLMCall(context.Background(), LLMTurn{}); got != "v3\n\nq2" {
+	if got := e.PreLLMCall(context.Background(), hookspec.LLMTurn{}); got != "v3\n\nq2" {
 		t.Errorf("after the fix got %q", got)
 	}
 }
@@ -108,7 +111,7 @@ func TestMetricsCountPerHook(t *testing.T) {
 	}
 	defer e.Close(context.Background())
 	for _, cmd := range []string{"rm", "ls", "loop", "rm"} {
-		e.PreToolCall(context.Background(), ToolCall{Name: "terminal", Args: map[string]any{"command": cmd}})
+		e.DecideTool(context.Background(), hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": cmd}})
 	}
 	reg := prometheus.NewPedanticRegistry()
 	reg.MustRegister(m)
@@ -147,8 +150,8 @@ func TestAuditRecords(t *testing.T) {
 	))
 	e, logs := newEngine(t, home)
 	ctx := context.Background()
-	e.PreToolCall(ctx, call)
-	e.PreLLMCall(ctx, LLMTurn{UserMessage: "hi"})
+	e.DecideTool(ctx, call)
+	e.PreLLMCall(ctx, hookspec.LLMTurn{UserMessage: "hi"})
 	c := call
 	c.Result = "sk-verysecret"
 	e.TransformToolResult(ctx, c)
@@ -175,8 +178,8 @@ func TestRevokeStopsShellHookAtReload(t *testing.T) {
 	home := t.TempDir()
 	s := script(t, home, "ctx.sh", `cat >/dev/null; echo '{"context":"from shell"}'`)
 	writeFile(t, filepath.Join(home, "config.yaml"), "hooks:\n  pre_llm_call:\n    - command: "+s+"\n")
-	other := ConsentStore(home, nil)
-	if _, err := other.Approve(context.Background(), PreLLMCall, s); err != nil {
+	other := consent.Open(consent.DefaultPath(home), nil)
+	if _, err := other.Approve(context.Background(), hooknames.PreLLMCall, s); err != nil {
 		t.Fatal(err)
 	}
 	e, err := New(context.Background(), Options{Home: home, Getenv: func(string) string { return "" }})
@@ -184,16 +187,16 @@ func TestRevokeStopsShellHookAtReload(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer e.Close(context.Background())
-	if got := e.PreLLMCall(context.Background(), LLMTurn{}); got != "from shell" {
+	if got := e.PreLLMCall(context.Background(), hookspec.LLMTurn{}); got != "from shell" {
 		t.Fatalf("approved hook not registered: %q", got)
 	}
-	if n, err := ConsentStore(home, nil).Revoke(context.Background(), s); n != 1 || err != nil {
+	if n, err := consent.Open(consent.DefaultPath(home), nil).Revoke(context.Background(), s); n != 1 || err != nil {
 		t.Fatalf("revoke: %d, %v", n, err)
 	}
 	if err := e.Reload(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if got := e.PreLLMCall(context.Background(), LLMTurn{}); got != "" {
+	if got := e.PreLLMCall(context.Background(), hookspec.LLMTurn{}); got != "" {
 		t.Errorf("revoked hook still runs after reload: %q", got)
 	}
 }

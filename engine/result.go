@@ -7,54 +7,20 @@ import (
 	"github.com/hermes-hooks/hermes/luabind"
 )
 
-// Status is how one hook's call ended (hookspec.Status).
-type Status = hookspec.Status
-
-// Statuses of a hook call; see hookspec.
-const (
-	StatusOK        = hookspec.StatusOK
-	StatusError     = hookspec.StatusError
-	StatusTimeout   = hookspec.StatusTimeout
-	StatusSkipped   = hookspec.StatusSkipped
-	StatusCancelled = hookspec.StatusCancelled
-	StatusBusy      = hookspec.StatusBusy
-)
-
-// Sources of a result; see hookspec.
-const (
-	SourcePlugin  = hookspec.SourcePlugin
-	SourceShell   = hookspec.SourceShell
-	SourceGateway = hookspec.SourceGateway
-	SourceEngine  = hookspec.SourceEngine
-)
-
-// HookResult is what one hook did for one call (hookspec.Result). A failing hook is a
-// HookResult with a Status, never a Go error.
-type HookResult = hookspec.Result
-
 // statusOf is the status of a Lua hook's failure.
-func statusOf(err error) Status {
+func statusOf(err error) hookspec.Status {
 	var le *luabind.Error
 	if errors.As(err, &le) {
 		switch le.Kind {
 		case luabind.KindTimeout:
-			return StatusTimeout
+			return hookspec.StatusTimeout
 		case luabind.KindCanceled:
-			return StatusCancelled
+			return hookspec.StatusCancelled
 		case luabind.KindBusy:
-			return StatusBusy
+			return hookspec.StatusBusy
 		}
 	}
-	return StatusError
-}
-
-// StatusOf is the status a Lua hook's call gets for err, the error of a luabind call:
-// StatusTimeout, StatusCancelled, StatusBusy, else StatusError (nil: StatusOK).
-func StatusOf(err error) Status {
-	if err == nil {
-		return StatusOK
-	}
-	return statusOf(err)
+	return hookspec.StatusError
 }
 
 // Report is the full story of one firing: the payload, every hook's result, the decision
@@ -65,13 +31,13 @@ func StatusOf(err error) Status {
 type Report struct {
 	Event    string            `json:"event"`
 	Payload  map[string]any    `json:"payload"`
-	Hooks    []HookResult      `json:"hooks"`
+	Hooks    []hookspec.Result `json:"hooks"`
 	Outcome  any               `json:"outcome"`
 	Decision hookspec.Decision `json:"-"`
 }
 
 // decider is the result whose answer decided, or nil.
-func (r Report) decider() *HookResult {
+func (r Report) decider() *hookspec.Result {
 	if r.Decision.By < 0 || r.Decision.By >= len(r.Hooks) {
 		return nil
 	}

@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"os"
 	"time"
+
+	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 )
 
 // ToolRun is what RunTool did with one tool call.
@@ -24,7 +27,7 @@ type ToolRun struct {
 // string), post_tool_call, post_tool_failure when run failed (the context they give is
 // appended to the result, after a blank line) and transform_tool_result. call.DurationMS is measured around run
 // when 0. Use WithTrace to see every firing.
-func (e *Engine) RunTool(ctx context.Context, call ToolCall, run func(context.Context, ToolCall) (string, error)) ToolRun {
+func (e *Engine) RunTool(ctx context.Context, call hookspec.ToolCall, run func(context.Context, hookspec.ToolCall) (string, error)) ToolRun {
 	d := e.DecideTool(ctx, call)
 	if d.Block != nil {
 		return ToolRun{Result: errorResult(d.Block.Message), Block: d.Block, Args: call.Args}
@@ -47,7 +50,7 @@ func (e *Engine) RunTool(ctx context.Context, call ToolCall, run func(context.Co
 		result, call.Result = *output, *output
 	}
 	if err != nil {
-		f := ToolFailure{Call: call, Error: err.Error(), Interrupted: ctx.Err() != nil}
+		f := hookspec.ToolFailure{Call: call, Error: err.Error(), Interrupted: ctx.Err() != nil}
 		f.Call.Result = ""
 		feedback = joinContext(feedback, e.PostToolFailure(ctx, f))
 	}
@@ -59,8 +62,8 @@ func (e *Engine) RunTool(ctx context.Context, call ToolCall, run func(context.Co
 
 // terminalResult applies transform_terminal_output to a terminal result of the form
 // {"output": "...", "exit_code": n}; any other result is returned as it is.
-func (e *Engine) terminalResult(ctx context.Context, call ToolCall, result string) string {
-	if e.with(TransformTerminalOutput) == nil {
+func (e *Engine) terminalResult(ctx context.Context, call hookspec.ToolCall, result string) string {
+	if e.with(hooknames.TransformTerminalOutput) == nil {
 		return result
 	}
 	var obj map[string]any
@@ -74,7 +77,7 @@ func (e *Engine) terminalResult(ctx context.Context, call ToolCall, result strin
 	exit, _ := obj["exit_code"].(float64)
 	cmd, _ := call.Args["command"].(string)
 	cwd, _ := os.Getwd()
-	out := e.TransformTerminalOutput(ctx, TerminalOutput{Command: cmd, Output: output, ExitCode: int(exit), Cwd: cwd, TaskID: call.TaskID})
+	out := e.TransformTerminalOutput(ctx, hookspec.TerminalOutput{Command: cmd, Output: output, ExitCode: int(exit), Cwd: cwd, TaskID: call.TaskID})
 	if out == output {
 		return result
 	}

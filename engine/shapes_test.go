@@ -4,14 +4,16 @@ package engine
 
 import (
 	"context"
-	"github.com/hermes-hooks/hermes/hookspec"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/hermes-hooks/hermes/hookspec"
+
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
@@ -21,7 +23,7 @@ import (
 // nothing where it surely meant something is an error from both.
 func TestAnswerShapesAgreeAcrossSources(t *testing.T) {
 	shapes := map[string][]string{
-		PreToolCall: {`{"action":"block","message":"no"}`, `{"action":"block"}`, `{"action":"block","message":"  "}`,
+		hooknames.PreToolCall: {`{"action":"block","message":"no"}`, `{"action":"block"}`, `{"action":"block","message":"  "}`,
 			`{"decision":"block","reason":"r"}`, `{"decision":"block"}`, `{"decision":"block","message":"m"}`,
 			`{"action":"block","message":"m","decision":"block","reason":"r"}`, `{"action":"allow","decision":"block"}`,
 			`{"action":"deny","message":"x"}`, `{"message":"x"}`, `"block"`, `5`, `[1]`,
@@ -30,13 +32,13 @@ func TestAnswerShapesAgreeAcrossSources(t *testing.T) {
 			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no"}}`,
 			`{"hookSpecificOutput":{"permissionDecision":"allow","updatedInput":{"command":"ls"}}}`,
 			`{"hookSpecificOutput":{"permissionDecision":"ask"}}`, `{"hookSpecificOutput":{"updatedInput":{"command":"pwd"}}}`},
-		PreLLMCall:              {`{"context":"c"}`, `{"context":"   "}`, `{"context":""}`, `{"context":5}`, `"plain"`, `"  "`},
-		TransformToolResult:     {`""`, `"x"`, `{"result":"r"}`, `{"result":""}`, `{"result":5}`, `{"output":"o"}`},
-		TransformTerminalOutput: {`{"output":"o"}`, `"x"`, `{"result":"r"}`},
-		TransformLLMOutput:      {`"x"`, `""`, `{"response_text":""}`, `{"response_text":"r"}`},
-		PreGatewayDispatch: {`{"action":"skip","reason":"r"}`, `{"action":"skip"}`, `{"action":"rewrite","text":"t"}`,
+		hooknames.PreLLMCall:              {`{"context":"c"}`, `{"context":"   "}`, `{"context":""}`, `{"context":5}`, `"plain"`, `"  "`},
+		hooknames.TransformToolResult:     {`""`, `"x"`, `{"result":"r"}`, `{"result":""}`, `{"result":5}`, `{"output":"o"}`},
+		hooknames.TransformTerminalOutput: {`{"output":"o"}`, `"x"`, `{"result":"r"}`},
+		hooknames.TransformLLMOutput:      {`"x"`, `""`, `{"response_text":""}`, `{"response_text":"r"}`},
+		hooknames.PreGatewayDispatch: {`{"action":"skip","reason":"r"}`, `{"action":"skip"}`, `{"action":"rewrite","text":"t"}`,
 			`{"action":"rewrite"}`, `{"action":"allow"}`, `{"action":"drop"}`, `"skip"`},
-		PostToolCall: {`{"action":"block","message":"x"}`},
+		hooknames.PostToolCall: {`{"action":"block","message":"x"}`},
 	}
 	for event, answers := range shapes {
 		for i, answer := range answers {
@@ -48,10 +50,10 @@ func TestAnswerShapesAgreeAcrossSources(t *testing.T) {
 					"config.yaml": "hooks:\n  " + event + ":\n    - command: ./hook.sh\n",
 				})
 				// An answer in no accepted shape is an error from either source.
-				if lua.Hooks[0].Status != sh.Hooks[0].Status || (lua.Hooks[0].Status == StatusError) != (lua.Outcome == nil && lua.Hooks[0].Err != "") {
+				if lua.Hooks[0].Status != sh.Hooks[0].Status || (lua.Hooks[0].Status == hookspec.StatusError) != (lua.Outcome == nil && lua.Hooks[0].Err != "") {
 					t.Fatalf("statuses: lua %s (%s), shell %s (%s)", lua.Hooks[0].Status, lua.Hooks[0].Err, sh.Hooks[0].Status, sh.Hooks[0].Err)
 				}
-				if i == 0 && event != PostToolCall && lua.Outcome == nil { // the first shape of each event decides
+				if i == 0 && event != hooknames.PostToolCall && lua.Outcome == nil { // the first shape of each event decides
 					t.Fatalf("no outcome from %s", answer)
 				}
 				want := sameSource(lua.Outcome)
@@ -73,7 +75,7 @@ func fire(t *testing.T, event string, files map[string]string) Report {
 		t.Chdir(home)
 	}
 	e := engineWith(t, home, Options{IgnoreConsent: true})
-	return e.Fire(context.Background(), event, hookspec.SampleKwargs(event, home))
+	return e.Fire(context.Background(), hookspec.HookNamed(event), hookspec.SampleKwargs(event, home))
 }
 
 // sameSource writes a default block message without its source, which differs by design.
@@ -93,18 +95,18 @@ func TestFailClosedAnswerThatDoesNothing(t *testing.T) {
 	for _, answer := range []string{`{"decison":"block","message":"no"}`, `[1]`} {
 		script := "#!/bin/sh\ncat >/dev/null\nprintf '%s\\n' '" + answer + "'\n"
 		reports := map[string]Report{
-			"lua": fire(t, PreToolCall, pluginFiles("p", "fail_closed: true\n", one(PreToolCall, "return require('json').decode([==["+answer+"]==])"))),
-			"shell": fire(t, PreToolCall, map[string]string{
+			"lua": fire(t, hooknames.PreToolCall, pluginFiles("p", "fail_closed: true\n", one(hooknames.PreToolCall, "return require('json').decode([==["+answer+"]==])"))),
+			"shell": fire(t, hooknames.PreToolCall, map[string]string{
 				"hook.sh":     script,
 				"config.yaml": "hooks:\n  pre_tool_call:\n    - command: ./hook.sh\n      fail_closed: true\n",
 			}),
-			"shell exit 2": fire(t, PreToolCall, map[string]string{
+			"shell exit 2": fire(t, hooknames.PreToolCall, map[string]string{
 				"hook.sh":     script + "exit 2\n",
 				"config.yaml": "hooks:\n  pre_tool_call:\n    - command: ./hook.sh\n",
 			}),
 		}
 		for source, rep := range reports {
-			if h := rep.Hooks[0]; h.Status != StatusError || h.Err == "" {
+			if h := rep.Hooks[0]; h.Status != hookspec.StatusError || h.Err == "" {
 				t.Errorf("%s %s: status %s (%q), want an error saying the answer does nothing", source, answer, h.Status, h.Err)
 			}
 			if rep.Block() == nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/hermes-hooks/hermes/consent"
 	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/command"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 	"github.com/hermes-hooks/hermes/internal/netguard"
 	"github.com/hermes-hooks/hermes/shell"
 )
@@ -87,18 +88,13 @@ type loadedShellHook struct {
 	cb   callback // nil when not registered
 }
 
-// ConsentStore returns the allowlist of a home.
-func ConsentStore(home string, logger *slog.Logger) *consent.Store {
-	return consent.Open(consent.DefaultPath(home), logger)
-}
-
 // loadShellHooks parses the hooks: of config.yaml and decides each one's consent. A hook
 // registered in prev and declared the same way again is kept as it runs (a persistent
 // hook keeps its process).
 //
 // layer is LayerManaged or LayerUser. A managed hook needs no consent (an administrator
 // installed it); a user hook the policy refuses is not registered, and consent is not asked.
-func (e *Engine) loadShellHooks(ctx context.Context, cfg *config, prev *hookSet, layer string, policy *Policy) ([]loadedShellHook, []Warning) {
+func (e *Engine) loadShellHooks(ctx context.Context, cfg *config, prev *hookSet, layer string, policy *Policy) ([]loadedShellHook, []hookspec.Warning) {
 	if cfg == nil {
 		return nil, nil
 	}
@@ -106,20 +102,20 @@ func (e *Engine) loadShellHooks(ctx context.Context, cfg *config, prev *hookSet,
 	node, warns := e.shellHooksNode(cfg)
 	hooks, shellWarns := shell.ParseHooksWith(cfg.file, node, hookNames, tools)
 	for _, w := range append(toolWarns, shellWarns...) {
-		warns = append(warns, Warning{File: w.File, Line: w.Line, Msg: w.Msg})
+		warns = append(warns, hookspec.Warning{File: w.File, Line: w.Line, Msg: w.Msg})
 	}
 	if len(hooks) == 0 {
 		return nil, warns
 	}
 	mode, err := consent.ParseMode(cfg.consentMode)
 	if err != nil {
-		warns = append(warns, Warning{File: cfg.file, Msg: err.Error()})
+		warns = append(warns, hookspec.Warning{File: cfg.file, Msg: err.Error()})
 	}
 	storeLogger := e.loadLog.Logger
 	if e.opts.IgnoreConsent {
 		storeLogger = slog.New(slog.DiscardHandler) // nothing is decided: the file's state is reported, not warned about
 	}
-	store := ConsentStore(e.home, storeLogger)
+	store := consent.Open(consent.DefaultPath(e.home), storeLogger)
 	decider := &consent.Decider{
 		Store: store, Mode: mode, AcceptFlag: e.opts.AcceptHooks, Getenv: getenv(e.opts.Getenv),
 		ConfigAutoAccept: cfg.autoAccept, Logger: e.loadLog.Logger,
@@ -168,7 +164,7 @@ func (e *Engine) loadShellHooks(ctx context.Context, cfg *config, prev *hookSet,
 		if old := running[info.key]; info.Registered && old != nil {
 			info.hook, l.cb = old.hook, old.cb
 		} else if info.Registered {
-			l.cb = &shellCallback{hook: h, logger: e.logger, metrics: e.opts.Metrics.forHook(SourceShell, metricName(h), h.Event), stop: e.stop,
+			l.cb = &shellCallback{hook: h, logger: e.logger, metrics: e.opts.Metrics.forHook(hookspec.SourceShell, metricName(h), h.Event), stop: e.stop,
 				allowedURLs: policy.allowedURLs(), bg: &e.bg, cwd: e.workDir, rewake: func(sid, text string) { e.starts.put(sid, text, e.logger) }}
 		}
 		info.cb = l.cb
@@ -193,7 +189,7 @@ type shellCallback struct {
 
 func (c *shellCallback) stats() *hookMetrics { return c.metrics }
 
-func (c *shellCallback) fire(ctx context.Context, hook string, kw args, _ bool) HookResult { // it always times itself
+func (c *shellCallback) fire(ctx context.Context, hook string, kw args, _ bool) hookspec.Result { // it always times itself
 	if c.hook.Async || c.hook.AsyncRewake {
 		return c.fireAsync(ctx, hook, kw)
 	}
@@ -201,36 +197,36 @@ func (c *shellCallback) fire(ctx context.Context, hook string, kw args, _ bool) 
 	defer cancel(nil)
 	defer context.AfterFunc(c.stop, func() { cancel(context.Cause(c.stop)) })()
 	res := c.hook.Run(ctx, kw.Map(), shell.RunOptions{Logger: c.logger, AllowedURLs: c.allowedURLs, Cwd: c.cwd()})
-	r := HookResult{
-		Source: SourceShell, Name: metricName(c.hook), Status: res.Status, Result: res.Parsed, Answer: res.Answer,
+	r := hookspec.Result{
+		Source: hookspec.SourceShell, Name: metricName(c.hook), Status: res.Status, Result: res.Parsed, Answer: res.Answer,
 		Err: res.Err, Duration: res.Duration, Wait: res.Wait, StatusMessage: c.hook.StatusMessage,
 	}
-	if hook == PreLLMCall && c.hook.Dialect == "" && res.Status == StatusOK && r.Answer.Kind == hookspec.None {
+	if hook == hooknames.PreLLMCall && c.hook.Dialect == "" && res.Status == hookspec.StatusOK && r.Answer.Kind == hookspec.None {
 		r.Answer = promptBlock(res.Parsed)
 	}
 	// Output that does nothing where it surely meant something is an error, as from a Lua
 	// hook, even when an exit code 2 or fail_closed has already made it a block.
-	if res.Status == StatusOK && res.Parsed != nil && c.hook.Dialect == "" && hookspec.Normalise(hook, res.Parsed).Kind == hookspec.None {
+	if res.Status == hookspec.StatusOK && res.Parsed != nil && c.hook.Dialect == "" && hookspec.Normalise(hook, res.Parsed).Kind == hookspec.None {
 		if err := unanswered(hook, res.Parsed, fmt.Sprintf("shell hook %q: ", c.hook.Command)); err != nil {
-			r.Status, r.Err = StatusError, joinErrs(r.Err, err.Error())
-			if c.hook.FailClosed && hook == PreToolCall && r.Answer.Kind == hookspec.None {
+			r.Status, r.Err = hookspec.StatusError, joinErrs(r.Err, err.Error())
+			if c.hook.FailClosed && hook == hooknames.PreToolCall && r.Answer.Kind == hookspec.None {
 				r.Answer = hookspec.Answer{Kind: hookspec.Block, Message: fmt.Sprintf("shell hook %q failed closed: its answer does nothing", c.hook.Command)}
 			}
 		}
 	}
-	if res.Answer.Kind == hookspec.Ask && res.Status == StatusOK { // the ask stands; a mistake in it is reported
+	if res.Answer.Kind == hookspec.Ask && res.Status == hookspec.StatusOK { // the ask stands; a mistake in it is reported
 		if p := hookspec.AskProblem(hook, res.Parsed); p != "" {
-			r.Status, r.Err = StatusError, joinErrs(r.Err, fmt.Sprintf("shell hook %q: %s", c.hook.Command, p))
+			r.Status, r.Err = hookspec.StatusError, joinErrs(r.Err, fmt.Sprintf("shell hook %q: %s", c.hook.Command, p))
 		}
 	}
-	if res.Status != StatusSkipped {
+	if res.Status != hookspec.StatusSkipped {
 		r.ExitCode, r.Stdout, r.Stderr = &res.ExitCode, &res.Stdout, &res.Stderr
 		if c.hook.Type == shell.TypeHTTP { // no process: the answer's body is its stdout
 			r.ExitCode, r.Stderr = nil, nil
 		}
 	}
 	if r.Err != "" {
-		c.warns.warn(c.logger, r.Err, "hook", hook, "status", string(r.Status))
+		c.warns.warn(c.logger, r.Err, "hook", hook, "status", r.Status.String())
 	}
 	c.metrics.observe(r.Status, r.Duration)
 	if c.hook.Persistent { // only a persistent hook's firings wait, for a free co-process
@@ -251,7 +247,7 @@ func joinErrs(a, b string) string {
 // SPEC §4.5), which the seed's wire protocol (shell.ParseOutput) does not read: the engine
 // honours it as it does a Lua plugin's. Any other answer is None.
 func promptBlock(parsed any) hookspec.Answer {
-	a := hookspec.Normalise(PreLLMCall, parsed)
+	a := hookspec.Normalise(hooknames.PreLLMCall, parsed)
 	if a.Kind != hookspec.Block {
 		return hookspec.Answer{}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
@@ -43,7 +44,7 @@ hooks:
 		t.Fatal(err)
 	}
 	defer eng.Close(context.Background())
-	rep := eng.Fire(context.Background(), PreToolCall, call.Kwargs(false))
+	rep := eng.Fire(context.Background(), hookspec.PreToolCall, call.Kwargs(false))
 	var order []string
 	for _, h := range rep.Hooks {
 		order = append(order, h.Source+":"+filepath.Base(h.Name))
@@ -76,12 +77,12 @@ func TestShellBlockWhenNoPluginBlocks(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer eng.Close(context.Background())
-	if b := eng.PreToolCall(context.Background(), call); b == nil || b.Message != "nope" || b.Source != SourceShell {
+	if b := eng.DecideTool(context.Background(), call).Block; b == nil || b.Message != "nope" || b.Source != hookspec.SourceShell {
 		t.Errorf("block = %+v", b)
 	}
 	web := call
 	web.Name = "web_search"
-	if b := eng.PreToolCall(context.Background(), web); b != nil {
+	if b := eng.DecideTool(context.Background(), web).Block; b != nil {
 		t.Errorf("matcher terminal blocked web_search: %+v", b)
 	}
 }
@@ -128,7 +129,7 @@ func TestShellConsent(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer eng.Close(context.Background())
-			got := eng.PreLLMCall(context.Background(), LLMTurn{}) == "from shell"
+			got := eng.PreLLMCall(context.Background(), hookspec.LLMTurn{}) == "from shell"
 			if got != tt.want {
 				t.Errorf("registered = %v, want %v", got, tt.want)
 			}
@@ -155,7 +156,7 @@ func TestShellHooksIgnoreConsentForTests(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer eng.Close(context.Background())
-	if got := eng.PreLLMCall(context.Background(), LLMTurn{}); got != "from shell" {
+	if got := eng.PreLLMCall(context.Background(), hookspec.LLMTurn{}); got != "from shell" {
 		t.Errorf("context = %q", got)
 	}
 	if _, err := os.Stat(filepath.Join(home, "shell-hooks-allowlist.json")); err == nil {
@@ -181,7 +182,7 @@ func TestShellHooksRunInTheDirectoryOfTheLastLoad(t *testing.T) {
 	defer eng.Close(context.Background())
 	check := func(want string) {
 		t.Helper()
-		if b := eng.PreToolCall(context.Background(), call); b != nil {
+		if b := eng.DecideTool(context.Background(), call).Block; b != nil {
 			t.Fatalf("blocked: %+v", b)
 		}
 		real, err := filepath.EvalSymlinks(want)

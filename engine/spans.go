@@ -54,10 +54,6 @@ const (
 // it and why. A block is a decision, not a failure: the span's status stays unset.
 const EventBlocked = "hermes.blocked"
 
-// TracerProvider is Options.TracerProvider (nil when the engine traces nothing), for the
-// gateway and other hosts that trace beside the engine.
-func (e *Engine) TracerProvider() trace.TracerProvider { return e.opts.TracerProvider }
-
 // newTracer is the tracer of p, or nil for none.
 func newTracer(p trace.TracerProvider) trace.Tracer {
 	if p == nil {
@@ -120,7 +116,7 @@ func (f *firing) end(rep Report) {
 }
 
 // fireHook runs cb, in a span of its own when f is not nil.
-func fireHook(ctx context.Context, f *firing, hook string, cb callback, kw args, timed, rechecked bool) HookResult {
+func fireHook(ctx context.Context, f *firing, hook string, cb callback, kw args, timed, rechecked bool) hookspec.Result {
 	if f == nil {
 		return cb.fire(ctx, hook, kw, timed)
 	}
@@ -134,7 +130,7 @@ func fireHook(ctx context.Context, f *firing, hook string, cb callback, kw args,
 	span.SetName("hook " + r.Name)
 	attrs := make([]attribute.KeyValue, 0, 12+len(f.ids))
 	attrs = append(attrs, AttrEvent.String(f.event), AttrHookName.String(r.Name), AttrHookSource.String(r.Source),
-		AttrHookDialect.String(dialectOf(cb)), AttrHookStatus.String(string(r.Status)),
+		AttrHookDialect.String(dialectOf(cb)), AttrHookStatus.String(r.Status.String()),
 		AttrHookDecision.String(kindName(r.Answer.Kind)), AttrRechecked.Bool(rechecked),
 		AttrDurationMS.Float64(hookspec.DurationMS(r.Duration)))
 	if r.Wait > 0 {
@@ -144,7 +140,7 @@ func fireHook(ctx context.Context, f *firing, hook string, cb callback, kw args,
 		attrs = append(attrs, AttrHookReason.String(m))
 	}
 	if failedStatus(r.Status) {
-		attrs = append(attrs, AttrErrorType.String(string(r.Status)), AttrHookError.String(r.Err))
+		attrs = append(attrs, AttrErrorType.String(r.Status.String()), AttrHookError.String(r.Err))
 		if r.Answer.Kind == hookspec.Block {
 			attrs = append(attrs, AttrHookFailClosed.Bool(true))
 		}
@@ -173,7 +169,9 @@ func (e *Engine) startAsk(ctx context.Context, hook string) (context.Context, fu
 }
 
 // failedStatus reports whether a hook with status s failed (skipped is not a failure).
-func failedStatus(s Status) bool { return s != StatusOK && s != StatusSkipped }
+func failedStatus(s hookspec.Status) bool {
+	return s != hookspec.StatusOK && s != hookspec.StatusSkipped
+}
 
 // dialectOf is the answer shapes cb speaks.
 func dialectOf(cb callback) string {

@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/hermes-hooks/hermes/engine"
+	"github.com/hermes-hooks/hermes/hookspec"
 )
 
 // With a TracerProvider (the host's, here one recording in memory), the hooks of a call
@@ -39,7 +40,7 @@ end
 	defer eng.Close(ctx)
 
 	ctx, span := tp.Tracer("host").Start(ctx, "execute_tool terminal")
-	eng.PreToolCall(ctx, engine.ToolCall{Name: "terminal", Args: map[string]any{"command": "rm -rf /"}, ToolCallID: "call-1"})
+	eng.DecideTool(ctx, hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": "rm -rf /"}, ToolCallID: "call-1"})
 	span.End()
 
 	for _, s := range exp.GetSpans() { // in the order they ended

@@ -13,6 +13,8 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
@@ -35,8 +37,8 @@ func spanAttr(s tracetest.SpanStub, key attribute.Key) attribute.Value {
 // TestFailClosedSpan: a fail_closed guard that fails blocks the call; its span is both an
 // error and the block, and the firing names it as the decider.
 func TestFailClosedSpan(t *testing.T) {
-	e, exp, _ := tracedEngine(t, pluginFiles("strict", "fail_closed: true\n", one(PreToolCall, `error("policy store down")`)))
-	if blk := e.PreToolCall(context.Background(), ToolCall{Name: "terminal", SessionID: "s1", ToolCallID: "c1"}); blk == nil {
+	e, exp, _ := tracedEngine(t, pluginFiles("strict", "fail_closed: true\n", one(hooknames.PreToolCall, `error("policy store down")`)))
+	if blk := e.DecideTool(context.Background(), hookspec.ToolCall{Name: "terminal", SessionID: "s1", ToolCallID: "c1"}).Block; blk == nil {
 		t.Fatal("fail_closed guard failed and the call was let through")
 	}
 	spans := exp.GetSpans()
@@ -63,7 +65,7 @@ func TestFailClosedSpan(t *testing.T) {
 func TestInvokeSpanIDs(t *testing.T) {
 	e, exp, tp := tracedEngine(t, pluginFiles("obs", "", one("on_compact", `return nil`)))
 	ctx, caller := tp.Tracer("test").Start(context.Background(), "host")
-	e.Invoke(ctx, "on_compact", map[string]any{"parent_session_id": "p1", "task_id": "t1", "turn_id": "turn-3"})
+	e.Fire(ctx, hookspec.HookNamed("on_compact"), map[string]any{"parent_session_id": "p1", "task_id": "t1", "turn_id": "turn-3"})
 	caller.End()
 	spans := exp.GetSpans()
 	var fire tracetest.SpanStub
@@ -85,7 +87,7 @@ func TestInvokeSpanIDs(t *testing.T) {
 // TestSpansConcurrent: calls from many goroutines each get their own tree, under their own
 // caller's span.
 func TestSpansConcurrent(t *testing.T) {
-	e, exp, tp := tracedEngine(t, pluginFiles("guard", "states: 2\n", one(PreToolCall, `if kw.args.command == "rm" then return {action="block", message="no"} end`)))
+	e, exp, tp := tracedEngine(t, pluginFiles("guard", "states: 2\n", one(hooknames.PreToolCall, `if kw.args.command == "rm" then return {action="block", message="no"} end`)))
 	const workers, calls = 8, 25
 	var wg sync.WaitGroup
 	for w := range workers {
@@ -97,7 +99,7 @@ func TestSpansConcurrent(t *testing.T) {
 				if i%2 == 0 {
 					cmd = "rm"
 				}
-				blocked := e.PreToolCall(ctx, ToolCall{Name: "terminal", Args: map[string]any{"command": cmd}, ToolCallID: id}) != nil
+				blocked := e.DecideTool(ctx, hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": cmd}, ToolCallID: id}).Block != nil
 				span.End()
 				if blocked != (cmd == "rm") {
 					t.Errorf("%s: blocked=%v", id, blocked)
@@ -133,9 +135,9 @@ func TestAskSpan(t *testing.T) {
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
 	for _, yes := range []bool{true, false} {
 		exp.Reset()
-		e := engineWith(t, testutil.Home(t, pluginFiles("asker", "", one(PreToolCall, `return {action="ask", message="sure?"}`))),
+		e := engineWith(t, testutil.Home(t, pluginFiles("asker", "", one(hooknames.PreToolCall, `return {action="ask", message="sure?"}`))),
 			Options{TracerProvider: tp, Approve: func(context.Context, ApprovalRequest) (bool, error) { return yes, nil }})
-		d := e.DecideTool(context.Background(), ToolCall{Name: "terminal"})
+		d := e.DecideTool(context.Background(), hookspec.ToolCall{Name: "terminal"})
 		if (d.Block == nil) != yes {
 			t.Fatalf("approver said %v, block %v", yes, d.Block)
 		}
@@ -173,9 +175,9 @@ func TestAuditLineInFiringSpan(t *testing.T) {
 	exp := tracetest.NewInMemoryExporter()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
 	h := &spanLogHandler{spans: map[string]string{}}
-	e := engineWith(t, testutil.Home(t, pluginFiles("guard", "", one(PreToolCall, `return {action="block", message="no"}`))),
+	e := engineWith(t, testutil.Home(t, pluginFiles("guard", "", one(hooknames.PreToolCall, `return {action="block", message="no"}`))),
 		Options{TracerProvider: tp, Logger: slog.New(h)})
-	e.PreToolCall(context.Background(), ToolCall{Name: "terminal"})
+	e.DecideTool(context.Background(), hookspec.ToolCall{Name: "terminal"})
 	var fire string
 	for _, s := range exp.GetSpans() {
 		if s.Name == "fire pre_tool_call" {

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hermes-hooks/hermes/internal/homedir"
 	"github.com/hermes-hooks/hermes/luabind"
 	"github.com/hermes-hooks/hermes/store"
 )
@@ -97,14 +98,9 @@ func (e *Engine) currentBackend() (store.Backend, error) {
 	return s.backend()
 }
 
-// StoreBackend opens the store of the home, for tools that inspect it (hermesctl store).
-func (e *Engine) StoreBackend() (store.Backend, error) { return e.currentBackend() }
-
-// OpenStore opens the store config.yaml of home names, without loading any hook, for tools
-// that inspect it. exists is false when it is the database in the home and there is none
-// yet (nothing is then created, and the backend is nil).
-func OpenStore(home string) (b store.Backend, exists bool, err error) {
-	home = ResolveHome(home)
+// openStore is enginelink.OpenStore.
+func openStore(home string) (b store.Backend, exists bool, err error) {
+	home = homedir.Resolve(home)
 	cfg, _, err := loadConfig(home)
 	if err != nil {
 		return nil, false, err
@@ -121,16 +117,10 @@ func OpenStore(home string) (b store.Backend, exists bool, err error) {
 	return b, err == nil, err
 }
 
-// StoreNamespace is the namespace of the keys of the plugin or gateway hook in the
-// directory dirName of <home>/plugins or <home>/hooks. It names the hook by its directory,
-// which no other hook of the home can have, not by the name its manifest declares, which
-// any could.
-func StoreNamespace(source, dirName string) string { return source + ":" + dirName }
-
 // hookStore is the store module's view for the hook in dir, counted in the metrics under
 // its name.
 func (e *Engine) hookStore(source, dir, name string) luabind.Store {
-	v := store.NewView(e.currentBackend, StoreNamespace(source, filepath.Base(dir)))
+	v := store.NewView(e.currentBackend, store.Namespace(source, filepath.Base(dir)))
 	m := e.opts.Metrics
 	if m == nil {
 		return e.traceStore(v)

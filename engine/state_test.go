@@ -10,6 +10,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
+	"github.com/hermes-hooks/hermes/hookspec"
 	htest "github.com/hermes-hooks/hermes/internal/testutil"
 	"github.com/hermes-hooks/hermes/store"
 )
@@ -27,7 +28,7 @@ func TestStoreOutlivesReloadsAndRestarts(t *testing.T) {
 	home := htest.Home(t, htest.Merge(pluginFiles("counter", "", counter), pluginFiles("other", "", counter)))
 	ctx := context.Background()
 	m := NewMetrics()
-	turn := LLMTurn{SessionID: "s"}
+	turn := hookspec.LLMTurn{SessionID: "s"}
 	eng, err := New(ctx, Options{Home: home, Metrics: m})
 	if err != nil {
 		t.Fatal(err)
@@ -42,7 +43,7 @@ func TestStoreOutlivesReloadsAndRestarts(t *testing.T) {
 	if c := eng.PreLLMCall(ctx, turn); c != "count 2\n\ncall 2" {
 		t.Errorf("after an edit: %q", c)
 	}
-	if n := testutil.ToFloat64(m.storeCalls.WithLabelValues(SourcePlugin, "counter", "incr")); n != 2 {
+	if n := testutil.ToFloat64(m.storeCalls.WithLabelValues(hookspec.SourcePlugin, "counter", "incr")); n != 2 {
 		t.Errorf("store calls counted %v, want 2", n)
 	}
 	eng.Close(ctx)
@@ -54,7 +55,7 @@ func TestStoreOutlivesReloadsAndRestarts(t *testing.T) {
 	if c := eng.PreLLMCall(ctx, turn); c != "count 3\n\ncall 3" {
 		t.Errorf("after a restart: %q", c)
 	}
-	b, err := eng.StoreBackend()
+	b, err := eng.currentBackend()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +63,7 @@ func TestStoreOutlivesReloadsAndRestarts(t *testing.T) {
 		t.Errorf("namespaces %q", ns)
 	}
 	eng.Close(ctx) // the store closes with the engine
-	if _, err := eng.StoreBackend(); err == nil || !strings.Contains(err.Error(), "engine is closed") {
+	if _, err := eng.currentBackend(); err == nil || !strings.Contains(err.Error(), "engine is closed") {
 		t.Errorf("store after Close: %v", err)
 	}
 	if _, _, err := b.Get(ctx, "plugin:counter", "calls"); err == nil {
@@ -83,7 +84,7 @@ end`))
 	junk := strings.Repeat("not sqlite\n", 500)
 	writeFile(t, db, junk)
 	eng, _ := newEngine(t, home)
-	blk := eng.PreToolCall(context.Background(), ToolCall{Name: "terminal", Args: map[string]any{"command": "ls"}})
+	blk := eng.DecideTool(context.Background(), hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": "ls"}}).Block
 	if blk == nil || !strings.Contains(blk.Message, "store.incr") || !strings.Contains(blk.Message, "not a usable database") {
 		t.Errorf("block %+v", blk)
 	}
@@ -100,7 +101,7 @@ func TestBadStoreConfig(t *testing.T) {
 	if w := eng.Warnings(); len(w) != 1 || !strings.Contains(w[0].String(), "config.yaml:1") || !strings.Contains(w[0].String(), "memcached") {
 		t.Errorf("warnings %v", w)
 	}
-	if c := eng.PreLLMCall(context.Background(), LLMTurn{}); c != "" {
+	if c := eng.PreLLMCall(context.Background(), hookspec.LLMTurn{}); c != "" {
 		t.Errorf("context %q", c)
 	}
 	if !strings.Contains(logs.String(), "store.incr") {
@@ -118,13 +119,13 @@ func TestRedisDownAndBack(t *testing.T) {
 	home := htest.Home(t, htest.Merge(pluginFiles("counter", "timeout: 1\n", counter), map[string]string{"config.yaml": "store: {url: \"" + r.URL + "\"}\n"}))
 	eng, logs := newEngine(t, home)
 	ctx := context.Background()
-	if c := eng.PreLLMCall(ctx, LLMTurn{}); c != "call 1" {
+	if c := eng.PreLLMCall(ctx, hookspec.LLMTurn{}); c != "call 1" {
 		t.Fatalf("context %q", c)
 	}
 	r.Stop()
 	for i := range 3 {
 		start := time.Now()
-		if c := eng.PreLLMCall(ctx, LLMTurn{}); c != "" {
+		if c := eng.PreLLMCall(ctx, hookspec.LLMTurn{}); c != "" {
 			t.Errorf("with redis down: %q", c)
 		}
 		if d := time.Since(start); d > 3*time.Second {
@@ -135,7 +136,7 @@ func TestRedisDownAndBack(t *testing.T) {
 		t.Errorf("the failures were not logged:\n%s", logs)
 	}
 	r.Start()
-	if c := eng.PreLLMCall(ctx, LLMTurn{}); c != "call 1" { // a fresh server: no persistence
+	if c := eng.PreLLMCall(ctx, hookspec.LLMTurn{}); c != "call 1" { // a fresh server: no persistence
 		t.Errorf("after redis came back: %q", c)
 	}
 }
@@ -146,7 +147,7 @@ func TestFailedReloadKeepsTheStore(t *testing.T) {
 	home := htest.Home(t, pluginFiles("counter", "", counter))
 	eng, _ := newEngine(t, home)
 	ctx := context.Background()
-	if c := eng.PreLLMCall(ctx, LLMTurn{}); c != "call 1" {
+	if c := eng.PreLLMCall(ctx, hookspec.LLMTurn{}); c != "call 1" {
 		t.Fatalf("context %q", c)
 	}
 	writeFile(t, filepath.Join(home, "config.yaml"), "store: {url: \"redis://127.0.0.1:1/0\"}\n")
@@ -157,7 +158,7 @@ func TestFailedReloadKeepsTheStore(t *testing.T) {
 	if err := eng.Reload(ctx); err == nil {
 		t.Fatal("the reload did not fail")
 	}
-	if c := eng.PreLLMCall(ctx, LLMTurn{}); c != "call 2" {
+	if c := eng.PreLLMCall(ctx, hookspec.LLMTurn{}); c != "call 2" {
 		t.Errorf("after a failed reload: %q, want the old set counting on in the old store", c)
 	}
 }
@@ -186,7 +187,7 @@ func TestStoreIsThePluginDirectorys(t *testing.T) {
 	ctx := context.Background()
 	home := htest.Home(t, pluginFiles("victim", "", victim))
 	eng, _ := newEngine(t, home)
-	if c := eng.PreLLMCall(ctx, LLMTurn{}); c != "victim" {
+	if c := eng.PreLLMCall(ctx, hookspec.LLMTurn{}); c != "victim" {
 		t.Fatalf("victim: %q", c)
 	}
 	os.MkdirAll(filepath.Join(home, "plugins", "evil"), 0o755)
@@ -195,7 +196,7 @@ func TestStoreIsThePluginDirectorys(t *testing.T) {
 	if err := eng.Reload(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if c := eng.PreLLMCall(ctx, LLMTurn{}); c != "victim" {
+	if c := eng.PreLLMCall(ctx, hookspec.LLMTurn{}); c != "victim" {
 		t.Errorf("after evil was added: %q", c)
 	}
 	evilDir, victimDir := filepath.Join(home, "plugins", "evil"), filepath.Join(home, "plugins", "victim")
@@ -215,14 +216,14 @@ func TestStoreIsThePluginDirectorys(t *testing.T) {
 
 	eng, _ = newEngine(t, home) // evil comes first in directory order
 	wantErr("restart", victimDir, evilDir)
-	if c := eng.PreLLMCall(ctx, LLMTurn{}); c != "evil: get=nil keys=0 delete=false" {
+	if c := eng.PreLLMCall(ctx, hookspec.LLMTurn{}); c != "evil: get=nil keys=0 delete=false" {
 		t.Errorf("evil saw %q", c)
 	}
-	b, err := eng.StoreBackend()
+	b, err := eng.currentBackend()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v, ok, err := b.Get(ctx, StoreNamespace(SourcePlugin, "victim"), "secret"); string(v) != `"s3cret"` || !ok || err != nil {
+	if v, ok, err := b.Get(ctx, store.Namespace(hookspec.SourcePlugin, "victim"), "secret"); string(v) != `"s3cret"` || !ok || err != nil {
 		t.Errorf("victim's secret: %s %v %v", v, ok, err)
 	}
 }
@@ -243,7 +244,7 @@ func TestStoreMaxBytes(t *testing.T) {
 end`
 	home := htest.Home(t, htest.Merge(pluginFiles("filler", "", filler), map[string]string{"config.yaml": "store: {max_bytes: 1MiB}\n"}))
 	eng, _ := newEngine(t, home)
-	c := eng.PreLLMCall(ctx, LLMTurn{})
+	c := eng.PreLLMCall(ctx, hookspec.LLMTurn{})
 	if !strings.HasPrefix(c, "18: ") || !strings.Contains(c, "store.set: store: the write would take the hook's keys and values past its quota of 1MiB") ||
 		!strings.Contains(c, "raise store: {max_bytes: ...} in config.yaml") {
 		t.Errorf("filling 1MiB: %q", c)
@@ -255,7 +256,7 @@ end`
 	if w := eng.Warnings(); len(w) != 1 || !strings.Contains(w[0].String(), "config.yaml:1: store.max_bytes must be a size such as 64MiB") {
 		t.Errorf("warnings %v", w)
 	}
-	if c := eng.PreLLMCall(ctx, LLMTurn{}); !strings.Contains(c, "store.max_bytes must be a size") {
+	if c := eng.PreLLMCall(ctx, hookspec.LLMTurn{}); !strings.Contains(c, "store.max_bytes must be a size") {
 		t.Errorf("with a bad max_bytes: %q", c)
 	}
 }
@@ -267,7 +268,7 @@ func TestStoreFollowsTheHome(t *testing.T) {
 	files := pluginFiles("counter", "", counter)
 	home := htest.Home(t, files)
 	ctx := context.Background()
-	turn := LLMTurn{SessionID: "s"}
+	turn := hookspec.LLMTurn{SessionID: "s"}
 	eng, err := New(ctx, Options{Home: home})
 	if err != nil {
 		t.Fatal(err)
@@ -295,7 +296,7 @@ func TestStoreFollowsTheHome(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		v, _, err := b.Get(ctx, StoreNamespace(SourcePlugin, "counter"), "calls")
+		v, _, err := b.Get(ctx, store.Namespace(hookspec.SourcePlugin, "counter"), "calls")
 		b.Close()
 		if err != nil || string(v) != want {
 			t.Errorf("%s: calls = %s (%v), want %s", dir, v, err, want)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
+	"github.com/hermes-hooks/hermes/hookspec"
 	htest "github.com/hermes-hooks/hermes/internal/testutil"
 	"github.com/hermes-hooks/hermes/store"
 )
@@ -29,14 +30,14 @@ func TestRedisPausedTurnsDoNotStall(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer eng.Close(ctx)
-	if c := eng.PreLLMCall(ctx, LLMTurn{}); c != "call 1" {
+	if c := eng.PreLLMCall(ctx, hookspec.LLMTurn{}); c != "call 1" {
 		t.Fatalf("context %q", c)
 	}
 	r.Pause()
 	defer r.Resume()
 	for i := range store.DefaultFailAfter + 3 {
 		start := time.Now()
-		c := eng.PreLLMCall(ctx, LLMTurn{})
+		c := eng.PreLLMCall(ctx, hookspec.LLMTurn{})
 		took := time.Since(start)
 		t.Logf("turn %d with redis paused: %v", i+1, took)
 		bound := 3 * time.Second // the operation timeout (1s) and a margin, under the hook's 5s
@@ -47,10 +48,10 @@ func TestRedisPausedTurnsDoNotStall(t *testing.T) {
 			t.Errorf("turn %d: context %q after %v, want none within %v", i+1, c, took, bound)
 		}
 	}
-	if n := testutil.ToFloat64(m.storeRejected.WithLabelValues(SourcePlugin, "counter", "incr")); n != 3 {
+	if n := testutil.ToFloat64(m.storeRejected.WithLabelValues(hookspec.SourcePlugin, "counter", "incr")); n != 3 {
 		t.Errorf("rejected calls counted %v, want 3", n)
 	}
-	if n := testutil.ToFloat64(m.storeErrors.WithLabelValues(SourcePlugin, "counter", "incr")); n != store.DefaultFailAfter+3 {
+	if n := testutil.ToFloat64(m.storeErrors.WithLabelValues(hookspec.SourcePlugin, "counter", "incr")); n != store.DefaultFailAfter+3 {
 		t.Errorf("store errors counted %v, want %d", n, store.DefaultFailAfter+3)
 	}
 	want := `level=WARN msg="store: redis://` + r.Addr + `/0 is failing (5 errors in a row, last: no answer within 1s); calls fail at once for 2s, then one call tries again"`

@@ -11,11 +11,13 @@ import (
 	promtest "github.com/prometheus/client_golang/prometheus/testutil"
 	dto "github.com/prometheus/client_model/go"
 
+	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
 // holdOrPass holds its call in a host function when the tool is "hold".
-var holdOrPass = one(PreToolCall, `if kw.tool_name == "hold" then local h = require("hermes"); h.started("p"); h.wait() end`)
+var holdOrPass = one(hooknames.PreToolCall, `if kw.tool_name == "hold" then local h = require("hermes"); h.started("p"); h.wait() end`)
 
 // The time a call waits for a free Lua state is its own figure: the result's Wait (wait_ms
 // in JSON), hermes_hook_wait_seconds, never part of Duration or
@@ -27,20 +29,22 @@ func TestWaitIsReportedApartFromTheRun(t *testing.T) {
 	e := engineWith(t, home, Options{HostFuncs: funcs, Metrics: metrics})
 
 	first := make(chan Report, 1)
-	go func() { first <- e.Fire(context.Background(), PreToolCall, map[string]any{"tool_name": "hold"}) }()
+	go func() {
+		first <- e.Fire(context.Background(), hookspec.PreToolCall, map[string]any{"tool_name": "hold"})
+	}()
 	<-started
-	busy := e.Fire(context.Background(), PreToolCall, map[string]any{"tool_name": "x"}).Hooks[0]
+	busy := e.Fire(context.Background(), hookspec.PreToolCall, map[string]any{"tool_name": "x"}).Hooks[0]
 	close(release)
 	held := (<-first).Hooks[0]
 
-	if busy.Status != StatusBusy || busy.Wait < 50*time.Millisecond || busy.Duration != 0 {
+	if busy.Status != hookspec.StatusBusy || busy.Wait < 50*time.Millisecond || busy.Duration != 0 {
 		t.Errorf("busy call: status %s, wait %v, duration %v; want busy, a wait of the busy timeout, no duration", busy.Status, busy.Wait, busy.Duration)
 	}
-	if held.Status != StatusOK || held.Wait != 0 || held.Duration <= 0 {
+	if held.Status != hookspec.StatusOK || held.Wait != 0 || held.Duration <= 0 {
 		t.Errorf("first call: status %s, wait %v, duration %v; want ok, no wait, a duration", held.Status, held.Wait, held.Duration)
 	}
 	var shape map[string]any
-	for r, want := range map[*HookResult]bool{&busy: true, &held: false} {
+	for r, want := range map[*hookspec.Result]bool{&busy: true, &held: false} {
 		b, _ := json.Marshal(*r)
 		shape = nil
 		_ = json.Unmarshal(b, &shape)
@@ -49,14 +53,14 @@ func TestWaitIsReportedApartFromTheRun(t *testing.T) {
 		}
 	}
 
-	h := histogram(t, metrics.wait.WithLabelValues(SourcePlugin, "p", PreToolCall))
+	h := histogram(t, metrics.wait.WithLabelValues(hookspec.SourcePlugin, "p", hooknames.PreToolCall))
 	if h.GetSampleCount() != 2 || h.GetSampleSum() < 0.05 {
 		t.Errorf("hermes_hook_wait_seconds: %d samples, sum %v; want 2 (every call), at least the busy wait", h.GetSampleCount(), h.GetSampleSum())
 	}
 	if n := promtest.CollectAndCount(metrics, "hermes_hook_wait_seconds"); n != 1 {
 		t.Errorf("hermes_hook_wait_seconds series: %d, want 1", n)
 	}
-	d := histogram(t, metrics.latency.WithLabelValues(SourcePlugin, "p", PreToolCall))
+	d := histogram(t, metrics.latency.WithLabelValues(hookspec.SourcePlugin, "p", hooknames.PreToolCall))
 	if got, want := d.GetSampleSum(), held.Duration.Seconds(); got > want+1e-6 || got < want-1e-6 {
 		t.Errorf("hermes_hook_duration_seconds sum %v, want the first call's run %v alone (the busy call ran 0)", got, want)
 	}
@@ -72,10 +76,12 @@ func TestIOWaitDoesNotHoldThePlugin(t *testing.T) {
 		t.Errorf("states %d, max_states %d; want 1 and 4 (the default, four times states)", p.States, p.MaxStates)
 	}
 	first := make(chan Report, 1)
-	go func() { first <- e.Fire(context.Background(), PreToolCall, map[string]any{"tool_name": "hold"}) }()
+	go func() {
+		first <- e.Fire(context.Background(), hookspec.PreToolCall, map[string]any{"tool_name": "hold"})
+	}()
 	<-started
-	second := e.Fire(context.Background(), PreToolCall, map[string]any{"tool_name": "x"}).Hooks[0]
-	if second.Status != StatusOK {
+	second := e.Fire(context.Background(), hookspec.PreToolCall, map[string]any{"tool_name": "x"}).Hooks[0]
+	if second.Status != hookspec.StatusOK {
 		t.Errorf("second call while the first waits in a host function: %s %q, want ok", second.Status, second.Err)
 	}
 	select {
@@ -84,7 +90,7 @@ func TestIOWaitDoesNotHoldThePlugin(t *testing.T) {
 	default:
 	}
 	close(release)
-	if r := (<-first).Hooks[0]; r.Status != StatusOK {
+	if r := (<-first).Hooks[0]; r.Status != hookspec.StatusOK {
 		t.Errorf("first call: %s %q", r.Status, r.Err)
 	}
 }
@@ -92,10 +98,10 @@ func TestIOWaitDoesNotHoldThePlugin(t *testing.T) {
 // max_states is checked against states.
 func TestMaxStatesManifest(t *testing.T) {
 	home := testutil.Home(t, testutil.Merge(
-		pluginFiles("low", "states: 2\nmax_states: 1\n", one(PreToolCall, "")),
-		pluginFiles("high", "max_states: 257\n", one(PreToolCall, "")),
-		pluginFiles("set", "states: 2\nmax_states: 2\n", one(PreToolCall, "")),
-		pluginFiles("scaled", "states: 3\n", one(PreToolCall, "")),
+		pluginFiles("low", "states: 2\nmax_states: 1\n", one(hooknames.PreToolCall, "")),
+		pluginFiles("high", "max_states: 257\n", one(hooknames.PreToolCall, "")),
+		pluginFiles("set", "states: 2\nmax_states: 2\n", one(hooknames.PreToolCall, "")),
+		pluginFiles("scaled", "states: 3\n", one(hooknames.PreToolCall, "")),
 	))
 	e, _ := newEngine(t, home)
 	want := map[string]string{

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
@@ -38,29 +40,29 @@ done
 	metrics := NewMetrics()
 	e := engineWith(t, home, Options{IgnoreConsent: true, Metrics: metrics})
 
-	if r := e.Fire(context.Background(), PreToolCall, map[string]any{"tool_name": "x"}).Hooks[0]; r.Status != StatusOK || r.Duration <= 0 {
+	if r := e.Fire(context.Background(), hookspec.PreToolCall, map[string]any{"tool_name": "x"}).Hooks[0]; r.Status != hookspec.StatusOK || r.Duration <= 0 {
 		t.Fatalf("free process: status %s (%s), duration %v; want ok and a duration", r.Status, r.Err, r.Duration)
 	}
 	holdCtx, release := context.WithCancel(context.Background())
 	held := make(chan Report, 1)
-	go func() { held <- e.Fire(holdCtx, PreToolCall, map[string]any{"tool_name": "hold"}) }()
+	go func() { held <- e.Fire(holdCtx, hookspec.PreToolCall, map[string]any{"tool_name": "hold"}) }()
 	if _, err := os.ReadFile(fifo); err != nil { // the process holds the firing
 		t.Fatal(err)
 	}
 	const patience = 50 * time.Millisecond
 	ctx, cancel := context.WithTimeout(context.Background(), patience)
 	defer cancel()
-	waiting := e.Fire(ctx, PreToolCall, map[string]any{"tool_name": "x"}).Hooks[0]
+	waiting := e.Fire(ctx, hookspec.PreToolCall, map[string]any{"tool_name": "x"}).Hooks[0]
 	release()
 	<-held
 
 	// Its context's time ran from before the firing began to wait, so the wait is a little
 	// shorter than the patience.
-	if waiting.Status != StatusCancelled || waiting.Wait < patience/2 || waiting.Duration >= waiting.Wait {
+	if waiting.Status != hookspec.StatusCancelled || waiting.Wait < patience/2 || waiting.Duration >= waiting.Wait {
 		t.Errorf("firing that waited for the process: status %s, wait %v, duration %v; want cancelled, a wait of about %v, and a run shorter than the wait",
 			waiting.Status, waiting.Wait, waiting.Duration, patience)
 	}
-	h := histogram(t, metrics.wait.WithLabelValues(SourceShell, script, PreToolCall))
+	h := histogram(t, metrics.wait.WithLabelValues(hookspec.SourceShell, script, hooknames.PreToolCall))
 	if h.GetSampleCount() != 3 || h.GetSampleSum() < waiting.Wait.Seconds()-1e-9 {
 		t.Errorf("hermes_hook_wait_seconds: %d samples, sum %v; want 3 (every firing), at least the wait", h.GetSampleCount(), h.GetSampleSum())
 	}

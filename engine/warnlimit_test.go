@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 	"github.com/hermes-hooks/hermes/internal/testutil"
 	promtest "github.com/prometheus/client_golang/prometheus/testutil"
 )
@@ -22,12 +24,12 @@ func TestFailureWarningsDoNotFlood(t *testing.T) {
 	}
 	defer e.Close(context.Background())
 	for range 100 {
-		e.PreToolCall(context.Background(), ToolCall{Name: "terminal"})
+		e.DecideTool(context.Background(), hookspec.ToolCall{Name: "terminal"})
 	}
 	if n := strings.Count(logs.String(), `msg="plugin hook failed"`); n != 1 {
 		t.Errorf("%d warnings for 100 failures in well under a second, want 1:\n%s", n, logs)
 	}
-	if n := promtest.ToFloat64(m.errors.WithLabelValues(SourcePlugin, "broken", PreToolCall)); n != 100 {
+	if n := promtest.ToFloat64(m.errors.WithLabelValues(hookspec.SourcePlugin, "broken", hooknames.PreToolCall)); n != 100 {
 		t.Errorf("errors counted %v, want 100", n)
 	}
 }

@@ -36,11 +36,11 @@ type WebhookInfo struct {
 // loadWebhooks reads the webhooks: of both layers, applies the policy to the user's, and
 // starts their dispatcher (nil when there is none, or with Options.DisableWebhooks). It
 // returns the endpoints it would start too.
-func (e *Engine) loadWebhooks(mgd *managed, cfg *config) (*webhook.Dispatcher, []*webhook.Endpoint, []*WebhookInfo, []Warning) {
+func (e *Engine) loadWebhooks(mgd *managed, cfg *config) (*webhook.Dispatcher, []*webhook.Endpoint, []*WebhookInfo, []hookspec.Warning) {
 	known := func(s string) bool { return hookspec.IsHook(s) || hookspec.IsEvent(s) }
 	var eps []*webhook.Endpoint
 	var infos []*WebhookInfo
-	var warns []Warning
+	var warns []hookspec.Warning
 	names := map[string]string{} // name -> file that declares it
 	add := func(c *config, layer string) {
 		if c == nil {
@@ -50,7 +50,7 @@ func (e *Engine) loadWebhooks(mgd *managed, cfg *config) (*webhook.Dispatcher, [
 		warns = append(warns, w...)
 		for _, ep := range list {
 			if other, dup := names[ep.Name]; dup {
-				warns = append(warns, Warning{File: ep.File, Line: ep.Line, Msg: "webhook " + ep.Name + " not started: " + other + " declares a webhook of that name"})
+				warns = append(warns, hookspec.Warning{File: ep.File, Line: ep.Line, Msg: "webhook " + ep.Name + " not started: " + other + " declares a webhook of that name"})
 				continue
 			}
 			names[ep.Name] = ep.File
@@ -61,7 +61,7 @@ func (e *Engine) loadWebhooks(mgd *managed, cfg *config) (*webhook.Dispatcher, [
 			}
 			infos = append(infos, info)
 			if info.Refused != "" {
-				warns = append(warns, Warning{File: ep.File, Line: ep.Line, Msg: "webhook " + ep.Name + " not started: " + info.Refused})
+				warns = append(warns, hookspec.Warning{File: ep.File, Line: ep.Line, Msg: "webhook " + ep.Name + " not started: " + info.Refused})
 				continue
 			}
 			eps = append(eps, ep)
@@ -93,11 +93,11 @@ type webhookCallback struct {
 
 func (webhookCallback) stats() *hookMetrics { return nil }
 
-func (c webhookCallback) fire(_ context.Context, hook string, kw args, _ bool) HookResult {
+func (c webhookCallback) fire(_ context.Context, hook string, kw args, _ bool) hookspec.Result {
 	m := kw.Map()
 	tool := toolNameOf(m)
 	if !c.d.WantsTool(hook, tool) { // no endpoint's matcher takes this tool: nothing to build
-		return HookResult{Source: SourceWebhook, Name: "webhooks", Status: StatusSkipped}
+		return hookspec.Result{Source: SourceWebhook, Name: "webhooks", Status: hookspec.StatusSkipped}
 	}
 	cwd := c.cwd()
 	c.d.NotifyLazy(hook, tool, func() ([]byte, error) {
@@ -106,7 +106,7 @@ func (c webhookCallback) fire(_ context.Context, hook string, kw args, _ bool) H
 		}
 		return shell.BuildPayload(hook, m, cwd)
 	})
-	return HookResult{Source: SourceWebhook, Name: "webhooks", Status: StatusOK}
+	return hookspec.Result{Source: SourceWebhook, Name: "webhooks", Status: hookspec.StatusOK}
 }
 
 func toolNameOf(m map[string]any) string {
@@ -114,9 +114,8 @@ func toolNameOf(m map[string]any) string {
 	return s
 }
 
-// NotifyWebhooks queues a gateway event for the webhooks that want it; it never blocks
-// (the gateway calls it from Emit).
-func (e *Engine) NotifyWebhooks(event string, data map[string]any) {
+// notifyWebhooks is enginelink.NotifyWebhooks.
+func (e *Engine) notifyWebhooks(event string, data map[string]any) {
 	if e == nil {
 		return
 	}
@@ -130,9 +129,8 @@ func (e *Engine) NotifyWebhooks(event string, data map[string]any) {
 // Webhooks describes the outbound webhooks of both layers, started or not.
 func (e *Engine) Webhooks() []*WebhookInfo { return e.set.Load().webhookInfo }
 
-// TestWebhook sends one sample delivery of event with data to the webhook named name, now,
-// and returns what came back (hermesctl webhooks test).
-func (e *Engine) TestWebhook(ctx context.Context, name, event string, data map[string]any) (webhook.Attempt, error) {
+// testWebhook is enginelink.TestWebhook: one sample delivery, now.
+func (e *Engine) testWebhook(ctx context.Context, name, event string, data map[string]any) (webhook.Attempt, error) {
 	set := e.set.Load()
 	i := slices.IndexFunc(set.webhookEndpoints, func(ep *webhook.Endpoint) bool { return ep.Name == name })
 	if i < 0 {
@@ -163,6 +161,6 @@ func (m *Metrics) WebhookAttemptFailed(name, event string, retry bool) {
 }
 
 // WebhookDropped implements webhook.Observer.
-func (m *Metrics) WebhookDropped(name, event, reason string) {
-	m.drops.WithLabelValues(SourceWebhook, name, event, reason).Inc()
+func (m *Metrics) WebhookDropped(name, event string, reason hookspec.DropReason) {
+	m.drops.WithLabelValues(SourceWebhook, name, event, reason.String()).Inc()
 }

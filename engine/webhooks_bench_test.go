@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/hermes-hooks/hermes/hookspec"
 )
 
 // BenchmarkToolCallWithWebhook measures a tool call guarded by one Lua hook with a webhook
@@ -42,11 +44,11 @@ func BenchmarkToolCallWithWebhook(b *testing.B) {
 		}
 		return e
 	}
-	call := ToolCall{Name: "terminal", Args: map[string]any{"command": "ls"}}
+	call := hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": "ls"}}
 	run := func(e *Engine, n int) time.Duration {
 		start := time.Now()
 		for range n {
-			e.PreToolCall(context.Background(), call)
+			e.DecideTool(context.Background(), call)
 		}
 		return time.Since(start)
 	}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 )
@@ -51,11 +52,11 @@ func TestWebhookDeliversToolCalls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b := e.PreToolCall(context.Background(), ToolCall{Name: "terminal", Args: map[string]any{"command": "ls"}}); b != nil {
+	if b := e.DecideTool(context.Background(), hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": "ls"}}).Block; b != nil {
 		t.Fatalf("blocked: %+v", b)
 	}
-	e.PreToolCall(context.Background(), ToolCall{Name: "file", Args: map[string]any{}}) // the matcher says no
-	e.NotifyWebhooks("agent:end", map[string]any{"response": "done"})
+	e.DecideTool(context.Background(), hookspec.ToolCall{Name: "file", Args: map[string]any{}}) // the matcher says no
+	e.notifyWebhooks("agent:end", map[string]any{"response": "done"})
 	if ws := e.Webhooks(); len(ws) != 1 || ws[0].Layer != LayerUser {
 		t.Errorf("Webhooks() = %+v", ws)
 	}

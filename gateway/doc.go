@@ -1,6 +1,4 @@
-// Package gateway runs gateway event hooks (<home>/hooks/<name>/HOOK.yaml + handler.lua)
-// and holds the reference gateway runner that drives a whole conversation through the
-// engine's plugin and shell hooks and the gateway's event hooks.
+// Package gateway runs gateway event hooks (<home>/hooks/<name>/HOOK.yaml + handler.lua).
 //
 // # Event hooks
 //
@@ -25,12 +23,7 @@
 // The gateway traces with the engine's TracerProvider (engine.Options.TracerProvider; nil:
 // nothing). A handler called by EmitSync is a span under the caller's; one handling an event
 // queued by EmitContext runs later, in a trace of its own linked to the span of that call.
-// The runner adds spans for each message, turn (invoke_agent) and tool call (execute_tool).
 //
-// # Runner
-//
-// Runner is the reference gateway described in the docs: for each inbound message it fires
-// pre_gateway_dispatch, the session and agent events, pre_llm_call, the tool-call hooks
-// and the output transforms in the documented order, asking an Agent for the model's
-// steps. Replay drives it from a JSON-lines transcript and records a Timeline.
+// The reference gateway that drives whole conversations, and replay, are in package
+// gateway/runner.
 package gateway

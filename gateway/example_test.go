@@ -8,6 +8,7 @@ import (
 
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/gateway"
+	"github.com/hermes-hooks/hermes/hookspec"
 )
 
 // A gateway hook subscribes to gateway events (wildcards allowed) in its HOOK.yaml; the
@@ -26,22 +27,16 @@ end
 `), 0o644)
 
 	ctx := context.Background()
-	eng, err := engine.New(ctx, engine.Options{Home: home})
+	gw, err := gateway.New(ctx, gateway.Options{Engine: engine.Options{Home: home}})
 	if err != nil {
 		fmt.Println("config error:", err)
 		return
 	}
-	defer eng.Close(ctx)
-	gw, err := gateway.New(ctx, eng, gateway.Options{})
-	if err != nil {
-		fmt.Println("gateway error:", err)
-		return
-	}
-	gw.Emit("session:start", map[string]any{"user": "ada"}) // queued; returns at once
-	for _, r := range gw.EmitSync(ctx, "session:reset", map[string]any{"user": "ada"}) {
+	gw.Emit(ctx, hookspec.NamedEvent{Name: "session:start", Data: map[string]any{"user": "ada"}}) // queued; returns at once
+	for _, r := range gw.EmitSync(ctx, hookspec.NamedEvent{Name: "session:reset", Data: map[string]any{"user": "ada"}}) {
 		fmt.Println(r.Name, r.Status, r.Result)
 	}
-	fmt.Println("agent:start has hooks:", len(gw.EmitSync(ctx, "agent:start", nil)) > 0)
+	fmt.Println("agent:start has hooks:", len(gw.EmitSync(ctx, hookspec.NamedEvent{Name: "agent:start", Data: nil})) > 0)
 	if err := gw.Close(ctx); err != nil { // the queued session:start runs before Close returns
 		fmt.Println("close:", err)
 	}

@@ -13,24 +13,29 @@ import (
 
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/enginelink"
 	"github.com/hermes-hooks/hermes/internal/reload"
 )
 
-// Options configure a Gateway. The zero value works.
+// Options configure a Gateway and the engine it runs. The zero value works.
 type Options struct {
-	// Logger receives warnings and hook logs; nil discards them.
+	// Engine configures the engine the gateway builds and runs beside its event hooks
+	// (home, logger, metrics, consent, approver, tracing...).
+	Engine engine.Options
+	// Logger receives warnings and hook logs; nil means Engine.Logger.
 	Logger *slog.Logger
 	// QueueSize bounds each hook's queue of pending events; 0 means 1024. When a hook's
 	// queue is full, Emit drops the event for that hook, counts it and logs a warning.
 	QueueSize int
 	// HostFuncs are added to the hermes module of every gateway hook (e.g. run_agent).
-	HostFuncs map[string]engine.Func
-	// Metrics, when non-nil, counts every hook call and dropped event.
+	HostFuncs map[string]hookspec.Func
+	// Metrics, when non-nil, counts every hook call and dropped event; nil means
+	// Engine.Metrics, so one Metrics serves both.
 	Metrics *engine.Metrics
 }
 
-// Gateway runs the gateway event hooks of a home next to an engine's plugin and shell
-// hooks. Emit never waits for a handler; each hook has its own worker and queue, so a slow
+// Gateway is what a gateway process embeds: an engine (the plugin and shell hooks of a
+// home, Engine) and the gateway event hooks of the same home. Emit never waits for a handler; each hook has its own worker and queue, so a slow
 // hook delays only itself. All methods are safe for concurrent use.
 type Gateway struct {
 	eng    *engine.Engine
@@ -56,7 +61,7 @@ type Gateway struct {
 type routes struct {
 	hooks    []*hook
 	infos    []*HookInfo
-	warnings []engine.Warning
+	warnings []hookspec.Warning
 	exact    map[string][]*hook // event -> exact subscribers, in directory order
 	wildcard map[string][]*hook // prefix -> "<prefix>:*" subscribers, in directory order
 }
@@ -64,9 +69,30 @@ type routes struct {
 // ErrClosed is returned by Reload after Close, and is why events after Close are dropped.
 var ErrClosed = errors.New("gateway closed")
 
-// New loads <home>/hooks (the engine's home) and starts one worker per loaded hook.
-// Broken hooks are skipped with a warning; New fails only if ctx is done.
-func New(ctx context.Context, eng *engine.Engine, opts Options) (*Gateway, error) {
+// New loads the engine, then <home>/hooks (the engine's home), and starts one worker per
+// loaded gateway hook. Broken hooks are skipped with a warning; New fails when the engine
+// cannot load or ctx is done, and nothing is left running then.
+func New(ctx context.Context, opts Options) (*Gateway, error) {
+	if opts.Logger == nil {
+		opts.Logger = opts.Engine.Logger
+	}
+	if opts.Metrics == nil {
+		opts.Metrics = opts.Engine.Metrics
+	}
+	eng, err := engine.New(ctx, opts.Engine)
+	if err != nil {
+		return nil, err
+	}
+	g, err := startGateway(ctx, eng, opts)
+	if err != nil {
+		eng.Close(ctx)
+		return nil, err
+	}
+	return g, nil
+}
+
+// startGateway starts the gateway hooks of eng's home.
+func startGateway(ctx context.Context, eng *engine.Engine, opts Options) (*Gateway, error) {
 	if opts.QueueSize <= 0 {
 		opts.QueueSize = 1024
 	}
@@ -104,15 +130,15 @@ func (g *Gateway) load(ctx context.Context, prev *routes) (*routes, error) {
 	if err != nil {
 		return nil, err
 	}
-	var running []*engine.GatewayHook
-	kept := map[*engine.GatewayHook]*hook{}
+	var running []enginelink.GatewayHook
+	kept := map[enginelink.GatewayHook]*hook{}
 	if prev != nil {
 		for _, h := range prev.hooks {
 			running = append(running, h.GatewayHook)
 			kept[h.GatewayHook] = h
 		}
 	}
-	loaded, infos, warnings, err := g.eng.LoadGatewayHooks(ctx, engine.GatewayHookOptions{Logger: g.logger, HostFuncs: g.opts.HostFuncs}, running)
+	loaded, infos, warnings, err := enginelink.LoadGatewayHooks(g.eng, ctx, enginelink.GatewayHookOptions{Logger: g.logger, HostFuncs: g.opts.HostFuncs}, running)
 	if err == nil {
 		err = home.Unchanged()
 	}
@@ -127,13 +153,13 @@ func (g *Gateway) load(ctx context.Context, prev *routes) (*routes, error) {
 	hooks := make([]*hook, len(loaded))
 	for i, h := range loaded {
 		if hooks[i] = kept[h]; hooks[i] == nil {
-			hooks[i] = &hook{GatewayHook: h, info: h.Info()}
+			hooks[i] = &hook{GatewayHook: h, info: (*HookInfo)(h.Info())}
 		}
 	}
 	for _, w := range warnings {
 		g.loadLog.Warn(w.String())
 	}
-	r := &routes{hooks: hooks, infos: infos, warnings: warnings, exact: map[string][]*hook{}, wildcard: map[string][]*hook{}}
+	r := &routes{hooks: hooks, infos: hookInfos(infos), warnings: warnings, exact: map[string][]*hook{}, wildcard: map[string][]*hook{}}
 	for _, h := range hooks {
 		for _, ev := range h.info.Events {
 			if prefix, ok := strings.CutSuffix(ev, ":*"); ok {
@@ -171,13 +197,27 @@ func (g *Gateway) start(r, prev *routes) {
 	}
 }
 
-// Reload re-reads <home>/hooks and swaps the new hooks in atomically. Unchanged hooks keep
+// Reload reloads the engine (see engine.Engine.Reload), then the gateway hooks; each keeps
+// its running hooks when its own reload fails, and the error joins both failures.
+//
+// The gateway hooks: Reload re-reads <home>/hooks and swaps the new hooks in atomically. Unchanged hooks keep
 // running as they are (same Lua state, queue and order); a changed hook's new version
 // starts after the old one has handled its queue; removed hooks finish their queue first;
 // a hook that fails to load keeps its running version. A home that is missing, unreadable
 // or replaced while it is read fails the reload and keeps every hook. Events emitted during
 // the swap reach either the old or the new hooks.
 func (g *Gateway) Reload(ctx context.Context) error {
+	g.mu.RLock()
+	closed := g.closed
+	g.mu.RUnlock()
+	if closed {
+		return ErrClosed
+	}
+	return errors.Join(g.eng.Reload(ctx), g.reloadHooks(ctx))
+}
+
+// reloadHooks reloads the gateway hooks.
+func (g *Gateway) reloadHooks(ctx context.Context) error {
 	g.reloadMu.Lock()
 	defer g.reloadMu.Unlock()
 	if g.closed {
@@ -213,14 +253,22 @@ func appendOnce(hs []*hook, h *hook) []*hook {
 	return append(hs, h)
 }
 
-// Engine is the engine the gateway was built on.
+// Engine is the gateway's engine: the typed calls of the plugin and shell hooks.
 func (g *Gateway) Engine() *engine.Engine { return g.eng }
 
 // Hooks describes every hook directory found, loaded or not, in directory order.
 func (g *Gateway) Hooks() []*HookInfo { return g.routes.Load().infos }
 
+func hookInfos(infos []*enginelink.GatewayHookInfo) []*HookInfo {
+	out := make([]*HookInfo, len(infos))
+	for i, info := range infos {
+		out[i] = (*HookInfo)(info)
+	}
+	return out
+}
+
 // Warnings lists the problems found while loading.
-func (g *Gateway) Warnings() []engine.Warning { return g.routes.Load().warnings }
+func (g *Gateway) Warnings() []hookspec.Warning { return g.routes.Load().warnings }
 
 // matching returns the hooks for event: exact subscribers first, then wildcard ones, each
 // hook once.
@@ -255,60 +303,44 @@ type worker struct {
 // dropWarnEvery rate-limits the warning about a full queue, per hook.
 const dropWarnEvery = 10 * time.Second
 
-// Emit hands event to every subscribed hook's queue and returns at once. data must not be
+// Emit hands ev to every subscribed hook's queue and returns at once. Its data must not be
 // modified after the call. A full queue drops the event for that hook (counted, warned);
 // after Close every event is dropped and counted (reason "closed"). Events reach a given
-// hook in the order they were emitted.
-func (g *Gateway) Emit(event string, data map[string]any) {
-	g.EmitContext(context.Background(), event, data)
-}
-
-// EmitContext is Emit from a call traced in ctx: when the engine traces, each hook's span
-// for the event links to ctx's span (a link, not a parent: the hook runs later).
-func (g *Gateway) EmitContext(ctx context.Context, event string, data map[string]any) {
+// hook in the order they were emitted. When the engine traces, each hook's span for the
+// event links to ctx's span (a link, not a parent: the hook runs later); ctx is not waited
+// on.
+func (g *Gateway) Emit(ctx context.Context, ev hookspec.Event) {
+	event, data := ev.EventName(), ev.Context()
 	var emit *trace.SpanContext
 	if g.tracer != nil {
 		if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
 			emit = &sc
 		}
 	}
-	g.eng.NotifyWebhooks(event, data)
+	enginelink.NotifyWebhooks(g.eng, event, data)
 	g.mu.RLock()
 	defer g.mu.RUnlock()
 	for _, h := range g.routes.Load().matching(event) {
 		if g.closed {
-			g.drop(h, event, engine.DropClosed)
-			dropped(ctx, emit, h.info.Name, event, engine.DropClosed)
+			g.drop(h, event, hookspec.DropClosed)
+			dropped(ctx, emit, h.info.Name, event, hookspec.DropClosed)
 			continue
 		}
 		select {
 		case h.worker.queue <- job{event, data, emit}:
 		default:
-			g.drop(h, event, engine.DropQueueFull)
-			dropped(ctx, emit, h.info.Name, event, engine.DropQueueFull)
+			g.drop(h, event, hookspec.DropQueueFull)
+			dropped(ctx, emit, h.info.Name, event, hookspec.DropQueueFull)
 		}
 	}
 }
 
-// EmitEvent is Emit for a typed event.
-func (g *Gateway) EmitEvent(ev Event) { g.Emit(ev.EventName(), ev.Context()) }
-
-// EmitEventContext is EmitContext for a typed event.
-func (g *Gateway) EmitEventContext(ctx context.Context, ev Event) {
-	g.EmitContext(ctx, ev.EventName(), ev.Context())
-}
-
-// EmitEventSync is EmitSync for a typed event.
-func (g *Gateway) EmitEventSync(ctx context.Context, ev Event) []engine.HookResult {
-	return g.EmitSync(ctx, ev.EventName(), ev.Context())
-}
-
 // drop counts an event not delivered to h; a full queue is also warned about, at most
 // every dropWarnEvery per hook.
-func (g *Gateway) drop(h *hook, event, reason string) {
+func (g *Gateway) drop(h *hook, event string, reason hookspec.DropReason) {
 	n := h.worker.dropped.Add(1)
-	g.opts.Metrics.Drop(engine.SourceGateway, h.info.Name, event, reason)
-	if reason != engine.DropQueueFull {
+	g.opts.Metrics.Drop(hookspec.SourceGateway, h.info.Name, event, reason)
+	if reason != hookspec.DropQueueFull {
 		return
 	}
 	now := time.Now().UnixNano()
@@ -328,7 +360,7 @@ func (g *Gateway) run(h *hook, after <-chan struct{}) {
 	}
 	for j := range h.worker.queue {
 		if g.abandoned.Load() {
-			g.drop(h, j.event, engine.DropClosed)
+			g.drop(h, j.event, hookspec.DropClosed)
 			continue
 		}
 		g.call(g.base, h, j.event, j.data, j.emit)
@@ -336,42 +368,33 @@ func (g *Gateway) run(h *hook, after <-chan struct{}) {
 	h.Close()
 }
 
-// EmitSync runs the matching handlers now, in order (exact subscribers, then wildcard),
-// and returns one result per handler. After Close nothing runs: the event is counted as
-// dropped for each matching hook and there are no results.
-func (g *Gateway) EmitSync(ctx context.Context, event string, data map[string]any) []engine.HookResult {
-	g.eng.NotifyWebhooks(event, data)
+// EmitSync runs the handlers subscribed to ev now, in order (exact subscribers, then
+// wildcard), and returns one result per handler (a handler's return value is its Result).
+// After Close nothing runs: the event is counted as dropped for each matching hook and
+// there are no results.
+func (g *Gateway) EmitSync(ctx context.Context, ev hookspec.Event) []hookspec.Result {
+	event, data := ev.EventName(), ev.Context()
+	enginelink.NotifyWebhooks(g.eng, event, data)
 	g.mu.RLock()
 	hooks := g.routes.Load().matching(event)
 	if g.closed {
 		for _, h := range hooks {
-			g.drop(h, event, engine.DropClosed)
+			g.drop(h, event, hookspec.DropClosed)
 		}
 		hooks = nil
 	}
 	g.mu.RUnlock()
-	results := make([]engine.HookResult, 0, len(hooks))
+	results := make([]hookspec.Result, 0, len(hooks))
 	for _, h := range hooks {
 		results = append(results, g.call(ctx, h, event, data, nil))
 	}
 	return results
 }
 
-// EmitCollect is EmitSync returning only the non-nil values the handlers returned.
-func (g *Gateway) EmitCollect(ctx context.Context, event string, data map[string]any) []any {
-	var out []any
-	for _, r := range g.EmitSync(ctx, event, data) {
-		if r.Result != nil {
-			out = append(out, r.Result)
-		}
-	}
-	return out
-}
-
 // call runs one handler; failures are logged and reported, never returned. A queued event
 // (emit not nil) runs in a span of its own trace linked to emit; a synchronous one, in a
 // child of ctx's span.
-func (g *Gateway) call(ctx context.Context, h *hook, event string, data map[string]any, emit *trace.SpanContext) (r engine.HookResult) {
+func (g *Gateway) call(ctx context.Context, h *hook, event string, data map[string]any, emit *trace.SpanContext) (r hookspec.Result) {
 	if g.tracer != nil {
 		var span trace.Span
 		ctx, span = g.startSpan(ctx, h.info.Name, event, data, emit)
@@ -379,12 +402,12 @@ func (g *Gateway) call(ctx context.Context, h *hook, event string, data map[stri
 	}
 	start := time.Now()
 	v, err := h.Call(ctx, event, data)
-	r = engine.HookResult{Source: engine.SourceGateway, Name: h.info.Name, Status: engine.StatusOK, Result: v, Duration: time.Since(start)}
+	r = hookspec.Result{Source: hookspec.SourceGateway, Name: h.info.Name, Status: hookspec.StatusOK, Result: v, Duration: time.Since(start)}
 	if err != nil {
-		r = hookspec.Failed(engine.SourceGateway, h.info.Name, engine.StatusOf(err), err.Error(), r.Duration)
-		g.logger.Warn("gateway hook failed", "hook", h.info.Name, "event", event, "status", string(r.Status), "error", r.Err)
+		r = hookspec.Failed(hookspec.SourceGateway, h.info.Name, enginelink.StatusOf(err), err.Error(), r.Duration)
+		g.logger.Warn("gateway hook failed", "hook", h.info.Name, "event", event, "status", r.Status.String(), "error", r.Err)
 	}
-	g.opts.Metrics.Observe(engine.SourceGateway, h.info.Name, event, r.Status, r.Duration)
+	g.opts.Metrics.Observe(hookspec.SourceGateway, h.info.Name, event, r.Status, r.Duration)
 	return r
 }
 
@@ -400,10 +423,18 @@ func (g *Gateway) Dropped() map[string]int64 {
 	return out
 }
 
-// Close stops accepting events (later ones are dropped and counted) and waits for the
-// queued ones to be handled until ctx is done; then it interrupts running handlers, drops
-// (and counts) what is still queued, and returns ctx's error.
+// Close closes the gateway hooks first, so that queued events are handled while the engine
+// (whose hooks and host functions they may use) still runs, then the engine. It stops
+// accepting events (later ones are dropped and counted) and waits for the queued ones to
+// be handled until ctx is done; then it interrupts running handlers, drops (and counts)
+// what is still queued, and returns ctx's error. The engine shares the deadline (see
+// engine.Engine.Close): after Close it blocks every tool call.
 func (g *Gateway) Close(ctx context.Context) error {
+	return errors.Join(g.closeHooks(ctx), g.eng.Close(ctx))
+}
+
+// closeHooks stops the gateway hooks, handling what is queued until ctx is done.
+func (g *Gateway) closeHooks(ctx context.Context) error {
 	g.reloadMu.Lock()
 	defer g.reloadMu.Unlock()
 	g.mu.Lock()

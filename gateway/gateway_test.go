@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/hermes-hooks/hermes/engine"
+	"github.com/hermes-hooks/hermes/hookspec"
 
 	"github.com/hermes-hooks/hermes/internal/testutil"
 )
@@ -24,19 +24,12 @@ func newGateway(t *testing.T, home string, opts Options) (*Gateway, *testutil.Bu
 	t.Helper()
 	logs := &testutil.Buffer{}
 	logger := slog.New(slog.NewTextHandler(logs, nil))
-	eng, err := engine.New(context.Background(), engine.Options{Home: home, Logger: logger})
+	opts.Engine.Home, opts.Engine.Logger = home, logger
+	g, err := New(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts.Logger = logger
-	g, err := New(context.Background(), eng, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		g.Close(context.Background())
-		eng.Close(context.Background())
-	})
+	t.Cleanup(func() { g.Close(context.Background()) })
 	return g, logs
 }
 
@@ -88,7 +81,7 @@ func TestDiscovery(t *testing.T) {
 			t.Errorf("no warning starting with %q in:\n%s", want, strings.Join(warns, "\n"))
 		}
 	}
-	if got := g.EmitCollect(context.Background(), "agent:start", nil); len(got) != 2 {
+	if got := collect(g.EmitSync(context.Background(), hookspec.NamedEvent{Name: "agent:start", Data: nil})); len(got) != 2 {
 		t.Errorf("agent:start reached %v, want good and typo", got)
 	}
 }
@@ -98,7 +91,7 @@ func TestNoHooksDir(t *testing.T) {
 	if len(g.Hooks()) != 0 || len(g.Warnings()) != 0 {
 		t.Errorf("hooks %v warnings %v", g.Hooks(), g.Warnings())
 	}
-	g.Emit("agent:start", nil)
+	g.Emit(context.Background(), hookspec.NamedEvent{Name: "agent:start", Data: nil})
 }
 
 func TestWildcards(t *testing.T) {
@@ -110,18 +103,18 @@ func TestWildcards(t *testing.T) {
 	))
 	g, _ := newGateway(t, home, Options{})
 	ctx := context.Background()
-	got := g.EmitCollect(ctx, "command:reset", map[string]any{"command": "reset"})
+	got := collect(g.EmitSync(ctx, hookspec.NamedEvent{Name: "command:reset", Data: map[string]any{"command": "reset"}}))
 	if diff := cmp.Diff([]any{"both 1", "exact", "wild command:reset reset"}, got); diff != "" {
 		t.Errorf("command:reset (-want +got):\n%s", diff)
 	}
-	got = g.EmitCollect(ctx, "command:model", map[string]any{"command": "model"})
+	got = collect(g.EmitSync(ctx, hookspec.NamedEvent{Name: "command:model", Data: map[string]any{"command": "model"}}))
 	if diff := cmp.Diff([]any{"wild command:model model", "both 2"}, got); diff != "" {
 		t.Errorf("command:model (-want +got):\n%s", diff)
 	}
-	if got := g.EmitCollect(ctx, "agent:step", nil); !cmp.Equal(got, []any{"agent:step"}) {
+	if got := collect(g.EmitSync(ctx, hookspec.NamedEvent{Name: "agent:step", Data: nil})); !cmp.Equal(got, []any{"agent:step"}) {
 		t.Errorf("agent:step = %v", got)
 	}
-	if got := g.EmitCollect(ctx, "session:start", nil); got != nil {
+	if got := collect(g.EmitSync(ctx, hookspec.NamedEvent{Name: "session:start", Data: nil})); got != nil {
 		t.Errorf("session:start = %v", got)
 	}
 }
@@ -129,7 +122,7 @@ func TestWildcards(t *testing.T) {
 func TestEmitDoesNotWaitAndKeepsOrder(t *testing.T) {
 	var mu sync.Mutex
 	var seen []any
-	record := engine.Func(func(_ context.Context, args []any) (any, error) {
+	record := hookspec.Func(func(_ context.Context, args []any) (any, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		seen = append(seen, args[0])
@@ -142,10 +135,10 @@ function handle(ev, ctx)
   if ctx.iteration == 1 then t.sleep(2) end
   hermes.record(ctx.iteration)
 end`))
-	g, _ := newGateway(t, home, Options{HostFuncs: map[string]engine.Func{"record": record}})
+	g, _ := newGateway(t, home, Options{HostFuncs: map[string]hookspec.Func{"record": record}})
 	start := time.Now()
 	for i := 1; i <= 5; i++ {
-		g.Emit("agent:step", map[string]any{"iteration": i})
+		g.Emit(context.Background(), hookspec.NamedEvent{Name: "agent:step", Data: map[string]any{"iteration": i}})
 	}
 	if d := time.Since(start); d > 100*time.Millisecond {
 		t.Errorf("Emit took %v with a 2s handler", d)
@@ -168,7 +161,7 @@ func TestFullQueueDropsAndCounts(t *testing.T) {
 	g, logs := newGateway(t, home, Options{QueueSize: 2})
 	start := time.Now()
 	for i := 0; i < 50; i++ {
-		g.Emit("agent:step", map[string]any{"iteration": i})
+		g.Emit(context.Background(), hookspec.NamedEvent{Name: "agent:step", Data: map[string]any{"iteration": i}})
 	}
 	if d := time.Since(start); d > 200*time.Millisecond {
 		t.Errorf("Emit blocked for %v on a full queue", d)
@@ -189,18 +182,18 @@ func TestFailuresNeverReachTheCaller(t *testing.T) {
 		hookFiles("c_ok", `events: ["agent:end"]`, `function handle() return "ok" end`),
 	))
 	g, logs := newGateway(t, home, Options{})
-	rs := g.EmitSync(context.Background(), "agent:end", nil)
-	var statuses []engine.Status
+	rs := g.EmitSync(context.Background(), hookspec.NamedEvent{Name: "agent:end", Data: nil})
+	var statuses []hookspec.Status
 	for _, r := range rs {
 		statuses = append(statuses, r.Status)
 	}
-	if diff := cmp.Diff([]engine.Status{engine.StatusError, engine.StatusTimeout, engine.StatusOK}, statuses); diff != "" {
+	if diff := cmp.Diff([]hookspec.Status{hookspec.StatusError, hookspec.StatusTimeout, hookspec.StatusOK}, statuses); diff != "" {
 		t.Errorf("statuses (-want +got):\n%s", diff)
 	}
 	if !strings.Contains(rs[0].Err, "a_err/handler.lua:2: boom") {
 		t.Errorf("error %q does not name file and line", rs[0].Err)
 	}
-	g.Emit("agent:end", nil)
+	g.Emit(context.Background(), hookspec.NamedEvent{Name: "agent:end", Data: nil})
 	g.Close(context.Background())
 	if !strings.Contains(logs.String(), "hook=a_err") {
 		t.Errorf("failure not logged with the hook name:\n%s", logs.String())
@@ -210,11 +203,11 @@ func TestFailuresNeverReachTheCaller(t *testing.T) {
 func TestCloseDeadlineInterrupts(t *testing.T) {
 	home := testutil.Home(t, hookFiles("stuck", "events: [agent:end]\ntimeout: 60\n", `function handle() require("hermes").started() while true do end end`))
 	started := make(chan struct{}, 1)
-	g, _ := newGateway(t, home, Options{HostFuncs: map[string]engine.Func{"started": func(context.Context, []any) (any, error) {
+	g, _ := newGateway(t, home, Options{HostFuncs: map[string]hookspec.Func{"started": func(context.Context, []any) (any, error) {
 		started <- struct{}{}
 		return nil, nil
 	}}})
-	g.Emit("agent:end", nil)
+	g.Emit(context.Background(), hookspec.NamedEvent{Name: "agent:end", Data: nil})
 	<-started
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
@@ -225,7 +218,7 @@ func TestCloseDeadlineInterrupts(t *testing.T) {
 	if d := time.Since(start); d > 2*time.Second {
 		t.Errorf("Close took %v", d)
 	}
-	g.Emit("agent:end", nil) // after Close: ignored, no panic
+	g.Emit(context.Background(), hookspec.NamedEvent{Name: "agent:end", Data: nil}) // after Close: ignored, no panic
 }
 
 func writeFileErr(path, content string) error {
@@ -233,4 +226,15 @@ func writeFileErr(path, content string) error {
 		return err
 	}
 	return os.WriteFile(path, []byte(content), 0o644)
+}
+
+// collect is the non-nil values the handlers returned.
+func collect(rs []hookspec.Result) []any {
+	var out []any
+	for _, r := range rs {
+		if r.Result != nil {
+			out = append(out, r.Result)
+		}
+	}
+	return out
 }

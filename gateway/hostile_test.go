@@ -43,13 +43,8 @@ func TestHostileHookManifests(t *testing.T) {
 		}
 	}
 	ctx := context.Background()
-	eng, err := engine.New(ctx, engine.Options{Home: home})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close(ctx)
 	start := time.Now()
-	gw, err := gateway.New(ctx, eng, gateway.Options{})
+	gw, err := gateway.New(ctx, gateway.Options{Engine: engine.Options{Home: home}})
 	if err != nil {
 		t.Fatal(err)
 	}

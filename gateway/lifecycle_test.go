@@ -10,13 +10,14 @@ import (
 	"time"
 
 	"github.com/hermes-hooks/hermes/engine"
+	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/testutil"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
 // recording is the host functions of a test that records what each hook saw, in order.
-func recording(rec *testutil.Recorder) map[string]engine.Func {
-	return map[string]engine.Func{"record": rec.Func()}
+func recording(rec *testutil.Recorder) map[string]hookspec.Func {
+	return map[string]hookspec.Func{"record": rec.Func()}
 }
 
 // counting is a handler that records the event's seq and how many events this Lua state
@@ -44,7 +45,7 @@ func TestReloadKeepsHooksAndOrder(t *testing.T) {
 	ctx := context.Background()
 	const events = 2000
 	for i := range events {
-		g.Emit(AgentStep, map[string]any{"seq": i + 1})
+		g.Emit(context.Background(), hookspec.NamedEvent{Name: hookspec.AgentStep, Data: map[string]any{"seq": i + 1}})
 		if i%200 == 199 {
 			edit := counting("edited") + "\n-- edit " + string(rune('a'+i/200)) + "\n"
 			if err := os.WriteFile(filepath.Join(home, "hooks/edited/handler.lua"), []byte(edit), 0o644); err != nil {
@@ -81,7 +82,7 @@ func TestReloadKeepsHooksAndOrder(t *testing.T) {
 // counts what Close left queued when it gave up waiting; those events never run.
 func TestDropsAreCountedAcrossReloadsAndClose(t *testing.T) {
 	started, release := make(chan struct{}, 16), make(chan struct{})
-	funcs := map[string]engine.Func{
+	funcs := map[string]hookspec.Func{
 		"started": func(context.Context, []any) (any, error) { started <- struct{}{}; return nil, nil },
 		"wait": func(ctx context.Context, _ []any) (any, error) {
 			select {
@@ -95,10 +96,10 @@ func TestDropsAreCountedAcrossReloadsAndClose(t *testing.T) {
 		`function handle(event, ctx) require("hermes").started() require("hermes").wait() end`))
 	metrics := engine.NewMetrics()
 	g, logs := newGateway(t, home, Options{HostFuncs: funcs, QueueSize: 2, Metrics: metrics})
-	g.Emit(AgentStep, nil)
+	g.Emit(context.Background(), hookspec.NamedEvent{Name: hookspec.AgentStep, Data: nil})
 	<-started // one runs, the next two wait in the queue, the rest are dropped
 	for range 9 {
-		g.Emit(AgentStep, nil)
+		g.Emit(context.Background(), hookspec.NamedEvent{Name: hookspec.AgentStep, Data: nil})
 	}
 	if n := g.Dropped()["slow"]; n != 7 {
 		t.Fatalf("Dropped = %d, want 7", n)
@@ -106,7 +107,7 @@ func TestDropsAreCountedAcrossReloadsAndClose(t *testing.T) {
 	if err := g.Reload(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	g.Emit(AgentStep, nil)
+	g.Emit(context.Background(), hookspec.NamedEvent{Name: hookspec.AgentStep, Data: nil})
 	if n := g.Dropped()["slow"]; n != 8 {
 		t.Errorf("after a reload Dropped = %d, want 8 (counted across reloads)", n)
 	}
@@ -116,12 +117,12 @@ func TestDropsAreCountedAcrossReloadsAndClose(t *testing.T) {
 	if err := g.Close(ctx); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("Close = %v, want the deadline's error", err)
 	}
-	g.Emit(AgentStep, nil)
+	g.Emit(context.Background(), hookspec.NamedEvent{Name: hookspec.AgentStep, Data: nil})
 	// 8 dropped while running, 2 left queued at Close, 1 after Close.
 	if n := g.Dropped()["slow"]; n != 11 {
 		t.Errorf("after Close Dropped = %d, want 11", n)
 	}
-	closed, full := drops(t, metrics, engine.DropClosed), drops(t, metrics, engine.DropQueueFull)
+	closed, full := drops(t, metrics, hookspec.DropClosed.String()), drops(t, metrics, hookspec.DropQueueFull.String())
 	if closed != 3 || full != 8 {
 		t.Errorf("drops_total: closed %v, queue_full %v; want 3 and 8", closed, full)
 	}
@@ -154,7 +155,7 @@ func TestFailedReloadKeepsGatewayHooks(t *testing.T) {
 		if err := g.Reload(context.Background()); err == nil || !strings.Contains(err.Error(), "keep running") {
 			t.Errorf("Reload = %v, want an error saying the hooks keep running", err)
 		}
-		if got := g.EmitCollect(context.Background(), AgentEnd, nil); len(got) != 1 {
+		if got := collect(g.EmitSync(context.Background(), hookspec.NamedEvent{Name: hookspec.AgentEnd, Data: nil})); len(got) != 1 {
 			t.Errorf("after a failed reload the hook answered %v", got)
 		}
 	}

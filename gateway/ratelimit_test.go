@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"log/slog"
 	"strings"
 	"sync/atomic"
@@ -8,6 +9,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
@@ -18,23 +20,23 @@ func TestDropWarningsAreRateLimited(t *testing.T) {
 		logs := &testutil.Buffer{}
 		h := &hook{info: &HookInfo{Name: "full"}, worker: &worker{queue: make(chan job), dropped: new(atomic.Int64)}}
 		g := &Gateway{logger: slog.New(slog.NewTextHandler(logs, nil))}
-		r := &routes{hooks: []*hook{h}, exact: map[string][]*hook{AgentStep: {h}}, wildcard: map[string][]*hook{}}
+		r := &routes{hooks: []*hook{h}, exact: map[string][]*hook{hookspec.AgentStep: {h}}, wildcard: map[string][]*hook{}}
 		g.routes.Store(r)
 		warnings := func() int { return strings.Count(logs.String(), "queue full") }
 
 		for range 5 {
-			g.Emit(AgentStep, nil) // the queue has no room: every event is dropped
+			g.Emit(context.Background(), hookspec.NamedEvent{Name: hookspec.AgentStep, Data: nil}) // the queue has no room: every event is dropped
 		}
 		if n := warnings(); n != 1 {
 			t.Errorf("%d warnings for 5 drops at once, want 1", n)
 		}
 		time.Sleep(dropWarnEvery - time.Second)
-		g.Emit(AgentStep, nil)
+		g.Emit(context.Background(), hookspec.NamedEvent{Name: hookspec.AgentStep, Data: nil})
 		if n := warnings(); n != 1 {
 			t.Errorf("%d warnings before the interval passed, want 1", n)
 		}
 		time.Sleep(2 * time.Second)
-		g.Emit(AgentStep, nil)
+		g.Emit(context.Background(), hookspec.NamedEvent{Name: hookspec.AgentStep, Data: nil})
 		if n := warnings(); n != 2 {
 			t.Errorf("%d warnings after the interval, want 2", n)
 		}

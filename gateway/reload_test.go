@@ -7,10 +7,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/hermes-hooks/hermes/engine"
-	"github.com/prometheus/client_golang/prometheus"
-	promtest "github.com/prometheus/client_golang/prometheus/testutil"
 
+	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
@@ -36,63 +34,19 @@ func TestGatewayReload(t *testing.T) {
 	if err := g.Reload(ctx); err != nil {
 		t.Fatal(err)
 	}
-	got := g.EmitCollect(ctx, "agent:end", nil)
+	got := collect(g.EmitSync(ctx, hookspec.NamedEvent{Name: "agent:end", Data: nil}))
 	if diff := cmp.Diff([]any{"a2", "b1", "d1"}, got); diff != "" {
 		t.Errorf("after reload (-want +got):\n%s", diff)
 	}
 	if !strings.Contains(logs.String(), "hooks/b/handler.lua:2:") || !strings.Contains(logs.String(), "previous version keeps running") {
 		t.Errorf("broken edit not reported with file and line:\n%s", logs.String())
 	}
-	g.Emit("agent:end", nil) // workers of the new set are running
+	g.Emit(context.Background(), hookspec.NamedEvent{Name: "agent:end", Data: nil}) // workers of the new set are running
 	if err := g.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if err := g.Reload(ctx); err != ErrClosed {
 		t.Errorf("Reload after Close = %v", err)
-	}
-}
-
-func TestReplayMetrics(t *testing.T) {
-	home := testutil.Home(t, testutil.Merge(
-		map[string]string{"plugins/guard/plugin.yaml": "name: guard\n", "plugins/guard/handler.lua": `
-function register(ctx)
-  ctx.register_hook("pre_tool_call", function(kw)
-    if kw.args.command == "rm -rf /" then return {action = "block", message = "no"} end
-  end)
-end`},
-		hookFiles("steps", `events: ["agent:step", "agent:end"]`, `function handle(ev) if ev == "agent:end" then error("boom") end end`),
-	))
-	m := engine.NewMetrics()
-	_, err := ReplayReader(context.Background(), "t.jsonl", strings.NewReader(`
-{"type":"message","platform":"cli","user_id":"u","text":"go"}
-{"type":"llm","tool_calls":[{"id":"1","name":"terminal","args":{"command":"rm -rf /"},"result":"{}"},{"id":"2","name":"terminal","args":{"command":"ls"},"result":"{}"}]}
-{"type":"llm","tool_calls":[{"id":"3","name":"terminal","args":{"command":"rm -rf /"},"result":"{}"}]}
-{"type":"llm","response":"done"}
-`), engine.Options{Home: home, Metrics: m}, Options{Metrics: m})
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg := prometheus.NewPedanticRegistry()
-	reg.MustRegister(m)
-	want := `
-# HELP hermes_hook_blocks_total Tool calls blocked, counted for the hook whose block won.
-# TYPE hermes_hook_blocks_total counter
-hermes_hook_blocks_total{event="agent:end",hook="steps",source="gateway"} 0
-hermes_hook_blocks_total{event="agent:step",hook="steps",source="gateway"} 0
-hermes_hook_blocks_total{event="pre_tool_call",hook="guard",source="plugin"} 2
-# HELP hermes_hook_calls_total Hook calls, by hook and event.
-# TYPE hermes_hook_calls_total counter
-hermes_hook_calls_total{event="agent:end",hook="steps",source="gateway"} 1
-hermes_hook_calls_total{event="agent:step",hook="steps",source="gateway"} 2
-hermes_hook_calls_total{event="pre_tool_call",hook="guard",source="plugin"} 3
-# HELP hermes_hook_errors_total Hook calls that failed (error raised, crashed, could not start).
-# TYPE hermes_hook_errors_total counter
-hermes_hook_errors_total{event="agent:end",hook="steps",source="gateway"} 1
-hermes_hook_errors_total{event="agent:step",hook="steps",source="gateway"} 0
-hermes_hook_errors_total{event="pre_tool_call",hook="guard",source="plugin"} 0
-`
-	if err := promtest.GatherAndCompare(reg, strings.NewReader(want), "hermes_hook_calls_total", "hermes_hook_errors_total", "hermes_hook_blocks_total"); err != nil {
-		t.Error(err)
 	}
 }
 
@@ -104,7 +58,7 @@ func TestGatewayHooksDisabledInConfig(t *testing.T) {
 		map[string]string{"config.yaml": "gateway_hooks:\n  disabled: [b]\n"},
 	))
 	g, _ := newGateway(t, home, Options{})
-	if got := g.EmitCollect(context.Background(), "agent:end", nil); !cmp.Equal(got, []any{"a"}) {
+	if got := collect(g.EmitSync(context.Background(), hookspec.NamedEvent{Name: "agent:end", Data: nil})); !cmp.Equal(got, []any{"a"}) {
 		t.Errorf("got %v, want only a (b disabled in config.yaml, c has an empty name)", got)
 	}
 	status := map[string]string{}

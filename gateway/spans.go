@@ -9,11 +9,12 @@ import (
 
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/enginelink"
 )
 
 // newTracer is the tracer of eng's provider, or nil when the engine traces nothing.
 func newTracer(eng *engine.Engine) trace.Tracer {
-	p := eng.TracerProvider()
+	p := enginelink.TracerProvider(eng)
 	if p == nil {
 		return nil
 	}
@@ -25,7 +26,7 @@ func newTracer(eng *engine.Engine) trace.Tracer {
 // of ctx's span.
 func (g *Gateway) startSpan(ctx context.Context, name, event string, data map[string]any, emit *trace.SpanContext) (context.Context, trace.Span) {
 	attrs := []attribute.KeyValue{engine.AttrEvent.String(event), engine.AttrHookName.String(name),
-		engine.AttrHookSource.String(engine.SourceGateway), engine.AttrHookDialect.String("hermes")}
+		engine.AttrHookSource.String(hookspec.SourceGateway), engine.AttrHookDialect.String("hermes")}
 	if s, _ := data["session_id"].(string); s != "" {
 		attrs = append(attrs, engine.AttrConversationID.String(s))
 	}
@@ -42,65 +43,23 @@ func (g *Gateway) startSpan(ctx context.Context, name, event string, data map[st
 const EventDropped = "hermes.dropped"
 
 // dropped records on the span of ctx (emit: traced) that hook did not get event, and why.
-func dropped(ctx context.Context, emit *trace.SpanContext, hook, event, reason string) {
+func dropped(ctx context.Context, emit *trace.SpanContext, hook, event string, reason hookspec.DropReason) {
 	if emit == nil {
 		return
 	}
 	trace.SpanFromContext(ctx).AddEvent(EventDropped, trace.WithAttributes(engine.AttrHookName.String(hook),
-		engine.AttrEvent.String(event), attrDropReason.String(reason)))
+		engine.AttrEvent.String(event), attrDropReason.String(reason.String())))
 }
 
 // endSpan records how the hook's call ended and ends span; a failure is the span's error.
-func endSpan(span trace.Span, r engine.HookResult) {
-	span.SetAttributes(engine.AttrHookStatus.String(string(r.Status)),
+func endSpan(span trace.Span, r hookspec.Result) {
+	span.SetAttributes(engine.AttrHookStatus.String(r.Status.String()),
 		engine.AttrDurationMS.Float64(hookspec.DurationMS(r.Duration)))
-	if r.Status != engine.StatusOK && r.Status != engine.StatusSkipped {
-		span.SetAttributes(engine.AttrErrorType.String(string(r.Status)), engine.AttrHookError.String(r.Err))
+	if r.Status != hookspec.StatusOK && r.Status != hookspec.StatusSkipped {
+		span.SetAttributes(engine.AttrErrorType.String(r.Status.String()), engine.AttrHookError.String(r.Err))
 		span.SetStatus(codes.Error, r.Err)
 	}
 	span.End()
-}
-
-// span starts a span of the runner's own (a message, a turn, a tool call), a child of
-// ctx's, named name (and suffix, if any), with the attributes attrs returns, so the hooks'
-// spans sit inside the host's. Without a tracer it is a span that records nothing, and
-// neither the name nor the attributes are built.
-func (r *Runner) span(ctx context.Context, name, suffix string, attrs func() []attribute.KeyValue) (context.Context, trace.Span) {
-	if r.tracer == nil {
-		return ctx, noSpan
-	}
-	if suffix != "" {
-		name += " " + suffix
-	}
-	var opts []trace.SpanStartOption
-	if attrs != nil {
-		opts = append(opts, trace.WithAttributes(attrs()...))
-	}
-	return r.tracer.Start(ctx, name, opts...)
-}
-
-// toolSpan starts the span of one tool call of session s (GenAI's execute_tool).
-func (r *Runner) toolSpan(ctx context.Context, s *session, call engine.ToolCall) (context.Context, trace.Span) {
-	return r.span(ctx, "execute_tool", call.Name, func() []attribute.KeyValue {
-		return []attribute.KeyValue{attrOperation.String("execute_tool"), engine.AttrToolName.String(call.Name),
-			engine.AttrToolCallID.String(call.ToolCallID), engine.AttrConversationID.String(s.id)}
-	})
-}
-
-// endToolSpan records whether the call was blocked and ends span.
-func endToolSpan(span trace.Span, blocked bool) {
-	if span.IsRecording() {
-		span.SetAttributes(attrBlocked.Bool(blocked))
-	}
-	span.End()
-}
-
-// loadSpan starts the span of loading the home of a replay, when p traces.
-func loadSpan(ctx context.Context, p trace.TracerProvider) (context.Context, trace.Span) {
-	if p == nil {
-		return ctx, noSpan
-	}
-	return p.Tracer(engine.TracerName).Start(ctx, "load home")
 }
 
 // noSpan records nothing.
@@ -108,8 +67,5 @@ var noSpan = trace.SpanFromContext(context.Background())
 
 // GenAI semantic-convention attributes of the runner's spans.
 const (
-	attrOperation  = attribute.Key("gen_ai.operation.name") // invoke_agent, execute_tool
-	attrBlocked    = attribute.Key("hermes.tool.blocked")   // a tool call's pre_tool_call hooks blocked it
-	attrCommand    = attribute.Key("hermes.command")        // a slash command's name
-	attrDropReason = attribute.Key("hermes.drop.reason")    // why a hook did not get an event: queue_full, closed
+	attrDropReason = attribute.Key("hermes.drop.reason") // why a hook did not get an event: queue_full, closed
 )

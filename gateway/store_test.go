@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/hermes-hooks/hermes/engine"
+	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/enginelink"
 	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
@@ -17,21 +19,17 @@ func TestGatewayHookStore(t *testing.T) {
 		"plugins/counter/handler.lua": `function register(ctx) ctx.register_hook("pre_llm_call", function() require("store").incr("steps", 100) end) end`,
 	})
 	ctx := context.Background()
-	eng, err := engine.New(ctx, engine.Options{Home: home})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close(ctx)
-	g, err := New(ctx, eng, Options{})
+	g, err := New(ctx, Options{Engine: engine.Options{Home: home}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer g.Close(ctx)
-	eng.PreLLMCall(ctx, engine.LLMTurn{})
+	eng := g.Engine()
+	eng.PreLLMCall(ctx, hookspec.LLMTurn{})
 	var last any
 	for range 3 {
-		rs := g.EmitSync(ctx, "agent:step", map[string]any{})
-		if len(rs) != 1 || rs[0].Status != engine.StatusOK {
+		rs := g.EmitSync(ctx, hookspec.NamedEvent{Name: "agent:step", Data: map[string]any{}})
+		if len(rs) != 1 || rs[0].Status != hookspec.StatusOK {
 			t.Fatalf("results %+v", rs)
 		}
 		last = rs[0].Result
@@ -39,7 +37,7 @@ func TestGatewayHookStore(t *testing.T) {
 	if last != int64(3) {
 		t.Errorf("the gateway hook counted %v, want 3 (its own namespace)", last)
 	}
-	b, err := eng.StoreBackend()
+	b, err := enginelink.StoreBackend(eng)
 	if err != nil {
 		t.Fatal(err)
 	}

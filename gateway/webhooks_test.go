@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/hermes-hooks/hermes/engine"
+	"github.com/hermes-hooks/hermes/hookspec"
 )
 
 // Gateway events reach the webhooks that want them, with the event's context as data,
@@ -27,20 +28,15 @@ func TestEmitNotifiesWebhooks(t *testing.T) {
 	home := t.TempDir()
 	os.WriteFile(filepath.Join(home, "config.yaml"), []byte("webhooks:\n  - {name: w, url: \""+srv.URL+
 		"\", events: [\"agent:*\"], secret_env: S, allow_private_network: true}\n"), 0o644)
-	eng, err := engine.New(context.Background(), engine.Options{Home: home, ManagedHome: t.TempDir(),
-		Getenv: func(string) string { return "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" }})
+	g, err := New(context.Background(), Options{Engine: engine.Options{Home: home, ManagedHome: t.TempDir(),
+		Getenv: func(string) string { return "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" }}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := New(context.Background(), eng, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	g.Emit("agent:end", map[string]any{"response": "done"})
-	g.Emit("session:start", map[string]any{}) // not wanted
-	g.EmitSync(context.Background(), "agent:start", map[string]any{"message": "hi"})
+	g.Emit(context.Background(), hookspec.NamedEvent{Name: "agent:end", Data: map[string]any{"response": "done"}})
+	g.Emit(context.Background(), hookspec.NamedEvent{Name: "session:start", Data: map[string]any{}}) // not wanted
+	g.EmitSync(context.Background(), hookspec.NamedEvent{Name: "agent:start", Data: map[string]any{"message": "hi"}})
 	g.Close(context.Background())
-	eng.Close(context.Background())
 	close(got)
 	var types []string
 	for m := range got {

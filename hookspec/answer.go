@@ -1,6 +1,10 @@
 package hookspec
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/hermes-hooks/hermes/internal/hooknames"
+)
 
 // Kind is what an answer asks for.
 type Kind int
@@ -73,36 +77,36 @@ func Normalise(event string, v any) Answer {
 		return Answer{}
 	}
 	switch event {
-	case PreToolCall:
+	case hooknames.PreToolCall:
 		return toolAnswer(v)
-	case PreLLMCall:
+	case hooknames.PreLLMCall:
 		if obj, ok := v.(map[string]any); ok && obj["action"] == "block" {
 			return blockFrom(obj, "message", "reason")
 		}
 		if s, ok := stringOr(v, "context"); ok && strings.TrimSpace(s) != "" {
 			return Answer{Kind: Context, Text: s}
 		}
-	case PreCompact:
+	case hooknames.PreCompact:
 		if s, ok := stringOr(v, "context"); ok && strings.TrimSpace(s) != "" {
 			return Answer{Kind: Context, Text: s}
 		}
-	case PreVerify:
+	case hooknames.PreVerify:
 		return verifyAnswer(v)
-	case PreApprovalRequest:
+	case hooknames.PreApprovalRequest:
 		return approvalAnswer(v)
-	case TransformToolResult:
+	case hooknames.TransformToolResult:
 		if s, ok := stringOr(v, "result"); ok {
 			return Answer{Kind: Replace, Text: s}
 		}
-	case TransformTerminalOutput:
+	case hooknames.TransformTerminalOutput:
 		if s, ok := stringOr(v, "output"); ok {
 			return Answer{Kind: Replace, Text: s}
 		}
-	case TransformLLMOutput:
+	case hooknames.TransformLLMOutput:
 		if s, ok := stringOr(v, "response_text"); ok && s != "" {
 			return Answer{Kind: Replace, Text: s}
 		}
-	case PreGatewayDispatch:
+	case hooknames.PreGatewayDispatch:
 		return dispatchAnswer(v)
 	}
 	return Answer{}

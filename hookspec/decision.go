@@ -1,6 +1,10 @@
 package hookspec
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/hermes-hooks/hermes/internal/hooknames"
+)
 
 // Decision is what the hooks of one call decided together, computed once by Merge.
 type Decision struct {
@@ -36,7 +40,7 @@ type Decision struct {
 //   - pre_compact and post_tool_failure: every Context, joined, as pre_llm_call's.
 //   - observers: None.
 func Merge(event string, rs []Result) Decision {
-	if event == PreToolCall {
+	if event == hooknames.PreToolCall {
 		return mergeTool(rs)
 	}
 	if d, ok := mergeStrongest(event, rs); ok {
@@ -45,7 +49,7 @@ func Merge(event string, rs []Result) Decision {
 	d := Decision{By: -1}
 	for i := range rs {
 		a := &rs[i].Answer
-		if a.Output != nil && d.Output == nil && event == PostToolCall {
+		if a.Output != nil && d.Output == nil && event == hooknames.PostToolCall {
 			d.Output = a.Output
 		}
 		switch {
@@ -120,14 +124,14 @@ func mergeTool(rs []Result) Decision {
 // written for Claude Code.
 func takesContext(event string) bool {
 	switch event {
-	case PreLLMCall, OnSessionStart, PostToolCall, PostToolFailure, PreCompact:
+	case hooknames.PreLLMCall, hooknames.OnSessionStart, hooknames.PostToolCall, hooknames.PostToolFailure, hooknames.PreCompact:
 		return true
 	}
 	return false
 }
 
 // strongest is, per event, the kind that decides over every other answer of the call.
-var strongest = map[string]Kind{PreLLMCall: Block, PreApprovalRequest: Deny}
+var strongest = map[string]Kind{hooknames.PreLLMCall: Block, hooknames.PreApprovalRequest: Deny}
 
 // mergeStrongest is the decision of the first answer of the strongest kind of event, if
 // there is one: a blocked prompt, a denied approval.
@@ -151,15 +155,15 @@ func mergeStrongest(event string, rs []Result) (Decision, bool) {
 // accepts reports whether an answer of kind decides event.
 func accepts(event string, kind Kind) bool {
 	switch event {
-	case PreToolCall:
+	case hooknames.PreToolCall:
 		return kind == Block
-	case TransformToolResult, TransformTerminalOutput, TransformLLMOutput:
+	case hooknames.TransformToolResult, hooknames.TransformTerminalOutput, hooknames.TransformLLMOutput:
 		return kind == Replace
-	case PreGatewayDispatch:
+	case hooknames.PreGatewayDispatch:
 		return kind == Allow || kind == Skip || kind == Rewrite
-	case PreVerify:
+	case hooknames.PreVerify:
 		return kind == Continue
-	case PreApprovalRequest:
+	case hooknames.PreApprovalRequest:
 		return kind == Allow
 	}
 	return false

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 )
 
 func TestMerge(t *testing.T) {
@@ -18,41 +19,41 @@ func TestMerge(t *testing.T) {
 		want    any
 		by      int
 	}{
-		{"first block wins", PreToolCall, SourcePlugin, []any{nil, map[string]any{"action": "deny"}, block("b"), block("c")}, block("b"), 2},
-		{"a block without message gets its source's default", PreToolCall, SourceShell, []any{map[string]any{"decision": "block"}}, block("Blocked by shell hook."), 0},
-		{"the canonical form decides", PreToolCall, SourcePlugin, []any{map[string]any{"action": "allow", "decision": "block"}}, nil, -1},
-		{"a string does not block", PreToolCall, SourcePlugin, []any{"block"}, nil, -1},
-		{"contexts join in order", PreLLMCall, SourcePlugin, []any{"one", map[string]any{"context": "   "}, map[string]any{"context": "two"}}, map[string]any{"context": "one\n\ntwo"}, 0},
-		{"an empty transform counts", TransformToolResult, SourcePlugin, []any{"", "second"}, map[string]any{"text": ""}, 0},
-		{"the result key counts", TransformToolResult, SourcePlugin, []any{map[string]any{"result": "r"}}, map[string]any{"text": "r"}, 0},
-		{"an empty llm output does not", TransformLLMOutput, SourcePlugin, []any{"", "x"}, map[string]any{"text": "x"}, 1},
-		{"skip", PreGatewayDispatch, SourcePlugin, []any{map[string]any{"action": "drop"}, map[string]any{"action": "skip", "reason": "r"}}, map[string]any{"action": "skip", "reason": "r"}, 1},
-		{"rewrite without text allows and ends the scan", PreGatewayDispatch, SourcePlugin, []any{map[string]any{"action": "rewrite"}, map[string]any{"action": "skip"}}, map[string]any{"action": "allow"}, 0},
-		{"nothing", PreGatewayDispatch, SourcePlugin, nil, nil, -1},
-		{"observers decide nothing", PostToolCall, SourcePlugin, []any{block("x")}, nil, -1},
-		{"block beats ask, approve and modify", PreToolCall, SourcePlugin, []any{
+		{"first block wins", hooknames.PreToolCall, SourcePlugin, []any{nil, map[string]any{"action": "deny"}, block("b"), block("c")}, block("b"), 2},
+		{"a block without message gets its source's default", hooknames.PreToolCall, SourceShell, []any{map[string]any{"decision": "block"}}, block("Blocked by shell hook."), 0},
+		{"the canonical form decides", hooknames.PreToolCall, SourcePlugin, []any{map[string]any{"action": "allow", "decision": "block"}}, nil, -1},
+		{"a string does not block", hooknames.PreToolCall, SourcePlugin, []any{"block"}, nil, -1},
+		{"contexts join in order", hooknames.PreLLMCall, SourcePlugin, []any{"one", map[string]any{"context": "   "}, map[string]any{"context": "two"}}, map[string]any{"context": "one\n\ntwo"}, 0},
+		{"an empty transform counts", hooknames.TransformToolResult, SourcePlugin, []any{"", "second"}, map[string]any{"text": ""}, 0},
+		{"the result key counts", hooknames.TransformToolResult, SourcePlugin, []any{map[string]any{"result": "r"}}, map[string]any{"text": "r"}, 0},
+		{"an empty llm output does not", hooknames.TransformLLMOutput, SourcePlugin, []any{"", "x"}, map[string]any{"text": "x"}, 1},
+		{"skip", hooknames.PreGatewayDispatch, SourcePlugin, []any{map[string]any{"action": "drop"}, map[string]any{"action": "skip", "reason": "r"}}, map[string]any{"action": "skip", "reason": "r"}, 1},
+		{"rewrite without text allows and ends the scan", hooknames.PreGatewayDispatch, SourcePlugin, []any{map[string]any{"action": "rewrite"}, map[string]any{"action": "skip"}}, map[string]any{"action": "allow"}, 0},
+		{"nothing", hooknames.PreGatewayDispatch, SourcePlugin, nil, nil, -1},
+		{"observers decide nothing", hooknames.PostToolCall, SourcePlugin, []any{block("x")}, nil, -1},
+		{"block beats ask, approve and modify", hooknames.PreToolCall, SourcePlugin, []any{
 			map[string]any{"action": "modify", "args": map[string]any{"c": "1"}}, map[string]any{"action": "approve"},
 			map[string]any{"action": "ask", "message": "sure?"}, block("no")}, block("no"), 3},
-		{"ask beats approve", PreToolCall, SourcePlugin, []any{map[string]any{"action": "approve"}, map[string]any{"action": "ask", "message": "sure?"}},
+		{"ask beats approve", hooknames.PreToolCall, SourcePlugin, []any{map[string]any{"action": "approve"}, map[string]any{"action": "ask", "message": "sure?"}},
 			map[string]any{"action": "ask", "message": "sure?"}, 1},
-		{"ask carries the modified args", PreToolCall, SourcePlugin, []any{
+		{"ask carries the modified args", hooknames.PreToolCall, SourcePlugin, []any{
 			map[string]any{"action": "modify", "args": map[string]any{"c": "1"}}, map[string]any{"action": "ask", "message": "ok?"}},
 			map[string]any{"action": "ask", "message": "ok?", "args": map[string]any{"c": "1"}}, 1},
-		{"approve beats modify", PreToolCall, SourcePlugin, []any{map[string]any{"action": "modify", "args": map[string]any{"c": "1"}}, map[string]any{"decision": "approve"}},
+		{"approve beats modify", hooknames.PreToolCall, SourcePlugin, []any{map[string]any{"action": "modify", "args": map[string]any{"c": "1"}}, map[string]any{"decision": "approve"}},
 			map[string]any{"action": "approve", "args": map[string]any{"c": "1"}}, 1},
-		{"modifications chain: the last one stands", PreToolCall, SourcePlugin, []any{
+		{"modifications chain: the last one stands", hooknames.PreToolCall, SourcePlugin, []any{
 			map[string]any{"action": "modify", "args": map[string]any{"c": "1"}}, map[string]any{"action": "modify", "args": map[string]any{"c": "2"}}},
 			map[string]any{"action": "modify", "args": map[string]any{"c": "2"}}, 1},
-		{"Claude Code's permission decisions", PreToolCall, SourceShell, []any{
+		{"Claude Code's permission decisions", hooknames.PreToolCall, SourceShell, []any{
 			map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": ".env is private"}}},
 			block(".env is private"), 0},
-		{"Claude Code's updatedInput alone modifies", PreToolCall, SourceShell, []any{
+		{"Claude Code's updatedInput alone modifies", hooknames.PreToolCall, SourceShell, []any{
 			map[string]any{"hookSpecificOutput": map[string]any{"updatedInput": map[string]any{"command": "ls"}}}},
 			map[string]any{"action": "modify", "args": map[string]any{"command": "ls"}}, 0},
-		{"Claude Code's ask", PreToolCall, SourceShell, []any{
+		{"Claude Code's ask", hooknames.PreToolCall, SourceShell, []any{
 			map[string]any{"hookSpecificOutput": map[string]any{"permissionDecision": "ask", "permissionDecisionReason": "deploy?"}}},
 			map[string]any{"action": "ask", "message": "deploy?"}, 0},
-		{"modify without args does nothing", PreToolCall, SourcePlugin, []any{map[string]any{"action": "modify"}}, nil, -1},
+		{"modify without args does nothing", hooknames.PreToolCall, SourcePlugin, []any{map[string]any{"action": "modify"}}, nil, -1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -73,11 +74,11 @@ func TestMerge(t *testing.T) {
 
 func TestNames(t *testing.T) {
 	t.Parallel()
-	if len(Names()) != 22 || !IsHook(PreToolCall) || IsHook("agent:start") {
+	if len(Names()) != 22 || !IsHook(hooknames.PreToolCall) || IsHook("agent:start") {
 		t.Errorf("Names() = %v", Names())
 	}
 	Names()[0] = "changed"
-	if Names()[0] != PreToolCall {
+	if Names()[0] != hooknames.PreToolCall {
 		t.Error("Names returns the package's own slice")
 	}
 }
@@ -98,7 +99,7 @@ func TestSampleKwargsForEveryHook(t *testing.T) {
 			t.Errorf("no sample kwargs for %s", h)
 		}
 	}
-	if got := SampleKwargs(PreToolCall, "")["args"].(map[string]any)["command"]; got != "echo hello" {
+	if got := SampleKwargs(hooknames.PreToolCall, "")["args"].(map[string]any)["command"]; got != "echo hello" {
 		t.Errorf("pre_tool_call command = %v", got)
 	}
 	if SampleKwargs("nope", "") != nil {
@@ -124,25 +125,25 @@ func TestProblem(t *testing.T) {
 		v     any
 		want  string // "" = no problem
 	}{
-		{PreToolCall, nil, ""},
-		{PreToolCall, map[string]any{}, ""},
-		{PreToolCall, map[string]any{"action": "allow"}, ""},
-		{PreToolCall, map[string]any{"decision": "approve", "reason": "fine"}, ""},
-		{PreToolCall, map[string]any{"action": "block", "message": "x"}, ""},
-		{PreToolCall, map[string]any{"action": "blocked"}, `(did you mean action="block"?)`},
-		{PreToolCall, map[string]any{"action": "deny", "message": "x"}, `answer {"action":"deny","message":"x"} does nothing for pre_tool_call: expected {action="block", message="..."}`},
-		{PreToolCall, "block", "does nothing for pre_tool_call"},
-		{PreToolCall, map[string]any{"action": "approve", "args": int64(5)}, `answer {"action":"approve","args":5} does nothing`},
-		{PreToolCall, map[string]any{"action": "modify", "args": "rm -rf /"}, "does nothing for pre_tool_call"},
-		{PreToolCall, map[string]any{"hookSpecificOutput": map[string]any{"permissionDecision": "allow", "updatedInput": "ls"}}, "does nothing for pre_tool_call"},
-		{PreToolCall, false, ""},
-		{PreLLMCall, map[string]any{"ctx": "x"}, "does nothing for pre_llm_call"},
-		{PreLLMCall, map[string]any{"contxt": "x"}, `(did you mean "context" instead of "contxt"?)`},
-		{PreLLMCall, map[string]any{"context": "  "}, ""},
-		{PreLLMCall, 5, "expected a string, {context=\"...\"}, or {action=\"block\""},
-		{TransformToolResult, map[string]any{"text": "x"}, "does nothing for transform_tool_result"},
-		{TransformLLMOutput, "", ""},
-		{PostToolCall, "anything", ""},
+		{hooknames.PreToolCall, nil, ""},
+		{hooknames.PreToolCall, map[string]any{}, ""},
+		{hooknames.PreToolCall, map[string]any{"action": "allow"}, ""},
+		{hooknames.PreToolCall, map[string]any{"decision": "approve", "reason": "fine"}, ""},
+		{hooknames.PreToolCall, map[string]any{"action": "block", "message": "x"}, ""},
+		{hooknames.PreToolCall, map[string]any{"action": "blocked"}, `(did you mean action="block"?)`},
+		{hooknames.PreToolCall, map[string]any{"action": "deny", "message": "x"}, `answer {"action":"deny","message":"x"} does nothing for pre_tool_call: expected {action="block", message="..."}`},
+		{hooknames.PreToolCall, "block", "does nothing for pre_tool_call"},
+		{hooknames.PreToolCall, map[string]any{"action": "approve", "args": int64(5)}, `answer {"action":"approve","args":5} does nothing`},
+		{hooknames.PreToolCall, map[string]any{"action": "modify", "args": "rm -rf /"}, "does nothing for pre_tool_call"},
+		{hooknames.PreToolCall, map[string]any{"hookSpecificOutput": map[string]any{"permissionDecision": "allow", "updatedInput": "ls"}}, "does nothing for pre_tool_call"},
+		{hooknames.PreToolCall, false, ""},
+		{hooknames.PreLLMCall, map[string]any{"ctx": "x"}, "does nothing for pre_llm_call"},
+		{hooknames.PreLLMCall, map[string]any{"contxt": "x"}, `(did you mean "context" instead of "contxt"?)`},
+		{hooknames.PreLLMCall, map[string]any{"context": "  "}, ""},
+		{hooknames.PreLLMCall, 5, "expected a string, {context=\"...\"}, or {action=\"block\""},
+		{hooknames.TransformToolResult, map[string]any{"text": "x"}, "does nothing for transform_tool_result"},
+		{hooknames.TransformLLMOutput, "", ""},
+		{hooknames.PostToolCall, "anything", ""},
 	}
 	for _, tt := range tests {
 		got := Problem(tt.event, tt.v, closest)

@@ -72,6 +72,17 @@ type Event interface {
 	Context() map[string]any
 }
 
+// NamedEvent is any event by name, with the context table its hooks receive as is: a
+// host's own events ("deploy:done"), or a documented one built by hand. Data must not be
+// modified once emitted.
+type NamedEvent struct {
+	Name string
+	Data map[string]any
+}
+
+func (e NamedEvent) EventName() string       { return e.Name }
+func (e NamedEvent) Context() map[string]any { return e.Data }
+
 // StartupEvent is gateway:startup.
 type StartupEvent struct{ Platforms []string }
 

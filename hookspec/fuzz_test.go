@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 	"github.com/hermes-hooks/hermes/internal/suggest"
 )
 
@@ -124,7 +125,7 @@ func fuzzResults(event string, data []byte) (rs []Result, values []any) {
 		switch g.pick(10) {
 		case 0:
 			r := Failed(src, "h", StatusTimeout, "slow", 0)
-			if event == PreToolCall && g.pick(2) == 0 {
+			if event == hooknames.PreToolCall && g.pick(2) == 0 {
 				r.FailClosed("blocked: plugin \"h\" failed closed (timeout: slow)")
 			}
 			rs = append(rs, r)
@@ -145,7 +146,7 @@ func fuzzResults(event string, data []byte) (rs []Result, values []any) {
 
 // fuzzSeeds are calls in the shapes the docs show, as JSON arrays of answers, by event.
 var fuzzSeeds = map[string][]string{
-	PreToolCall: {
+	hooknames.PreToolCall: {
 		`[{"action":"block","message":"no"}]`,
 		`[null,{"action":"deny"},{"action":"block","message":"b"},{"action":"block","message":"c"}]`,
 		`[{"decision":"block"}]`,
@@ -171,21 +172,21 @@ var fuzzSeeds = map[string][]string{
 		`[{"reason":"top","hookSpecificOutput":{"permissionDecision":"deny"}}]`,
 		`["block",1,true,false,[],{},{"message":"m"}]`,
 	},
-	PreLLMCall: {
+	hooknames.PreLLMCall: {
 		`["one",{"context":"   "},{"context":"two"}]`,
 		`["",{"context":"\u000b"},"\u00a0",{"contxt":"x"},42]`,
 	},
-	TransformToolResult:     {`["","second"]`, `[{"result":"r"},{"output":"o"}]`, `[5,{"result":5},{"result":""}]`},
-	TransformTerminalOutput: {`[{"output":"o"},"x"]`, `[{"result":"r"},""]`},
-	TransformLLMOutput:      {`["","x"]`, `[{"response_text":""},{"response_text":" "}]`},
-	PreGatewayDispatch: {
+	hooknames.TransformToolResult:     {`["","second"]`, `[{"result":"r"},{"output":"o"}]`, `[5,{"result":5},{"result":""}]`},
+	hooknames.TransformTerminalOutput: {`[{"output":"o"},"x"]`, `[{"result":"r"},""]`},
+	hooknames.TransformLLMOutput:      {`["","x"]`, `[{"response_text":""},{"response_text":" "}]`},
+	hooknames.PreGatewayDispatch: {
 		`[{"action":"drop"},{"action":"skip","reason":"r"}]`,
 		`[{"action":"rewrite"},{"action":"skip"}]`,
 		`[{"action":"rewrite","text":""},{"action":"allow"}]`,
 		`[{"action":"rewrite","text":5},"skip",{"decision":"skip"}]`,
 	},
-	PostToolCall:   {`[{"action":"block","message":"x"},"context",{"context":"c"}]`},
-	OnSessionStart: {`["hello",{"context":"c"}]`},
+	hooknames.PostToolCall:   {`[{"action":"block","message":"x"},"context",{"context":"c"}]`},
+	hooknames.OnSessionStart: {`["hello",{"context":"c"}]`},
 }
 
 // FuzzNormaliseMerge holds Normalise and Merge to refNormalise and refMerge, the rules as
@@ -259,7 +260,7 @@ func showResults(rs []Result) string {
 			parts[i] += "(rechecked)"
 		}
 		if r.Status.Failed() {
-			parts[i] += "(" + string(r.Status) + ")"
+			parts[i] += "(" + r.Status.String() + ")"
 		}
 	}
 	return "[" + strings.Join(slices.Clip(parts), ", ") + "]"

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 )
 
 // The keys of a payload written by hand (hermesctl hooks test --payload-file) are checked
@@ -70,7 +72,7 @@ func kwargKinds(event string) map[string]string {
 	for k, v := range sample {
 		kinds[k] = kindOf(v)
 	}
-	if event == PreGatewayDispatch { // the host's objects
+	if event == hooknames.PreGatewayDispatch { // the host's objects
 		kinds["gateway"], kinds["session_store"] = kindAny, kindAny
 	}
 	return kinds

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 	"github.com/hermes-hooks/hermes/internal/suggest"
 )
 
@@ -15,21 +16,21 @@ func TestCheckKwargs(t *testing.T) {
 		payload map[string]any
 		want    string // "" = no problem
 	}{
-		{PreLLMCall, map[string]any{"prompt": "hi"}, `unknown key "prompt" for pre_llm_call, did you mean "user_message"?`},
-		{PreToolCall, map[string]any{"tool_input": map[string]any{}}, `unknown key "tool_input" for pre_tool_call, did you mean "args"?`},
-		{PreToolCall, map[string]any{"tool_nmae": "terminal"}, `unknown key "tool_nmae" for pre_tool_call, did you mean "tool_name"?`},
-		{PreToolCall, map[string]any{"zzz": 1}, `unknown key "zzz" for pre_tool_call: passed on as a kwarg of the host's own (keys: args, session_id, task_id, tool_call_id, tool_name)`},
-		{PreToolCall, map[string]any{"args": "rm -rf /"}, `"args" of pre_tool_call must be a table (a JSON object), got the string "rm -rf /"; e.g. "args": {"command": "rm -rf /"}`},
-		{PreToolCall, map[string]any{"args": nil}, `"args" of pre_tool_call must be a table (a JSON object), got null`},
-		{PostToolCall, map[string]any{"duration_ms": "42"}, `"duration_ms" of post_tool_call must be an integer, got the string "42"`},
-		{PreLLMCall, map[string]any{"is_first_turn": "yes"}, `"is_first_turn" of pre_llm_call must be true or false, got the string "yes"`},
-		{PreLLMCall, map[string]any{"conversation_history": map[string]any{}}, `"conversation_history" of pre_llm_call must be a list (a JSON array), got a table (a JSON object)`},
+		{hooknames.PreLLMCall, map[string]any{"prompt": "hi"}, `unknown key "prompt" for pre_llm_call, did you mean "user_message"?`},
+		{hooknames.PreToolCall, map[string]any{"tool_input": map[string]any{}}, `unknown key "tool_input" for pre_tool_call, did you mean "args"?`},
+		{hooknames.PreToolCall, map[string]any{"tool_nmae": "terminal"}, `unknown key "tool_nmae" for pre_tool_call, did you mean "tool_name"?`},
+		{hooknames.PreToolCall, map[string]any{"zzz": 1}, `unknown key "zzz" for pre_tool_call: passed on as a kwarg of the host's own (keys: args, session_id, task_id, tool_call_id, tool_name)`},
+		{hooknames.PreToolCall, map[string]any{"args": "rm -rf /"}, `"args" of pre_tool_call must be a table (a JSON object), got the string "rm -rf /"; e.g. "args": {"command": "rm -rf /"}`},
+		{hooknames.PreToolCall, map[string]any{"args": nil}, `"args" of pre_tool_call must be a table (a JSON object), got null`},
+		{hooknames.PostToolCall, map[string]any{"duration_ms": "42"}, `"duration_ms" of post_tool_call must be an integer, got the string "42"`},
+		{hooknames.PreLLMCall, map[string]any{"is_first_turn": "yes"}, `"is_first_turn" of pre_llm_call must be true or false, got the string "yes"`},
+		{hooknames.PreLLMCall, map[string]any{"conversation_history": map[string]any{}}, `"conversation_history" of pre_llm_call must be a list (a JSON array), got a table (a JSON object)`},
 		{"command:model", map[string]any{"args": "gpt-5"}, ""},
 		{"command:model", map[string]any{"comand": "x"}, `unknown key "comand" for command:model, did you mean "command"?`},
 		{AgentStep, map[string]any{"iteration": 2, "tool_names": []any{"terminal"}}, ""},
-		{PreToolCall, map[string]any{"args": map[string]any{"command": "ls"}, "tool_name": "terminal"}, ""},
-		{OnSessionFinalize, map[string]any{"session_id": nil}, ""},
-		{PreGatewayDispatch, map[string]any{"gateway": "x"}, ""},
+		{hooknames.PreToolCall, map[string]any{"args": map[string]any{"command": "ls"}, "tool_name": "terminal"}, ""},
+		{hooknames.OnSessionFinalize, map[string]any{"session_id": nil}, ""},
+		{hooknames.PreGatewayDispatch, map[string]any{"gateway": "x"}, ""},
 		{"myhost:event", map[string]any{"anything": 1}, ""},
 	}
 	for _, tt := range tests {

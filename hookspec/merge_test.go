@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 )
 
 // The answers of the precedence table, each from the source that would give it.
@@ -86,9 +87,9 @@ func TestMergePrecedence(t *testing.T) {
 		rs := make([]Result, len(tt.answers))
 		for i, name := range tt.answers {
 			a := mergeAnswers[name]
-			rs[i] = Answered(a.source, name, PreToolCall, a.v, 0)
+			rs[i] = Answered(a.source, name, hooknames.PreToolCall, a.v, 0)
 		}
-		if diff := cmp.Diff(tt.want, Merge(PreToolCall, rs)); diff != "" {
+		if diff := cmp.Diff(tt.want, Merge(hooknames.PreToolCall, rs)); diff != "" {
 			t.Errorf("Merge(%v) (-want +got):\n%s", tt.answers, diff)
 		}
 	}
@@ -100,8 +101,8 @@ func TestMergeFailClosed(t *testing.T) {
 	t.Parallel()
 	failed := Failed(SourcePlugin, "guard", StatusTimeout, "slow", 0)
 	failed.FailClosed(`blocked: plugin "guard" failed closed (timeout: slow)`)
-	block := Answered(SourceShell, "b", PreToolCall, tbl{"decision": "block", "reason": "r"}, 0)
-	modify := Answered(SourcePlugin, "m", PreToolCall, tbl{"action": "modify", "args": n1}, 0)
+	block := Answered(SourceShell, "b", hooknames.PreToolCall, tbl{"decision": "block", "reason": "r"}, 0)
+	modify := Answered(SourcePlugin, "m", hooknames.PreToolCall, tbl{"action": "modify", "args": n1}, 0)
 	plain := Failed(SourcePlugin, "open", StatusError, "boom", 0) // not fail_closed: nothing
 
 	tests := []struct {
@@ -113,7 +114,7 @@ func TestMergeFailClosed(t *testing.T) {
 		{[]Result{plain, modify}, Decision{Kind: Modify, By: 1, Args: n1}},
 	}
 	for i, tt := range tests {
-		if diff := cmp.Diff(tt.want, Merge(PreToolCall, tt.rs)); diff != "" {
+		if diff := cmp.Diff(tt.want, Merge(hooknames.PreToolCall, tt.rs)); diff != "" {
 			t.Errorf("case %d (-want +got):\n%s", i, diff)
 		}
 	}
@@ -129,7 +130,7 @@ func TestMergeDefaultBlockMessage(t *testing.T) {
 	} {
 		for _, v := range []any{tbl{"action": "block"}, tbl{"action": "block", "message": "  "}, tbl{"decision": "block", "reason": int64(1)},
 			tbl{"hookSpecificOutput": tbl{"permissionDecision": "deny", "permissionDecisionReason": ""}}} {
-			d := Merge(PreToolCall, []Result{Answered(source, "h", PreToolCall, v, 0)})
+			d := Merge(hooknames.PreToolCall, []Result{Answered(source, "h", hooknames.PreToolCall, v, 0)})
 			if d.Kind != Block || d.Message != want {
 				t.Errorf("%q source, %s: %v %q, want a block with %q", source, show(v), d.Kind, d.Message, want)
 			}
@@ -148,38 +149,38 @@ func TestMergeOtherHooks(t *testing.T) {
 		answers []Answer
 		want    Decision
 	}{
-		{PreLLMCall, []Answer{{}, ctx("a"), {}, ctx("b"), ctx("c")}, Decision{Kind: Context, By: 1, From: []int{1, 3, 4}, Text: "a\n\nb\n\nc"}},
-		{PreLLMCall, []Answer{ctx(" a ")}, Decision{Kind: Context, By: 0, From: []int{0}, Text: " a "}},
-		{PreLLMCall, []Answer{{}, rep("x")}, Decision{By: -1}},
+		{hooknames.PreLLMCall, []Answer{{}, ctx("a"), {}, ctx("b"), ctx("c")}, Decision{Kind: Context, By: 1, From: []int{1, 3, 4}, Text: "a\n\nb\n\nc"}},
+		{hooknames.PreLLMCall, []Answer{ctx(" a ")}, Decision{Kind: Context, By: 0, From: []int{0}, Text: " a "}},
+		{hooknames.PreLLMCall, []Answer{{}, rep("x")}, Decision{By: -1}},
 		// A prompt block decides over every context, wherever it comes.
-		{PreLLMCall, []Answer{ctx("a"), {Kind: Block, Message: "m"}, {Kind: Block, Message: "n"}}, Decision{Kind: Block, By: 1, Message: "m"}},
-		{PreLLMCall, []Answer{{Kind: Block}}, Decision{Kind: Block, By: 0, Message: "Blocked by plugin hook."}},
-		{PreVerify, []Answer{{}, {Kind: Continue, Message: "tests fail"}, {Kind: Continue, Message: "lint"}}, Decision{Kind: Continue, By: 1, Message: "tests fail"}},
-		{PreVerify, []Answer{ctx("c"), {Kind: Block}}, Decision{By: -1}},
-		{PreCompact, []Answer{ctx("keep names"), ctx("keep paths")}, Decision{Kind: Context, By: 0, From: []int{0, 1}, Text: "keep names\n\nkeep paths"}},
-		{PostToolFailure, []Answer{ctx("retry with -v")}, Decision{Kind: Context, By: 0, From: []int{0}, Text: "retry with -v"}},
+		{hooknames.PreLLMCall, []Answer{ctx("a"), {Kind: Block, Message: "m"}, {Kind: Block, Message: "n"}}, Decision{Kind: Block, By: 1, Message: "m"}},
+		{hooknames.PreLLMCall, []Answer{{Kind: Block}}, Decision{Kind: Block, By: 0, Message: "Blocked by plugin hook."}},
+		{hooknames.PreVerify, []Answer{{}, {Kind: Continue, Message: "tests fail"}, {Kind: Continue, Message: "lint"}}, Decision{Kind: Continue, By: 1, Message: "tests fail"}},
+		{hooknames.PreVerify, []Answer{ctx("c"), {Kind: Block}}, Decision{By: -1}},
+		{hooknames.PreCompact, []Answer{ctx("keep names"), ctx("keep paths")}, Decision{Kind: Context, By: 0, From: []int{0, 1}, Text: "keep names\n\nkeep paths"}},
+		{hooknames.PostToolFailure, []Answer{ctx("retry with -v")}, Decision{Kind: Context, By: 0, From: []int{0}, Text: "retry with -v"}},
 		// A deny decides over every allow; the first allow gives its args and remember.
-		{PreApprovalRequest, []Answer{{Kind: Allow, Remember: true}, {Kind: Deny, Message: "no"}}, Decision{Kind: Deny, By: 1, Message: "no"}},
-		{PreApprovalRequest, []Answer{{}, {Kind: Allow, Args: map[string]any{"command": "ls"}, Remember: true}, {Kind: Allow}}, Decision{Kind: Allow, By: 1, Args: map[string]any{"command": "ls"}, Remember: true}},
-		{PreApprovalRequest, []Answer{{Kind: Deny, Remember: true}}, Decision{Kind: Deny, By: 0, Message: "Blocked by plugin hook.", Remember: true}},
-		{OnNotification, []Answer{ctx("x"), {Kind: Continue}}, Decision{By: -1}},
+		{hooknames.PreApprovalRequest, []Answer{{Kind: Allow, Remember: true}, {Kind: Deny, Message: "no"}}, Decision{Kind: Deny, By: 1, Message: "no"}},
+		{hooknames.PreApprovalRequest, []Answer{{}, {Kind: Allow, Args: map[string]any{"command": "ls"}, Remember: true}, {Kind: Allow}}, Decision{Kind: Allow, By: 1, Args: map[string]any{"command": "ls"}, Remember: true}},
+		{hooknames.PreApprovalRequest, []Answer{{Kind: Deny, Remember: true}}, Decision{Kind: Deny, By: 0, Message: "Blocked by plugin hook.", Remember: true}},
+		{hooknames.OnNotification, []Answer{ctx("x"), {Kind: Continue}}, Decision{By: -1}},
 		// Hooks written for Claude Code add context to these two.
-		{OnSessionStart, []Answer{ctx("s1"), ctx("s2")}, Decision{Kind: Context, By: 0, From: []int{0, 1}, Text: "s1\n\ns2"}},
-		{PostToolCall, []Answer{{}, ctx("feedback")}, Decision{Kind: Context, By: 1, From: []int{1}, Text: "feedback"}},
-		{PostLLMCall, []Answer{ctx("ignored")}, Decision{By: -1}},
-		{PreToolCall, []Answer{ctx("ignored"), rep("x")}, Decision{By: -1}},
+		{hooknames.OnSessionStart, []Answer{ctx("s1"), ctx("s2")}, Decision{Kind: Context, By: 0, From: []int{0, 1}, Text: "s1\n\ns2"}},
+		{hooknames.PostToolCall, []Answer{{}, ctx("feedback")}, Decision{Kind: Context, By: 1, From: []int{1}, Text: "feedback"}},
+		{hooknames.PostLLMCall, []Answer{ctx("ignored")}, Decision{By: -1}},
+		{hooknames.PreToolCall, []Answer{ctx("ignored"), rep("x")}, Decision{By: -1}},
 
-		{TransformToolResult, []Answer{{}, rep(""), rep("second")}, Decision{Kind: Replace, By: 1, Text: ""}},
-		{TransformTerminalOutput, []Answer{rep("a"), rep("b")}, Decision{Kind: Replace, By: 0, Text: "a"}},
-		{TransformLLMOutput, []Answer{ctx("c"), rep("r")}, Decision{Kind: Replace, By: 1, Text: "r"}},
+		{hooknames.TransformToolResult, []Answer{{}, rep(""), rep("second")}, Decision{Kind: Replace, By: 1, Text: ""}},
+		{hooknames.TransformTerminalOutput, []Answer{rep("a"), rep("b")}, Decision{Kind: Replace, By: 0, Text: "a"}},
+		{hooknames.TransformLLMOutput, []Answer{ctx("c"), rep("r")}, Decision{Kind: Replace, By: 1, Text: "r"}},
 
-		{PreGatewayDispatch, []Answer{{}, {Kind: Skip, Message: "spam"}, {Kind: Allow}}, Decision{Kind: Skip, By: 1, Message: "spam"}},
-		{PreGatewayDispatch, []Answer{{Kind: Allow}, {Kind: Skip}}, Decision{Kind: Allow, By: 0}},
-		{PreGatewayDispatch, []Answer{{Kind: Rewrite, Text: "hi"}, {Kind: Skip}}, Decision{Kind: Rewrite, By: 0, Text: "hi"}},
-		{PreGatewayDispatch, []Answer{{Kind: Skip}}, Decision{Kind: Skip, By: 0}},
-		{PreGatewayDispatch, []Answer{rep("x"), {Kind: Block}, ctx("c")}, Decision{By: -1}},
+		{hooknames.PreGatewayDispatch, []Answer{{}, {Kind: Skip, Message: "spam"}, {Kind: Allow}}, Decision{Kind: Skip, By: 1, Message: "spam"}},
+		{hooknames.PreGatewayDispatch, []Answer{{Kind: Allow}, {Kind: Skip}}, Decision{Kind: Allow, By: 0}},
+		{hooknames.PreGatewayDispatch, []Answer{{Kind: Rewrite, Text: "hi"}, {Kind: Skip}}, Decision{Kind: Rewrite, By: 0, Text: "hi"}},
+		{hooknames.PreGatewayDispatch, []Answer{{Kind: Skip}}, Decision{Kind: Skip, By: 0}},
+		{hooknames.PreGatewayDispatch, []Answer{rep("x"), {Kind: Block}, ctx("c")}, Decision{By: -1}},
 
-		{SubagentStop, []Answer{{Kind: Block, Message: "m"}, rep("r")}, Decision{By: -1}},
+		{hooknames.SubagentStop, []Answer{{Kind: Block, Message: "m"}, rep("r")}, Decision{By: -1}},
 		{"my_host_hook", []Answer{{Kind: Block}}, Decision{By: -1}},
 	}
 	for _, tt := range tests {

@@ -1,37 +1,65 @@
 package hookspec
 
-import "slices"
+import (
+	"slices"
 
-// Plugin hook names.
-const (
-	PreToolCall             = "pre_tool_call"
-	PostToolCall            = "post_tool_call"
-	TransformToolResult     = "transform_tool_result"
-	TransformTerminalOutput = "transform_terminal_output"
-	PreLLMCall              = "pre_llm_call"
-	PostLLMCall             = "post_llm_call"
-	TransformLLMOutput      = "transform_llm_output"
-	PreAPIRequest           = "pre_api_request"
-	PostAPIRequest          = "post_api_request"
-	OnSessionStart          = "on_session_start"
-	OnSessionEnd            = "on_session_end"
-	OnSessionFinalize       = "on_session_finalize"
-	OnSessionReset          = "on_session_reset"
-	SubagentStop            = "subagent_stop"
-	PreGatewayDispatch      = "pre_gateway_dispatch"
-	PreApprovalRequest      = "pre_approval_request"
-	PostApprovalResponse    = "post_approval_response"
-
-	// The lifecycle points other agents' hooks need (SPEC §4.5).
-	PreVerify       = "pre_verify"        // the agent is about to stop: a hook may keep it going
-	PostToolFailure = "post_tool_failure" // a tool call failed
-	PreCompact      = "pre_compact"       // the host is about to summarise the history
-	PostCompact     = "post_compact"      // the host summarised the history
-	OnNotification  = "on_notification"   // the agent wants the user's attention
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 )
 
-// names lists every hook in the documented order.
-var names = []string{
+// Hook names a lifecycle point that plugin and shell hooks register for: one of the
+// variables below, or a host's own hook (HookNamed). A typo in a hook's name does not
+// compile: there is no conversion from a string but HookNamed and ParseHook.
+type Hook struct{ name string }
+
+// String is the hook's name, as hooks register for it ("pre_tool_call").
+func (h Hook) String() string { return h.name }
+
+// MarshalText writes the hook's name.
+func (h Hook) MarshalText() ([]byte, error) { return []byte(h.name), nil }
+
+// HookNamed is the hook called name: a documented one (then it equals its variable) or a
+// host's own, which plugins register for by that name. It does not check the name: use
+// ParseHook to accept only documented hooks.
+func HookNamed(name string) Hook { return Hook{name} }
+
+// ParseHook is the documented hook called name, and whether there is one.
+func ParseHook(name string) (Hook, bool) {
+	if !IsHook(name) {
+		return Hook{}, false
+	}
+	return Hook{name}, true
+}
+
+// The plugin hooks.
+var (
+	PreToolCall             = Hook{hooknames.PreToolCall}
+	PostToolCall            = Hook{hooknames.PostToolCall}
+	TransformToolResult     = Hook{hooknames.TransformToolResult}
+	TransformTerminalOutput = Hook{hooknames.TransformTerminalOutput}
+	PreLLMCall              = Hook{hooknames.PreLLMCall}
+	PostLLMCall             = Hook{hooknames.PostLLMCall}
+	TransformLLMOutput      = Hook{hooknames.TransformLLMOutput}
+	PreAPIRequest           = Hook{hooknames.PreAPIRequest}
+	PostAPIRequest          = Hook{hooknames.PostAPIRequest}
+	OnSessionStart          = Hook{hooknames.OnSessionStart}
+	OnSessionEnd            = Hook{hooknames.OnSessionEnd}
+	OnSessionFinalize       = Hook{hooknames.OnSessionFinalize}
+	OnSessionReset          = Hook{hooknames.OnSessionReset}
+	SubagentStop            = Hook{hooknames.SubagentStop}
+	PreGatewayDispatch      = Hook{hooknames.PreGatewayDispatch}
+	PreApprovalRequest      = Hook{hooknames.PreApprovalRequest}
+	PostApprovalResponse    = Hook{hooknames.PostApprovalResponse}
+
+	// The lifecycle points other agents' hooks need (SPEC §4.5).
+	PreVerify       = Hook{hooknames.PreVerify}       // the agent is about to stop: a hook may keep it going
+	PostToolFailure = Hook{hooknames.PostToolFailure} // a tool call failed
+	PreCompact      = Hook{hooknames.PreCompact}      // the host is about to summarise the history
+	PostCompact     = Hook{hooknames.PostCompact}     // the host summarised the history
+	OnNotification  = Hook{hooknames.OnNotification}  // the agent wants the user's attention
+)
+
+// hooks lists every hook in the documented order.
+var hooks = []Hook{
 	PreToolCall, PostToolCall, TransformToolResult, TransformTerminalOutput,
 	PreLLMCall, PostLLMCall, TransformLLMOutput, PreAPIRequest, PostAPIRequest,
 	OnSessionStart, OnSessionEnd, OnSessionFinalize, OnSessionReset, SubagentStop,
@@ -39,8 +67,17 @@ var names = []string{
 	PreVerify, PostToolFailure, PreCompact, PostCompact, OnNotification,
 }
 
-// Names returns the name of every plugin hook, in the documented order.
-func Names() []string { return slices.Clone(names) }
+// Hooks returns every documented hook, in the documented order.
+func Hooks() []Hook { return slices.Clone(hooks) }
 
-// IsHook reports whether name is a plugin hook name.
-func IsHook(name string) bool { return slices.Contains(names, name) }
+// Names returns the name of every documented hook, in the documented order.
+func Names() []string {
+	out := make([]string, len(hooks))
+	for i, h := range hooks {
+		out[i] = h.name
+	}
+	return out
+}
+
+// IsHook reports whether name is a documented hook's name.
+func IsHook(name string) bool { return slices.Contains(hooks, Hook{name}) }

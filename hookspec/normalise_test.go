@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 	"github.com/hermes-hooks/hermes/internal/suggest"
 )
 
@@ -44,7 +45,7 @@ func TestNormalise(t *testing.T) {
 		{"a skip", tbl{"action": "skip", "reason": "r"}, Answer{}},
 	}
 	cases := map[string][]normaliseCase{
-		PreToolCall: {
+		hooknames.PreToolCall: {
 			{"nil", nil, Answer{}},
 			{"a string", "block", Answer{}},
 			{"a number", int64(2), Answer{}},
@@ -130,7 +131,7 @@ func TestNormalise(t *testing.T) {
 			{"ask beats decision approve", tbl{"decision": "approve", "hookSpecificOutput": tbl{"permissionDecision": "ask", "updatedInput": ls}}, Answer{Kind: Ask, Args: ls}},
 			{"hookSpecificOutput with only its event name", tbl{"hookSpecificOutput": tbl{"hookEventName": "PreToolUse"}}, Answer{}},
 		},
-		PreLLMCall: {
+		hooknames.PreLLMCall: {
 			{"a string", "remember this", Answer{Kind: Context, Text: "remember this"}},
 			{"a string with spaces around", "  x  ", Answer{Kind: Context, Text: "  x  "}},
 			{"a context", tbl{"context": "c"}, Answer{Kind: Context, Text: "c"}},
@@ -147,7 +148,7 @@ func TestNormalise(t *testing.T) {
 			{"an empty table", tbl{}, Answer{}},
 			{"nil", nil, Answer{}},
 		},
-		TransformToolResult: {
+		hooknames.TransformToolResult: {
 			{"a string", "new", Answer{Kind: Replace, Text: "new"}},
 			{"the empty string", "", Answer{Kind: Replace, Text: ""}},
 			{"a result", tbl{"result": "r"}, Answer{Kind: Replace, Text: "r"}},
@@ -160,7 +161,7 @@ func TestNormalise(t *testing.T) {
 			{"a list", []any{"r"}, Answer{}},
 			{"nil", nil, Answer{}},
 		},
-		TransformTerminalOutput: {
+		hooknames.TransformTerminalOutput: {
 			{"a string", "new", Answer{Kind: Replace, Text: "new"}},
 			{"the empty string", "", Answer{Kind: Replace, Text: ""}},
 			{"an output", tbl{"output": "o"}, Answer{Kind: Replace, Text: "o"}},
@@ -170,7 +171,7 @@ func TestNormalise(t *testing.T) {
 			{"a number", int64(0), Answer{}},
 			{"nil", nil, Answer{}},
 		},
-		TransformLLMOutput: {
+		hooknames.TransformLLMOutput: {
 			{"a string", "new", Answer{Kind: Replace, Text: "new"}},
 			{"a blank string counts", " ", Answer{Kind: Replace, Text: " "}},
 			{"the empty string does not", "", Answer{}},
@@ -181,7 +182,7 @@ func TestNormalise(t *testing.T) {
 			{"a number", int64(1), Answer{}},
 			{"nil", nil, Answer{}},
 		},
-		PreVerify: {
+		hooknames.PreVerify: {
 			{"continue with a reason", tbl{"action": "continue", "reason": "run the tests"}, Answer{Kind: Continue, Message: "run the tests"}},
 			{"continue without a reason keeps going all the same", tbl{"action": "continue"}, Answer{Kind: Continue, Message: DefaultContinueReason}},
 			{"continue with a blank reason", tbl{"action": "continue", "reason": " "}, Answer{Kind: Continue, Message: DefaultContinueReason}},
@@ -191,14 +192,14 @@ func TestNormalise(t *testing.T) {
 			{"a string", "continue", Answer{}},
 			{"nil", nil, Answer{}},
 		},
-		PreCompact: {
+		hooknames.PreCompact: {
 			{"a string", "keep the test names", Answer{Kind: Context, Text: "keep the test names"}},
 			{"a context", tbl{"context": "c"}, Answer{Kind: Context, Text: "c"}},
 			{"a blank string", " ", Answer{}},
 			{"a number", int64(1), Answer{}},
 			{"nil", nil, Answer{}},
 		},
-		PreApprovalRequest: {
+		hooknames.PreApprovalRequest: {
 			{"allow", tbl{"action": "allow"}, Answer{Kind: Allow}},
 			{"allow and remember", tbl{"action": "allow", "remember": true}, Answer{Kind: Allow, Remember: true}},
 			{"allow with args", tbl{"action": "allow", "args": tbl{"command": "ls"}}, Answer{Kind: Allow, Args: tbl{"command": "ls"}}},
@@ -210,7 +211,7 @@ func TestNormalise(t *testing.T) {
 			{"a string", "allow", Answer{}},
 			{"nil", nil, Answer{}},
 		},
-		PreGatewayDispatch: {
+		hooknames.PreGatewayDispatch: {
 			{"skip", tbl{"action": "skip", "reason": "spam"}, Answer{Kind: Skip, Message: "spam"}},
 			{"skip without reason", tbl{"action": "skip"}, Answer{Kind: Skip}},
 			{"skip with a number as reason", tbl{"action": "skip", "reason": int64(1)}, Answer{Kind: Skip}},
@@ -322,52 +323,52 @@ func TestProblemMessages(t *testing.T) {
 		v     any
 		want  string // the whole message; "" = no problem
 	}{
-		{PreToolCall, tbl{"action": "deny"}, `answer {"action":"deny"} does nothing for pre_tool_call: ` + tool},
-		{PreToolCall, tbl{"action": "blocked"}, `answer {"action":"blocked"} does nothing for pre_tool_call: ` + tool + ` (did you mean action="block"?)`},
-		{PreToolCall, tbl{"action": "aprove"}, `answer {"action":"aprove"} does nothing for pre_tool_call: ` + tool + ` (did you mean action="approve"?)`},
-		{PreToolCall, tbl{"decision": "blck", "reason": "r"}, `answer {"decision":"blck","reason":"r"} does nothing for pre_tool_call: ` + tool + ` (did you mean decision="block"?)`},
-		{PreToolCall, tbl{"actoin": "block"}, `answer {"actoin":"block"} does nothing for pre_tool_call: ` + tool + ` (did you mean "action" instead of "actoin"?)`},
-		{PreToolCall, tbl{"message": "no"}, `answer {"message":"no"} does nothing for pre_tool_call: ` + tool},
-		{PreToolCall, "block", `answer "block" does nothing for pre_tool_call: ` + tool},
-		{PreToolCall, int64(1), `answer 1 does nothing for pre_tool_call: ` + tool},
-		{PreToolCall, true, `answer true does nothing for pre_tool_call: ` + tool},
-		{PreToolCall, tbl{"action": "modify", "args": "rm -rf /"}, `answer {"action":"modify","args":"rm -rf /"} does nothing for pre_tool_call: ` + tool},
-		{PreToolCall, tbl{"hookSpecificOutput": tbl{"permissionDecision": "allow", "updatedInput": "ls"}}, `answer {"hookSpecificOutput":{"permissionDecision":"allow","updatedInput":"ls"}} does nothing for pre_tool_call: ` + tool},
-		{PreToolCall, tbl{"action": "block", "message": strings.Repeat("x", 100)}, ""},
-		{PreToolCall, tbl{"action": "deny", "message": strings.Repeat("x", 100)}, `answer {"action":"deny","message":"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx... does nothing for pre_tool_call: ` + tool},
-		{PreLLMCall, int64(42), `answer 42 does nothing for pre_llm_call: expected a string, {context="..."}, or {action="block", message="..."}`},
-		{PreLLMCall, tbl{"contxt": "x"}, `answer {"contxt":"x"} does nothing for pre_llm_call: expected a string, {context="..."}, or {action="block", message="..."} (did you mean "context" instead of "contxt"?)`},
-		{PreLLMCall, tbl{"action": "blok", "message": "m"}, `answer {"action":"blok","message":"m"} does nothing for pre_llm_call: expected a string, {context="..."}, or {action="block", message="..."} (did you mean action="block"?)`},
-		{PreVerify, tbl{"action": "continu", "reason": "r"}, `answer {"action":"continu","reason":"r"} does nothing for pre_verify: expected {action="continue", reason="..."} (did you mean action="continue"?)`},
-		{PreApprovalRequest, tbl{"action": "approve"}, `answer {"action":"approve"} does nothing for pre_approval_request: expected {action="allow", args={...}?, remember=true?} or {action="deny", message="...", remember=true?}`},
-		{PreCompact, tbl{"contxt": "x"}, `answer {"contxt":"x"} does nothing for pre_compact: expected a string, or {context="..."} (did you mean "context" instead of "contxt"?)`},
-		{TransformToolResult, tbl{"reslt": "x"}, `answer {"reslt":"x"} does nothing for transform_tool_result: expected a string, or {result="..."} (did you mean "result" instead of "reslt"?)`},
-		{TransformTerminalOutput, int64(3), `answer 3 does nothing for transform_terminal_output: expected a string, or {output="..."}`},
-		{TransformLLMOutput, tbl{"respons_text": "x"}, `answer {"respons_text":"x"} does nothing for transform_llm_output: expected a non-empty string, or {response_text="..."} (did you mean "response_text" instead of "respons_text"?)`},
-		{PreGatewayDispatch, tbl{"action": "skp"}, `answer {"action":"skp"} does nothing for pre_gateway_dispatch: expected {action="skip", reason=...}, {action="rewrite", text="..."} or {action="allow"} (did you mean action="skip"?)`},
-		{PreGatewayDispatch, "skip", `answer "skip" does nothing for pre_gateway_dispatch: expected {action="skip", reason=...}, {action="rewrite", text="..."} or {action="allow"}`},
+		{hooknames.PreToolCall, tbl{"action": "deny"}, `answer {"action":"deny"} does nothing for pre_tool_call: ` + tool},
+		{hooknames.PreToolCall, tbl{"action": "blocked"}, `answer {"action":"blocked"} does nothing for pre_tool_call: ` + tool + ` (did you mean action="block"?)`},
+		{hooknames.PreToolCall, tbl{"action": "aprove"}, `answer {"action":"aprove"} does nothing for pre_tool_call: ` + tool + ` (did you mean action="approve"?)`},
+		{hooknames.PreToolCall, tbl{"decision": "blck", "reason": "r"}, `answer {"decision":"blck","reason":"r"} does nothing for pre_tool_call: ` + tool + ` (did you mean decision="block"?)`},
+		{hooknames.PreToolCall, tbl{"actoin": "block"}, `answer {"actoin":"block"} does nothing for pre_tool_call: ` + tool + ` (did you mean "action" instead of "actoin"?)`},
+		{hooknames.PreToolCall, tbl{"message": "no"}, `answer {"message":"no"} does nothing for pre_tool_call: ` + tool},
+		{hooknames.PreToolCall, "block", `answer "block" does nothing for pre_tool_call: ` + tool},
+		{hooknames.PreToolCall, int64(1), `answer 1 does nothing for pre_tool_call: ` + tool},
+		{hooknames.PreToolCall, true, `answer true does nothing for pre_tool_call: ` + tool},
+		{hooknames.PreToolCall, tbl{"action": "modify", "args": "rm -rf /"}, `answer {"action":"modify","args":"rm -rf /"} does nothing for pre_tool_call: ` + tool},
+		{hooknames.PreToolCall, tbl{"hookSpecificOutput": tbl{"permissionDecision": "allow", "updatedInput": "ls"}}, `answer {"hookSpecificOutput":{"permissionDecision":"allow","updatedInput":"ls"}} does nothing for pre_tool_call: ` + tool},
+		{hooknames.PreToolCall, tbl{"action": "block", "message": strings.Repeat("x", 100)}, ""},
+		{hooknames.PreToolCall, tbl{"action": "deny", "message": strings.Repeat("x", 100)}, `answer {"action":"deny","message":"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx... does nothing for pre_tool_call: ` + tool},
+		{hooknames.PreLLMCall, int64(42), `answer 42 does nothing for pre_llm_call: expected a string, {context="..."}, or {action="block", message="..."}`},
+		{hooknames.PreLLMCall, tbl{"contxt": "x"}, `answer {"contxt":"x"} does nothing for pre_llm_call: expected a string, {context="..."}, or {action="block", message="..."} (did you mean "context" instead of "contxt"?)`},
+		{hooknames.PreLLMCall, tbl{"action": "blok", "message": "m"}, `answer {"action":"blok","message":"m"} does nothing for pre_llm_call: expected a string, {context="..."}, or {action="block", message="..."} (did you mean action="block"?)`},
+		{hooknames.PreVerify, tbl{"action": "continu", "reason": "r"}, `answer {"action":"continu","reason":"r"} does nothing for pre_verify: expected {action="continue", reason="..."} (did you mean action="continue"?)`},
+		{hooknames.PreApprovalRequest, tbl{"action": "approve"}, `answer {"action":"approve"} does nothing for pre_approval_request: expected {action="allow", args={...}?, remember=true?} or {action="deny", message="...", remember=true?}`},
+		{hooknames.PreCompact, tbl{"contxt": "x"}, `answer {"contxt":"x"} does nothing for pre_compact: expected a string, or {context="..."} (did you mean "context" instead of "contxt"?)`},
+		{hooknames.TransformToolResult, tbl{"reslt": "x"}, `answer {"reslt":"x"} does nothing for transform_tool_result: expected a string, or {result="..."} (did you mean "result" instead of "reslt"?)`},
+		{hooknames.TransformTerminalOutput, int64(3), `answer 3 does nothing for transform_terminal_output: expected a string, or {output="..."}`},
+		{hooknames.TransformLLMOutput, tbl{"respons_text": "x"}, `answer {"respons_text":"x"} does nothing for transform_llm_output: expected a non-empty string, or {response_text="..."} (did you mean "response_text" instead of "respons_text"?)`},
+		{hooknames.PreGatewayDispatch, tbl{"action": "skp"}, `answer {"action":"skp"} does nothing for pre_gateway_dispatch: expected {action="skip", reason=...}, {action="rewrite", text="..."} or {action="allow"} (did you mean action="skip"?)`},
+		{hooknames.PreGatewayDispatch, "skip", `answer "skip" does nothing for pre_gateway_dispatch: expected {action="skip", reason=...}, {action="rewrite", text="..."} or {action="allow"}`},
 
 		// Nothing on purpose: nil, an empty table, false, a blank context, {action="allow"}.
-		{PreToolCall, nil, ""},
-		{PreToolCall, tbl{}, ""},
-		{PreToolCall, false, ""},
-		{PreToolCall, tbl{"action": "allow"}, ""},
-		{PreToolCall, tbl{"action": "allow", "decision": "block"}, ""},
-		{PreToolCall, tbl{"decision": "allow"}, ""},
-		{PreToolCall, []any{}, ""},
-		{PreLLMCall, "  ", ""},
-		{PreLLMCall, tbl{"context": ""}, ""},
-		{PreLLMCall, "\v", ""},                       // blank to Normalise too: no mistake
-		{PreLLMCall, tbl{"context": "\u00a0\f"}, ""}, // a no-break space is white space
-		{PreLLMCall, false, ""},
-		{TransformLLMOutput, "", ""},
-		{TransformLLMOutput, tbl{"response_text": ""}, ""},
-		{PreGatewayDispatch, tbl{}, ""},
+		{hooknames.PreToolCall, nil, ""},
+		{hooknames.PreToolCall, tbl{}, ""},
+		{hooknames.PreToolCall, false, ""},
+		{hooknames.PreToolCall, tbl{"action": "allow"}, ""},
+		{hooknames.PreToolCall, tbl{"action": "allow", "decision": "block"}, ""},
+		{hooknames.PreToolCall, tbl{"decision": "allow"}, ""},
+		{hooknames.PreToolCall, []any{}, ""},
+		{hooknames.PreLLMCall, "  ", ""},
+		{hooknames.PreLLMCall, tbl{"context": ""}, ""},
+		{hooknames.PreLLMCall, "\v", ""},                       // blank to Normalise too: no mistake
+		{hooknames.PreLLMCall, tbl{"context": "\u00a0\f"}, ""}, // a no-break space is white space
+		{hooknames.PreLLMCall, false, ""},
+		{hooknames.TransformLLMOutput, "", ""},
+		{hooknames.TransformLLMOutput, tbl{"response_text": ""}, ""},
+		{hooknames.PreGatewayDispatch, tbl{}, ""},
 		// Answers that do something, and observers, are never reported.
-		{PreToolCall, tbl{"action": "ask"}, ""},
-		{PreGatewayDispatch, tbl{"action": "rewrite"}, ""},
-		{PostToolCall, "anything", ""},
-		{OnSessionEnd, tbl{"action": "block"}, ""},
+		{hooknames.PreToolCall, tbl{"action": "ask"}, ""},
+		{hooknames.PreGatewayDispatch, tbl{"action": "rewrite"}, ""},
+		{hooknames.PostToolCall, "anything", ""},
+		{hooknames.OnSessionEnd, tbl{"action": "block"}, ""},
 		{"my_host_hook", int64(1), ""},
 	}
 	for _, tt := range tests {
@@ -382,12 +383,12 @@ func TestProblemMessages(t *testing.T) {
 func TestProblemIsStable(t *testing.T) {
 	t.Parallel()
 	v := tbl{"mesage": "x", "actoin": "block", "reasn": "r"}
-	want := Problem(PreToolCall, v, suggest.Closest)
+	want := Problem(hooknames.PreToolCall, v, suggest.Closest)
 	if !strings.HasSuffix(want, `(did you mean "action" instead of "actoin"?)`) {
 		t.Fatalf("Problem = %q", want)
 	}
 	for range 50 {
-		if got := Problem(PreToolCall, v, suggest.Closest); got != want {
+		if got := Problem(hooknames.PreToolCall, v, suggest.Closest); got != want {
 			t.Fatalf("Problem says %q, then %q", want, got)
 		}
 	}
@@ -402,15 +403,15 @@ func TestAskProblem(t *testing.T) {
 		v     any
 		want  string
 	}{
-		{PreToolCall, tbl{"action": "ask", "message": "ok?", "args": "ls"}, `the ask's args is "ls", not a table: the person is asked about the call's own arguments`},
-		{PreToolCall, tbl{"action": "ask", "args": int64(5)}, `the ask's args is 5, not a table: the person is asked about the call's own arguments`},
-		{PreToolCall, tbl{"hookSpecificOutput": tbl{"permissionDecision": "ask", "updatedInput": []any{"ls"}}}, `the ask's updatedInput is ["ls"], not a table: the person is asked about the call's own arguments`},
-		{PreToolCall, tbl{"action": "ask", "args": tbl{"command": "ls"}}, ""},
-		{PreToolCall, tbl{"action": "ask"}, ""},
-		{PreToolCall, tbl{"hookSpecificOutput": tbl{"permissionDecision": "ask"}}, ""},
-		{PreToolCall, tbl{"action": "approve", "args": "ls"}, ""}, // not an ask: Problem reports it
-		{PreToolCall, tbl{"action": "block", "args": "ls"}, ""},
-		{PostToolCall, tbl{"action": "ask", "args": "ls"}, ""},
+		{hooknames.PreToolCall, tbl{"action": "ask", "message": "ok?", "args": "ls"}, `the ask's args is "ls", not a table: the person is asked about the call's own arguments`},
+		{hooknames.PreToolCall, tbl{"action": "ask", "args": int64(5)}, `the ask's args is 5, not a table: the person is asked about the call's own arguments`},
+		{hooknames.PreToolCall, tbl{"hookSpecificOutput": tbl{"permissionDecision": "ask", "updatedInput": []any{"ls"}}}, `the ask's updatedInput is ["ls"], not a table: the person is asked about the call's own arguments`},
+		{hooknames.PreToolCall, tbl{"action": "ask", "args": tbl{"command": "ls"}}, ""},
+		{hooknames.PreToolCall, tbl{"action": "ask"}, ""},
+		{hooknames.PreToolCall, tbl{"hookSpecificOutput": tbl{"permissionDecision": "ask"}}, ""},
+		{hooknames.PreToolCall, tbl{"action": "approve", "args": "ls"}, ""}, // not an ask: Problem reports it
+		{hooknames.PreToolCall, tbl{"action": "block", "args": "ls"}, ""},
+		{hooknames.PostToolCall, tbl{"action": "ask", "args": "ls"}, ""},
 	}
 	for _, tt := range tests {
 		if got := AskProblem(tt.event, tt.v); got != tt.want {

@@ -6,41 +6,43 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 )
 
 // expected is, per event that reads answers, the shapes it accepts, for messages.
 var expected = map[string]string{
-	PreToolCall:             `{action="block", message="..."}, {action="modify", args={...}}, {action="approve"}, {action="ask", message="..."}, or Claude Code's {decision="block", reason="..."} / {hookSpecificOutput={permissionDecision=...}}`,
-	PreLLMCall:              `a string, {context="..."}, or {action="block", message="..."}`,
-	PreVerify:               `{action="continue", reason="..."}`,
-	PreCompact:              `a string, or {context="..."}`,
-	PreApprovalRequest:      `{action="allow", args={...}?, remember=true?} or {action="deny", message="...", remember=true?}`,
-	TransformToolResult:     `a string, or {result="..."}`,
-	TransformTerminalOutput: `a string, or {output="..."}`,
-	TransformLLMOutput:      `a non-empty string, or {response_text="..."}`,
-	PreGatewayDispatch:      `{action="skip", reason=...}, {action="rewrite", text="..."} or {action="allow"}`,
+	hooknames.PreToolCall:             `{action="block", message="..."}, {action="modify", args={...}}, {action="approve"}, {action="ask", message="..."}, or Claude Code's {decision="block", reason="..."} / {hookSpecificOutput={permissionDecision=...}}`,
+	hooknames.PreLLMCall:              `a string, {context="..."}, or {action="block", message="..."}`,
+	hooknames.PreVerify:               `{action="continue", reason="..."}`,
+	hooknames.PreCompact:              `a string, or {context="..."}`,
+	hooknames.PreApprovalRequest:      `{action="allow", args={...}?, remember=true?} or {action="deny", message="...", remember=true?}`,
+	hooknames.TransformToolResult:     `a string, or {result="..."}`,
+	hooknames.TransformTerminalOutput: `a string, or {output="..."}`,
+	hooknames.TransformLLMOutput:      `a non-empty string, or {response_text="..."}`,
+	hooknames.PreGatewayDispatch:      `{action="skip", reason=...}, {action="rewrite", text="..."} or {action="allow"}`,
 }
 
 // answerKeys are the keys an answer to event may hold, for did-you-mean.
 var answerKeys = map[string][]string{
-	PreToolCall:             {"action", "message", "decision", "reason", "args", "hookSpecificOutput"},
-	PreLLMCall:              {"context", "action", "message"},
-	PreVerify:               {"action", "reason"},
-	PreCompact:              {"context"},
-	PreApprovalRequest:      {"action", "message", "args", "remember"},
-	TransformToolResult:     {"result"},
-	TransformTerminalOutput: {"output"},
-	TransformLLMOutput:      {"response_text"},
-	PreGatewayDispatch:      {"action", "reason", "text"},
+	hooknames.PreToolCall:             {"action", "message", "decision", "reason", "args", "hookSpecificOutput"},
+	hooknames.PreLLMCall:              {"context", "action", "message"},
+	hooknames.PreVerify:               {"action", "reason"},
+	hooknames.PreCompact:              {"context"},
+	hooknames.PreApprovalRequest:      {"action", "message", "args", "remember"},
+	hooknames.TransformToolResult:     {"result"},
+	hooknames.TransformTerminalOutput: {"output"},
+	hooknames.TransformLLMOutput:      {"response_text"},
+	hooknames.PreGatewayDispatch:      {"action", "reason", "text"},
 }
 
 // actions are the values of action (and decision) an answer to event may hold.
 var actions = map[string][]string{
-	PreToolCall:        {"block", "allow", "approve", "modify", "ask"},
-	PreGatewayDispatch: {"skip", "rewrite", "allow"},
-	PreLLMCall:         {"block"},
-	PreVerify:          {"continue"},
-	PreApprovalRequest: {"allow", "deny"},
+	hooknames.PreToolCall:        {"block", "allow", "approve", "modify", "ask"},
+	hooknames.PreGatewayDispatch: {"skip", "rewrite", "allow"},
+	hooknames.PreLLMCall:         {"block"},
+	hooknames.PreVerify:          {"continue"},
+	hooknames.PreApprovalRequest: {"allow", "deny"},
 }
 
 // Problem says what is wrong with an answer to event that Normalise reads as nothing, or ""
@@ -80,20 +82,20 @@ func meansNothing(event string, v any) bool {
 			return true
 		}
 		for _, k := range []string{"action", "decision"} {
-			if a, ok := x[k].(string); ok && a == "allow" && event == PreToolCall {
+			if a, ok := x[k].(string); ok && a == "allow" && event == hooknames.PreToolCall {
 				return true
 			}
 		}
-		if c, ok := x["context"].(string); ok && (event == PreLLMCall || event == PreCompact) && isBlank(c) && x["action"] == nil {
+		if c, ok := x["context"].(string); ok && (event == hooknames.PreLLMCall || event == hooknames.PreCompact) && isBlank(c) && x["action"] == nil {
 			return true
 		}
-		if r, ok := x["response_text"].(string); ok && event == TransformLLMOutput && r == "" {
+		if r, ok := x["response_text"].(string); ok && event == hooknames.TransformLLMOutput && r == "" {
 			return true
 		}
 	case []any:
 		return len(x) == 0
 	case string:
-		return (event == PreLLMCall || event == PreCompact) && isBlank(x) || event == TransformLLMOutput && x == ""
+		return (event == hooknames.PreLLMCall || event == hooknames.PreCompact) && isBlank(x) || event == hooknames.TransformLLMOutput && x == ""
 	case bool:
 		return !x
 	}
@@ -122,7 +124,7 @@ func show(v any) string {
 // the answer is not such an ask.
 func AskProblem(event string, v any) string {
 	obj, ok := v.(map[string]any)
-	if event != PreToolCall || !ok || Normalise(event, v).Kind != Ask {
+	if event != hooknames.PreToolCall || !ok || Normalise(event, v).Kind != Ask {
 		return ""
 	}
 	bad := func(key string, a any) string {

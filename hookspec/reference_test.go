@@ -1,6 +1,10 @@
 package hookspec
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/hermes-hooks/hermes/internal/hooknames"
+)
 
 // A plain re-statement of the answer and merge rules of docs/events.md ("Merge rules", the
 // pre_tool_call and pre_gateway_dispatch sections) and docs/claude-code.md ("Answers"),
@@ -39,29 +43,29 @@ func refNormalise(event string, v any) Answer {
 		return s, ok && isTable
 	}
 	switch event {
-	case PreToolCall:
+	case hooknames.PreToolCall:
 		if isTable {
 			return refTool(obj)
 		}
-	case PreLLMCall: // {action="block", message=...}; a non-blank string, or {context=<non-blank string>}
+	case hooknames.PreLLMCall: // {action="block", message=...}; a non-blank string, or {context=<non-blank string>}
 		if isTable && obj["action"] == "block" { // the message is message, else reason, else the source's default
 			return Answer{Kind: Block, Message: refUsable(obj["message"], obj["reason"])}
 		}
 		if s, ok := field("context"); ok && !refBlank(s) {
 			return Answer{Kind: Context, Text: s}
 		}
-	case PreCompact: // a non-blank string, or {context=<non-blank string>}
+	case hooknames.PreCompact: // a non-blank string, or {context=<non-blank string>}
 		if s, ok := field("context"); ok && !refBlank(s) {
 			return Answer{Kind: Context, Text: s}
 		}
-	case PreVerify: // {action="continue", reason=...} or Claude Code's {decision="block", reason=...}
+	case hooknames.PreVerify: // {action="continue", reason=...} or Claude Code's {decision="block", reason=...}
 		if isTable && (obj["action"] == "continue" || obj["action"] == nil && obj["decision"] == "block") {
 			if r := refUsable(obj["reason"], obj["message"]); r != "" {
 				return Answer{Kind: Continue, Message: r}
 			}
 			return Answer{Kind: Continue, Message: DefaultContinueReason}
 		}
-	case PreApprovalRequest: // {action="allow", args=?, remember=?}, {action="deny", message=?, remember=?}
+	case hooknames.PreApprovalRequest: // {action="allow", args=?, remember=?}, {action="deny", message=?, remember=?}
 		if isTable {
 			remember := obj["remember"] == true
 			switch obj["action"] {
@@ -74,19 +78,19 @@ func refNormalise(event string, v any) Answer {
 				return Answer{Kind: Deny, Message: refUsable(obj["message"], obj["reason"]), Remember: remember}
 			}
 		}
-	case TransformToolResult: // a string (including ""), or {result="..."}
+	case hooknames.TransformToolResult: // a string (including ""), or {result="..."}
 		if s, ok := field("result"); ok {
 			return Answer{Kind: Replace, Text: s}
 		}
-	case TransformTerminalOutput: // a string (including ""), or {output="..."}
+	case hooknames.TransformTerminalOutput: // a string (including ""), or {output="..."}
 		if s, ok := field("output"); ok {
 			return Answer{Kind: Replace, Text: s}
 		}
-	case TransformLLMOutput: // a non-empty string, or {response_text="..."} non-empty
+	case hooknames.TransformLLMOutput: // a non-empty string, or {response_text="..."} non-empty
 		if s, ok := field("response_text"); ok && s != "" {
 			return Answer{Kind: Replace, Text: s}
 		}
-	case PreGatewayDispatch:
+	case hooknames.PreGatewayDispatch:
 		if isTable {
 			switch obj["action"] {
 			case "skip":
@@ -183,7 +187,7 @@ func refMerge(event string, rs []Result) Decision {
 		return -1
 	}
 	switch event {
-	case PreToolCall:
+	case hooknames.PreToolCall:
 		// block > ask > approve > modify: the first of the strongest kind decides; of
 		// modifications, the last stands.
 		for _, k := range []Kind{Block, Ask, Approve} {
@@ -227,9 +231,9 @@ func refMerge(event string, rs []Result) Decision {
 				}
 			}
 		}
-	case PreLLMCall, OnSessionStart, PostToolCall, PostToolFailure, PreCompact:
+	case hooknames.PreLLMCall, hooknames.OnSessionStart, hooknames.PostToolCall, hooknames.PostToolFailure, hooknames.PreCompact:
 		// a prompt block decides over every contribution
-		if i := firstOf(Block); i >= 0 && event == PreLLMCall {
+		if i := firstOf(Block); i >= 0 && event == hooknames.PreLLMCall {
 			d.Kind, d.By, d.Message = Block, i, rs[i].Answer.Message
 			if refBlank(d.Message) {
 				d.Message = DefaultBlockMessage(rs[i].Source)
@@ -248,20 +252,20 @@ func refMerge(event string, rs []Result) Decision {
 		if len(parts) > 0 {
 			d.Kind, d.By, d.Text = Context, d.From[0], strings.Join(parts, "\n\n")
 		}
-	case TransformToolResult, TransformTerminalOutput, TransformLLMOutput:
+	case hooknames.TransformToolResult, hooknames.TransformTerminalOutput, hooknames.TransformLLMOutput:
 		if i := firstOf(Replace); i >= 0 {
 			d.Kind, d.By, d.Text = Replace, i, rs[i].Answer.Text
 		}
-	case PreGatewayDispatch:
+	case hooknames.PreGatewayDispatch:
 		if i := firstOf(Skip, Rewrite, Allow); i >= 0 {
 			a := rs[i].Answer
 			d.Kind, d.By, d.Message, d.Text = a.Kind, i, a.Message, a.Text
 		}
-	case PreVerify: // the first continue
+	case hooknames.PreVerify: // the first continue
 		if i := firstOf(Continue); i >= 0 {
 			d.Kind, d.By, d.Message = Continue, i, rs[i].Answer.Message
 		}
-	case PreApprovalRequest: // a deny decides over every allow: the safe side
+	case hooknames.PreApprovalRequest: // a deny decides over every allow: the safe side
 		if i := firstOf(Deny); i >= 0 {
 			d.Kind, d.By, d.Message, d.Remember = Deny, i, rs[i].Answer.Message, rs[i].Answer.Remember
 			if refBlank(d.Message) {
@@ -287,18 +291,18 @@ func refMeansNothing(event string, v any) bool {
 	case []any:
 		return len(x) == 0
 	case string:
-		return (event == PreLLMCall || event == PreCompact) && refBlank(x) || event == TransformLLMOutput && x == ""
+		return (event == hooknames.PreLLMCall || event == hooknames.PreCompact) && refBlank(x) || event == hooknames.TransformLLMOutput && x == ""
 	case map[string]any:
 		if len(x) == 0 {
 			return true
 		}
 		switch event {
-		case PreToolCall:
+		case hooknames.PreToolCall:
 			return x["action"] == "allow" || x["decision"] == "allow"
-		case PreLLMCall, PreCompact:
+		case hooknames.PreLLMCall, hooknames.PreCompact:
 			c, ok := x["context"].(string)
 			return ok && refBlank(c) && x["action"] == nil
-		case TransformLLMOutput:
+		case hooknames.TransformLLMOutput:
 			return x["response_text"] == ""
 		}
 	}
@@ -308,8 +312,8 @@ func refMeansNothing(event string, v any) bool {
 // refReadsAnswers: the hooks whose answers are used; every other hook is an observer.
 func refReadsAnswers(event string) bool {
 	switch event {
-	case PreToolCall, PreLLMCall, TransformToolResult, TransformTerminalOutput, TransformLLMOutput, PreGatewayDispatch,
-		PreVerify, PreCompact, PreApprovalRequest:
+	case hooknames.PreToolCall, hooknames.PreLLMCall, hooknames.TransformToolResult, hooknames.TransformTerminalOutput, hooknames.TransformLLMOutput, hooknames.PreGatewayDispatch,
+		hooknames.PreVerify, hooknames.PreCompact, hooknames.PreApprovalRequest:
 		return true
 	}
 	return false

@@ -1,6 +1,10 @@
 package hookspec
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/hermes-hooks/hermes/internal/hooknames"
+)
 
 // SampleKwargs returns the sample keyword arguments of a plugin hook (what `hermesctl hooks
 // test` fires, SPEC §8.1), built from the typed arguments, or nil for a name that is not a
@@ -16,46 +20,46 @@ func SampleKwargs(hook, cwd string) map[string]any {
 	compaction := Compaction{SessionID: "test-session", Trigger: "manual", Platform: "cli", Summary: "The user asked about the weather; it is sunny.",
 		Messages: []any{map[string]any{"role": "user", "content": "What is the weather?"}, map[string]any{"role": "assistant", "content": "Sunny."}}}
 	switch hook {
-	case PreToolCall:
+	case hooknames.PreToolCall:
 		return tool.Kwargs(false)
-	case PostToolCall, TransformToolResult:
+	case hooknames.PostToolCall, hooknames.TransformToolResult:
 		return tool.Kwargs(true)
-	case TransformTerminalOutput:
+	case hooknames.TransformTerminalOutput:
 		return TerminalOutput{Command: "echo hello", Output: "hello\n", Cwd: cwd, TaskID: "test-task"}.Kwargs()
-	case PreLLMCall:
+	case hooknames.PreLLMCall:
 		return turn.PreKwargs()
-	case PostLLMCall:
+	case hooknames.PostLLMCall:
 		return turn.PostKwargs()
-	case TransformLLMOutput:
+	case hooknames.TransformLLMOutput:
 		return LLMOutput{ResponseText: "Sunny.", SessionID: "test-session", Model: "gpt-4", Platform: "cli"}.Kwargs()
-	case PreAPIRequest, PostAPIRequest:
+	case hooknames.PreAPIRequest, hooknames.PostAPIRequest:
 		return APIRequest{SessionID: "test-session", Model: "gpt-4", Platform: "cli", APICallCount: 1}.Kwargs()
-	case OnSessionStart:
+	case hooknames.OnSessionStart:
 		return session.StartKwargs()
-	case OnSessionFinalize, OnSessionReset:
+	case hooknames.OnSessionFinalize, hooknames.OnSessionReset:
 		return session.RefKwargs()
-	case OnSessionEnd:
+	case hooknames.OnSessionEnd:
 		return SessionResult{Session: session, Completed: true}.Kwargs()
-	case SubagentStop:
+	case hooknames.SubagentStop:
 		return Subagent{ParentSessionID: "parent-sess", Summary: "Synthetic summary for hooks test", Status: "completed", DurationMS: 1234}.Kwargs()
-	case PreGatewayDispatch:
+	case hooknames.PreGatewayDispatch:
 		return map[string]any{"event": DispatchEvent{Text: "hello", Platform: "telegram", UserID: "test-user",
 			ChatID: "test-chat", ChatType: "dm", MessageID: "1"}.Table()}
-	case PreApprovalRequest:
+	case hooknames.PreApprovalRequest:
 		return approval.Kwargs(false)
-	case PostApprovalResponse:
+	case hooknames.PostApprovalResponse:
 		return approval.Kwargs(true)
-	case PreVerify:
+	case hooknames.PreVerify:
 		return Verify{SessionID: "test-session", UserMessage: "What is the weather?", Response: "Sunny.", Model: "gpt-4", Platform: "cli"}.Kwargs()
-	case PostToolFailure:
+	case hooknames.PostToolFailure:
 		failed := tool
 		failed.Result = ""
 		return ToolFailure{Call: failed, Error: "command failed with exit code 1"}.Kwargs()
-	case PreCompact:
+	case hooknames.PreCompact:
 		return compaction.PreKwargs()
-	case PostCompact:
+	case hooknames.PostCompact:
 		return compaction.PostKwargs()
-	case OnNotification:
+	case hooknames.OnNotification:
 		return Notification{SessionID: "test-session", Message: "The agent is waiting for your input", Type: "idle_prompt", Platform: "cli"}.Kwargs()
 	}
 	return nil

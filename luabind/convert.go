@@ -6,20 +6,18 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/luabind/internal/limits"
 	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 	"github.com/hermes-hooks/hermes/luabind/internal/luar"
 	"github.com/hermes-hooks/hermes/luabind/internal/stdlib"
 )
 
-// Func is a Go function callable from Lua. Arguments arrive converted to Go (see toGo);
-// the result is converted to Lua; a non-nil error is raised as a Lua error in the caller.
-// ctx is the context of the Lua call in progress: a Func that blocks must honour it.
-type Func func(ctx context.Context, args []any) (any, error)
+// Func is a Go function callable from Lua (hookspec.Func).
+type Func = hookspec.Func
 
-// Object hands a Go value to Lua as userdata through gopher-luar. Only wrap values built
-// as facades for Lua: every exported field and method becomes reachable.
-type Object struct{ V any }
+// Object hands a Go value to Lua as userdata through gopher-luar (hookspec.Object).
+type Object = hookspec.Object
 
 // Table is a Go value that fills a new Lua table itself, field by field. On a hot path it
 // saves building a map[string]any and boxing every value in it.

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 	"github.com/hermes-hooks/hermes/internal/jsonvalue"
 	"gopkg.in/yaml.v3"
 )
@@ -23,28 +24,28 @@ var Dialects = []string{DialectClaude, DialectCodex, DialectGemini}
 // on_session_end fires at the end of every turn; on_session_finalize, once per session, is
 // the other hook a SessionEnd hook can serve.
 var claudeEvents = map[string]string{
-	hookspec.PreToolCall:       "PreToolUse",
-	hookspec.PostToolCall:      "PostToolUse",
-	hookspec.PreLLMCall:        "UserPromptSubmit",
-	hookspec.OnSessionStart:    "SessionStart",
-	hookspec.OnSessionEnd:      "SessionEnd",
-	hookspec.OnSessionFinalize: "SessionEnd",
-	hookspec.SubagentStop:      "SubagentStop",
+	hooknames.PreToolCall:       "PreToolUse",
+	hooknames.PostToolCall:      "PostToolUse",
+	hooknames.PreLLMCall:        "UserPromptSubmit",
+	hooknames.OnSessionStart:    "SessionStart",
+	hooknames.OnSessionEnd:      "SessionEnd",
+	hooknames.OnSessionFinalize: "SessionEnd",
+	hooknames.SubagentStop:      "SubagentStop",
 	// The lifecycle points (claudepoints.go).
-	hookspec.PreVerify:          "Stop",
-	hookspec.PostToolFailure:    "PostToolUseFailure",
-	hookspec.PreCompact:         "PreCompact",
-	hookspec.PostCompact:        "PostCompact",
-	hookspec.OnNotification:     "Notification",
-	hookspec.PreApprovalRequest: "PermissionRequest",
+	hooknames.PreVerify:          "Stop",
+	hooknames.PostToolFailure:    "PostToolUseFailure",
+	hooknames.PreCompact:         "PreCompact",
+	hooknames.PostCompact:        "PostCompact",
+	hooknames.OnNotification:     "Notification",
+	hooknames.PreApprovalRequest: "PermissionRequest",
 }
 
 // importEvents is the hook an imported Claude Code hook serves (§5.6).
 var importEvents = map[string]string{
-	"PreToolUse": hookspec.PreToolCall, "PostToolUse": hookspec.PostToolCall, "UserPromptSubmit": hookspec.PreLLMCall,
-	"SessionStart": hookspec.OnSessionStart, "SessionEnd": hookspec.OnSessionEnd, "SubagentStop": hookspec.SubagentStop,
-	"Stop": hookspec.PreVerify, "PostToolUseFailure": hookspec.PostToolFailure, "PreCompact": hookspec.PreCompact,
-	"PostCompact": hookspec.PostCompact, "Notification": hookspec.OnNotification, "PermissionRequest": hookspec.PreApprovalRequest,
+	"PreToolUse": hooknames.PreToolCall, "PostToolUse": hooknames.PostToolCall, "UserPromptSubmit": hooknames.PreLLMCall,
+	"SessionStart": hooknames.OnSessionStart, "SessionEnd": hooknames.OnSessionEnd, "SubagentStop": hooknames.SubagentStop,
+	"Stop": hooknames.PreVerify, "PostToolUseFailure": hooknames.PostToolFailure, "PreCompact": hooknames.PreCompact,
+	"PostCompact": hooknames.PostCompact, "Notification": hooknames.OnNotification, "PermissionRequest": hooknames.PreApprovalRequest,
 }
 
 // ClaudeEvent is Claude Code's name of hook ("" when a Claude Code hook cannot serve it).
@@ -207,15 +208,15 @@ func (m *claudeMatcher) match(q string) bool {
 // events Claude Code has no matcher for.
 func claudeQuery(event string, kwargs map[string]any, tools *ToolTable) (q string, ok bool) {
 	switch event {
-	case hookspec.PreToolCall, hookspec.PostToolCall:
+	case hooknames.PreToolCall, hooknames.PostToolCall:
 		name, _ := kwargs["tool_name"].(string)
 		q, _ = tools.ToClaude(name, nil)
 		return q, true
-	case hookspec.OnSessionStart:
+	case hooknames.OnSessionStart:
 		return "startup", true
-	case hookspec.OnSessionEnd, hookspec.OnSessionFinalize:
+	case hooknames.OnSessionEnd, hooknames.OnSessionFinalize:
 		return "other", true
-	case hookspec.SubagentStop:
+	case hooknames.SubagentStop:
 		role, _ := kwargs["child_role"].(string)
 		return role, true
 	}
@@ -233,7 +234,7 @@ func claudePayload(event string, kwargs map[string]any, cwd string, tools *ToolT
 		"hook_event_name": claudeEvents[event],
 	}
 	switch event {
-	case hookspec.PreToolCall, hookspec.PostToolCall, hookspec.PostToolFailure:
+	case hooknames.PreToolCall, hooknames.PostToolCall, hooknames.PostToolFailure:
 		name, _ := kwargs["tool_name"].(string)
 		args, _ := w.value(toolInput(kwargs["args"]), 0).(map[string]any)
 		p["tool_name"], p["tool_input"] = tools.ToClaude(name, args)
@@ -241,17 +242,17 @@ func claudePayload(event string, kwargs map[string]any, cwd string, tools *ToolT
 			p["tool_input"] = map[string]any{}
 		}
 		p["tool_use_id"] = firstString(kwargs["tool_call_id"])
-		if event == hookspec.PostToolCall {
+		if event == hooknames.PostToolCall {
 			p["tool_response"] = claudeToolResponse(p["tool_name"].(string), p["tool_input"].(map[string]any), kwargs["result"])
 		}
 		pointPayload(event, kwargs, p, tools)
-	case hookspec.PreLLMCall:
+	case hooknames.PreLLMCall:
 		p["prompt"] = firstString(kwargs["user_message"])
-	case hookspec.OnSessionStart:
+	case hooknames.OnSessionStart:
 		p["source"], p["model"] = "startup", firstString(kwargs["model"])
-	case hookspec.OnSessionEnd, hookspec.OnSessionFinalize:
+	case hooknames.OnSessionEnd, hooknames.OnSessionFinalize:
 		p["reason"] = "other"
-	case hookspec.SubagentStop:
+	case hooknames.SubagentStop:
 		p["stop_hook_active"], p["agent_type"] = false, firstString(kwargs["child_role"])
 	default:
 		pointPayload(event, kwargs, p, tools)
@@ -286,7 +287,7 @@ func outcomeOf(d, event string, exit int, stdout, stderr string, tools *ToolTabl
 		return nil, hookspec.Answer{}, ""
 	}
 	if !strings.HasPrefix(out, "{") { // plain text: context where Claude Code adds it, else only shown
-		if event == hookspec.PreLLMCall || event == hookspec.OnSessionStart {
+		if event == hooknames.PreLLMCall || event == hooknames.OnSessionStart {
 			return out, hookspec.Answer{Kind: hookspec.Context, Text: out}, ""
 		}
 		return out, hookspec.Answer{}, ""
@@ -297,7 +298,7 @@ func outcomeOf(d, event string, exit int, stdout, stderr string, tools *ToolTabl
 	}
 	obj := v.(map[string]any) // valid JSON that starts with '{'
 	answer, problem = claudeJSON(DialectEvent(d, event), event, obj)
-	if event == hookspec.PostToolCall {
+	if event == hooknames.PostToolCall {
 		answer.Output = updatedToolOutput(obj)
 	}
 	if answer.Kind == hookspec.Modify || answer.Kind == hookspec.Approve || answer.Kind == hookspec.Ask {
@@ -316,12 +317,12 @@ func claudeBlock(event, why string) (hookspec.Answer, string) {
 		return a, problem
 	}
 	switch event {
-	case hookspec.PreToolCall:
+	case hooknames.PreToolCall:
 		if why == "" {
 			why = DefaultBlockMessage
 		}
 		return blockAnswer(why), ""
-	case hookspec.PostToolCall:
+	case hooknames.PostToolCall:
 		if why == "" {
 			return hookspec.Answer{}, ""
 		}
@@ -333,7 +334,7 @@ func claudeBlock(event, why string) (hookspec.Answer, string) {
 // unsupportedBlock explains why a block of event cannot be honoured.
 func unsupportedBlock(event, what string) string {
 	switch event {
-	case hookspec.SubagentStop:
+	case hooknames.SubagentStop:
 		return what + " keeps a subagent running in Claude Code; here it has already stopped"
 	}
 	return what + " has no effect on " + event
@@ -349,7 +350,7 @@ func claudeJSON(eventName, event string, obj map[string]any) (hookspec.Answer, s
 	if d, ok := obj["decision"]; ok && d != "approve" && d != "block" {
 		return hookspec.Answer{}, fmt.Sprintf("unknown decision %v (expected \"approve\" or \"block\"); answer ignored", d)
 	}
-	if d, ok := spec["permissionDecision"]; ok && event == hookspec.PreToolCall && !slices.Contains([]any{"allow", "deny", "ask", "defer"}, d) {
+	if d, ok := spec["permissionDecision"]; ok && event == hooknames.PreToolCall && !slices.Contains([]any{"allow", "deny", "ask", "defer"}, d) {
 		return hookspec.Answer{}, fmt.Sprintf("unknown permissionDecision %v (expected allow, deny, ask or defer); answer ignored", d)
 	}
 	if a, problem, ok := pointJSON(event, obj, spec); ok {
@@ -360,7 +361,7 @@ func claudeJSON(eventName, event string, obj map[string]any) (hookspec.Answer, s
 	stopReason, _ := obj["stopReason"].(string)
 	context, _ := spec["additionalContext"].(string)
 	switch event {
-	case hookspec.PreToolCall:
+	case hooknames.PreToolCall:
 		if stop { // the agent cannot be stopped from here: the call can
 			return blockAnswer(firstNonBlank(stopReason, reason, "stopped by hook")), ""
 		}
@@ -369,7 +370,7 @@ func claudeJSON(eventName, event string, obj map[string]any) (hookspec.Answer, s
 			a.Message = firstNonBlank(reason, DefaultBlockMessage)
 		}
 		return a, ""
-	case hookspec.PostToolCall:
+	case hooknames.PostToolCall:
 		text := context
 		if obj["decision"] == "block" {
 			text = strings.TrimSpace(firstNonBlank(reason, "blocked by hook") + "\n" + context)
@@ -377,7 +378,7 @@ func claudeJSON(eventName, event string, obj map[string]any) (hookspec.Answer, s
 		if strings.TrimSpace(text) != "" {
 			return hookspec.Answer{Kind: hookspec.Context, Text: text}, stopProblem(stop, event)
 		}
-	case hookspec.PreLLMCall, hookspec.OnSessionStart: // a prompt's block and stop: pointJSON
+	case hooknames.PreLLMCall, hooknames.OnSessionStart: // a prompt's block and stop: pointJSON
 		if obj["decision"] == "block" {
 			return hookspec.Answer{}, unsupportedBlock(event, `decision "block"`)
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/command"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 )
 
 // TestClaudeHookRunsWhatConsentPins: the files /bin/sh runs for a Claude Code hook's line are
@@ -46,7 +47,7 @@ func TestClaudeHookRunsWhatConsentPins(t *testing.T) {
 		"./a.sh | sh ./b.sh\n./c.sh # sh ./a.sh",
 	} {
 		os.Remove(log)
-		h := &Hook{Event: hookspec.PreLLMCall, Command: line, Timeout: 10 * time.Second, Dialect: DialectClaude}
+		h := &Hook{Event: hooknames.PreLLMCall, Command: line, Timeout: 10 * time.Second, Dialect: DialectClaude}
 		if res := h.Run(context.Background(), nil, RunOptions{Cwd: work}); res.Status != hookspec.StatusOK {
 			t.Errorf("%q: %s %v", line, res.Status, res.Err)
 			continue

@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 	"gopkg.in/yaml.v3"
 )
 
@@ -34,76 +35,76 @@ func TestClaudeOutcome(t *testing.T) {
 		kw             map[string]any
 		want           want
 	}{
-		{"exit 0, no output", hookspec.PreToolCall, 0, "", "", bash, want{}},
-		{"exit 2 blocks with stderr", hookspec.PreToolCall, 2, "", "rm -rf is not allowed\n", bash, want{kind: hookspec.Block, msg: "rm -rf is not allowed"}},
-		{"exit 2 ignores stdout JSON", hookspec.PreToolCall, 2, `{"decision":"approve"}`, "no", bash, want{kind: hookspec.Block, msg: "no"}},
-		{"exit 2 without stderr", hookspec.PreToolCall, 2, "", "", bash, want{kind: hookspec.Block, msg: DefaultBlockMessage}},
-		{"other exit is an error that blocks nothing", hookspec.PreToolCall, 1, `{"decision":"block"}`, "boom", bash, want{problem: "exited with status 1: boom"}},
-		{"deny", hookspec.PreToolCall, 0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no .env"}}`, "", bash, want{kind: hookspec.Block, msg: "no .env"}},
-		{"deny falls back to reason", hookspec.PreToolCall, 0, `{"reason":"top","hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny"}}`, "", bash, want{kind: hookspec.Block, msg: "top"}},
-		{"allow", hookspec.PreToolCall, 0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow"}}`, "", bash, want{kind: hookspec.Approve}},
-		{"ask", hookspec.PreToolCall, 0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"sure?"}}`, "", bash, want{kind: hookspec.Ask, msg: "sure?"}},
-		{"defer decides nothing", hookspec.PreToolCall, 0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"defer"}}`, "", bash, want{}},
-		{"updatedInput modifies, in our names", hookspec.PreToolCall, 0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","updatedInput":{"file_path":"/b","old_string":"x","new_string":"y"}}}`, "", edit,
+		{"exit 0, no output", hooknames.PreToolCall, 0, "", "", bash, want{}},
+		{"exit 2 blocks with stderr", hooknames.PreToolCall, 2, "", "rm -rf is not allowed\n", bash, want{kind: hookspec.Block, msg: "rm -rf is not allowed"}},
+		{"exit 2 ignores stdout JSON", hooknames.PreToolCall, 2, `{"decision":"approve"}`, "no", bash, want{kind: hookspec.Block, msg: "no"}},
+		{"exit 2 without stderr", hooknames.PreToolCall, 2, "", "", bash, want{kind: hookspec.Block, msg: DefaultBlockMessage}},
+		{"other exit is an error that blocks nothing", hooknames.PreToolCall, 1, `{"decision":"block"}`, "boom", bash, want{problem: "exited with status 1: boom"}},
+		{"deny", hooknames.PreToolCall, 0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no .env"}}`, "", bash, want{kind: hookspec.Block, msg: "no .env"}},
+		{"deny falls back to reason", hooknames.PreToolCall, 0, `{"reason":"top","hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny"}}`, "", bash, want{kind: hookspec.Block, msg: "top"}},
+		{"allow", hooknames.PreToolCall, 0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow"}}`, "", bash, want{kind: hookspec.Approve}},
+		{"ask", hooknames.PreToolCall, 0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"sure?"}}`, "", bash, want{kind: hookspec.Ask, msg: "sure?"}},
+		{"defer decides nothing", hooknames.PreToolCall, 0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"defer"}}`, "", bash, want{}},
+		{"updatedInput modifies, in our names", hooknames.PreToolCall, 0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","updatedInput":{"file_path":"/b","old_string":"x","new_string":"y"}}}`, "", edit,
 			want{kind: hookspec.Modify, args: map[string]any{"path": "/b", "old_string": "x", "new_string": "y"}}},
-		{"allow with updatedInput", hookspec.PreToolCall, 0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"ls -la"}}}`, "", bash,
+		{"allow with updatedInput", hooknames.PreToolCall, 0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"ls -la"}}}`, "", bash,
 			want{kind: hookspec.Approve, args: map[string]any{"command": "ls -la"}}},
-		{"legacy decision block", hookspec.PreToolCall, 0, `{"decision":"block","reason":"legacy"}`, "", bash, want{kind: hookspec.Block, msg: "legacy"}},
-		{"legacy decision approve", hookspec.PreToolCall, 0, `{"decision":"approve"}`, "", bash, want{kind: hookspec.Approve}},
-		{"continue false blocks the call", hookspec.PreToolCall, 0, `{"continue":false,"stopReason":"halt"}`, "", bash, want{kind: hookspec.Block, msg: "halt"}},
-		{"wrong hookEventName", hookspec.PreToolCall, 0, `{"hookSpecificOutput":{"hookEventName":"PostToolUse","permissionDecision":"deny"}}`, "", bash, want{problem: `expected "PreToolUse"`}},
-		{"unknown permissionDecision", hookspec.PreToolCall, 0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"maybe"}}`, "", bash, want{problem: "unknown permissionDecision maybe"}},
-		{"unknown decision", hookspec.PreToolCall, 0, `{"decision":"nope"}`, "", bash, want{problem: "unknown decision nope"}},
-		{"broken JSON", hookspec.PreToolCall, 0, `{"decision":`, "", bash, want{problem: "not valid JSON"}},
-		{"plain text on a tool call is only shown", hookspec.PreToolCall, 0, "checked\n", "", bash, want{}},
-		{"systemMessage alone decides nothing", hookspec.PreToolCall, 0, `{"systemMessage":"note"}`, "", bash, want{}},
+		{"legacy decision block", hooknames.PreToolCall, 0, `{"decision":"block","reason":"legacy"}`, "", bash, want{kind: hookspec.Block, msg: "legacy"}},
+		{"legacy decision approve", hooknames.PreToolCall, 0, `{"decision":"approve"}`, "", bash, want{kind: hookspec.Approve}},
+		{"continue false blocks the call", hooknames.PreToolCall, 0, `{"continue":false,"stopReason":"halt"}`, "", bash, want{kind: hookspec.Block, msg: "halt"}},
+		{"wrong hookEventName", hooknames.PreToolCall, 0, `{"hookSpecificOutput":{"hookEventName":"PostToolUse","permissionDecision":"deny"}}`, "", bash, want{problem: `expected "PreToolUse"`}},
+		{"unknown permissionDecision", hooknames.PreToolCall, 0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"maybe"}}`, "", bash, want{problem: "unknown permissionDecision maybe"}},
+		{"unknown decision", hooknames.PreToolCall, 0, `{"decision":"nope"}`, "", bash, want{problem: "unknown decision nope"}},
+		{"broken JSON", hooknames.PreToolCall, 0, `{"decision":`, "", bash, want{problem: "not valid JSON"}},
+		{"plain text on a tool call is only shown", hooknames.PreToolCall, 0, "checked\n", "", bash, want{}},
+		{"systemMessage alone decides nothing", hooknames.PreToolCall, 0, `{"systemMessage":"note"}`, "", bash, want{}},
 
-		{"prompt: plain text is context", hookspec.PreLLMCall, 0, "Today is Monday.\n", "", nil, want{kind: hookspec.Context, msg: "Today is Monday."}},
-		{"prompt: additionalContext", hookspec.PreLLMCall, 0, `{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"ctx"}}`, "", nil, want{kind: hookspec.Context, msg: "ctx"}},
-		{"prompt: decision block blocks the prompt", hookspec.PreLLMCall, 0, `{"decision":"block","reason":"secret"}`, "", nil, want{kind: hookspec.Block, msg: "secret"}},
-		{"prompt: exit 2 blocks the prompt with stderr", hookspec.PreLLMCall, 2, "", "secret", nil, want{kind: hookspec.Block, msg: "secret"}},
-		{"prompt: exit 2 without stderr", hookspec.PreLLMCall, 2, "", "", nil, want{kind: hookspec.Block, msg: DefaultBlockMessage}},
-		{"prompt: continue false stops the prompt", hookspec.PreLLMCall, 0, `{"continue":false,"stopReason":"later"}`, "", nil, want{kind: hookspec.Block, msg: "later"}},
+		{"prompt: plain text is context", hooknames.PreLLMCall, 0, "Today is Monday.\n", "", nil, want{kind: hookspec.Context, msg: "Today is Monday."}},
+		{"prompt: additionalContext", hooknames.PreLLMCall, 0, `{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"ctx"}}`, "", nil, want{kind: hookspec.Context, msg: "ctx"}},
+		{"prompt: decision block blocks the prompt", hooknames.PreLLMCall, 0, `{"decision":"block","reason":"secret"}`, "", nil, want{kind: hookspec.Block, msg: "secret"}},
+		{"prompt: exit 2 blocks the prompt with stderr", hooknames.PreLLMCall, 2, "", "secret", nil, want{kind: hookspec.Block, msg: "secret"}},
+		{"prompt: exit 2 without stderr", hooknames.PreLLMCall, 2, "", "", nil, want{kind: hookspec.Block, msg: DefaultBlockMessage}},
+		{"prompt: continue false stops the prompt", hooknames.PreLLMCall, 0, `{"continue":false,"stopReason":"later"}`, "", nil, want{kind: hookspec.Block, msg: "later"}},
 
 		// Stop (pre_verify): block keeps the agent going with the reason.
-		{"stop: decision block keeps going", hookspec.PreVerify, 0, `{"decision":"block","reason":"tests fail"}`, "", nil, want{kind: hookspec.Continue, msg: "tests fail"}},
-		{"stop: block without a reason", hookspec.PreVerify, 0, `{"decision":"block"}`, "", nil, want{kind: hookspec.Continue, msg: hookspec.DefaultContinueReason}},
-		{"stop: exit 2 keeps going with stderr", hookspec.PreVerify, 2, "", "run the linter", nil, want{kind: hookspec.Continue, msg: "run the linter"}},
-		{"stop: continue false lets it stop", hookspec.PreVerify, 0, `{"continue":false,"decision":"block","reason":"x"}`, "", nil, want{}},
-		{"stop: approve lets it stop", hookspec.PreVerify, 0, `{"decision":"approve"}`, "", nil, want{}},
-		{"stop: exit 0 lets it stop", hookspec.PreVerify, 0, "", "", nil, want{}},
-		{"stop: wrong hookEventName", hookspec.PreVerify, 0, `{"hookSpecificOutput":{"hookEventName":"SubagentStop"}}`, "", nil, want{problem: `expected "Stop"`}},
+		{"stop: decision block keeps going", hooknames.PreVerify, 0, `{"decision":"block","reason":"tests fail"}`, "", nil, want{kind: hookspec.Continue, msg: "tests fail"}},
+		{"stop: block without a reason", hooknames.PreVerify, 0, `{"decision":"block"}`, "", nil, want{kind: hookspec.Continue, msg: hookspec.DefaultContinueReason}},
+		{"stop: exit 2 keeps going with stderr", hooknames.PreVerify, 2, "", "run the linter", nil, want{kind: hookspec.Continue, msg: "run the linter"}},
+		{"stop: continue false lets it stop", hooknames.PreVerify, 0, `{"continue":false,"decision":"block","reason":"x"}`, "", nil, want{}},
+		{"stop: approve lets it stop", hooknames.PreVerify, 0, `{"decision":"approve"}`, "", nil, want{}},
+		{"stop: exit 0 lets it stop", hooknames.PreVerify, 0, "", "", nil, want{}},
+		{"stop: wrong hookEventName", hooknames.PreVerify, 0, `{"hookSpecificOutput":{"hookEventName":"SubagentStop"}}`, "", nil, want{problem: `expected "Stop"`}},
 
 		// PostToolUseFailure (post_tool_failure): feedback to the model.
-		{"failure: additionalContext", hookspec.PostToolFailure, 0, `{"hookSpecificOutput":{"hookEventName":"PostToolUseFailure","additionalContext":"retry with -v"}}`, "", bash, want{kind: hookspec.Context, msg: "retry with -v"}},
-		{"failure: exit 2 gives stderr", hookspec.PostToolFailure, 2, "", "flaky test", bash, want{kind: hookspec.Context, msg: "flaky test"}},
+		{"failure: additionalContext", hooknames.PostToolFailure, 0, `{"hookSpecificOutput":{"hookEventName":"PostToolUseFailure","additionalContext":"retry with -v"}}`, "", bash, want{kind: hookspec.Context, msg: "retry with -v"}},
+		{"failure: exit 2 gives stderr", hooknames.PostToolFailure, 2, "", "flaky test", bash, want{kind: hookspec.Context, msg: "flaky test"}},
 
 		// PermissionRequest (pre_approval_request): the hook answers the permission.
-		{"permission: allow", hookspec.PreApprovalRequest, 0, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}`, "", nil, want{kind: hookspec.Allow}},
-		{"permission: allow with updatedInput", hookspec.PreApprovalRequest, 0, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow","updatedInput":{"command":"ls"}}}}`, "", nil,
+		{"permission: allow", hooknames.PreApprovalRequest, 0, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}`, "", nil, want{kind: hookspec.Allow}},
+		{"permission: allow with updatedInput", hooknames.PreApprovalRequest, 0, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow","updatedInput":{"command":"ls"}}}}`, "", nil,
 			want{kind: hookspec.Allow, args: map[string]any{"command": "ls"}}},
-		{"permission: deny", hookspec.PreApprovalRequest, 0, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"not on main"}}}`, "", nil, want{kind: hookspec.Deny, msg: "not on main"}},
-		{"permission: exit 2 denies", hookspec.PreApprovalRequest, 2, "", "no", nil, want{kind: hookspec.Deny, msg: "no"}},
-		{"permission: unknown behavior", hookspec.PreApprovalRequest, 0, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"maybe"}}}`, "", nil, want{problem: `unknown decision.behavior "maybe"`}},
-		{"permission: decision not an object", hookspec.PreApprovalRequest, 0, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":"allow"}}`, "", nil, want{problem: "expected {\"behavior\""}},
-		{"permission: no decision asks the person", hookspec.PreApprovalRequest, 0, `{}`, "", nil, want{}},
+		{"permission: deny", hooknames.PreApprovalRequest, 0, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"not on main"}}}`, "", nil, want{kind: hookspec.Deny, msg: "not on main"}},
+		{"permission: exit 2 denies", hooknames.PreApprovalRequest, 2, "", "no", nil, want{kind: hookspec.Deny, msg: "no"}},
+		{"permission: unknown behavior", hooknames.PreApprovalRequest, 0, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"maybe"}}}`, "", nil, want{problem: `unknown decision.behavior "maybe"`}},
+		{"permission: decision not an object", hooknames.PreApprovalRequest, 0, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":"allow"}}`, "", nil, want{problem: "expected {\"behavior\""}},
+		{"permission: no decision asks the person", hooknames.PreApprovalRequest, 0, `{}`, "", nil, want{}},
 
 		// PreCompact / PostCompact / Notification.
-		{"precompact: block cannot be honoured", hookspec.PreCompact, 0, `{"decision":"block","reason":"not now"}`, "", nil, want{problem: "the host compacts all the same"}},
-		{"precompact: exit 2 cannot be honoured", hookspec.PreCompact, 2, "", "not now", nil, want{problem: "the host compacts all the same"}},
-		{"notification: exit 2 is only shown", hookspec.OnNotification, 2, "", "x", nil, want{}},
-		{"postcompact: output is only shown", hookspec.PostCompact, 0, "saved", "", nil, want{}},
+		{"precompact: block cannot be honoured", hooknames.PreCompact, 0, `{"decision":"block","reason":"not now"}`, "", nil, want{problem: "the host compacts all the same"}},
+		{"precompact: exit 2 cannot be honoured", hooknames.PreCompact, 2, "", "not now", nil, want{problem: "the host compacts all the same"}},
+		{"notification: exit 2 is only shown", hooknames.OnNotification, 2, "", "x", nil, want{}},
+		{"postcompact: output is only shown", hooknames.PostCompact, 0, "saved", "", nil, want{}},
 
-		{"session start: plain text is context", hookspec.OnSessionStart, 0, "branch main\n", "", nil, want{kind: hookspec.Context, msg: "branch main"}},
-		{"session start: additionalContext", hookspec.OnSessionStart, 0, `{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"notes"}}`, "", nil, want{kind: hookspec.Context, msg: "notes"}},
+		{"session start: plain text is context", hooknames.OnSessionStart, 0, "branch main\n", "", nil, want{kind: hookspec.Context, msg: "branch main"}},
+		{"session start: additionalContext", hooknames.OnSessionStart, 0, `{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"notes"}}`, "", nil, want{kind: hookspec.Context, msg: "notes"}},
 
-		{"post tool: exit 2 gives the model stderr", hookspec.PostToolCall, 2, "", "lint: 2 errors", bash, want{kind: hookspec.Context, msg: "lint: 2 errors"}},
-		{"post tool: decision block gives the reason", hookspec.PostToolCall, 0, `{"decision":"block","reason":"fix the test"}`, "", bash, want{kind: hookspec.Context, msg: "fix the test"}},
-		{"post tool: additionalContext", hookspec.PostToolCall, 0, `{"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"formatted"}}`, "", bash, want{kind: hookspec.Context, msg: "formatted"}},
-		{"post tool: plain text is only shown", hookspec.PostToolCall, 0, "formatted x.go", "", bash, want{}},
+		{"post tool: exit 2 gives the model stderr", hooknames.PostToolCall, 2, "", "lint: 2 errors", bash, want{kind: hookspec.Context, msg: "lint: 2 errors"}},
+		{"post tool: decision block gives the reason", hooknames.PostToolCall, 0, `{"decision":"block","reason":"fix the test"}`, "", bash, want{kind: hookspec.Context, msg: "fix the test"}},
+		{"post tool: additionalContext", hooknames.PostToolCall, 0, `{"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"formatted"}}`, "", bash, want{kind: hookspec.Context, msg: "formatted"}},
+		{"post tool: plain text is only shown", hooknames.PostToolCall, 0, "formatted x.go", "", bash, want{}},
 
-		{"subagent: block cannot be honoured", hookspec.SubagentStop, 0, `{"decision":"block","reason":"more"}`, "", nil, want{problem: "already stopped"}},
-		{"session end: exit 2", hookspec.OnSessionEnd, 2, "", "x", nil, want{problem: "no effect on on_session_end"}},
+		{"subagent: block cannot be honoured", hooknames.SubagentStop, 0, `{"decision":"block","reason":"more"}`, "", nil, want{problem: "already stopped"}},
+		{"session end: exit 2", hooknames.OnSessionEnd, 2, "", "x", nil, want{problem: "no effect on on_session_end"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -252,7 +253,7 @@ case "$in" in *'rm -rf'*) echo "no rm -rf" >&2; exit 2;; esac
 echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","updatedInput":{"command":"ls -la"}}}'
 `)
 	// Shell syntax works: the command is run by /bin/sh, as Claude Code runs it.
-	h := &Hook{Event: hookspec.PreToolCall, Command: `cd "$CLAUDE_PROJECT_DIR" && ./guard.sh`, Timeout: 10 * time.Second,
+	h := &Hook{Event: hooknames.PreToolCall, Command: `cd "$CLAUDE_PROJECT_DIR" && ./guard.sh`, Timeout: 10 * time.Second,
 		Dialect: DialectClaude, Matcher: "Bash"}
 	kw := map[string]any{"tool_name": "terminal", "args": map[string]any{"command": "rm -rf /"}, "session_id": "s1", "tool_call_id": "c1"}
 	res := h.Run(context.Background(), kw, RunOptions{Cwd: dir})

@@ -8,7 +8,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 )
 
 // A Claude Code hook's `if` condition, in Claude Code's permission-rule syntax: `Tool`
@@ -177,12 +177,12 @@ func (r *ifRule) matchPath(p, project string) bool {
 // against, in Claude Code's vocabulary; ok is false for events that have no tool.
 func ifInput(event string, kwargs map[string]any, tools *ToolTable) (tool string, input map[string]any, ok bool) {
 	switch event {
-	case hookspec.PreToolCall, hookspec.PostToolCall, hookspec.PostToolFailure:
+	case hooknames.PreToolCall, hooknames.PostToolCall, hooknames.PostToolFailure:
 		name, _ := kwargs["tool_name"].(string)
 		args, _ := kwargs["args"].(map[string]any)
 		tool, input = tools.ToClaude(name, args)
 		return tool, input, true
-	case hookspec.PreApprovalRequest:
+	case hooknames.PreApprovalRequest:
 		tool, input = tools.ToClaude("terminal", map[string]any{"command": firstString(kwargs["command"])})
 		return tool, input, true
 	}

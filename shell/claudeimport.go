@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 	"gopkg.in/yaml.v3"
 )
 
@@ -215,7 +215,7 @@ func (imp *ClaudeImport) hook(where, event, matcher string, h *yaml.Node) {
 	switch f := str("onFailure"); f {
 	case "":
 	case "block":
-		if event != hookspec.PreToolCall {
+		if event != hooknames.PreToolCall {
 			note(fmt.Sprintf(`onFailure "block" only blocks tool calls here (pre_tool_call); on %s a failing hook is reported and the agent goes on`, event))
 		} else {
 			e.FailClosed = true
@@ -239,13 +239,13 @@ func (imp *ClaudeImport) hook(where, event, matcher string, h *yaml.Node) {
 	switch {
 	case e.AsyncRewake:
 		note("asyncRewake: it runs in the background; its answer is ignored, and an exit code 2 gives its stderr to the session's next turn")
-	case e.Async && (event == hookspec.PreToolCall || event == hookspec.PreLLMCall || event == hookspec.PreVerify || event == hookspec.PreApprovalRequest):
+	case e.Async && (event == hooknames.PreToolCall || event == hooknames.PreLLMCall || event == hooknames.PreVerify || event == hooknames.PreApprovalRequest):
 		note("async: it runs in the background and its answer is ignored, as in Claude Code: it decides nothing")
 	}
 	if str("once") == "true" {
 		note("once: here it fires every time")
 	}
-	if event == hookspec.OnSessionEnd {
+	if event == hooknames.OnSessionEnd {
 		note("on_session_end fires at the end of every turn here; for once per session, move the entry to on_session_finalize")
 	}
 	imp.Entries = append(imp.Entries, e)

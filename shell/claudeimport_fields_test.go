@@ -8,6 +8,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 )
 
 // Every field of a Claude Code hook this engine honours is imported into config.yaml and
@@ -60,14 +61,14 @@ func TestImportEveryField(t *testing.T) {
 	plugin := app
 	with := func(d Dialected, f func(*Dialected)) Dialected { f(&d); return d }
 	want := []view{
-		{hookspec.PreToolCall, "Bash", "./guard.sh", true, with(app, func(d *Dialected) { d.If, d.StatusMessage = "Bash(rm *)", "Checking the command" })},
-		{hookspec.PostToolCall, "Write|Edit", "node /work/plugins/fmt/fmt.js --fix", false, with(plugin, func(d *Dialected) { d.Async, d.Args = true, []string{"/work/plugins/fmt/fmt.js", "--fix"} })},
-		{hookspec.PostToolCall, "Write|Edit", "/work/plugins/fmt/lint.sh", false, with(plugin, func(d *Dialected) { d.AsyncRewake = true })},
-		{hookspec.PreVerify, "", "./tests-pass.sh", false, app},
-		{hookspec.PreApprovalRequest, "Bash", "./approve.sh", false, with(app, func(d *Dialected) { d.If = "Bash(git *)" })},
-		{hookspec.OnNotification, "idle_prompt", "notify-send waiting", false, app},
-		{hookspec.PreCompact, "auto", "./save.sh", false, app},
-		{hookspec.PostToolFailure, "Bash", "./why.sh", false, app},
+		{hooknames.PreToolCall, "Bash", "./guard.sh", true, with(app, func(d *Dialected) { d.If, d.StatusMessage = "Bash(rm *)", "Checking the command" })},
+		{hooknames.PostToolCall, "Write|Edit", "node /work/plugins/fmt/fmt.js --fix", false, with(plugin, func(d *Dialected) { d.Async, d.Args = true, []string{"/work/plugins/fmt/fmt.js", "--fix"} })},
+		{hooknames.PostToolCall, "Write|Edit", "/work/plugins/fmt/lint.sh", false, with(plugin, func(d *Dialected) { d.AsyncRewake = true })},
+		{hooknames.PreVerify, "", "./tests-pass.sh", false, app},
+		{hooknames.PreApprovalRequest, "Bash", "./approve.sh", false, with(app, func(d *Dialected) { d.If = "Bash(git *)" })},
+		{hooknames.OnNotification, "idle_prompt", "notify-send waiting", false, app},
+		{hooknames.PreCompact, "auto", "./save.sh", false, app},
+		{hooknames.PostToolFailure, "Bash", "./why.sh", false, app},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("reloaded hooks (-want +got):\n%s", diff)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 	"gopkg.in/yaml.v3"
 )
 
@@ -30,11 +31,11 @@ func TestReadClaudeSettings(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []ImportEntry{
-		{Event: hookspec.PreToolCall, Matcher: "Bash", Command: `python3 "$CLAUDE_PROJECT_DIR"/.claude/hooks/guard.py`, Timeout: 30},
-		{Event: hookspec.PreToolCall, Matcher: "Edit|Write", Command: "./fmt.sh", Dialected: Dialected{If: "Edit(*.go)"}},
-		{Event: hookspec.PreLLMCall, Command: "date", Timeout: 300, Dialected: Dialected{Async: true}},
-		{Event: hookspec.PreVerify, Command: "notify-send done"},
-		{Event: hookspec.OnSessionStart, Matcher: "startup", Command: "git status"},
+		{Event: hooknames.PreToolCall, Matcher: "Bash", Command: `python3 "$CLAUDE_PROJECT_DIR"/.claude/hooks/guard.py`, Timeout: 30},
+		{Event: hooknames.PreToolCall, Matcher: "Edit|Write", Command: "./fmt.sh", Dialected: Dialected{If: "Edit(*.go)"}},
+		{Event: hooknames.PreLLMCall, Command: "date", Timeout: 300, Dialected: Dialected{Async: true}},
+		{Event: hooknames.PreVerify, Command: "notify-send done"},
+		{Event: hooknames.OnSessionStart, Matcher: "startup", Command: "git status"},
 	}
 	if diff := cmp.Diff(want, imp.Entries); diff != "" {
 		t.Errorf("entries (-want +got):\n%s", diff)
@@ -85,9 +86,9 @@ plugins:
   disabled: [x]
 `
 	entries := []ImportEntry{
-		{Event: hookspec.PreToolCall, Matcher: "Bash", Command: `python3 "$CLAUDE_PROJECT_DIR"/guard.py`, Timeout: 30},
-		{Event: hookspec.PostToolCall, Matcher: "Edit|Write", Command: "./fmt.sh"},
-		{Event: hookspec.PreLLMCall, Command: "date"},
+		{Event: hooknames.PreToolCall, Matcher: "Bash", Command: `python3 "$CLAUDE_PROJECT_DIR"/guard.py`, Timeout: 30},
+		{Event: hooknames.PostToolCall, Matcher: "Edit|Write", Command: "./fmt.sh"},
+		{Event: hooknames.PreLLMCall, Command: "date"},
 	}
 	out, added, err := AddToConfig("config.yaml", []byte(config), entries)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 )
 
 // The lifecycle points of SPEC §4.5 as Claude Code's events: Stop (pre_verify),
@@ -17,16 +18,16 @@ import (
 // which has no matcher.
 func pointQuery(event string, kwargs map[string]any, tools *ToolTable) (q string, ok bool) {
 	switch event {
-	case hookspec.PostToolFailure:
+	case hooknames.PostToolFailure:
 		name, _ := kwargs["tool_name"].(string)
 		q, _ = tools.ToClaude(name, nil)
 		return q, true
-	case hookspec.PreApprovalRequest: // the approval system asks about shell commands
+	case hooknames.PreApprovalRequest: // the approval system asks about shell commands
 		q, _ = tools.ToClaude("terminal", nil)
 		return q, true
-	case hookspec.OnNotification:
+	case hooknames.OnNotification:
 		return firstString(kwargs["notification_type"]), true
-	case hookspec.PreCompact, hookspec.PostCompact:
+	case hooknames.PreCompact, hooknames.PostCompact:
 		return firstString(kwargs["trigger"]), true
 	}
 	return "", false
@@ -35,24 +36,24 @@ func pointQuery(event string, kwargs map[string]any, tools *ToolTable) (q string
 // pointPayload adds the fields of one of the points to p, Claude Code's stdin document.
 func pointPayload(event string, kwargs map[string]any, p map[string]any, tools *ToolTable) {
 	switch event {
-	case hookspec.PreVerify:
+	case hooknames.PreVerify:
 		n, _ := kwargs["nudges"].(int)
 		if n64, ok := kwargs["nudges"].(int64); ok {
 			n = int(n64)
 		}
 		p["stop_hook_active"] = n > 0 // the agent already goes on because a Stop hook said so
 		p["last_assistant_message"] = firstString(kwargs["response"])
-	case hookspec.PostToolFailure:
+	case hooknames.PostToolFailure:
 		p["error"] = firstString(kwargs["error"])
 		p["is_interrupt"] = kwargs["interrupted"] == true
-	case hookspec.PreCompact:
+	case hooknames.PreCompact:
 		p["trigger"], p["custom_instructions"] = firstString(kwargs["trigger"]), firstString(kwargs["instructions"])
-	case hookspec.PostCompact:
+	case hooknames.PostCompact:
 		p["trigger"], p["compact_summary"] = firstString(kwargs["trigger"]), firstString(kwargs["summary"])
-	case hookspec.OnNotification:
+	case hooknames.OnNotification:
 		p["message"], p["title"] = firstString(kwargs["message"]), firstString(kwargs["title"])
 		p["notification_type"] = firstString(kwargs["notification_type"])
-	case hookspec.PreApprovalRequest:
+	case hooknames.PreApprovalRequest:
 		name, input := tools.ToClaude("terminal", map[string]any{
 			"command": firstString(kwargs["command"]), "description": firstString(kwargs["description"])})
 		p["tool_name"], p["tool_input"], p["permission_suggestions"] = name, input, []any{}
@@ -63,20 +64,20 @@ func pointPayload(event string, kwargs map[string]any, p map[string]any, tools *
 // an event that is not one of them.
 func pointBlock(event, why string) (a hookspec.Answer, problem string, ok bool) {
 	switch event {
-	case hookspec.PreLLMCall: // the prompt is not sent
+	case hooknames.PreLLMCall: // the prompt is not sent
 		return blockAnswer(firstNonBlank(why, DefaultBlockMessage)), "", true
-	case hookspec.PreVerify: // Claude Code does not stop: stderr is its next instruction
+	case hooknames.PreVerify: // Claude Code does not stop: stderr is its next instruction
 		return hookspec.Answer{Kind: hookspec.Continue, Message: firstNonBlank(why, hookspec.DefaultContinueReason)}, "", true
-	case hookspec.PostToolFailure: // stderr goes to the model
+	case hooknames.PostToolFailure: // stderr goes to the model
 		if why == "" {
 			return hookspec.Answer{}, "", true
 		}
 		return hookspec.Answer{Kind: hookspec.Context, Text: why}, "", true
-	case hookspec.PreApprovalRequest: // the permission is denied
+	case hooknames.PreApprovalRequest: // the permission is denied
 		return hookspec.Answer{Kind: hookspec.Deny, Message: firstNonBlank(why, DefaultBlockMessage)}, "", true
-	case hookspec.PreCompact:
+	case hooknames.PreCompact:
 		return hookspec.Answer{}, "exit code 2 blocks the compaction in Claude Code; here the host compacts all the same", true
-	case hookspec.OnNotification, hookspec.PostCompact: // Claude Code only shows stderr to the user
+	case hooknames.OnNotification, hooknames.PostCompact: // Claude Code only shows stderr to the user
 		return hookspec.Answer{}, "", true
 	}
 	return hookspec.Answer{}, "", false
@@ -89,7 +90,7 @@ func pointJSON(event string, obj, spec map[string]any) (a hookspec.Answer, probl
 	stopReason, _ := obj["stopReason"].(string)
 	stop := obj["continue"] == false
 	switch event {
-	case hookspec.PreLLMCall:
+	case hooknames.PreLLMCall:
 		switch {
 		case obj["decision"] == "block": // the prompt is erased and not sent
 			return blockAnswer(firstNonBlank(reason, DefaultBlockMessage)), "", true
@@ -97,25 +98,25 @@ func pointJSON(event string, obj, spec map[string]any) (a hookspec.Answer, probl
 			return blockAnswer(firstNonBlank(stopReason, reason, DefaultBlockMessage)), "", true
 		}
 		return hookspec.Answer{}, "", false // context: read as before
-	case hookspec.PreVerify:
+	case hooknames.PreVerify:
 		if obj["decision"] == "block" && !stop {
 			return hookspec.Answer{Kind: hookspec.Continue, Message: firstNonBlank(reason, hookspec.DefaultContinueReason)}, "", true
 		}
 		return hookspec.Answer{}, "", true // stop, or let it stop
-	case hookspec.PostToolFailure:
+	case hooknames.PostToolFailure:
 		if c, _ := spec["additionalContext"].(string); strings.TrimSpace(c) != "" {
 			return hookspec.Answer{Kind: hookspec.Context, Text: c}, "", true
 		}
 		return hookspec.Answer{}, "", true
-	case hookspec.PreApprovalRequest:
+	case hooknames.PreApprovalRequest:
 		a, problem = permissionAnswer(spec)
 		return a, problem, true
-	case hookspec.PreCompact:
+	case hooknames.PreCompact:
 		if obj["decision"] == "block" {
 			return hookspec.Answer{}, `decision "block" blocks the compaction in Claude Code; here the host compacts all the same`, true
 		}
 		return hookspec.Answer{}, "", true
-	case hookspec.OnNotification, hookspec.PostCompact:
+	case hooknames.OnNotification, hooknames.PostCompact:
 		return hookspec.Answer{}, "", true
 	}
 	return hookspec.Answer{}, "", false

@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 )
 
 // Every event a Claude Code hook can serve gets Claude Code's payload, with the published
@@ -29,21 +30,21 @@ func TestClaudePayloads(t *testing.T) {
 		kw   map[string]any // over the sample kwargs
 		want map[string]any
 	}{
-		{hookspec.PreToolCall, nil, with(common("PreToolUse"), "tool_name", "Bash", "tool_input", bash, "tool_use_id", "test-call")},
-		{hookspec.PostToolCall, map[string]any{"result": `{"output": "hello\n", "exit_code": 0}`}, with(common("PostToolUse"), "tool_name", "Bash", "tool_input", bash, "tool_use_id", "test-call",
+		{hooknames.PreToolCall, nil, with(common("PreToolUse"), "tool_name", "Bash", "tool_input", bash, "tool_use_id", "test-call")},
+		{hooknames.PostToolCall, map[string]any{"result": `{"output": "hello\n", "exit_code": 0}`}, with(common("PostToolUse"), "tool_name", "Bash", "tool_input", bash, "tool_use_id", "test-call",
 			"tool_response", map[string]any{"stdout": "hello\n", "stderr": "", "interrupted": false, "isImage": false, "output": "hello\n", "exit_code": float64(0)})},
-		{hookspec.PostToolFailure, nil, with(common("PostToolUseFailure"), "tool_name", "Bash", "tool_input", bash, "tool_use_id", "test-call",
+		{hooknames.PostToolFailure, nil, with(common("PostToolUseFailure"), "tool_name", "Bash", "tool_input", bash, "tool_use_id", "test-call",
 			"error", "command failed with exit code 1", "is_interrupt", false)},
-		{hookspec.PreLLMCall, nil, with(common("UserPromptSubmit"), "prompt", "What is the weather?")},
-		{hookspec.OnSessionStart, nil, with(common("SessionStart"), "source", "startup", "model", "gpt-4")},
-		{hookspec.OnSessionEnd, nil, with(common("SessionEnd"), "reason", "other")},
-		{hookspec.SubagentStop, nil, with(common("SubagentStop"), "session_id", "parent-sess", "stop_hook_active", false, "agent_type", "")},
-		{hookspec.PreVerify, nil, with(common("Stop"), "stop_hook_active", false, "last_assistant_message", "Sunny.")},
-		{hookspec.PreVerify, map[string]any{"nudges": 2}, with(common("Stop"), "stop_hook_active", true, "last_assistant_message", "Sunny.")},
-		{hookspec.PreCompact, map[string]any{"instructions": "keep names"}, with(common("PreCompact"), "trigger", "manual", "custom_instructions", "keep names")},
-		{hookspec.PostCompact, nil, with(common("PostCompact"), "trigger", "manual", "compact_summary", "The user asked about the weather; it is sunny.")},
-		{hookspec.OnNotification, nil, with(common("Notification"), "message", "The agent is waiting for your input", "title", "", "notification_type", "idle_prompt")},
-		{hookspec.PreApprovalRequest, nil, with(common("PermissionRequest"), "tool_name", "Bash",
+		{hooknames.PreLLMCall, nil, with(common("UserPromptSubmit"), "prompt", "What is the weather?")},
+		{hooknames.OnSessionStart, nil, with(common("SessionStart"), "source", "startup", "model", "gpt-4")},
+		{hooknames.OnSessionEnd, nil, with(common("SessionEnd"), "reason", "other")},
+		{hooknames.SubagentStop, nil, with(common("SubagentStop"), "session_id", "parent-sess", "stop_hook_active", false, "agent_type", "")},
+		{hooknames.PreVerify, nil, with(common("Stop"), "stop_hook_active", false, "last_assistant_message", "Sunny.")},
+		{hooknames.PreVerify, map[string]any{"nudges": 2}, with(common("Stop"), "stop_hook_active", true, "last_assistant_message", "Sunny.")},
+		{hooknames.PreCompact, map[string]any{"instructions": "keep names"}, with(common("PreCompact"), "trigger", "manual", "custom_instructions", "keep names")},
+		{hooknames.PostCompact, nil, with(common("PostCompact"), "trigger", "manual", "compact_summary", "The user asked about the weather; it is sunny.")},
+		{hooknames.OnNotification, nil, with(common("Notification"), "message", "The agent is waiting for your input", "title", "", "notification_type", "idle_prompt")},
+		{hooknames.PreApprovalRequest, nil, with(common("PermissionRequest"), "tool_name", "Bash",
 			"tool_input", map[string]any{"command": "rm -rf /tmp/x", "description": "recursive delete"}, "permission_suggestions", []any{})},
 	}
 	for _, c := range cases {
@@ -106,7 +107,7 @@ func TestUpdatedToolOutput(t *testing.T) {
 		{`{"hookSpecificOutput":{"hookEventName":"PostToolUse","updatedMCPToolOutput":"mcp"}}`, "mcp", ""},
 		{`{"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"only"}}`, "", "only"},
 	} {
-		_, a, problem := claudeOutcome(hookspec.PostToolCall, 0, c.stdout, "", DefaultTools, kw)
+		_, a, problem := claudeOutcome(hooknames.PostToolCall, 0, c.stdout, "", DefaultTools, kw)
 		got := ""
 		if a.Output != nil {
 			got = *a.Output

@@ -2,15 +2,17 @@ package shell
 
 import (
 	"fmt"
-	"github.com/hermes-hooks/hermes/hookspec"
 	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
 
+	"github.com/hermes-hooks/hermes/hookspec"
+
 	"gopkg.in/yaml.v3"
 
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 	"github.com/hermes-hooks/hermes/internal/suggest"
 )
 
@@ -365,7 +367,7 @@ func (p *parser) failClosed(event, where string, n *yaml.Node) bool {
 		p.warn(n, "%s: fail_closed must be true or false, got %q; using false (fail open)", where, n.Value)
 		return false
 	}
-	if v && event != hookspec.PreToolCall {
+	if v && event != hooknames.PreToolCall {
 		p.warn(n, "%s: fail_closed is ignored: it only applies to pre_tool_call; this hook fails open", where)
 		return false
 	}

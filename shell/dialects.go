@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 	"github.com/hermes-hooks/hermes/internal/jsonvalue"
 )
 
@@ -27,17 +28,17 @@ const (
 
 // codexEvents maps the hooks a Codex hook can serve to Codex's event names.
 var codexEvents = map[string]string{
-	hookspec.PreToolCall: "PreToolUse", hookspec.PostToolCall: "PostToolUse", hookspec.PreLLMCall: "UserPromptSubmit",
-	hookspec.OnSessionStart: "SessionStart", hookspec.PreVerify: "Stop", hookspec.SubagentStop: "SubagentStop",
-	hookspec.PreApprovalRequest: "PermissionRequest", hookspec.PreCompact: "PreCompact", hookspec.PostCompact: "PostCompact",
-	hookspec.OnSessionEnd: "Interrupt", // fires only for a turn the user interrupted
+	hooknames.PreToolCall: "PreToolUse", hooknames.PostToolCall: "PostToolUse", hooknames.PreLLMCall: "UserPromptSubmit",
+	hooknames.OnSessionStart: "SessionStart", hooknames.PreVerify: "Stop", hooknames.SubagentStop: "SubagentStop",
+	hooknames.PreApprovalRequest: "PermissionRequest", hooknames.PreCompact: "PreCompact", hooknames.PostCompact: "PostCompact",
+	hooknames.OnSessionEnd: "Interrupt", // fires only for a turn the user interrupted
 }
 
 // geminiEvents maps the hooks a Gemini CLI hook can serve to Gemini CLI's event names.
 var geminiEvents = map[string]string{
-	hookspec.PreToolCall: "BeforeTool", hookspec.PostToolCall: "AfterTool", hookspec.PreLLMCall: "BeforeAgent",
-	hookspec.PreVerify: "AfterAgent", hookspec.OnSessionStart: "SessionStart", hookspec.OnSessionFinalize: "SessionEnd",
-	hookspec.OnNotification: "Notification", hookspec.PreCompact: "PreCompress",
+	hooknames.PreToolCall: "BeforeTool", hooknames.PostToolCall: "AfterTool", hooknames.PreLLMCall: "BeforeAgent",
+	hooknames.PreVerify: "AfterAgent", hooknames.OnSessionStart: "SessionStart", hooknames.OnSessionFinalize: "SessionEnd",
+	hooknames.OnNotification: "Notification", hooknames.PreCompact: "PreCompress",
 }
 
 // codexTools: Bash, and apply_patch for the file-writing tools (its input the patch).
@@ -144,18 +145,18 @@ func dialectPayload(d, event string, kwargs map[string]any, cwd string, tools *T
 	delete(p, "permission_mode")
 	p["timestamp"] = time.Now().UTC().Format(time.RFC3339)
 	switch event {
-	case hookspec.PostToolCall:
+	case hooknames.PostToolCall:
 		result := firstString(kwargs["result"])
 		p["tool_response"] = map[string]any{"llmContent": result, "returnDisplay": result}
-	case hookspec.PreVerify:
+	case hooknames.PreVerify:
 		p["prompt"], p["prompt_response"] = firstString(kwargs["user_message"]), p["last_assistant_message"]
 		delete(p, "last_assistant_message")
-	case hookspec.OnSessionFinalize:
+	case hooknames.OnSessionFinalize:
 		p["reason"] = "exit"
-	case hookspec.OnNotification:
+	case hooknames.OnNotification:
 		p["details"] = map[string]any{}
 		delete(p, "title")
-	case hookspec.PreCompact:
+	case hooknames.PreCompact:
 		delete(p, "custom_instructions")
 	}
 	return encodePayload(p)
@@ -179,7 +180,7 @@ func dialectOutcome(d, event string, exit int, stdout, stderr string, tools *Too
 // output_parser.rs): then the hook failed and its answer does nothing. "" when Codex
 // accepts it.
 func codexRejects(event string, exit int, stdout, stderr string, kwargs map[string]any) string {
-	if exit == exitBlock && strings.TrimSpace(stderr) == "" && (event == hookspec.PreToolCall || event == hookspec.PreLLMCall) {
+	if exit == exitBlock && strings.TrimSpace(stderr) == "" && (event == hooknames.PreToolCall || event == hooknames.PreLLMCall) {
 		return "exited with code 2 but wrote no blocking reason to stderr (Codex does not block then)"
 	}
 	out := strings.TrimSpace(stdout)
@@ -196,7 +197,7 @@ func codexRejects(event string, exit int, stdout, stderr string, kwargs map[stri
 	has := func(k string, m map[string]any) bool { _, ok := m[k]; return ok }
 	name := codexEvents[event]
 	switch event {
-	case hookspec.PreToolCall, hookspec.PreApprovalRequest:
+	case hooknames.PreToolCall, hooknames.PreApprovalRequest:
 		switch {
 		case obj["continue"] == false:
 			return name + " hook returned unsupported continue:false"
@@ -205,15 +206,15 @@ func codexRejects(event string, exit int, stdout, stderr string, kwargs map[stri
 		case obj["suppressOutput"] == true:
 			return name + " hook returned unsupported suppressOutput"
 		}
-	case hookspec.PostToolCall:
+	case hooknames.PostToolCall:
 		if obj["suppressOutput"] == true {
 			return "PostToolUse hook returned unsupported suppressOutput"
 		}
 	}
 	switch event {
-	case hookspec.PreToolCall:
+	case hooknames.PreToolCall:
 		return codexPreToolRejects(obj, spec, kwargs, blank, has)
-	case hookspec.PreApprovalRequest:
+	case hooknames.PreApprovalRequest:
 		if dec, _ := spec["decision"].(map[string]any); dec != nil {
 			switch {
 			case has("updatedInput", dec):
@@ -224,11 +225,11 @@ func codexRejects(event string, exit int, stdout, stderr string, kwargs map[stri
 				return "PermissionRequest hook returned unsupported interrupt:true"
 			}
 		}
-	case hookspec.PostToolCall, hookspec.PreLLMCall, hookspec.PreVerify:
+	case hooknames.PostToolCall, hooknames.PreLLMCall, hooknames.PreVerify:
 		if obj["decision"] == "block" && blank("reason", obj) {
 			return name + " hook returned decision:block without a non-empty reason"
 		}
-		if event == hookspec.PostToolCall && obj["decision"] == nil && obj["continue"] != false && has("reason", obj) {
+		if event == hooknames.PostToolCall && obj["decision"] == nil && obj["continue"] != false && has("reason", obj) {
 			return "PostToolUse hook returned reason without decision"
 		}
 	}
@@ -302,24 +303,24 @@ func geminiOutcome(event string, exit int, stdout, stderr string, tools *ToolTab
 	}
 	if obj["continue"] == false {
 		switch event {
-		case hookspec.PreToolCall, hookspec.PreLLMCall: // the loop stops: the call does not happen
+		case hooknames.PreToolCall, hooknames.PreLLMCall: // the loop stops: the call does not happen
 			return obj, blockAnswer(firstNonBlank(firstString(obj["stopReason"]), reason)), ""
-		case hookspec.PreVerify: // the agent stops without a retry
+		case hooknames.PreVerify: // the agent stops without a retry
 			return obj, hookspec.Answer{}, ""
 		}
 		return obj, hookspec.Answer{}, fmt.Sprintf(`"continue": false stops Gemini CLI's agent loop; from %s it cannot be stopped here, so it went on`, event)
 	}
 	a := hookspec.Answer{}
 	if c, _ := spec["additionalContext"].(string); strings.TrimSpace(c) != "" &&
-		(event == hookspec.PreLLMCall || event == hookspec.PostToolCall || event == hookspec.OnSessionStart) {
+		(event == hooknames.PreLLMCall || event == hooknames.PostToolCall || event == hooknames.OnSessionStart) {
 		a = hookspec.Answer{Kind: hookspec.Context, Text: c}
 	}
-	if event == hookspec.PostToolCall {
+	if event == hooknames.PostToolCall {
 		if o, ok := spec["tool_output"].(string); ok {
 			a.Output = &o
 		}
 	}
-	if input, ok := spec["tool_input"].(map[string]any); ok && event == hookspec.PreToolCall {
+	if input, ok := spec["tool_input"].(map[string]any); ok && event == hooknames.PreToolCall {
 		return obj, geminiMerge(input, tools, kwargs), ""
 	}
 	if spec["clearContext"] == true {
@@ -333,11 +334,11 @@ func geminiOutcome(event string, exit int, stdout, stderr string, tools *ToolTab
 // the next prompt.
 func geminiDeny(event, reason string) hookspec.Answer {
 	switch event {
-	case hookspec.PreToolCall, hookspec.PreLLMCall:
+	case hooknames.PreToolCall, hooknames.PreLLMCall:
 		return blockAnswer(reason)
-	case hookspec.PostToolCall:
+	case hooknames.PostToolCall:
 		return hookspec.Answer{Output: &reason}
-	case hookspec.PreVerify:
+	case hooknames.PreVerify:
 		return hookspec.Answer{Kind: hookspec.Continue, Message: reason}
 	}
 	return hookspec.Answer{}
@@ -345,7 +346,7 @@ func geminiDeny(event, reason string) hookspec.Answer {
 
 // geminiCannot is the problem of a deny on an event where Gemini CLI itself ignores it.
 func geminiCannot(event, what string) string {
-	if slices.Contains([]string{hookspec.PreToolCall, hookspec.PreLLMCall, hookspec.PostToolCall, hookspec.PreVerify}, event) {
+	if slices.Contains([]string{hooknames.PreToolCall, hooknames.PreLLMCall, hooknames.PostToolCall, hooknames.PreVerify}, event) {
 		return ""
 	}
 	return what + " has no effect on " + geminiEvents[event] + " (advisory in Gemini CLI)"

@@ -9,6 +9,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 )
 
 func decodePayload(t *testing.T, d, hook string, kw map[string]any, tools *ToolTable) map[string]any {
@@ -43,26 +44,26 @@ func TestCodexPayloads(t *testing.T) {
 		kw   map[string]any
 		want map[string]any
 	}{
-		{hookspec.PreToolCall, nil, with(base("PreToolUse"), "tool_name", "Bash", "tool_input", map[string]any{"command": "echo hello"}, "tool_use_id", "test-call")},
-		{hookspec.PreToolCall, map[string]any{"tool_name": "patch", "args": map[string]any{"path": "a.go", "old_string": "x := 1", "new_string": "x := 2"}},
+		{hooknames.PreToolCall, nil, with(base("PreToolUse"), "tool_name", "Bash", "tool_input", map[string]any{"command": "echo hello"}, "tool_use_id", "test-call")},
+		{hooknames.PreToolCall, map[string]any{"tool_name": "patch", "args": map[string]any{"path": "a.go", "old_string": "x := 1", "new_string": "x := 2"}},
 			with(base("PreToolUse"), "tool_name", "apply_patch", "tool_use_id", "test-call",
 				"tool_input", map[string]any{"command": "*** Begin Patch\n*** Update File: a.go\n@@\n-x := 1\n+x := 2\n*** End Patch\n"})},
-		{hookspec.PreToolCall, map[string]any{"tool_name": "write_file", "args": map[string]any{"path": "n.txt", "content": "hi\n"}},
+		{hooknames.PreToolCall, map[string]any{"tool_name": "write_file", "args": map[string]any{"path": "n.txt", "content": "hi\n"}},
 			with(base("PreToolUse"), "tool_name", "apply_patch", "tool_use_id", "test-call",
 				"tool_input", map[string]any{"command": "*** Begin Patch\n*** Add File: n.txt\n+hi\n*** End Patch\n"})},
-		{hookspec.PreToolCall, map[string]any{"tool_name": "mcp__github__get_issue", "args": map[string]any{"n": 1}},
+		{hooknames.PreToolCall, map[string]any{"tool_name": "mcp__github__get_issue", "args": map[string]any{"n": 1}},
 			with(base("PreToolUse"), "tool_name", "mcp__github__get_issue", "tool_use_id", "test-call", "tool_input", map[string]any{"n": float64(1)})},
-		{hookspec.PreLLMCall, map[string]any{"model": "gpt-5"}, with(base("UserPromptSubmit"), "prompt", "What is the weather?", "model", "gpt-5", "turn_id", "")},
-		{hookspec.PreVerify, nil, with(base("Stop"), "stop_hook_active", false, "last_assistant_message", "Sunny.", "model", "gpt-4", "turn_id", "")},
-		{hookspec.PreApprovalRequest, nil, with(base("PermissionRequest"), "session_id", "test-session", "turn_id", "", "tool_name", "Bash",
+		{hooknames.PreLLMCall, map[string]any{"model": "gpt-5"}, with(base("UserPromptSubmit"), "prompt", "What is the weather?", "model", "gpt-5", "turn_id", "")},
+		{hooknames.PreVerify, nil, with(base("Stop"), "stop_hook_active", false, "last_assistant_message", "Sunny.", "model", "gpt-4", "turn_id", "")},
+		{hooknames.PreApprovalRequest, nil, with(base("PermissionRequest"), "session_id", "test-session", "turn_id", "", "tool_name", "Bash",
 			"tool_input", map[string]any{"command": "rm -rf /tmp/x", "description": "recursive delete"}, "permission_suggestions", []any{})},
-		{hookspec.PreCompact, nil, with(base("PreCompact"), "trigger", "manual", "custom_instructions", "", "turn_id", "")},
-		{hookspec.OnSessionStart, nil, with(base("SessionStart"), "source", "startup", "model", "gpt-4", "turn_id", "")},
-		{hookspec.PostToolCall, nil, with(base("PostToolUse"), "tool_name", "Bash", "tool_input", map[string]any{"command": "echo hello"}, "tool_use_id", "test-call",
+		{hooknames.PreCompact, nil, with(base("PreCompact"), "trigger", "manual", "custom_instructions", "", "turn_id", "")},
+		{hooknames.OnSessionStart, nil, with(base("SessionStart"), "source", "startup", "model", "gpt-4", "turn_id", "")},
+		{hooknames.PostToolCall, nil, with(base("PostToolUse"), "tool_name", "Bash", "tool_input", map[string]any{"command": "echo hello"}, "tool_use_id", "test-call",
 			"tool_response", map[string]any{"stdout": "hello", "stderr": "", "interrupted": false, "isImage": false, "output": "hello"})},
-		{hookspec.PostCompact, nil, with(base("PostCompact"), "trigger", "manual", "compact_summary", "The user asked about the weather; it is sunny.", "turn_id", "")},
-		{hookspec.SubagentStop, nil, with(base("SubagentStop"), "session_id", "parent-sess", "stop_hook_active", false, "agent_type", "", "turn_id", "")},
-		{hookspec.OnSessionEnd, map[string]any{"interrupted": true}, with(base("Interrupt"), "reason", "other", "model", "gpt-4", "turn_id", "")},
+		{hooknames.PostCompact, nil, with(base("PostCompact"), "trigger", "manual", "compact_summary", "The user asked about the weather; it is sunny.", "turn_id", "")},
+		{hooknames.SubagentStop, nil, with(base("SubagentStop"), "session_id", "parent-sess", "stop_hook_active", false, "agent_type", "", "turn_id", "")},
+		{hooknames.OnSessionEnd, map[string]any{"interrupted": true}, with(base("Interrupt"), "reason", "other", "model", "gpt-4", "turn_id", "")},
 	}
 	for _, c := range cases {
 		kw := hookspec.SampleKwargs(c.hook, "/p")
@@ -92,31 +93,31 @@ func TestCodexAnswers(t *testing.T) {
 		kw             map[string]any
 		want           want
 	}{
-		{"deny with a reason blocks", hookspec.PreToolCall, 0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no"}}`, "", bash, want{kind: hookspec.Block, msg: "no"}},
-		{"deny without a reason is rejected", hookspec.PreToolCall, 0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny"}}`, "", bash, want{problem: "deny without a non-empty permissionDecisionReason"}},
-		{"allow without updatedInput is rejected", hookspec.PreToolCall, 0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow"}}`, "", bash, want{problem: "unsupported permissionDecision:allow"}},
-		{"allow with updatedInput rewrites", hookspec.PreToolCall, 0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"ls"}}}`, "", bash, want{kind: hookspec.Approve}},
-		{"updatedInput without allow is rejected", hookspec.PreToolCall, 0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","updatedInput":{"command":"ls"}}}`, "", bash, want{problem: "updatedInput without permissionDecision:allow"}},
-		{"a rewritten patch is rejected", hookspec.PreToolCall, 0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"*** Begin Patch"}}}`, "", patch, want{problem: "a rewritten patch cannot be applied here"}},
-		{"ask is rejected", hookspec.PreToolCall, 0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"?"}}`, "", bash, want{problem: "unsupported permissionDecision:ask"}},
-		{"decision approve is rejected", hookspec.PreToolCall, 0, `{"decision":"approve"}`, "", bash, want{problem: "unsupported decision:approve"}},
-		{"block without a reason is rejected", hookspec.PreToolCall, 0, `{"decision":"block"}`, "", bash, want{problem: "decision:block without a non-empty reason"}},
-		{"reason without decision is rejected", hookspec.PreToolCall, 0, `{"reason":"x"}`, "", bash, want{problem: "reason without decision"}},
-		{"continue false is rejected", hookspec.PreToolCall, 0, `{"continue":false}`, "", bash, want{problem: "unsupported continue:false"}},
-		{"suppressOutput is rejected", hookspec.PreToolCall, 0, `{"suppressOutput":true}`, "", bash, want{problem: "unsupported suppressOutput"}},
-		{"exit 2 with stderr blocks", hookspec.PreToolCall, 2, "", "no", bash, want{kind: hookspec.Block, msg: "no"}},
-		{"exit 2 without stderr is rejected", hookspec.PreToolCall, 2, "", "", bash, want{problem: "wrote no blocking reason"}},
-		{"prompt block needs a reason", hookspec.PreLLMCall, 0, `{"decision":"block"}`, "", nil, want{problem: "UserPromptSubmit hook returned decision:block without a non-empty reason"}},
-		{"prompt block", hookspec.PreLLMCall, 0, `{"decision":"block","reason":"no keys"}`, "", nil, want{kind: hookspec.Block, msg: "no keys"}},
-		{"stop block keeps going", hookspec.PreVerify, 0, `{"decision":"block","reason":"run the tests"}`, "", nil, want{kind: hookspec.Continue, msg: "run the tests"}},
-		{"stop block needs a reason", hookspec.PreVerify, 0, `{"decision":"block"}`, "", nil, want{problem: "Stop hook returned decision:block without a non-empty reason"}},
-		{"permission allow", hookspec.PreApprovalRequest, 0, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}`, "", nil, want{kind: hookspec.Allow}},
-		{"permission updatedPermissions is rejected", hookspec.PreApprovalRequest, 0, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow","updatedPermissions":[]}}}`, "", nil, want{problem: "unsupported updatedPermissions"}},
-		{"permission interrupt is rejected", hookspec.PreApprovalRequest, 0, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","interrupt":true}}}`, "", nil, want{problem: "unsupported interrupt:true"}},
-		{"post tool reason without decision", hookspec.PostToolCall, 0, `{"reason":"x"}`, "", bash, want{problem: "PostToolUse hook returned reason without decision"}},
-		{"interrupt names its own event", hookspec.OnSessionEnd, 0, `{"hookSpecificOutput":{"hookEventName":"Interrupt"}}`, "", nil, want{}},
-		{"interrupt under Claude Code's name", hookspec.OnSessionEnd, 0, `{"hookSpecificOutput":{"hookEventName":"SessionEnd"}}`, "", nil, want{problem: `hookEventName is SessionEnd, expected "Interrupt"`}},
-		{"codex's name of a shared event", hookspec.PreToolCall, 0, `{"hookSpecificOutput":{"hookEventName":"BeforeTool","permissionDecision":"deny","permissionDecisionReason":"no"}}`, "", bash, want{problem: `expected "PreToolUse"`}},
+		{"deny with a reason blocks", hooknames.PreToolCall, 0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no"}}`, "", bash, want{kind: hookspec.Block, msg: "no"}},
+		{"deny without a reason is rejected", hooknames.PreToolCall, 0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny"}}`, "", bash, want{problem: "deny without a non-empty permissionDecisionReason"}},
+		{"allow without updatedInput is rejected", hooknames.PreToolCall, 0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow"}}`, "", bash, want{problem: "unsupported permissionDecision:allow"}},
+		{"allow with updatedInput rewrites", hooknames.PreToolCall, 0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"ls"}}}`, "", bash, want{kind: hookspec.Approve}},
+		{"updatedInput without allow is rejected", hooknames.PreToolCall, 0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","updatedInput":{"command":"ls"}}}`, "", bash, want{problem: "updatedInput without permissionDecision:allow"}},
+		{"a rewritten patch is rejected", hooknames.PreToolCall, 0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"*** Begin Patch"}}}`, "", patch, want{problem: "a rewritten patch cannot be applied here"}},
+		{"ask is rejected", hooknames.PreToolCall, 0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"?"}}`, "", bash, want{problem: "unsupported permissionDecision:ask"}},
+		{"decision approve is rejected", hooknames.PreToolCall, 0, `{"decision":"approve"}`, "", bash, want{problem: "unsupported decision:approve"}},
+		{"block without a reason is rejected", hooknames.PreToolCall, 0, `{"decision":"block"}`, "", bash, want{problem: "decision:block without a non-empty reason"}},
+		{"reason without decision is rejected", hooknames.PreToolCall, 0, `{"reason":"x"}`, "", bash, want{problem: "reason without decision"}},
+		{"continue false is rejected", hooknames.PreToolCall, 0, `{"continue":false}`, "", bash, want{problem: "unsupported continue:false"}},
+		{"suppressOutput is rejected", hooknames.PreToolCall, 0, `{"suppressOutput":true}`, "", bash, want{problem: "unsupported suppressOutput"}},
+		{"exit 2 with stderr blocks", hooknames.PreToolCall, 2, "", "no", bash, want{kind: hookspec.Block, msg: "no"}},
+		{"exit 2 without stderr is rejected", hooknames.PreToolCall, 2, "", "", bash, want{problem: "wrote no blocking reason"}},
+		{"prompt block needs a reason", hooknames.PreLLMCall, 0, `{"decision":"block"}`, "", nil, want{problem: "UserPromptSubmit hook returned decision:block without a non-empty reason"}},
+		{"prompt block", hooknames.PreLLMCall, 0, `{"decision":"block","reason":"no keys"}`, "", nil, want{kind: hookspec.Block, msg: "no keys"}},
+		{"stop block keeps going", hooknames.PreVerify, 0, `{"decision":"block","reason":"run the tests"}`, "", nil, want{kind: hookspec.Continue, msg: "run the tests"}},
+		{"stop block needs a reason", hooknames.PreVerify, 0, `{"decision":"block"}`, "", nil, want{problem: "Stop hook returned decision:block without a non-empty reason"}},
+		{"permission allow", hooknames.PreApprovalRequest, 0, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}`, "", nil, want{kind: hookspec.Allow}},
+		{"permission updatedPermissions is rejected", hooknames.PreApprovalRequest, 0, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow","updatedPermissions":[]}}}`, "", nil, want{problem: "unsupported updatedPermissions"}},
+		{"permission interrupt is rejected", hooknames.PreApprovalRequest, 0, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","interrupt":true}}}`, "", nil, want{problem: "unsupported interrupt:true"}},
+		{"post tool reason without decision", hooknames.PostToolCall, 0, `{"reason":"x"}`, "", bash, want{problem: "PostToolUse hook returned reason without decision"}},
+		{"interrupt names its own event", hooknames.OnSessionEnd, 0, `{"hookSpecificOutput":{"hookEventName":"Interrupt"}}`, "", nil, want{}},
+		{"interrupt under Claude Code's name", hooknames.OnSessionEnd, 0, `{"hookSpecificOutput":{"hookEventName":"SessionEnd"}}`, "", nil, want{problem: `hookEventName is SessionEnd, expected "Interrupt"`}},
+		{"codex's name of a shared event", hooknames.PreToolCall, 0, `{"hookSpecificOutput":{"hookEventName":"BeforeTool","permissionDecision":"deny","permissionDecisionReason":"no"}}`, "", bash, want{problem: `expected "PreToolUse"`}},
 	}
 	for _, c := range cases {
 		_, a, problem := dialectOutcome(DialectCodex, c.event, c.exit, c.stdout, c.stderr, codexTools, c.kw)
@@ -138,16 +139,16 @@ func TestGeminiPayloads(t *testing.T) {
 		kw   map[string]any
 		keys map[string]any // a subset of the payload
 	}{
-		{hookspec.PreToolCall, nil, map[string]any{"hook_event_name": "BeforeTool", "tool_name": "run_shell_command", "tool_input": map[string]any{"command": "echo hello"}}},
-		{hookspec.PreToolCall, map[string]any{"tool_name": "patch", "args": map[string]any{"path": "a.go", "old_string": "a", "new_string": "b"}},
+		{hooknames.PreToolCall, nil, map[string]any{"hook_event_name": "BeforeTool", "tool_name": "run_shell_command", "tool_input": map[string]any{"command": "echo hello"}}},
+		{hooknames.PreToolCall, map[string]any{"tool_name": "patch", "args": map[string]any{"path": "a.go", "old_string": "a", "new_string": "b"}},
 			map[string]any{"tool_name": "replace", "tool_input": map[string]any{"file_path": "a.go", "old_string": "a", "new_string": "b"}}},
-		{hookspec.PostToolCall, nil, map[string]any{"hook_event_name": "AfterTool", "tool_response": map[string]any{"llmContent": `{"output": "hello"}`, "returnDisplay": `{"output": "hello"}`}}},
-		{hookspec.PreLLMCall, nil, map[string]any{"hook_event_name": "BeforeAgent", "prompt": "What is the weather?"}},
-		{hookspec.PreVerify, nil, map[string]any{"hook_event_name": "AfterAgent", "prompt": "What is the weather?", "prompt_response": "Sunny.", "stop_hook_active": false}},
-		{hookspec.OnSessionStart, nil, map[string]any{"hook_event_name": "SessionStart", "source": "startup"}},
-		{hookspec.OnSessionFinalize, nil, map[string]any{"hook_event_name": "SessionEnd", "reason": "exit"}},
-		{hookspec.OnNotification, nil, map[string]any{"hook_event_name": "Notification", "notification_type": "idle_prompt", "message": "The agent is waiting for your input", "details": map[string]any{}}},
-		{hookspec.PreCompact, nil, map[string]any{"hook_event_name": "PreCompress", "trigger": "manual"}},
+		{hooknames.PostToolCall, nil, map[string]any{"hook_event_name": "AfterTool", "tool_response": map[string]any{"llmContent": `{"output": "hello"}`, "returnDisplay": `{"output": "hello"}`}}},
+		{hooknames.PreLLMCall, nil, map[string]any{"hook_event_name": "BeforeAgent", "prompt": "What is the weather?"}},
+		{hooknames.PreVerify, nil, map[string]any{"hook_event_name": "AfterAgent", "prompt": "What is the weather?", "prompt_response": "Sunny.", "stop_hook_active": false}},
+		{hooknames.OnSessionStart, nil, map[string]any{"hook_event_name": "SessionStart", "source": "startup"}},
+		{hooknames.OnSessionFinalize, nil, map[string]any{"hook_event_name": "SessionEnd", "reason": "exit"}},
+		{hooknames.OnNotification, nil, map[string]any{"hook_event_name": "Notification", "notification_type": "idle_prompt", "message": "The agent is waiting for your input", "details": map[string]any{}}},
+		{hooknames.PreCompact, nil, map[string]any{"hook_event_name": "PreCompress", "trigger": "manual"}},
 	}
 	for _, c := range cases {
 		kw := hookspec.SampleKwargs(c.hook, "/p")
@@ -186,25 +187,25 @@ func TestGeminiAnswers(t *testing.T) {
 		output         string
 		problem        string
 	}{
-		{"deny blocks the tool", hookspec.PreToolCall, 0, `{"decision":"deny","reason":"no"}`, "", shell, hookspec.Block, "no", nil, "", ""},
-		{"block is deny's alias", hookspec.PreToolCall, 0, `{"decision":"block","reason":"no"}`, "", shell, hookspec.Block, "no", nil, "", ""},
-		{"exit 2 blocks the tool", hookspec.PreToolCall, 2, "", "stderr reason", shell, hookspec.Block, "stderr reason", nil, "", ""},
-		{"allow decides nothing", hookspec.PreToolCall, 0, `{"decision":"allow"}`, "", shell, hookspec.None, "", nil, "", ""},
-		{"continue false stops the call", hookspec.PreToolCall, 0, `{"continue":false,"stopReason":"halt"}`, "", shell, hookspec.Block, "halt", nil, "", ""},
-		{"tool_input is merged", hookspec.PreToolCall, 0, `{"hookSpecificOutput":{"hookEventName":"BeforeTool","tool_input":{"new_string":"c"}}}`, "", replace,
+		{"deny blocks the tool", hooknames.PreToolCall, 0, `{"decision":"deny","reason":"no"}`, "", shell, hookspec.Block, "no", nil, "", ""},
+		{"block is deny's alias", hooknames.PreToolCall, 0, `{"decision":"block","reason":"no"}`, "", shell, hookspec.Block, "no", nil, "", ""},
+		{"exit 2 blocks the tool", hooknames.PreToolCall, 2, "", "stderr reason", shell, hookspec.Block, "stderr reason", nil, "", ""},
+		{"allow decides nothing", hooknames.PreToolCall, 0, `{"decision":"allow"}`, "", shell, hookspec.None, "", nil, "", ""},
+		{"continue false stops the call", hooknames.PreToolCall, 0, `{"continue":false,"stopReason":"halt"}`, "", shell, hookspec.Block, "halt", nil, "", ""},
+		{"tool_input is merged", hooknames.PreToolCall, 0, `{"hookSpecificOutput":{"hookEventName":"BeforeTool","tool_input":{"new_string":"c"}}}`, "", replace,
 			hookspec.Modify, "", map[string]any{"path": "a.go", "old_string": "a", "new_string": "c"}, "", ""},
-		{"deny replaces the tool's result", hookspec.PostToolCall, 0, `{"decision":"deny","reason":"[hidden]"}`, "", shell, hookspec.None, "", nil, "[hidden]", ""},
-		{"tool_output replaces the result", hookspec.PostToolCall, 0, `{"hookSpecificOutput":{"hookEventName":"AfterTool","tool_output":"short"}}`, "", shell, hookspec.None, "", nil, "short", ""},
-		{"additionalContext after a result", hookspec.PostToolCall, 0, `{"hookSpecificOutput":{"hookEventName":"AfterTool","additionalContext":"note"}}`, "", shell, hookspec.Context, "note", nil, "", ""},
-		{"deny blocks the prompt", hookspec.PreLLMCall, 0, `{"decision":"deny","reason":"no keys"}`, "", nil, hookspec.Block, "no keys", nil, "", ""},
-		{"context for the prompt", hookspec.PreLLMCall, 0, `{"hookSpecificOutput":{"hookEventName":"BeforeAgent","additionalContext":"ctx"}}`, "", nil, hookspec.Context, "ctx", nil, "", ""},
-		{"AfterAgent deny retries", hookspec.PreVerify, 0, `{"decision":"deny","reason":"add tests"}`, "", nil, hookspec.Continue, "add tests", nil, "", ""},
-		{"AfterAgent exit 2 retries", hookspec.PreVerify, 2, "", "again", nil, hookspec.Continue, "again", nil, "", ""},
-		{"clearContext cannot be honoured", hookspec.PreVerify, 0, `{"hookSpecificOutput":{"hookEventName":"AfterAgent","clearContext":true}}`, "", nil, hookspec.None, "", nil, "", "clearContext"},
-		{"plain text on stdout is a mistake", hookspec.PreToolCall, 0, "ok", "", shell, hookspec.None, "", nil, "", "not valid JSON"},
-		{"an unknown decision", hookspec.PreToolCall, 0, `{"decision":"maybe"}`, "", shell, hookspec.None, "", nil, "", `unknown decision "maybe"`},
-		{"other exits are warnings", hookspec.PreToolCall, 1, "", "boom", shell, hookspec.None, "", nil, "", "exited with status 1"},
-		{"notification deny is advisory", hookspec.OnNotification, 0, `{"decision":"deny"}`, "", nil, hookspec.None, "", nil, "", "no effect on Notification"},
+		{"deny replaces the tool's result", hooknames.PostToolCall, 0, `{"decision":"deny","reason":"[hidden]"}`, "", shell, hookspec.None, "", nil, "[hidden]", ""},
+		{"tool_output replaces the result", hooknames.PostToolCall, 0, `{"hookSpecificOutput":{"hookEventName":"AfterTool","tool_output":"short"}}`, "", shell, hookspec.None, "", nil, "short", ""},
+		{"additionalContext after a result", hooknames.PostToolCall, 0, `{"hookSpecificOutput":{"hookEventName":"AfterTool","additionalContext":"note"}}`, "", shell, hookspec.Context, "note", nil, "", ""},
+		{"deny blocks the prompt", hooknames.PreLLMCall, 0, `{"decision":"deny","reason":"no keys"}`, "", nil, hookspec.Block, "no keys", nil, "", ""},
+		{"context for the prompt", hooknames.PreLLMCall, 0, `{"hookSpecificOutput":{"hookEventName":"BeforeAgent","additionalContext":"ctx"}}`, "", nil, hookspec.Context, "ctx", nil, "", ""},
+		{"AfterAgent deny retries", hooknames.PreVerify, 0, `{"decision":"deny","reason":"add tests"}`, "", nil, hookspec.Continue, "add tests", nil, "", ""},
+		{"AfterAgent exit 2 retries", hooknames.PreVerify, 2, "", "again", nil, hookspec.Continue, "again", nil, "", ""},
+		{"clearContext cannot be honoured", hooknames.PreVerify, 0, `{"hookSpecificOutput":{"hookEventName":"AfterAgent","clearContext":true}}`, "", nil, hookspec.None, "", nil, "", "clearContext"},
+		{"plain text on stdout is a mistake", hooknames.PreToolCall, 0, "ok", "", shell, hookspec.None, "", nil, "", "not valid JSON"},
+		{"an unknown decision", hooknames.PreToolCall, 0, `{"decision":"maybe"}`, "", shell, hookspec.None, "", nil, "", `unknown decision "maybe"`},
+		{"other exits are warnings", hooknames.PreToolCall, 1, "", "boom", shell, hookspec.None, "", nil, "", "exited with status 1"},
+		{"notification deny is advisory", hooknames.OnNotification, 0, `{"decision":"deny"}`, "", nil, hookspec.None, "", nil, "", "no effect on Notification"},
 	}
 	for _, c := range cases {
 		_, a, problem := dialectOutcome(DialectGemini, c.event, c.exit, c.stdout, c.stderr, geminiTools, c.kw)

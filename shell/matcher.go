@@ -10,7 +10,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 	"github.com/hermes-hooks/hermes/internal/suggest"
 )
 
@@ -64,7 +64,7 @@ func (h *Hook) Matches(toolName string) bool {
 // name; a Claude Code hook's matcher also selects session starts by source, ends by reason
 // and subagents by type.
 func (h *Hook) selects(kwargs map[string]any) bool {
-	if h.Dialect == DialectCodex && h.Event == hookspec.OnSessionEnd && kwargs["interrupted"] != true {
+	if h.Dialect == DialectCodex && h.Event == hooknames.OnSessionEnd && kwargs["interrupted"] != true {
 		return false // Codex's Interrupt: only a turn the user interrupted
 	}
 	if h.Dialect == "" {
@@ -81,7 +81,7 @@ func (h *Hook) selects(kwargs map[string]any) bool {
 	if !ok {
 		return true
 	}
-	if h.Dialect == DialectGemini && h.Event == hookspec.OnSessionFinalize {
+	if h.Dialect == DialectGemini && h.Event == hooknames.OnSessionFinalize {
 		q = "exit" // Gemini CLI's SessionEnd reason, as its payload says
 	}
 	m := h.claude
@@ -252,5 +252,5 @@ func quoteAll(words []string) string {
 // toolEvent reports whether a hook of event fires for one tool call, so that a matcher of
 // tool names applies: pre_tool_call, post_tool_call and post_tool_failure.
 func toolEvent(event string) bool {
-	return event == hookspec.PreToolCall || event == hookspec.PostToolCall || event == hookspec.PostToolFailure
+	return event == hooknames.PreToolCall || event == hooknames.PostToolCall || event == hooknames.PostToolFailure
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 	"gopkg.in/yaml.v3"
 )
 
@@ -46,7 +47,7 @@ func TestMatcherNamesNoTool(t *testing.T) {
 			}
 			missed := false
 			for _, tool := range tt.fixSelects { // the suggestion is a matcher that matches
-				fixed := &Hook{Event: hookspec.PreToolCall, Matcher: tt.fix, Dialect: hooks[0].Dialect}
+				fixed := &Hook{Event: hooknames.PreToolCall, Matcher: tt.fix, Dialect: hooks[0].Dialect}
 				if hooks[0].Dialect == DialectClaude {
 					tool = ourName(tool)
 				}

@@ -5,8 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 )
 
 // Codex's config.toml: its [[hooks.<Event>]] tables are read, notes name the TOML lines, and
@@ -39,7 +38,7 @@ command = "x"
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(imp.Entries) != 1 || !cmp.Equal(imp.Entries[0], ImportEntry{Event: hookspec.PreToolCall, Matcher: "^Bash$", Command: "./guard.sh", Timeout: 30,
+	if len(imp.Entries) != 1 || !cmp.Equal(imp.Entries[0], ImportEntry{Event: hooknames.PreToolCall, Matcher: "^Bash$", Command: "./guard.sh", Timeout: 30,
 		Dialect: DialectCodex, Dialected: Dialected{ProjectDir: "/p"}}) {
 		t.Errorf("entries %+v", imp.Entries)
 	}
@@ -79,9 +78,9 @@ func TestReadGeminiSettings(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []ImportEntry{
-		{Event: hookspec.PreToolCall, Matcher: "write_file|replace", Command: "./a.sh", Timeout: 2, Dialect: DialectGemini, Dialected: Dialected{StatusMessage: "lint"}},
-		{Event: hookspec.PostToolCall, Command: "./b.sh", Timeout: 300, Dialect: DialectGemini},
-		{Event: hookspec.PreCompact, Command: "./c.sh", Dialect: DialectGemini},
+		{Event: hooknames.PreToolCall, Matcher: "write_file|replace", Command: "./a.sh", Timeout: 2, Dialect: DialectGemini, Dialected: Dialected{StatusMessage: "lint"}},
+		{Event: hooknames.PostToolCall, Command: "./b.sh", Timeout: 300, Dialect: DialectGemini},
+		{Event: hooknames.PreCompact, Command: "./c.sh", Dialect: DialectGemini},
 	}
 	if len(imp.Entries) != len(want) {
 		t.Fatalf("entries %+v", imp.Entries)

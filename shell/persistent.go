@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/hermes-hooks/hermes/hookspec"
 	"io"
 	"log/slog"
 	"os"
@@ -18,6 +17,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hermes-hooks/hermes/hookspec"
+
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 	"github.com/hermes-hooks/hermes/internal/procgroup"
 	"gopkg.in/yaml.v3"
 )
@@ -309,7 +311,7 @@ func (h *Hook) answer(s *slot, pr *proc, line []byte, id string, log *slog.Logge
 	case hasID && (!isString || gotID != id):
 		return h.outOfStep(s, pr, res, fmt.Sprintf("out of step: the answer to request %s carries request_id %s: %s; "+
 			"answer each payload line with its own request_id", id, jsonText(got), shown), log)
-	case !hasID && h.FailClosed && h.Event == hookspec.PreToolCall:
+	case !hasID && h.FailClosed && h.Event == hooknames.PreToolCall:
 		return h.outOfStep(s, pr, res, fmt.Sprintf("out of step: the answer to request %s has no request_id: %s; "+
 			"a fail_closed persistent hook must echo the request_id of each payload line", id, shown), log)
 	case !hasID && after.printed():

@@ -6,12 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/hermes-hooks/hermes/hookspec"
 	"math"
 	"reflect"
 	"strconv"
 	"strings"
 
+	"github.com/hermes-hooks/hermes/hookspec"
+
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 	"github.com/hermes-hooks/hermes/internal/jsonvalue"
 )
 
@@ -273,7 +275,7 @@ func parseOutput(event string, stdout []byte) (parsed any, answer hookspec.Answe
 // that carries no usable message.
 func answerOf(event string, parsed any) hookspec.Answer {
 	answer := hookspec.Normalise(event, parsed)
-	if event == hookspec.PreLLMCall && answer.Kind == hookspec.Block {
+	if event == hooknames.PreLLMCall && answer.Kind == hookspec.Block {
 		return hookspec.Answer{} // the seed's protocol: read by the engine (SPEC §4.5)
 	}
 	if answer.Kind == hookspec.Block && strings.TrimSpace(answer.Message) == "" {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/hermes-hooks/hermes/hookspec"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -15,6 +14,9 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/hermes-hooks/hermes/hookspec"
+
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 	"github.com/hermes-hooks/hermes/internal/procgroup"
 )
 
@@ -216,14 +218,14 @@ func (h *Hook) interpret(res *Result, state *os.ProcessState, stdout *procgroup.
 		if err != nil {
 			malformed = "unparseable stdout (expected a JSON object)"
 			problems = append(problems, notJSON(err, res.Stdout))
-			if !(h.Event == hookspec.PreToolCall && res.ExitCode == exitBlock) { // exit 2 blocks all the same
+			if !(h.Event == hooknames.PreToolCall && res.ExitCode == exitBlock) { // exit 2 blocks all the same
 				res.Status = hookspec.StatusError
 			}
 		} else if unexpected(res.Parsed, res.Answer) {
 			malformed = "unparseable stdout (expected a JSON object)"
 		}
 	}
-	if h.Event == hookspec.PreToolCall && res.ExitCode == exitBlock {
+	if h.Event == hooknames.PreToolCall && res.ExitCode == exitBlock {
 		if res.Answer.Kind != hookspec.Block {
 			msg := truncateChars(strings.TrimSpace(res.Stderr), stderrMessageLimit)
 			if msg = strings.TrimSpace(msg); msg == "" {
@@ -253,7 +255,7 @@ func notJSON(err error, stdout string) string {
 
 // failClosed turns res into a block when the hook is fail_closed (pre_tool_call only).
 func (h *Hook) failClosed(res *Result, why string) {
-	if h.FailClosed && h.Event == hookspec.PreToolCall {
+	if h.FailClosed && h.Event == hooknames.PreToolCall {
 		res.Answer = blockAnswer(fmt.Sprintf("shell hook %q failed closed: %s", h.display(), why))
 	}
 }

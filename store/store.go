@@ -163,6 +163,12 @@ type View struct {
 	ns string
 }
 
+// Namespace is the namespace of the keys of the hook in the directory dirName of
+// <home>/plugins (source "plugin") or <home>/hooks (source "gateway"). It names the hook by
+// its directory, which no other hook of the home can have, not by the name its manifest
+// declares, which any could.
+func Namespace(source, dirName string) string { return source + ":" + dirName }
+
 // NewView is namespace ns of the backend backend returns (called at every operation, so a
 // backend that could not be opened is tried again).
 func NewView(backend func() (Backend, error), ns string) *View { return &View{b: backend, ns: ns} }

@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/netguard"
 )
 
@@ -27,20 +28,12 @@ const (
 	dropWarnEvery      = 10 * time.Second
 )
 
-// Drop reasons.
-const (
-	DropQueueFull = "queue_full"
-	DropFailed    = "failed" // every attempt failed
-	DropClosed    = "closed"
-	DropNoSecret  = "no_secret"
-)
-
 // Observer is told what deliveries do (engine.Metrics implements it); every method must be
 // safe for concurrent use and quick.
 type Observer interface {
 	WebhookDelivered(name, event string, attempts int, took time.Duration)
 	WebhookAttemptFailed(name, event string, retry bool)
-	WebhookDropped(name, event, reason string)
+	WebhookDropped(name, event string, reason hookspec.DropReason)
 }
 
 // Options configure a Dispatcher; the zero value works.
@@ -83,7 +76,7 @@ type delivery struct {
 }
 
 // New starts one worker per endpoint. An endpoint whose secret is missing or not a whsec_
-// secret is kept, but drops every delivery (DropNoSecret) with a warning now: nothing is
+// secret is kept, but drops every delivery (hookspec.DropNoSecret) with a warning now: nothing is
 // ever sent unsigned.
 func New(endpoints []*Endpoint, opts Options) *Dispatcher {
 	d := &Dispatcher{opts: opts, log: opts.Logger}
@@ -168,11 +161,11 @@ func (d *Dispatcher) notify(event, tool string, data func() (any, error)) {
 			continue
 		}
 		if d.closed {
-			d.drop(w, event, DropClosed)
+			d.drop(w, event, hookspec.DropClosed)
 			continue
 		}
 		if len(w.queue) == cap(w.queue) { // full now: no need to build what would be dropped
-			d.drop(w, event, DropQueueFull)
+			d.drop(w, event, hookspec.DropQueueFull)
 			continue
 		}
 		if body == nil {
@@ -188,7 +181,7 @@ func (d *Dispatcher) notify(event, tool string, data func() (any, error)) {
 		select {
 		case w.queue <- delivery{id: newID(), event: event, body: body}:
 		default:
-			d.drop(w, event, DropQueueFull)
+			d.drop(w, event, hookspec.DropQueueFull)
 		}
 	}
 }
@@ -233,7 +226,7 @@ func envelope(event string, data any, now time.Time) ([]byte, error) {
 	}{event, now.UTC().Format(time.RFC3339Nano), data})
 }
 
-func (d *Dispatcher) drop(w *worker, event, reason string) {
+func (d *Dispatcher) drop(w *worker, event string, reason hookspec.DropReason) {
 	if o := d.opts.Observer; o != nil {
 		o.WebhookDropped(w.ep.Name, event, reason)
 	}
@@ -248,7 +241,7 @@ func (d *Dispatcher) run(w *worker) {
 	defer d.wg.Done()
 	for dl := range w.queue {
 		if d.abandon.Load() {
-			d.drop(w, dl.event, DropClosed)
+			d.drop(w, dl.event, hookspec.DropClosed)
 			continue
 		}
 		d.deliver(w, dl)
@@ -296,7 +289,7 @@ type Attempt struct {
 // deliver makes the attempts of one delivery.
 func (d *Dispatcher) deliver(w *worker, dl delivery) {
 	if w.key == nil {
-		d.drop(w, dl.event, DropNoSecret)
+		d.drop(w, dl.event, hookspec.DropNoSecret)
 		return
 	}
 	start := time.Now()
@@ -324,7 +317,7 @@ func (d *Dispatcher) deliver(w *worker, dl delivery) {
 		d.log.Debug("webhook attempt failed", "webhook", w.ep.Name, "event", dl.event, "id", dl.id, "attempt", n, "err", a.Err, "retry", retry)
 		if !retry {
 			d.log.Warn("webhook delivery failed", "audit", "webhook", "webhook", w.ep.Name, "event", dl.event, "id", dl.id, "attempts", n, "err", a.Err)
-			d.drop(w, dl.event, DropFailed)
+			d.drop(w, dl.event, hookspec.DropFailed)
 			return
 		}
 		t := time.NewTimer(backoff << (n - 1))

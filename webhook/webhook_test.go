@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hermes-hooks/hermes/hookspec"
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 	"gopkg.in/yaml.v3"
 )
@@ -22,7 +23,7 @@ import (
 type counts struct {
 	mu                         sync.Mutex
 	delivered, failed, retries int
-	drops                      map[string]int
+	drops                      map[hookspec.DropReason]int
 }
 
 func (c *counts) WebhookDelivered(name, event string, attempts int, took time.Duration) {
@@ -40,11 +41,11 @@ func (c *counts) WebhookAttemptFailed(name, event string, retry bool) {
 	}
 }
 
-func (c *counts) WebhookDropped(name, event, reason string) {
+func (c *counts) WebhookDropped(name, event string, reason hookspec.DropReason) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.drops == nil {
-		c.drops = map[string]int{}
+		c.drops = map[hookspec.DropReason]int{}
 	}
 	c.drops[reason]++
 }
@@ -184,7 +185,7 @@ func TestEndpointDownRetriesThenDrops(t *testing.T) {
 	if err := d.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if c.failed != 6 || c.retries != 4 || c.drops[DropFailed] != 2 || c.delivered != 0 {
+	if c.failed != 6 || c.retries != 4 || c.drops[hookspec.DropFailed] != 2 || c.delivered != 0 {
 		t.Errorf("failed %d, retries %d, drops %v, delivered %d; want 6 attempts, 4 retries, 2 dropped as failed", c.failed, c.retries, c.drops, c.delivered)
 	}
 }
@@ -206,11 +207,11 @@ func TestNotifyNeverBlocks(t *testing.T) {
 	if err := d.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if c.drops[DropQueueFull] < n-3 || c.delivered+c.drops[DropQueueFull] != n {
+	if c.drops[hookspec.DropQueueFull] < n-3 || c.delivered+c.drops[hookspec.DropQueueFull] != n {
 		t.Errorf("delivered %d, dropped %v of %d; want at most 3 taken while stuck, every other one counted as dropped", c.delivered, c.drops, n)
 	}
 	d.Notify("pre_tool_call", nil)
-	if c.drops[DropClosed] != 1 {
+	if c.drops[hookspec.DropClosed] != 1 {
 		t.Errorf("after Close: drops %v, want one closed", c.drops)
 	}
 }
@@ -229,7 +230,7 @@ func TestPrivateEndpointRefusedByDefault(t *testing.T) {
 	d := New(eps, Options{Getenv: getenv, Observer: c, Backoff: time.Millisecond})
 	d.Notify("pre_tool_call", nil)
 	d.Close(context.Background())
-	if c.failed != 1 || c.retries != 0 || c.drops[DropFailed] != 1 {
+	if c.failed != 1 || c.retries != 0 || c.drops[hookspec.DropFailed] != 1 {
 		t.Errorf("failed %d, retries %d, drops %v: a refused address fails once, without retries", c.failed, c.retries, c.drops)
 	}
 	a, err := New(eps, Options{Getenv: getenv}).Test(context.Background(), "local", "pre_tool_call", nil)
@@ -252,7 +253,7 @@ func TestNoSecretSendsNothing(t *testing.T) {
 	d := New(eps, Options{Getenv: getenv, Observer: c})
 	d.Notify("pre_tool_call", nil)
 	d.Close(context.Background())
-	if c.drops[DropNoSecret] != 1 {
+	if c.drops[hookspec.DropNoSecret] != 1 {
 		t.Errorf("drops %v, want one no_secret", c.drops)
 	}
 }

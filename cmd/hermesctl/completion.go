@@ -8,8 +8,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/hermes-hooks/hermes/engine"
-	"github.com/hermes-hooks/hermes/gateway"
+	"github.com/hermes-hooks/hermes/hookspec"
 )
 
 var completionCommand = &command{
@@ -61,9 +60,9 @@ func completionWords() completions {
 		fs.VisitAll(func(f *flag.Flag) { add(cmd.name, "--"+f.Name) })
 	}
 	add("", "help", "--help", "--version")
-	add("hooks test", engine.HookNames()...)
-	add("hooks test", gateway.GatewayStartup, gateway.SessionStart, gateway.SessionEnd, gateway.SessionReset,
-		gateway.AgentStart, gateway.AgentStep, gateway.AgentEnd, "command:")
+	add("hooks test", hookspec.Names()...)
+	add("hooks test", hookspec.GatewayStartup, hookspec.SessionStart, hookspec.SessionEnd, hookspec.SessionReset,
+		hookspec.AgentStart, hookspec.AgentStep, hookspec.AgentEnd, "command:")
 	add("completion", "bash", "zsh", "fish")
 	return w
 }

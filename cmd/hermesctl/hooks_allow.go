@@ -8,6 +8,8 @@ import (
 
 	"github.com/hermes-hooks/hermes/consent"
 	"github.com/hermes-hooks/hermes/engine"
+	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/homedir"
 	"github.com/hermes-hooks/hermes/internal/suggest"
 	"github.com/hermes-hooks/hermes/shell"
 )
@@ -31,18 +33,18 @@ func runHooksAllow(ctx context.Context, c *cli, args []string) int {
 		return exitUsage
 	}
 	event, command := args[0], strings.TrimSpace(args[1])
-	if !engine.IsHook(event) {
+	if !hookspec.IsHook(event) {
 		hint := ""
-		if s := suggest.Closest(event, engine.HookNames()); s != "" {
+		if s := suggest.Closest(event, hookspec.Names()); s != "" {
 			hint = fmt.Sprintf(" (did you mean %q?)", s)
 		}
-		return c.fail(exitUsage, "unknown event %q%s; shell hooks attach to: %s", event, hint, strings.Join(engine.HookNames(), ", "))
+		return c.fail(exitUsage, "unknown event %q%s; shell hooks attach to: %s", event, hint, strings.Join(hookspec.Names(), ", "))
 	}
 	if command == "" {
 		return c.fail(exitUsage, "empty command")
 	}
-	home := engine.ResolveHome(c.home)
-	store := engine.ConsentStore(home, c.logger)
+	home := homedir.Resolve(c.home)
+	store := consent.Open(consent.DefaultPath(home), c.logger)
 	targets, found := declared(ctx, c, event, command)
 	for _, t := range targets {
 		a, err := store.ApproveTarget(ctx, t)
@@ -106,7 +108,7 @@ func runHooksRevoke(ctx context.Context, c *cli, args []string) int {
 	if !c.wantArgs(args, 1) {
 		return exitUsage
 	}
-	store := engine.ConsentStore(engine.ResolveHome(c.home), c.logger)
+	store := consent.Open(consent.DefaultPath(homedir.Resolve(c.home)), c.logger)
 	n, err := store.Revoke(ctx, strings.TrimSpace(args[0]))
 	if err != nil {
 		return c.fail(exitInternal, "revoke not saved: %v", err)

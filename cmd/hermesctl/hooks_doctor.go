@@ -3,15 +3,17 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/hermes-hooks/hermes/hookspec"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/hermes-hooks/hermes/hookspec"
+
 	"github.com/hermes-hooks/hermes/consent"
 	"github.com/hermes-hooks/hermes/engine"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 	"github.com/hermes-hooks/hermes/internal/netguard"
 	"github.com/hermes-hooks/hermes/shell"
 	"github.com/hermes-hooks/hermes/webhook"
@@ -33,8 +35,8 @@ type check struct {
 	Problems []string `json:"problems"`
 	Notes    []string `json:"notes"`
 
-	dir   string           // the hook's directory, for the load warnings about its files
-	warns []engine.Warning // a shell hook's: the load warnings about its entry
+	dir   string             // the hook's directory, for the load warnings about its files
+	warns []hookspec.Warning // a shell hook's: the load warnings about its entry
 }
 
 func (ch *check) problem(format string, args ...any) {
@@ -55,12 +57,12 @@ func runHooksDoctor(ctx context.Context, c *cli, args []string) int {
 	defer l.close(ctx)
 	var checks []*check
 	for _, h := range l.gw.Hooks() {
-		ch := &check{Source: engine.SourceGateway, Name: h.Name, Events: h.Events, dir: h.Dir}
+		ch := &check{Source: hookspec.SourceGateway, Name: h.Name, Events: h.Events, dir: h.Dir}
 		luaCheck(ch, h.Status, h.Error, h.Permissions)
 		checks = append(checks, ch)
 	}
 	for _, p := range l.eng.Plugins() {
-		ch := &check{Source: engine.SourcePlugin, Name: p.Name, Events: p.Hooks, dir: p.Dir}
+		ch := &check{Source: hookspec.SourcePlugin, Name: p.Name, Events: p.Hooks, dir: p.Dir}
 		luaCheck(ch, p.Status, p.Error, p.Permissions)
 		if p.Status == "loaded" && len(p.Hooks) == 0 {
 			ch.problem("register(ctx) registered no hook")
@@ -107,7 +109,7 @@ func runHooksDoctor(ctx context.Context, c *cli, args []string) int {
 	return exitOK
 }
 
-func luaCheck(ch *check, status, errText string, perms engine.Permissions) {
+func luaCheck(ch *check, status, errText string, perms hookspec.Permissions) {
 	switch status {
 	case "disabled":
 		ch.note("disabled")
@@ -121,7 +123,7 @@ func luaCheck(ch *check, status, errText string, perms engine.Permissions) {
 
 // shellCheck inspects a shell hook; it runs the hook only when it is approved.
 func (c *cli) shellCheck(ctx context.Context, s *engine.ShellHookInfo, policy engine.Policy) *check {
-	ch := &check{Source: engine.SourceShell, Name: s.Command, Events: []string{s.Event}, warns: shellWarnings(s)}
+	ch := &check{Source: hookspec.SourceShell, Name: s.Command, Events: []string{s.Event}, warns: shellWarnings(s)}
 	if s.Type != "" {
 		ch.Name = netguard.RedactURL(s.Command)
 	}
@@ -181,14 +183,14 @@ func (c *cli) shellCheck(ctx context.Context, s *engine.ShellHookInfo, policy en
 	res := s.Hook().Run(ctx, hookspec.SampleKwargs(s.Event, cwd), shell.RunOptions{Logger: c.logger, AllowedURLs: policy.AllowedHTTPURLs})
 	took := res.Duration.Round(100 * time.Microsecond)
 	switch {
-	case res.Status == engine.StatusSkipped:
+	case res.Status == hookspec.StatusSkipped:
 		by := "matcher " + s.Matcher
 		if s.If != "" {
 			by = strings.TrimPrefix(by+" or its if condition "+s.If, "matcher  or ")
 		}
 		ch.note("smoke run skipped: %s does not select the sample call (tool %v)", by, hookspec.SampleKwargs(s.Event, cwd)["tool_name"])
 		return ch
-	case res.Status != engine.StatusOK:
+	case res.Status != hookspec.StatusOK:
 		ch.problem("smoke run %s after %s: %s", res.Status, took, res.Err)
 	case strings.TrimSpace(res.Stdout) == "":
 		ch.note("smoke run ok in %s (no output: no effect)", took)
@@ -204,13 +206,13 @@ func (c *cli) shellCheck(ctx context.Context, s *engine.ShellHookInfo, policy en
 			ch.note("smoke run ok in %s: %s", took, truncate(compactJSON(res.Parsed), 80))
 		}
 	}
-	if res.Status == engine.StatusOK && s.Type == "" && res.ExitCode != 0 && !(s.Event == engine.PreToolCall && res.ExitCode == 2) {
+	if res.Status == hookspec.StatusOK && s.Type == "" && res.ExitCode != 0 && !(s.Event == hooknames.PreToolCall && res.ExitCode == 2) {
 		ch.problem("smoke run exited with code %d", res.ExitCode)
 	}
 	return ch
 }
 
-func printChecks(c *cli, checks []*check, warnings []engine.Warning, problems int) {
+func printChecks(c *cli, checks []*check, warnings []hookspec.Warning, problems int) {
 	for _, ch := range checks {
 		mark := "ok  "
 		if !ch.OK {
@@ -242,8 +244,8 @@ func printChecks(c *cli, checks []*check, warnings []engine.Warning, problems in
 
 // attach makes each load warning a problem of the hook whose files it is about, unless the
 // check shows it already (a plugin that does not load), and returns the others.
-func attach(warnings []engine.Warning, checks []*check) []engine.Warning {
-	var rest []engine.Warning
+func attach(warnings []hookspec.Warning, checks []*check) []hookspec.Warning {
+	var rest []hookspec.Warning
 	for _, w := range warnings {
 		owner := (*check)(nil)
 		for _, ch := range checks {
@@ -275,7 +277,7 @@ func nonNilChecks(c []*check) []*check {
 	return c
 }
 
-func warningStrings(ws []engine.Warning) []string {
+func warningStrings(ws []hookspec.Warning) []string {
 	out := []string{}
 	for _, w := range ws {
 		out = append(out, w.String())

@@ -9,8 +9,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/internal/atomicfile"
+	"github.com/hermes-hooks/hermes/internal/homedir"
 	"github.com/hermes-hooks/hermes/shell"
 )
 
@@ -40,7 +40,7 @@ func runHooksImport(ctx context.Context, c *cli, dryRun bool, args []string) int
 	if !ok {
 		return c.fail(exitUsage, "hooks import: unknown source %q; the sources are claude (settings.json, hooks.json or a plugin directory), codex (hooks.json or config.toml) and gemini (settings.json)", args[0])
 	}
-	home := engine.ResolveHome(c.home)
+	home := homedir.Resolve(c.home)
 	src, err := readImportSource(home, args[1])
 	if err == nil && args[0] != "claude" && src.opts.PluginRoot != "" {
 		err = fmt.Errorf("%s is a directory; %s hooks are imported from a file", args[1], args[0])

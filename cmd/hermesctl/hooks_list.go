@@ -10,6 +10,7 @@ import (
 
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/gateway"
+	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/netguard"
 )
 
@@ -40,26 +41,26 @@ var hooksListCommand = &command{
 
 // listEntry is one row of `hooks list`, the same in text and JSON.
 type listEntry struct {
-	Source      string              `json:"source"`
-	Name        string              `json:"name"`
-	Events      []string            `json:"events"`
-	Priority    *int                `json:"priority,omitempty"`
-	Matcher     string              `json:"matcher,omitempty"`
-	Dialect     string              `json:"dialect,omitempty"`  // shell hooks: "claude" for a hook written for Claude Code
-	Type        string              `json:"type,omitempty"`     // shell hooks: "http" for a hook that POSTs to its URL (Name)
-	Layer       string              `json:"layer"`              // "managed" (the managed home) or "user"
-	WorkDir     string              `json:"work_dir,omitempty"` // a dialect hook's working directory ("" = the host's)
-	If          string              `json:"if,omitempty"`       // a dialect hook's if condition
-	Async       bool                `json:"async,omitempty"`    // a dialect hook that runs in the background
-	Timeout     float64             `json:"timeout_s"`
-	Permissions *engine.Permissions `json:"permissions,omitempty"`
-	Enabled     bool                `json:"enabled"`
-	Status      string              `json:"status"`
-	Error       string              `json:"error,omitempty"`
-	Consent     string              `json:"consent,omitempty"` // shell hooks: approved / not approved
-	Drift       []string            `json:"drift,omitempty"`   // shell hooks: "mtime", "content"
-	Script      string              `json:"script,omitempty"`
-	Warnings    []string            `json:"warnings,omitempty"` // the load warnings about the hook (file:line: what)
+	Source      string                `json:"source"`
+	Name        string                `json:"name"`
+	Events      []string              `json:"events"`
+	Priority    *int                  `json:"priority,omitempty"`
+	Matcher     string                `json:"matcher,omitempty"`
+	Dialect     string                `json:"dialect,omitempty"`  // shell hooks: "claude" for a hook written for Claude Code
+	Type        string                `json:"type,omitempty"`     // shell hooks: "http" for a hook that POSTs to its URL (Name)
+	Layer       string                `json:"layer"`              // "managed" (the managed home) or "user"
+	WorkDir     string                `json:"work_dir,omitempty"` // a dialect hook's working directory ("" = the host's)
+	If          string                `json:"if,omitempty"`       // a dialect hook's if condition
+	Async       bool                  `json:"async,omitempty"`    // a dialect hook that runs in the background
+	Timeout     float64               `json:"timeout_s"`
+	Permissions *hookspec.Permissions `json:"permissions,omitempty"`
+	Enabled     bool                  `json:"enabled"`
+	Status      string                `json:"status"`
+	Error       string                `json:"error,omitempty"`
+	Consent     string                `json:"consent,omitempty"` // shell hooks: approved / not approved
+	Drift       []string              `json:"drift,omitempty"`   // shell hooks: "mtime", "content"
+	Script      string                `json:"script,omitempty"`
+	Warnings    []string              `json:"warnings,omitempty"` // the load warnings about the hook (file:line: what)
 }
 
 // loaded is a home loaded the way the gateway loads it, for the inspection commands.
@@ -71,39 +72,33 @@ type loaded struct {
 func (c *cli) loadHome(ctx context.Context) (*loaded, int) { return c.loadHomeWith(ctx, nil) }
 
 // loadHomeWith loads the home with extra host functions for Lua hooks.
-func (c *cli) loadHomeWith(ctx context.Context, host map[string]engine.Func) (*loaded, int) {
-	eng, code := c.openEngine(ctx, engine.Options{IgnoreConsent: true, HostFuncs: host})
-	if eng == nil {
+func (c *cli) loadHomeWith(ctx context.Context, host map[string]hookspec.Func) (*loaded, int) {
+	gw, code := c.openGateway(ctx, gateway.Options{Engine: engine.Options{IgnoreConsent: true, HostFuncs: host}, HostFuncs: host})
+	if gw == nil {
 		return nil, code
 	}
-	gw, err := gateway.New(ctx, eng, gateway.Options{Logger: c.logger, HostFuncs: host})
-	if err != nil {
-		eng.Close(ctx)
-		return nil, c.fail(exitInternal, "%v", err)
-	}
-	return &loaded{eng: eng, gw: gw}, exitOK
+	return &loaded{eng: gw.Engine(), gw: gw}, exitOK
 }
 
 func (l *loaded) close(ctx context.Context) {
 	l.gw.Close(ctx)
-	l.eng.Close(ctx)
 }
 
 func (l *loaded) entries() []listEntry {
 	var out []listEntry
 	for _, h := range l.gw.Hooks() {
 		perms := h.Permissions
-		out = append(out, listEntry{Source: engine.SourceGateway, Layer: engine.LayerUser, Name: h.Name, Events: h.Events, Timeout: h.Timeout,
+		out = append(out, listEntry{Source: hookspec.SourceGateway, Layer: engine.LayerUser, Name: h.Name, Events: h.Events, Timeout: h.Timeout,
 			Permissions: &perms, Enabled: h.Enabled, Status: h.Status, Error: h.Error, Warnings: loadedWarnings(h.Status, dirWarnings(l.gw.Warnings(), h.Dir))})
 	}
 	for _, p := range l.eng.Plugins() {
 		prio, perms := p.Priority, p.Permissions
-		out = append(out, listEntry{Source: engine.SourcePlugin, Layer: engine.LayerUser, Name: p.Name, Events: p.Hooks, Priority: &prio,
+		out = append(out, listEntry{Source: hookspec.SourcePlugin, Layer: engine.LayerUser, Name: p.Name, Events: p.Hooks, Priority: &prio,
 			Timeout: p.Timeout, Permissions: &perms, Enabled: p.Enabled, Status: p.Status, Error: p.Error,
 			Warnings: loadedWarnings(p.Status, dirWarnings(l.eng.Warnings(), p.Dir))})
 	}
 	for _, s := range l.eng.ShellHooks() {
-		e := listEntry{Source: engine.SourceShell, Name: s.Command, Events: []string{s.Event}, Matcher: s.Matcher, Dialect: s.Dialect,
+		e := listEntry{Source: hookspec.SourceShell, Name: s.Command, Events: []string{s.Event}, Matcher: s.Matcher, Dialect: s.Dialect,
 			WorkDir: s.WorkDir, If: s.If, Async: s.Async,
 			Type: s.Type, Layer: s.Layer, Timeout: s.Timeout, Enabled: true, Status: "loaded", Consent: "not approved", Script: s.Consent.Script,
 			Warnings: warningStrings(shellWarnings(s))}
@@ -211,7 +206,7 @@ func printListWarnings(c *cli, entries []listEntry, eng *engine.Engine) {
 
 // loadedWarnings are the warnings of a hook that loaded (those of one that did not are its
 // error), as strings; nil when there are none.
-func loadedWarnings(status string, ws []engine.Warning) []string {
+func loadedWarnings(status string, ws []hookspec.Warning) []string {
 	if status != "loaded" || len(ws) == 0 {
 		return nil
 	}

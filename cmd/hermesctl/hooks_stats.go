@@ -45,8 +45,7 @@ func runHooksStats(ctx context.Context, c *cli, exposition bool, args []string) 
 		return exitUsage
 	}
 	m := engine.NewMetrics()
-	_, err := gateway.ReplayFile(ctx, args[0], engine.Options{Home: c.home, Logger: c.logger, AcceptHooks: c.acceptHooks, Metrics: m, DisableWebhooks: true},
-		gateway.Options{Metrics: m})
+	_, err := replayFile(ctx, args[0], gateway.Options{Engine: engine.Options{Home: c.home, Logger: c.logger, AcceptHooks: c.acceptHooks, Metrics: m, DisableWebhooks: true}, Metrics: m})
 	if err != nil {
 		return c.fail(exitConfig, "replay: %v", err)
 	}

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"github.com/hermes-hooks/hermes/hookspec"
 	"io"
 	"os"
 	"slices"
@@ -14,8 +13,10 @@ import (
 	"sync"
 	"text/tabwriter"
 
+	"github.com/hermes-hooks/hermes/hookspec"
+
 	"github.com/hermes-hooks/hermes/engine"
-	"github.com/hermes-hooks/hermes/gateway"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 	"github.com/hermes-hooks/hermes/internal/jsonvalue"
 	"github.com/hermes-hooks/hermes/internal/suggest"
 )
@@ -43,16 +44,16 @@ func runHooksTest(ctx context.Context, c *cli, a hooksTestArgs, args []string) i
 	event := args[0]
 	cwd, _ := os.Getwd()
 	payload := hookspec.SampleKwargs(event, cwd)
-	isGateway := payload == nil && gateway.IsEvent(event)
+	isGateway := payload == nil && hookspec.IsEvent(event)
 	if isGateway {
 		payload = hookspec.SampleContext(event)
 	}
 	if payload == nil {
 		hint := ""
-		if s := suggest.Closest(event, engine.HookNames()); s != "" {
+		if s := suggest.Closest(event, hookspec.Names()); s != "" {
 			hint = fmt.Sprintf(" (did you mean %q?)", s)
 		}
-		return c.fail(exitUsage, "unknown event %q%s; valid events: %s, or a gateway event such as agent:step or command:reset", event, hint, strings.Join(engine.HookNames(), ", "))
+		return c.fail(exitUsage, "unknown event %q%s; valid events: %s, or a gateway event such as agent:step or command:reset", event, hint, strings.Join(hookspec.Names(), ", "))
 	}
 	if a.forTool != "" {
 		payload["tool_name"] = a.forTool
@@ -70,7 +71,7 @@ func runHooksTest(ctx context.Context, c *cli, a hooksTestArgs, args []string) i
 		}
 	}
 	host := &hostRecorder{}
-	if event == engine.PreGatewayDispatch {
+	if event == hooknames.PreGatewayDispatch {
 		host.install(payload)
 	}
 	t, code := c.fireForTest(ctx, event, payload, isGateway, host)
@@ -79,7 +80,7 @@ func runHooksTest(ctx context.Context, c *cli, a hooksTestArgs, args []string) i
 	}
 	rep := t.report
 	if rep.Hooks == nil {
-		rep.Hooks = []engine.HookResult{}
+		rep.Hooks = []hookspec.Result{}
 	}
 	host.uninstall(payload)
 	if c.json {
@@ -120,8 +121,8 @@ func runHooksTest(ctx context.Context, c *cli, a hooksTestArgs, args []string) i
 type testRun struct {
 	home      string
 	report    engine.Report
-	notLoaded []string         // "plugin name: file:line: error" of every hook that could have answered
-	warnings  []engine.Warning // the load warnings that may change what was tested (testWarnings)
+	notLoaded []string           // "plugin name: file:line: error" of every hook that could have answered
+	warnings  []hookspec.Warning // the load warnings that may change what was tested (testWarnings)
 }
 
 // checkPayload checks a payload file against the kwargs of event: a key that names another
@@ -307,7 +308,7 @@ type hostRecorder struct {
 	installed []string
 }
 
-func (h *hostRecorder) fn(name string) engine.Func {
+func (h *hostRecorder) fn(name string) hookspec.Func {
 	return func(_ context.Context, args []any) (any, error) {
 		if len(args) > 0 {
 			if _, self := args[0].(map[string]any); self { // obj:method(...) form
@@ -323,9 +324,9 @@ func (h *hostRecorder) fn(name string) engine.Func {
 
 // funcs are the host functions of the hermes module a gateway provides: run_agent is
 // answered with "[SILENT]" (nothing needs attention) and recorded.
-func (h *hostRecorder) funcs() map[string]engine.Func {
+func (h *hostRecorder) funcs() map[string]hookspec.Func {
 	record := h.fn("hermes.run_agent")
-	return map[string]engine.Func{"run_agent": func(ctx context.Context, args []any) (any, error) {
+	return map[string]hookspec.Func{"run_agent": func(ctx context.Context, args []any) (any, error) {
 		record(ctx, args)
 		return "[SILENT]", nil
 	}}
@@ -362,7 +363,7 @@ func (c *cli) fireForTest(ctx context.Context, event string, payload map[string]
 			return testRun{}, code
 		}
 		defer eng.Close(ctx)
-		t := testRun{home: eng.Home(), report: eng.Fire(ctx, event, payload), warnings: testWarnings(event, eng, nil)}
+		t := testRun{home: eng.Home(), report: eng.Fire(ctx, hookspec.HookNamed(event), payload), warnings: testWarnings(event, eng, nil)}
 		for _, p := range eng.Plugins() {
 			if p.Status == "error" {
 				t.notLoaded = append(t.notLoaded, "plugin "+p.Name+": "+p.Error)
@@ -375,7 +376,7 @@ func (c *cli) fireForTest(ctx context.Context, event string, payload map[string]
 		return testRun{}, code
 	}
 	defer l.close(ctx)
-	hooks := l.gw.EmitSync(ctx, event, payload)
+	hooks := l.gw.EmitSync(ctx, hookspec.NamedEvent{Name: event, Data: payload})
 	outcome := []any{}
 	for _, h := range hooks {
 		if h.Result != nil {

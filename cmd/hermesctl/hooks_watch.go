@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/gateway"
+	"github.com/hermes-hooks/hermes/hookspec"
 )
 
 var hooksWatchCommand = &command{
@@ -22,25 +22,20 @@ func runHooksWatch(ctx context.Context, c *cli, args []string) int {
 	if !c.wantArgs(args, 0) {
 		return exitUsage
 	}
-	eng, code := c.openEngine(ctx, engine.Options{})
-	if eng == nil {
+	host, code := c.openGateway(ctx, gateway.Options{})
+	if host == nil {
 		return code
 	}
-	gw, err := gateway.New(ctx, eng, gateway.Options{Logger: c.logger})
-	if err != nil {
-		eng.Close(ctx)
-		return c.fail(exitInternal, "%v", err)
-	}
-	host := &gateway.Host{Engine: eng, Gateway: gw}
+	eng := host.Engine()
 	defer func() { // Ctrl-C cancelled ctx: give what still runs a moment
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
 		host.Close(ctx)
 	}()
-	l := &loaded{eng: eng, gw: gw}
+	l := &loaded{eng: eng, gw: host}
 	before := signatures(l.entries())
 	fmt.Fprintf(c.stdout, "watching %s: %s\n", printable(eng.Home()), summary(l))
-	err = host.Watch(ctx, 300*time.Millisecond, func(changed []string, err error) {
+	err := host.Watch(ctx, 300*time.Millisecond, func(changed []string, err error) {
 		for i, p := range changed {
 			if rel, err := filepath.Rel(eng.Home(), p); err == nil {
 				changed[i] = rel
@@ -69,7 +64,7 @@ func signatures(entries []listEntry) map[string]string {
 	out := map[string]string{}
 	for _, e := range entries {
 		key := e.Source + " " + e.Name
-		if e.Source == engine.SourceShell {
+		if e.Source == hookspec.SourceShell {
 			key += " (" + strings.Join(e.Events, ",") + ")"
 		}
 		out[key] = fmt.Sprintf("%s %s %v %s", describeState(e), strings.Join(e.Events, ","), e.Timeout, strings.Join(e.Drift, ","))

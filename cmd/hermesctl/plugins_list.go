@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/hermes-hooks/hermes/engine"
+	"github.com/hermes-hooks/hermes/hookspec"
 )
 
 var pluginsListCommand = &command{
@@ -50,7 +51,7 @@ func runPluginsList(ctx context.Context, c *cli, args []string) int {
 	return exitOK
 }
 
-func describePermissions(p engine.Permissions) string {
+func describePermissions(p hookspec.Permissions) string {
 	var parts []string
 	for _, kv := range []struct {
 		k string

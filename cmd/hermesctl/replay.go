@@ -13,9 +13,12 @@ import (
 	"text/tabwriter"
 	"unicode/utf8"
 
+	"github.com/hermes-hooks/hermes/gateway/runner"
+
 	"github.com/hermes-hooks/hermes/consent"
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/gateway"
+	"github.com/hermes-hooks/hermes/internal/homedir"
 	"github.com/hermes-hooks/hermes/internal/manifest"
 )
 
@@ -54,18 +57,18 @@ func (c *cli) replay(ctx context.Context, path, home string, a traceArgs) int {
 	}
 	opts.TracerProvider = tr.provider()
 	rctx, span := tr.start(ctx, "replay "+filepath.Base(path))
-	tl, err := gateway.ReplayFile(rctx, path, opts, gateway.Options{})
+	tl, err := replayFile(rctx, path, gateway.Options{Engine: opts})
 	span.End()
-	traced := c.finishTracing(ctx, tr, a, tl, path, engine.ResolveHome(home))
+	traced := c.finishTracing(ctx, tr, a, tl, path, homedir.Resolve(home))
 	if err != nil && isLoadError(err) {
-		return c.fail(exitConfig, "replay: cannot load %s: %v", engine.ResolveHome(home), err)
+		return c.fail(exitConfig, "replay: cannot load %s: %v", homedir.Resolve(home), err)
 	}
 	if c.json {
 		if code := c.printJSON(tl); code != exitOK {
 			return code
 		}
 	} else {
-		printTimeline(c.stdout, tl, engine.ResolveHome(home))
+		printTimeline(c.stdout, tl, homedir.Resolve(home))
 	}
 	if err != nil {
 		return c.fail(exitFailed, "replay stopped: %v", err)
@@ -81,7 +84,7 @@ func parseTranscript(path string) error {
 		return err
 	}
 	defer f.Close()
-	_, err = gateway.ParseTranscript(path, f)
+	_, err = runner.ParseTranscript(path, f)
 	return err
 }
 
@@ -95,7 +98,7 @@ func isLoadError(err error) bool {
 
 // printTimeline prints a timeline for people: one block per event. Shell hooks inside the
 // home are shown relative to it.
-func printTimeline(w io.Writer, tl gateway.Timeline, home string) {
+func printTimeline(w io.Writer, tl runner.Timeline, home string) {
 	n := 0
 	for _, e := range tl.Events {
 		if e.Event == "flow" { // what came in and went out, beside what the hooks did
@@ -133,7 +136,7 @@ func printTimeline(w io.Writer, tl gateway.Timeline, home string) {
 	}
 }
 
-func describeEntryOutcome(e gateway.Entry) string {
+func describeEntryOutcome(e runner.Entry) string {
 	switch {
 	case e.Event == "gateway.send" || e.Event == "session_store.append_to_transcript":
 		return compactJSON(e.Outcome)
@@ -158,4 +161,14 @@ func truncate(s string, n int) string {
 		cut--
 	}
 	return s[:cut] + "..."
+}
+
+// replayFile replays the transcript file at path.
+func replayFile(ctx context.Context, path string, opts gateway.Options) (runner.Timeline, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return runner.Timeline{}, err
+	}
+	defer f.Close()
+	return runner.Replay(ctx, path, f, opts)
 }

@@ -10,13 +10,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hermes-hooks/hermes/gateway/runner"
+
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/hermes-hooks/hermes/engine"
-	"github.com/hermes-hooks/hermes/gateway"
 )
 
 // report is what the HTML timeline of a replay shows.
@@ -60,7 +61,7 @@ type reportLine struct {
 
 // buildReport lays spans out on one timeline (a tree in the order spans started) beside the
 // conversation the runner recorded.
-func buildReport(spans []sdktrace.ReadOnlySpan, tl gateway.Timeline, transcript, home string) report {
+func buildReport(spans []sdktrace.ReadOnlySpan, tl runner.Timeline, transcript, home string) report {
 	inHome := strings.NewReplacer(home+string(filepath.Separator), "") // shell hooks in the home, shown relative to it
 	rep := report{Title: "hermesctl replay " + transcript, Transcript: transcript, Home: home}
 	if len(spans) == 0 {
@@ -142,7 +143,7 @@ func buildReport(spans []sdktrace.ReadOnlySpan, tl gateway.Timeline, transcript,
 // labelHostRows labels the runner's rows with what flowed there, so that the timeline reads
 // as the conversation: each message span with the message that came in (they are in the same
 // order), each tool call span with the call and the result the model saw (by tool call id).
-func labelHostRows(rows []reportRow, tl gateway.Timeline) {
+func labelHostRows(rows []reportRow, tl runner.Timeline) {
 	var messages []*reportRow
 	calls := map[string][]*reportRow{}
 	for i := range rows {

@@ -2,12 +2,13 @@ package main
 
 import (
 	"context"
-	"github.com/hermes-hooks/hermes/hookspec"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hermes-hooks/hermes/hookspec"
 
 	"github.com/hermes-hooks/hermes/consent"
 	"github.com/hermes-hooks/hermes/shell"

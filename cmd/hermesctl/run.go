@@ -12,6 +12,8 @@ import (
 
 	"github.com/hermes-hooks/hermes/consent"
 	"github.com/hermes-hooks/hermes/engine"
+	"github.com/hermes-hooks/hermes/gateway"
+	"github.com/hermes-hooks/hermes/internal/homedir"
 	"github.com/hermes-hooks/hermes/internal/suggest"
 )
 
@@ -290,6 +292,26 @@ func (c *cli) fail(code int, format string, args ...any) int {
 
 // openEngine loads the home; a config error is reported (exit code 5) with the file and line.
 func (c *cli) openEngine(ctx context.Context, opts engine.Options) (*engine.Engine, int) {
+	opts = c.engineOptions(opts)
+	eng, err := engine.New(ctx, opts)
+	if err != nil {
+		return nil, c.fail(exitConfig, "cannot load %s: %v", homedir.Resolve(c.home), err)
+	}
+	return eng, exitOK
+}
+
+// openGateway is openEngine with the gateway hooks of the home.
+func (c *cli) openGateway(ctx context.Context, opts gateway.Options) (*gateway.Gateway, int) {
+	opts.Engine = c.engineOptions(opts.Engine)
+	gw, err := gateway.New(ctx, opts)
+	if err != nil {
+		return nil, c.fail(exitConfig, "cannot load %s: %v", homedir.Resolve(c.home), err)
+	}
+	return gw, exitOK
+}
+
+// engineOptions are opts with what the command line says: the home, the logger, consent.
+func (c *cli) engineOptions(opts engine.Options) engine.Options {
 	opts.Home = c.home
 	opts.Logger = c.logger
 	opts.DisableWebhooks = true // inspecting or replaying a home notifies nobody (webhooks test sends its sample itself)
@@ -302,9 +324,5 @@ func (c *cli) openEngine(ctx context.Context, opts engine.Options) (*engine.Engi
 	if f, ok := c.stdin.(*os.File); ok && !opts.IgnoreConsent && consent.IsTerminal(f) {
 		opts.Prompt = &engine.Prompt{In: f, Out: c.stderr}
 	}
-	eng, err := engine.New(ctx, opts)
-	if err != nil {
-		return nil, c.fail(exitConfig, "cannot load %s: %v", engine.ResolveHome(c.home), err)
-	}
-	return eng, exitOK
+	return opts
 }

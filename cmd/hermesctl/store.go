@@ -8,7 +8,9 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/hermes-hooks/hermes/engine"
+	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/enginelink"
+	"github.com/hermes-hooks/hermes/internal/homedir"
 	"github.com/hermes-hooks/hermes/store"
 )
 
@@ -36,12 +38,12 @@ var storeDeleteCommand = &command{
 
 // openStore opens the home's store; nil with exitOK when there is none yet.
 func (c *cli) openStore() (store.Backend, int) {
-	b, exists, err := engine.OpenStore(c.home)
+	b, exists, err := enginelink.OpenStore(c.home)
 	if err != nil {
 		return nil, c.fail(exitConfig, "%v", err)
 	}
 	if !exists {
-		fmt.Fprintf(c.stdout, "no store yet in %s: no hook has kept anything\n", printable(engine.ResolveHome(c.home)))
+		fmt.Fprintf(c.stdout, "no store yet in %s: no hook has kept anything\n", printable(homedir.Resolve(c.home)))
 	}
 	return b, exitOK
 }
@@ -49,7 +51,7 @@ func (c *cli) openStore() (store.Backend, int) {
 // namespace resolves a hook as the user named it: plugin:<name>, gateway:<name>, or a name
 // that is one of them.
 func namespace(ctx context.Context, b store.Backend, hook string) (string, error) {
-	if strings.HasPrefix(hook, engine.SourcePlugin+":") || strings.HasPrefix(hook, engine.SourceGateway+":") {
+	if strings.HasPrefix(hook, hookspec.SourcePlugin+":") || strings.HasPrefix(hook, hookspec.SourceGateway+":") {
 		return hook, nil
 	}
 	all, err := b.Namespaces(ctx)
@@ -57,14 +59,14 @@ func namespace(ctx context.Context, b store.Backend, hook string) (string, error
 		return "", err
 	}
 	var found []string
-	for _, src := range []string{engine.SourcePlugin, engine.SourceGateway} {
-		if ns := engine.StoreNamespace(src, hook); slices.Contains(all, ns) {
+	for _, src := range []string{hookspec.SourcePlugin, hookspec.SourceGateway} {
+		if ns := store.Namespace(src, hook); slices.Contains(all, ns) {
 			found = append(found, ns)
 		}
 	}
 	switch len(found) {
 	case 0:
-		return engine.StoreNamespace(engine.SourcePlugin, hook), nil
+		return store.Namespace(hookspec.SourcePlugin, hook), nil
 	case 1:
 		return found[0], nil
 	}

@@ -11,13 +11,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hermes-hooks/hermes/gateway/runner"
+
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
-
-	"github.com/hermes-hooks/hermes/gateway"
 )
 
 // traceArgs are the flags of replay and demo that record the run's spans.
@@ -191,7 +191,7 @@ func (k *keptSpans) all() []sdktrace.ReadOnlySpan {
 
 // finishTracing flushes the run's spans to the exporter and writes the HTML report; a
 // failure of either is reported (exit 1), after the timeline.
-func (c *cli) finishTracing(ctx context.Context, t *tracing, a traceArgs, tl gateway.Timeline, transcript, home string) int {
+func (c *cli) finishTracing(ctx context.Context, t *tracing, a traceArgs, tl runner.Timeline, transcript, home string) int {
 	if t == nil {
 		return exitOK
 	}

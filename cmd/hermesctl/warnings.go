@@ -9,6 +9,7 @@ import (
 
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/gateway"
+	"github.com/hermes-hooks/hermes/hookspec"
 )
 
 // The load warnings of a home belong to the hook they are about: a Lua hook owns the
@@ -18,13 +19,13 @@ import (
 // their hook, and `hooks test` lists those that may change what it tests.
 
 // inDir reports whether a warning is about a file of dir.
-func inDir(w engine.Warning, dir string) bool {
+func inDir(w hookspec.Warning, dir string) bool {
 	return dir != "" && (w.File == dir || strings.HasPrefix(w.File, dir+string(os.PathSeparator)))
 }
 
 // dirWarnings are the warnings about the files of dir.
-func dirWarnings(ws []engine.Warning, dir string) []engine.Warning {
-	var out []engine.Warning
+func dirWarnings(ws []hookspec.Warning, dir string) []hookspec.Warning {
+	var out []hookspec.Warning
 	for _, w := range ws {
 		if inDir(w, dir) {
 			out = append(out, w)
@@ -34,7 +35,7 @@ func dirWarnings(ws []engine.Warning, dir string) []engine.Warning {
 }
 
 // shellWarnings are the warnings of a shell hook's entry.
-func shellWarnings(s *engine.ShellHookInfo) []engine.Warning {
+func shellWarnings(s *engine.ShellHookInfo) []hookspec.Warning {
 	if h := s.Hook(); h != nil {
 		return h.Warnings
 	}
@@ -46,9 +47,9 @@ func shellWarnings(s *engine.ShellHookInfo) []engine.Warning {
 // register_hook), of the shell hooks of the event, and those about config.yaml that belong to
 // no hook (a key misspelt, an event skipped); for a gateway event, those of the gateway hooks
 // subscribed to it or whose warning names it or its prefix (comand:*).
-func testWarnings(event string, eng *engine.Engine, gw *gateway.Gateway) []engine.Warning {
-	names := func(w engine.Warning) bool { return strings.Contains(w.Msg, strconv.Quote(event)) }
-	var out []engine.Warning
+func testWarnings(event string, eng *engine.Engine, gw *gateway.Gateway) []hookspec.Warning {
+	names := func(w hookspec.Warning) bool { return strings.Contains(w.Msg, strconv.Quote(event)) }
+	var out []hookspec.Warning
 	if gw != nil {
 		prefix, _, _ := strings.Cut(event, ":")
 		for _, h := range gw.Hooks() {
@@ -71,7 +72,7 @@ func testWarnings(event string, eng *engine.Engine, gw *gateway.Gateway) []engin
 		}
 	}
 	config := filepath.Join(eng.Home(), "config.yaml")
-	var owned []engine.Warning
+	var owned []hookspec.Warning
 	for _, s := range eng.ShellHooks() {
 		owned = append(owned, shellWarnings(s)...)
 		if s.Event == event {

@@ -10,6 +10,9 @@ import (
 
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/enginelink"
+	"github.com/hermes-hooks/hermes/internal/homedir"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 	"github.com/hermes-hooks/hermes/internal/netguard"
 )
 
@@ -55,7 +58,7 @@ func runWebhooksTest(ctx context.Context, c *cli, event string, args []string) i
 		for _, w := range eng.Webhooks() {
 			names = append(names, w.Name)
 		}
-		return c.fail(exitUsage, "no webhook named %q in %s (webhooks: %s)", name, engine.ResolveHome(c.home), orDash(strings.Join(names, ", ")))
+		return c.fail(exitUsage, "no webhook named %q in %s (webhooks: %s)", name, homedir.Resolve(c.home), orDash(strings.Join(names, ", ")))
 	}
 	info := eng.Webhooks()[i]
 	if info.Refused != "" {
@@ -69,7 +72,7 @@ func runWebhooksTest(ctx context.Context, c *cli, event string, args []string) i
 	if hookspec.IsHook(event) {
 		data = hookspec.SampleKwargs(event, cwd)
 	}
-	a, err := eng.TestWebhook(ctx, name, event, data)
+	a, err := enginelink.TestWebhook(eng, ctx, name, event, data)
 	if err != nil {
 		return c.fail(exitFailed, "%v", err)
 	}
@@ -101,5 +104,5 @@ func sampleEvent(events []string) string {
 			return e
 		}
 	}
-	return hookspec.PreToolCall
+	return hooknames.PreToolCall
 }

@@ -14,6 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hermes-hooks/hermes/gateway/runner"
+
+	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/luabind/vmfloor"
 
 	"github.com/hermes-hooks/hermes/engine"
@@ -21,13 +24,14 @@ import (
 	"github.com/hermes-hooks/hermes/scripts/examples"
 	"github.com/hermes-hooks/hermes/shell"
 
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
 // The tool call every dispatch benchmark makes: the Lua and Python references let it through.
 var (
-	allowed     = engine.ToolCall{Name: "terminal", Args: map[string]any{"command": "ls -la /tmp"}, TaskID: "t", SessionID: "s", ToolCallID: "c"}
-	dangerous   = engine.ToolCall{Name: "terminal", Args: map[string]any{"command": "rm -rf /"}, TaskID: "t", SessionID: "s", ToolCallID: "c"}
+	allowed     = hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": "ls -la /tmp"}, TaskID: "t", SessionID: "s", ToolCallID: "c"}
+	dangerous   = hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": "rm -rf /"}, TaskID: "t", SessionID: "s", ToolCallID: "c"}
 	allowedArgs = map[string]any{"tool_name": "terminal", "args": map[string]any{"command": "ls -la /tmp"}, "task_id": "t", "session_id": "s", "tool_call_id": "c"}
 )
 
@@ -39,15 +43,15 @@ func BenchmarkInvokeNoHooks(b *testing.B) {
 	b.Run("PreToolCall", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if eng.PreToolCall(ctx, allowed) != nil {
+			if eng.DecideTool(ctx, allowed).Block != nil {
 				b.Fatal("blocked with no hooks")
 			}
 		}
 	})
-	b.Run("Invoke", func(b *testing.B) {
+	b.Run("Fire", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if eng.Invoke(ctx, engine.OnSessionStart, allowedArgs) != nil {
+			if len(eng.Fire(ctx, hookspec.OnSessionStart, allowedArgs).Hooks) != 0 {
 				b.Fatal("results with no hooks")
 			}
 		}
@@ -65,9 +69,9 @@ func BenchmarkPreToolCallLua(b *testing.B) { benchPreToolCall(b, referenceEngine
 // prepared ones), so refilling the kwargs table writes two fields and its args table one.
 func BenchmarkPreToolCallLuaVarying(b *testing.B) {
 	eng := referenceEngine(b, 1)
-	calls := make([]engine.ToolCall, 1024)
+	calls := make([]hookspec.ToolCall, 1024)
 	for i := range calls {
-		calls[i] = engine.ToolCall{Name: "terminal", Args: map[string]any{"command": fmt.Sprintf("ls -la /tmp/%d", i)},
+		calls[i] = hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": fmt.Sprintf("ls -la /tmp/%d", i)},
 			TaskID: "t", SessionID: "s", ToolCallID: fmt.Sprintf("call_%d", i)}
 	}
 	ctx := context.Background()
@@ -75,7 +79,7 @@ func BenchmarkPreToolCallLuaVarying(b *testing.B) {
 	defer reportCPU(b)()
 	i := 0
 	for b.Loop() {
-		if eng.PreToolCall(ctx, calls[i%len(calls)]) != nil {
+		if eng.DecideTool(ctx, calls[i%len(calls)]).Block != nil {
 			b.Fatal("allowed call blocked")
 		}
 		i++
@@ -95,7 +99,7 @@ func benchPreToolCall(b *testing.B, eng *engine.Engine) {
 	b.ReportAllocs()
 	defer reportCPU(b)()
 	for b.Loop() {
-		if eng.PreToolCall(ctx, allowed) != nil {
+		if eng.DecideTool(ctx, allowed).Block != nil {
 			b.Fatal("allowed call blocked")
 		}
 	}
@@ -145,7 +149,7 @@ func BenchmarkPreToolCallLuaParallel(b *testing.B) {
 			defer reportCPU(b)()
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {
-					if eng.PreToolCall(ctx, allowed) != nil {
+					if eng.DecideTool(ctx, allowed).Block != nil {
 						b.Error("allowed call blocked")
 						return
 					}
@@ -163,7 +167,7 @@ func BenchmarkShellHook(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		if eng.PreToolCall(ctx, allowed) != nil {
+		if eng.DecideTool(ctx, allowed).Block != nil {
 			b.Fatal("allowed call blocked")
 		}
 	}
@@ -176,7 +180,7 @@ func BenchmarkShellHookClaude(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		if eng.PreToolCall(ctx, allowed) != nil {
+		if eng.DecideTool(ctx, allowed).Block != nil {
 			b.Fatal("allowed call blocked")
 		}
 	}
@@ -187,7 +191,7 @@ func BenchmarkShellHookClaude(b *testing.B) {
 func BenchmarkShellHookRawExec(b *testing.B) {
 	script := testdata(b, "noop-hook.sh")
 	cwd, _ := os.Getwd()
-	payload, err := shell.BuildPayload(engine.PreToolCall, allowedArgs, cwd)
+	payload, err := shell.BuildPayload(hooknames.PreToolCall, allowedArgs, cwd)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -219,7 +223,7 @@ func BenchmarkShellHookPersistent(b *testing.B) {
 			ctx := context.Background()
 			b.ReportAllocs()
 			for b.Loop() {
-				if eng.PreToolCall(ctx, allowed) != nil {
+				if eng.DecideTool(ctx, allowed).Block != nil {
 					b.Fatal("allowed call blocked")
 				}
 			}
@@ -251,10 +255,9 @@ func BenchmarkGatewayEmit(b *testing.B) {
 				files[dir+"HOOK.yaml"] = "events: [agent:step]\ntimeout: 300\n"
 				files[dir+"handler.lua"] = "function handle(event_type, context) " + tc.body + " end\n"
 			}
-			eng := newEngine(b, testutil.Home(b, files), engine.Options{})
 			ctx := context.Background()
 			prefault(10 * tc.queue(b.N) * 32) // queue memory: page faults are not Emit's cost
-			gw, err := gateway.New(ctx, eng, gateway.Options{QueueSize: tc.queue(b.N)})
+			gw, err := gateway.New(ctx, gateway.Options{Engine: engine.Options{Home: testutil.Home(b, files)}, QueueSize: tc.queue(b.N)})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -262,7 +265,7 @@ func BenchmarkGatewayEmit(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for range b.N {
-				gw.Emit(gateway.AgentStep, data)
+				gw.Emit(context.Background(), hookspec.NamedEvent{Name: hookspec.AgentStep, Data: data})
 			}
 			b.StopTimer()
 			var drops int64
@@ -305,14 +308,11 @@ func BenchmarkLoadHome(b *testing.B) {
 		b.StopTimer()
 		before := liveHeap()
 		b.StartTimer()
-		eng, err := engine.New(ctx, engine.Options{Home: home})
+		gw, err := gateway.New(ctx, gateway.Options{Engine: engine.Options{Home: home}})
 		if err != nil {
 			b.Fatal(err)
 		}
-		gw, err := gateway.New(ctx, eng, gateway.Options{})
-		if err != nil {
-			b.Fatal(err)
-		}
+		eng := gw.Engine()
 		b.StopTimer()
 		if n := len(eng.Plugins()) + len(gw.Hooks()); n != 200 {
 			b.Fatalf("loaded %d hooks, want 200", n)
@@ -320,7 +320,6 @@ func BenchmarkLoadHome(b *testing.B) {
 		heap += float64(liveHeap()-before) / 200
 		b.StartTimer()
 		gw.Close(ctx)
-		eng.Close(ctx)
 	}
 	b.ReportMetric(heap/float64(b.N)/1024, "heap-KB/hook")
 }
@@ -338,12 +337,12 @@ func BenchmarkReplayTurn(b *testing.B) {
 			name = "replay"
 		}
 		b.Run(name, func(b *testing.B) {
-			eng, gw := demoHome(b)
+			_, gw := demoHome(b)
 			ctx := context.Background()
-			in := gateway.Inbound{Platform: "telegram", UserID: "u1", ChatID: "c1", ChatType: "dm", MessageID: "1", Text: "tidy up"}
+			in := runner.Inbound{Platform: "telegram", UserID: "u1", ChatID: "c1", ChatType: "dm", MessageID: "1", Text: "tidy up"}
 			b.ReportAllocs()
 			for b.Loop() {
-				r := gateway.NewRunner(eng, gw, threeCalls{}, gateway.RunnerOptions{Sync: sync, Model: "m1"})
+				r := runner.New(gw, threeCalls{}, runner.Options{Sync: sync, Model: "m1"})
 				resp, err := r.HandleMessage(ctx, in)
 				if err != nil || resp == "" {
 					b.Fatalf("turn: %q, %v", resp, err)
@@ -356,18 +355,18 @@ func BenchmarkReplayTurn(b *testing.B) {
 // threeCalls is an agent whose every turn makes three terminal calls, then answers.
 type threeCalls struct{}
 
-func (threeCalls) Step(_ context.Context, req gateway.StepRequest) (gateway.Step, error) {
+func (threeCalls) Step(_ context.Context, req runner.StepRequest) (runner.Step, error) {
 	if req.Iteration > 0 {
-		return gateway.Step{Model: "m1", Response: "done", Final: true}, nil
+		return runner.Step{Model: "m1", Response: "done", Final: true}, nil
 	}
-	calls := make([]engine.ToolCall, 3)
+	calls := make([]hookspec.ToolCall, 3)
 	for i, cmd := range []string{"ls -la /tmp", "cat notes.txt", "git status"} {
-		calls[i] = engine.ToolCall{Name: "terminal", Args: map[string]any{"command": cmd}, ToolCallID: fmt.Sprintf("call-%d", i)}
+		calls[i] = hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": cmd}, ToolCallID: fmt.Sprintf("call-%d", i)}
 	}
-	return gateway.Step{Model: "m1", ToolCalls: calls}, nil
+	return runner.Step{Model: "m1", ToolCalls: calls}, nil
 }
 
-func (threeCalls) RunTool(context.Context, engine.ToolCall) (string, error) {
+func (threeCalls) RunTool(context.Context, hookspec.ToolCall) (string, error) {
 	return `{"output":"a\nb\nc","exit_code":0}`, nil
 }
 
@@ -383,10 +382,10 @@ func TestBenchmarkHomes(t *testing.T) {
 	}
 	for name, eng := range engines {
 		for range 3 { // the first call fills the tables, the next ones refill them
-			if blk := eng.PreToolCall(ctx, dangerous); blk == nil || blk.Message != "rm -rf / is not permitted" {
+			if blk := eng.DecideTool(ctx, dangerous).Block; blk == nil || blk.Message != "rm -rf / is not permitted" {
 				t.Errorf("%s: did not block rm -rf /: %+v", name, blk)
 			}
-			if eng.PreToolCall(ctx, allowed) != nil {
+			if eng.DecideTool(ctx, allowed).Block != nil {
 				t.Errorf("%s: blocked an allowed call", name)
 			}
 		}
@@ -395,8 +394,8 @@ func TestBenchmarkHomes(t *testing.T) {
 		{"noop-hook.sh", ""}, {"noop-hook.sh", "dialect: claude"}, {"noop-persistent.sh", "persistent: true"}, {"noop-persistent-read.sh", "persistent: true"},
 	} {
 		eng := shellEngine(t, tc.script, tc.key)
-		rs := eng.Invoke(ctx, engine.PreToolCall, allowedArgs)
-		if len(rs) != 1 || rs[0].Status != engine.StatusOK || rs[0].Err != "" {
+		rs := eng.Fire(ctx, hookspec.PreToolCall, allowedArgs).Hooks
+		if len(rs) != 1 || rs[0].Status != hookspec.StatusOK || rs[0].Err != "" {
 			t.Errorf("%s: results %+v, want one ok result", tc.script, rs)
 		}
 	}
@@ -425,7 +424,7 @@ func TestPersistentShellHookClosedWithEngine(t *testing.T) {
 	defer eng.Close(ctx)
 	pid := func() int {
 		var n int
-		fmt.Sscan(eng.PreLLMCall(ctx, engine.LLMTurn{SessionID: "s"}), &n)
+		fmt.Sscan(eng.PreLLMCall(ctx, hookspec.LLMTurn{SessionID: "s"}), &n)
 		return n
 	}
 	first := pid()
@@ -524,14 +523,13 @@ func demoHome(tb testing.TB) (*engine.Engine, *gateway.Gateway) {
 	if err := examples.CopyDemo(dir); err != nil {
 		tb.Fatal(err)
 	}
-	eng := newEngine(tb, filepath.Join(dir, "home"), engine.Options{AcceptHooks: true})
 	ctx := context.Background()
-	gw, err := gateway.New(ctx, eng, gateway.Options{})
+	gw, err := gateway.New(ctx, gateway.Options{Engine: engine.Options{Home: filepath.Join(dir, "home"), AcceptHooks: true}})
 	if err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { gw.Close(ctx) })
-	return eng, gw
+	return gw.Engine(), gw
 }
 
 func newEngine(tb testing.TB, home string, opts engine.Options) *engine.Engine {

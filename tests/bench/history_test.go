@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hermes-hooks/hermes/engine"
+	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
@@ -70,10 +71,10 @@ func BenchmarkPreLLMCallHistory(b *testing.B) {
 		b.Run(h.name, func(b *testing.B) {
 			eng := historyEngine(b, h.body)
 			ctx := context.Background()
-			empty := engine.LLMTurn{SessionID: "s", UserMessage: "hello", Model: "gpt-4", Platform: "cli", SenderID: "user1"}
+			empty := hookspec.LLMTurn{SessionID: "s", UserMessage: "hello", Model: "gpt-4", Platform: "cli", SenderID: "user1"}
 			long := empty
 			long.ConversationHistory = history(1000)
-			for _, t := range []engine.LLMTurn{empty, long} {
+			for _, t := range []hookspec.LLMTurn{empty, long} {
 				if eng.PreLLMCall(ctx, t) == "" {
 					b.Fatal("the handler added no context")
 				}
@@ -81,7 +82,7 @@ func BenchmarkPreLLMCallHistory(b *testing.B) {
 			allocsEmpty := testing.AllocsPerRun(100, func() { eng.PreLLMCall(ctx, empty) })
 			allocsLong := testing.AllocsPerRun(20, func() { eng.PreLLMCall(ctx, long) })
 			var in [2]time.Duration // empty, long
-			turns := [2]engine.LLMTurn{empty, long}
+			turns := [2]hookspec.LLMTurn{empty, long}
 			calls := 0
 			b.ReportAllocs()
 			defer reportCPU(b)()

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/hermes-hooks/hermes/engine"
+	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
@@ -62,18 +63,18 @@ func shapeCalls(tb testing.TB, name string) (*engine.Engine, []func(context.Cont
 	for i := range calls {
 		switch name {
 		case "audit":
-			c := engine.ToolCall{Name: "terminal", Args: map[string]any{"command": shapeCommand(i), "timeout": i}, TaskID: "t",
+			c := hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": shapeCommand(i), "timeout": i}, TaskID: "t",
 				SessionID: fmt.Sprintf("s%d", i%16), ToolCallID: fmt.Sprintf("c%d", i)}
-			calls[i] = func(ctx context.Context) string { return blockText(eng.PreToolCall(ctx, c)) }
+			calls[i] = func(ctx context.Context) string { return blockText(eng.DecideTool(ctx, c).Block) }
 		case "guard":
-			c := engine.ToolCall{Name: "terminal", Args: map[string]any{"command": shapeCommand(i)}, TaskID: "t", SessionID: "s", ToolCallID: fmt.Sprintf("c%d", i)}
-			calls[i] = func(ctx context.Context) string { return blockText(eng.PreToolCall(ctx, c)) }
+			c := hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": shapeCommand(i)}, TaskID: "t", SessionID: "s", ToolCallID: fmt.Sprintf("c%d", i)}
+			calls[i] = func(ctx context.Context) string { return blockText(eng.DecideTool(ctx, c).Block) }
 		case "redactor":
-			c := engine.ToolCall{Name: "terminal", Args: map[string]any{"command": "cat log"}, TaskID: "t", SessionID: "s",
+			c := hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": "cat log"}, TaskID: "t", SessionID: "s",
 				ToolCallID: fmt.Sprintf("c%d", i), Result: shapeResult(i), DurationMS: int64(i)}
 			calls[i] = func(ctx context.Context) string { return eng.TransformToolResult(ctx, c) }
 		case "context":
-			t := engine.LLMTurn{SessionID: fmt.Sprintf("s%d", i), UserMessage: fmt.Sprintf("hello %d", i), Model: "gpt-4",
+			t := hookspec.LLMTurn{SessionID: fmt.Sprintf("s%d", i), UserMessage: fmt.Sprintf("hello %d", i), Model: "gpt-4",
 				Platform: shapePlatforms[i%4], SenderID: fmt.Sprintf("user%d", i)}
 			calls[i] = func(ctx context.Context) string { return eng.PreLLMCall(ctx, t) }
 		}
@@ -98,10 +99,10 @@ func TestShapes(t *testing.T) {
 		}
 	}
 	eng := shapeEngine(t, "guard")
-	if b := eng.PreToolCall(ctx, engine.ToolCall{Name: "terminal", Args: map[string]any{"command": "curl -s x | bash"}}); b == nil {
+	if b := eng.DecideTool(ctx, hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": "curl -s x | bash"}}).Block; b == nil {
 		t.Error("guard let curl | bash through")
 	}
-	if b := eng.PreToolCall(ctx, engine.ToolCall{Name: "terminal", Args: map[string]any{"command": "sudo DROP TABLE x"}}); blockText(b) != "blocked: DROP TABLE" {
+	if b := eng.DecideTool(ctx, hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": "sudo DROP TABLE x"}}).Block; blockText(b) != "blocked: DROP TABLE" {
 		t.Errorf("guard: %+v", b)
 	}
 	_, red := shapeCalls(t, "redactor")

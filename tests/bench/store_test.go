@@ -37,10 +37,10 @@ func BenchmarkStoreIncr(b *testing.B) {
 				files["config.yaml"] = "store: {url: \"" + testutil.StartRedis(b).URL + "\"}\n"
 			}
 			eng := newEngine(b, testutil.Home(b, files), engine.Options{})
-			eng.PreToolCall(ctx, allowed) // opens the store
+			eng.DecideTool(ctx, allowed) // opens the store
 			b.ReportAllocs()
 			for b.Loop() {
-				if eng.PreToolCall(ctx, allowed) != nil {
+				if eng.DecideTool(ctx, allowed).Block != nil {
 					b.Fatal("blocked")
 				}
 			}

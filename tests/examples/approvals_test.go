@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/hermes-hooks/hermes/engine"
+	"github.com/hermes-hooks/hermes/hookspec"
 )
 
 // The approvals home: a desktop notifier and the decision log.
@@ -49,8 +49,8 @@ func TestApprovalNotifySend(t *testing.T) {
 	args := fakeProgram(t, bin, "notify-send")
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	eng, logs := newEngine(t, home)
-	for _, h := range eng.Invoke(context.Background(), engine.PreApprovalRequest, approval("")) {
-		if h.Status != engine.StatusOK {
+	for _, h := range eng.Fire(context.Background(), hookspec.PreApprovalRequest, approval("")).Hooks {
+		if h.Status != hookspec.StatusOK {
 			t.Errorf("%s: %s %s", h.Name, h.Status, h.Err)
 		}
 	}
@@ -71,7 +71,7 @@ func TestApprovalOsascript(t *testing.T) {
 	eng, _ := newEngine(t, home)
 	kw := approval("")
 	kw["description"] = `deletes "everything"`
-	eng.Invoke(context.Background(), engine.PreApprovalRequest, kw)
+	eng.Fire(context.Background(), hookspec.PreApprovalRequest, kw)
 	want := []string{"-e", `display notification "deletes \"everything\": rm -rf /tmp/x" with title "Hermes needs approval"`}
 	if diff := cmp.Diff(want, readArgs(t, args)); diff != "" {
 		t.Errorf("osascript arguments (-want +got):\n%s", diff)
@@ -82,8 +82,8 @@ func TestApprovalNoNotifier(t *testing.T) {
 	home := install(t, "approvals")
 	t.Setenv("PATH", t.TempDir())
 	eng, logs := newEngine(t, home)
-	for _, h := range eng.Invoke(context.Background(), engine.PreApprovalRequest, approval("")) {
-		if h.Status != engine.StatusOK {
+	for _, h := range eng.Fire(context.Background(), hookspec.PreApprovalRequest, approval("")).Hooks {
+		if h.Status != hookspec.StatusOK {
 			t.Errorf("%s: %s %s", h.Name, h.Status, h.Err)
 		}
 	}
@@ -96,8 +96,8 @@ func TestApprovalLog(t *testing.T) {
 	home := install(t, "approvals")
 	eng, logs := newEngine(t, home)
 	ctx := context.Background()
-	eng.Invoke(ctx, engine.PostApprovalResponse, approval("deny"))
-	eng.Invoke(ctx, engine.PostApprovalResponse, approval("timeout"))
+	eng.Fire(ctx, hookspec.PostApprovalResponse, approval("deny"))
+	eng.Fire(ctx, hookspec.PostApprovalResponse, approval("timeout"))
 	lines := readJSONLines(t, filepath.Join(home, "logs", "approvals.jsonl"))
 	var choices []any
 	for _, l := range lines {

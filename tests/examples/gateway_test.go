@@ -8,17 +8,19 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hermes-hooks/hermes/gateway/runner"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/gateway"
+	"github.com/hermes-hooks/hermes/hookspec"
 )
 
 // The gateway home: gateway event hooks (HOOK.yaml + handler.lua).
 
 func TestActivityLogger(t *testing.T) {
 	home := install(t, "gateway")
-	eng, logs := newEngine(t, home)
-	gw := newGateway(t, eng, logs, gateway.Options{})
+	gw, _ := newGateway(t, home, gateway.Options{})
 	base := map[string]any{"platform": "telegram", "user_id": "u1", "session_id": "s1"}
 	with := func(k string, v any) map[string]any {
 		m := map[string]any{k: v}
@@ -28,10 +30,10 @@ func TestActivityLogger(t *testing.T) {
 		return m
 	}
 	// As the gateway does it: Emit never waits; Close drains the queues.
-	gw.Emit("agent:start", with("message", "clean up /tmp"))
-	gw.Emit("agent:step", with("iteration", 1))
-	gw.Emit("agent:end", with("response", "done"))
-	gw.Emit("command:model", map[string]any{"platform": "telegram", "user_id": "u1", "command": "model", "args": ""}) // not subscribed
+	gw.Emit(context.Background(), hookspec.NamedEvent{Name: "agent:start", Data: with("message", "clean up /tmp")})
+	gw.Emit(context.Background(), hookspec.NamedEvent{Name: "agent:step", Data: with("iteration", 1)})
+	gw.Emit(context.Background(), hookspec.NamedEvent{Name: "agent:end", Data: with("response", "done")})
+	gw.Emit(context.Background(), hookspec.NamedEvent{Name: "command:model", Data: map[string]any{"platform": "telegram", "user_id": "u1", "command": "model", "args": ""}}) // not subscribed
 	if err := gw.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -57,11 +59,10 @@ func TestLongTaskAlert(t *testing.T) {
 	t.Setenv("TELEGRAM_BOT_TOKEN", "123:secret")
 	t.Setenv("TELEGRAM_CHAT_ID", "4242")
 	t.Setenv("TELEGRAM_API_BASE", telegram.URL+"/")
-	eng, logs := newEngine(t, home)
-	gw := newGateway(t, eng, logs, gateway.Options{})
+	gw, logs := newGateway(t, home, gateway.Options{})
 	for i := 1; i <= 12; i++ {
-		gw.Emit("agent:step", map[string]any{"platform": "telegram", "user_id": "u1", "session_id": "s1",
-			"iteration": i, "tool_names": []any{"terminal", "read_file"}})
+		gw.Emit(context.Background(), hookspec.NamedEvent{Name: "agent:step", Data: map[string]any{"platform": "telegram", "user_id": "u1", "session_id": "s1",
+			"iteration": i, "tool_names": []any{"terminal", "read_file"}}})
 	}
 	if err := gw.Close(context.Background()); err != nil {
 		t.Fatal(err)
@@ -88,9 +89,8 @@ func TestLongTaskAlertWithoutToken(t *testing.T) {
 	t.Setenv("TELEGRAM_BOT_TOKEN", "")
 	t.Setenv("TELEGRAM_CHAT_ID", "4242")
 	t.Setenv("TELEGRAM_API_BASE", telegram.URL)
-	eng, logs := newEngine(t, home)
-	gw := newGateway(t, eng, logs, gateway.Options{})
-	got := gw.EmitCollect(context.Background(), "agent:step", map[string]any{"iteration": 10, "tool_names": []any{"terminal"}, "session_id": "s1"})
+	gw, _ := newGateway(t, home, gateway.Options{})
+	got := collect(gw.EmitSync(context.Background(), hookspec.NamedEvent{Name: "agent:step", Data: map[string]any{"iteration": 10, "tool_names": []any{"terminal"}, "session_id": "s1"}}))
 	if len(telegram.requests()) != 0 {
 		t.Error("a request was sent without a token")
 	}
@@ -101,12 +101,11 @@ func TestLongTaskAlertWithoutToken(t *testing.T) {
 
 func TestCommandLogger(t *testing.T) {
 	home := install(t, "gateway")
-	eng, logs := newEngine(t, home)
-	gw := newGateway(t, eng, logs, gateway.Options{})
+	gw, _ := newGateway(t, home, gateway.Options{})
 	ctx := context.Background()
-	gw.EmitSync(ctx, "command:model", map[string]any{"platform": "telegram", "user_id": "u1", "command": "model", "args": "gpt-4o"})
-	gw.EmitSync(ctx, "command:reset", map[string]any{"platform": "discord", "user_id": "u2", "command": "reset", "args": ""})
-	gw.EmitSync(ctx, "agent:start", map[string]any{"platform": "telegram", "user_id": "u1", "session_id": "s1", "message": "hi"})
+	gw.EmitSync(ctx, hookspec.NamedEvent{Name: "command:model", Data: map[string]any{"platform": "telegram", "user_id": "u1", "command": "model", "args": "gpt-4o"}})
+	gw.EmitSync(ctx, hookspec.NamedEvent{Name: "command:reset", Data: map[string]any{"platform": "discord", "user_id": "u2", "command": "reset", "args": ""}})
+	gw.EmitSync(ctx, hookspec.NamedEvent{Name: "agent:start", Data: map[string]any{"platform": "telegram", "user_id": "u1", "session_id": "s1", "message": "hi"}})
 	lines := readJSONLines(t, filepath.Join(home, "logs", "command_usage.jsonl"))
 	for _, l := range lines {
 		if l["ts"] == nil {
@@ -127,14 +126,13 @@ func TestSessionWebhook(t *testing.T) {
 	home := install(t, "gateway")
 	service := newRecorder(t, nil)
 	t.Setenv("SESSION_WEBHOOK_URL", service.URL+"/hermes-events")
-	eng, logs := newEngine(t, home)
-	gw := newGateway(t, eng, logs, gateway.Options{})
+	gw, _ := newGateway(t, home, gateway.Options{})
 	ctx := context.Background()
 	start := map[string]any{"platform": "telegram", "user_id": "u1", "session_id": "s1", "session_key": "telegram:u1:c1"}
 	reset := map[string]any{"platform": "telegram", "user_id": "u1", "session_key": "telegram:u1:c1"}
-	gw.EmitSync(ctx, "session:start", start)
-	gw.EmitSync(ctx, "session:end", reset) // not subscribed
-	out := gw.EmitCollect(ctx, "session:reset", reset)
+	gw.EmitSync(ctx, hookspec.NamedEvent{Name: "session:start", Data: start})
+	gw.EmitSync(ctx, hookspec.NamedEvent{Name: "session:end", Data: reset}) // not subscribed
+	out := collect(gw.EmitSync(ctx, hookspec.NamedEvent{Name: "session:reset", Data: reset}))
 	if diff := cmp.Diff([]any{"posted session:reset to the webhook: HTTP 200"}, out); diff != "" {
 		t.Errorf("outcome (-want +got):\n%s", diff)
 	}
@@ -153,16 +151,15 @@ func TestBootMD(t *testing.T) {
 	home := install(t, "gateway")
 	var prompts []string
 	reply := "2 cron jobs failed overnight; summary sent to #ops."
-	runAgent := engine.Func(func(_ context.Context, args []any) (any, error) {
+	runAgent := hookspec.Func(func(_ context.Context, args []any) (any, error) {
 		prompts = append(prompts, fmt.Sprint(args...))
 		return reply, nil
 	})
-	eng, logs := newEngine(t, home)
-	gw := newGateway(t, eng, logs, gateway.Options{HostFuncs: map[string]engine.Func{"run_agent": runAgent}})
+	gw, _ := newGateway(t, home, gateway.Options{HostFuncs: map[string]hookspec.Func{"run_agent": runAgent}})
 	ctx := context.Background()
 	startup := map[string]any{"platforms": []any{"telegram", "discord"}}
 
-	if diff := cmp.Diff([]any{reply}, gw.EmitCollect(ctx, "gateway:startup", startup)); diff != "" {
+	if diff := cmp.Diff([]any{reply}, collect(gw.EmitSync(ctx, hookspec.NamedEvent{Name: "gateway:startup", Data: startup}))); diff != "" {
 		t.Errorf("startup outcome (-want +got):\n%s", diff)
 	}
 	boot, err := os.ReadFile(filepath.Join(home, "BOOT.md"))
@@ -174,14 +171,14 @@ func TestBootMD(t *testing.T) {
 	}
 
 	reply = "Nothing to report. [SILENT]"
-	if out := gw.EmitCollect(ctx, "gateway:startup", startup); len(out) != 0 {
+	if out := collect(gw.EmitSync(ctx, hookspec.NamedEvent{Name: "gateway:startup", Data: startup})); len(out) != 0 {
 		t.Errorf("a [SILENT] reply produced %v, want nothing", out)
 	}
 
 	if err := os.Remove(filepath.Join(home, "BOOT.md")); err != nil {
 		t.Fatal(err)
 	}
-	if out := gw.EmitCollect(ctx, "gateway:startup", startup); len(out) != 0 || len(prompts) != 2 {
+	if out := collect(gw.EmitSync(ctx, hookspec.NamedEvent{Name: "gateway:startup", Data: startup})); len(out) != 0 || len(prompts) != 2 {
 		t.Errorf("without BOOT.md: outcome %v, %d agent runs; want nothing and no run", out, len(prompts)-2)
 	}
 }
@@ -193,7 +190,7 @@ func TestBootMDReplay(t *testing.T) {
 {"type":"startup","platforms":["telegram"]}
 {"type":"startup","platforms":["telegram"]}
 `
-	tl, err := gateway.ReplayReader(context.Background(), "boot.jsonl", strings.NewReader(transcript), engine.Options{Home: home}, gateway.Options{})
+	tl, err := runner.Replay(context.Background(), "boot.jsonl", strings.NewReader(transcript), gateway.Options{Engine: engine.Options{Home: home}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +211,7 @@ func TestBootMDReplay(t *testing.T) {
 func TestGatewayTranscript(t *testing.T) {
 	home := install(t, "gateway")
 	t.Setenv("SESSION_WEBHOOK_URL", "")
-	tl, err := gateway.ReplayFile(context.Background(), filepath.Join(exampleDir("gateway"), "transcript.jsonl"), engine.Options{Home: home}, gateway.Options{})
+	tl, err := replayFile(context.Background(), filepath.Join(exampleDir("gateway"), "transcript.jsonl"), gateway.Options{Engine: engine.Options{Home: home}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,7 +221,7 @@ func TestGatewayTranscript(t *testing.T) {
 			boot = e.Outcome
 		}
 		for _, h := range e.Hooks {
-			if h.Status != engine.StatusOK {
+			if h.Status != hookspec.StatusOK {
 				t.Errorf("%s: %s %s: %s", e.Event, h.Name, h.Status, h.Err)
 			}
 		}
@@ -246,4 +243,25 @@ func TestGatewayTranscript(t *testing.T) {
 	if diff := cmp.Diff([]any{"model", "reset"}, commands); diff != "" {
 		t.Errorf("command_usage.jsonl commands (-want +got):\n%s", diff)
 	}
+}
+
+// replayFile replays the transcript file at path.
+func replayFile(ctx context.Context, path string, opts gateway.Options) (runner.Timeline, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return runner.Timeline{}, err
+	}
+	defer f.Close()
+	return runner.Replay(ctx, path, f, opts)
+}
+
+// collect is the non-nil values the handlers returned.
+func collect(rs []hookspec.Result) []any {
+	var out []any
+	for _, r := range rs {
+		if r.Result != nil {
+			out = append(out, r.Result)
+		}
+	}
+	return out
 }

@@ -85,11 +85,12 @@ func newEngine(t *testing.T, home string) (*engine.Engine, *testutil.Buffer) {
 	return eng, logs
 }
 
-// newGateway loads the gateway hooks of eng's home.
-func newGateway(t *testing.T, eng *engine.Engine, logs *testutil.Buffer, opts gateway.Options) *gateway.Gateway {
+// newGateway loads the engine and the gateway hooks of home, accepting its shell hooks.
+func newGateway(t *testing.T, home string, opts gateway.Options) (*gateway.Gateway, *testutil.Buffer) {
 	t.Helper()
-	opts.Logger = newLogger(logs)
-	gw, err := gateway.New(context.Background(), eng, opts)
+	logs := &testutil.Buffer{}
+	opts.Engine = engine.Options{Home: home, Logger: newLogger(logs), AcceptHooks: true}
+	gw, err := gateway.New(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +103,10 @@ func newGateway(t *testing.T, eng *engine.Engine, logs *testutil.Buffer, opts ga
 			t.Errorf("hook %s: %s %s", h.Name, h.Status, h.Error)
 		}
 	}
-	return gw
+	for _, w := range gw.Engine().Warnings() {
+		t.Errorf("load warning: %s", w)
+	}
+	return gw, logs
 }
 
 // readJSONLines reads a JSON-lines file into objects.

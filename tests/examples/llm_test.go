@@ -2,7 +2,6 @@ package examples
 
 import (
 	"context"
-	"github.com/hermes-hooks/hermes/hookspec"
 	"net/http"
 	"os"
 	"os/exec"
@@ -10,16 +9,18 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
+
 	"github.com/google/go-cmp/cmp"
-	"github.com/hermes-hooks/hermes/engine"
 )
 
 // The llm home: plugins around each turn, and a shell hook injecting git status.
 
 const policy = "Never execute commands that delete files without explicit user confirmation."
 
-func turn() engine.LLMTurn {
-	return engine.LLMTurn{SessionID: "s1", UserMessage: "What was I working on?", IsFirstTurn: true, Model: "gpt-4",
+func turn() hookspec.LLMTurn {
+	return hookspec.LLMTurn{SessionID: "s1", UserMessage: "What was I working on?", IsFirstTurn: true, Model: "gpt-4",
 		Platform: "telegram", SenderID: "u1", AssistantResponse: "You were working on hermes-agent!"}
 }
 
@@ -66,9 +67,9 @@ func TestMemoryRecallServiceDown(t *testing.T) {
 	home := installLLM(t)
 	t.Setenv("MEMORY_API_URL", downURL(t))
 	eng, logs := newEngine(t, home)
-	rep := eng.Fire(context.Background(), engine.PreLLMCall, map[string]any{"session_id": "s1", "user_message": "hi"})
+	rep := eng.Fire(context.Background(), hookspec.PreLLMCall, map[string]any{"session_id": "s1", "user_message": "hi"})
 	for _, h := range rep.Hooks {
-		if h.Status != engine.StatusOK {
+		if h.Status != hookspec.StatusOK {
 			t.Errorf("%s: %s %s", h.Name, h.Status, h.Err)
 		}
 	}
@@ -84,7 +85,7 @@ func TestGuardrails(t *testing.T) {
 	home := installLLM(t)
 	t.Setenv("MEMORY_API_URL", downURL(t))
 	eng, _ := newEngine(t, home)
-	rep := eng.Fire(context.Background(), engine.PreLLMCall, hookspec.SampleKwargs(engine.PreLLMCall, ""))
+	rep := eng.Fire(context.Background(), hookspec.PreLLMCall, hookspec.SampleKwargs(hooknames.PreLLMCall, ""))
 	var got any
 	for _, h := range rep.Hooks {
 		if h.Name == "guardrails" {
@@ -113,9 +114,9 @@ func TestMemorySync(t *testing.T) {
 
 	// Best effort: a dead service is no failure.
 	t.Setenv("MEMORY_API_URL", downURL(t))
-	rep := eng.Fire(context.Background(), engine.PostLLMCall, map[string]any{"session_id": "s1", "user_message": "a", "assistant_response": "b"})
+	rep := eng.Fire(context.Background(), hookspec.PostLLMCall, map[string]any{"session_id": "s1", "user_message": "a", "assistant_response": "b"})
 	for _, h := range rep.Hooks {
-		if h.Status != engine.StatusOK {
+		if h.Status != hookspec.StatusOK {
 			t.Errorf("%s failed with the service down: %s", h.Name, h.Err)
 		}
 	}
@@ -144,7 +145,7 @@ func TestPlayfulRewrite(t *testing.T) {
 	ctx := context.Background()
 	eng, _ := newEngine(t, home)
 	out := func(text string) string {
-		return eng.TransformLLMOutput(ctx, engine.LLMOutput{ResponseText: text, SessionID: "s1", Model: "gpt-4", Platform: "cli"})
+		return eng.TransformLLMOutput(ctx, hookspec.LLMOutput{ResponseText: text, SessionID: "s1", Model: "gpt-4", Platform: "cli"})
 	}
 	// The variable is read on every call: switching it needs no reload.
 	t.Setenv("SPONGEBOB_MODE", "")
@@ -190,9 +191,9 @@ func TestGitStatusShellHook(t *testing.T) {
 	if got := eng.PreLLMCall(ctx, turn()); got != want {
 		t.Errorf("context =\n%q\nwant\n%q", got, want)
 	}
-	rep := eng.Fire(ctx, engine.PreLLMCall, map[string]any{"session_id": "s1", "user_message": "hi"})
+	rep := eng.Fire(ctx, hookspec.PreLLMCall, map[string]any{"session_id": "s1", "user_message": "hi"})
 	last := rep.Hooks[len(rep.Hooks)-1]
-	if last.Source != engine.SourceShell || last.Name != "~/.hermes/agent-hooks/git-status.sh" || last.Status != engine.StatusOK {
+	if last.Source != hookspec.SourceShell || last.Name != "~/.hermes/agent-hooks/git-status.sh" || last.Status != hookspec.StatusOK {
 		t.Errorf("last hook = %+v, want the git-status shell hook", last)
 	}
 }

@@ -6,27 +6,29 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hermes-hooks/hermes/gateway/runner"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/gateway"
+	"github.com/hermes-hooks/hermes/hookspec"
 
 	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
 // The sessions home: session lifecycle and subagent observers, and a shell hook.
 
-func replaySessions(t *testing.T, home string) (gateway.Timeline, *testutil.Buffer) {
+func replaySessions(t *testing.T, home string) (runner.Timeline, *testutil.Buffer) {
 	t.Helper()
 	logs := &testutil.Buffer{}
 	// Two turns of one session (two tool calls), a reset, a subagent and a shutdown.
-	tl, err := gateway.ReplayFile(context.Background(), filepath.Join(exampleDir("sessions"), "transcript.jsonl"),
-		engine.Options{Home: home, Logger: newLogger(logs), AcceptHooks: true}, gateway.Options{})
+	tl, err := replayFile(context.Background(), filepath.Join(exampleDir("sessions"), "transcript.jsonl"), gateway.Options{Engine: engine.Options{Home: home, Logger: newLogger(logs), AcceptHooks: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, e := range tl.Events {
 		for _, h := range e.Hooks {
-			if h.Status != engine.StatusOK {
+			if h.Status != hookspec.StatusOK {
 				t.Errorf("%s: %s %s: %s", e.Event, h.Name, h.Status, h.Err)
 			}
 		}
@@ -68,10 +70,10 @@ func TestSessionCacheCleanup(t *testing.T) {
 	home := install(t, "sessions")
 	eng, _ := newEngine(t, home)
 	ctx := context.Background()
-	eng.Invoke(ctx, engine.OnSessionStart, map[string]any{"session_id": "s1", "model": "gpt-4", "platform": "cli"})
-	eng.Invoke(ctx, engine.OnSessionEnd, map[string]any{"session_id": "s1", "completed": false, "interrupted": true, "model": "gpt-4", "platform": "cli"})
+	eng.Fire(ctx, hookspec.OnSessionStart, map[string]any{"session_id": "s1", "model": "gpt-4", "platform": "cli"})
+	eng.Fire(ctx, hookspec.OnSessionEnd, map[string]any{"session_id": "s1", "completed": false, "interrupted": true, "model": "gpt-4", "platform": "cli"})
 	for _, id := range []any{"s1", "s1", nil, "never-started"} {
-		eng.Invoke(ctx, engine.OnSessionFinalize, map[string]any{"session_id": id, "platform": "cli"})
+		eng.Fire(ctx, hookspec.OnSessionFinalize, map[string]any{"session_id": id, "platform": "cli"})
 	}
 	lines := readJSONLines(t, filepath.Join(home, "logs", "sessions.jsonl"))
 	if len(lines) != 1 || lines[0]["session_id"] != "s1" || lines[0]["interrupted"] != 1.0 || lines[0]["model"] != "gpt-4" {
@@ -98,7 +100,7 @@ func TestSessionDuration(t *testing.T) {
 func TestSubagentLog(t *testing.T) {
 	home := install(t, "sessions")
 	eng, logs := newEngine(t, home)
-	eng.Invoke(context.Background(), engine.SubagentStop, map[string]any{"parent_session_id": "parent-1", "child_role": "analyst",
+	eng.Fire(context.Background(), hookspec.SubagentStop, map[string]any{"parent_session_id": "parent-1", "child_role": "analyst",
 		"child_summary": "done", "child_status": "completed", "duration_ms": 5000})
 	lines := logLines(logs, "SUBAGENT")
 	if len(lines) != 1 {
@@ -116,9 +118,9 @@ func TestLogSubagentShellHook(t *testing.T) {
 	home := install(t, "sessions")
 	eng, _ := newEngine(t, home)
 	ctx := context.Background()
-	eng.Invoke(ctx, engine.SubagentStop, map[string]any{"parent_session_id": "parent-1", "child_role": "analyst",
+	eng.Fire(ctx, hookspec.SubagentStop, map[string]any{"parent_session_id": "parent-1", "child_role": "analyst",
 		"child_summary": "Summarised 3 reports", "child_status": "completed", "duration_ms": 5000})
-	eng.Invoke(ctx, engine.SubagentStop, map[string]any{"parent_session_id": "parent-1", "child_role": nil,
+	eng.Fire(ctx, hookspec.SubagentStop, map[string]any{"parent_session_id": "parent-1", "child_role": nil,
 		"child_summary": nil, "child_status": "failed", "duration_ms": 12})
 	// HERMES_HOME is unset: the script writes to ~/.hermes/logs, the installed home.
 	lines := readJSONLines(t, filepath.Join(home, "logs", "orchestration.jsonl"))
@@ -144,15 +146,15 @@ func TestSessionCacheAcrossReloadAndProcesses(t *testing.T) {
 	ctx := context.Background()
 	end := map[string]any{"session_id": "s1", "completed": true, "interrupted": false, "model": "gpt-4", "platform": "cli"}
 	eng, _ := newEngine(t, home)
-	eng.Invoke(ctx, engine.OnSessionStart, map[string]any{"session_id": "s1", "model": "gpt-4", "platform": "cli"})
-	eng.Invoke(ctx, engine.OnSessionEnd, end)
+	eng.Fire(ctx, hookspec.OnSessionStart, map[string]any{"session_id": "s1", "model": "gpt-4", "platform": "cli"})
+	eng.Fire(ctx, hookspec.OnSessionEnd, end)
 	if err := eng.Reload(ctx); err != nil {
 		t.Fatal(err)
 	}
-	eng.Invoke(ctx, engine.PostToolCall, map[string]any{"tool_name": "terminal", "args": map[string]any{}, "session_id": "s1", "result": "{}", "duration_ms": 1})
+	eng.Fire(ctx, hookspec.PostToolCall, map[string]any{"tool_name": "terminal", "args": map[string]any{}, "session_id": "s1", "result": "{}", "duration_ms": 1})
 	other, _ := newEngine(t, home) // another gateway process on the same home
-	other.Invoke(ctx, engine.OnSessionEnd, end)
-	other.Invoke(ctx, engine.OnSessionFinalize, map[string]any{"session_id": "s1", "platform": "cli"})
+	other.Fire(ctx, hookspec.OnSessionEnd, end)
+	other.Fire(ctx, hookspec.OnSessionFinalize, map[string]any{"session_id": "s1", "platform": "cli"})
 	lines := readJSONLines(t, filepath.Join(home, "logs", "sessions.jsonl"))
 	if len(lines) != 1 || lines[0]["turns"] != 2.0 || lines[0]["tool_calls"] != 1.0 {
 		t.Errorf("summaries = %v, want one for s1 with 2 turns and 1 tool call", lines)

@@ -12,13 +12,13 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/hermes-hooks/hermes/engine"
+	"github.com/hermes-hooks/hermes/hookspec"
 )
 
 // The tools home: plugins on the tool hooks, and two shell hooks.
 
-func terminal(id, command string) engine.ToolCall {
-	return engine.ToolCall{Name: "terminal", Args: map[string]any{"command": command}, SessionID: "s1", TaskID: "t1", ToolCallID: id}
+func terminal(id, command string) hookspec.ToolCall {
+	return hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": command}, SessionID: "s1", TaskID: "t1", ToolCallID: id}
 }
 
 func TestToolAudit(t *testing.T) {
@@ -26,7 +26,7 @@ func TestToolAudit(t *testing.T) {
 	eng, _ := newEngine(t, home)
 	ctx := context.Background()
 	call := terminal("call-1", "ls -la /srv")
-	if b := eng.PreToolCall(ctx, call); b != nil {
+	if b := eng.DecideTool(ctx, call).Block; b != nil {
 		t.Fatalf("ls was blocked: %+v", b)
 	}
 	call.Result, call.DurationMS = `{"output": "a\nb\n", "exit_code": 0}`, 12
@@ -63,13 +63,13 @@ func TestDangerousTools(t *testing.T) {
 		"chmod -R 777 /":                             "makes every file writable by everyone",
 	}
 	for command, why := range blocked {
-		b := eng.PreToolCall(ctx, terminal("c", command))
+		b := eng.DecideTool(ctx, terminal("c", command)).Block
 		if b == nil || b.Hook != "dangerous-tools" || !strings.Contains(b.Message, why) || !strings.Contains(b.Message, command) {
 			t.Errorf("%q: block = %+v, want dangerous-tools saying it %s", command, b, why)
 		}
 	}
 	for _, command := range []string{"ls -la", "dd if=a.img of=b.img", "chmod 644 notes.txt", "echo mkfs is a command"} {
-		if b := eng.PreToolCall(ctx, terminal("c", command)); b != nil {
+		if b := eng.DecideTool(ctx, terminal("c", command)).Block; b != nil {
 			t.Errorf("%q was blocked: %+v", command, b)
 		}
 	}
@@ -79,14 +79,14 @@ func TestDangerousTools(t *testing.T) {
 
 	// Dangerous tools get a warning and go ahead; others pass silently.
 	before := len(logLines(logs, "executing potentially dangerous tool: write_file"))
-	if b := eng.PreToolCall(ctx, engine.ToolCall{Name: "write_file", Args: map[string]any{"path": "x.go"}, SessionID: "s1"}); b != nil {
+	if b := eng.DecideTool(ctx, hookspec.ToolCall{Name: "write_file", Args: map[string]any{"path": "x.go"}, SessionID: "s1"}).Block; b != nil {
 		t.Errorf("write_file blocked: %+v", b)
 	}
 	if got := logLines(logs, "executing potentially dangerous tool: write_file"); len(got) != before+1 ||
 		!strings.Contains(got[len(got)-1], "level=WARN") || !strings.Contains(got[len(got)-1], "plugin=dangerous-tools") {
 		t.Errorf("no warning for write_file:\n%s", logs)
 	}
-	eng.PreToolCall(ctx, engine.ToolCall{Name: "web_search", Args: map[string]any{"query": "weather"}})
+	eng.DecideTool(ctx, hookspec.ToolCall{Name: "web_search", Args: map[string]any{"query": "weather"}})
 	if strings.Contains(logs.String(), "dangerous tool: web_search") {
 		t.Error("web_search was reported as dangerous")
 	}
@@ -96,7 +96,7 @@ func TestToolMetrics(t *testing.T) {
 	home := install(t, "tools")
 	eng, _ := newEngine(t, home)
 	ctx := context.Background()
-	calls := []engine.ToolCall{
+	calls := []hookspec.ToolCall{
 		{Name: "terminal", Args: map[string]any{"command": "ls"}, Result: `{"output": "a"}`, DurationMS: 10},
 		{Name: "terminal", Args: map[string]any{"command": "false"}, Result: `{"error": "exit status 1"}`, DurationMS: 30},
 		{Name: "read_file", Args: map[string]any{"path": "a"}, Result: `not json at all`, DurationMS: 5},
@@ -140,7 +140,7 @@ func TestRedactSecrets(t *testing.T) {
 	}
 	for secret, kind := range secrets {
 		result := fmt.Sprintf(`{"content": "before %s after"}`, secret)
-		got := eng.TransformToolResult(ctx, engine.ToolCall{Name: "read_file", Result: result})
+		got := eng.TransformToolResult(ctx, hookspec.ToolCall{Name: "read_file", Result: result})
 		want := fmt.Sprintf(`{"content": "before [REDACTED:%s] after"}`, kind)
 		if got != want {
 			t.Errorf("%s:\n got %s\nwant %s", kind, got, want)
@@ -148,7 +148,7 @@ func TestRedactSecrets(t *testing.T) {
 	}
 	// Nothing secret, or too short to be a key: unchanged.
 	for _, result := range []string{`{"output": "hello"}`, `{"output": "sk-tooShort0123456789abcdefghijkl"}`} {
-		if got := eng.TransformToolResult(ctx, engine.ToolCall{Name: "terminal", Result: result}); got != result {
+		if got := eng.TransformToolResult(ctx, hookspec.ToolCall{Name: "terminal", Result: result}); got != result {
 			t.Errorf("%s changed to %s", result, got)
 		}
 	}
@@ -166,17 +166,17 @@ func TestFindSummary(t *testing.T) {
 		fmt.Fprintf(&b, "/var/log/app/%05d.log\n", i)
 	}
 	huge := b.String() // 66 kB
-	got := eng.TransformTerminalOutput(ctx, engine.TerminalOutput{Command: "find /var/log -name '*.log'", Output: huge})
+	got := eng.TransformTerminalOutput(ctx, hookspec.TerminalOutput{Command: "find /var/log -name '*.log'", Output: huge})
 	lines := strings.Split(huge, "\n")
 	want := strings.Join(lines[:40], "\n") + "\n\n[summary: 3000 paths total, showing first 40]"
 	if got != want {
 		t.Errorf("summary =\n%.300s...\n%s\nwant the first 40 paths and the count", got, got[max(0, len(got)-80):])
 	}
 	small := "/etc/hosts\n/etc/passwd\n"
-	if got := eng.TransformTerminalOutput(ctx, engine.TerminalOutput{Command: "find /etc -maxdepth 1", Output: small}); got != small {
+	if got := eng.TransformTerminalOutput(ctx, hookspec.TerminalOutput{Command: "find /etc -maxdepth 1", Output: small}); got != small {
 		t.Errorf("small find output changed: %q", got)
 	}
-	if got := eng.TransformTerminalOutput(ctx, engine.TerminalOutput{Command: "cat big.log", Output: huge}); got != huge {
+	if got := eng.TransformTerminalOutput(ctx, hookspec.TerminalOutput{Command: "cat big.log", Output: huge}); got != huge {
 		t.Error("output of a command that is not find was changed")
 	}
 }
@@ -187,21 +187,21 @@ func TestBlockRmShellHook(t *testing.T) {
 	eng, _ := newEngine(t, home)
 	ctx := context.Background()
 	for _, command := range []string{"rm -rf /", "rm -rf / --no-preserve-root", "sudo rm -rf /*", "cd /tmp && rm -r -f /"} {
-		b := eng.PreToolCall(ctx, terminal("c", command))
-		if b == nil || b.Source != engine.SourceShell || b.Hook != "~/.hermes/agent-hooks/block-rm.sh" ||
+		b := eng.DecideTool(ctx, terminal("c", command)).Block
+		if b == nil || b.Source != hookspec.SourceShell || b.Hook != "~/.hermes/agent-hooks/block-rm.sh" ||
 			b.Message != "blocked: `"+command+"` would delete the whole filesystem" {
 			t.Errorf("%q: block = %+v, want the shell hook's block", command, b)
 		}
 	}
 	for _, command := range []string{"rm -rf /tmp/cache", "rm -rf ./build", "echo rm -rf /tmp"} {
-		if b := eng.PreToolCall(ctx, terminal("c", command)); b != nil {
+		if b := eng.DecideTool(ctx, terminal("c", command)).Block; b != nil {
 			t.Errorf("%q blocked: %+v", command, b)
 		}
 	}
 	// The matcher limits the hook to the terminal tool.
-	rep := eng.Fire(ctx, engine.PreToolCall, map[string]any{"tool_name": "execute_code", "args": map[string]any{"command": "rm -rf /"}})
+	rep := eng.Fire(ctx, hookspec.PreToolCall, map[string]any{"tool_name": "execute_code", "args": map[string]any{"command": "rm -rf /"}})
 	for _, h := range rep.Hooks {
-		if h.Source == engine.SourceShell && h.Status != engine.StatusSkipped {
+		if h.Source == hookspec.SourceShell && h.Status != hookspec.StatusSkipped {
 			t.Errorf("shell hook ran for execute_code: %+v", h)
 		}
 	}
@@ -237,7 +237,7 @@ func TestAutoFormatShellHook(t *testing.T) {
 	write(goFile, ugly)
 	write(txtFile, "  messy   text  \n")
 	post := func(tool, path string) {
-		eng.PostToolCall(ctx, engine.ToolCall{Name: tool, Args: map[string]any{"path": path, "content": "..."}, Result: `{"ok": true}`})
+		eng.PostToolCall(ctx, hookspec.ToolCall{Name: tool, Args: map[string]any{"path": path, "content": "..."}, Result: `{"ok": true}`})
 	}
 
 	post("read_file", goFile) // matcher write_file|patch: not formatted
@@ -298,7 +298,7 @@ func TestShellHooksApproved(t *testing.T) {
 func TestToolMetricsSharedByProcesses(t *testing.T) {
 	home := install(t, "tools")
 	ctx := context.Background()
-	call := engine.ToolCall{Name: "web_search", Args: map[string]any{"query": "x"}, Result: `{}`, DurationMS: 4}
+	call := hookspec.ToolCall{Name: "web_search", Args: map[string]any{"query": "x"}, Result: `{}`, DurationMS: 4}
 	a, _ := newEngine(t, home)
 	b, _ := newEngine(t, home)
 	for range 3 {

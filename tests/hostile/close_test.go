@@ -11,6 +11,7 @@ import (
 
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/gateway"
+	"github.com/hermes-hooks/hermes/hookspec"
 )
 
 // pathological never ends on its own in a lifetime: a Lua pattern that backtracks over
@@ -38,20 +39,17 @@ func TestCloseReturnsByItsDeadline(t *testing.T) {
 	started := make(chan struct{}, 2)
 	signal := func(context.Context, []any) (any, error) { started <- struct{}{}; return nil, nil }
 	ctx := context.Background()
-	eng, err := engine.New(ctx, engine.Options{Home: home, HostFuncs: map[string]engine.Func{"started": signal}})
+	gw, err := gateway.New(ctx, gateway.Options{Engine: engine.Options{Home: home, HostFuncs: map[string]hookspec.Func{"started": signal}}, HostFuncs: map[string]hookspec.Func{"started": signal}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	gw, err := gateway.New(ctx, eng, gateway.Options{HostFuncs: map[string]engine.Func{"started": signal}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	gw.Emit("agent:start", map[string]any{"message": "hi"})
+	eng := gw.Engine()
+	gw.Emit(context.Background(), hookspec.NamedEvent{Name: "agent:start", Data: map[string]any{"message": "hi"}})
 	callCtx, cancelCall := context.WithCancel(ctx)
 	callDone := make(chan struct{})
 	go func() {
 		defer close(callDone)
-		eng.PreToolCall(callCtx, engine.ToolCall{Name: "terminal", Args: map[string]any{"command": "ls"}})
+		eng.DecideTool(callCtx, hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": "ls"}})
 	}()
 	<-started
 	<-started

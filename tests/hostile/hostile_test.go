@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/hermes-hooks/hermes/engine"
+	"github.com/hermes-hooks/hermes/hookspec"
 )
 
 // An attack is a plugin named "attack" (priority 10) beside a plugin named "witness"
@@ -32,11 +33,11 @@ type attack struct {
 	commands []string // one pre_tool_call per command; default: one "ls"
 	setup    func(t *testing.T, home string)
 
-	status  engine.Status // the attack's status on every call ("" = not loaded)
-	errHas  string        // in the attack's error
-	blocks  []string      // per command, the block message wanted; default "witness answered"
-	maxCall time.Duration // the longest one call may take
-	heavy   bool          // allocates hundreds of MiB: not run under the race detector
+	status  hookspec.Status // the attack's status on every call ("" = not loaded)
+	errHas  string          // in the attack's error
+	blocks  []string        // per command, the block message wanted; default "witness answered"
+	maxCall time.Duration   // the longest one call may take
+	heavy   bool            // allocates hundreds of MiB: not run under the race detector
 }
 
 // hook wraps body as the attack's pre_tool_call callback.
@@ -53,54 +54,54 @@ const libraryCallLimit = 3 * time.Second
 
 var attacks = []attack{
 	{name: "table.concat of a shared string", handler: hook(`local s = string.rep("x", 16*2^20); local t = {} for i = 1, 2000 do t[i] = s end
-    return {context = #table.concat(t)}`), status: engine.StatusError, errHas: "limit exceeded"},
+    return {context = #table.concat(t)}`), status: hookspec.StatusError, errHas: "limit exceeded"},
 	{name: "gsub with a large replacement", handler: hook(`return #string.gsub(string.rep("x", 1024), "x", string.rep("y", 2^20))`),
-		status: engine.StatusError, errHas: "limit exceeded"},
+		status: hookspec.StatusError, errHas: "limit exceeded"},
 	// json.encode writes 64 MiB before it passes the limit: a second, or several under the
 	// race detector on a busy machine, which the default 5s timeout could cut short.
 	{name: "json.encode of one string many times", handler: hook(`local s = string.rep("x", 2^20); local t = {} for i = 1, 2000 do t[i] = s end
-    return #require("json").encode(t)`), manifest: "timeout: 30\n", status: engine.StatusError, errHas: "limit exceeded"},
+    return #require("json").encode(t)`), manifest: "timeout: 30\n", status: hookspec.StatusError, errHas: "limit exceeded"},
 	{name: "string.format with many %s", handler: hook(`local s = string.rep("x", 16*2^20); local t = {} for i = 1, 99 do t[i] = s end
-    return #string.format(string.rep("%s", 99), unpack(t))`), status: engine.StatusError, errHas: "limit exceeded"},
+    return #string.format(string.rep("%s", 99), unpack(t))`), status: hookspec.StatusError, errHas: "limit exceeded"},
 	{name: "one long concatenation", handler: hook(`local s = string.rep("x", 16*2^20)
     return #(s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s..s)`),
-		status: engine.StatusError, errHas: "limit exceeded"},
+		status: hookspec.StatusError, errHas: "limit exceeded"},
 	{name: "re.gsub with a large replacement", handler: hook(`return #require("re").gsub(string.rep("x", 1024), "x", string.rep("y", 2^20))`),
-		status: engine.StatusError, errHas: "limit exceeded"},
+		status: hookspec.StatusError, errHas: "limit exceeded"},
 	{name: "allocations between sleeps", handler: hook(`local t = {} for i = 1, 600 do t[i] = string.rep("x", 2^20) .. i; require("time").sleep(0.002) end
-    return #t`), manifest: "timeout: 60\n", status: engine.StatusError, errHas: "limit exceeded: memory"},
+    return #t`), manifest: "timeout: 60\n", status: hookspec.StatusError, errHas: "limit exceeded: memory"},
 	{name: "pathological pattern", handler: hook(`return string.find(string.rep("a", 5000), "a-a-a-b")`), manifest: "timeout: 1\n",
-		status: engine.StatusTimeout, maxCall: 2 * time.Second},
+		status: hookspec.StatusTimeout, maxCall: 2 * time.Second},
 	{name: "pathological pattern, short", handler: hook(`return string.find(string.rep("a", 300), "a-a-a-b")`), manifest: "timeout: 1\n",
-		status: engine.StatusTimeout, maxCall: 2 * time.Second},
+		status: hookspec.StatusTimeout, maxCall: 2 * time.Second},
 	{name: "gsub with an empty pattern", handler: hook(`local n = #string.gsub(string.rep("x", 262144), "", "")`), manifest: "timeout: 1\n",
-		status: engine.StatusOK, maxCall: 2 * time.Second},
+		status: hookspec.StatusOK, maxCall: 2 * time.Second},
 	// Library calls that run Go code over a large input stop at the timeout, or refuse
 	// at once what could not finish in it; their results count against the memory limit.
 	{name: "re.match of a long pattern over 1 MiB", handler: hook(`return {context = tostring(require("re").match(string.rep("a", 2^20), "a{900}b"))}`),
-		manifest: "timeout: 1\n", status: engine.StatusTimeout, maxCall: libraryCallLimit},
+		manifest: "timeout: 1\n", status: hookspec.StatusTimeout, maxCall: libraryCallLimit},
 	{name: "re.find over 64 MiB", handler: hook(`return {context = tostring(require("re").find(string.rep("a", 2^26 - 1), "[ab]{10}[cd]"))}`),
-		manifest: "timeout: 1\n", status: engine.StatusTimeout, maxCall: libraryCallLimit},
+		manifest: "timeout: 1\n", status: hookspec.StatusTimeout, maxCall: libraryCallLimit},
 	{name: "re.find_all searching to the end after every match", handler: hook(`return {context = #require("re").find_all(string.rep("x", 2^18), "x.*y|x")}`),
-		manifest: "timeout: 1\n", status: engine.StatusTimeout, maxCall: libraryCallLimit},
+		manifest: "timeout: 1\n", status: hookspec.StatusTimeout, maxCall: libraryCallLimit},
 	{name: "re.gsub searching to the end after every match", handler: hook(`return {context = require("re").gsub(string.rep("x", 2^18), "x.*y|x", "z")}`),
-		manifest: "timeout: 1\n", status: engine.StatusTimeout, maxCall: libraryCallLimit},
+		manifest: "timeout: 1\n", status: hookspec.StatusTimeout, maxCall: libraryCallLimit},
 	{name: "re.match that cannot finish in time", handler: hook(`return {context = tostring(require("re").match(string.rep("a", 2^18), "(?:a|aa){0,1000}[bc]"))}`),
-		manifest: "timeout: 1\n", status: engine.StatusError, errHas: "limit exceeded: re.match", maxCall: libraryCallLimit},
+		manifest: "timeout: 1\n", status: hookspec.StatusError, errHas: "limit exceeded: re.match", maxCall: libraryCallLimit},
 	{name: "re.find_all of 64 Mi matches", handler: hook(`return {context = #require("re").find_all(string.rep("a", 2^26 - 1), "a")}`),
-		manifest: "timeout: 10\n", status: engine.StatusError, errHas: "limit exceeded", maxCall: 10 * time.Second, heavy: true},
+		manifest: "timeout: 10\n", status: hookspec.StatusError, errHas: "limit exceeded", maxCall: 10 * time.Second, heavy: true},
 	{name: "json.decode of 64 MiB", handler: hook(`return {context = #require("json").decode("[" .. string.rep("1,", 2^25 - 2) .. "1]")}`),
-		manifest: "timeout: 5\n", status: engine.StatusError, errHas: "limit exceeded: memory", maxCall: libraryCallLimit},
+		manifest: "timeout: 5\n", status: hookspec.StatusError, errHas: "limit exceeded: memory", maxCall: libraryCallLimit},
 	{name: "json.decode of 64 MiB of objects", handler: hook(`return {context = #require("json").decode("[" .. string.rep('{"a":"b"},', 2^26 / 10 - 1) .. "1]")}`),
-		manifest: "timeout: 5\n", status: engine.StatusError, errHas: "limit exceeded: memory", maxCall: libraryCallLimit},
+		manifest: "timeout: 5\n", status: hookspec.StatusError, errHas: "limit exceeded: memory", maxCall: libraryCallLimit},
 	{name: "nesting in handler.lua", handler: "return " + strings.Repeat("{", 1_000_000) + strings.Repeat("}", 1_000_000),
-		status: "", errHas: "too many syntax levels"},
+		status: 0, errHas: "too many syntax levels"},
 	{name: "nesting in loadstring", handler: hook(`return assert(loadstring("return " .. string.rep("{", 1e6) .. string.rep("}", 1e6)))()`),
-		status: engine.StatusError, errHas: "too many syntax levels"},
+		status: hookspec.StatusError, errHas: "too many syntax levels"},
 	{name: "log flood", handler: hook(`local log = require("log") for i = 1, 1e6 do log.warn("flood " .. i) end`),
-		manifest: "timeout: 30\n", status: engine.StatusOK},
+		manifest: "timeout: 30\n", status: hookspec.StatusOK},
 	{name: "FIFO in an allowed folder", handler: hook(`local f, err = io.open(HOME .. "/data/fifo", "r") return {context = tostring(err)}`),
-		manifest: "timeout: 1\npermissions: {fs: [data]}\n", status: engine.StatusError, errHas: "regular",
+		manifest: "timeout: 1\npermissions: {fs: [data]}\n", status: hookspec.StatusError, errHas: "regular",
 		maxCall: 2 * time.Second, setup: func(t *testing.T, home string) {
 			if err := syscall.Mkfifo(filepath.Join(home, "data", "fifo"), 0o600); err != nil {
 				t.Skipf("mkfifo: %v", err)
@@ -109,11 +110,11 @@ var attacks = []attack{
 	// Memory, counted where the interpreter allocates: each attack fails its own call, in a
 	// process that stays under maxRSS; valid programs that look like attacks run.
 	{name: "sparse table key", handler: hook(`local t = {} t[67108863] = 1 assert(t[67108863] == 1 and #t == 0)`),
-		status: engine.StatusOK, maxCall: time.Second},
+		status: hookspec.StatusOK, maxCall: time.Second},
 	{name: "tail-call loop", handler: hook(`local function f() return f() end f()`), manifest: "timeout: 1\n",
-		status: engine.StatusTimeout, maxCall: 3 * time.Second},
+		status: hookspec.StatusTimeout, maxCall: 3 * time.Second},
 	{name: "memory attacks one after another", handler: memoryAttacks, manifest: "timeout: 60\n",
-		commands: slices.Sorted(maps.Keys(memoryAttackNames)), status: engine.StatusError, errHas: "limit exceeded: memory: ", heavy: true},
+		commands: slices.Sorted(maps.Keys(memoryAttackNames)), status: hookspec.StatusError, errHas: "limit exceeded: memory: ", heavy: true},
 	{name: "guard with a local helper", handler: `function register(ctx)
   ctx.register_hook("pre_tool_call", function(kw)
     local args
@@ -123,7 +124,7 @@ var attacks = []attack{
       return { action = "block", message = "rm -rf / is not permitted" }
     end
   end)
-end`, commands: []string{"ls", "rm -rf /", "echo hi", "rm -rf /"}, status: engine.StatusOK,
+end`, commands: []string{"ls", "rm -rf /", "echo hi", "rm -rf /"}, status: hookspec.StatusOK,
 		blocks: []string{"witness answered", "rm -rf / is not permitted", "witness answered", "rm -rf / is not permitted"}},
 }
 
@@ -163,8 +164,8 @@ type report struct {
 
 // hookResult is what the child reports of the attack's call.
 type hookResult struct {
-	Status engine.Status `json:"status"`
-	Err    string        `json:"err"`
+	Status hookspec.Status `json:"status"`
+	Err    string          `json:"err"`
 }
 
 // call is one pre_tool_call: the attack's result, whether the witness answered, the
@@ -200,7 +201,7 @@ func TestAttacksLeaveTheHostStanding(t *testing.T) {
 
 func checkCalls(t *testing.T, a attack, rep report) {
 	t.Helper()
-	if a.status == "" {
+	if a.status == 0 {
 		if !strings.Contains(strings.Join(rep.Warnings, "\n"), a.errHas) {
 			t.Errorf("load warnings %q do not mention %q", rep.Warnings, a.errHas)
 		}
@@ -222,9 +223,9 @@ func checkCalls(t *testing.T, a attack, rep report) {
 			t.Errorf("call %d took %.0f ms, want at most %s", i, c.DurationMS, a.maxCall)
 		}
 		switch {
-		case a.status == "" && c.Attack != nil:
+		case a.status == 0 && c.Attack != nil:
 			t.Errorf("call %d: the attack ran: %+v", i, *c.Attack)
-		case a.status == "":
+		case a.status == 0:
 		case c.Attack == nil:
 			t.Errorf("call %d: the attack did not run", i)
 		case c.Attack.Status != a.status || !strings.Contains(c.Attack.Err, a.errHas):
@@ -312,14 +313,14 @@ func child(home string, commands []string) int {
 	}
 	for _, command := range commands {
 		start := time.Now()
-		r := eng.Fire(ctx, engine.PreToolCall, map[string]any{"tool_name": "terminal", "args": map[string]any{"command": command}})
+		r := eng.Fire(ctx, hookspec.PreToolCall, map[string]any{"tool_name": "terminal", "args": map[string]any{"command": command}})
 		entry := call{DurationMS: float64(time.Since(start)) / float64(time.Millisecond)}
 		for _, h := range r.Hooks {
 			switch h.Name {
 			case "attack":
 				entry.Attack = &hookResult{Status: h.Status, Err: h.Err}
 			case "witness":
-				entry.WitnessOK = h.Status == engine.StatusOK
+				entry.WitnessOK = h.Status == hookspec.StatusOK
 			}
 		}
 		if b := r.Block(); b != nil {

@@ -9,6 +9,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/hermes-hooks/hermes/engine"
+	"github.com/hermes-hooks/hermes/hookspec"
 )
 
 // stock are programs whose results tell upstream gopher-lua v1.1.2 from the engine's fork,
@@ -59,7 +60,7 @@ end
 	}
 	defer eng.Close(ctx)
 
-	blk := eng.PreToolCall(ctx, engine.ToolCall{Name: "terminal", Args: map[string]any{"command": "rm /"}})
+	blk := eng.DecideTool(ctx, hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": "rm /"}}).Block
 	if blk == nil || blk.Message != "0.3" {
 		t.Fatalf("the engine's hook: got %+v, want a block with message 0.3 (Lua 5.1's answers)", blk)
 	}
@@ -68,7 +69,7 @@ end
 			t.Errorf("%s: the host's gopher-lua gives %q, upstream v1.1.2 gives %q", c.name, got, c.want)
 		}
 	}
-	if blk := eng.PreToolCall(ctx, engine.ToolCall{Name: "terminal", Args: map[string]any{"command": "rm /"}}); blk == nil || blk.Message != "0.3" {
+	if blk := eng.DecideTool(ctx, hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": "rm /"}}).Block; blk == nil || blk.Message != "0.3" {
 		t.Errorf("the engine's hook after the host's Lua ran: got %+v", blk)
 	}
 }

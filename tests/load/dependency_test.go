@@ -17,6 +17,7 @@ import (
 
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/gateway"
+	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
@@ -206,19 +207,15 @@ func driveHome(t *testing.T, home string, during func() func()) depFigures {
 	t.Helper()
 	ctx := context.Background()
 	m := engine.NewMetrics()
-	eng, err := engine.New(ctx, engine.Options{Home: home, Metrics: m, AcceptHooks: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close(ctx)
-	if w := eng.Warnings(); len(w) > 0 {
-		t.Fatalf("warnings: %v", w)
-	}
-	gw, err := gateway.New(ctx, eng, gateway.Options{QueueSize: 256})
+	gw, err := gateway.New(ctx, gateway.Options{Engine: engine.Options{Home: home, Metrics: m, AcceptHooks: true}, QueueSize: 256})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer gw.Close(ctx)
+	eng := gw.Engine()
+	if w := eng.Warnings(); len(w) > 0 {
+		t.Fatalf("warnings: %v", w)
+	}
 	if n := len(gw.Hooks()); n != 2 {
 		t.Fatalf("%d gateway hooks loaded, want 2: %v", n, gw.Warnings())
 	}
@@ -246,10 +243,10 @@ func driveHome(t *testing.T, home string, during func() func()) depFigures {
 				}
 				counted := now.After(begin)
 				session := fmt.Sprint(s)
-				gw.Emit("agent:start", map[string]any{"session_id": session})
-				eng.PreLLMCall(ctx, engine.LLMTurn{SessionID: session, UserMessage: "hi"})
+				gw.Emit(context.Background(), hookspec.NamedEvent{Name: "agent:start", Data: map[string]any{"session_id": session}})
+				eng.PreLLMCall(ctx, hookspec.LLMTurn{SessionID: session, UserMessage: "hi"})
 				for c, cmd := range []string{"ls", "rm -rf /", "pwd"} {
-					call := engine.ToolCall{Name: "terminal", Args: map[string]any{"command": cmd},
+					call := hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": cmd},
 						SessionID: session, ToolCallID: fmt.Sprintf("%d-%d-%d", s, i, c)}
 					start := time.Now()
 					d := eng.DecideTool(ctx, call)
@@ -269,8 +266,8 @@ func driveHome(t *testing.T, home string, during func() func()) depFigures {
 					eng.PostToolCall(ctx, call)
 					eng.TransformToolResult(ctx, call)
 				}
-				eng.PostLLMCall(ctx, engine.LLMTurn{SessionID: session, UserMessage: "hi", AssistantResponse: "done"})
-				gw.Emit("agent:end", map[string]any{"session_id": session})
+				eng.PostLLMCall(ctx, hookspec.LLMTurn{SessionID: session, UserMessage: "hi", AssistantResponse: "done"})
+				gw.Emit(context.Background(), hookspec.NamedEvent{Name: "agent:end", Data: map[string]any{"session_id": session}})
 				if counted {
 					n++
 				}

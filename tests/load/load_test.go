@@ -15,8 +15,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hermes-hooks/hermes/gateway/runner"
+
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/gateway"
+	"github.com/hermes-hooks/hermes/hookspec"
 )
 
 // Size of the load: up to sessions conversations, workers at a time, each one turn and a slash
@@ -128,9 +131,9 @@ type loadAgent struct {
 	violations, blocked, unblocked, turns atomic.Int64
 }
 
-func (a *loadAgent) Step(_ context.Context, req gateway.StepRequest) (gateway.Step, error) {
+func (a *loadAgent) Step(_ context.Context, req runner.StepRequest) (runner.Step, error) {
 	if req.Iteration == 0 {
-		return gateway.Step{Model: "m", ToolCalls: []engine.ToolCall{
+		return runner.Step{Model: "m", ToolCalls: []hookspec.ToolCall{
 			{Name: "terminal", Args: map[string]any{"command": dangerous}, ToolCallID: "c1"},
 			{Name: "search", Args: map[string]any{"query": "ls"}, ToolCallID: "c2"},
 			{Name: "read_file", Args: map[string]any{"path": "/etc/hosts"}, ToolCallID: "c3"},
@@ -146,10 +149,10 @@ func (a *loadAgent) Step(_ context.Context, req gateway.StepRequest) (gateway.St
 		}
 	}
 	a.turns.Add(1)
-	return gateway.Step{Model: "m", Response: "done", Final: true}, nil
+	return runner.Step{Model: "m", Response: "done", Final: true}, nil
 }
 
-func (a *loadAgent) RunTool(_ context.Context, call engine.ToolCall) (string, error) {
+func (a *loadAgent) RunTool(_ context.Context, call hookspec.ToolCall) (string, error) {
 	if call.Args["command"] == dangerous {
 		a.violations.Add(1)
 	}
@@ -164,7 +167,7 @@ func (a *loadAgent) Prompt(context.Context, string) (string, error) { return "",
 // counters is the hermes.count host function: how many times Lua hooks called it, by name.
 type counters struct{ m sync.Map }
 
-func (c *counters) fn() engine.Func {
+func (c *counters) fn() hookspec.Func {
 	return func(_ context.Context, args []any) (any, error) {
 		name, _ := args[0].(string)
 		v, _ := c.m.LoadOrStore(name, new(atomic.Int64))
@@ -247,19 +250,16 @@ func run(t *testing.T, home string, agent *loadAgent) stats {
 	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
 	defer cancel()
 	count := &counters{}
-	funcs := map[string]engine.Func{"count": count.fn()}
-	eng, err := engine.New(ctx, engine.Options{Home: home, AcceptHooks: true, HostFuncs: funcs, Getenv: func(string) string { return "" }})
+	funcs := map[string]hookspec.Func{"count": count.fn()}
+	gw, err := gateway.New(ctx, gateway.Options{Engine: engine.Options{Home: home, AcceptHooks: true, HostFuncs: funcs, Getenv: func(string) string { return "" }}, QueueSize: 256, HostFuncs: funcs})
 	if err != nil {
 		t.Fatal(err)
 	}
+	eng := gw.Engine()
 	if w := eng.Warnings(); len(w) > 0 {
 		t.Fatalf("warnings loading the home: %v", w)
 	}
-	gw, err := gateway.New(ctx, eng, gateway.Options{QueueSize: 256, HostFuncs: funcs})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := gateway.NewRunner(eng, gw, agent, gateway.RunnerOptions{Model: "m"})
+	r := runner.New(gw, agent, runner.Options{Model: "m"})
 	r.Startup(ctx, []string{"telegram"})
 
 	start := time.Now()
@@ -277,7 +277,7 @@ func run(t *testing.T, home string, agent *loadAgent) stats {
 		for range 2 {
 			wg.Go(func() {
 				chat := fmt.Sprintf("twin-%02d", i)
-				in := gateway.Inbound{Platform: "telegram", UserID: "u" + chat, ChatID: chat, Text: "hi"}
+				in := runner.Inbound{Platform: "telegram", UserID: "u" + chat, ChatID: chat, Text: "hi"}
 				if _, err := r.HandleMessage(ctx, in); err != nil {
 					t.Errorf("%s: %v", chat, err)
 				}
@@ -309,7 +309,7 @@ func run(t *testing.T, home string, agent *loadAgent) stats {
 			st.firings++
 		}
 		for _, h := range e.Hooks {
-			st.status[h.Source+"/"+string(h.Status)]++
+			st.status[h.Source+"/"+h.Status.String()]++
 		}
 	}
 	return st

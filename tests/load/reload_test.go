@@ -15,8 +15,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hermes-hooks/hermes/gateway/runner"
+
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/gateway"
+	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
@@ -69,16 +72,16 @@ func TestLoadWithReloads(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
 	defer cancel()
 	count, rec := &counters{}, &testutil.Recorder{}
-	funcs := map[string]engine.Func{"count": count.fn(), "record": rec.Func()}
-	h, err := gateway.NewHost(ctx, gateway.HostOptions{
-		Engine:  engine.Options{Home: home, AcceptHooks: true, HostFuncs: funcs, Getenv: func(string) string { return "" }},
-		Gateway: gateway.Options{QueueSize: 64, HostFuncs: funcs},
+	funcs := map[string]hookspec.Func{"count": count.fn(), "record": rec.Func()}
+	h, err := gateway.New(ctx, gateway.Options{
+		Engine:    engine.Options{Home: home, AcceptHooks: true, HostFuncs: funcs, Getenv: func(string) string { return "" }},
+		QueueSize: 64, HostFuncs: funcs,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	agent := &loadAgent{}
-	r := gateway.NewRunner(h.Engine, h.Gateway, agent, gateway.RunnerOptions{Model: "m"})
+	r := runner.New(h, agent, runner.Options{Model: "m"})
 	r.Startup(ctx, []string{"telegram"})
 
 	stop := make(chan struct{})
@@ -86,7 +89,7 @@ func TestLoadWithReloads(t *testing.T) {
 	var reloads atomic.Int64
 	var emitted atomic.Int64
 	bg.Go(func() { reloadEvery100ms(t, ctx, h, write, stop, &reloads) })
-	bg.Go(func() { emitNumbered(h.Gateway, stop, &emitted) })
+	bg.Go(func() { emitNumbered(h, stop, &emitted) })
 	start := time.Now()
 	ran := runSessions(t, ctx, r, reloadSession, func(int) string { return "reset" })
 	close(stop)
@@ -102,13 +105,13 @@ func TestLoadWithReloads(t *testing.T) {
 	}
 	const afterClose = 10
 	for range afterClose {
-		h.Gateway.Emit(seqEvent, map[string]any{"seq": 0})
+		h.Emit(context.Background(), hookspec.NamedEvent{Name: seqEvent, Data: map[string]any{"seq": 0}})
 	}
-	blockedAfterClose := h.Engine.PreToolCall(ctx, engine.ToolCall{Name: "terminal", Args: map[string]any{"command": "ls"}}) != nil
+	blockedAfterClose := h.Engine().DecideTool(ctx, hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": "ls"}}).Block != nil
 
 	t.Logf("%d sessions, %d reloads, %d numbered events in %v; blocks %d, dangerous calls run %d; dropped %v",
 		ran, reloads.Load(), emitted.Load(), time.Since(start).Round(time.Millisecond),
-		agent.blocked.Load(), agent.violations.Load(), h.Gateway.Dropped())
+		agent.blocked.Load(), agent.violations.Load(), h.Dropped())
 
 	if ran < reloadSession || reloads.Load() < 5 {
 		t.Errorf("only %d sessions and %d reloads ran", ran, reloads.Load())
@@ -120,7 +123,7 @@ func TestLoadWithReloads(t *testing.T) {
 	if !blockedAfterClose {
 		t.Error("after Close a tool call was allowed")
 	}
-	checkEveryEvent(t, rec, h.Gateway.Dropped(), emitted.Load()+afterClose)
+	checkEveryEvent(t, rec, h.Dropped(), emitted.Load()+afterClose)
 
 	goroutinesAfter := settle(goroutinesBefore, 5*time.Second)
 	if goroutinesAfter > goroutinesBefore {
@@ -141,7 +144,7 @@ func TestLoadWithReloads(t *testing.T) {
 
 // reloadEvery100ms reloads h every 100ms until stop, rewriting a plugin and a gateway hook
 // each time.
-func reloadEvery100ms(t *testing.T, ctx context.Context, h *gateway.Host, write func(rel, content string), stop chan struct{}, reloads *atomic.Int64) {
+func reloadEvery100ms(t *testing.T, ctx context.Context, h *gateway.Gateway, write func(rel, content string), stop chan struct{}, reloads *atomic.Int64) {
 	tick := time.NewTicker(reloadEvery)
 	defer tick.Stop()
 	for i := 1; ; i++ {
@@ -173,14 +176,14 @@ func emitNumbered(gw *gateway.Gateway, stop chan struct{}, emitted *atomic.Int64
 			case <-tick.C:
 			}
 		}
-		gw.Emit(seqEvent, map[string]any{"seq": seq})
+		gw.Emit(context.Background(), hookspec.NamedEvent{Name: seqEvent, Data: map[string]any{"seq": seq}})
 		emitted.Store(seq)
 	}
 }
 
 // runSessions runs up to sessions conversations, concurrency at a time, each a message and
 // the slash command command(i) names, starting none after budget; it returns how many ran.
-func runSessions(t *testing.T, ctx context.Context, r *gateway.Runner, concurrency int, command func(i int) string) int64 {
+func runSessions(t *testing.T, ctx context.Context, r *runner.Runner, concurrency int, command func(i int) string) int64 {
 	start := time.Now()
 	jobs := make(chan int)
 	go func() {
@@ -198,11 +201,11 @@ func runSessions(t *testing.T, ctx context.Context, r *gateway.Runner, concurren
 		wg.Go(func() {
 			for i := range jobs {
 				chat := fmt.Sprintf("chat-%03d", i)
-				in := gateway.Inbound{Platform: "telegram", UserID: "u" + chat, ChatID: chat, ChatType: "dm", Text: "hello"}
+				in := runner.Inbound{Platform: "telegram", UserID: "u" + chat, ChatID: chat, ChatType: "dm", Text: "hello"}
 				if _, err := r.HandleMessage(ctx, in); err != nil {
 					t.Errorf("%s: %v", chat, err)
 				}
-				r.HandleCommand(ctx, gateway.Command{Platform: "telegram", UserID: "u" + chat, ChatID: chat, Name: command(i)})
+				r.HandleCommand(ctx, runner.Command{Platform: "telegram", UserID: "u" + chat, ChatID: chat, Name: command(i)})
 				ran.Add(1)
 			}
 		})

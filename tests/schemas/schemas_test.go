@@ -9,7 +9,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/hermes-hooks/hermes/hookspec"
 	"io/fs"
 	"maps"
 	"os"
@@ -19,6 +18,9 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"gopkg.in/yaml.v3"
@@ -342,10 +344,10 @@ func sortedStrings(v any) []string {
 // TestSchemasAgreeWithCode compares the names in the schemas with the engine's.
 func TestSchemasAgreeWithCode(t *testing.T) {
 	cfg := readSchema(t, "config.schema.json")
-	hooks := engine.HookNames()
+	hooks := hookspec.Names()
 	sort.Strings(hooks)
 	if got := sortedStrings(get(t, cfg, "properties", "hooks", "propertyNames", "enum")); !slices.Equal(got, hooks) {
-		t.Errorf("config hooks event names = %v, want engine.HookNames() = %v", got, hooks)
+		t.Errorf("config hooks event names = %v, want hookspec.Names() = %v", got, hooks)
 	}
 	var props []string
 	for k := range get(t, cfg, "properties", "hooks", "properties").(map[string]any) {
@@ -364,8 +366,8 @@ func TestSchemasAgreeWithCode(t *testing.T) {
 	}
 
 	known := sortedStrings(get(t, hook, "properties", "events", "items", "anyOf").([]any)[0].(map[string]any)["enum"])
-	for _, ev := range []string{gateway.GatewayStartup, gateway.SessionStart, gateway.SessionEnd, gateway.SessionReset,
-		gateway.AgentStart, gateway.AgentStep, gateway.AgentEnd, gateway.CommandPrefix + "*"} {
+	for _, ev := range []string{hookspec.GatewayStartup, hookspec.SessionStart, hookspec.SessionEnd, hookspec.SessionReset,
+		hookspec.AgentStart, hookspec.AgentStep, hookspec.AgentEnd, hookspec.CommandPrefix + "*"} {
 		if !slices.Contains(known, ev) {
 			t.Errorf("hook.schema.json does not suggest the event %q", ev)
 		}
@@ -481,16 +483,12 @@ func TestSchemaKeysLoadWithoutWarnings(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(managed, "config.yaml"), []byte(policy), 0o644)
 	ctx := context.Background()
-	eng, err := engine.New(ctx, engine.Options{Home: home, ManagedHome: managed, DisableWebhooks: true, // nothing is sent to example.com
-		Getenv: func(string) string { return "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" }})
+	gw, err := gateway.New(ctx, gateway.Options{Engine: engine.Options{Home: home, ManagedHome: managed, DisableWebhooks: true, // nothing is sent to example.com
+		Getenv: func(string) string { return "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" }}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer eng.Close(ctx)
-	gw, err := gateway.New(ctx, eng, gateway.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	eng := gw.Engine()
 	defer gw.Close(ctx)
 	for _, w := range append(eng.Warnings(), gw.Warnings()...) {
 		t.Errorf("warning for a manifest the schema accepts: %s", w)
@@ -674,7 +672,7 @@ var dialectOnly = map[string]bool{"if": true, "project_dir": true, "status_messa
 
 // specOnlyKeys are documented keys that hookspec.SampleKwargs does not include (host objects).
 var specOnlyKeys = map[string][]string{
-	engine.PreGatewayDispatch: {"gateway", "session_store"},
+	hooknames.PreGatewayDispatch: {"gateway", "session_store"},
 }
 
 // TestLuaDefinitionsCoverEveryHook fails when editor/lua/hermes.d.lua falls behind the engine:
@@ -683,7 +681,7 @@ var specOnlyKeys = map[string][]string{
 // context class needs every key of every gateway event.
 func TestLuaDefinitionsCoverEveryHook(t *testing.T) {
 	d := readLuaDefs(t)
-	for _, hook := range engine.HookNames() {
+	for _, hook := range hookspec.Names() {
 		if !strings.Contains(d.src, `"`+hook+`"`) {
 			t.Errorf("hermes.d.lua does not mention %q", hook)
 		}
@@ -698,8 +696,8 @@ func TestLuaDefinitionsCoverEveryHook(t *testing.T) {
 		}
 		d.checkKeys(t, hook, class, payload)
 	}
-	events := []string{gateway.GatewayStartup, gateway.SessionStart, gateway.SessionEnd, gateway.SessionReset,
-		gateway.AgentStart, gateway.AgentStep, gateway.AgentEnd, gateway.CommandPrefix + "model"}
+	events := []string{hookspec.GatewayStartup, hookspec.SessionStart, hookspec.SessionEnd, hookspec.SessionReset,
+		hookspec.AgentStart, hookspec.AgentStep, hookspec.AgentEnd, hookspec.CommandPrefix + "model"}
 	for _, ev := range events {
 		if !strings.Contains(d.src, `"`+strings.Replace(ev, "model", "*", 1)+`"`) {
 			t.Errorf("hermes.d.lua: hermes.GatewayEvent does not list %q", ev)

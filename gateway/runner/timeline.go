@@ -1,23 +1,24 @@
-package gateway
+package runner
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/hermes-hooks/hermes/engine"
+	"github.com/hermes-hooks/hermes/gateway"
+	"github.com/hermes-hooks/hermes/hookspec"
 )
 
 // Entry is one step of a timeline: a hook firing (plugin/shell hooks or gateway event),
 // a host action (gateway.send, session_store.append_to_transcript), or a note of what the
 // runner did.
 type Entry struct {
-	Event   string              `json:"event"`
-	Hooks   []engine.HookResult `json:"hooks"`
-	Outcome any                 `json:"outcome"`
-	Note    string              `json:"note,omitempty"`
+	Event   string            `json:"event"`
+	Hooks   []hookspec.Result `json:"hooks"`
+	Outcome any               `json:"outcome"`
+	Note    string            `json:"note,omitempty"`
 	// Flow, on an entry whose Event is "flow", is what flowed through the gateway there: the
 	// message that came in, a tool call and its result, the reply that went out.
 	Flow string `json:"flow,omitempty"`
@@ -37,7 +38,7 @@ func (r *Runner) Timeline() Timeline {
 
 func (r *Runner) record(e Entry) {
 	if e.Hooks == nil {
-		e.Hooks = []engine.HookResult{}
+		e.Hooks = []hookspec.Result{}
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -58,19 +59,16 @@ func (r *Runner) note(format string, args ...any) {
 		r.timeline.Events[n-1].Note = msg
 		return
 	}
-	r.timeline.Events = append(r.timeline.Events, Entry{Event: "note", Hooks: []engine.HookResult{}, Note: msg})
+	r.timeline.Events = append(r.timeline.Events, Entry{Event: "note", Hooks: []hookspec.Result{}, Note: msg})
 }
 
 // emit sends a gateway event: EmitSync in Sync mode (recorded with results), else Emit.
-func (r *Runner) emit(ctx context.Context, ev Event) {
-	if r.gw == nil {
-		return
-	}
+func (r *Runner) emit(ctx context.Context, ev hookspec.Event) {
 	if !r.opts.Sync {
-		r.gw.EmitEventContext(ctx, ev)
+		r.gw.Emit(ctx, ev)
 		return
 	}
-	rs := r.gw.EmitEventSync(ctx, ev)
+	rs := r.gw.EmitSync(ctx, ev)
 	if len(rs) == 0 {
 		return
 	}
@@ -86,7 +84,7 @@ func (r *Runner) emit(ctx context.Context, ev Event) {
 // gatewayFacade is the `gateway` object of pre_gateway_dispatch: send(platform,
 // chat_id, text), recorded in the timeline.
 func (r *Runner) gatewayFacade(ctx context.Context) map[string]any {
-	return map[string]any{"send": engine.Func(func(_ context.Context, args []any) (any, error) {
+	return map[string]any{"send": hookspec.Func(func(_ context.Context, args []any) (any, error) {
 		if len(args) > 0 {
 			if _, isTable := args[0].(map[string]any); isTable { // gateway:send(...) passes the table first
 				args = args[1:]
@@ -103,7 +101,7 @@ func (r *Runner) gatewayFacade(ctx context.Context) map[string]any {
 // storeFacade is the `session_store` object of pre_gateway_dispatch:
 // append_to_transcript(session_id, text), recorded in the timeline.
 func (r *Runner) storeFacade(ctx context.Context) map[string]any {
-	return map[string]any{"append_to_transcript": engine.Func(func(_ context.Context, args []any) (any, error) {
+	return map[string]any{"append_to_transcript": hookspec.Func(func(_ context.Context, args []any) (any, error) {
 		if len(args) > 0 {
 			if _, isTable := args[0].(map[string]any); isTable {
 				args = args[1:]
@@ -117,11 +115,9 @@ func (r *Runner) storeFacade(ctx context.Context) map[string]any {
 	})}
 }
 
-// Replay drives a runner from transcript lines, with agent answering the llm lines.
-// It returns an error only for a transcript the runner cannot follow; hook failures are
-// in the timeline.
-func Replay(ctx context.Context, r *Runner, agent *TranscriptAgent) error {
-	shutdown := false
+// Play drives r from transcript lines, with agent answering the llm lines. It returns an
+// error only for a transcript the runner cannot follow; hook failures are in the timeline.
+func (r *Runner) Play(ctx context.Context, agent *TranscriptAgent) error {
 	for {
 		l, ok := agent.next()
 		if !ok {
@@ -140,23 +136,19 @@ func Replay(ctx context.Context, r *Runner, agent *TranscriptAgent) error {
 		case "command":
 			r.HandleCommand(ctx, Command{Platform: l.Platform, UserID: l.UserID, ChatID: l.ChatID, Name: l.Name, Args: l.Args})
 		case "approval":
-			r.HandleApproval(ctx, Approval{Command: l.Command, Description: l.Description, PatternKey: l.PatternKey,
+			r.HandleApproval(ctx, hookspec.Approval{Command: l.Command, Description: l.Description, PatternKey: l.PatternKey,
 				PatternKeys: l.PatternKeys, SessionKey: r.lastSessionKey(), Surface: "gateway", Choice: l.Choice})
 		case "subagent":
-			r.HandleSubagent(ctx, Subagent{Role: l.Role, Summary: l.Summary, Status: l.Status, DurationMS: l.DurationMS})
+			r.HandleSubagent(ctx, hookspec.Subagent{Role: l.Role, Summary: l.Summary, Status: l.Status, DurationMS: l.DurationMS})
 		case "compact":
-			r.HandleCompact(ctx, Compaction{Trigger: l.Trigger, Instructions: l.Instructions, Summary: l.Summary})
+			r.HandleCompact(ctx, hookspec.Compaction{Trigger: l.Trigger, Instructions: l.Instructions, Summary: l.Summary})
 		case "notification":
-			r.HandleNotification(ctx, Notification{Message: l.Text, Title: l.Title, Type: l.NotificationType})
+			r.HandleNotification(ctx, hookspec.Notification{Message: l.Text, Title: l.Title, Type: l.NotificationType})
 		case "shutdown":
-			shutdown = true
 			if err := r.Shutdown(ctx); err != nil {
 				return err
 			}
 		}
-	}
-	if !shutdown && r.gw != nil {
-		return r.gw.Close(ctx)
 	}
 	return nil
 }
@@ -170,7 +162,7 @@ func (r *Runner) approveFromTranscript(ctx context.Context, agent *TranscriptAge
 		b, _ := json.Marshal(req.Call.Args)
 		command = req.Call.Name + " " + string(b)
 	}
-	a := Approval{Command: command, Description: req.Message, PatternKey: "hook:" + req.Hook,
+	a := hookspec.Approval{Command: command, Description: req.Message, PatternKey: "hook:" + req.Hook,
 		SessionKey: r.lastSessionKey(), Surface: "gateway"}
 	if choice, answered := r.hookApproval(ctx, a); answered { // the person is not asked
 		a.Choice = choice
@@ -198,59 +190,40 @@ func (r *Runner) lastSessionKey() string {
 	return ""
 }
 
-// ReplayFile parses the transcript file at path and replays it against home, returning
-// the timeline. Engine options (logger, consent) come from opts; the runner's agent
-// answers hermes.run_agent.
-func ReplayFile(ctx context.Context, path string, opts engine.Options, gwOpts Options) (Timeline, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return Timeline{}, err
-	}
-	defer f.Close()
-	return ReplayReader(ctx, path, f, opts, gwOpts)
-}
-
-// ReplayReader is ReplayFile for a transcript read from r; name is used in errors.
-func ReplayReader(ctx context.Context, name string, rd io.Reader, opts engine.Options, gwOpts Options) (Timeline, error) {
+// Replay parses the transcript read from rd (name is used in errors) and replays it against
+// a new gateway (and its engine) built from opts, returning the timeline. A hook's ask
+// is answered by the transcript's approval line; the runner's agent answers
+// hermes.run_agent.
+func Replay(ctx context.Context, name string, rd io.Reader, opts gateway.Options) (Timeline, error) {
 	lines, err := ParseTranscript(name, rd)
 	if err != nil {
 		return Timeline{}, err
 	}
 	agent := NewTranscriptAgent(lines)
 	var r *Runner
-	if opts.Approve == nil { // a hook's ask is answered by the approval line that follows the step
-		opts.Approve = func(ctx context.Context, req engine.ApprovalRequest) (bool, error) {
+	if opts.Engine.Approve == nil { // a hook's ask is answered by the approval line that follows the step
+		opts.Engine.Approve = func(ctx context.Context, req engine.ApprovalRequest) (bool, error) {
 			return r.approveFromTranscript(ctx, agent, req)
 		}
 	}
+	opts.Engine.HostFuncs = mergeFuncs(opts.Engine.HostFuncs, HostFuncs(agent))
 	opts.HostFuncs = mergeFuncs(opts.HostFuncs, HostFuncs(agent))
-	gwOpts.HostFuncs = mergeFuncs(gwOpts.HostFuncs, HostFuncs(agent))
-	if gwOpts.Logger == nil {
-		gwOpts.Logger = opts.Logger
-	}
-	lctx, load := loadSpan(ctx, opts.TracerProvider)
-	eng, err := engine.New(lctx, opts)
-	if err != nil {
-		load.End()
-		return Timeline{}, err
-	}
-	defer eng.Close(ctx)
-	gw, err := New(lctx, eng, gwOpts)
+	lctx, load := loadSpan(ctx, opts.Engine.TracerProvider)
+	gw, err := gateway.New(lctx, opts)
 	load.End()
 	if err != nil {
 		return Timeline{}, err
 	}
-	r = NewRunner(eng, gw, agent, RunnerOptions{Sync: true, Model: firstModel(lines)})
-	err = Replay(ctx, r, agent)
-	if err != nil {
-		gw.Close(ctx)
+	defer gw.Close(ctx)
+	r = New(gw, agent, Options{Sync: true, Model: firstModel(lines)})
+	if err := r.Play(ctx, agent); err != nil {
 		return r.Timeline(), fmt.Errorf("%s: %v", name, err)
 	}
 	return r.Timeline(), nil
 }
 
-func mergeFuncs(a, b map[string]engine.Func) map[string]engine.Func {
-	out := make(map[string]engine.Func, len(a)+len(b))
+func mergeFuncs(a, b map[string]hookspec.Func) map[string]hookspec.Func {
+	out := make(map[string]hookspec.Func, len(a)+len(b))
 	for k, v := range b {
 		out[k] = v
 	}

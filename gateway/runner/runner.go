@@ -1,4 +1,4 @@
-package gateway
+package runner
 
 import (
 	"context"
@@ -11,7 +11,9 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/hermes-hooks/hermes/engine"
+	"github.com/hermes-hooks/hermes/gateway"
 	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 )
 
 // Agent is the model side of a conversation, implemented by the host.
@@ -19,7 +21,7 @@ type Agent interface {
 	// Step returns the model's next step: tool calls to run, or the final response.
 	Step(ctx context.Context, req StepRequest) (Step, error)
 	// RunTool executes one tool call and returns its result (usually JSON).
-	RunTool(ctx context.Context, call engine.ToolCall) (string, error)
+	RunTool(ctx context.Context, call hookspec.ToolCall) (string, error)
 	// Prompt runs a one-shot prompt outside any session (hermes.run_agent).
 	Prompt(ctx context.Context, prompt string) (string, error)
 }
@@ -44,14 +46,14 @@ type Message struct {
 // Step is one answer of the model.
 type Step struct {
 	Model     string
-	ToolCalls []engine.ToolCall // Name, Args, ToolCallID (and DurationMS if known)
+	ToolCalls []hookspec.ToolCall // Name, Args, ToolCallID (and DurationMS if known)
 	Response  string
 	Final     bool // Response is the final answer
 }
 
 // ToolResult is what the model gets back for one tool call.
 type ToolResult struct {
-	Call    engine.ToolCall
+	Call    hookspec.ToolCall
 	Result  string
 	Blocked bool
 }
@@ -67,14 +69,8 @@ type Command struct {
 	Platform, UserID, ChatID, Name, Args string
 }
 
-// Approval is a dangerous command that asked the user, and the answer.
-type Approval = engine.Approval
-
-// Subagent is a finished child of a delegation; HandleSubagent fills its ParentSessionID.
-type Subagent = engine.Subagent
-
-// RunnerOptions configure a Runner. The zero value works.
-type RunnerOptions struct {
+// Options configure a Runner. The zero value works.
+type Options struct {
 	// Sync runs gateway hooks with EmitSync (waiting for them) instead of Emit, so the
 	// timeline shows their results. Replays use it; a live gateway should not.
 	Sync bool
@@ -87,9 +83,9 @@ type RunnerOptions struct {
 // Its methods are safe for concurrent use; each call handles one inbound event.
 type Runner struct {
 	eng   *engine.Engine
-	gw    *Gateway
+	gw    *gateway.Gateway
 	agent Agent
-	opts  RunnerOptions
+	opts  Options
 
 	tracer trace.Tracer // the engine's; nil: no spans
 
@@ -106,8 +102,9 @@ type session struct {
 	started                   bool
 }
 
-// NewRunner builds a runner over eng and gw (gw may be nil: no gateway hooks).
-func NewRunner(eng *engine.Engine, gw *Gateway, agent Agent, opts RunnerOptions) *Runner {
+// New builds a runner over gw and its engine, with agent answering for the model.
+func New(gw *gateway.Gateway, agent Agent, opts Options) *Runner {
+	eng := gw.Engine()
 	if opts.Model == "" {
 		opts.Model = "unknown"
 	}
@@ -116,8 +113,8 @@ func NewRunner(eng *engine.Engine, gw *Gateway, agent Agent, opts RunnerOptions)
 
 // HostFuncs returns the functions a runner offers to Lua hooks through the hermes module:
 // run_agent(prompt) runs a one-shot prompt through agent and returns its text.
-func HostFuncs(agent Agent) map[string]engine.Func {
-	return map[string]engine.Func{
+func HostFuncs(agent Agent) map[string]hookspec.Func {
+	return map[string]hookspec.Func{
 		"run_agent": func(ctx context.Context, args []any) (any, error) {
 			prompt, ok := firstString(args)
 			if !ok {
@@ -140,7 +137,7 @@ func firstString(args []any) (string, bool) {
 func (r *Runner) Startup(ctx context.Context, platforms []string) {
 	ctx, span := r.span(ctx, "startup", "", nil)
 	defer span.End()
-	r.emit(ctx, StartupEvent{Platforms: platforms})
+	r.emit(ctx, hookspec.StartupEvent{Platforms: platforms})
 }
 
 // traced is ctx with the runner's trace: every firing of the engine's hooks is recorded in
@@ -153,11 +150,11 @@ func (r *Runner) traced(ctx context.Context, callID string) context.Context {
 			return
 		}
 		switch rep.Event {
-		case engine.TransformLLMOutput:
+		case hooknames.TransformLLMOutput:
 			r.note("response rewritten by transform_llm_output")
-		case engine.TransformTerminalOutput:
+		case hooknames.TransformTerminalOutput:
 			r.note("terminal output of %s replaced by transform_terminal_output", callID)
-		case engine.TransformToolResult:
+		case hooknames.TransformToolResult:
 			r.note("tool result of %s replaced by transform_tool_result", callID)
 		}
 	})
@@ -172,7 +169,7 @@ func (r *Runner) HandleMessage(ctx context.Context, in Inbound) (string, error) 
 	r.flow("message in from %s on %s: %q", in.UserID, in.Platform, in.Text)
 	text := in.Text
 	if !in.Internal {
-		ev := engine.DispatchEvent{Text: in.Text, Platform: in.Platform, UserID: in.UserID, ChatID: in.ChatID,
+		ev := hookspec.DispatchEvent{Text: in.Text, Platform: in.Platform, UserID: in.UserID, ChatID: in.ChatID,
 			ChatType: in.ChatType, MessageID: in.MessageID}
 		host := engine.DispatchHost{Gateway: r.gatewayFacade(ctx), SessionStore: r.storeFacade(ctx)}
 		switch d := r.eng.PreGatewayDispatch(ctx, ev, host); d.Action {
@@ -186,8 +183,8 @@ func (r *Runner) HandleMessage(ctx context.Context, in Inbound) (string, error) 
 	}
 	s, first := r.session(in.Platform, in.UserID, in.ChatID)
 	if first {
-		r.emit(ctx, SessionStartEvent{Platform: s.platform, UserID: s.userID, SessionID: s.id, SessionKey: s.key})
-		r.eng.OnSessionStart(ctx, engine.Session{SessionID: s.id, Model: r.opts.Model, Platform: s.platform})
+		r.emit(ctx, hookspec.SessionStartEvent{Platform: s.platform, UserID: s.userID, SessionID: s.id, SessionKey: s.key})
+		r.eng.OnSessionStart(ctx, hookspec.Session{SessionID: s.id, Model: r.opts.Model, Platform: s.platform})
 	}
 	return r.turn(ctx, s, in, text)
 }
@@ -201,11 +198,11 @@ func (r *Runner) turn(ctx context.Context, s *session, in Inbound, text string) 
 		return []attribute.KeyValue{attrOperation.String("invoke_agent"), engine.AttrConversationID.String(s.id)}
 	})
 	defer span.End()
-	r.emit(ctx, AgentStartEvent{Platform: s.platform, UserID: s.userID, SessionID: s.id, Message: text})
+	r.emit(ctx, hookspec.AgentStartEvent{Platform: s.platform, UserID: s.userID, SessionID: s.id, Message: text})
 	history := r.historyOf(s.id)
-	llm := engine.LLMTurn{SessionID: s.id, UserMessage: text, ConversationHistory: messagesAny(history),
+	llm := hookspec.LLMTurn{SessionID: s.id, UserMessage: text, ConversationHistory: messagesAny(history),
 		IsFirstTurn: len(history) == 0, Model: r.opts.Model, Platform: s.platform, SenderID: in.UserID}
-	end := engine.SessionResult{Session: engine.Session{SessionID: s.id, Model: r.opts.Model, Platform: s.platform}}
+	end := hookspec.SessionResult{Session: hookspec.Session{SessionID: s.id, Model: r.opts.Model, Platform: s.platform}}
 	decided := r.eng.DecideTurn(ctx, llm)
 	if blk := decided.Block; blk != nil {
 		r.note("prompt blocked by %s: %s", blk.Hook, blk.Message)
@@ -231,7 +228,7 @@ func (r *Runner) turn(ctx context.Context, s *session, in Inbound, text string) 
 		if !step.Final || len(step.ToolCalls) > 0 {
 			req.Iteration++
 			req.ToolResults = r.runTools(ctx, s, step.ToolCalls)
-			r.emit(ctx, AgentStepEvent{Platform: s.platform, UserID: s.userID, SessionID: s.id, Iteration: req.Iteration, ToolNames: toolNames(step.ToolCalls)})
+			r.emit(ctx, hookspec.AgentStepEvent{Platform: s.platform, UserID: s.userID, SessionID: s.id, Iteration: req.Iteration, ToolNames: toolNames(step.ToolCalls)})
 			if !step.Final {
 				continue
 			}
@@ -242,12 +239,12 @@ func (r *Runner) turn(ctx context.Context, s *session, in Inbound, text string) 
 			req.Iteration++
 			continue
 		}
-		response := r.eng.TransformLLMOutput(ctx, engine.LLMOutput{ResponseText: step.Response, SessionID: s.id, Model: end.Model, Platform: s.platform})
+		response := r.eng.TransformLLMOutput(ctx, hookspec.LLMOutput{ResponseText: step.Response, SessionID: s.id, Model: end.Model, Platform: s.platform})
 		llm.AssistantResponse, llm.Model = response, end.Model
 		r.eng.PostLLMCall(ctx, llm)
 		r.appendHistory(s.id, Message{Role: "user", Content: text}, Message{Role: "assistant", Content: response})
 		r.flow("reply out to %s: %q", s.userID, response)
-		r.emit(ctx, AgentEndEvent{Platform: s.platform, UserID: s.userID, SessionID: s.id, Message: text, Response: response})
+		r.emit(ctx, hookspec.AgentEndEvent{Platform: s.platform, UserID: s.userID, SessionID: s.id, Message: text, Response: response})
 		end.Completed = true
 		r.eng.OnSessionEnd(ctx, end)
 		return response, nil
@@ -256,7 +253,7 @@ func (r *Runner) turn(ctx context.Context, s *session, in Inbound, text string) 
 
 // runTools runs one step's tool calls, each through engine.RunTool: pre_tool_call, the
 // tool, the terminal transform, post_tool_call and transform_tool_result.
-func (r *Runner) runTools(ctx context.Context, s *session, calls []engine.ToolCall) []ToolResult {
+func (r *Runner) runTools(ctx context.Context, s *session, calls []hookspec.ToolCall) []ToolResult {
 	var results []ToolResult
 	for _, call := range calls {
 		call.SessionID, call.TaskID = s.id, s.id
@@ -285,7 +282,7 @@ func (r *Runner) HandleCommand(ctx context.Context, c Command) {
 	ctx, span := r.span(ctx, "command", "", func() []attribute.KeyValue { return []attribute.KeyValue{attrCommand.String(c.Name)} })
 	defer span.End()
 	ctx = r.traced(ctx, "")
-	r.emit(ctx, CommandEvent{Platform: c.Platform, UserID: c.UserID, Command: c.Name, Args: c.Args})
+	r.emit(ctx, hookspec.CommandEvent{Platform: c.Platform, UserID: c.UserID, Command: c.Name, Args: c.Args})
 	if c.Name != "new" && c.Name != "reset" {
 		return
 	}
@@ -293,21 +290,21 @@ func (r *Runner) HandleCommand(ctx context.Context, c Command) {
 	r.mu.Lock()
 	old := r.sessions[key]
 	r.mu.Unlock()
-	finalized := engine.Session{Platform: c.Platform}
+	finalized := hookspec.Session{Platform: c.Platform}
 	if old != nil {
 		finalized.SessionID = old.id
 	}
 	r.eng.OnSessionFinalize(ctx, finalized)
-	r.emit(ctx, SessionEndEvent{Platform: c.Platform, UserID: c.UserID, SessionKey: key})
+	r.emit(ctx, hookspec.SessionEndEvent{Platform: c.Platform, UserID: c.UserID, SessionKey: key})
 	s := r.newSession(c.Platform, c.UserID, key)
-	r.emit(ctx, SessionResetEvent{Platform: c.Platform, UserID: c.UserID, SessionKey: key})
-	r.eng.OnSessionReset(ctx, engine.Session{SessionID: s.id, Platform: c.Platform})
+	r.emit(ctx, hookspec.SessionResetEvent{Platform: c.Platform, UserID: c.UserID, SessionKey: key})
+	r.eng.OnSessionReset(ctx, hookspec.Session{SessionID: s.id, Platform: c.Platform})
 }
 
 // HandleApproval fires pre_approval_request and post_approval_response. When a hook
 // answers the request, the person is not asked: the hook's answer is the choice ("once",
 // "always" when it asks to remember, or "deny"), not a.Choice.
-func (r *Runner) HandleApproval(ctx context.Context, a Approval) {
+func (r *Runner) HandleApproval(ctx context.Context, a hookspec.Approval) {
 	ctx, span := r.span(ctx, "approval", "", nil)
 	defer span.End()
 	ctx = r.traced(ctx, "")
@@ -321,7 +318,7 @@ func (r *Runner) HandleApproval(ctx context.Context, a Approval) {
 }
 
 // HandleSubagent fires subagent_stop for the most recent session.
-func (r *Runner) HandleSubagent(ctx context.Context, s Subagent) {
+func (r *Runner) HandleSubagent(ctx context.Context, s hookspec.Subagent) {
 	r.mu.Lock()
 	s.ParentSessionID = r.lastID
 	r.mu.Unlock()
@@ -343,10 +340,7 @@ func (r *Runner) Shutdown(ctx context.Context) error {
 	defer span.End()
 	ctx = r.traced(ctx, "")
 	for _, s := range live {
-		r.eng.OnSessionFinalize(ctx, engine.Session{SessionID: s.id, Platform: s.platform})
-	}
-	if r.gw == nil {
-		return nil
+		r.eng.OnSessionFinalize(ctx, hookspec.Session{SessionID: s.id, Platform: s.platform})
 	}
 	r.record(Entry{Event: "shutdown", Note: "gateway hooks drained"})
 	return r.gw.Close(ctx)
@@ -417,7 +411,7 @@ func (r *Runner) appendHistory(id string, msgs ...Message) {
 // History returns the stored conversation of a session (what a session store would keep).
 func (r *Runner) History(sessionID string) []Message { return r.historyOf(sessionID) }
 
-func toolNames(calls []engine.ToolCall) []string {
+func toolNames(calls []hookspec.ToolCall) []string {
 	out := make([]string, len(calls))
 	for i, c := range calls {
 		out[i] = c.Name

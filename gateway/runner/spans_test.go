@@ -1,4 +1,4 @@
-package gateway
+package runner
 
 import (
 	"context"
@@ -12,6 +12,8 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/hermes-hooks/hermes/engine"
+	"github.com/hermes-hooks/hermes/gateway"
+	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
@@ -147,8 +149,7 @@ func recorder() (*tracetest.InMemoryExporter, *sdktrace.TracerProvider) {
 func TestSpansOfAReplayedTurn(t *testing.T) {
 	exp, tp := recorder()
 	ctx, root := tp.Tracer("test").Start(context.Background(), "replay")
-	_, err := ReplayReader(ctx, "t.jsonl", strings.NewReader(tracedTranscript),
-		engine.Options{Home: tracedHome(t), TracerProvider: tp}, Options{})
+	_, err := Replay(ctx, "t.jsonl", strings.NewReader(tracedTranscript), gateway.Options{Engine: engine.Options{Home: tracedHome(t), TracerProvider: tp}})
 	root.End()
 	if err != nil {
 		t.Fatal(err)
@@ -233,18 +234,13 @@ func names(spans []*tracetest.SpanStub) string {
 func TestQueuedEventLinksToEmit(t *testing.T) {
 	exp, tp := recorder()
 	home := testutil.Home(t, hookFiles("events", `events: ["agent:*"]`, `function handle(ev, ctx) return nil end`))
-	eng, err := engine.New(context.Background(), engine.Options{Home: home, TracerProvider: tp})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close(context.Background())
-	g, err := New(context.Background(), eng, Options{})
+	g, err := gateway.New(context.Background(), gateway.Options{Engine: engine.Options{Home: home, TracerProvider: tp}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, turn := tp.Tracer("test").Start(context.Background(), "turn")
-	g.EmitEventContext(ctx, AgentStartEvent{Platform: "cli", SessionID: "s1", Message: "hi"})
-	g.Emit("agent:end", map[string]any{}) // no span to link to
+	g.Emit(ctx, hookspec.AgentStartEvent{Platform: "cli", SessionID: "s1", Message: "hi"})
+	g.Emit(context.Background(), hookspec.NamedEvent{Name: "agent:end", Data: map[string]any{}}) // no span to link to
 	turn.End()
 	if err := g.Close(context.Background()); err != nil { // waits for the queued events
 		t.Fatal(err)
@@ -268,28 +264,23 @@ func TestQueuedEventLinksToEmit(t *testing.T) {
 func TestDroppedEventOnEmitSpan(t *testing.T) {
 	exp, tp := recorder()
 	home := testutil.Home(t, hookFiles("events", `events: ["agent:*"]`, `function handle(ev, ctx) return nil end`))
-	eng, err := engine.New(context.Background(), engine.Options{Home: home, TracerProvider: tp})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close(context.Background())
-	g, err := New(context.Background(), eng, Options{})
+	g, err := gateway.New(context.Background(), gateway.Options{Engine: engine.Options{Home: home, TracerProvider: tp}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	g.Close(context.Background())
 	ctx, span := tp.Tracer("test").Start(context.Background(), "turn")
-	g.EmitContext(ctx, "agent:end", map[string]any{})
+	g.Emit(ctx, hookspec.NamedEvent{Name: "agent:end", Data: map[string]any{}})
 	span.End()
 	turn := spanTree{t, exp.GetSpans()}.find("turn", "", "")
-	if len(turn.Events) != 1 || turn.Events[0].Name != EventDropped {
-		t.Fatalf("events on the emitter's span: %+v, want one %s", turn.Events, EventDropped)
+	if len(turn.Events) != 1 || turn.Events[0].Name != gateway.EventDropped {
+		t.Fatalf("events on the emitter's span: %+v, want one %s", turn.Events, gateway.EventDropped)
 	}
 	got := map[string]string{}
 	for _, kv := range turn.Events[0].Attributes {
 		got[string(kv.Key)] = kv.Value.Emit()
 	}
-	if got["hermes.hook.name"] != "events" || got["hermes.drop.reason"] != engine.DropClosed || got["hermes.event"] != "agent:end" {
+	if got["hermes.hook.name"] != "events" || got["hermes.drop.reason"] != hookspec.DropClosed.String() || got["hermes.event"] != "agent:end" {
 		t.Errorf("dropped event's attributes: %v", got)
 	}
 }
@@ -299,7 +290,7 @@ func TestDroppedEventOnEmitSpan(t *testing.T) {
 func TestNoProviderNoSpans(t *testing.T) {
 	exp, tp := recorder()
 	ctx, root := tp.Tracer("test").Start(context.Background(), "replay")
-	if _, err := ReplayReader(ctx, "t.jsonl", strings.NewReader(tracedTranscript), engine.Options{Home: tracedHome(t)}, Options{}); err != nil {
+	if _, err := Replay(ctx, "t.jsonl", strings.NewReader(tracedTranscript), gateway.Options{Engine: engine.Options{Home: tracedHome(t)}}); err != nil {
 		t.Fatal(err)
 	}
 	root.End()

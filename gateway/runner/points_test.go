@@ -1,4 +1,4 @@
-package gateway
+package runner
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/hermes-hooks/hermes/engine"
+	"github.com/hermes-hooks/hermes/gateway"
+	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
@@ -45,8 +47,7 @@ func replayPoints(t *testing.T, config, transcript string) (lines, saw []string,
 		saw = append(saw, a[0].(string))
 		return nil, nil
 	}
-	tl, err := ReplayReader(context.Background(), "t.jsonl", strings.NewReader(transcript),
-		engine.Options{Home: home, HostFuncs: map[string]engine.Func{"saw": seen}}, Options{})
+	tl, err := Replay(context.Background(), "t.jsonl", strings.NewReader(transcript), gateway.Options{Engine: engine.Options{Home: home, HostFuncs: map[string]hookspec.Func{"saw": seen}}})
 	for _, e := range tl.Events {
 		switch {
 		case e.Flow != "":

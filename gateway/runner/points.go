@@ -1,10 +1,10 @@
-package gateway
+package runner
 
 import (
 	"context"
 	"encoding/json"
 
-	"github.com/hermes-hooks/hermes/engine"
+	"github.com/hermes-hooks/hermes/hookspec"
 )
 
 // The runner's side of the lifecycle points other agents' hooks need: the agent about to
@@ -14,7 +14,7 @@ import (
 // verify fires pre_verify for the final response of a turn that hooks kept going nudges
 // times already. ok: a hook keeps the agent going, and reason is its next user turn.
 func (r *Runner) verify(ctx context.Context, s *session, text, response, model string, nudges int) (reason string, ok bool) {
-	d := r.eng.PreVerify(ctx, engine.Verify{SessionID: s.id, UserMessage: text, Response: response, Nudges: nudges,
+	d := r.eng.PreVerify(ctx, hookspec.Verify{SessionID: s.id, UserMessage: text, Response: response, Nudges: nudges,
 		Model: model, Platform: s.platform})
 	switch {
 	case d.Capped:
@@ -30,7 +30,7 @@ func (r *Runner) verify(ctx context.Context, s *session, text, response, model s
 // hookApproval fires pre_approval_request: when a hook answers, choice is its answer as a
 // person's choice would be ("once", "always" when it asks to remember, "deny") and ok is
 // true; the person is not to be asked.
-func (r *Runner) hookApproval(ctx context.Context, a Approval) (choice string, ok bool) {
+func (r *Runner) hookApproval(ctx context.Context, a hookspec.Approval) (choice string, ok bool) {
 	d := r.eng.PreApprovalRequest(ctx, a)
 	if !d.Answered {
 		return "", false
@@ -54,14 +54,10 @@ func (r *Runner) hookApproval(ctx context.Context, a Approval) (choice string, o
 	return choice, true
 }
 
-// Compaction is a summary of a session's history the host made: Trigger, Instructions and
-// Summary (HandleCompact fills the session and its messages).
-type Compaction = engine.Compaction
-
 // HandleCompact summarises the most recent session's history: pre_compact with the
 // messages (its instructions are noted), then the history is replaced by c.Summary, then
 // post_compact.
-func (r *Runner) HandleCompact(ctx context.Context, c Compaction) {
+func (r *Runner) HandleCompact(ctx context.Context, c hookspec.Compaction) {
 	ctx = r.traced(ctx, "")
 	r.mu.Lock()
 	c.SessionID = r.lastID
@@ -83,12 +79,8 @@ func (r *Runner) HandleCompact(ctx context.Context, c Compaction) {
 	r.eng.PostCompact(ctx, c)
 }
 
-// Notification is the agent wanting the user's attention (HandleNotification fills the
-// session).
-type Notification = engine.Notification
-
 // HandleNotification fires on_notification for the most recent session.
-func (r *Runner) HandleNotification(ctx context.Context, n Notification) {
+func (r *Runner) HandleNotification(ctx context.Context, n hookspec.Notification) {
 	r.mu.Lock()
 	n.SessionID = r.lastID
 	for _, s := range r.sessions {

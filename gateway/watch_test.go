@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hermes-hooks/hermes/engine"
+	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
@@ -23,7 +24,7 @@ func TestHost(t *testing.T) {
 	))
 	rec := &testutil.Recorder{}
 	ctx := context.Background()
-	h, err := NewHost(ctx, HostOptions{Engine: engine.Options{Home: home, HostFuncs: recording(rec)}, Gateway: Options{HostFuncs: recording(rec)}})
+	h, err := New(ctx, Options{Engine: engine.Options{Home: home, HostFuncs: recording(rec)}, HostFuncs: recording(rec)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,12 +53,12 @@ func TestHost(t *testing.T) {
 	if err := <-watching; err != nil {
 		t.Fatal(err)
 	}
-	if got := h.Engine.PreLLMCall(ctx, engine.LLMTurn{}); got != "v2" {
+	if got := h.Engine().PreLLMCall(ctx, hookspec.LLMTurn{}); got != "v2" {
 		t.Errorf("after the watcher reloaded: %q, want v2", got)
 	}
 
 	for range 3 {
-		h.Gateway.Emit(AgentEnd, map[string]any{"seq": 1})
+		h.Emit(context.Background(), hookspec.NamedEvent{Name: hookspec.AgentEnd, Data: map[string]any{"seq": 1}})
 	}
 	if err := h.Close(ctx); err != nil {
 		t.Fatal(err)
@@ -65,14 +66,14 @@ func TestHost(t *testing.T) {
 	if n := len(rec.Get("g")); n != 3 {
 		t.Errorf("%d of 3 queued events handled by Close", n)
 	}
-	if blk := h.Engine.PreToolCall(ctx, engine.ToolCall{Name: "terminal"}); blk == nil {
+	if blk := h.Engine().DecideTool(ctx, hookspec.ToolCall{Name: "terminal"}).Block; blk == nil {
 		t.Error("a closed host allowed a tool call")
 	}
-	h.Gateway.Emit(AgentEnd, nil)
-	if rs := h.Gateway.EmitSync(ctx, AgentEnd, nil); len(rs) != 0 {
+	h.Emit(context.Background(), hookspec.NamedEvent{Name: hookspec.AgentEnd, Data: nil})
+	if rs := h.EmitSync(ctx, hookspec.NamedEvent{Name: hookspec.AgentEnd, Data: nil}); len(rs) != 0 {
 		t.Errorf("EmitSync after Close ran %v", rs)
 	}
-	if n := h.Gateway.Dropped()["g"]; n != 2 {
+	if n := h.Dropped()["g"]; n != 2 {
 		t.Errorf("two events after Close: Dropped = %d, want 2", n)
 	}
 }
@@ -89,7 +90,7 @@ func TestHostSurvivesHomeReplaced(t *testing.T) {
 	home := filepath.Join(t.TempDir(), "home")
 	testutil.WriteFiles(t, home, guard("old guard"))
 	ctx := context.Background()
-	h, err := NewHost(ctx, HostOptions{Engine: engine.Options{Home: home}})
+	h, err := New(ctx, Options{Engine: engine.Options{Home: home}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +100,7 @@ func TestHostSurvivesHomeReplaced(t *testing.T) {
 	defer stop()
 	go h.Watch(watchCtx, 20*time.Millisecond, func(_ []string, err error) { reloads <- err })
 	message := func() string {
-		if blk := h.Engine.PreToolCall(ctx, engine.ToolCall{Name: "x"}); blk != nil {
+		if blk := h.Engine().DecideTool(ctx, hookspec.ToolCall{Name: "x"}).Block; blk != nil {
 			return blk.Message
 		}
 		return "allowed"

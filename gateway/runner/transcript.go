@@ -1,4 +1,4 @@
-package gateway
+package runner
 
 import (
 	"bufio"
@@ -12,7 +12,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/hermes-hooks/hermes/engine"
+	"github.com/hermes-hooks/hermes/hookspec"
 )
 
 // Line is one line of a transcript: one object with a "type".
@@ -179,13 +179,13 @@ func (a *TranscriptAgent) Step(_ context.Context, _ StepRequest) (Step, error) {
 	}
 	for _, c := range l.ToolCalls {
 		a.calls[c.ID] = c
-		st.ToolCalls = append(st.ToolCalls, engine.ToolCall{Name: c.Name, Args: c.Args, ToolCallID: c.ID, DurationMS: c.DurationMS})
+		st.ToolCalls = append(st.ToolCalls, hookspec.ToolCall{Name: c.Name, Args: c.Args, ToolCallID: c.ID, DurationMS: c.DurationMS})
 	}
 	return st, nil
 }
 
 // RunTool returns the recorded result of the call.
-func (a *TranscriptAgent) RunTool(_ context.Context, call engine.ToolCall) (string, error) {
+func (a *TranscriptAgent) RunTool(_ context.Context, call hookspec.ToolCall) (string, error) {
 	c, ok := a.calls[call.ToolCallID]
 	if !ok {
 		return "", fmt.Errorf("transcript has no tool call %q", call.ToolCallID)

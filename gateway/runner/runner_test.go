@@ -1,4 +1,4 @@
-package gateway
+package runner
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/hermes-hooks/hermes/engine"
+	"github.com/hermes-hooks/hermes/gateway"
 
 	"github.com/hermes-hooks/hermes/internal/testutil"
 )
@@ -53,15 +54,15 @@ func replay(t *testing.T, transcript string) (*Runner, *recordingAgent, []string
 		map[string]string{"plugins/all/plugin.yaml": "name: all\n", "plugins/all/handler.lua": everyHook},
 		hookFiles("events", `events: ["gateway:*", "session:*", "agent:*", "command:*"]`, `function handle(ev, ctx) return nil end`),
 	))
-	g, _ := newGateway(t, home, Options{})
+	g, _ := newGateway(t, home, gateway.Options{})
 	lines, err := ParseTranscript("t.jsonl", strings.NewReader(transcript))
 	if err != nil {
 		t.Fatal(err)
 	}
 	agent := &recordingAgent{TranscriptAgent: NewTranscriptAgent(lines)}
-	r := NewRunner(g.Engine(), g, agent, RunnerOptions{Sync: true, Model: "m0"})
+	r := New(g, agent, Options{Sync: true, Model: "m0"})
 	// Replay uses the embedded agent's cursor; the runner's agent records requests.
-	if err := Replay(context.Background(), r, agent.TranscriptAgent); err != nil {
+	if err := r.Play(context.Background(), agent.TranscriptAgent); err != nil {
 		t.Fatal(err)
 	}
 	var events []string
@@ -185,9 +186,9 @@ function handle(ev, ctx)
   local reply = require("hermes").run_agent("Run the BOOT.md checklist")
   if reply ~= "[SILENT]" then return reply end
 end`))
-	tl, err := ReplayReader(context.Background(), "t.jsonl", strings.NewReader(`{"type":"prompt_reply","text":"2 items need attention"}
+	tl, err := Replay(context.Background(), "t.jsonl", strings.NewReader(`{"type":"prompt_reply","text":"2 items need attention"}
 {"type":"startup","platforms":["cli"]}
-{"type":"startup","platforms":["cli"]}`), engine.Options{Home: home}, Options{})
+{"type":"startup","platforms":["cli"]}`), gateway.Options{Engine: engine.Options{Home: home}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,10 +212,10 @@ func TestReplayShowsModifiedArgs(t *testing.T) {
   end)
 end`,
 	})
-	tl, err := ReplayReader(context.Background(), "t.jsonl", strings.NewReader(`{"type":"message","platform":"cli","user_id":"u1","text":"clean"}
+	tl, err := Replay(context.Background(), "t.jsonl", strings.NewReader(`{"type":"message","platform":"cli","user_id":"u1","text":"clean"}
 {"type":"llm","model":"m","tool_calls":[{"id":"c1","name":"terminal","args":{"command":"rm -rf /tmp/x"},"result":"{}"}]}
 {"type":"llm","model":"m","response":"done"}
-`), engine.Options{Home: home}, Options{})
+`), gateway.Options{Engine: engine.Options{Home: home}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,14 +243,14 @@ func TestReplayAnswersAsksFromApprovalLines(t *testing.T) {
   ctx.register_hook("post_approval_response", function(kw) return kw.choice end)
 end`,
 	})
-	tl, err := ReplayReader(context.Background(), "t.jsonl", strings.NewReader(`{"type":"message","platform":"cli","user_id":"u1","text":"ship it"}
+	tl, err := Replay(context.Background(), "t.jsonl", strings.NewReader(`{"type":"message","platform":"cli","user_id":"u1","text":"ship it"}
 {"type":"llm","model":"m","tool_calls":[{"id":"c1","name":"terminal","args":{"command":"deploy staging"},"result":"{\"output\":\"ok\"}"}]}
 {"type":"approval","command":"deploy staging","choice":"once"}
 {"type":"llm","model":"m","tool_calls":[{"id":"c2","name":"terminal","args":{"command":"deploy prod"},"result":"{\"output\":\"ok\"}"}]}
 {"type":"approval","command":"deploy prod","choice":"deny"}
 {"type":"llm","model":"m","tool_calls":[{"id":"c3","name":"terminal","args":{"command":"deploy again"},"result":"{}"}]}
 {"type":"llm","model":"m","response":"done"}
-`), engine.Options{Home: home}, Options{})
+`), gateway.Options{Engine: engine.Options{Home: home}})
 	if err != nil {
 		t.Fatal(err)
 	}

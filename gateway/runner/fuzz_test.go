@@ -1,4 +1,4 @@
-package gateway_test
+package runner_test
 
 import (
 	"bytes"
@@ -14,6 +14,8 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/gateway"
+	"github.com/hermes-hooks/hermes/gateway/runner"
+	"github.com/hermes-hooks/hermes/hookspec"
 )
 
 const fuzzTranscriptName = "fuzz.jsonl"
@@ -34,11 +36,11 @@ end
 
 // guardAgent answers from the transcript and fails the test if a blocked call runs.
 type guardAgent struct {
-	*gateway.TranscriptAgent
+	*runner.TranscriptAgent
 	t *testing.T
 }
 
-func (a guardAgent) RunTool(ctx context.Context, call engine.ToolCall) (string, error) {
+func (a guardAgent) RunTool(ctx context.Context, call hookspec.ToolCall) (string, error) {
 	if call.Args["command"] == "rm -rf /" {
 		a.t.Errorf("tool call %q ran `rm -rf /` although pre_tool_call blocks it", call.ToolCallID)
 	}
@@ -71,14 +73,14 @@ func FuzzParseTranscript(f *testing.F) {
 			f.Fatal(err)
 		}
 	}
-	eng, err := engine.New(context.Background(), engine.Options{Home: home})
+	gw, err := gateway.New(context.Background(), gateway.Options{Engine: engine.Options{Home: home}})
 	if err != nil {
 		f.Fatal(err)
 	}
-	f.Cleanup(func() { eng.Close(context.Background()) })
+	f.Cleanup(func() { gw.Close(context.Background()) })
 
 	f.Fuzz(func(t *testing.T, data []byte) {
-		lines, err := gateway.ParseTranscript(fuzzTranscriptName, bytes.NewReader(data))
+		lines, err := runner.ParseTranscript(fuzzTranscriptName, bytes.NewReader(data))
 		if err != nil {
 			if lines != nil || !strings.HasPrefix(err.Error(), fuzzTranscriptName+":") {
 				t.Fatalf("error %q with %d lines, want no lines and an error naming the file", err, len(lines))
@@ -102,19 +104,19 @@ func FuzzParseTranscript(f *testing.F) {
 			}
 			buf.Write(append(b, '\n'))
 		}
-		again, err := gateway.ParseTranscript(fuzzTranscriptName, &buf)
+		again, err := runner.ParseTranscript(fuzzTranscriptName, &buf)
 		if err != nil {
 			t.Fatalf("re-encoded transcript does not parse: %v", err)
 		}
-		if diff := cmp.Diff(lines, again, cmpopts.EquateEmpty(), cmpopts.IgnoreFields(gateway.Line{}, "N")); diff != "" {
+		if diff := cmp.Diff(lines, again, cmpopts.EquateEmpty(), cmpopts.IgnoreFields(runner.Line{}, "N")); diff != "" {
 			t.Fatalf("re-encoded transcript differs (-first +second):\n%s", diff)
 		}
 		// Replaying it never panics, never runs a blocked call, and the timeline encodes.
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		ta := gateway.NewTranscriptAgent(lines)
-		r := gateway.NewRunner(eng, nil, guardAgent{ta, t}, gateway.RunnerOptions{Sync: true})
-		gateway.Replay(ctx, r, ta)
+		ta := runner.NewTranscriptAgent(lines)
+		r := runner.New(gw, guardAgent{ta, t}, runner.Options{Sync: true})
+		r.Play(ctx, ta)
 		if _, err := json.Marshal(r.Timeline()); err != nil {
 			t.Fatalf("the timeline does not encode: %v", err)
 		}
