@@ -140,11 +140,18 @@ func mainLoop(L *LState, baseframe *callFrame) {
 						continue
 					}
 				case OP_CALL:
-					if fn, ok := reg.array[ra].(*LFunction); ok && fn.Builtin == BuiltinStringFind && fn.IsG && L.plainFind(inst) {
-						if (inst>>9)&0x1ff != 1 { // a result kept: `if string.find(...) then`
-							testAfter(reg, cf, ra)
+					if fn, ok := reg.array[ra].(*LFunction); ok && fn.IsG {
+						if fn.Builtin == BuiltinStringFind && L.plainFind(inst) {
+							if (inst>>9)&0x1ff != 1 { // a result kept: `if string.find(...) then`
+								testAfter(reg, cf, ra)
+							}
+							continue
 						}
-						continue
+						if done, stop := L.goCall(fn, inst, ra); stop {
+							goto out
+						} else if done {
+							continue
+						}
 					}
 				case OP_FORLOOP:
 					if forStep(reg, cf, inst, ra) {
@@ -163,6 +170,7 @@ func mainLoop(L *LState, baseframe *callFrame) {
 		cf = L.currentFrame
 		code = cf.Fn.Proto.Code
 	}
+out:
 	if L.Parent == parent {
 		L.pollContext()
 	}
