@@ -393,8 +393,14 @@ func callGFunction(L *LState, tailcall bool) bool {
 			}
 		}
 	}
-	L.stack.Pop()
-	L.currentFrame = L.stack.Last()
+	if s, ok := L.stack.(*autoGrowingCallFrameStack); ok && s.segSp > 1 {
+		// Pop and Last within the current segment, without the stack's interface.
+		s.segSp--
+		L.currentFrame = &s.segments[s.segIdx].array[s.segSp-1]
+	} else {
+		L.stack.Pop()
+		L.currentFrame = L.stack.Last()
+	}
 	return false
 }
 
