@@ -225,3 +225,44 @@ func (L *LState) goCall(fn *LFunction, inst uint32, ra int) (done, stop bool) {
 	L.currentFrame = f
 	return true, callGFunction(L, false)
 }
+
+// The call stack of luabind's states grows by segments (MinimizeStackMemory). Within its
+// current segment, a frame is pushed, popped and found without the stack's interface: two
+// dynamic calls and a copy of the 80-byte frame fewer per call. At a segment's edge, and on
+// the fixed stack, these go through the interface as before.
+
+// pushFrame pushes cf on the call stack and returns its slot, as Push then Last do; a full
+// stack raises "stack overflow".
+func (ls *LState) pushFrame(cf *callFrame) *callFrame {
+	if s, ok := ls.stack.(*autoGrowingCallFrameStack); ok && s.segSp < FramesPerSegment {
+		f := &s.segments[s.segIdx].array[s.segSp]
+		*f = *cf
+		f.Idx = int(s.segSp) + FramesPerSegment*int(s.segIdx)
+		s.segSp++
+		return f
+	}
+	if ls.stack.IsFull() {
+		ls.RaiseError("stack overflow")
+	}
+	ls.stack.Push(*cf)
+	return ls.stack.Last()
+}
+
+// popFrame pops the call stack's last frame, as Pop does, and reports whether the stack is
+// then empty.
+func (ls *LState) popFrame() (*callFrame, bool) {
+	if s, ok := ls.stack.(*autoGrowingCallFrameStack); ok && s.segSp > 1 {
+		s.segSp--
+		return &s.segments[s.segIdx].array[s.segSp], false
+	}
+	f := ls.stack.Pop()
+	return f, ls.stack.IsEmpty()
+}
+
+// lastFrame is the call stack's last frame, as Last gives it.
+func (ls *LState) lastFrame() *callFrame {
+	if s, ok := ls.stack.(*autoGrowingCallFrameStack); ok && s.segSp > 0 {
+		return &s.segments[s.segIdx].array[s.segSp-1]
+	}
+	return ls.stack.Last()
+}

@@ -393,14 +393,8 @@ func callGFunction(L *LState, tailcall bool) bool {
 			}
 		}
 	}
-	if s, ok := L.stack.(*autoGrowingCallFrameStack); ok && s.segSp > 1 {
-		// Pop and Last within the current segment, without the stack's interface.
-		s.segSp--
-		L.currentFrame = &s.segments[s.segIdx].array[s.segSp-1]
-	} else {
-		L.stack.Pop()
-		L.currentFrame = L.stack.Last()
-	}
+	L.popFrame()
+	L.currentFrame = L.lastFrame()
 	return false
 }
 
@@ -1360,11 +1354,7 @@ func init() {
 				if cf.Fn == nil {
 					ls.typeError(fn, "call", "")
 				}
-				if ls.stack.IsFull() {
-					ls.RaiseError("stack overflow")
-				}
-				ls.stack.Push(cf)
-				newcf := ls.stack.Last()
+				newcf := ls.pushFrame(&cf)
 				// this section is inlined by go-inline
 				// source function is 'func (ls *LState) initCallFrame(cf *callFrame) ' in '_state.go'
 				{
@@ -1835,7 +1825,8 @@ func init() {
 				switchToParentThread(L, n, false, true)
 				return 1
 			}
-			islast := baseframe == L.stack.Pop() || L.stack.IsEmpty()
+			popped, empty := L.popFrame()
+			islast := baseframe == popped || empty
 			// this section is inlined by go-inline
 			// source function is 'func copyReturnValues(L *LState, regv, start, n, b int) ' in '_vm.go'
 			{
@@ -1942,7 +1933,7 @@ func init() {
 					}
 				}
 			}
-			L.currentFrame = L.stack.Last()
+			L.currentFrame = L.lastFrame()
 			if islast || L.currentFrame == nil || L.currentFrame.Fn.IsG {
 				return 1
 			}
