@@ -2,8 +2,6 @@ package engine
 
 import (
 	"context"
-	"fmt"
-	"time"
 
 	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/hooknames"
@@ -55,55 +53,6 @@ func (e *Engine) DecideTool(ctx context.Context, call hookspec.ToolCall) ToolDec
 	return d
 }
 
-// ask puts a hook's question to Options.Approve, within ApproveTimeout; anything but a yes
-// blocks the call, saying why.
-func (e *Engine) ask(ctx context.Context, req ApprovalRequest, source string) (bool, *Block) {
-	blocked := func(why string) (bool, *Block) {
-		return false, &Block{Message: fmt.Sprintf("blocked: %s asked for approval (%s) and %s", req.Hook, req.Message, why), Source: source, Hook: req.Hook}
-	}
-	if e.opts.Approve == nil {
-		return blocked("no approver is configured")
-	}
-	timeout := e.opts.ApproveTimeout
-	if timeout <= 0 {
-		timeout = 2 * time.Minute
-	}
-	actx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	type answer struct {
-		ok  bool
-		err error
-	}
-	answered := make(chan answer, 1)
-	go func() { // an approver that ignores its context must not hold the call past the bound
-		defer func() {
-			if p := recover(); p != nil {
-				answered <- answer{err: fmt.Errorf("panic: %v", p)}
-			}
-		}()
-		ok, err := e.opts.Approve(actx, req)
-		answered <- answer{ok, err}
-	}()
-	var ok bool
-	var err error
-	select {
-	case a := <-answered:
-		ok, err = a.ok, a.err
-	case <-actx.Done():
-	}
-	switch {
-	case ctx.Err() != nil && !ok:
-		return blocked("the call was cancelled before an answer came")
-	case actx.Err() != nil && !ok:
-		return blocked(fmt.Sprintf("no answer came within %s", timeout))
-	case err != nil:
-		return blocked("the approver failed: " + err.Error())
-	case !ok:
-		return blocked("the answer was no")
-	}
-	return true, nil
-}
-
 // PostToolCall fires post_tool_call with call.Result and call.DurationMS, and returns the
 // context hooks give the model about the result ("" if none; only hooks written for Claude
 // Code give one: its PostToolUse feedback). RunTool appends it to the result, and also
@@ -150,14 +99,6 @@ func (e *Engine) TransformTerminalOutput(ctx context.Context, out hookspec.Termi
 		return t.s
 	}
 	return out.Output
-}
-
-// PreLLMCall fires pre_llm_call and returns the context to append to the user message for
-// this turn only ("" if none). Do not store it in the conversation history. The first turn
-// of a session also gets the context on_session_start's hooks gave, first. A hook's block
-// of the prompt is not in what it returns: hosts that honour blocks call DecideTurn.
-func (e *Engine) PreLLMCall(ctx context.Context, turn hookspec.LLMTurn) string {
-	return e.DecideTurn(ctx, turn).Context
 }
 
 // PostLLMCall fires post_llm_call (an observer) with turn.AssistantResponse.

@@ -43,10 +43,10 @@ func TestAsyncHooks(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(home, "ran")); err != nil || strings.TrimSpace(string(b)) != "ran" {
 		t.Errorf("the async hook did not run in the background: %q %v", b, err)
 	}
-	if c := e.PreLLMCall(ctx, hookspec.LLMTurn{SessionID: "s"}); c != "lint: 2 problems in add.go" {
+	if c := e.DecideTurn(ctx, hookspec.LLMTurn{SessionID: "s"}).Context; c != "lint: 2 problems in add.go" {
 		t.Errorf("next turn's context = %q, want the asyncRewake hook's stderr", c)
 	}
-	if c := e.PreLLMCall(ctx, hookspec.LLMTurn{SessionID: "s"}); c != "" {
+	if c := e.DecideTurn(ctx, hookspec.LLMTurn{SessionID: "s"}).Context; c != "" {
 		t.Errorf("the rewake context was given twice: %q", c)
 	}
 }

@@ -50,24 +50,24 @@ hooks:
 	}
 
 	eng.OnSessionStart(ctx, hookspec.Session{SessionID: "s1"})
-	if c := eng.PreLLMCall(ctx, hookspec.LLMTurn{SessionID: "s2", UserMessage: "hi"}); c != "" {
+	if c := eng.DecideTurn(ctx, hookspec.LLMTurn{SessionID: "s2", UserMessage: "hi"}).Context; c != "" {
 		t.Errorf("another session got s1's start context: %q", c)
 	}
-	if c := eng.PreLLMCall(ctx, hookspec.LLMTurn{SessionID: "s1", UserMessage: "hi"}); c != "You are on branch main." {
+	if c := eng.DecideTurn(ctx, hookspec.LLMTurn{SessionID: "s1", UserMessage: "hi"}).Context; c != "You are on branch main." {
 		t.Errorf("first turn context %q", c)
 	}
-	if c := eng.PreLLMCall(ctx, hookspec.LLMTurn{SessionID: "s1", UserMessage: "again"}); c != "" {
+	if c := eng.DecideTurn(ctx, hookspec.LLMTurn{SessionID: "s1", UserMessage: "again"}).Context; c != "" {
 		t.Errorf("second turn got the start context again: %q", c)
 	}
 	eng.OnSessionStart(ctx, hookspec.Session{SessionID: "s3"})
 	eng.OnSessionEnd(ctx, hookspec.SessionResult{Session: hookspec.Session{SessionID: "s3"}})
-	if c := eng.PreLLMCall(ctx, hookspec.LLMTurn{SessionID: "s3"}); c != "" {
+	if c := eng.DecideTurn(ctx, hookspec.LLMTurn{SessionID: "s3"}).Context; c != "" {
 		t.Errorf("an ended session kept its start context: %q", c)
 	}
 	eng.OnSessionStart(ctx, hookspec.Session{SessionID: "s4"})
 	defer func() { // last: a closed engine adds nothing, not even a waiting start context
 		eng.Close(ctx)
-		if c := eng.PreLLMCall(ctx, hookspec.LLMTurn{SessionID: "s4"}); c != "" {
+		if c := eng.DecideTurn(ctx, hookspec.LLMTurn{SessionID: "s4"}).Context; c != "" {
 			t.Errorf("a closed engine gave context %q", c)
 		}
 	}()

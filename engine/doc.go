@@ -1,5 +1,7 @@
 // Package engine loads the plugin hooks and shell hooks of a hermes home and fires them at
-// an agent's lifecycle points. It is the embedding API for gateways and CLI agents.
+// an agent's lifecycle points. It is the embedding API of a CLI agent; a chat gateway
+// embeds package gateway, which runs an Engine beside its gateway event hooks. The types
+// of the calls (hook names, kwargs, results, statuses) are package hookspec's.
 //
 // # Model
 //
@@ -13,13 +15,18 @@
 // The one invoker runs every callback of a hook sequentially, in that order, reads each
 // answer with hookspec.Normalise (one set of shapes for Lua and shell hooks) and computes
 // one hookspec.Decision with hookspec.Merge; the outcome, the metrics and the audit log
-// derive from it. The typed calls return it in their own types: PreToolCall (first block
-// wins), PreLLMCall (contexts joined by a blank line), the transforms (first replacement),
-// PreGatewayDispatch (first recognised action). Invoke fires any hook for observers; Fire
-// returns the full Report.
+// derive from it. The typed calls return it in their own types: DecideTool (block > ask >
+// approve > modify, rewrites re-checked by every guard before them) and RunTool, which also
+// runs the tool with the arguments the hooks left; DecideTurn (a block, or contexts joined
+// by a blank line); the transforms (first replacement); PreGatewayDispatch (first
+// recognised action). Fire fires any hook, a host's own included, and returns the full
+// Report.
+//
+// A hook's ask is an approval: the approval hooks may answer it; else Options.Approve asks a
+// person, now or later (ErrAnswerLater, then Answer), in the chat of the call (WithOrigin).
 //
 // The same directory loader reads plugins and, for package gateway, gateway hooks
-// (LoadGatewayHooks): each directory's files are read once, a directory whose files did not
+// (through internal/enginelink): each directory's files are read once, a directory whose files did not
 // change keeps what runs, and one that fails to load keeps its running version.
 //
 // # The managed layer and the network
@@ -35,8 +42,8 @@
 //
 // Shell hooks of type: http POST their payload through internal/netguard. The webhooks: of
 // both layers start a webhook.Dispatcher per hook set (webhooks.go): each hook event an
-// endpoint wants gets a last callback that queues the payload and returns at once, and
-// NotifyWebhooks (called by the gateway's Emit) does the same for gateway events. Close
+// endpoint wants gets a last callback that queues the payload and returns at once, and the
+// gateway's Emit does the same for gateway events. Close
 // sends what is queued until its context is done; Options.DisableWebhooks sends nothing.
 //
 // # Failures

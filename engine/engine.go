@@ -50,25 +50,22 @@ type Options struct {
 	HostFuncs map[string]hookspec.Func
 	// Metrics, when non-nil, counts every hook call (see Metrics); nil counts nothing.
 	Metrics *Metrics
-	// Approve decides a tool call a pre_tool_call hook asked a person about (its answer was
-	// ask): it may message the user on their platform and wait. It reports whether the call
-	// may run. nil means nobody can be asked, so the call is blocked.
+	// Approve asks a person about a tool call a pre_tool_call hook asked about (its answer
+	// was ask) and no pre_approval_request hook answered (see ApprovalRequest). It either
+	// answers now (whether the call may run), or sends the question to the user's chat and
+	// returns ErrAnswerLater: the call then waits for Engine.Answer with req.ID (the user's
+	// reply arrives as a later message; gateway.Gateway.Answer reads it). nil means nobody
+	// can be asked, so the call is blocked.
 	Approve func(ctx context.Context, req ApprovalRequest) (bool, error)
-	// ApproveTimeout bounds Approve; 0 means 2 minutes. Past it the call is blocked, even
-	// when Approve ignores its context (it is left to return in the background).
+	// ApproveTimeout bounds the wait for an answer; 0 means 2 minutes. Past it the call is
+	// blocked, even when Approve ignores its context (it is left to return in the
+	// background).
 	ApproveTimeout time.Duration
 	// TracerProvider, when non-nil, makes every hook invocation an OpenTelemetry span, a
 	// child of the span in the call's context, with its store calls as child spans (see
 	// docs/observability.md). nil traces nothing and costs nothing. The engine never uses
 	// or sets the global provider.
 	TracerProvider trace.TracerProvider
-}
-
-// ApprovalRequest is what Options.Approve is asked about.
-type ApprovalRequest struct {
-	Call    hookspec.ToolCall // with the arguments the tool would run with
-	Message string            // the question, as the hook put it
-	Hook    string            // the hook that asked
 }
 
 // Prompt is where to ask the user about an unapproved shell hook.
@@ -92,6 +89,7 @@ type Engine struct {
 	starts  startContexts // on_session_start's context, until the session's first turn
 	tracer  trace.Tracer  // from Options.TracerProvider; nil: no spans
 	bg      background    // async shell hooks running off the call's path (async.go)
+	asks    pendingAsks   // approvals waiting for Answer (approvals.go)
 
 	store   atomic.Pointer[stateStore] // the store config.yaml names now
 	storeMu sync.Mutex

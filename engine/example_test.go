@@ -42,7 +42,7 @@ end
 	if blk := eng.DecideTool(ctx, call).Block; blk != nil {
 		fmt.Println("blocked:", blk.Message)
 	}
-	fmt.Println("context:", eng.PreLLMCall(ctx, hookspec.LLMTurn{SessionID: "s1", UserMessage: "hi"}))
+	fmt.Println("context:", eng.DecideTurn(ctx, hookspec.LLMTurn{SessionID: "s1", UserMessage: "hi"}).Context)
 	fmt.Println("result:", eng.TransformToolResult(ctx, hookspec.ToolCall{Name: "terminal", Result: `{"output":"a"}`}))
 	// Output:
 	// blocked: rm -rf / is not permitted

@@ -90,7 +90,7 @@ func TestHistoryReadByHandlers(t *testing.T) {
 				if turn.IsFirstTurn {
 					want = tt.want[1]
 				}
-				if got := e.PreLLMCall(context.Background(), turn); got != want {
+				if got := e.DecideTurn(context.Background(), turn).Context; got != want {
 					t.Errorf("turn %d: context %q, want %q", i+1, got, want)
 				}
 			}
@@ -113,7 +113,7 @@ end
 		if len(turn.ConversationHistory) == 0 {
 			wantKw["conversation_history"] = map[string]any{} // an empty Lua table encodes as an object
 		}
-		if diff := cmp.Diff(wantKw, asJSON(t, e.PreLLMCall(ctx, turn))); diff != "" {
+		if diff := cmp.Diff(wantKw, asJSON(t, e.DecideTurn(ctx, turn).Context)); diff != "" {
 			t.Errorf("turn %d: json.encode(kw) (-want +got):\n%s", i+1, diff)
 		}
 		turn.AssistantResponse = "ok"
@@ -165,7 +165,7 @@ end
 	want := asJSON(t, turn.ConversationHistory)
 	wantFirst := asJSON(t, turn.ConversationHistory[:1])
 	for call := 1; call <= 3; call++ {
-		parts := strings.Split(e.PreLLMCall(context.Background(), turn), "\n\n")
+		parts := strings.Split(e.DecideTurn(context.Background(), turn).Context, "\n\n")
 		if len(parts) != 4 {
 			t.Fatalf("call %d: %d contexts, want 4: %q", call, len(parts), parts)
 		}
@@ -195,8 +195,8 @@ func TestUnreadHistoryNotConverted(t *testing.T) {
 	for i := range 1000 {
 		long.ConversationHistory = append(long.ConversationHistory, map[string]any{"role": "user", "content": strings.Repeat("x", i%7)})
 	}
-	empty := testing.AllocsPerRun(50, func() { e.PreLLMCall(ctx, short) })
-	full := testing.AllocsPerRun(50, func() { e.PreLLMCall(ctx, long) })
+	empty := testing.AllocsPerRun(50, func() { e.DecideTurn(ctx, short) })
+	full := testing.AllocsPerRun(50, func() { e.DecideTurn(ctx, long) })
 	if full > empty+20 { // a margin for pools the race detector empties at random
 		t.Errorf("pre_llm_call with 1000 unread messages: %.0f allocations, with none: %.0f", full, empty)
 	}
@@ -205,7 +205,7 @@ func TestUnreadHistoryNotConverted(t *testing.T) {
 		`local n = 0
     for _, m in ipairs(kw.conversation_history) do n = n + #m.content end
     return {context = #kw.conversation_history .. ":" .. n}`))))
-	if got := reader.PreLLMCall(ctx, long); got != "1000:2997" {
+	if got := reader.DecideTurn(ctx, long).Context; got != "1000:2997" {
 		t.Errorf("a reader of 1000 messages: %q, want 1000:2997", got)
 	}
 }

@@ -100,7 +100,7 @@ func TestClosedEngineNeverAllows(t *testing.T) {
 			if got := e.TransformToolResult(context.Background(), hookspec.ToolCall{Result: "input"}); got != "input" {
 				t.Errorf("TransformToolResult after Close = %q, want its input", got)
 			}
-			if got := e.PreLLMCall(context.Background(), hookspec.LLMTurn{}); got != "" {
+			if got := e.DecideTurn(context.Background(), hookspec.LLMTurn{}).Context; got != "" {
 				t.Errorf("PreLLMCall after Close = %q", got)
 			}
 			if rs := e.Fire(context.Background(), hookspec.OnSessionStart, nil).Hooks; len(rs) != 0 {
@@ -222,7 +222,7 @@ function register(ctx) ctx.register_hook("pre_llm_call", function(kw) n = n + 1 
 	}
 	home := testutil.Home(t, files)
 	e, _ := newEngine(t, home)
-	next := func() string { return e.PreLLMCall(context.Background(), hookspec.LLMTurn{}) }
+	next := func() string { return e.DecideTurn(context.Background(), hookspec.LLMTurn{}).Context }
 	next()
 	next()
 	reload := func() {

@@ -69,7 +69,7 @@ func TestPreLLMCallMerge(t *testing.T) {
 		pluginFiles("bbe", "", one("pre_llm_call", `error("x")`)),
 	))
 	e, _ := newEngine(t, home)
-	got := e.PreLLMCall(context.Background(), hookspec.LLMTurn{SessionID: "s", UserMessage: "hi"})
+	got := e.DecideTurn(context.Background(), hookspec.LLMTurn{SessionID: "s", UserMessage: "hi"}).Context
 	want := "from aaa\n\nplain string from bbb\n\nfrom ccc"
 	if got != want {
 		t.Errorf("context = %q, want %q", got, want)

@@ -49,7 +49,7 @@ func TestRegistrationOrderWithinPlugin(t *testing.T) {
   ctx.register_hook("pre_llm_call", function() return "first" end)
   ctx.register_hook("pre_llm_call", function() return "second" end)
 end`)))
-	if got := e.PreLLMCall(context.Background(), hookspec.LLMTurn{}); got != "first\n\nsecond" {
+	if got := e.DecideTurn(context.Background(), hookspec.LLMTurn{}).Context; got != "first\n\nsecond" {
 		t.Errorf("got %q", got)
 	}
 }
@@ -194,7 +194,7 @@ func TestFailClosed(t *testing.T) {
   ctx.register_hook("pre_tool_call", function() return nil end)
   ctx.register_hook("pre_llm_call", function() error("x") end)
 end`)))
-		if got := e.PreLLMCall(context.Background(), hookspec.LLMTurn{}); got != "" {
+		if got := e.DecideTurn(context.Background(), hookspec.LLMTurn{}).Context; got != "" {
 			t.Errorf("context = %q", got)
 		}
 	})
@@ -248,21 +248,21 @@ if blocked then return {action="block", message="no " .. kw.tool_call_id} end`))
 func TestReloadSwapsHooks(t *testing.T) {
 	home := testutil.Home(t, pluginFiles("p", "", one("pre_llm_call", `return "v1"`)))
 	e, _ := newEngine(t, home)
-	if got := e.PreLLMCall(context.Background(), hookspec.LLMTurn{}); got != "v1" {
+	if got := e.DecideTurn(context.Background(), hookspec.LLMTurn{}).Context; got != "v1" {
 		t.Fatalf("got %q", got)
 	}
 	writeFile(t, home+"/plugins/p/handler.lua", one("pre_llm_call", `return "v2"`))
 	if err := e.Reload(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if got := e.PreLLMCall(context.Background(), hookspec.LLMTurn{}); got != "v2" {
+	if got := e.DecideTurn(context.Background(), hookspec.LLMTurn{}).Context; got != "v2" {
 		t.Errorf("after reload got %q", got)
 	}
 	writeFile(t, home+"/config.yaml", "plugins: [")
 	if err := e.Reload(context.Background()); err == nil {
 		t.Error("reload of a broken config succeeded")
 	}
-	if got := e.PreLLMCall(context.Background(), hookspec.LLMTurn{}); got != "v2" {
+	if got := e.DecideTurn(context.Background(), hookspec.LLMTurn{}).Context; got != "v2" {
 		t.Errorf("after failed reload got %q, want the old set", got)
 	}
 }

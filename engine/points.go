@@ -27,7 +27,8 @@ type VerifyDecision struct {
 // {action="continue", reason=...}; the host then gives the reason back as the next user
 // turn instead of stopping, and calls PreVerify again with Nudges one higher when the agent
 // is about to stop again. Once v.Nudges reaches max_verify_nudges (config.yaml, default 3)
-// no hook can keep the agent going: the decision is Capped.
+// no hook can keep the agent going: the decision is Capped. A subagent about to stop is
+// v.Subagent, its Nudges counted apart from the agent's: a Continue is its next instruction.
 func (e *Engine) PreVerify(ctx context.Context, v hookspec.Verify) VerifyDecision {
 	set := e.with(hooknames.PreVerify)
 	if set == nil {
@@ -42,6 +43,12 @@ func (e *Engine) PreVerify(ctx context.Context, v hookspec.Verify) VerifyDecisio
 	d := VerifyDecision{Continue: true, Reason: rep.Decision.Message, Hook: rep.decider().Name}
 	if v.Nudges >= set.maxVerifyNudges() {
 		d.Continue, d.Capped = false, true
+		if v.Subagent != nil {
+			e.logger.Info("pre_verify: a hook asked to keep a subagent going, but it reached max_verify_nudges; it stops",
+				"hook", d.Hook, "session_id", v.SessionID, "agent_id", v.Subagent.ID, "agent_type", v.Subagent.Type,
+				"nudges", v.Nudges, "max_verify_nudges", set.maxVerifyNudges())
+			return d
+		}
 		e.logger.Info("pre_verify: a hook asked to keep going, but this turn reached max_verify_nudges; the agent stops",
 			"hook", d.Hook, "session_id", v.SessionID, "nudges", v.Nudges, "max_verify_nudges", set.maxVerifyNudges())
 	}

@@ -40,6 +40,37 @@ func TestPreVerifyContinuesUntilTheCap(t *testing.T) {
 	}
 }
 
+// A subagent about to stop fires pre_verify with kw.subagent naming it (nil for the agent
+// itself); a hook may keep it going, until its own nudges reach the cap.
+func TestPreVerifyForASubagent(t *testing.T) {
+	home := testutil.Home(t, pluginFiles("verdict", "", one("pre_verify", `
+    local s = kw.subagent
+    if s and s.agent_type == "reviewer" and not kw.response:find("VERDICT") then
+      return {action = "continue", reason = s.agent_id .. " (" .. s.agent_transcript_path .. "): give a verdict"}
+    end`)))
+	e, _ := newEngine(t, home)
+	ctx := context.Background()
+	sub := &hookspec.VerifySubagent{ID: "a1", Type: "reviewer", TranscriptPath: "/t/a1.jsonl"}
+	cases := []struct {
+		name string
+		v    hookspec.Verify
+		want VerifyDecision
+	}{
+		{"the agent", hookspec.Verify{SessionID: "s", Response: "done"}, VerifyDecision{}},
+		{"a reviewer without a verdict", hookspec.Verify{SessionID: "s", Response: "done", Subagent: sub},
+			VerifyDecision{Continue: true, Reason: "a1 (/t/a1.jsonl): give a verdict", Hook: "verdict"}},
+		{"a reviewer at the cap", hookspec.Verify{SessionID: "s", Response: "done", Nudges: 3, Subagent: sub},
+			VerifyDecision{Capped: true, Reason: "a1 (/t/a1.jsonl): give a verdict", Hook: "verdict"}},
+		{"a reviewer with a verdict", hookspec.Verify{SessionID: "s", Response: "VERDICT: approve", Subagent: sub}, VerifyDecision{}},
+		{"another subagent", hookspec.Verify{SessionID: "s", Response: "done", Subagent: &hookspec.VerifySubagent{ID: "e1", Type: "explorer"}}, VerifyDecision{}},
+	}
+	for _, c := range cases {
+		if diff := cmp.Diff(c.want, e.PreVerify(ctx, c.v)); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", c.name, diff)
+		}
+	}
+}
+
 // max_verify_nudges in config.yaml sets the cap; 0 means no hook keeps the agent going; a
 // value that is not a whole number in range is a warning and the default.
 func TestMaxVerifyNudges(t *testing.T) {
@@ -88,7 +119,7 @@ func TestDecideTurnBlocksThePrompt(t *testing.T) {
 	if d.Block == nil || d.Block.Message != "the prompt holds an API key; remove it" || d.Block.Hook != "b-secrets" || d.Context != "" {
 		t.Errorf("blocked prompt: %+v (block %+v)", d, d.Block)
 	}
-	if c := e.PreLLMCall(ctx, hookspec.LLMTurn{SessionID: "s", UserMessage: "use sk-123"}); c != "" {
+	if c := e.DecideTurn(ctx, hookspec.LLMTurn{SessionID: "s", UserMessage: "use sk-123"}).Context; c != "" {
 		t.Errorf("PreLLMCall of a blocked prompt = %q, want no context", c)
 	}
 	if d := e.DecideTurn(ctx, hookspec.LLMTurn{SessionID: "s", UserMessage: "hello"}); d.Block != nil || d.Context != "be brief" {

@@ -31,7 +31,7 @@ func TestReloadWhileCalling(t *testing.T) {
 		wg.Go(func() {
 			first, newSeen := true, false
 			for !stop.Load() {
-				switch got := e.PreLLMCall(context.Background(), hookspec.LLMTurn{}); got {
+				switch got := e.DecideTurn(context.Background(), hookspec.LLMTurn{}).Context; got {
 				case "old":
 				case "new":
 					if !newSeen {
@@ -66,7 +66,7 @@ func TestReloadWhileCalling(t *testing.T) {
 		t.Errorf("%d calls saw neither version", bad.Load())
 	}
 	for range 10 {
-		if got := e.PreLLMCall(context.Background(), hookspec.LLMTurn{}); got != "new" {
+		if got := e.DecideTurn(context.Background(), hookspec.LLMTurn{}).Context; got != "new" {
 			t.Fatalf("after reload got %q", got)
 		}
 	}
@@ -83,7 +83,7 @@ func TestBrokenEditKeepsPreviousVersion(t *testing.T) {
 	if err := e.Reload(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if got := e.PreLLMCall(context.Background(), hookspec.LLMTurn{}); got != "v1\n\nq2" {
+	if got := e.DecideTurn(context.Background(), hookspec.LLMTurn{}).Context; got != "v1\n\nq2" {
 		t.Errorf("got %q, want the old p and the new q", got)
 	}
 	if !strings.Contains(logs.String(), "plugins/p/handler.lua:2:") || !strings.Contains(logs.String(), "previous version keeps running") {
@@ -94,7 +94,7 @@ func TestBrokenEditKeepsPreviousVersion(t *testing.T) {
 	if err := e.Reload(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if got := e.PreLLMCall(context.Background(), hookspec.LLMTurn{}); got != "v3\n\nq2" {
+	if got := e.DecideTurn(context.Background(), hookspec.LLMTurn{}).Context; got != "v3\n\nq2" {
 		t.Errorf("after the fix got %q", got)
 	}
 }
@@ -151,7 +151,7 @@ func TestAuditRecords(t *testing.T) {
 	e, logs := newEngine(t, home)
 	ctx := context.Background()
 	e.DecideTool(ctx, call)
-	e.PreLLMCall(ctx, hookspec.LLMTurn{UserMessage: "hi"})
+	e.DecideTurn(ctx, hookspec.LLMTurn{UserMessage: "hi"})
 	c := call
 	c.Result = "sk-verysecret"
 	e.TransformToolResult(ctx, c)
@@ -187,7 +187,7 @@ func TestRevokeStopsShellHookAtReload(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer e.Close(context.Background())
-	if got := e.PreLLMCall(context.Background(), hookspec.LLMTurn{}); got != "from shell" {
+	if got := e.DecideTurn(context.Background(), hookspec.LLMTurn{}).Context; got != "from shell" {
 		t.Fatalf("approved hook not registered: %q", got)
 	}
 	if n, err := consent.Open(consent.DefaultPath(home), nil).Revoke(context.Background(), s); n != 1 || err != nil {
@@ -196,7 +196,7 @@ func TestRevokeStopsShellHookAtReload(t *testing.T) {
 	if err := e.Reload(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if got := e.PreLLMCall(context.Background(), hookspec.LLMTurn{}); got != "" {
+	if got := e.DecideTurn(context.Background(), hookspec.LLMTurn{}).Context; got != "" {
 		t.Errorf("revoked hook still runs after reload: %q", got)
 	}
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"time"
 
@@ -26,7 +27,8 @@ type ToolRun struct {
 // transform_terminal_output (for the "terminal" tool, whose result is JSON with an "output"
 // string), post_tool_call, post_tool_failure when run failed (the context they give is
 // appended to the result, after a blank line) and transform_tool_result. call.DurationMS is measured around run
-// when 0. Use WithTrace to see every firing.
+// when 0. A failure is interrupted (post_tool_failure's interrupted) when ctx is done or run's
+// error is context.Canceled: the user interrupted the call. Use WithTrace to see every firing.
 func (e *Engine) RunTool(ctx context.Context, call hookspec.ToolCall, run func(context.Context, hookspec.ToolCall) (string, error)) ToolRun {
 	d := e.DecideTool(ctx, call)
 	if d.Block != nil {
@@ -50,7 +52,7 @@ func (e *Engine) RunTool(ctx context.Context, call hookspec.ToolCall, run func(c
 		result, call.Result = *output, *output
 	}
 	if err != nil {
-		f := hookspec.ToolFailure{Call: call, Error: err.Error(), Interrupted: ctx.Err() != nil}
+		f := hookspec.ToolFailure{Call: call, Error: err.Error(), Interrupted: ctx.Err() != nil || errors.Is(err, context.Canceled)}
 		f.Call.Result = ""
 		feedback = joinContext(feedback, e.PostToolFailure(ctx, f))
 	}

@@ -35,6 +35,9 @@ type ShellHookInfo struct {
 	WorkDir string `json:"work_dir,omitempty"`
 	If      string `json:"if,omitempty"`    // its if condition, in Claude Code's permission-rule syntax
 	Async   bool   `json:"async,omitempty"` // it runs in the background; its answer is ignored
+	// Subagent: a pre_verify hook of another agent that serves its subagents about to stop
+	// (SubagentStop), not the agent itself (Stop).
+	Subagent bool `json:"subagent,omitempty"`
 
 	// Registered reports whether this engine fires the hook.
 	Registered bool `json:"registered"`
@@ -136,7 +139,7 @@ func (e *Engine) loadShellHooks(ctx context.Context, cfg *config, prev *hookSet,
 		info := &ShellHookInfo{
 			Event: h.Event, Matcher: h.Matcher, Command: h.Command, Timeout: h.Timeout.Seconds(),
 			FailClosed: h.FailClosed, Dialect: h.Dialect, Type: h.Type, Line: h.Line, hook: h,
-			File: cfg.file, Layer: layer, WorkDir: h.WorkDir(), If: h.If, Async: h.Async || h.AsyncRewake,
+			File: cfg.file, Layer: layer, WorkDir: h.WorkDir(), If: h.If, Async: h.Async || h.AsyncRewake, Subagent: h.Subagent,
 		}
 		if layer == LayerUser {
 			info.Refused = policy.refuses(h.Type, h.Command)

@@ -129,7 +129,7 @@ func TestShellConsent(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer eng.Close(context.Background())
-			got := eng.PreLLMCall(context.Background(), hookspec.LLMTurn{}) == "from shell"
+			got := eng.DecideTurn(context.Background(), hookspec.LLMTurn{}).Context == "from shell"
 			if got != tt.want {
 				t.Errorf("registered = %v, want %v", got, tt.want)
 			}
@@ -156,7 +156,7 @@ func TestShellHooksIgnoreConsentForTests(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer eng.Close(context.Background())
-	if got := eng.PreLLMCall(context.Background(), hookspec.LLMTurn{}); got != "from shell" {
+	if got := eng.DecideTurn(context.Background(), hookspec.LLMTurn{}).Context; got != "from shell" {
 		t.Errorf("context = %q", got)
 	}
 	if _, err := os.Stat(filepath.Join(home, "shell-hooks-allowlist.json")); err == nil {

@@ -33,14 +33,14 @@ func TestStoreOutlivesReloadsAndRestarts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := eng.PreLLMCall(ctx, turn); c != "call 1\n\ncall 1" {
+	if c := eng.DecideTurn(ctx, turn).Context; c != "call 1\n\ncall 1" {
 		t.Fatalf("first turn: %q", c)
 	}
 	writeFile(t, filepath.Join(home, "plugins", "counter", "handler.lua"), strings.Replace(counter, `"call "`, `"count "`, 1))
 	if err := eng.Reload(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if c := eng.PreLLMCall(ctx, turn); c != "count 2\n\ncall 2" {
+	if c := eng.DecideTurn(ctx, turn).Context; c != "count 2\n\ncall 2" {
 		t.Errorf("after an edit: %q", c)
 	}
 	if n := testutil.ToFloat64(m.storeCalls.WithLabelValues(hookspec.SourcePlugin, "counter", "incr")); n != 2 {
@@ -52,7 +52,7 @@ func TestStoreOutlivesReloadsAndRestarts(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer eng.Close(ctx)
-	if c := eng.PreLLMCall(ctx, turn); c != "count 3\n\ncall 3" {
+	if c := eng.DecideTurn(ctx, turn).Context; c != "count 3\n\ncall 3" {
 		t.Errorf("after a restart: %q", c)
 	}
 	b, err := eng.currentBackend()
@@ -101,7 +101,7 @@ func TestBadStoreConfig(t *testing.T) {
 	if w := eng.Warnings(); len(w) != 1 || !strings.Contains(w[0].String(), "config.yaml:1") || !strings.Contains(w[0].String(), "memcached") {
 		t.Errorf("warnings %v", w)
 	}
-	if c := eng.PreLLMCall(context.Background(), hookspec.LLMTurn{}); c != "" {
+	if c := eng.DecideTurn(context.Background(), hookspec.LLMTurn{}).Context; c != "" {
 		t.Errorf("context %q", c)
 	}
 	if !strings.Contains(logs.String(), "store.incr") {
@@ -119,13 +119,13 @@ func TestRedisDownAndBack(t *testing.T) {
 	home := htest.Home(t, htest.Merge(pluginFiles("counter", "timeout: 1\n", counter), map[string]string{"config.yaml": "store: {url: \"" + r.URL + "\"}\n"}))
 	eng, logs := newEngine(t, home)
 	ctx := context.Background()
-	if c := eng.PreLLMCall(ctx, hookspec.LLMTurn{}); c != "call 1" {
+	if c := eng.DecideTurn(ctx, hookspec.LLMTurn{}).Context; c != "call 1" {
 		t.Fatalf("context %q", c)
 	}
 	r.Stop()
 	for i := range 3 {
 		start := time.Now()
-		if c := eng.PreLLMCall(ctx, hookspec.LLMTurn{}); c != "" {
+		if c := eng.DecideTurn(ctx, hookspec.LLMTurn{}).Context; c != "" {
 			t.Errorf("with redis down: %q", c)
 		}
 		if d := time.Since(start); d > 3*time.Second {
@@ -136,7 +136,7 @@ func TestRedisDownAndBack(t *testing.T) {
 		t.Errorf("the failures were not logged:\n%s", logs)
 	}
 	r.Start()
-	if c := eng.PreLLMCall(ctx, hookspec.LLMTurn{}); c != "call 1" { // a fresh server: no persistence
+	if c := eng.DecideTurn(ctx, hookspec.LLMTurn{}).Context; c != "call 1" { // a fresh server: no persistence
 		t.Errorf("after redis came back: %q", c)
 	}
 }
@@ -147,7 +147,7 @@ func TestFailedReloadKeepsTheStore(t *testing.T) {
 	home := htest.Home(t, pluginFiles("counter", "", counter))
 	eng, _ := newEngine(t, home)
 	ctx := context.Background()
-	if c := eng.PreLLMCall(ctx, hookspec.LLMTurn{}); c != "call 1" {
+	if c := eng.DecideTurn(ctx, hookspec.LLMTurn{}).Context; c != "call 1" {
 		t.Fatalf("context %q", c)
 	}
 	writeFile(t, filepath.Join(home, "config.yaml"), "store: {url: \"redis://127.0.0.1:1/0\"}\n")
@@ -158,7 +158,7 @@ func TestFailedReloadKeepsTheStore(t *testing.T) {
 	if err := eng.Reload(ctx); err == nil {
 		t.Fatal("the reload did not fail")
 	}
-	if c := eng.PreLLMCall(ctx, hookspec.LLMTurn{}); c != "call 2" {
+	if c := eng.DecideTurn(ctx, hookspec.LLMTurn{}).Context; c != "call 2" {
 		t.Errorf("after a failed reload: %q, want the old set counting on in the old store", c)
 	}
 }
@@ -187,7 +187,7 @@ func TestStoreIsThePluginDirectorys(t *testing.T) {
 	ctx := context.Background()
 	home := htest.Home(t, pluginFiles("victim", "", victim))
 	eng, _ := newEngine(t, home)
-	if c := eng.PreLLMCall(ctx, hookspec.LLMTurn{}); c != "victim" {
+	if c := eng.DecideTurn(ctx, hookspec.LLMTurn{}).Context; c != "victim" {
 		t.Fatalf("victim: %q", c)
 	}
 	os.MkdirAll(filepath.Join(home, "plugins", "evil"), 0o755)
@@ -196,7 +196,7 @@ func TestStoreIsThePluginDirectorys(t *testing.T) {
 	if err := eng.Reload(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if c := eng.PreLLMCall(ctx, hookspec.LLMTurn{}); c != "victim" {
+	if c := eng.DecideTurn(ctx, hookspec.LLMTurn{}).Context; c != "victim" {
 		t.Errorf("after evil was added: %q", c)
 	}
 	evilDir, victimDir := filepath.Join(home, "plugins", "evil"), filepath.Join(home, "plugins", "victim")
@@ -216,7 +216,7 @@ func TestStoreIsThePluginDirectorys(t *testing.T) {
 
 	eng, _ = newEngine(t, home) // evil comes first in directory order
 	wantErr("restart", victimDir, evilDir)
-	if c := eng.PreLLMCall(ctx, hookspec.LLMTurn{}); c != "evil: get=nil keys=0 delete=false" {
+	if c := eng.DecideTurn(ctx, hookspec.LLMTurn{}).Context; c != "evil: get=nil keys=0 delete=false" {
 		t.Errorf("evil saw %q", c)
 	}
 	b, err := eng.currentBackend()
@@ -244,7 +244,7 @@ func TestStoreMaxBytes(t *testing.T) {
 end`
 	home := htest.Home(t, htest.Merge(pluginFiles("filler", "", filler), map[string]string{"config.yaml": "store: {max_bytes: 1MiB}\n"}))
 	eng, _ := newEngine(t, home)
-	c := eng.PreLLMCall(ctx, hookspec.LLMTurn{})
+	c := eng.DecideTurn(ctx, hookspec.LLMTurn{}).Context
 	if !strings.HasPrefix(c, "18: ") || !strings.Contains(c, "store.set: store: the write would take the hook's keys and values past its quota of 1MiB") ||
 		!strings.Contains(c, "raise store: {max_bytes: ...} in config.yaml") {
 		t.Errorf("filling 1MiB: %q", c)
@@ -256,7 +256,7 @@ end`
 	if w := eng.Warnings(); len(w) != 1 || !strings.Contains(w[0].String(), "config.yaml:1: store.max_bytes must be a size such as 64MiB") {
 		t.Errorf("warnings %v", w)
 	}
-	if c := eng.PreLLMCall(ctx, hookspec.LLMTurn{}); !strings.Contains(c, "store.max_bytes must be a size") {
+	if c := eng.DecideTurn(ctx, hookspec.LLMTurn{}).Context; !strings.Contains(c, "store.max_bytes must be a size") {
 		t.Errorf("with a bad max_bytes: %q", c)
 	}
 }
@@ -274,7 +274,7 @@ func TestStoreFollowsTheHome(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer eng.Close(ctx)
-	if c := eng.PreLLMCall(ctx, turn); c != "call 1" {
+	if c := eng.DecideTurn(ctx, turn).Context; c != "call 1" {
 		t.Fatalf("first turn: %q", c)
 	}
 	old := home + ".old"
@@ -282,13 +282,13 @@ func TestStoreFollowsTheHome(t *testing.T) {
 		t.Fatal(err)
 	}
 	htest.WriteFiles(t, home, files)
-	if c := eng.PreLLMCall(ctx, turn); c != "call 1" {
+	if c := eng.DecideTurn(ctx, turn).Context; c != "call 1" {
 		t.Errorf("in the new home: %q, want the count of a new store", c)
 	}
 	if err := eng.Reload(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if c := eng.PreLLMCall(ctx, turn); c != "call 2" {
+	if c := eng.DecideTurn(ctx, turn).Context; c != "call 2" {
 		t.Errorf("after a reload: %q", c)
 	}
 	for dir, want := range map[string]string{home: "2", old: "1"} {
@@ -306,7 +306,7 @@ func TestStoreFollowsTheHome(t *testing.T) {
 	if err := os.RemoveAll(home); err != nil {
 		t.Fatal(err)
 	}
-	if c := eng.PreLLMCall(ctx, turn); c != "" {
+	if c := eng.DecideTurn(ctx, turn).Context; c != "" {
 		t.Errorf("without a home: %q, want the store call to fail", c)
 	}
 	if _, err := os.Stat(home); !os.IsNotExist(err) {

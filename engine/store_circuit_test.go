@@ -30,14 +30,14 @@ func TestRedisPausedTurnsDoNotStall(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer eng.Close(ctx)
-	if c := eng.PreLLMCall(ctx, hookspec.LLMTurn{}); c != "call 1" {
+	if c := eng.DecideTurn(ctx, hookspec.LLMTurn{}).Context; c != "call 1" {
 		t.Fatalf("context %q", c)
 	}
 	r.Pause()
 	defer r.Resume()
 	for i := range store.DefaultFailAfter + 3 {
 		start := time.Now()
-		c := eng.PreLLMCall(ctx, hookspec.LLMTurn{})
+		c := eng.DecideTurn(ctx, hookspec.LLMTurn{}).Context
 		took := time.Since(start)
 		t.Logf("turn %d with redis paused: %v", i+1, took)
 		bound := 3 * time.Second // the operation timeout (1s) and a margin, under the hook's 5s

@@ -64,7 +64,7 @@ func TestWithTrace(t *testing.T) {
 	ctx := WithTrace(context.Background(), func(r Report) { reps = append(reps, r) })
 	e.DecideTool(ctx, hookspec.ToolCall{Name: "x"})
 	e.DecideTool(ctx, hookspec.ToolCall{Name: "y"})
-	e.PreLLMCall(ctx, hookspec.LLMTurn{}) // nothing registered: not reported
+	e.DecideTurn(ctx, hookspec.LLMTurn{}) // nothing registered: not reported
 	e.OnSessionStart(ctx, hookspec.Session{SessionID: "s1", Platform: "cli"})
 	if len(reps) != 3 {
 		t.Fatalf("%d reports, want 3: %+v", len(reps), reps)

@@ -12,10 +12,6 @@ import (
 	"github.com/hermes-hooks/hermes/webhook"
 )
 
-// SourceWebhook is the Source of the result an outbound webhook leaves in a report: the
-// event was queued (or dropped) for delivery; it never answers.
-const SourceWebhook = "webhook"
-
 // retireWebhooks bounds how long a replaced set's queued deliveries may still be sent.
 const retireWebhooks = 30 * time.Second
 
@@ -97,7 +93,7 @@ func (c webhookCallback) fire(_ context.Context, hook string, kw args, _ bool) h
 	m := kw.Map()
 	tool := toolNameOf(m)
 	if !c.d.WantsTool(hook, tool) { // no endpoint's matcher takes this tool: nothing to build
-		return hookspec.Result{Source: SourceWebhook, Name: "webhooks", Status: hookspec.StatusSkipped}
+		return hookspec.Result{Source: hookspec.SourceWebhook, Name: "webhooks", Status: hookspec.StatusSkipped}
 	}
 	cwd := c.cwd()
 	c.d.NotifyLazy(hook, tool, func() ([]byte, error) {
@@ -106,7 +102,7 @@ func (c webhookCallback) fire(_ context.Context, hook string, kw args, _ bool) h
 		}
 		return shell.BuildPayload(hook, m, cwd)
 	})
-	return hookspec.Result{Source: SourceWebhook, Name: "webhooks", Status: hookspec.StatusOK}
+	return hookspec.Result{Source: hookspec.SourceWebhook, Name: "webhooks", Status: hookspec.StatusOK}
 }
 
 func toolNameOf(m map[string]any) string {
@@ -162,5 +158,5 @@ func (m *Metrics) WebhookAttemptFailed(name, event string, retry bool) {
 
 // WebhookDropped implements webhook.Observer.
 func (m *Metrics) WebhookDropped(name, event string, reason hookspec.DropReason) {
-	m.drops.WithLabelValues(SourceWebhook, name, event, reason.String()).Inc()
+	m.drops.WithLabelValues(hookspec.SourceWebhook, name, event, reason.String()).Inc()
 }

@@ -55,6 +55,7 @@ type Gateway struct {
 	reloadMu  sync.Mutex   // serialises Reload and Close
 	closed    bool
 	workers   sync.WaitGroup
+	turns     turnCount // turns in flight (StartTurn to Finish or Fail)
 }
 
 // routes is one generation of loaded hooks and who subscribes to what.
@@ -423,13 +424,19 @@ func (g *Gateway) Dropped() map[string]int64 {
 	return out
 }
 
-// Close closes the gateway hooks first, so that queued events are handled while the engine
+// Close refuses new turns (StartTurn fails with ErrClosed) and waits for the turns in
+// flight to end (Finish or Fail) until ctx is done. Then it closes the gateway hooks, so
+// that queued events are handled while the engine
 // (whose hooks and host functions they may use) still runs, then the engine. It stops
 // accepting events (later ones are dropped and counted) and waits for the queued ones to
 // be handled until ctx is done; then it interrupts running handlers, drops (and counts)
 // what is still queued, and returns ctx's error. The engine shares the deadline (see
 // engine.Engine.Close): after Close it blocks every tool call.
 func (g *Gateway) Close(ctx context.Context) error {
+	select {
+	case <-g.turns.close():
+	case <-ctx.Done(): // the turns still in flight meet a closed engine: their tool calls are blocked
+	}
 	return errors.Join(g.closeHooks(ctx), g.eng.Close(ctx))
 }
 

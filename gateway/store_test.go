@@ -25,7 +25,7 @@ func TestGatewayHookStore(t *testing.T) {
 	}
 	defer g.Close(ctx)
 	eng := g.Engine()
-	eng.PreLLMCall(ctx, hookspec.LLMTurn{})
+	eng.DecideTurn(ctx, hookspec.LLMTurn{})
 	var last any
 	for range 3 {
 		rs := g.EmitSync(ctx, hookspec.NamedEvent{Name: "agent:step", Data: map[string]any{}})

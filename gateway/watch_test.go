@@ -53,7 +53,7 @@ func TestHost(t *testing.T) {
 	if err := <-watching; err != nil {
 		t.Fatal(err)
 	}
-	if got := h.Engine().PreLLMCall(ctx, hookspec.LLMTurn{}); got != "v2" {
+	if got := h.Engine().DecideTurn(ctx, hookspec.LLMTurn{}).Context; got != "v2" {
 		t.Errorf("after the watcher reloaded: %q, want v2", got)
 	}
 

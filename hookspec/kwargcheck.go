@@ -44,7 +44,7 @@ var otherNames = map[string][]string{
 }
 
 // nullable are the kwargs that may be nil (JSON null): everything else has a value.
-var nullable = map[string]bool{"session_id": true, "child_role": true}
+var nullable = map[string]bool{"session_id": true, "child_role": true, "subagent": true}
 
 // kinds of values, as a payload file writes them.
 const (
@@ -74,6 +74,9 @@ func kwargKinds(event string) map[string]string {
 	}
 	if event == hooknames.PreGatewayDispatch { // the host's objects
 		kinds["gateway"], kinds["session_store"] = kindAny, kindAny
+	}
+	if event == hooknames.PreVerify { // nil for the agent itself: a subagent's is a table
+		kinds["subagent"] = kindTable
 	}
 	return kinds
 }

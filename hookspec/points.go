@@ -7,20 +7,48 @@ package hookspec
 // agent going when config.yaml does not say (max_verify_nudges).
 const DefaultMaxVerifyNudges = 3
 
-// Verify is the moment the agent is about to stop, its final answer ready: pre_verify.
+// Verify is the moment the agent is about to stop, its final answer ready: pre_verify. A
+// subagent about to stop is one too (Subagent says which).
 type Verify struct {
 	SessionID   string
-	UserMessage string // the turn's user message
-	Response    string // the final answer the agent is about to give
-	Nudges      int    // how many times hooks kept it going already in this user turn
+	UserMessage string // the turn's user message ("" for a subagent, whose task the host may not know)
+	Response    string // the final answer the agent (or the subagent) is about to give
+	Nudges      int    // how many times hooks kept it going already in this user turn (a subagent: in its run)
 	Model       string
 	Platform    string
+	// Subagent names the subagent about to stop; nil when it is the agent itself. Its
+	// hooks keep it going like the agent's, with their own max_verify_nudges.
+	Subagent *VerifySubagent
 }
 
-// Kwargs are pre_verify's arguments.
+// VerifySubagent is a subagent (a child of a delegation) about to stop, named the way
+// Claude Code's and Codex's SubagentStop name it.
+type VerifySubagent struct {
+	ID             string // agent_id: the subagent's id, the same for each of its stops
+	Type           string // agent_type: what kind of subagent it is (the role it was given)
+	TranscriptPath string // agent_transcript_path: its own transcript; "" when the host keeps none
+}
+
+// Kwargs are pre_verify's arguments: subagent is nil for the agent itself, else a table of
+// agent_id, agent_type and agent_transcript_path.
 func (v Verify) Kwargs() map[string]any {
+	var sub any
+	if v.Subagent != nil {
+		sub = map[string]any{"agent_id": v.Subagent.ID, "agent_type": v.Subagent.Type, "agent_transcript_path": v.Subagent.TranscriptPath}
+	}
 	return map[string]any{"session_id": v.SessionID, "user_message": v.UserMessage, "response": v.Response,
-		"nudges": v.Nudges, "model": v.Model, "platform": v.Platform}
+		"nudges": v.Nudges, "model": v.Model, "platform": v.Platform, "subagent": sub}
+}
+
+// SubagentOf is the subagent of pre_verify's kwargs: nil when the agent itself is about to
+// stop (no subagent table).
+func SubagentOf(kwargs map[string]any) *VerifySubagent {
+	t, ok := kwargs["subagent"].(map[string]any)
+	if !ok {
+		return nil
+	}
+	str := func(k string) string { s, _ := t[k].(string); return s }
+	return &VerifySubagent{ID: str("agent_id"), Type: str("agent_type"), TranscriptPath: str("agent_transcript_path")}
 }
 
 // ToolFailure is a tool call that failed (an error, a timeout, an interruption):

@@ -55,5 +55,6 @@ const (
 	SourcePlugin  = "plugin"
 	SourceShell   = "shell"
 	SourceGateway = "gateway"
-	SourceEngine  = "engine" // the engine itself: a closed engine's refusal
+	SourceEngine  = "engine"  // the engine itself: a closed engine's refusal
+	SourceWebhook = "webhook" // the outbound webhooks an event was queued for (their delivery happens later)
 )

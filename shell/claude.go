@@ -43,7 +43,7 @@ var claudeEvents = map[string]string{
 // importEvents is the hook an imported Claude Code hook serves (§5.6).
 var importEvents = map[string]string{
 	"PreToolUse": hooknames.PreToolCall, "PostToolUse": hooknames.PostToolCall, "UserPromptSubmit": hooknames.PreLLMCall,
-	"SessionStart": hooknames.OnSessionStart, "SessionEnd": hooknames.OnSessionEnd, "SubagentStop": hooknames.SubagentStop,
+	"SessionStart": hooknames.OnSessionStart, "SessionEnd": hooknames.OnSessionEnd, "SubagentStop": hooknames.PreVerify,
 	"Stop": hooknames.PreVerify, "PostToolUseFailure": hooknames.PostToolFailure, "PreCompact": hooknames.PreCompact,
 	"PostCompact": hooknames.PostCompact, "Notification": hooknames.OnNotification, "PermissionRequest": hooknames.PreApprovalRequest,
 }
@@ -231,7 +231,7 @@ func claudePayload(event string, kwargs map[string]any, cwd string, tools *ToolT
 		"transcript_path": "",
 		"cwd":             cwd,
 		"permission_mode": "default",
-		"hook_event_name": claudeEvents[event],
+		"hook_event_name": eventName(DialectClaude, event, kwargs),
 	}
 	switch event {
 	case hooknames.PreToolCall, hooknames.PostToolCall, hooknames.PostToolFailure:
@@ -297,7 +297,7 @@ func outcomeOf(d, event string, exit int, stdout, stderr string, tools *ToolTabl
 		return nil, hookspec.Answer{}, notJSON(err, out)
 	}
 	obj := v.(map[string]any) // valid JSON that starts with '{'
-	answer, problem = claudeJSON(DialectEvent(d, event), event, obj)
+	answer, problem = claudeJSON(eventName(d, event, kwargs), event, obj)
 	if event == hooknames.PostToolCall {
 		answer.Output = updatedToolOutput(obj)
 	}

@@ -23,11 +23,13 @@ func TestClaudeOutcome(t *testing.T) {
 	bash := map[string]any{"tool_name": "terminal"}
 	edit := map[string]any{"tool_name": "patch"}
 	type want struct {
-		kind    hookspec.Kind
-		msg     string // Block and Ask message, Context text
-		args    map[string]any
-		problem string // a substring; "" = no problem
+		kind     hookspec.Kind
+		msg      string // Block and Ask message, Context text
+		args     map[string]any
+		problem  string // a substring; "" = no problem
+		remember bool   // PermissionRequest's updatedPermissions
 	}
+	reviewer := map[string]any{"subagent": map[string]any{"agent_id": "a1", "agent_type": "reviewer", "agent_transcript_path": ""}}
 	cases := []struct {
 		name, event    string
 		exit           int
@@ -58,6 +60,7 @@ func TestClaudeOutcome(t *testing.T) {
 		{"broken JSON", hooknames.PreToolCall, 0, `{"decision":`, "", bash, want{problem: "not valid JSON"}},
 		{"plain text on a tool call is only shown", hooknames.PreToolCall, 0, "checked\n", "", bash, want{}},
 		{"systemMessage alone decides nothing", hooknames.PreToolCall, 0, `{"systemMessage":"note"}`, "", bash, want{}},
+		{"suppressOutput decides nothing", hooknames.PreToolCall, 0, `{"suppressOutput":true}`, "", bash, want{}},
 
 		{"prompt: plain text is context", hooknames.PreLLMCall, 0, "Today is Monday.\n", "", nil, want{kind: hookspec.Context, msg: "Today is Monday."}},
 		{"prompt: additionalContext", hooknames.PreLLMCall, 0, `{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"ctx"}}`, "", nil, want{kind: hookspec.Context, msg: "ctx"}},
@@ -74,6 +77,10 @@ func TestClaudeOutcome(t *testing.T) {
 		{"stop: approve lets it stop", hooknames.PreVerify, 0, `{"decision":"approve"}`, "", nil, want{}},
 		{"stop: exit 0 lets it stop", hooknames.PreVerify, 0, "", "", nil, want{}},
 		{"stop: wrong hookEventName", hooknames.PreVerify, 0, `{"hookSpecificOutput":{"hookEventName":"SubagentStop"}}`, "", nil, want{problem: `expected "Stop"`}},
+		{"subagent stop: decision block keeps the subagent going", hooknames.PreVerify, 0, `{"decision":"block","reason":"give a verdict"}`, "", reviewer, want{kind: hookspec.Continue, msg: "give a verdict"}},
+		{"subagent stop: exit 2 keeps it going with stderr", hooknames.PreVerify, 2, "", "give a verdict", reviewer, want{kind: hookspec.Continue, msg: "give a verdict"}},
+		{"subagent stop: continue false lets it stop", hooknames.PreVerify, 0, `{"continue":false,"stopReason":"enough"}`, "", reviewer, want{}},
+		{"subagent stop: its own hookEventName", hooknames.PreVerify, 0, `{"hookSpecificOutput":{"hookEventName":"Stop"}}`, "", reviewer, want{problem: `expected "SubagentStop"`}},
 
 		// PostToolUseFailure (post_tool_failure): feedback to the model.
 		{"failure: additionalContext", hooknames.PostToolFailure, 0, `{"hookSpecificOutput":{"hookEventName":"PostToolUseFailure","additionalContext":"retry with -v"}}`, "", bash, want{kind: hookspec.Context, msg: "retry with -v"}},
@@ -83,6 +90,7 @@ func TestClaudeOutcome(t *testing.T) {
 		{"permission: allow", hooknames.PreApprovalRequest, 0, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}`, "", nil, want{kind: hookspec.Allow}},
 		{"permission: allow with updatedInput", hooknames.PreApprovalRequest, 0, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow","updatedInput":{"command":"ls"}}}}`, "", nil,
 			want{kind: hookspec.Allow, args: map[string]any{"command": "ls"}}},
+		{"permission: updatedPermissions remembers", hooknames.PreApprovalRequest, 0, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow","updatedPermissions":[{"type":"addRules"}]}}}`, "", nil, want{kind: hookspec.Allow, remember: true}},
 		{"permission: deny", hooknames.PreApprovalRequest, 0, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"not on main"}}}`, "", nil, want{kind: hookspec.Deny, msg: "not on main"}},
 		{"permission: exit 2 denies", hooknames.PreApprovalRequest, 2, "", "no", nil, want{kind: hookspec.Deny, msg: "no"}},
 		{"permission: unknown behavior", hooknames.PreApprovalRequest, 0, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"maybe"}}}`, "", nil, want{problem: `unknown decision.behavior "maybe"`}},
@@ -102,6 +110,7 @@ func TestClaudeOutcome(t *testing.T) {
 		{"post tool: decision block gives the reason", hooknames.PostToolCall, 0, `{"decision":"block","reason":"fix the test"}`, "", bash, want{kind: hookspec.Context, msg: "fix the test"}},
 		{"post tool: additionalContext", hooknames.PostToolCall, 0, `{"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"formatted"}}`, "", bash, want{kind: hookspec.Context, msg: "formatted"}},
 		{"post tool: plain text is only shown", hooknames.PostToolCall, 0, "formatted x.go", "", bash, want{}},
+		{"post tool: continue false cannot stop the agent", hooknames.PostToolCall, 0, `{"continue":false,"stopReason":"halt"}`, "", bash, want{problem: `"continue": false stops Claude Code`}},
 
 		{"subagent: block cannot be honoured", hooknames.SubagentStop, 0, `{"decision":"block","reason":"more"}`, "", nil, want{problem: "already stopped"}},
 		{"session end: exit 2", hooknames.OnSessionEnd, 2, "", "x", nil, want{problem: "no effect on on_session_end"}},
@@ -109,7 +118,7 @@ func TestClaudeOutcome(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, a, problem := claudeOutcome(c.event, c.exit, c.stdout, c.stderr, DefaultTools, c.kw)
-			got := want{kind: a.Kind, msg: a.Message + a.Text, args: a.Args}
+			got := want{kind: a.Kind, msg: a.Message + a.Text, args: a.Args, remember: a.Remember}
 			if c.want.problem == "" && problem != "" || !strings.Contains(problem, c.want.problem) {
 				t.Errorf("problem %q, want %q", problem, c.want.problem)
 			}

@@ -62,7 +62,7 @@ type ClaudeImport struct {
 
 // whyNot says why Claude Code events this project has no hook for cannot be imported.
 var whyNot = map[string]string{
-	"SubagentStart":      "the start of a subagent is not a moment the agent here tells hooks about (subagent_stop fires when one finishes)",
+	"SubagentStart":      "the start of a subagent is not a moment the agent here tells hooks about (a subagent about to stop is: SubagentStop maps to pre_verify)",
 	"TaskCompleted":      "there are no agent teams or task lists here; a task's completion cannot be held back",
 	"TeammateIdle":       "there are no agent teams here; a teammate cannot be kept working",
 	"PermissionDenied":   "the host's permission system does not tell hooks about denials (pre_approval_request answers requests)",
@@ -126,12 +126,16 @@ func (imp *ClaudeImport) event(file, ev string, groups *yaml.Node) {
 		imp.Skipped = append(imp.Skipped, ImportNote{at(groups, ""), "expected a list of {matcher, hooks} objects"})
 		return
 	}
+	var subagent map[string]any // SubagentStop: pre_verify of a subagent, matched by its type
+	if ev == subagentStop {
+		subagent = map[string]any{"subagent": map[string]any{}}
+	}
 	for gi, g := range groups.Content {
 		matcher := ""
 		if m := mapValue(g, "matcher"); m != nil && m.Kind == yaml.ScalarNode {
 			matcher = m.Value
 		}
-		if _, takes := claudeQuery(hook, nil, DefaultTools); !takes || matcher == "*" {
+		if _, takes := claudeQuery(hook, subagent, DefaultTools); !takes || matcher == "*" {
 			matcher = "" // its agent ignores it there
 		}
 		if seq := mapValue(g, "sequential"); d == DialectGemini && seq != nil && seq.Value == "false" {
@@ -143,7 +147,11 @@ func (imp *ClaudeImport) event(file, ev string, groups *yaml.Node) {
 			continue
 		}
 		for hi, h := range list.Content {
+			n := len(imp.Entries)
 			imp.hook(at(h, fmt.Sprintf("[%d].hooks[%d]", gi, hi)), hook, matcher, h)
+			for i := n; i < len(imp.Entries); i++ {
+				imp.Entries[i].Subagent = subagent != nil
+			}
 		}
 	}
 }
@@ -402,7 +410,8 @@ func declares(list *yaml.Node, e ImportEntry) bool {
 		if a := mapValue(n, "args"); a != nil {
 			_ = a.Decode(&args) // not a list: not the same entry
 		}
-		if str("command") == e.Command && slices.Equal(args, e.Args) && str("matcher") == e.Matcher && str("dialect") == e.dialect() {
+		if str("command") == e.Command && slices.Equal(args, e.Args) && str("matcher") == e.Matcher && str("dialect") == e.dialect() &&
+			(str("subagent") == "true") == e.Subagent {
 			return true
 		}
 	}
@@ -434,6 +443,9 @@ func entryNode(e ImportEntry) *yaml.Node {
 		if kv[1] != "" {
 			add(kv[0], kv[1], "!!str")
 		}
+	}
+	if e.Subagent {
+		add("subagent", "true", "!!bool")
 	}
 	if e.Async {
 		add("async", "true", "!!bool")

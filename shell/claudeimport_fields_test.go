@@ -93,8 +93,13 @@ func TestImportUnsupportedFields(t *testing.T) {
 		{"args that are not a list", `"PreToolUse": [{"hooks": [{"type": "command", "command": "node", "args": "x.js"}]}]`, "args must be a list of strings"},
 		{"a team event", `"TeammateIdle": [{"hooks": [{"type": "command", "command": "x"}]}]`, "there are no agent teams here"},
 		{"a task event", `"TaskCompleted": [{"hooks": [{"type": "command", "command": "x"}]}]`, "a task's completion cannot be held back"},
-		{"subagent start", `"SubagentStart": [{"hooks": [{"type": "command", "command": "x"}]}]`, "subagent_stop fires when one finishes"},
+		{"subagent start", `"SubagentStart": [{"hooks": [{"type": "command", "command": "x"}]}]`, "SubagentStop maps to pre_verify"},
 		{"no command", `"Stop": [{"hooks": [{"type": "command"}]}]`, "no command"},
+		{"a permission denial", `"PermissionDenied": [{"hooks": [{"type": "command", "command": "x"}]}]`, "does not tell hooks about denials"},
+		{"instructions loaded", `"InstructionsLoaded": [{"hooks": [{"type": "command", "command": "x"}]}]`, "loads no CLAUDE.md"},
+		{"a configuration change", `"ConfigChange": [{"hooks": [{"type": "command", "command": "x"}]}]`, "reach the engine by Reload"},
+		{"setup", `"Setup": [{"hooks": [{"type": "command", "command": "x"}]}]`, "there is no setup command here"},
+		{"an event of no name here", `"WorktreeCreate": [{"hooks": [{"type": "command", "command": "x"}]}]`, `Claude Code's event "WorktreeCreate" has no equivalent here (events that map:`},
 	}
 	for _, c := range cases {
 		imp, err := ReadClaudeSettings("hooks.json", []byte(`{"hooks": {`+c.hooks+`}}`))

@@ -109,7 +109,8 @@ func declaresHTTP(list *yaml.Node, e ImportEntry) bool {
 			}
 			return ""
 		}
-		return str("type") == TypeHTTP && str("url") == e.Command && str("matcher") == e.Matcher && str("dialect") == DialectClaude
+		return str("type") == TypeHTTP && str("url") == e.Command && str("matcher") == e.Matcher && str("dialect") == DialectClaude &&
+			(str("subagent") == "true") == e.Subagent
 	})
 }
 
@@ -148,5 +149,8 @@ func httpEntryNode(e ImportEntry) *yaml.Node {
 		add("timeout", &yaml.Node{Kind: yaml.ScalarNode, Value: strconv.Itoa(e.Timeout), Tag: "!!int"})
 	}
 	add("dialect", str(DialectClaude))
+	if e.Subagent {
+		add("subagent", &yaml.Node{Kind: yaml.ScalarNode, Value: "true", Tag: "!!bool"})
+	}
 	return n
 }

@@ -14,10 +14,14 @@ import (
 // answers Claude Code reads from them.
 
 // pointQuery is what a Claude Code matcher of one of the points is compared with: the
-// tool's name, the notification's type, the compaction's trigger. ok is false for Stop,
-// which has no matcher.
+// tool's name, the notification's type, the compaction's trigger, the type of a subagent
+// about to stop (SubagentStop). ok is false for Stop, which has no matcher.
 func pointQuery(event string, kwargs map[string]any, tools *ToolTable) (q string, ok bool) {
 	switch event {
+	case hooknames.PreVerify:
+		if s := hookspec.SubagentOf(kwargs); s != nil {
+			return s.Type, true
+		}
 	case hooknames.PostToolFailure:
 		name, _ := kwargs["tool_name"].(string)
 		q, _ = tools.ToClaude(name, nil)
@@ -43,6 +47,7 @@ func pointPayload(event string, kwargs map[string]any, p map[string]any, tools *
 		}
 		p["stop_hook_active"] = n > 0 // the agent already goes on because a Stop hook said so
 		p["last_assistant_message"] = firstString(kwargs["response"])
+		subagentPayload(kwargs, p)
 	case hooknames.PostToolFailure:
 		p["error"] = firstString(kwargs["error"])
 		p["is_interrupt"] = kwargs["interrupted"] == true

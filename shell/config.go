@@ -25,7 +25,7 @@ const (
 // entryKeys are the keys a hook entry understands; others are ignored.
 var entryKeys = []string{"matcher", "command", "timeout", "fail_closed", "persistent", "instances", "dialect",
 	"type", "url", "headers", "allowed_env_vars", "allow_private_network",
-	"if", "project_dir", "status_message", "async", "async_rewake", "args", "plugin_root", "plugin_data"}
+	"if", "project_dir", "status_message", "async", "async_rewake", "args", "plugin_root", "plugin_data", "subagent"}
 
 // Hook is one validated shell-hook entry from config.yaml. It is immutable after ParseHooks
 // and safe to share between goroutines.
@@ -144,6 +144,9 @@ func (p *parser) event(key, value *yaml.Node) {
 // add registers h unless the same (event, matcher, command) was declared before.
 func (p *parser) add(h *Hook) {
 	k := [3]string{h.Event, h.Matcher, h.Command}
+	if h.Subagent { // Stop and SubagentStop are two hooks
+		k[0] += " subagent"
+	}
 	if first, dup := p.seen[k]; dup {
 		p.warns = append(p.warns, hookspec.Warning{File: p.file, Line: h.Line,
 			Msg: fmt.Sprintf("hooks.%s: duplicate of the hook on line %d (same matcher and command); registered once", h.Event, first)})
@@ -178,7 +181,7 @@ func (p *parser) entry(event string, idx int, n *yaml.Node) (h *Hook) {
 		}
 	}
 	h = &Hook{Event: event, Line: n.Line}
-	if !p.dialect(h, where, fields["dialect"]) || !p.target(h, where, n, fields) {
+	if !p.dialect(h, where, fields["dialect"]) || !p.target(h, where, n, fields) || !p.subagentField(h, where, fields["subagent"]) {
 		return nil
 	}
 	p.matcherField(h, where, fields["matcher"])
@@ -303,7 +306,7 @@ func (p *parser) claudeMatcher(h *Hook, where string, n *yaml.Node, m string) {
 	if m == "" || m == "*" {
 		return
 	}
-	if _, ok := claudeQuery(h.Event, nil, p.tools); !ok {
+	if _, ok := claudeQuery(h.Event, h.kind(), p.tools); !ok {
 		p.warn(n, "%s: matcher %q is ignored: %s has no matcher for %s; the hook fires on every call", where, m, agentName(h.Dialect), DialectEvent(h.Dialect, h.Event))
 		return
 	}

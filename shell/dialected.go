@@ -36,6 +36,9 @@ type Dialected struct {
 	// directory under the home ($CLAUDE_PLUGIN_ROOT, $CLAUDE_PLUGIN_DATA); "" for a hook of
 	// a settings file.
 	PluginRoot, PluginData string
+	// Subagent (pre_verify only): the hook serves a subagent about to stop (its agent's
+	// SubagentStop), not the agent itself (Stop). Each fires only for its own.
+	Subagent bool
 }
 
 // ifCompiled is a hook's compiled If: nil when there is none, or when it cannot be
@@ -201,7 +204,7 @@ func (h *Hook) WorkDir() string {
 // Key renders the settings of a hook written for another agent: two hooks whose settings
 // render alike run alike.
 func (d Dialected) Key() string {
-	return fmt.Sprintf("%q|%q|%q|%v|%v|%q|%q|%q", d.ProjectDir, d.If, d.StatusMessage, d.Async, d.AsyncRewake, d.Args, d.PluginRoot, d.PluginData)
+	return fmt.Sprintf("%q|%q|%q|%v|%v|%q|%q|%q|%v", d.ProjectDir, d.If, d.StatusMessage, d.Async, d.AsyncRewake, d.Args, d.PluginRoot, d.PluginData, d.Subagent)
 }
 
 // dialectCmd runs a hook written for another agent as its agent does: the command line by

@@ -135,11 +135,17 @@ func dialectPayload(d, event string, kwargs map[string]any, cwd string, tools *T
 		return nil, err
 	}
 	p := v.(map[string]any)
-	p["hook_event_name"] = dialectEvents(d)[event]
+	p["hook_event_name"] = eventName(d, event, kwargs)
 	if d == DialectCodex {
 		p["turn_id"] = firstString(kwargs["turn_id"], kwargs["task_id"], kwargs["tool_call_id"])
 		p["model"] = firstString(kwargs["model"])
 		p["transcript_path"] = nil
+		if p["agent_transcript_path"] == "" { // Codex's paths are null when there is none
+			p["agent_transcript_path"] = nil
+		}
+		if event == hooknames.OnSessionEnd { // Interrupt: no reason, Codex has no SessionEnd
+			delete(p, "reason")
+		}
 		return encodePayload(p)
 	}
 	delete(p, "permission_mode")
@@ -183,6 +189,9 @@ func codexRejects(event string, exit int, stdout, stderr string, kwargs map[stri
 	if exit == exitBlock && strings.TrimSpace(stderr) == "" && (event == hooknames.PreToolCall || event == hooknames.PreLLMCall) {
 		return "exited with code 2 but wrote no blocking reason to stderr (Codex does not block then)"
 	}
+	if event == hooknames.OnSessionEnd {
+		return codexInterruptRejects(exit, stdout)
+	}
 	out := strings.TrimSpace(stdout)
 	if exit != 0 || out == "" || !strings.HasPrefix(out, "{") {
 		return ""
@@ -195,7 +204,7 @@ func codexRejects(event string, exit int, stdout, stderr string, kwargs map[stri
 	spec, _ := obj["hookSpecificOutput"].(map[string]any)
 	blank := func(k string, m map[string]any) bool { s, _ := m[k].(string); return strings.TrimSpace(s) == "" }
 	has := func(k string, m map[string]any) bool { _, ok := m[k]; return ok }
-	name := codexEvents[event]
+	name := eventName(DialectCodex, event, kwargs)
 	switch event {
 	case hooknames.PreToolCall, hooknames.PreApprovalRequest:
 		switch {
@@ -231,6 +240,31 @@ func codexRejects(event string, exit int, stdout, stderr string, kwargs map[stri
 		}
 		if event == hooknames.PostToolCall && obj["decision"] == nil && obj["continue"] != false && has("reason", obj) {
 			return "PostToolUse hook returned reason without decision"
+		}
+	}
+	return ""
+}
+
+// codexInterruptRejects is codexRejects for Interrupt, which only observes: an exit code 2
+// is an ordinary failure, and stdout is empty or a JSON object with systemMessage alone.
+func codexInterruptRejects(exit int, stdout string) string {
+	out := strings.TrimSpace(stdout)
+	switch {
+	case exit == exitBlock:
+		return "Interrupt hook exited with code 2 (a failure: an interrupted turn cannot be blocked)"
+	case exit != 0 || out == "":
+		return ""
+	case !strings.HasPrefix(out, "{") && !strings.HasPrefix(out, "["):
+		return "Interrupt hook returned non-JSON stdout"
+	}
+	v, err := jsonvalue.Decode([]byte(out))
+	obj, ok := v.(map[string]any)
+	if err != nil || !ok {
+		return "Interrupt hook returned invalid interrupt hook JSON output"
+	}
+	for k := range obj {
+		if k != "systemMessage" {
+			return fmt.Sprintf("Interrupt hook returned invalid interrupt hook JSON output (%q: only systemMessage is read)", k)
 		}
 	}
 	return ""

@@ -63,7 +63,13 @@ func TestCodexPayloads(t *testing.T) {
 			"tool_response", map[string]any{"stdout": "hello", "stderr": "", "interrupted": false, "isImage": false, "output": "hello"})},
 		{hooknames.PostCompact, nil, with(base("PostCompact"), "trigger", "manual", "compact_summary", "The user asked about the weather; it is sunny.", "turn_id", "")},
 		{hooknames.SubagentStop, nil, with(base("SubagentStop"), "session_id", "parent-sess", "stop_hook_active", false, "agent_type", "", "turn_id", "")},
-		{hooknames.OnSessionEnd, map[string]any{"interrupted": true}, with(base("Interrupt"), "reason", "other", "model", "gpt-4", "turn_id", "")},
+		{hooknames.OnSessionEnd, map[string]any{"interrupted": true}, with(base("Interrupt"), "model", "gpt-4", "turn_id", "")},
+		{hooknames.PreVerify, map[string]any{"subagent": map[string]any{"agent_id": "agent-7", "agent_type": "reviewer", "agent_transcript_path": ""}},
+			with(base("SubagentStop"), "stop_hook_active", false, "last_assistant_message", "Sunny.", "model", "gpt-4", "turn_id", "",
+				"agent_id", "agent-7", "agent_type", "reviewer", "agent_transcript_path", nil)},
+		{hooknames.PreVerify, map[string]any{"nudges": 1, "subagent": map[string]any{"agent_id": "agent-7", "agent_type": "reviewer", "agent_transcript_path": "/t/agent-7.jsonl"}},
+			with(base("SubagentStop"), "stop_hook_active", true, "last_assistant_message", "Sunny.", "model", "gpt-4", "turn_id", "",
+				"agent_id", "agent-7", "agent_type", "reviewer", "agent_transcript_path", "/t/agent-7.jsonl")},
 	}
 	for _, c := range cases {
 		kw := hookspec.SampleKwargs(c.hook, "/p")
@@ -115,8 +121,14 @@ func TestCodexAnswers(t *testing.T) {
 		{"permission updatedPermissions is rejected", hooknames.PreApprovalRequest, 0, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow","updatedPermissions":[]}}}`, "", nil, want{problem: "unsupported updatedPermissions"}},
 		{"permission interrupt is rejected", hooknames.PreApprovalRequest, 0, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","interrupt":true}}}`, "", nil, want{problem: "unsupported interrupt:true"}},
 		{"post tool reason without decision", hooknames.PostToolCall, 0, `{"reason":"x"}`, "", bash, want{problem: "PostToolUse hook returned reason without decision"}},
-		{"interrupt names its own event", hooknames.OnSessionEnd, 0, `{"hookSpecificOutput":{"hookEventName":"Interrupt"}}`, "", nil, want{}},
-		{"interrupt under Claude Code's name", hooknames.OnSessionEnd, 0, `{"hookSpecificOutput":{"hookEventName":"SessionEnd"}}`, "", nil, want{problem: `hookEventName is SessionEnd, expected "Interrupt"`}},
+		{"interrupt: systemMessage alone", hooknames.OnSessionEnd, 0, `{"systemMessage":"watch the tide"}`, "", nil, want{}},
+		{"interrupt: nothing", hooknames.OnSessionEnd, 0, "", "", nil, want{}},
+		{"interrupt: hookSpecificOutput is rejected", hooknames.OnSessionEnd, 0, `{"hookSpecificOutput":{"hookEventName":"Interrupt"}}`, "", nil, want{problem: `invalid interrupt hook JSON output ("hookSpecificOutput"`}},
+		{"interrupt: continue is rejected", hooknames.OnSessionEnd, 0, `{"continue":true}`, "", nil, want{problem: `invalid interrupt hook JSON output ("continue"`}},
+		{"interrupt: decision is rejected", hooknames.OnSessionEnd, 0, `{"decision":"block"}`, "", nil, want{problem: `invalid interrupt hook JSON output ("decision"`}},
+		{"interrupt: malformed JSON is rejected", hooknames.OnSessionEnd, 0, `{"systemMessage":"x"`, "", nil, want{problem: "invalid interrupt hook JSON output"}},
+		{"interrupt: plain text is rejected", hooknames.OnSessionEnd, 0, "aloha", "", nil, want{problem: "Interrupt hook returned non-JSON stdout"}},
+		{"interrupt: exit 2 is a failure", hooknames.OnSessionEnd, 2, "", "ignored", nil, want{problem: "Interrupt hook exited with code 2"}},
 		{"codex's name of a shared event", hooknames.PreToolCall, 0, `{"hookSpecificOutput":{"hookEventName":"BeforeTool","permissionDecision":"deny","permissionDecisionReason":"no"}}`, "", bash, want{problem: `expected "PreToolUse"`}},
 	}
 	for _, c := range cases {

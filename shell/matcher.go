@@ -62,10 +62,14 @@ func (h *Hook) Matches(toolName string) bool {
 
 // selects reports whether the hook fires for a call with kwargs: the tool events by tool
 // name; a Claude Code hook's matcher also selects session starts by source, ends by reason
-// and subagents by type.
+// and subagents about to stop by type (a Stop hook never fires for a subagent, nor a
+// SubagentStop hook for the agent).
 func (h *Hook) selects(kwargs map[string]any) bool {
 	if h.Dialect == DialectCodex && h.Event == hooknames.OnSessionEnd && kwargs["interrupted"] != true {
 		return false // Codex's Interrupt: only a turn the user interrupted
+	}
+	if !h.forSubagent(kwargs) {
+		return false // Stop serves the agent, SubagentStop its subagents
 	}
 	if h.Dialect == "" {
 		if !toolEvent(h.Event) {

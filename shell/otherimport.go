@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 	"gopkg.in/yaml.v3"
 )
 
@@ -27,6 +28,9 @@ func importEventsOf(d string) map[string]string {
 	for hook, ev := range dialectEvents(d) {
 		out[ev] = hook
 	}
+	if out[subagentStop] != "" { // like Stop, for a subagent (subagentstop.go)
+		out[subagentStop] = hooknames.PreVerify
+	}
 	return out
 }
 
@@ -42,7 +46,7 @@ func mappedEventsOf(d string) []string { return slices.Sorted(maps.Keys(importEv
 // whyNotOther says why events of Codex and Gemini CLI that map to no hook cannot be imported.
 var whyNotOther = map[string]map[string]string{
 	DialectCodex: {
-		"SubagentStart": "the start of a subagent is not a moment the agent here tells hooks about (subagent_stop fires when one finishes)",
+		"SubagentStart": "the start of a subagent is not a moment the agent here tells hooks about (a subagent about to stop is: SubagentStop maps to pre_verify)",
 		"StopFailure":   "a turn that ends on an API error is not a moment the agent here tells hooks about",
 		"SessionEnd":    "Codex has no SessionEnd; its Interrupt maps to on_session_end",
 	},

@@ -33,6 +33,16 @@ prompt = "safe?"
 [[hooks.StopFailure.hooks]]
 type = "command"
 command = "x"
+
+[[hooks.SessionEnd]]
+[[hooks.SessionEnd.hooks]]
+type = "command"
+command = "x"
+
+[[hooks.SubagentStart]]
+[[hooks.SubagentStart.hooks]]
+type = "command"
+command = "x"
 `
 	imp, err := ReadCodexHooks("config.toml", []byte(src), ImportOptions{ProjectDir: "/p"})
 	if err != nil {
@@ -49,6 +59,8 @@ command = "x"
 	for _, want := range []string{
 		`config.toml:14: hooks.PreToolUse[0].hooks[1]: type "prompt" needs Codex itself`,
 		`config.toml:18: hooks.StopFailure: a turn that ends on an API error is not a moment the agent here tells hooks about`,
+		`config.toml:23: hooks.SessionEnd: Codex has no SessionEnd; its Interrupt maps to on_session_end`,
+		`config.toml:28: hooks.SubagentStart: the start of a subagent is not a moment the agent here tells hooks about`,
 	} {
 		if !strings.Contains(strings.Join(skipped, "\n"), want) {
 			t.Errorf("skipped lacks %q:\n%s", want, strings.Join(skipped, "\n"))

@@ -5,12 +5,21 @@
 //	hermesctl [--home DIR] [--accept-hooks] [-v] <command> [flags]
 //
 //	hooks list [--json]                  every gateway, plugin and shell hook
-//	hooks test <event> [--for-tool X] [--payload-file F] [--json]
+//	hooks test <event> [--for-tool X] [--subagent TYPE] [--payload-file F] [--json]
 //	                                     fire every matching hook on a sample payload
 //	hooks allow <event> <command>        approve a shell hook
 //	hooks revoke <command>               remove every approval of a command
+//	hooks import claude|codex|gemini <settings file|plugin dir>
+//	                                     add another agent's hooks to config.yaml, in its dialect
 //	hooks doctor [--json]                check every hook; exit 3 on a problem
+//	hooks watch                          reload the home whenever it changes, printing what changed
+//	hooks stats <transcript.jsonl> [--prometheus]
+//	                                     per-hook calls, errors, timeouts, blocks and latency of a replay
 //	plugins list [--json]                plugins with priority, hooks and permissions
+//	store list [hook]                    the hooks that keep state, or one hook's keys
+//	store get <hook> <key>               one key's value, as JSON
+//	store delete <hook> <key>            delete one key
+//	webhooks test <name> [--event E]     send one signed sample delivery to a webhook
 //	replay <transcript.jsonl> [--json] [--html FILE] [--otlp-endpoint URL]
 //	                                     run a transcript through the reference gateway
 //	demo [--html FILE] [--otlp-endpoint URL]

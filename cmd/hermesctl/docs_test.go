@@ -32,3 +32,16 @@ func TestCLIDocsCoverEveryCommandAndFlag(t *testing.T) {
 		})
 	}
 }
+
+// The package doc (go doc ./cmd/hermesctl) names every command too.
+func TestPackageDocNamesEveryCommand(t *testing.T) {
+	b, err := os.ReadFile("doc.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range commands {
+		if !strings.Contains(string(b), "//\t"+cmd.name+" ") {
+			t.Errorf("doc.go does not name %q in its usage", cmd.name)
+		}
+	}
+}

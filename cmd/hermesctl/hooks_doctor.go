@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -136,7 +137,7 @@ func (c *cli) shellCheck(ctx context.Context, s *engine.ShellHookInfo, policy en
 		ch.note("managed hook (%s): runs first, needs no consent, cannot be disabled from the user's home", s.File)
 	}
 	if s.Dialect != "" {
-		ch.note("%s", describeDialected(listEntry{Dialect: s.Dialect, WorkDir: s.WorkDir, If: s.If, Async: s.Async}))
+		ch.note("%s", describeDialected(listEntry{Dialect: s.Dialect, WorkDir: s.WorkDir, If: s.If, Async: s.Async, Subagent: s.Subagent}))
 	}
 	st := s.Consent
 	if managed {
@@ -180,7 +181,8 @@ func (c *cli) shellCheck(ctx context.Context, s *engine.ShellHookInfo, policy en
 		return ch
 	}
 	cwd, _ := os.Getwd()
-	res := s.Hook().Run(ctx, hookspec.SampleKwargs(s.Event, cwd), shell.RunOptions{Logger: c.logger, AllowedURLs: policy.AllowedHTTPURLs})
+	sample := smokeKwargs(s, cwd)
+	res := s.Hook().Run(ctx, sample, shell.RunOptions{Logger: c.logger, AllowedURLs: policy.AllowedHTTPURLs})
 	took := res.Duration.Round(100 * time.Microsecond)
 	switch {
 	case res.Status == hookspec.StatusSkipped:
@@ -188,7 +190,11 @@ func (c *cli) shellCheck(ctx context.Context, s *engine.ShellHookInfo, policy en
 		if s.If != "" {
 			by = strings.TrimPrefix(by+" or its if condition "+s.If, "matcher  or ")
 		}
-		ch.note("smoke run skipped: %s does not select the sample call (tool %v)", by, hookspec.SampleKwargs(s.Event, cwd)["tool_name"])
+		what := fmt.Sprintf("tool %v", sample["tool_name"])
+		if sub := hookspec.SubagentOf(sample); sub != nil {
+			what = fmt.Sprintf("a subagent of type %q", sub.Type)
+		}
+		ch.note("smoke run skipped: %s does not select the sample call (%s)", by, what)
 		return ch
 	case res.Status != hookspec.StatusOK:
 		ch.problem("smoke run %s after %s: %s", res.Status, took, res.Err)
@@ -211,6 +217,27 @@ func (c *cli) shellCheck(ctx context.Context, s *engine.ShellHookInfo, policy en
 	}
 	return ch
 }
+
+// smokeKwargs is the sample call of a shell hook's smoke run: its event's sample payload;
+// for a hook that serves subagents about to stop (SubagentStop), one of the type its
+// matcher names first (code-reviewer, ^my-plugin:reviewer$; a regular expression with more
+// to it names none).
+func smokeKwargs(s *engine.ShellHookInfo, cwd string) map[string]any {
+	kw := hookspec.SampleKwargs(s.Event, cwd)
+	if s.Subagent {
+		typ, _, _ := strings.Cut(s.Matcher, "|")
+		typ = strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(typ), "^"), "$")
+		if !literalType.MatchString(typ) {
+			typ = ""
+		}
+		kw["subagent"] = map[string]any{"agent_id": "test-agent", "agent_type": typ, "agent_transcript_path": ""}
+	}
+	return kw
+}
+
+// literalType is a subagent type a matcher names as it is: a regular expression of these
+// characters matches only itself.
+var literalType = regexp.MustCompile(`^[A-Za-z0-9_:-]+$`)
 
 func printChecks(c *cli, checks []*check, warnings []hookspec.Warning, problems int) {
 	for _, ch := range checks {
@@ -295,7 +322,7 @@ func privateNote(s *engine.ShellHookInfo) string {
 
 // webhookCheck inspects an outbound webhook without sending anything (webhooks test does).
 func webhookCheck(w *engine.WebhookInfo) *check {
-	ch := &check{Source: engine.SourceWebhook, Name: w.Name, Events: w.Events}
+	ch := &check{Source: hookspec.SourceWebhook, Name: w.Name, Events: w.Events}
 	if w.Refused != "" {
 		ch.problem("%s", w.Refused)
 		return ch

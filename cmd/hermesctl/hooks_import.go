@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/hermes-hooks/hermes/internal/atomicfile"
 	"github.com/hermes-hooks/hermes/internal/homedir"
@@ -82,9 +83,16 @@ func (c *cli) reportImport(file string, imp shell.ClaudeImport, added []shell.Im
 	}
 	fmt.Fprintf(c.stdout, "%s %d of %d hooks to %s\n", verb, len(added), len(imp.Entries), printable(file))
 	for _, e := range added {
-		m := ""
+		var about []string
+		if e.Subagent {
+			about = append(about, "subagents")
+		}
 		if e.Matcher != "" {
-			m = " (matcher " + e.Matcher + ")"
+			about = append(about, "matcher "+e.Matcher)
+		}
+		m := ""
+		if len(about) > 0 {
+			m = " (" + strings.Join(about, ", ") + ")"
 		}
 		fmt.Fprintf(c.stdout, "  %s%s: %s\n", e.Event, printable(m), printable(e.CommandLine()))
 	}

@@ -52,6 +52,7 @@ type listEntry struct {
 	WorkDir     string                `json:"work_dir,omitempty"` // a dialect hook's working directory ("" = the host's)
 	If          string                `json:"if,omitempty"`       // a dialect hook's if condition
 	Async       bool                  `json:"async,omitempty"`    // a dialect hook that runs in the background
+	Subagent    bool                  `json:"subagent,omitempty"` // a dialect hook of pre_verify for subagents (SubagentStop)
 	Timeout     float64               `json:"timeout_s"`
 	Permissions *hookspec.Permissions `json:"permissions,omitempty"`
 	Enabled     bool                  `json:"enabled"`
@@ -99,7 +100,7 @@ func (l *loaded) entries() []listEntry {
 	}
 	for _, s := range l.eng.ShellHooks() {
 		e := listEntry{Source: hookspec.SourceShell, Name: s.Command, Events: []string{s.Event}, Matcher: s.Matcher, Dialect: s.Dialect,
-			WorkDir: s.WorkDir, If: s.If, Async: s.Async,
+			WorkDir: s.WorkDir, If: s.If, Async: s.Async, Subagent: s.Subagent,
 			Type: s.Type, Layer: s.Layer, Timeout: s.Timeout, Enabled: true, Status: "loaded", Consent: "not approved", Script: s.Consent.Script,
 			Warnings: warningStrings(shellWarnings(s))}
 		if s.Type != "" {
@@ -122,7 +123,7 @@ func (l *loaded) entries() []listEntry {
 		out = append(out, e)
 	}
 	for _, w := range l.eng.Webhooks() { // notify-only: no answer, no consent
-		e := listEntry{Source: engine.SourceWebhook, Layer: w.Layer, Name: w.Name + " -> " + w.URL, Events: w.Events, Matcher: w.Matcher,
+		e := listEntry{Source: hookspec.SourceWebhook, Layer: w.Layer, Name: w.Name + " -> " + w.URL, Events: w.Events, Matcher: w.Matcher,
 			Timeout: w.Timeout, Enabled: true, Status: "loaded"}
 		if w.Refused != "" {
 			e.Enabled, e.Status, e.Error = false, "refused", w.Refused
@@ -256,6 +257,9 @@ func describeDialected(e listEntry) string {
 		where = e.WorkDir
 	}
 	d := fmt.Sprintf("dialect %s, runs in %s", e.Dialect, where)
+	if e.Subagent {
+		d += ", for subagents about to stop (SubagentStop)"
+	}
 	if e.If != "" {
 		d += ", if " + e.If
 	}

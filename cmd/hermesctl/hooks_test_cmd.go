@@ -29,13 +29,14 @@ var hooksTestCommand = &command{
 	flags: func(fs *flag.FlagSet) runFunc {
 		var a hooksTestArgs
 		fs.StringVar(&a.forTool, "for-tool", "", "set tool_name in the payload to `TOOL`")
+		fs.StringVar(&a.subagent, "subagent", "", "pre_verify: a subagent of `TYPE` is about to stop, not the agent")
 		fs.StringVar(&a.payloadFile, "payload-file", "", "a JSON object of kwargs in `FILE`, merged over the default payload")
 		return func(ctx context.Context, c *cli, args []string) int { return runHooksTest(ctx, c, a, args) }
 	},
 }
 
 // hooksTestArgs are the flags of hooks test.
-type hooksTestArgs struct{ forTool, payloadFile string }
+type hooksTestArgs struct{ forTool, payloadFile, subagent string }
 
 func runHooksTest(ctx context.Context, c *cli, a hooksTestArgs, args []string) int {
 	if !c.wantArgs(args, 1) {
@@ -57,6 +58,12 @@ func runHooksTest(ctx context.Context, c *cli, a hooksTestArgs, args []string) i
 	}
 	if a.forTool != "" {
 		payload["tool_name"] = a.forTool
+	}
+	if a.subagent != "" {
+		if event != hooknames.PreVerify {
+			return c.fail(exitUsage, "--subagent is for pre_verify (a subagent about to stop), not %s", event)
+		}
+		payload["subagent"] = map[string]any{"agent_id": "test-agent", "agent_type": a.subagent, "agent_transcript_path": ""}
 	}
 	if a.payloadFile != "" {
 		extra, data, err := readPayloadFile(a.payloadFile)

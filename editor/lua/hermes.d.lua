@@ -303,16 +303,24 @@ function PluginContext.register_hook(name, fn) end
 
 ---@alias hermes.ApprovalResult hermes.ApprovalAllow|hermes.ApprovalDeny
 
----pre_verify: the agent is about to stop, its final answer ready. Return
----{action="continue", reason=...} to keep it going: the reason is its next user turn. At most
----max_verify_nudges (config.yaml, default 3) times per user turn.
+---pre_verify: the agent (or one of its subagents: kw.subagent) is about to stop, its final
+---answer ready. Return {action="continue", reason=...} to keep it going: the reason is its
+---next user turn (a subagent's next instruction). At most max_verify_nudges (config.yaml,
+---default 3) times per user turn, and per subagent.
 ---@class hermes.PreVerifyArgs
----@field session_id string
----@field user_message string The turn's user message.
----@field response string The final answer the agent is about to give.
----@field nudges integer How many times hooks kept it going already in this turn.
+---@field session_id string For a subagent: the session that started it.
+---@field user_message string The turn's user message ("" for a subagent).
+---@field response string The final answer the agent (or the subagent) is about to give.
+---@field nudges integer How many times hooks kept it going already in this turn (a subagent: in its run).
 ---@field model string
 ---@field platform string
+---@field subagent hermes.VerifySubagent? The subagent about to stop; nil when it is the agent itself.
+
+---The subagent a pre_verify is about (Claude Code's and Codex's SubagentStop name it so).
+---@class hermes.VerifySubagent
+---@field agent_id string The subagent's id, the same for each of its stops.
+---@field agent_type string What kind of subagent it is (the role it was given).
+---@field agent_transcript_path string Its own transcript ("" when the host keeps none).
 
 ---@class hermes.VerifyResult
 ---@field action "continue"

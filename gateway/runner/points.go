@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 
 	"github.com/hermes-hooks/hermes/hookspec"
 )
@@ -11,20 +12,65 @@ import (
 // stop (pre_verify), an approval a hook answers itself, a compaction of the history and a
 // notification.
 
-// verify fires pre_verify for the final response of a turn that hooks kept going nudges
-// times already. ok: a hook keeps the agent going, and reason is its next user turn.
-func (r *Runner) verify(ctx context.Context, s *session, text, response, model string, nudges int) (reason string, ok bool) {
-	d := r.eng.PreVerify(ctx, hookspec.Verify{SessionID: s.id, UserMessage: text, Response: response, Nudges: nudges,
-		Model: model, Platform: s.platform})
+// verify fires pre_verify for the final response of a turn, or of a subagent, that hooks
+// kept going v.Nudges times already. ok: a hook keeps it going, and reason is its next user
+// turn (a subagent's next instruction).
+func (r *Runner) verify(ctx context.Context, v hookspec.Verify) (reason string, ok bool) {
+	d := r.eng.PreVerify(ctx, v)
 	switch {
+	case d.Capped && v.Subagent != nil:
+		r.note("%s asked to keep going (%s), but subagent %s already kept going %d times (max_verify_nudges); it stops", d.Hook, d.Reason, v.Subagent.ID, v.Nudges)
 	case d.Capped:
-		r.note("%s asked to keep going (%s), but this turn already kept going %d times (max_verify_nudges); the agent stops", d.Hook, d.Reason, nudges)
+		r.note("%s asked to keep going (%s), but this turn already kept going %d times (max_verify_nudges); the agent stops", d.Hook, d.Reason, v.Nudges)
+	case d.Continue && v.Subagent != nil:
+		r.note("subagent %s (%s) keeps going: %s asked (%d of at most max_verify_nudges for it)", v.Subagent.ID, v.Subagent.Type, d.Hook, v.Nudges+1)
+		r.flow("next instruction to subagent %s, from %s: %q", v.Subagent.ID, d.Hook, d.Reason)
+		return d.Reason, true
 	case d.Continue:
-		r.note("the agent keeps going: %s asked (%d of at most max_verify_nudges this turn)", d.Hook, nudges+1)
+		r.note("the agent keeps going: %s asked (%d of at most max_verify_nudges this turn)", d.Hook, v.Nudges+1)
 		r.flow("next user turn, from %s: %q", d.Hook, d.Reason)
 		return d.Reason, true
 	}
 	return "", false
+}
+
+// replaySubagent replays a subagent line: a subagent of the most recent session about to
+// stop. A completed one fires pre_verify with the subagent named; while a hook keeps it
+// going (at most max_verify_nudges times for this subagent), the transcript's next line is
+// its next stop, a subagent line of the same agent_id. Once it stops, subagent_stop fires.
+func (r *Runner) replaySubagent(ctx context.Context, agent *TranscriptAgent, l Line) error {
+	ctx = r.traced(ctx, "")
+	sub := &hookspec.VerifySubagent{ID: l.AgentID, Type: l.Role, TranscriptPath: l.AgentTranscriptPath}
+	if sub.ID == "" {
+		sub.ID = fmt.Sprintf("subagent-%d", l.N)
+	}
+	r.mu.Lock()
+	v := hookspec.Verify{SessionID: r.lastID, Model: r.opts.Model, Subagent: sub}
+	for _, s := range r.sessions {
+		if s.id == r.lastID {
+			v.Platform = s.platform
+		}
+	}
+	r.mu.Unlock()
+	for ; l.Status == "" || l.Status == "completed"; v.Nudges++ {
+		if v.Nudges > 0 { // the stop of a subagent kept going
+			r.flow("subagent %s (%s) about to stop again: %q", sub.ID, sub.Type, shorten(l.Summary, 120))
+		}
+		v.Response = l.Summary
+		if _, ok := r.verify(ctx, v); !ok {
+			break
+		}
+		next, ok := agent.nextSubagent()
+		switch {
+		case !ok:
+			return fmt.Errorf("a hook kept subagent %s going: the transcript needs its next stop, a subagent line, after line %d", sub.ID, l.N)
+		case next.AgentID != "" && next.AgentID != sub.ID:
+			return fmt.Errorf("a hook kept subagent %s going: line %d is a stop of subagent %s, not of %s", sub.ID, next.N, next.AgentID, sub.ID)
+		}
+		l = next
+	}
+	r.HandleSubagent(ctx, hookspec.Subagent{Role: l.Role, Summary: l.Summary, Status: l.Status, DurationMS: l.DurationMS})
+	return nil
 }
 
 // hookApproval fires pre_approval_request: when a hook answers, choice is its answer as a

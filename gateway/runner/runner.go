@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -17,6 +18,10 @@ import (
 )
 
 // Agent is the model side of a conversation, implemented by the host.
+//
+// An error of Step or RunTool that is context.Canceled (errors.Is) while the runner's ctx is
+// live says the user interrupted the turn: it ends without a reply, with on_session_end's
+// interrupted=true (a tool call's failure is reported interrupted too).
 type Agent interface {
 	// Step returns the model's next step: tool calls to run, or the final response.
 	Step(ctx context.Context, req StepRequest) (Step, error)
@@ -217,6 +222,9 @@ func (r *Runner) turn(ctx context.Context, s *session, in Inbound, text string) 
 	nudges := 0
 	for {
 		step, err := r.agent.Step(ctx, req)
+		if interrupted(ctx, err) {
+			return r.interrupt(ctx, end, err.Error())
+		}
 		if err != nil {
 			r.note("turn failed: %v", err)
 			r.eng.OnSessionEnd(ctx, end)
@@ -227,13 +235,18 @@ func (r *Runner) turn(ctx context.Context, s *session, in Inbound, text string) 
 		}
 		if !step.Final || len(step.ToolCalls) > 0 {
 			req.Iteration++
-			req.ToolResults = r.runTools(ctx, s, step.ToolCalls)
+			var cut string
+			req.ToolResults, cut = r.runTools(ctx, s, step.ToolCalls)
+			if cut != "" {
+				return r.interrupt(ctx, end, cut)
+			}
 			r.emit(ctx, hookspec.AgentStepEvent{Platform: s.platform, UserID: s.userID, SessionID: s.id, Iteration: req.Iteration, ToolNames: toolNames(step.ToolCalls)})
 			if !step.Final {
 				continue
 			}
 		}
-		if reason, ok := r.verify(ctx, s, text, step.Response, end.Model, nudges); ok {
+		if reason, ok := r.verify(ctx, hookspec.Verify{SessionID: s.id, UserMessage: text, Response: step.Response, Nudges: nudges,
+			Model: end.Model, Platform: s.platform}); ok {
 			nudges++
 			req.UserMessage, req.ToolResults = reason, nil
 			req.Iteration++
@@ -251,10 +264,25 @@ func (r *Runner) turn(ctx context.Context, s *session, in Inbound, text string) 
 	}
 }
 
+// interrupted reports whether err, from the agent, is the user interrupting the turn (a
+// cancelled step or tool call while ctx itself goes on).
+func interrupted(ctx context.Context, err error) bool {
+	return errors.Is(err, context.Canceled) && ctx.Err() == nil
+}
+
+// interrupt ends a turn the user interrupted (why says where): no reply, and on_session_end
+// with interrupted=true.
+func (r *Runner) interrupt(ctx context.Context, end hookspec.SessionResult, why string) (string, error) {
+	r.note("turn interrupted: %s; no reply", why)
+	end.Interrupted = true
+	r.eng.OnSessionEnd(ctx, end)
+	return "", nil
+}
+
 // runTools runs one step's tool calls, each through engine.RunTool: pre_tool_call, the
-// tool, the terminal transform, post_tool_call and transform_tool_result.
-func (r *Runner) runTools(ctx context.Context, s *session, calls []hookspec.ToolCall) []ToolResult {
-	var results []ToolResult
+// tool, the terminal transform, post_tool_call and transform_tool_result. A call the user
+// interrupted ends the step: cut says which, and the later calls do not run.
+func (r *Runner) runTools(ctx context.Context, s *session, calls []hookspec.ToolCall) (results []ToolResult, cut string) {
 	for _, call := range calls {
 		call.SessionID, call.TaskID = s.id, s.id
 		args, _ := json.Marshal(call.Args)
@@ -271,8 +299,11 @@ func (r *Runner) runTools(ctx context.Context, s *session, calls []hookspec.Tool
 		}
 		r.flow("tool result %s, as the model sees it: %s", call.ToolCallID, shorten(run.Result, 120))
 		results = append(results, ToolResult{Call: call, Result: run.Result, Blocked: run.Block != nil})
+		if interrupted(ctx, run.Err) {
+			return results, fmt.Sprintf("tool call %s (%s): %v", call.ToolCallID, call.Name, run.Err)
+		}
 	}
-	return results
+	return results, ""
 }
 
 // HandleCommand emits command:<name>; /new and /reset also finalize the session and

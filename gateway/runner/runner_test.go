@@ -268,6 +268,7 @@ end`,
 		`tool result c1, as the model sees it: {"output":"ok"}`,
 		"approval hook saw deny",
 		`tool result c2, as the model sees it: {"error":"blocked: careful asked for approval (deploy?) and the answer was no"}`,
+		"approval hook saw deny",
 		`tool result c3, as the model sees it: {"error":"blocked: careful asked for approval (deploy?) and the approver failed: the transcript has no approval line`,
 	}
 	if len(story) != len(want) {

@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 
@@ -139,7 +138,9 @@ func (r *Runner) Play(ctx context.Context, agent *TranscriptAgent) error {
 			r.HandleApproval(ctx, hookspec.Approval{Command: l.Command, Description: l.Description, PatternKey: l.PatternKey,
 				PatternKeys: l.PatternKeys, SessionKey: r.lastSessionKey(), Surface: "gateway", Choice: l.Choice})
 		case "subagent":
-			r.HandleSubagent(ctx, hookspec.Subagent{Role: l.Role, Summary: l.Summary, Status: l.Status, DurationMS: l.DurationMS})
+			if err := r.replaySubagent(ctx, agent, l); err != nil {
+				return fmt.Errorf("line %d: %v", l.N, err)
+			}
 		case "compact":
 			r.HandleCompact(ctx, hookspec.Compaction{Trigger: l.Trigger, Instructions: l.Instructions, Summary: l.Summary})
 		case "notification":
@@ -153,28 +154,15 @@ func (r *Runner) Play(ctx context.Context, agent *TranscriptAgent) error {
 	return nil
 }
 
-// approveFromTranscript answers a hook's ask with the approval line that follows the llm
-// step being replayed, firing the approval hooks as a gateway would: any choice but "deny"
-// lets the call run; no approval line is no answer, so the call is blocked.
-func (r *Runner) approveFromTranscript(ctx context.Context, agent *TranscriptAgent, req engine.ApprovalRequest) (bool, error) {
-	command, _ := req.Call.Args["command"].(string)
-	if command == "" {
-		b, _ := json.Marshal(req.Call.Args)
-		command = req.Call.Name + " " + string(b)
-	}
-	a := hookspec.Approval{Command: command, Description: req.Message, PatternKey: "hook:" + req.Hook,
-		SessionKey: r.lastSessionKey(), Surface: "gateway"}
-	if choice, answered := r.hookApproval(ctx, a); answered { // the person is not asked
-		a.Choice = choice
-		r.eng.PostApprovalResponse(ctx, a)
-		return choice != "deny", nil
-	}
+// approveFromTranscript answers a hook's ask (which no approval hook answered: the engine
+// asks them first) with the approval line that follows the llm step being replayed: any
+// choice but "deny" lets the call run; no approval line is no answer, so the call is
+// blocked.
+func (r *Runner) approveFromTranscript(agent *TranscriptAgent, req engine.ApprovalRequest) (bool, error) {
 	l, ok := agent.nextApproval()
 	if !ok {
 		return false, fmt.Errorf("the transcript has no approval line after this step to answer it")
 	}
-	a.PatternKeys, a.Choice = l.PatternKeys, l.Choice
-	r.eng.PostApprovalResponse(ctx, a)
 	r.note("%s asked about %s (%s); the person chose %s", req.Hook, req.Call.ToolCallID, req.Message, l.Choice)
 	return l.Choice != "deny", nil
 }
@@ -203,7 +191,7 @@ func Replay(ctx context.Context, name string, rd io.Reader, opts gateway.Options
 	var r *Runner
 	if opts.Engine.Approve == nil { // a hook's ask is answered by the approval line that follows the step
 		opts.Engine.Approve = func(ctx context.Context, req engine.ApprovalRequest) (bool, error) {
-			return r.approveFromTranscript(ctx, agent, req)
+			return r.approveFromTranscript(agent, req)
 		}
 	}
 	opts.Engine.HostFuncs = mergeFuncs(opts.Engine.HostFuncs, HostFuncs(agent))

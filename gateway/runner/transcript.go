@@ -34,6 +34,9 @@ type Line struct {
 	Model     string           `json:"model,omitempty"` // llm
 	ToolCalls []TranscriptCall `json:"tool_calls,omitempty"`
 	Response  *string          `json:"response,omitempty"`
+	// Interrupted, on an llm line without tool calls or response: the user interrupted the
+	// turn while the model was answering; the turn ends there.
+	Interrupted bool `json:"interrupted,omitempty"`
 
 	Command     string   `json:"command,omitempty"` // approval
 	Description string   `json:"description,omitempty"`
@@ -41,10 +44,14 @@ type Line struct {
 	PatternKeys []string `json:"pattern_keys,omitempty"`
 	Choice      string   `json:"choice,omitempty"`
 
-	Role       string `json:"role,omitempty"`    // subagent
-	Summary    string `json:"summary,omitempty"` // subagent, compact
+	Role       string `json:"role,omitempty"`    // subagent: its type
+	Summary    string `json:"summary,omitempty"` // subagent (its final answer), compact
 	Status     string `json:"status,omitempty"`
 	DurationMS int64  `json:"duration_ms,omitempty"`
+	// AgentID names a subagent across its stops: the subagent lines that follow one a hook
+	// kept going are its next stops. "" = the line's own subagent (or the one kept going).
+	AgentID             string `json:"agent_id,omitempty"`
+	AgentTranscriptPath string `json:"agent_transcript_path,omitempty"` // subagent: its own transcript
 
 	Trigger      string `json:"trigger,omitempty"` // compact: "manual" or "auto"
 	Instructions string `json:"instructions,omitempty"`
@@ -64,6 +71,10 @@ type TranscriptCall struct {
 	DurationMS int64          `json:"duration_ms"`
 	// Error: the call failed with this error (post_tool_failure fires); Result is unused.
 	Error string `json:"error,omitempty"`
+	// Interrupted: the user interrupted the call. It fails (post_tool_failure with
+	// interrupted=true, Error or "interrupted by the user" its error), the step's later calls
+	// do not run, and the turn ends interrupted (on_session_end with interrupted=true).
+	Interrupted bool `json:"interrupted,omitempty"`
 }
 
 var lineTypes = []string{"startup", "message", "llm", "command", "approval", "subagent", "compact", "notification", "prompt_reply", "shutdown"}
@@ -91,8 +102,11 @@ func ParseTranscript(name string, r io.Reader) ([]Line, error) {
 		if !contains(lineTypes, l.Type) {
 			return nil, fmt.Errorf("%s:%d: unknown type %q (want one of %s)", name, n, l.Type, strings.Join(lineTypes, ", "))
 		}
-		if l.Type == "llm" && l.Response == nil && len(l.ToolCalls) == 0 {
-			return nil, fmt.Errorf("%s:%d: an llm line needs tool_calls or a response", name, n)
+		switch {
+		case l.Type == "llm" && l.Interrupted && (l.Response != nil || len(l.ToolCalls) > 0):
+			return nil, fmt.Errorf("%s:%d: an interrupted llm line has no tool_calls or response (to interrupt a tool call, set its own \"interrupted\": true)", name, n)
+		case l.Type == "llm" && l.Response == nil && len(l.ToolCalls) == 0 && !l.Interrupted:
+			return nil, fmt.Errorf("%s:%d: an llm line needs tool_calls or a response (or \"interrupted\": true)", name, n)
 		}
 		l.N = n
 		lines = append(lines, l)
@@ -173,6 +187,9 @@ func (a *TranscriptAgent) Step(_ context.Context, _ StepRequest) (Step, error) {
 	}
 	l := a.lines[a.pos]
 	a.pos++
+	if l.Interrupted {
+		return Step{}, interruption{fmt.Sprintf("the user interrupted the turn (line %d)", l.N)}
+	}
 	st := Step{Model: l.Model, Final: l.Response != nil}
 	if l.Response != nil {
 		st.Response = *l.Response
@@ -190,11 +207,25 @@ func (a *TranscriptAgent) RunTool(_ context.Context, call hookspec.ToolCall) (st
 	if !ok {
 		return "", fmt.Errorf("transcript has no tool call %q", call.ToolCallID)
 	}
-	if c.Error != "" {
+	switch {
+	case c.Interrupted && c.Error != "":
+		return "", interruption{c.Error}
+	case c.Interrupted:
+		return "", interruption{"interrupted by the user"}
+	case c.Error != "":
 		return "", errors.New(c.Error)
 	}
 	return c.Result, nil
 }
+
+// interruption is a recorded interruption by the user of a tool call or a turn. It is
+// context.Canceled, as a host's cancelled call is: the engine reports the call interrupted
+// and the runner ends the turn.
+type interruption struct{ msg string }
+
+func (e interruption) Error() string { return e.msg }
+
+func (interruption) Is(target error) bool { return target == context.Canceled }
 
 // Prompt answers a one-shot prompt with the next prompt_reply line, else "[SILENT]".
 func (a *TranscriptAgent) Prompt(_ context.Context, _ string) (string, error) {
@@ -212,6 +243,17 @@ func (a *TranscriptAgent) Prompt(_ context.Context, _ string) (string, error) {
 // person to a hook's ask during the turn being replayed.
 func (a *TranscriptAgent) nextApproval() (Line, bool) {
 	if a.pos >= len(a.lines) || a.lines[a.pos].Type != "approval" {
+		return Line{}, false
+	}
+	l := a.lines[a.pos]
+	a.pos++
+	return l, true
+}
+
+// nextSubagent consumes the subagent line that comes next, if one does: the next stop of a
+// subagent a hook kept going.
+func (a *TranscriptAgent) nextSubagent() (Line, bool) {
+	if a.pos >= len(a.lines) || a.lines[a.pos].Type != "subagent" {
 		return Line{}, false
 	}
 	l := a.lines[a.pos]

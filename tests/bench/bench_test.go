@@ -424,7 +424,7 @@ func TestPersistentShellHookClosedWithEngine(t *testing.T) {
 	defer eng.Close(ctx)
 	pid := func() int {
 		var n int
-		fmt.Sscan(eng.PreLLMCall(ctx, hookspec.LLMTurn{SessionID: "s"}), &n)
+		fmt.Sscan(eng.DecideTurn(ctx, hookspec.LLMTurn{SessionID: "s"}).Context, &n)
 		return n
 	}
 	first := pid()

@@ -75,12 +75,12 @@ func BenchmarkPreLLMCallHistory(b *testing.B) {
 			long := empty
 			long.ConversationHistory = history(1000)
 			for _, t := range []hookspec.LLMTurn{empty, long} {
-				if eng.PreLLMCall(ctx, t) == "" {
+				if eng.DecideTurn(ctx, t).Context == "" {
 					b.Fatal("the handler added no context")
 				}
 			}
-			allocsEmpty := testing.AllocsPerRun(100, func() { eng.PreLLMCall(ctx, empty) })
-			allocsLong := testing.AllocsPerRun(20, func() { eng.PreLLMCall(ctx, long) })
+			allocsEmpty := testing.AllocsPerRun(100, func() { eng.DecideTurn(ctx, empty) })
+			allocsLong := testing.AllocsPerRun(20, func() { eng.DecideTurn(ctx, long) })
 			var in [2]time.Duration // empty, long
 			turns := [2]hookspec.LLMTurn{empty, long}
 			calls := 0
@@ -91,7 +91,7 @@ func BenchmarkPreLLMCallHistory(b *testing.B) {
 				for _, j := range []int{first, 1 - first} {
 					start := time.Now()
 					for range historyBlock {
-						eng.PreLLMCall(ctx, turns[j])
+						eng.DecideTurn(ctx, turns[j])
 					}
 					in[j] += time.Since(start)
 				}

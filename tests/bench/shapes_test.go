@@ -76,7 +76,7 @@ func shapeCalls(tb testing.TB, name string) (*engine.Engine, []func(context.Cont
 		case "context":
 			t := hookspec.LLMTurn{SessionID: fmt.Sprintf("s%d", i), UserMessage: fmt.Sprintf("hello %d", i), Model: "gpt-4",
 				Platform: shapePlatforms[i%4], SenderID: fmt.Sprintf("user%d", i)}
-			calls[i] = func(ctx context.Context) string { return eng.PreLLMCall(ctx, t) }
+			calls[i] = func(ctx context.Context) string { return eng.DecideTurn(ctx, t).Context }
 		}
 	}
 	return eng, calls

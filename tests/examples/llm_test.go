@@ -51,7 +51,7 @@ func TestMemoryRecall(t *testing.T) {
 	})
 	t.Setenv("MEMORY_API_URL", memory.URL+"/")
 	eng, _ := newEngine(t, home)
-	got := eng.PreLLMCall(context.Background(), turn())
+	got := eng.DecideTurn(context.Background(), turn()).Context
 	want := policy + "\n\nRecalled context:\n- User likes Python\n- Working on hermes-agent"
 	if got != want {
 		t.Errorf("context =\n%q\nwant\n%q", got, want)
@@ -181,14 +181,14 @@ func TestGitStatusShellHook(t *testing.T) {
 	eng, _ := newEngine(t, home)
 	ctx := context.Background()
 
-	if got := eng.PreLLMCall(ctx, turn()); got != policy {
+	if got := eng.DecideTurn(ctx, turn()).Context; got != policy {
 		t.Errorf("clean repository: context = %q, want the policy only", got)
 	}
 	if err := os.WriteFile(filepath.Join(repo, "notes.txt"), []byte("todo\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	want := policy + "\n\nUncommitted changes in the working directory (git status --short):\n?? notes.txt"
-	if got := eng.PreLLMCall(ctx, turn()); got != want {
+	if got := eng.DecideTurn(ctx, turn()).Context; got != want {
 		t.Errorf("context =\n%q\nwant\n%q", got, want)
 	}
 	rep := eng.Fire(ctx, hookspec.PreLLMCall, map[string]any{"session_id": "s1", "user_message": "hi"})

@@ -244,7 +244,7 @@ func driveHome(t *testing.T, home string, during func() func()) depFigures {
 				counted := now.After(begin)
 				session := fmt.Sprint(s)
 				gw.Emit(context.Background(), hookspec.NamedEvent{Name: "agent:start", Data: map[string]any{"session_id": session}})
-				eng.PreLLMCall(ctx, hookspec.LLMTurn{SessionID: session, UserMessage: "hi"})
+				eng.DecideTurn(ctx, hookspec.LLMTurn{SessionID: session, UserMessage: "hi"})
 				for c, cmd := range []string{"ls", "rm -rf /", "pwd"} {
 					call := hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": cmd},
 						SessionID: session, ToolCallID: fmt.Sprintf("%d-%d-%d", s, i, c)}

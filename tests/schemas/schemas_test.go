@@ -456,6 +456,7 @@ func TestSchemaKeysLoadWithoutWarnings(t *testing.T) {
 		return kv
 	}(), ", ") + "}\n")
 	b.WriteString("    - {command: /bin/true, args: [x.sh], dialect: claude, if: \"Bash(rm *)\", project_dir: /tmp, status_message: Checking, async: false, async_rewake: false, plugin_root: /tmp, plugin_data: /tmp/data}\n")
+	b.WriteString("  pre_verify:\n    - {command: /bin/true, dialect: claude, subagent: true, matcher: reviewer}\n")
 	for k := range entryProps {
 		if dialectOnly[k] && !strings.Contains(b.String(), " "+k+":") {
 			t.Fatalf("config.schema.json: entry key %q of hooks with a dialect has no sample value in this test; add one", k)
@@ -504,8 +505,8 @@ func TestSchemaKeysLoadWithoutWarnings(t *testing.T) {
 		}
 	}
 	sh := eng.ShellHooks()
-	if len(sh) != 4 {
-		t.Fatalf("got %d shell hooks, want 4", len(sh))
+	if len(sh) != 5 {
+		t.Fatalf("got %d shell hooks, want 5", len(sh))
 	}
 	if h := sh[2].Hook(); h.Type != "http" || h.HTTP.Headers["Authorization"] == "" || !h.HTTP.AllowPrivate || len(h.HTTP.AllowedEnvVars) != 1 || sh[2].Refused != "" {
 		t.Errorf("http hook = %+v (%s), want every key applied and the policy's URL allowed", h, sh[2].Refused)
@@ -524,6 +525,9 @@ func TestSchemaKeysLoadWithoutWarnings(t *testing.T) {
 	}
 	if h := sh[3].Hook(); h.If != "Bash(rm *)" || h.ProjectDir != "/tmp" || h.StatusMessage != "Checking" || len(h.Args) != 1 || h.PluginData != "/tmp/data" {
 		t.Errorf("claude hook = %+v, want every key of hooks with a dialect applied", h)
+	}
+	if h := sh[4].Hook(); h.Event != "pre_verify" || !h.Subagent || h.Matcher != "reviewer" {
+		t.Errorf("claude hook = %+v, want a SubagentStop hook (subagent: true) matching reviewer", h)
 	}
 }
 
@@ -667,7 +671,7 @@ func (d *luaDefs) checkKeys(t *testing.T, where, class string, payload map[strin
 }
 
 // dialectOnly are the keys of an entry only a hook with a dialect has.
-var dialectOnly = map[string]bool{"if": true, "project_dir": true, "status_message": true, "async": true, "async_rewake": true,
+var dialectOnly = map[string]bool{"subagent": true, "if": true, "project_dir": true, "status_message": true, "async": true, "async_rewake": true,
 	"args": true, "plugin_root": true, "plugin_data": true}
 
 // specOnlyKeys are documented keys that hookspec.SampleKwargs does not include (host objects).

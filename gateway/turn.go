@@ -1,0 +1,254 @@
+package gateway
+
+import (
+	"context"
+	"strings"
+	"sync"
+
+	"github.com/hermes-hooks/hermes/engine"
+	"github.com/hermes-hooks/hermes/hookspec"
+)
+
+// Message is an inbound message of a chat, as the host hands it to StartTurn.
+type Message struct {
+	Platform, UserID, ChatID, ChatType, MessageID string
+	Text                                          string
+	// Internal marks a message the host made itself (a scheduled prompt):
+	// pre_gateway_dispatch does not see it.
+	Internal bool
+	// SessionID is the host's session of the chat. NewSession says this message starts it:
+	// session:start and on_session_start fire before the turn.
+	SessionID  string
+	NewSession bool
+	// History is the conversation so far, as pre_llm_call's hooks see it (a list of
+	// {role, content} tables); the turn's first message is IsFirstTurn when it is empty.
+	History []any
+	// Model is the model the turn runs on, as hooks are told.
+	Model string
+	// Dispatch holds the host objects pre_gateway_dispatch's hooks get (kw.gateway,
+	// kw.session_store); zero: none.
+	Dispatch engine.DispatchHost
+}
+
+// Turn runs the hooks of one user turn in the documented order (docs/events.md, "The order
+// of a whole conversation"), so that a host wires a turn with a handful of calls:
+//
+//	t, err := gw.StartTurn(ctx, msg) // pre_gateway_dispatch, session start, agent:start, pre_llm_call
+//	... t.RunTool(ctx, call, run) for each tool call of a model step, then t.Step(ctx, names...)
+//	... t.Verify(ctx, response) when the model is done: a hook may keep it going
+//	reply := t.Finish(ctx, response) // transform_llm_output, post_llm_call, agent:end, on_session_end
+//
+// Every call of the turn carries its chat (engine.WithOrigin), so a hook's ask names the
+// chat to ask in, and Gateway.Answer reads the reply. A turn ends with Finish or Fail
+// (either may be deferred: the second call does nothing); Close waits for the turns in
+// flight to end before it closes the hooks. A Turn's methods are not for concurrent use,
+// except RunTool.
+type Turn struct {
+	// Skipped: pre_gateway_dispatch skipped the message (SkipReason says why, may be
+	// empty). Nothing else runs and the turn has ended.
+	Skipped    bool
+	SkipReason string
+	// Blocked: pre_llm_call blocked the prompt. Send Blocked.Message instead of a model
+	// turn; the turn has ended (on_session_end fired with completed=false).
+	Blocked *engine.Block
+	// Text is the message as hooks left it (pre_gateway_dispatch may rewrite it).
+	Text string
+	// Context is what hooks add to Text for this turn only; do not store it in the history.
+	Context string
+
+	g      *Gateway
+	msg    Message
+	origin engine.Origin
+	steps  int
+	nudges int
+	ended  bool
+}
+
+// StartTurn starts the turn of an inbound message: pre_gateway_dispatch (not for an
+// internal message), then, for a new session, session:start and on_session_start, then
+// agent:start and pre_llm_call. It fails with ErrClosed once Close has begun.
+func (g *Gateway) StartTurn(ctx context.Context, m Message) (*Turn, error) {
+	if !g.turns.start() {
+		return nil, ErrClosed
+	}
+	t := &Turn{g: g, msg: m, Text: m.Text, origin: engine.Origin{Platform: m.Platform, ChatID: m.ChatID, UserID: m.UserID}}
+	ctx = engine.WithOrigin(ctx, t.origin)
+	eng := g.eng
+	if !m.Internal {
+		ev := hookspec.DispatchEvent{Text: m.Text, Platform: m.Platform, UserID: m.UserID, ChatID: m.ChatID,
+			ChatType: m.ChatType, MessageID: m.MessageID}
+		switch d := eng.PreGatewayDispatch(ctx, ev, m.Dispatch); d.Action {
+		case engine.DispatchSkip:
+			t.Skipped, t.SkipReason = true, d.Reason
+			t.end()
+			return t, nil
+		case engine.DispatchRewrite:
+			t.Text = d.Text
+		}
+	}
+	if m.NewSession {
+		g.Emit(ctx, hookspec.SessionStartEvent{Platform: m.Platform, UserID: m.UserID, SessionID: m.SessionID, SessionKey: t.sessionKey()})
+		eng.OnSessionStart(ctx, t.session())
+	}
+	g.Emit(ctx, hookspec.AgentStartEvent{Platform: m.Platform, UserID: m.UserID, SessionID: m.SessionID, Message: t.Text})
+	d := eng.DecideTurn(ctx, t.llmTurn(""))
+	if d.Block != nil {
+		t.Blocked = d.Block
+		eng.OnSessionEnd(ctx, hookspec.SessionResult{Session: t.session()})
+		t.end()
+		return t, nil
+	}
+	t.Context = d.Context
+	return t, nil
+}
+
+// RunTool runs one tool call of the turn through engine.Engine.RunTool (pre_tool_call, the
+// tool, the transforms and post_tool_call), with the turn's session and chat. It is safe
+// to call for several calls of a step at once.
+func (t *Turn) RunTool(ctx context.Context, call hookspec.ToolCall, run func(context.Context, hookspec.ToolCall) (string, error)) engine.ToolRun {
+	if call.SessionID == "" {
+		call.SessionID = t.msg.SessionID
+	}
+	return t.g.eng.RunTool(engine.WithOrigin(ctx, t.origin), call, run)
+}
+
+// Step emits agent:step for a model step that called the tools named.
+func (t *Turn) Step(ctx context.Context, toolNames ...string) {
+	t.steps++
+	t.g.Emit(ctx, hookspec.AgentStepEvent{Platform: t.msg.Platform, UserID: t.msg.UserID, SessionID: t.msg.SessionID,
+		Iteration: t.steps, ToolNames: toolNames})
+}
+
+// Verify fires pre_verify when the model is about to give response as its final answer.
+// goOn: a hook wants the agent to keep going; give reason to the model as the next user
+// message, and call Verify again when it is done. The turn's max_verify_nudges bounds it.
+func (t *Turn) Verify(ctx context.Context, response string) (reason string, goOn bool) {
+	d := t.g.eng.PreVerify(engine.WithOrigin(ctx, t.origin), hookspec.Verify{SessionID: t.msg.SessionID, UserMessage: t.Text,
+		Response: response, Nudges: t.nudges, Model: t.msg.Model, Platform: t.msg.Platform})
+	if !d.Continue {
+		return "", false
+	}
+	t.nudges++
+	return d.Reason, true
+}
+
+// Finish ends the turn with the model's final response and returns the reply to deliver:
+// transform_llm_output, post_llm_call, agent:end, on_session_end (completed). After the
+// turn ended it returns response as it is and fires nothing.
+func (t *Turn) Finish(ctx context.Context, response string) string {
+	if t.ended {
+		return response
+	}
+	defer t.end()
+	ctx = engine.WithOrigin(ctx, t.origin)
+	eng := t.g.eng
+	reply := eng.TransformLLMOutput(ctx, hookspec.LLMOutput{ResponseText: response, SessionID: t.msg.SessionID,
+		Model: t.msg.Model, Platform: t.msg.Platform})
+	eng.PostLLMCall(ctx, t.llmTurn(reply))
+	t.g.Emit(ctx, hookspec.AgentEndEvent{Platform: t.msg.Platform, UserID: t.msg.UserID, SessionID: t.msg.SessionID,
+		Message: t.Text, Response: reply})
+	eng.OnSessionEnd(ctx, hookspec.SessionResult{Session: t.session(), Completed: true})
+	return reply
+}
+
+// Fail ends a turn that did not reach a final response (the model failed, the user
+// interrupted): on_session_end with completed=false (and interrupted as given). After the
+// turn ended it does nothing.
+func (t *Turn) Fail(ctx context.Context, interrupted bool) {
+	if t.ended {
+		return
+	}
+	defer t.end()
+	t.g.eng.OnSessionEnd(engine.WithOrigin(ctx, t.origin), hookspec.SessionResult{Session: t.session(), Interrupted: interrupted})
+}
+
+func (t *Turn) end() {
+	if !t.ended {
+		t.ended = true
+		t.g.turns.done()
+	}
+}
+
+func (t *Turn) session() hookspec.Session {
+	return hookspec.Session{SessionID: t.msg.SessionID, Model: t.msg.Model, Platform: t.msg.Platform}
+}
+
+func (t *Turn) llmTurn(response string) hookspec.LLMTurn {
+	return hookspec.LLMTurn{SessionID: t.msg.SessionID, UserMessage: t.Text, ConversationHistory: t.msg.History,
+		IsFirstTurn: len(t.msg.History) == 0, Model: t.msg.Model, Platform: t.msg.Platform, SenderID: t.msg.UserID,
+		AssistantResponse: response}
+}
+
+// sessionKey names the chat: platform:chat, else platform:user.
+func (t *Turn) sessionKey() string {
+	if t.msg.ChatID != "" {
+		return t.msg.Platform + ":" + t.msg.ChatID
+	}
+	return t.msg.Platform + ":" + t.msg.UserID
+}
+
+// Answer reads text, a message that arrived on a chat, as the answer to the oldest
+// approval request of that chat waiting for one (engine.Options.Approve returned
+// engine.ErrAnswerLater): "yes", "y", "ok", "approve", "allow" (and /approve) let the call
+// run; "no", "n", "deny" (and /deny) block it. It reports whether text answered one; if
+// not, the host handles the message as usual. Call it before taking the chat's own lock:
+// the turn that asked holds it while it waits.
+func (g *Gateway) Answer(platform, chatID, text string) bool {
+	var allow bool
+	switch strings.ToLower(strings.TrimPrefix(strings.TrimSpace(text), "/")) {
+	case "yes", "y", "ok", "approve", "allow":
+		allow = true
+	case "no", "n", "deny":
+	default:
+		return false
+	}
+	for _, req := range g.eng.Pending() {
+		if req.Origin.Platform == platform && req.Origin.ChatID == chatID {
+			return g.eng.Answer(req.ID, allow) == nil
+		}
+	}
+	return false
+}
+
+// turnCount counts the turns in flight, for Close.
+type turnCount struct {
+	mu      sync.Mutex
+	open    int
+	closing bool
+	idle    chan struct{} // closed when open drops to 0 while closing
+}
+
+// start counts a new turn; false once Close has begun.
+func (c *turnCount) start() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closing {
+		return false
+	}
+	c.open++
+	return true
+}
+
+func (c *turnCount) done() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.open--
+	if c.open == 0 && c.idle != nil {
+		close(c.idle)
+		c.idle = nil
+	}
+}
+
+// close refuses new turns and returns a channel closed once none is in flight.
+func (c *turnCount) close() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.closing = true
+	ch := make(chan struct{})
+	if c.open == 0 {
+		close(ch)
+	} else {
+		c.idle = ch
+	}
+	return ch
+}
