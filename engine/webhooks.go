@@ -82,7 +82,10 @@ func (e *Engine) dispatcher(eps []*webhook.Endpoint, p *Policy) *webhook.Dispatc
 
 // webhookCallback is the last callback of a hook event some webhook wants: it queues the
 // event's payload (the JSON a command hook reads) and returns at once.
-type webhookCallback struct{ d *webhook.Dispatcher }
+type webhookCallback struct {
+	d   *webhook.Dispatcher
+	cwd func() string // the engine's workDir: the payload's cwd, as a shell hook's
+}
 
 func (webhookCallback) stats() *hookMetrics { return nil }
 
@@ -92,8 +95,11 @@ func (c webhookCallback) fire(_ context.Context, hook string, kw args, _ bool) h
 	if !c.d.WantsTool(hook, tool) { // no endpoint's matcher takes this tool: nothing to build
 		return hookspec.Result{Source: hookspec.SourceWebhook, Name: "webhooks", Status: hookspec.StatusSkipped}
 	}
+	cwd := c.cwd()
 	c.d.NotifyLazy(hook, tool, func() ([]byte, error) {
-		cwd, _ := os.Getwd()
+		if cwd == "" {
+			cwd, _ = os.Getwd()
+		}
 		return shell.BuildPayload(hook, m, cwd)
 	})
 	return hookspec.Result{Source: hookspec.SourceWebhook, Name: "webhooks", Status: hookspec.StatusOK}
