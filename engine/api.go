@@ -200,12 +200,16 @@ func (e *Engine) observe(ctx context.Context, hook string, kwargs func() map[str
 // guard fails safe (pre_tool_call blocks).
 func (e *Engine) Fire(ctx context.Context, h hookspec.Hook, kwargs map[string]any) Report {
 	hook := h.String()
+	set := e.set.Load()
+	if len(set.callbacks(hook)) == 0 { // nothing runs: no kwargs to check, no report to build
+		return Report{Event: hook, Payload: kwargs, Hooks: []hookspec.Result{}, Decision: hookspec.Decision{By: -1}}
+	}
 	if err := checkKwargs(kwargs); err != nil {
 		rep := e.rejected(hook, err)
 		rep.Payload = kwargs
 		return rep
 	}
-	rep := e.invoke(ctx, e.set.Load(), hook, mapArgs(kwargs), true, nil)
+	rep := e.invoke(ctx, set, hook, mapArgs(kwargs), true, nil)
 	if rep.Hooks == nil {
 		rep.Hooks = []hookspec.Result{}
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
 	"time"
 
 	"github.com/hermes-hooks/hermes/hookspec"
@@ -78,7 +77,7 @@ func (e *Engine) terminalResult(ctx context.Context, call hookspec.ToolCall, res
 	}
 	exit, _ := obj["exit_code"].(float64)
 	cmd, _ := call.Args["command"].(string)
-	cwd, _ := os.Getwd()
+	cwd := e.workDir()
 	out := e.TransformTerminalOutput(ctx, hookspec.TerminalOutput{Command: cmd, Output: output, ExitCode: int(exit), Cwd: cwd, TaskID: call.TaskID})
 	if out == output {
 		return result

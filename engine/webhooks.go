@@ -134,7 +134,7 @@ func (e *Engine) testWebhook(ctx context.Context, name, event string, data map[s
 	}
 	d := e.dispatcher(set.webhookEndpoints[i:i+1], set.policy) // its own, sending this one sample only
 	defer d.Close(ctx)
-	cwd, _ := os.Getwd()
+	cwd := e.workDir()
 	body, err := shell.BuildPayload(event, data, cwd)
 	if err != nil {
 		return webhook.Attempt{}, err
