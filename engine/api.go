@@ -10,7 +10,7 @@ import (
 // ToolDecision is what the pre_tool_call hooks decided about one tool call.
 type ToolDecision struct {
 	Block    *Block         // non-nil: the call must not run
-	Args     map[string]any // the arguments to run the tool with: the call's, or as hooks modified them
+	Args     map[string]any // the arguments to run the tool with: the call's, or as hooks modified them (on a block, the ones the guards were shown)
 	Modified bool           // Args differ from the call's
 	Approved bool           // a hook (or, when one asked, the person) approved the call: skip the host's own prompt
 	Hook     string         // the hook that decided; "" when nothing changed
@@ -42,6 +42,9 @@ func (e *Engine) DecideTool(ctx context.Context, call hookspec.ToolCall) ToolDec
 	switch dec.Kind {
 	case hookspec.Block:
 		d.Block, d.Args, d.Modified = rep.Block(), call.Args, false
+		if shown := lastRewrite(rep.Hooks); shown != nil { // every guard was asked about these
+			d.Args, d.Modified = shown, true
+		}
 	case hookspec.Approve:
 		d.Approved = true
 	case hookspec.Ask:
@@ -198,16 +201,20 @@ func (e *Engine) observe(ctx context.Context, hook string, kwargs func() map[str
 // that answers at once (fireWrap).
 func (e *Engine) Fire(ctx context.Context, h hookspec.Hook, kwargs map[string]any) Report {
 	hook := h.String()
+	set := e.set.Load()
+	if len(set.callbacks(hook)) == 0 { // nothing runs: no kwargs to check, no report to build
+		return Report{Event: hook, Payload: kwargs, Hooks: []hookspec.Result{}, Decision: hookspec.Decision{By: -1}}
+	}
 	if err := checkKwargs(kwargs); err != nil {
 		rep := e.rejected(hook, err)
 		rep.Payload = kwargs
 		return rep
 	}
 	var rep Report
-	if h.IsWrap() && len(e.set.Load().callbacks(hook)) > 0 {
+	if h.IsWrap() {
 		rep = e.fireWrap(ctx, hook, kwargs)
 	} else {
-		rep = e.invoke(ctx, e.set.Load(), hook, mapArgs(kwargs), true, nil)
+		rep = e.invoke(ctx, set, hook, mapArgs(kwargs), true, nil)
 	}
 	if rep.Hooks == nil {
 		rep.Hooks = []hookspec.Result{}
@@ -253,3 +260,14 @@ func (r Report) text() textResult {
 
 // observed is the pick of observers: nothing to decide.
 func observed(Report) struct{} { return struct{}{} }
+
+// lastRewrite is the arguments of the last modification among results, nil when none: the
+// arguments the guards of a blocked call were shown (those before it were asked again).
+func lastRewrite(results []hookspec.Result) map[string]any {
+	for i := len(results) - 1; i >= 0; i-- {
+		if a := results[i].Answer; a.Kind == hookspec.Modify && a.Args != nil {
+			return a.Args
+		}
+	}
+	return nil
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -145,6 +146,13 @@ func (e *Engine) ask(ctx context.Context, req ApprovalRequest, source string) (b
 			if d.Remember {
 				approval.Choice = "always"
 			}
+		}
+		if d.Allow && d.Args != nil && !reflect.DeepEqual(d.Args, req.Call.Args) {
+			// An approval of other arguments is not an approval of these, and an ask cannot
+			// take new ones past the guards: the call does not run.
+			approval.Choice = "deny"
+			e.PostApprovalResponse(ctx, approval)
+			return blocked(fmt.Sprintf("%s allowed other arguments, which an approval cannot give a call a hook asked about (modify it in pre_tool_call instead)", d.Hook))
 		}
 		e.PostApprovalResponse(ctx, approval)
 		if !d.Allow {

@@ -89,6 +89,7 @@ function register(ctx)
   ctx.register_hook("pre_approval_request", function(kw)
     if kw.pattern_key ~= "hook:careful" or kw.description ~= "deploy to prod?" then return end
     if kw.command:find("staging") then return {action = "allow"} end
+    if kw.command:find("canary") then return {action = "allow", args = {command = "deploy canary --dry-run"}} end
   end)
   ctx.register_hook("post_approval_response", function(kw)
     require("hermes").heard(kw.command .. " " .. kw.choice .. " " .. kw.surface)
@@ -113,9 +114,14 @@ end`),
 	if d := e.DecideTool(ctx, hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": "deploy prod"}}); d.Block == nil || asked != 1 {
 		t.Errorf("prod: %+v, asked %d times, want the person asked and the no kept", d, asked)
 	}
+	// An approval of other arguments does not run these: the call is blocked.
+	if d := e.DecideTool(ctx, hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": "deploy canary"}}); d.Block == nil ||
+		!strings.Contains(d.Block.Message, "allowed other arguments") || asked != 1 {
+		t.Errorf("canary: %+v, asked %d times, want blocked without asking", d, asked)
+	}
 	mu.Lock()
 	defer mu.Unlock()
-	if want := []string{"deploy staging once gateway", "deploy prod deny gateway"}; !slices.Equal(heard, want) {
+	if want := []string{"deploy staging once gateway", "deploy prod deny gateway", "deploy canary deny gateway"}; !slices.Equal(heard, want) {
 		t.Errorf("post_approval_response heard %q, want %q", heard, want)
 	}
 }

@@ -67,7 +67,7 @@ func (c *shellCallback) fireAsync(ctx context.Context, hook string, kw args) hoo
 		r.Status, r.Err = hookspec.StatusCancelled, "async shell hook not started: "+ErrClosed.Error()
 		return r
 	}
-	kwargs := kw.Map()
+	kwargs, cwd := kw.Map(), c.cwd()
 	go func() {
 		defer c.bg.wg.Done()
 		defer func() { <-c.bg.slots }()
@@ -77,7 +77,7 @@ func (c *shellCallback) fireAsync(ctx context.Context, hook string, kw args) hoo
 		bctx, cancel := context.WithCancelCause(bctx)
 		defer cancel(nil)
 		defer context.AfterFunc(c.stop, func() { cancel(context.Cause(c.stop)) })()
-		res := c.hook.Run(bctx, kwargs, shell.RunOptions{Logger: c.logger})
+		res := c.hook.Run(bctx, kwargs, shell.RunOptions{Logger: c.logger, Cwd: cwd})
 		c.metrics.observe(res.Status, res.Duration)
 		if res.Err != "" {
 			c.warns.warn(c.logger, res.Err, "hook", hook, "status", res.Status.String(), "async", true)

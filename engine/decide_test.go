@@ -122,3 +122,25 @@ func TestDecideToolRechecksBeforeModification(t *testing.T) {
 		}
 	})
 }
+
+// A blocked call reports the arguments the guard was shown, not only what the model asked:
+// a rewrite before the block is what the guard judged.
+func TestBlockShowsWhatTheGuardSaw(t *testing.T) {
+	home := testutil.Home(t, testutil.Merge(
+		pluginFiles("a-rewrite", "priority: 10\n", one("pre_tool_call", `return {action = "modify", args = {command = kw.args.command .. " --force"}}`)),
+		pluginFiles("b-guard", "priority: 5\n", one("pre_tool_call", `if kw.args.command:find("--force", 1, true) then return {action = "block", message = "no force"} end`)),
+	))
+	e, _ := newEngine(t, home)
+	call := hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": "git push"}}
+	d := e.DecideTool(context.Background(), call)
+	if d.Block == nil || d.Args["command"] != "git push --force" || !d.Modified {
+		t.Errorf("decision %+v, want blocked with the arguments the guard saw", d)
+	}
+	run := e.RunTool(context.Background(), call, func(context.Context, hookspec.ToolCall) (string, error) {
+		t.Fatal("a blocked call ran")
+		return "", nil
+	})
+	if run.Block == nil || run.Args["command"] != "git push --force" {
+		t.Errorf("run %+v, want blocked with the arguments the guard saw", run)
+	}
+}

@@ -94,6 +94,10 @@ type Engine struct {
 	store   atomic.Pointer[stateStore] // the store config.yaml names now
 	storeMu sync.Mutex
 	stores  []*stateStore // every store the engine used, closed with it
+
+	// wd is the host's working directory as the last load that succeeded found it: where
+	// shell hooks run and the cwd of their payloads and of webhook deliveries (workDir).
+	wd atomic.Pointer[string]
 }
 
 // New loads the home and returns a ready engine. It fails only when the home's
@@ -117,6 +121,17 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 
 // Home is the directory the engine loads from.
 func (e *Engine) Home() string { return e.home }
+
+// workDir is the host's working directory as New or the last Reload that succeeded found
+// it: a host that changes its directory afterwards runs its shell hooks in the one it had
+// then, until it reloads. Asking the kernel on every firing cost two stat calls per shell
+// hook. "" when the directory was gone at that load (a firing then asks for itself).
+func (e *Engine) workDir() string {
+	if wd := e.wd.Load(); wd != nil {
+		return *wd
+	}
+	return ""
+}
 
 // load builds a new hook set from the home. Plugins and shell hooks whose files and
 // settings did not change since prev are kept as they run (same Lua states, same
@@ -186,7 +201,7 @@ func (e *Engine) load(ctx context.Context, prev *hookSet) (*hookSet, error) {
 	set.warnings = append(set.warnings, w2...)
 	for _, name := range hookNames { // last: they see the arguments the tool runs with
 		if set.webhooks.Wants(name) && !hooknames.IsWrap(name) { // a webhook cannot call next
-			set.byHook[name] = append(set.byHook[name], webhookCallback{set.webhooks})
+			set.byHook[name] = append(set.byHook[name], webhookCallback{set.webhooks, e.workDir})
 		}
 	}
 	for _, h := range append(managedShell, shell...) {
@@ -203,6 +218,8 @@ func (e *Engine) load(ctx context.Context, prev *hookSet) (*hookSet, error) {
 		e.loadLog.Warn(w.String())
 	}
 	e.useStore(cfg.store) // only a load that succeeded changes the store: a failed one keeps the old set, and its store
+	wd, _ := os.Getwd()   // "" when it is gone: each firing then asks again, and says why it cannot run there
+	e.wd.Store(&wd)
 	done = true
 	return set, nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
 	"time"
 
 	"github.com/hermes-hooks/hermes/hookspec"
@@ -15,7 +14,7 @@ import (
 type ToolRun struct {
 	Result   string         // what the model should see (post_tool_call's context after the tool's result)
 	Block    *Block         // non-nil: a hook vetoed the call (or a person said no) and the tool did not run
-	Args     map[string]any // the arguments the tool ran with: the call's, or as hooks modified them
+	Args     map[string]any // the arguments the tool ran with: the call's, or as hooks modified them (on a block, the ones the guards were shown)
 	Modified bool           // Args differ from the call's
 	Approved bool           // a hook or a person approved the call
 	Err      error          // the tool's own error; Result is then {"error": "..."}
@@ -35,7 +34,7 @@ type ToolRun struct {
 func (e *Engine) RunTool(ctx context.Context, call hookspec.ToolCall, run func(context.Context, hookspec.ToolCall) (string, error)) ToolRun {
 	d := e.DecideTool(ctx, call)
 	if d.Block != nil {
-		return ToolRun{Result: errorResult(d.Block.Message), Block: d.Block, Args: call.Args}
+		return ToolRun{Result: errorResult(d.Block.Message), Block: d.Block, Args: d.Args, Modified: d.Modified}
 	}
 	orig := call.Args
 	call.Args = d.Args
@@ -96,7 +95,7 @@ func (e *Engine) terminalResult(ctx context.Context, call hookspec.ToolCall, res
 	}
 	exit, _ := obj["exit_code"].(float64)
 	cmd, _ := call.Args["command"].(string)
-	cwd, _ := os.Getwd()
+	cwd := e.workDir()
 	out := e.TransformTerminalOutput(ctx, hookspec.TerminalOutput{Command: cmd, Output: output, ExitCode: int(exit), Cwd: cwd, TaskID: call.TaskID})
 	if out == output {
 		return result

@@ -168,7 +168,7 @@ func (e *Engine) loadShellHooks(ctx context.Context, cfg *config, prev *hookSet,
 			info.hook, l.cb = old.hook, old.cb
 		} else if info.Registered {
 			l.cb = &shellCallback{hook: h, logger: e.logger, metrics: e.opts.Metrics.forHook(hookspec.SourceShell, metricName(h), h.Event), stop: e.stop,
-				allowedURLs: policy.allowedURLs(), bg: &e.bg, rewake: func(sid, text string) { e.starts.put(sid, text, e.logger) }}
+				allowedURLs: policy.allowedURLs(), bg: &e.bg, cwd: e.workDir, rewake: func(sid, text string) { e.starts.put(sid, text, e.logger) }}
 		}
 		info.cb = l.cb
 		out = append(out, l)
@@ -186,6 +186,7 @@ type shellCallback struct {
 	// allowedURLs are the managed policy's allowed_http_urls for a type: http hook.
 	allowedURLs []string
 	bg          *background                  // where async hooks run
+	cwd         func() string                // the engine's workDir: where the hook runs
 	rewake      func(sessionID, text string) // an asyncRewake hook's exit 2: its stderr for the session's next turn
 }
 
@@ -198,7 +199,7 @@ func (c *shellCallback) fire(ctx context.Context, hook string, kw args, _ bool) 
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	defer context.AfterFunc(c.stop, func() { cancel(context.Cause(c.stop)) })()
-	res := c.hook.Run(ctx, kw.Map(), shell.RunOptions{Logger: c.logger, AllowedURLs: c.allowedURLs})
+	res := c.hook.Run(ctx, kw.Map(), shell.RunOptions{Logger: c.logger, AllowedURLs: c.allowedURLs, Cwd: c.cwd()})
 	r := hookspec.Result{
 		Source: hookspec.SourceShell, Name: metricName(c.hook), Status: res.Status, Result: res.Parsed, Answer: res.Answer,
 		Err: res.Err, Duration: res.Duration, Wait: res.Wait, StatusMessage: c.hook.StatusMessage,

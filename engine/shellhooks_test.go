@@ -163,3 +163,50 @@ func TestShellHooksIgnoreConsentForTests(t *testing.T) {
 		t.Error("ignoring consent wrote an approval")
 	}
 }
+
+// A shell hook runs in the host's working directory as New, then each Reload, found it: a
+// host that changes its directory afterwards gets the one it had at its last load, until it
+// reloads. The payload's cwd says the same.
+func TestShellHooksRunInTheDirectoryOfTheLastLoad(t *testing.T) {
+	home := t.TempDir()
+	where := filepath.Join(home, "where")
+	payload := filepath.Join(home, "payload")
+	hook := script(t, home, "where.sh", "cat > "+payload+"; pwd -P > "+where)
+	writeFile(t, filepath.Join(home, "config.yaml"), "hooks:\n  pre_tool_call:\n    - command: "+hook+"\n")
+	first, second := t.TempDir(), t.TempDir()
+	t.Chdir(first)
+	eng, err := New(context.Background(), Options{Home: home, AcceptHooks: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close(context.Background())
+	check := func(want string) {
+		t.Helper()
+		if b := eng.DecideTool(context.Background(), call).Block; b != nil {
+			t.Fatalf("blocked: %+v", b)
+		}
+		real, err := filepath.EvalSymlinks(want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(where)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.TrimSpace(string(got)) != real {
+			t.Errorf("the hook ran in %q, want %q", strings.TrimSpace(string(got)), real)
+		}
+		var p map[string]any
+		data, _ := os.ReadFile(payload)
+		if err := json.Unmarshal(data, &p); err != nil || p["cwd"] != want {
+			t.Errorf("payload cwd = %v (%v), want %q", p["cwd"], err, want)
+		}
+	}
+	check(first)
+	t.Chdir(second) // the host moves: its hooks stay where they were loaded
+	check(first)
+	if err := eng.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	check(second)
+}

@@ -82,7 +82,10 @@ func (e *Engine) dispatcher(eps []*webhook.Endpoint, p *Policy) *webhook.Dispatc
 
 // webhookCallback is the last callback of a hook event some webhook wants: it queues the
 // event's payload (the JSON a command hook reads) and returns at once.
-type webhookCallback struct{ d *webhook.Dispatcher }
+type webhookCallback struct {
+	d   *webhook.Dispatcher
+	cwd func() string // the engine's workDir: the payload's cwd, as a shell hook's
+}
 
 func (webhookCallback) stats() *hookMetrics { return nil }
 
@@ -92,8 +95,11 @@ func (c webhookCallback) fire(_ context.Context, hook string, kw args, _ bool) h
 	if !c.d.WantsTool(hook, tool) { // no endpoint's matcher takes this tool: nothing to build
 		return hookspec.Result{Source: hookspec.SourceWebhook, Name: "webhooks", Status: hookspec.StatusSkipped}
 	}
+	cwd := c.cwd()
 	c.d.NotifyLazy(hook, tool, func() ([]byte, error) {
-		cwd, _ := os.Getwd()
+		if cwd == "" {
+			cwd, _ = os.Getwd()
+		}
 		return shell.BuildPayload(hook, m, cwd)
 	})
 	return hookspec.Result{Source: hookspec.SourceWebhook, Name: "webhooks", Status: hookspec.StatusOK}
@@ -128,7 +134,7 @@ func (e *Engine) testWebhook(ctx context.Context, name, event string, data map[s
 	}
 	d := e.dispatcher(set.webhookEndpoints[i:i+1], set.policy) // its own, sending this one sample only
 	defer d.Close(ctx)
-	cwd, _ := os.Getwd()
+	cwd := e.workDir()
 	body, err := shell.BuildPayload(event, data, cwd)
 	if err != nil {
 		return webhook.Attempt{}, err

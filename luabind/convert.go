@@ -37,11 +37,11 @@ type TableWriter struct {
 func (w TableWriter) String(k, v string) {
 	if w.kw != nil {
 		if i, ok := w.kw.index(k); ok {
-			w.kw.setString(i, k, v)
+			w.kw.setString(w.l, i, k, v)
 		}
 		return
 	}
-	w.t.SetStringField(k, lua.LString(v))
+	w.t.SetStringField(k, w.l.StringValue(v))
 }
 
 // Value sets field k to v, converted like any other Go value.
@@ -81,7 +81,7 @@ func toLua(L *lua.LState, v any) lua.LValue {
 	case lua.LValue:
 		return x
 	case string:
-		return lua.LString(x)
+		return L.StringValue(x)
 	case bool:
 		return lua.LBool(x)
 	case int:
@@ -119,13 +119,13 @@ func toLua(L *lua.LState, v any) lua.LValue {
 	case []string:
 		t := L.CreateTable(len(x), 0)
 		for i, e := range x {
-			t.RawSetInt(i+1, lua.LString(e))
+			t.RawSetInt(i+1, L.StringValue(e))
 		}
 		return t
 	case map[string]string:
 		t := newKeyedTable(L, len(x))
 		for k, e := range x {
-			t.RawSetString(k, lua.LString(e))
+			t.RawSetString(k, L.StringValue(e))
 		}
 		return t
 	case Func:

@@ -27,6 +27,7 @@ type kwTable struct {
 	use      kwflow.Use   // which table-valued fields are refilled too (Use.Refill)
 	keys     []string     // the keys the last fill set
 	vals     []lua.LValue // and their values
+	unread   []bool       // and whether the callback never sees them (kwflow.Use.Unread)
 	pos      int          // a Table fill in progress set keys[:pos] again, in order
 	diverged bool         // ... until it set another key: cur then has all it set
 	cur      []string     //
@@ -54,7 +55,7 @@ func newKWTable(use kwflow.Use) *kwTable { return &kwTable{use: use} }
 // begin starts a fill.
 func (k *kwTable) begin(L *lua.LState, hint int) {
 	if k.t == nil || k.added > maxKeyChurn {
-		k.t, k.keys, k.vals, k.added = L.CreateTable(0, hint), k.keys[:0], k.vals[:0], 0
+		k.t, k.keys, k.vals, k.unread, k.added = L.CreateTable(0, hint), k.keys[:0], k.vals[:0], k.unread[:0], 0
 		k.fields = k.fields[:0]
 	}
 }
@@ -87,21 +88,30 @@ func (k *kwTable) store(i int, key string, old, v lua.LValue) {
 	}
 }
 
-// setString is set for a string, without boxing it when it did not change.
-func (k *kwTable) setString(i int, key, v string) {
+// setString is set for a string, without boxing it when it did not change, nor when the
+// callback never sees the field (stale).
+func (k *kwTable) setString(L *lua.LState, i int, key, v string) {
 	old := k.old(i, key)
-	if s, ok := old.(lua.LString); ok && string(s) == v {
+	if s, ok := old.(lua.LString); ok && string(s) == v || k.stale(i, old) {
 		return
 	}
-	k.store(i, key, old, lua.LString(v))
+	k.store(i, key, old, L.StringValue(v))
 }
 
 func (k *kwTable) setNumber(i int, key string, v lua.LNumber) {
 	old := k.old(i, key)
-	if n, ok := old.(lua.LNumber); ok && n == v {
+	if n, ok := old.(lua.LNumber); ok && n == v || k.stale(i, old) {
 		return
 	}
 	k.store(i, key, old, stdlib.BoxNumber(float64(v)))
+}
+
+// stale reports whether the field kept at vals[i], holding old, may keep it although the
+// call's value differs: the callback never looks the field up, and kw never leaves it
+// (kwflow.Use.Unread), so nothing can see the value, and boxing the new one would be
+// wasted. The field keeps a value, so that the table holds every key of the call as always.
+func (k *kwTable) stale(i int, old lua.LValue) bool {
+	return i >= 0 && k.unread[i] && old != lua.LNil
 }
 
 // setValue is set for any Go value, converted like toLua. Maps in fields the callback only
@@ -109,7 +119,7 @@ func (k *kwTable) setNumber(i int, key string, v lua.LNumber) {
 func (k *kwTable) setValue(L *lua.LState, i int, key string, v any) {
 	switch x := v.(type) {
 	case string:
-		k.setString(i, key, x)
+		k.setString(L, i, key, x)
 		return
 	case bool:
 		k.set(i, key, lua.LBool(x))
@@ -262,8 +272,9 @@ func (k *kwTable) at(key string) int {
 
 // shadow copies the values of keys out of the table, after the keys changed.
 func (k *kwTable) shadow() {
-	k.vals = k.vals[:0]
+	k.vals, k.unread = k.vals[:0], k.unread[:0]
 	for _, key := range k.keys {
 		k.vals = append(k.vals, k.t.RawGetString(key))
+		k.unread = append(k.unread, k.use.Unread(key))
 	}
 }

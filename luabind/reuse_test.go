@@ -476,3 +476,34 @@ func sameAsFresh[T any](t *testing.T, body string, run func(string) T) {
 		t.Errorf("%s: results differ from fresh tables (-fresh +reused):\n%s", body, diff)
 	}
 }
+
+// A refilled table's string or number field that the callback never looks up keeps its
+// old value when the call's differs: nothing can see it, and boxing the new one costs an
+// allocation. A field it reads is always the call's.
+func TestUnreadStringNotBoxed(t *testing.T) {
+	p := loadPlugin(t, `function register(ctx)
+ ctx.register_hook('x', function(kw) if kw.model ~= "m" then error("model") end end)
+ ctx.register_hook('y', function(kw) return kw.model .. kw.user_message end)
+end`, Options{})
+	msgs := make([]map[string]any, 64)
+	for i := range msgs {
+		msgs[i] = map[string]any{"model": "m", "user_message": fmt.Sprintf("hello %d", i), "n": 5000 + i}
+	}
+	call := func(hook int, kw map[string]any) {
+		if _, err := p.Call(context.Background(), hook, kw); err != nil {
+			t.Fatal(err)
+		}
+	}
+	i := 0
+	varying := testing.AllocsPerRun(200, func() { call(0, msgs[i%64]); i++ })
+	same := testing.AllocsPerRun(200, func() { call(0, msgs[0]) })
+	if varying > same {
+		t.Errorf("a call with unread fields that change allocates %.1f times, %.1f when they do not: they were boxed", varying, same)
+	}
+	for i, kw := range msgs[:4] {
+		got, err := p.Call(context.Background(), 1, kw)
+		if want := fmt.Sprintf("mhello %d", i); got != want || err != nil {
+			t.Errorf("call %d: got %v, %v; want %q", i, got, err, want)
+		}
+	}
+}

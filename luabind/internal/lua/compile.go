@@ -1408,6 +1408,7 @@ func compileFunctionExpr(context *funcContext, funcexpr *ast.FunctionExpr, ec *e
 		context.Proto.stringConstants = append(context.Proto.stringConstants, sv)
 	}
 	patchCode(context)
+	context.Proto.findLoops = findLoopsOf(context.Proto)
 } // }}}
 
 func compileTableExpr(context *funcContext, reg int, ex *ast.TableExpr, ec *expcontext) { // {{{

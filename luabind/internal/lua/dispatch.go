@@ -200,3 +200,69 @@ func testAfter(reg *registry, cf *callFrame, ra int) {
 		takeJump(cf)
 	}
 }
+
+// goCall is OP_CALL A B C of a Go function fn in R(A) (not a metamethod's __call): the
+// frame is written into the call stack's slot in place, where the handler builds it, copies
+// it in through the stack's interface and looks it up again. It reports done false, having
+// changed nothing, when the stack is not one that grows by segments or the call needs a new
+// segment (the handler then makes it); stop is the handler's return of 1 (the call yielded
+// to another thread): the loop ends. Otherwise it leaves everything as the handler would.
+func (L *LState) goCall(fn *LFunction, inst uint32, ra int) (done, stop bool) {
+	s, ok := L.stack.(*autoGrowingCallFrameStack)
+	if !ok || s.segSp >= FramesPerSegment {
+		return false, false
+	}
+	nargs := int(inst&0x1ff) - 1
+	if nargs < 0 {
+		nargs = L.reg.top - (ra + 1)
+	}
+	L.pollContext()
+	f := &s.segments[s.segIdx].array[s.segSp]
+	*f = callFrame{Idx: int(s.segSp) + FramesPerSegment*int(s.segIdx), Fn: fn, Base: ra, LocalBase: ra + 1,
+		ReturnBase: ra, NArgs: nargs, NRet: int(inst>>9)&0x1ff - 1, Parent: L.currentFrame}
+	s.segSp++
+	L.reg.SetTop(ra + 1 + nargs)
+	L.currentFrame = f
+	return true, callGFunction(L, false)
+}
+
+// The call stack of luabind's states grows by segments (MinimizeStackMemory). Within its
+// current segment, a frame is pushed, popped and found without the stack's interface: two
+// dynamic calls and a copy of the 80-byte frame fewer per call. At a segment's edge, and on
+// the fixed stack, these go through the interface as before.
+
+// pushFrame pushes cf on the call stack and returns its slot, as Push then Last do; a full
+// stack raises "stack overflow".
+func (ls *LState) pushFrame(cf *callFrame) *callFrame {
+	if s, ok := ls.stack.(*autoGrowingCallFrameStack); ok && s.segSp < FramesPerSegment {
+		f := &s.segments[s.segIdx].array[s.segSp]
+		*f = *cf
+		f.Idx = int(s.segSp) + FramesPerSegment*int(s.segIdx)
+		s.segSp++
+		return f
+	}
+	if ls.stack.IsFull() {
+		ls.RaiseError("stack overflow")
+	}
+	ls.stack.Push(*cf)
+	return ls.stack.Last()
+}
+
+// popFrame pops the call stack's last frame, as Pop does, and reports whether the stack is
+// then empty.
+func (ls *LState) popFrame() (*callFrame, bool) {
+	if s, ok := ls.stack.(*autoGrowingCallFrameStack); ok && s.segSp > 1 {
+		s.segSp--
+		return &s.segments[s.segIdx].array[s.segSp], false
+	}
+	f := ls.stack.Pop()
+	return f, ls.stack.IsEmpty()
+}
+
+// lastFrame is the call stack's last frame, as Last gives it.
+func (ls *LState) lastFrame() *callFrame {
+	if s, ok := ls.stack.(*autoGrowingCallFrameStack); ok && s.segSp > 0 {
+		return &s.segments[s.segIdx].array[s.segSp-1]
+	}
+	return ls.stack.Last()
+}

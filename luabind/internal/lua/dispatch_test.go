@@ -188,3 +188,66 @@ func FuzzDispatch(f *testing.F) {
 		}
 	})
 }
+
+// goCallCases call Go functions every way a program can: a fixed number of arguments, all
+// the values of a call or of `...`, one result, all of them, none; a Go function that calls
+// back into Lua, that raises an error, that yields from a coroutine; calls nested past a
+// segment of the call stack (eight frames).
+var goCallCases = []struct{ name, src string }{
+	{"go calls", `local t = {}
+		t[#t+1] = tostring(1) .. type(nil) .. select("#", 1, nil, 3)
+		local function va(...) return select("#", ...), math.max(...) end
+		t[#t+1] = table.concat({va(3, 9, 2)}, ",")
+		t[#t+1] = table.concat({math.min(unpack({5, 1, 7}))}, ",")
+		t[#t+1] = select("#", string.byte("abc", 1, -1))
+		print(table.concat(t, " "), string.byte("xyz", 1, 3))
+		print(pcall(error, "x"), pcall(error, {}), (pcall(string.rep)))
+		local s = {5, 3, 9, 1} table.sort(s, function(a, b) return tostring(a) < tostring(b) end) print(table.concat(s, ","))
+		local co = coroutine.create(function(a) local b = coroutine.yield(a + 1) local c, d = coroutine.yield(b * 2) return c + d end)
+		print(coroutine.resume(co, 1)) print(coroutine.resume(co, 5)) print(coroutine.resume(co, 3, 4)) print((coroutine.resume(co)))
+		local w = coroutine.wrap(function() for i = 1, 3 do coroutine.yield(i) end end) print(w(), w(), w())`},
+	{"go calls deep", `local function deep(n) if n == 0 then return tostring(n) .. select("#", 1, 2) end return deep(n - 1) .. type(n) end
+		local r = {} for d = 1, 20 do r[#r+1] = #deep(d) end print(table.concat(r, ","))
+		local function rec(n) if n == 0 then return 0 end local x = math.abs(rec(n - 1)) return x + 1 end
+		for d = 5, 12 do r[#r+1] = rec(d) end print(table.concat(r, ","))
+		print(pcall(function() local function f(n) return 1 + f(n + 1) end return f(1) end))`},
+}
+
+// TestGoCallsLikeHandlers: with a call stack that grows by segments (as luabind's states
+// have), the Go calls OP_CALL makes itself (goCall) give what the handler gives, and what
+// C Lua 5.1 gives; so do the other cases.
+func TestGoCallsLikeHandlers(t *testing.T) {
+	bin, _ := exec.LookPath("lua5.1")
+	grow := Options{MinimizeStackMemory: true, CallStackSize: 200}
+	for _, c := range append(goCallCases, dispatchCases...) {
+		t.Run(c.name, func(t *testing.T) {
+			plain := grow
+			plain.SkipFastPaths = true
+			fast, slow := runWith(c.src, grow), runWith(c.src, plain)
+			if fast != slow {
+				t.Errorf("with goCall:\n%s\nthrough the handlers:\n%s", fast, slow)
+			}
+			if bin == "" || strings.Contains(c.src, "pcall(function() local function f") {
+				return // the depth of a stack overflow is the interpreter's own
+			}
+			out, err := exec.Command(bin, "-e", c.src).CombinedOutput()
+			if got := strings.ReplaceAll(string(out), "(command line):", "<string>:"); err != nil || !sameOutput(fast, got) {
+				t.Errorf("here:\n%s\nlua5.1 (%v):\n%s", fast, err, out)
+			}
+		})
+	}
+	rng := rand.New(rand.NewPCG(25, 8))
+	opt := currentOptions()
+	plain := grow
+	plain.SkipFastPaths = true
+	for i := range 100 {
+		data := make([]byte, 16)
+		for j := range data {
+			data[j] = byte(rng.IntN(256))
+		}
+		src := genProgram(data, opt)
+		if fast, slow := runWith(src, grow), runWith(src, plain); fast != slow {
+			t.Fatalf("program %d prints differently with goCall:\n%s\nfast:\n%s\nplain:\n%s", i, src, fast, slow)
+		}
+	}
+}

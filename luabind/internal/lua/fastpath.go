@@ -84,13 +84,26 @@ func (L *LState) ipairsStep(inst uint32) bool {
 	}
 	i := int(n) + 1
 	v := tb.RawGetInt(i)
-	out := rg.array[ra+3 : ra+3+c]
-	for k := range out {
-		out[k] = LNil
-	}
 	hi := ra + 6 // the call of the iterator: two arguments above R(A+3), then its results
 	if v != LNil {
 		hi += 2
+	}
+	if p := cf.Fn.Proto; v != LNil && p.findLoops != nil {
+		if l := findLoopFor(p, cf.Pc-1); l != nil {
+			var skipped bool
+			if i, v, skipped = L.skipMisses(l, cf, tb, i, v); skipped {
+				// The registers as the elements passed over left them: the control at
+				// the last one, their calls' temporaries cleared.
+				hi = max(hi, cf.LocalBase+max(l.hi, l.callA+2+l.nargs))
+				if v == LNil {
+					rg.array[ra+2] = IntValue(i)
+				}
+			}
+		}
+	}
+	out := rg.array[ra+3 : ra+3+c]
+	for k := range out {
+		out[k] = LNil
 	}
 	rg.setTopAfterCall(ra+3+c, hi)
 	if v == LNil {

@@ -40,6 +40,7 @@ type FunctionProto struct {
 	DbgUpvalues        []string
 
 	stringConstants []string
+	findLoops       []findLoop // the loops the ipairs step may run in one Go loop (findloop.go)
 }
 
 /* Upvalue {{{ */

@@ -35,15 +35,77 @@ func newLTable(acap int, hcap int) *LTable {
 	if hcap < 0 {
 		hcap = 0
 	}
-	tb := &LTable{}
+	var tb *LTable
+	if hcap > 0 && hcap <= smallMax {
+		tb = newSmallTable(hcap)
+	} else {
+		tb = &LTable{}
+		if hcap > smallMax {
+			tb.strdict = make(map[string]LValue, hcap)
+		}
+	}
 	tb.Metatable = LNil
 	if acap != 0 {
 		tb.array = make([]LValue, 0, acap)
 	}
-	if hcap > smallMax {
-		tb.strdict = make(map[string]LValue, hcap)
-	} else if hcap > 0 {
-		tb.small = make([]smallField, 0, hcap)
+	return tb
+}
+
+// newSmallTable is a table with room for n (1..smallMax) string keys, made with its fields
+// in the same allocation: one allocation for the few fields of kwargs, answers and the
+// tables handlers build, where a table and its slice of fields took two, for the same bytes.
+// Should the table outgrow the room, or move to the maps, the room stays with it, unused.
+func newSmallTable(n int) *LTable {
+	var tb *LTable
+	switch n {
+	case 1:
+		x := &struct {
+			t LTable
+			f [1]smallField
+		}{}
+		tb, x.t.small = &x.t, x.f[:0]
+	case 2:
+		x := &struct {
+			t LTable
+			f [2]smallField
+		}{}
+		tb, x.t.small = &x.t, x.f[:0]
+	case 3:
+		x := &struct {
+			t LTable
+			f [3]smallField
+		}{}
+		tb, x.t.small = &x.t, x.f[:0]
+	case 4:
+		x := &struct {
+			t LTable
+			f [4]smallField
+		}{}
+		tb, x.t.small = &x.t, x.f[:0]
+	case 5:
+		x := &struct {
+			t LTable
+			f [5]smallField
+		}{}
+		tb, x.t.small = &x.t, x.f[:0]
+	case 6:
+		x := &struct {
+			t LTable
+			f [6]smallField
+		}{}
+		tb, x.t.small = &x.t, x.f[:0]
+	case 7:
+		x := &struct {
+			t LTable
+			f [7]smallField
+		}{}
+		tb, x.t.small = &x.t, x.f[:0]
+	default:
+		x := &struct {
+			t LTable
+			f [smallMax]smallField
+		}{}
+		tb, x.t.small = &x.t, x.f[:0]
 	}
 	return tb
 }

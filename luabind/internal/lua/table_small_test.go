@@ -175,3 +175,34 @@ kw.tool = "terminal" print(kw.tool, kw.other)
 		t.Errorf("got:\n%s\nwant:\n%s", fast, want)
 	}
 }
+
+// TestSmallTableOneAllocation: a table made with room for at most smallMax string keys
+// gets them in its own allocation: making it and setting them costs one.
+func TestSmallTableOneAllocation(t *testing.T) {
+	L := NewState()
+	defer L.Close()
+	keys := []string{"tool_name", "args", "task_id", "session_id", "tool_call_id", "a", "b", "c"}
+	v := LString("x")
+	for n := 1; n <= smallMax; n++ {
+		var tb *LTable
+		allocs := testing.AllocsPerRun(100, func() {
+			tb = L.CreateTable(0, n)
+			for _, k := range keys[:n] {
+				tb.SetStringField(k, v)
+			}
+		})
+		if allocs != 1 {
+			t.Errorf("a table of %d keys: %.0f allocations, want 1", n, allocs)
+		}
+		for _, k := range keys[:n] {
+			if got := tb.RawGetString(k); got != v {
+				t.Errorf("a table of %d keys: [%s] = %v", n, k, got)
+			}
+		}
+		tb.SetStringField("ninth", v) // past its room: the table grows as before
+		tb.SetStringField("tenth", v)
+		if got := tb.RawGetString("tenth"); got != v || tb.RawGetString(keys[0]) != v {
+			t.Errorf("a grown table of %d keys lost a key", n)
+		}
+	}
+}

@@ -215,7 +215,8 @@ type LState struct {
 	ctx          context.Context
 	ctxPoller    ContextPoller // ctx, when it is one
 	ctxCancelFn  context.CancelFunc
-	mem          *memAccount // shared with its coroutines (memory.go)
+	mem          *memAccount          // shared with its coroutines (memory.go)
+	boxes        *[stringBoxes]LValue // StringValue's (stringbox.go)
 }
 
 func (ls *LState) String() string   { return fmt.Sprintf("thread: %p", ls) }

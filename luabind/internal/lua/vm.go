@@ -140,11 +140,18 @@ func mainLoop(L *LState, baseframe *callFrame) {
 						continue
 					}
 				case OP_CALL:
-					if fn, ok := reg.array[ra].(*LFunction); ok && fn.Builtin == BuiltinStringFind && fn.IsG && L.plainFind(inst) {
-						if (inst>>9)&0x1ff != 1 { // a result kept: `if string.find(...) then`
-							testAfter(reg, cf, ra)
+					if fn, ok := reg.array[ra].(*LFunction); ok && fn.IsG {
+						if fn.Builtin == BuiltinStringFind && L.plainFind(inst) {
+							if (inst>>9)&0x1ff != 1 { // a result kept: `if string.find(...) then`
+								testAfter(reg, cf, ra)
+							}
+							continue
 						}
-						continue
+						if done, stop := L.goCall(fn, inst, ra); stop {
+							goto out
+						} else if done {
+							continue
+						}
 					}
 				case OP_FORLOOP:
 					if forStep(reg, cf, inst, ra) {
@@ -163,6 +170,7 @@ func mainLoop(L *LState, baseframe *callFrame) {
 		cf = L.currentFrame
 		code = cf.Fn.Proto.Code
 	}
+out:
 	if L.Parent == parent {
 		L.pollContext()
 	}
@@ -385,8 +393,8 @@ func callGFunction(L *LState, tailcall bool) bool {
 			}
 		}
 	}
-	L.stack.Pop()
-	L.currentFrame = L.stack.Last()
+	L.popFrame()
+	L.currentFrame = L.lastFrame()
 	return false
 }
 
@@ -1346,11 +1354,7 @@ func init() {
 				if cf.Fn == nil {
 					ls.typeError(fn, "call", "")
 				}
-				if ls.stack.IsFull() {
-					ls.RaiseError("stack overflow")
-				}
-				ls.stack.Push(cf)
-				newcf := ls.stack.Last()
+				newcf := ls.pushFrame(&cf)
 				// this section is inlined by go-inline
 				// source function is 'func (ls *LState) initCallFrame(cf *callFrame) ' in '_state.go'
 				{
@@ -1821,7 +1825,8 @@ func init() {
 				switchToParentThread(L, n, false, true)
 				return 1
 			}
-			islast := baseframe == L.stack.Pop() || L.stack.IsEmpty()
+			popped, empty := L.popFrame()
+			islast := baseframe == popped || empty
 			// this section is inlined by go-inline
 			// source function is 'func copyReturnValues(L *LState, regv, start, n, b int) ' in '_vm.go'
 			{
@@ -1928,7 +1933,7 @@ func init() {
 					}
 				}
 			}
-			L.currentFrame = L.stack.Last()
+			L.currentFrame = L.lastFrame()
 			if islast || L.currentFrame == nil || L.currentFrame.Fn.IsG {
 				return 1
 			}

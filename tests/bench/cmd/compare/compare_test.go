@@ -8,7 +8,7 @@ import (
 
 const sample = `goos: linux
 BenchmarkInvokeNoHooks/PreToolCall-2         	171295318	         6.506 ns/op	       0 B/op	       0 allocs/op
-BenchmarkInvokeNoHooks/Invoke-2              	84454632	        15.11 ns/op	       0 B/op	       0 allocs/op
+BenchmarkInvokeNoHooks/Fire-2                	84454632	        15.11 ns/op	       0 B/op	       0 allocs/op
 BenchmarkPreToolCallLua-2                    	  106298	     10000 ns/op	    6000 cpu-ns/op	    2816 B/op	      44 allocs/op
 BenchmarkPreToolCallLua-2                    	  106298	     12000 ns/op	    6000 cpu-ns/op	    2816 B/op	      44 allocs/op
 BenchmarkPreToolCallLua-2                    	  106298	     99000 ns/op	    6000 cpu-ns/op	    2816 B/op	      44 allocs/op

@@ -114,10 +114,10 @@ func atMost(name, unit string, limit float64, show func(float64) string) func(r 
 }
 
 var targets = []target{
-	{"InvokeNoHooks (PreToolCall, Invoke)", "<= 50 ns/op, 0 allocs/op", func(r *results) verdict {
+	{"InvokeNoHooks (PreToolCall, Fire)", "<= 50 ns/op, 0 allocs/op", func(r *results) verdict {
 		var missing []string
-		a, b := get(r, &missing, "BenchmarkInvokeNoHooks/PreToolCall", "ns/op"), get(r, &missing, "BenchmarkInvokeNoHooks/Invoke", "ns/op")
-		aa, ba := get(r, &missing, "BenchmarkInvokeNoHooks/PreToolCall", "allocs/op"), get(r, &missing, "BenchmarkInvokeNoHooks/Invoke", "allocs/op")
+		a, b := get(r, &missing, "BenchmarkInvokeNoHooks/PreToolCall", "ns/op"), get(r, &missing, "BenchmarkInvokeNoHooks/Fire", "ns/op")
+		aa, ba := get(r, &missing, "BenchmarkInvokeNoHooks/PreToolCall", "allocs/op"), get(r, &missing, "BenchmarkInvokeNoHooks/Fire", "allocs/op")
 		if len(missing) > 0 {
 			return verdict{measured: "not measured: " + strings.Join(missing, ", "), state: skip}
 		}
