@@ -197,7 +197,8 @@ func (e *Engine) observe(ctx context.Context, hook string, kwargs func() map[str
 // hooks a host defines itself and for tools and tests; the typed calls cover every
 // documented hook. kwargs holding a value that cannot reach a hook (a Go struct, a
 // channel, a plain func) are rejected: no hook runs, the one result names the key, and a
-// guard fails safe (pre_tool_call blocks).
+// guard fails safe (pre_tool_call blocks). A wrap hook runs its chain around a stand-in call
+// that answers at once (fireWrap).
 func (e *Engine) Fire(ctx context.Context, h hookspec.Hook, kwargs map[string]any) Report {
 	hook := h.String()
 	set := e.set.Load()
@@ -209,7 +210,12 @@ func (e *Engine) Fire(ctx context.Context, h hookspec.Hook, kwargs map[string]an
 		rep.Payload = kwargs
 		return rep
 	}
-	rep := e.invoke(ctx, set, hook, mapArgs(kwargs), true, nil)
+	var rep Report
+	if h.IsWrap() {
+		rep = e.fireWrap(ctx, hook, kwargs)
+	} else {
+		rep = e.invoke(ctx, set, hook, mapArgs(kwargs), true, nil)
+	}
 	if rep.Hooks == nil {
 		rep.Hooks = []hookspec.Result{}
 	}

@@ -37,6 +37,11 @@ func (e *Engine) audit(ctx context.Context, rep Report) {
 	case hooknames.TransformToolResult, hooknames.TransformTerminalOutput, hooknames.TransformLLMOutput:
 		t, _ := rep.Text()
 		decision, by, before, after = "transform", rep.decider().Name, rep.Payload[transformedKey[rep.Event]], t
+	case hooknames.PreAPIRequest: // the request rewritten, or answered without the model
+		decision, by, before, after = "modify_request", rep.decider().Name, rep.Payload["request"], rep.Decision.Request
+		if rep.Decision.Kind == hookspec.Respond {
+			decision, after = "respond", rep.Decision.Response
+		}
 	case hooknames.PreGatewayDispatch:
 		d := rep.Dispatch()
 		ev, _ := rep.Payload["event"].(map[string]any)

@@ -22,6 +22,12 @@
 // recognised action). Fire fires any hook, a host's own included, and returns the full
 // Report.
 //
+// Middleware (wrap.go): RunTool runs the tool inside the wrap_tool_call chain, and RunLLM
+// runs a model request through pre_api_request (which may rewrite or answer it) and the
+// wrap_llm_call chain. A wrap callback gets (kw, next) and stands around the call, outermost
+// first; arguments it passes to next are decided again by pre_tool_call; the time it waits
+// in next is not its own, and holds no Lua state against other calls.
+//
 // A hook's ask is an approval: the approval hooks may answer it; else Options.Approve asks a
 // person, now or later (ErrAnswerLater, then Answer), in the chat of the call (WithOrigin).
 //

@@ -200,7 +200,7 @@ func (e *Engine) load(ctx context.Context, prev *hookSet) (*hookSet, error) {
 	set.webhooks, set.webhookEndpoints, set.webhookInfo, w2 = e.loadWebhooks(mgd, cfg)
 	set.warnings = append(set.warnings, w2...)
 	for _, name := range hookNames { // last: they see the arguments the tool runs with
-		if set.webhooks.Wants(name) {
+		if set.webhooks.Wants(name) && !hooknames.IsWrap(name) { // a webhook cannot call next
 			set.byHook[name] = append(set.byHook[name], webhookCallback{set.webhooks, e.workDir})
 		}
 	}

@@ -191,7 +191,8 @@ func anyFailed(results []hookspec.Result) bool {
 
 // runChain runs cbs in order on kw, appending their results to results. For
 // pre_tool_call, modifications chain (each callback sees the arguments the ones before it
-// left) and the callbacks before the last modification are asked again (recheck). timed:
+// left) and the callbacks before the last modification are asked again (recheck); for
+// pre_api_request, each callback sees the request the ones before it rewrote. timed:
 // each result carries its duration. With f, each call is a span.
 func runChain(ctx context.Context, f *firing, hook string, cbs []callback, kw args, results []hookspec.Result, timed bool) []hookspec.Result {
 	in, lastMod := kw, 0
@@ -199,6 +200,9 @@ func runChain(ctx context.Context, f *firing, hook string, cbs []callback, kw ar
 		r := fireHook(ctx, f, hook, cb, in, timed, false) // untimed, the typed calls keep nothing but the decision: no clock read
 		if a := r.Answer; a.Args != nil && hook == hooknames.PreToolCall && a.Kind != hookspec.Block {
 			in, lastMod = in.withToolArgs(a.Args), i // the callbacks after it see the modified arguments
+		}
+		if m, ok := in.(mapArgs); ok && hook == hooknames.PreAPIRequest && r.Answer.Kind == hookspec.Modify {
+			in = m.withRequest(r.Answer.Request) // the callbacks after it see the rewritten request
 		}
 		results = append(results, r)
 	}

@@ -25,6 +25,7 @@ const (
 	maxStates            = 64
 	maxMaxStates         = 4 * maxStates // max_states
 	maxStatesPerState    = 4             // max_states by default: 4 x states
+	wrapMaxStates        = 64            // max_states by default of a plugin with a wrap hook (at least 4 x states)
 	maxHandlerSize       = 4 << 20
 )
 
@@ -49,13 +50,16 @@ type PluginInfo struct {
 	// MaxStates is how many Lua states the plugin may have while calls wait on I/O
 	// (store, http, exec, time.sleep, host functions): a call that finds every state busy
 	// while fewer than States calls run Lua gets an extra state, with its own globals, kept
-	// for reuse. Default 4 x States; States means never more.
-	MaxStates   int                 `json:"max_states"`
-	Enabled     bool                `json:"enabled"`
-	Status      string              `json:"status"` // "loaded", "disabled" or "error"
-	Error       string              `json:"error,omitempty"`
-	Hooks       []string            `json:"hooks"`
-	Permissions luabind.Permissions `json:"permissions"`
+	// for reuse. Default 4 x States, and for a plugin that registers a wrap hook (whose
+	// calls wait in next for as long as the calls they wrap run) at least 64; States means
+	// never more.
+	MaxStates    int                 `json:"max_states"`
+	maxStatesSet bool                // plugin.yaml gives max_states
+	Enabled      bool                `json:"enabled"`
+	Status       string              `json:"status"` // "loaded", "disabled" or "error"
+	Error        string              `json:"error,omitempty"`
+	Hooks        []string            `json:"hooks"`
+	Permissions  luabind.Permissions `json:"permissions"`
 	// KwargsRebuilt lists the callbacks whose kwargs table is built afresh for every call
 	// instead of refilled, and why: "pre_tool_call at handler.lua:3: line 5: kw is passed
 	// to a function" (see docs/lua.md, Reusing the kwargs table).
@@ -170,12 +174,22 @@ func (e *Engine) loadPlugin(ctx context.Context, d *dirFiles, cfg *config, owner
 		info.Status, info.Error = "error", hookspec.Warning{File: hfile, Msg: msg}.String()
 		return nil, info, append(warns, hookspec.Warning{File: hfile, Msg: msg})
 	}
-	lp, err := luabind.LoadPlugin(ctx, src, luabind.Options{
+	opts := luabind.Options{
 		Name: info.Name, File: hfile, Home: e.home, Logger: e.logger.With("plugin", info.Name),
 		Timeout: seconds(info.Timeout), BusyTimeout: seconds(info.BusyTimeout), States: info.States, MaxStates: info.MaxStates,
 		MemoryLimit: info.Memory, Permissions: info.Permissions, HostFuncs: e.opts.HostFuncs, Config: info.config,
 		Store: e.hookStore(hookspec.SourcePlugin, d.dir, info.Name),
-	})
+	}
+	lp, err := luabind.LoadPlugin(ctx, src, opts)
+	if err == nil && !info.maxStatesSet && registersWrap(lp) && info.MaxStates < wrapMaxStates {
+		// Its calls wait in next while the calls they wrap run: let as many sessions in at
+		// once as a gateway has conversations, not 4. Known only once register(ctx) ran, so
+		// the plugin is loaded again with the room (its states are built as calls need them).
+		lp.Close()
+		info.MaxStates = min(wrapMaxStates, maxMaxStates)
+		opts.MaxStates = info.MaxStates
+		lp, err = luabind.LoadPlugin(ctx, src, opts)
+	}
 	if err != nil {
 		var le *luabind.Error
 		w := hookspec.Warning{File: hfile, Msg: err.Error()}
@@ -270,7 +284,18 @@ func parsePluginManifest(file string, data []byte, readErr error, info *PluginIn
 	if !maxStatesKey {
 		info.MaxStates = maxStatesPerState * info.States
 	}
+	info.maxStatesSet = maxStatesKey
 	return warns, nil
+}
+
+// registersWrap reports whether lp registered a wrap hook.
+func registersWrap(lp *luabind.Plugin) bool {
+	for _, r := range lp.Registrations() {
+		if hooknames.IsWrap(r.Hook) {
+			return true
+		}
+	}
+	return false
 }
 
 // sortPlugins orders plugins for invocation: priority (higher first), then directory name.

@@ -22,7 +22,10 @@ type ToolRun struct {
 
 // RunTool runs one tool call through its whole sequence of hooks around run, the host's
 // tool: pre_tool_call (DecideTool: a block ends it, with {"error": message} as the result;
-// the tool runs with the arguments hooks modified), run,
+// the tool runs with the arguments hooks modified), run inside the wrap_tool_call chain
+// (wrap.go: arguments a wrap hook passes to next are decided by pre_tool_call again, and a
+// block there ends the call as a block does; Args are then the arguments the tool last ran
+// with),
 // transform_terminal_output (for the "terminal" tool, whose result is JSON with an "output"
 // string), post_tool_call, post_tool_failure when run failed (the context they give is
 // appended to the result, after a blank line) and transform_tool_result. call.DurationMS is measured around run
@@ -33,22 +36,37 @@ func (e *Engine) RunTool(ctx context.Context, call hookspec.ToolCall, run func(c
 	if d.Block != nil {
 		return ToolRun{Result: errorResult(d.Block.Message), Block: d.Block, Args: d.Args, Modified: d.Modified}
 	}
+	orig := call.Args
 	call.Args = d.Args
 	start := time.Now()
-	result, err := run(ctx, call)
+	var res string
+	var err error
+	if set := e.with(hooknames.WrapToolCall); set != nil {
+		w := e.runWrapped(ctx, set, call, run)
+		if w.block != nil { // a guard blocked the arguments a wrap hook passed on
+			return ToolRun{Result: errorResult(w.block.Message), Block: w.block, Args: w.ran.Args}
+		}
+		res, err = w.result, w.err
+		if w.changed && w.runs > 0 && !sameArgs(hookspec.ArgsOrEmpty(w.ran.Args), hookspec.ArgsOrEmpty(d.Args)) {
+			call.Args, d.Args = w.ran.Args, w.ran.Args
+			d.Modified = !sameArgs(hookspec.ArgsOrEmpty(w.ran.Args), hookspec.ArgsOrEmpty(orig))
+		}
+	} else {
+		res, err = run(ctx, call)
+	}
 	if err != nil {
-		result = errorResult(err.Error())
+		res = errorResult(err.Error())
 	}
 	if call.DurationMS == 0 {
 		call.DurationMS = time.Since(start).Milliseconds()
 	}
 	if call.Name == "terminal" {
-		result = e.terminalResult(ctx, call, result)
+		res = e.terminalResult(ctx, call, res)
 	}
-	call.Result = result
+	call.Result = res
 	feedback, output := e.PostToolResult(ctx, call)
 	if output != nil { // a hook replaced what the model sees (Claude Code's updatedToolOutput)
-		result, call.Result = *output, *output
+		res, call.Result = *output, *output
 	}
 	if err != nil {
 		f := hookspec.ToolFailure{Call: call, Error: err.Error(), Interrupted: ctx.Err() != nil || errors.Is(err, context.Canceled)}
@@ -56,7 +74,7 @@ func (e *Engine) RunTool(ctx context.Context, call hookspec.ToolCall, run func(c
 		feedback = joinContext(feedback, e.PostToolFailure(ctx, f))
 	}
 	if feedback != "" {
-		call.Result = result + "\n\n" + feedback
+		call.Result = res + "\n\n" + feedback
 	}
 	return ToolRun{Result: e.TransformToolResult(ctx, call), Args: d.Args, Modified: d.Modified, Approved: d.Approved, Err: err}
 }

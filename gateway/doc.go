@@ -7,7 +7,8 @@
 //
 // StartTurn fires pre_gateway_dispatch, the session start, agent:start and pre_llm_call;
 // the Turn then runs the tool calls (RunTool, with the turn's chat, so that a hook's ask is
-// put to that chat and Answer reads the reply from a later message), agent:step, pre_verify,
+// put to that chat and Answer reads the reply from a later message) and its model requests
+// (RunLLM: pre_api_request and the wrap_llm_call chain), agent:step, pre_verify,
 // and at Finish the output transform, post_llm_call, agent:end and on_session_end. Close
 // refuses new turns and waits for those in flight before it closes the hooks.
 //

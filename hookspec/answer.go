@@ -23,6 +23,7 @@ const (
 	Ask                  // pre_tool_call: a person must decide (Message says why)
 	Continue             // pre_verify: do not stop; Message (the reason) is the next user turn
 	Deny                 // pre_approval_request: the approval is refused (Message says why); Allow grants it
+	Respond              // pre_api_request: the model is not called; Response is its answer
 )
 
 // Answer is one hook's answer to one call, read from whichever accepted shape it came in.
@@ -34,6 +35,12 @@ type Answer struct {
 	// Remember (pre_approval_request's Allow and Deny): the host should record the answer
 	// as a rule, so the same request is not asked again.
 	Remember bool
+	// Request (pre_api_request's Modify): the fields of the model request to replace, a
+	// key at a time (LLMRequest.WithTable).
+	Request map[string]any
+	// Response (pre_api_request's Respond): the synthetic answer of the model, a table in
+	// LLMResponse.Table's shape (a string answer is {content=...}).
+	Response map[string]any
 	// Output (post_tool_call, from hooks written for Claude Code: updatedToolOutput) is the
 	// tool result the model sees instead of the tool's; nil for none. It comes with any Kind.
 	Output *string
@@ -70,6 +77,9 @@ type Answer struct {
 //   - transform_llm_output: a non-empty string, or {response_text=<non-empty string>}.
 //   - pre_gateway_dispatch: {action="skip", reason=...}, {action="rewrite", text=<string>},
 //     {action="allow"}; a rewrite without a string text dispatches as it is.
+//   - pre_api_request: {action="modify", request={...}} (a table: the request's fields to
+//     replace) or {action="respond", response={...}} (a table, or a string: the content);
+//     a request or response that is not one is None (reported).
 //
 // Anything else, and every answer to an observer, is None.
 func Normalise(event string, v any) Answer {
@@ -108,8 +118,63 @@ func Normalise(event string, v any) Answer {
 		}
 	case hooknames.PreGatewayDispatch:
 		return dispatchAnswer(v)
+	case hooknames.PreAPIRequest:
+		return apiAnswer(v)
 	}
 	return Answer{}
+}
+
+// apiAnswer reads a pre_api_request answer: {action="modify", request={...}} or
+// {action="respond", response={...} or "..."}.
+func apiAnswer(v any) Answer {
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return Answer{}
+	}
+	if apiProblem(obj) != "" {
+		return Answer{}
+	}
+	switch obj["action"] {
+	case "modify":
+		if req, ok := obj["request"].(map[string]any); ok {
+			return Answer{Kind: Modify, Request: req}
+		}
+	case "respond":
+		switch r := obj["response"].(type) {
+		case string:
+			return Answer{Kind: Respond, Response: map[string]any{"content": r}}
+		case map[string]any:
+			return Answer{Kind: Respond, Response: r}
+		}
+	}
+	return Answer{}
+}
+
+// apiProblem says what is wrong with the request of a modify or the response of a respond
+// ("" when nothing is, when it is missing, or when the answer is neither): each must be a table of the keys, and of
+// the types, of LLMRequest.Table and LLMResponse.Table (a response may be a string).
+func apiProblem(obj map[string]any) string {
+	switch obj["action"] {
+	case "modify":
+		req, ok := obj["request"].(map[string]any)
+		if !ok && obj["request"] != nil {
+			return "request must be a table of the request's fields"
+		}
+		if _, err := (LLMRequest{}).WithTable(req); err != nil {
+			return err.Error()
+		}
+	case "respond":
+		switch r := obj["response"].(type) {
+		case nil, string:
+		case map[string]any:
+			if _, err := ResponseFrom(r); err != nil {
+				return err.Error()
+			}
+		default:
+			return "response must be a table or a string"
+		}
+	}
+	return ""
 }
 
 // stringOr returns v when it is a string, else the string at key of v when v is a table.

@@ -1,6 +1,7 @@
 package hookspec
 
 import (
+	"maps"
 	"strings"
 
 	"github.com/hermes-hooks/hermes/internal/hooknames"
@@ -19,6 +20,11 @@ type Decision struct {
 	// Remember, for pre_approval_request: the hook that answered asked the host to record
 	// its answer as a rule.
 	Remember bool
+	// Request, for pre_api_request's Modify: the fields of the model request the hooks
+	// replaced, every modification's in order (a later one's key over an earlier one's).
+	Request map[string]any
+	// Response, for pre_api_request's Respond: the first respond's synthetic answer.
+	Response map[string]any
 	// Output, for post_tool_call: the result the model sees instead of the tool's (the
 	// first hook's that gave one); nil when unchanged.
 	Output *string
@@ -38,10 +44,16 @@ type Decision struct {
 //   - pre_approval_request: the first Deny decides, else the first Allow (with its Args and
 //     Remember).
 //   - pre_compact and post_tool_failure: every Context, joined, as pre_llm_call's.
+//   - pre_api_request: the first Respond decides (the model is not called); else every
+//     Modify's request fields, in order, a later one's key over an earlier one's (By: the
+//     last).
 //   - observers: None.
 func Merge(event string, rs []Result) Decision {
-	if event == hooknames.PreToolCall {
+	switch event {
+	case hooknames.PreToolCall:
 		return mergeTool(rs)
+	case hooknames.PreAPIRequest:
+		return mergeAPI(rs)
 	}
 	if d, ok := mergeStrongest(event, rs); ok {
 		return d
@@ -73,6 +85,25 @@ func Merge(event string, rs []Result) Decision {
 			parts[j] = rs[i].Answer.Text
 		}
 		d.Text = strings.Join(parts, "\n\n")
+	}
+	return d
+}
+
+// mergeAPI merges pre_api_request's answers.
+func mergeAPI(rs []Result) Decision {
+	d := Decision{By: -1}
+	for i := range rs {
+		a := &rs[i].Answer
+		switch a.Kind {
+		case Respond:
+			return Decision{Kind: Respond, By: i, Response: a.Response}
+		case Modify:
+			if d.Request == nil {
+				d.Request = map[string]any{}
+			}
+			maps.Copy(d.Request, a.Request)
+			d.Kind, d.By = Modify, i
+		}
 	}
 	return d
 }
@@ -181,6 +212,7 @@ func DefaultBlockMessage(source string) string {
 // Outcome is the decision in its wire shape: {"action":"block","message":…},
 // {"action":"ask","message":…,"args":…?}, {"action":"approve","args":…?},
 // {"action":"modify","args":…}, {"action":"continue","reason":…} (pre_verify),
+// {"action":"modify","request":…} / {"action":"respond","response":…} (pre_api_request),
 // {"action":"allow","args":…?,"remember":true?} / {"action":"deny","message":…,"remember":true?}
 // (pre_approval_request),
 // {"context":…}, {"text":…}, the dispatch action object, {"result":…,"context":…?}
@@ -201,7 +233,12 @@ func (d Decision) Outcome() any {
 	case Approve:
 		return withArgs(map[string]any{"action": "approve"}, d.Args)
 	case Modify:
+		if d.Request != nil {
+			return map[string]any{"action": "modify", "request": d.Request}
+		}
 		return map[string]any{"action": "modify", "args": d.Args}
+	case Respond:
+		return map[string]any{"action": "respond", "response": d.Response}
 	case Context:
 		return map[string]any{"context": d.Text}
 	case Replace:

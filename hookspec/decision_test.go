@@ -54,6 +54,17 @@ func TestMerge(t *testing.T) {
 			map[string]any{"hookSpecificOutput": map[string]any{"permissionDecision": "ask", "permissionDecisionReason": "deploy?"}}},
 			map[string]any{"action": "ask", "message": "deploy?"}, 0},
 		{"modify without args does nothing", hooknames.PreToolCall, SourcePlugin, []any{map[string]any{"action": "modify"}}, nil, -1},
+		{"request modifications merge key by key, the later key winning", hooknames.PreAPIRequest, SourcePlugin, []any{
+			map[string]any{"action": "modify", "request": map[string]any{"model": "m2", "system": "s"}}, nil,
+			map[string]any{"action": "modify", "request": map[string]any{"model": "m3"}}},
+			map[string]any{"action": "modify", "request": map[string]any{"model": "m3", "system": "s"}}, 2},
+		{"the first respond decides over every modification", hooknames.PreAPIRequest, SourceShell, []any{
+			map[string]any{"action": "modify", "request": map[string]any{"model": "m2"}},
+			map[string]any{"action": "respond", "response": "offline"}, map[string]any{"action": "respond", "response": map[string]any{"content": "later"}}},
+			map[string]any{"action": "respond", "response": map[string]any{"content": "offline"}}, 1},
+		{"a request that is not a table modifies nothing", hooknames.PreAPIRequest, SourcePlugin, []any{map[string]any{"action": "modify", "request": "trim"}}, nil, -1},
+		{"a respond without a response answers nothing", hooknames.PreAPIRequest, SourcePlugin, []any{map[string]any{"action": "respond"}}, nil, -1},
+		{"an observer's old return values decide nothing", hooknames.PreAPIRequest, SourcePlugin, []any{true, "ok", int64(1)}, nil, -1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -74,7 +85,7 @@ func TestMerge(t *testing.T) {
 
 func TestNames(t *testing.T) {
 	t.Parallel()
-	if len(Names()) != 22 || !IsHook(hooknames.PreToolCall) || IsHook("agent:start") {
+	if len(Names()) != 24 || !IsHook(hooknames.PreToolCall) || IsHook("agent:start") {
 		t.Errorf("Names() = %v", Names())
 	}
 	Names()[0] = "changed"

@@ -19,14 +19,14 @@ var fuzzEvents = append(Names(), "my_host_hook")
 // name, near misses, and blank and non-blank text.
 var fuzzStrings = []string{
 	"block", "allow", "approve", "ask", "modify", "deny", "skip", "rewrite", "defer",
-	"BLOCK", "blocked", "", " ", "\t\n", "\v", "\u00a0", "why", "ls -la", "PreToolUse",
+	"BLOCK", "blocked", "", " ", "\t\n", "\v", "\u00a0", "why", "ls -la", "PreToolUse", "respond", "modfy",
 }
 
 // fuzzKeys are the keys tables are built of: every key an answer may hold, and a misspelling.
 var fuzzKeys = []string{
 	"action", "message", "decision", "reason", "args", "hookSpecificOutput", "permissionDecision",
 	"permissionDecisionReason", "updatedInput", "context", "result", "output", "response_text",
-	"text", "command", "contxt",
+	"text", "command", "contxt", "request", "response", "messages", "requst",
 }
 
 // answerGen builds answers in the shapes Lua values and decoded JSON take (nil, bool,
@@ -87,7 +87,19 @@ func (g *answerGen) field(key string, depth int) any {
 	}
 	switch key {
 	case "action", "decision", "permissionDecision":
+		if g.pick(5) == 0 {
+			return "respond"
+		}
 		return fuzzStrings[g.pick(9)] // the actions and decisions, and defer
+	case "request", "response":
+		m := map[string]any{}
+		if g.pick(2) == 0 {
+			m["messages"] = []any{map[string]any{"role": "user", "content": fuzzStrings[g.pick(len(fuzzStrings))]}}
+		}
+		if g.pick(2) == 0 {
+			m["model"] = fuzzStrings[g.pick(len(fuzzStrings))]
+		}
+		return m
 	case "args", "updatedInput":
 		m := map[string]any{}
 		if g.pick(2) == 0 {
@@ -185,7 +197,13 @@ var fuzzSeeds = map[string][]string{
 		`[{"action":"rewrite","text":""},{"action":"allow"}]`,
 		`[{"action":"rewrite","text":5},"skip",{"decision":"skip"}]`,
 	},
-	hooknames.PostToolCall:   {`[{"action":"block","message":"x"},"context",{"context":"c"}]`},
+	hooknames.PostToolCall: {`[{"action":"block","message":"x"},"context",{"context":"c"}]`},
+	hooknames.PreAPIRequest: {
+		`[null,{"action":"modify","request":{"model":"m2"}},{"action":"modify","request":{"model":"m3","system":"s"}}]`,
+		`[{"action":"modify","request":{"messages":[]}},{"action":"respond","response":"offline"},{"action":"respond","response":{"content":"x"}}]`,
+		`[{"action":"modify","request":"trim"},{"action":"respond"},{"action":"modfy","request":{}},true,"x"]`,
+		`[{"action":"respond","response":5},{"requst":{"model":"m"}}]`,
+	},
 	hooknames.OnSessionStart: {`["hello",{"context":"c"}]`},
 }
 

@@ -56,6 +56,10 @@ var (
 	PreCompact      = Hook{hooknames.PreCompact}      // the host is about to summarise the history
 	PostCompact     = Hook{hooknames.PostCompact}     // the host summarised the history
 	OnNotification  = Hook{hooknames.OnNotification}  // the agent wants the user's attention
+
+	// Middleware (SPEC §4.6): Lua callbacks that stand around a call, given (kw, next).
+	WrapToolCall = Hook{hooknames.WrapToolCall} // around each tool call, after pre_tool_call's decisions
+	WrapLLMCall  = Hook{hooknames.WrapLLMCall}  // around each request to the model, after pre_api_request
 )
 
 // hooks lists every hook in the documented order.
@@ -65,10 +69,15 @@ var hooks = []Hook{
 	OnSessionStart, OnSessionEnd, OnSessionFinalize, OnSessionReset, SubagentStop,
 	PreGatewayDispatch, PreApprovalRequest, PostApprovalResponse,
 	PreVerify, PostToolFailure, PreCompact, PostCompact, OnNotification,
+	WrapToolCall, WrapLLMCall,
 }
 
 // Hooks returns every documented hook, in the documented order.
 func Hooks() []Hook { return slices.Clone(hooks) }
+
+// IsWrap reports whether h is a wrap hook: a Lua callback given (kw, next), which no shell
+// hook can be.
+func (h Hook) IsWrap() bool { return hooknames.IsWrap(h.name) }
 
 // Names returns the name of every documented hook, in the documented order.
 func Names() []string {

@@ -211,6 +211,20 @@ func TestNormalise(t *testing.T) {
 			{"a string", "allow", Answer{}},
 			{"nil", nil, Answer{}},
 		},
+		hooknames.PreAPIRequest: {
+			{"modify", tbl{"action": "modify", "request": tbl{"model": "m2"}}, Answer{Kind: Modify, Request: tbl{"model": "m2"}}},
+			{"modify with an empty request", tbl{"action": "modify", "request": tbl{}}, Answer{Kind: Modify, Request: tbl{}}},
+			{"modify with a request that is not a table", tbl{"action": "modify", "request": "trim"}, Answer{}},
+			{"modify without a request", tbl{"action": "modify", "args": tbl{"model": "m"}}, Answer{}},
+			{"respond with a table", tbl{"action": "respond", "response": tbl{"content": "hi"}}, Answer{Kind: Respond, Response: tbl{"content": "hi"}}},
+			{"respond with a string is its content", tbl{"action": "respond", "response": "offline"}, Answer{Kind: Respond, Response: tbl{"content": "offline"}}},
+			{"respond with a number", tbl{"action": "respond", "response": int64(1)}, Answer{}},
+			{"respond without a response", tbl{"action": "respond"}, Answer{}},
+			{"block is not an api action", tbl{"action": "block", "message": "m"}, Answer{}},
+			{"an observer's true", true, Answer{}},
+			{"an observer's string", "respond", Answer{}},
+			{"nil", nil, Answer{}},
+		},
 		hooknames.PreGatewayDispatch: {
 			{"skip", tbl{"action": "skip", "reason": "spam"}, Answer{Kind: Skip, Message: "spam"}},
 			{"skip without reason", tbl{"action": "skip"}, Answer{Kind: Skip}},
@@ -307,8 +321,8 @@ func TestNormaliseEveryHookHasCases(t *testing.T) {
 			reads++
 		}
 	}
-	if reads != 9 {
-		t.Errorf("%d hooks read answers, the docs name 9", reads)
+	if reads != 10 {
+		t.Errorf("%d hooks read answers, the docs name 10", reads)
 	}
 }
 
@@ -347,6 +361,8 @@ func TestProblemMessages(t *testing.T) {
 		{hooknames.TransformLLMOutput, tbl{"respons_text": "x"}, `answer {"respons_text":"x"} does nothing for transform_llm_output: expected a non-empty string, or {response_text="..."} (did you mean "response_text" instead of "respons_text"?)`},
 		{hooknames.PreGatewayDispatch, tbl{"action": "skp"}, `answer {"action":"skp"} does nothing for pre_gateway_dispatch: expected {action="skip", reason=...}, {action="rewrite", text="..."} or {action="allow"} (did you mean action="skip"?)`},
 		{hooknames.PreGatewayDispatch, "skip", `answer "skip" does nothing for pre_gateway_dispatch: expected {action="skip", reason=...}, {action="rewrite", text="..."} or {action="allow"}`},
+		{hooknames.PreAPIRequest, tbl{"action": "modfy", "request": tbl{}}, `answer {"action":"modfy","request":{}} does nothing for pre_api_request: expected {action="modify", request={...}} or {action="respond", response={...}}, or nothing (an observer) (did you mean action="modify"?)`},
+		{hooknames.PreAPIRequest, tbl{"action": "modify", "requst": tbl{}}, `answer {"action":"modify","requst":{}} does nothing for pre_api_request: expected {action="modify", request={...}} or {action="respond", response={...}}, or nothing (an observer) (did you mean "request" instead of "requst"?)`},
 
 		// Nothing on purpose: nil, an empty table, false, a blank context, {action="allow"}.
 		{hooknames.PreToolCall, nil, ""},
@@ -368,6 +384,8 @@ func TestProblemMessages(t *testing.T) {
 		{hooknames.PreToolCall, tbl{"action": "ask"}, ""},
 		{hooknames.PreGatewayDispatch, tbl{"action": "rewrite"}, ""},
 		{hooknames.PostToolCall, "anything", ""},
+		{hooknames.PreAPIRequest, "anything", ""}, // what it returned as an observer
+		{hooknames.PreAPIRequest, true, ""},
 		{hooknames.OnSessionEnd, tbl{"action": "block"}, ""},
 		{"my_host_hook", int64(1), ""},
 	}

@@ -21,6 +21,7 @@ var expected = map[string]string{
 	hooknames.TransformTerminalOutput: `a string, or {output="..."}`,
 	hooknames.TransformLLMOutput:      `a non-empty string, or {response_text="..."}`,
 	hooknames.PreGatewayDispatch:      `{action="skip", reason=...}, {action="rewrite", text="..."} or {action="allow"}`,
+	hooknames.PreAPIRequest:           `{action="modify", request={...}} or {action="respond", response={...}}, or nothing (an observer)`,
 }
 
 // answerKeys are the keys an answer to event may hold, for did-you-mean.
@@ -34,6 +35,7 @@ var answerKeys = map[string][]string{
 	hooknames.TransformTerminalOutput: {"output"},
 	hooknames.TransformLLMOutput:      {"response_text"},
 	hooknames.PreGatewayDispatch:      {"action", "reason", "text"},
+	hooknames.PreAPIRequest:           {"action", "request", "response"},
 }
 
 // actions are the values of action (and decision) an answer to event may hold.
@@ -43,6 +45,7 @@ var actions = map[string][]string{
 	hooknames.PreLLMCall:         {"block"},
 	hooknames.PreVerify:          {"continue"},
 	hooknames.PreApprovalRequest: {"allow", "deny"},
+	hooknames.PreAPIRequest:      {"modify", "respond"},
 }
 
 // Problem says what is wrong with an answer to event that Normalise reads as nothing, or ""
@@ -55,6 +58,11 @@ func Problem(event string, v any, closest func(name string, candidates []string)
 		return ""
 	}
 	msg := fmt.Sprintf("answer %s does nothing for %s: expected %s", show(v), event, want)
+	if obj, ok := v.(map[string]any); ok && event == hooknames.PreAPIRequest {
+		if p := apiProblem(obj); p != "" {
+			return msg + " (" + p + ")"
+		}
+	}
 	if obj, ok := v.(map[string]any); ok {
 		for _, k := range slices.Sorted(maps.Keys(obj)) { // sorted: the same hint every time
 			val := obj[k]
@@ -76,6 +84,9 @@ func Problem(event string, v any, closest func(name string, candidates []string)
 
 // meansNothing reports whether v is an answer that deliberately changes nothing.
 func meansNothing(event string, v any) bool {
+	if _, isTable := v.(map[string]any); event == hooknames.PreAPIRequest && !isTable {
+		return true // what an observer returned before pre_api_request read answers
+	}
 	switch x := v.(type) {
 	case map[string]any:
 		if len(x) == 0 {

@@ -90,6 +90,20 @@ func refNormalise(event string, v any) Answer {
 		if s, ok := field("response_text"); ok && s != "" {
 			return Answer{Kind: Replace, Text: s}
 		}
+	case hooknames.PreAPIRequest: // {action="modify", request={...}}, {action="respond", response={...} or "..."}
+		if isTable && obj["action"] == "modify" {
+			if req, ok := refTable(obj["request"]); ok && refFields(req, refRequestFields) {
+				return Answer{Kind: Modify, Request: req}
+			}
+		}
+		if isTable && obj["action"] == "respond" {
+			if resp, ok := refTable(obj["response"]); ok && refFields(resp, refResponseFields) {
+				return Answer{Kind: Respond, Response: resp}
+			}
+			if text, ok := obj["response"].(string); ok { // a string is the content alone
+				return Answer{Kind: Respond, Response: map[string]any{"content": text}}
+			}
+		}
 	case hooknames.PreGatewayDispatch:
 		if isTable {
 			switch obj["action"] {
@@ -261,6 +275,21 @@ func refMerge(event string, rs []Result) Decision {
 			a := rs[i].Answer
 			d.Kind, d.By, d.Message, d.Text = a.Kind, i, a.Message, a.Text
 		}
+	case hooknames.PreAPIRequest: // the first respond decides; else every modify's fields, in order
+		if i := firstOf(Respond); i >= 0 {
+			return Decision{Kind: Respond, By: i, Response: rs[i].Answer.Response}
+		}
+		for i, r := range rs {
+			if r.Answer.Kind == Modify {
+				if d.Request == nil {
+					d.Request = map[string]any{}
+				}
+				for k, v := range r.Answer.Request { // a later one's key over an earlier one's
+					d.Request[k] = v
+				}
+				d.Kind, d.By = Modify, i
+			}
+		}
 	case hooknames.PreVerify: // the first continue
 		if i := firstOf(Continue); i >= 0 {
 			d.Kind, d.By, d.Message = Continue, i, rs[i].Answer.Message
@@ -283,6 +312,10 @@ func refMerge(event string, rs []Result) Decision {
 // Besides the docs' list, the code lets {decision="allow"} and an empty list pass quietly
 // too (an empty Lua table may come as either).
 func refMeansNothing(event string, v any) bool {
+	// pre_api_request was an observer: what is not a table still means nothing.
+	if _, ok := refTable(v); event == hooknames.PreAPIRequest && !ok {
+		return true
+	}
 	switch x := v.(type) {
 	case nil:
 		return true
@@ -313,8 +346,52 @@ func refMeansNothing(event string, v any) bool {
 func refReadsAnswers(event string) bool {
 	switch event {
 	case hooknames.PreToolCall, hooknames.PreLLMCall, hooknames.TransformToolResult, hooknames.TransformTerminalOutput, hooknames.TransformLLMOutput, hooknames.PreGatewayDispatch,
-		hooknames.PreVerify, hooknames.PreCompact, hooknames.PreApprovalRequest:
+		hooknames.PreVerify, hooknames.PreCompact, hooknames.PreApprovalRequest, hooknames.PreAPIRequest:
 		return true
 	}
 	return false
+}
+
+// The fields of a request and of a response (docs/events.md, "The model request"), by the
+// kind of value each takes: "s" a string, "l" a list of tables, "t" a table.
+var (
+	refRequestFields  = map[string]string{"model": "s", "system": "s", "messages": "l", "tools": "l", "params": "t"}
+	refResponseFields = map[string]string{"model": "s", "content": "s", "stop_reason": "s", "tool_calls": "l", "usage": "t"}
+)
+
+// refFields: every key of t is one of fields, with a value of its kind. Lua cannot tell an
+// empty list from an empty table, so either stands for both.
+func refFields(t map[string]any, fields map[string]string) bool {
+	for k, v := range t {
+		empty := false
+		switch x := v.(type) {
+		case []any:
+			empty = len(x) == 0
+		case map[string]any:
+			empty = len(x) == 0
+		}
+		switch fields[k] {
+		case "s":
+			if _, ok := v.(string); !ok {
+				return false
+			}
+		case "t":
+			if _, ok := v.(map[string]any); !ok && !empty {
+				return false
+			}
+		case "l":
+			l, ok := v.([]any)
+			if !ok && !empty {
+				return false
+			}
+			for _, e := range l {
+				if _, ok := e.(map[string]any); !ok {
+					return false
+				}
+			}
+		default:
+			return false
+		}
+	}
+	return true
 }

@@ -34,11 +34,15 @@ type Result struct {
 	// Rechecked: a later hook changed the tool's arguments, so this hook was asked again
 	// with them; this is its second answer (Duration and Wait cover both calls).
 	Rechecked bool
+
+	// Nexts, for a wrap hook, is how many times the callback called next (0: it answered
+	// without running the call); nil for every other hook.
+	Nexts *int
 }
 
 // MarshalJSON renders the documented shape: source, name, status, (exit_code, stdout, stderr),
 // result, error (null when fine), duration_ms, (wait_ms, when the call waited for a Lua
-// state or a persistent hook's process).
+// state or a persistent hook's process), (nexts, for a wrap hook).
 func (r Result) MarshalJSON() ([]byte, error) {
 	var errText *string
 	if r.Err != "" {
@@ -57,7 +61,8 @@ func (r Result) MarshalJSON() ([]byte, error) {
 		DurationMS float64 `json:"duration_ms"`
 		WaitMS     float64 `json:"wait_ms,omitempty"`
 		Rechecked  bool    `json:"rechecked,omitempty"`
-	}{r.Source, r.Name, r.StatusMessage, r.Status, r.ExitCode, r.Stdout, r.Stderr, r.Result, errText, DurationMS(r.Duration), DurationMS(r.Wait), r.Rechecked})
+		Nexts      *int    `json:"nexts,omitempty"`
+	}{r.Source, r.Name, r.StatusMessage, r.Status, r.ExitCode, r.Stdout, r.Stderr, r.Result, errText, DurationMS(r.Duration), DurationMS(r.Wait), r.Rechecked, r.Nexts})
 }
 
 // DurationMS rounds to microseconds, enough for people and stable for tests.

@@ -20,8 +20,10 @@ func SampleKwargs(hook, cwd string) map[string]any {
 	compaction := Compaction{SessionID: "test-session", Trigger: "manual", Platform: "cli", Summary: "The user asked about the weather; it is sunny.",
 		Messages: []any{map[string]any{"role": "user", "content": "What is the weather?"}, map[string]any{"role": "assistant", "content": "Sunny."}}}
 	switch hook {
-	case hooknames.PreToolCall:
+	case hooknames.PreToolCall, hooknames.WrapToolCall:
 		return tool.Kwargs(false)
+	case hooknames.PreAPIRequest, hooknames.WrapLLMCall:
+		return SampleLLMRequest().Kwargs()
 	case hooknames.PostToolCall, hooknames.TransformToolResult:
 		return tool.Kwargs(true)
 	case hooknames.TransformTerminalOutput:
@@ -32,7 +34,7 @@ func SampleKwargs(hook, cwd string) map[string]any {
 		return turn.PostKwargs()
 	case hooknames.TransformLLMOutput:
 		return LLMOutput{ResponseText: "Sunny.", SessionID: "test-session", Model: "gpt-4", Platform: "cli"}.Kwargs()
-	case hooknames.PreAPIRequest, hooknames.PostAPIRequest:
+	case hooknames.PostAPIRequest:
 		return APIRequest{SessionID: "test-session", Model: "gpt-4", Platform: "cli", APICallCount: 1}.Kwargs()
 	case hooknames.OnSessionStart:
 		return session.StartKwargs()
@@ -63,6 +65,16 @@ func SampleKwargs(hook, cwd string) map[string]any {
 		return Notification{SessionID: "test-session", Message: "The agent is waiting for your input", Type: "idle_prompt", Platform: "cli"}.Kwargs()
 	}
 	return nil
+}
+
+// SampleLLMRequest is the sample request to the model of pre_api_request and wrap_llm_call.
+func SampleLLMRequest() LLMRequest {
+	return LLMRequest{SessionID: "test-session", Platform: "cli", APICallCount: 1, Model: "gpt-4",
+		System:   "You are a helpful assistant.",
+		Messages: []map[string]any{{"role": "user", "content": "What is the weather?"}},
+		Tools: []map[string]any{{"name": "terminal", "description": "Run a shell command",
+			"parameters": map[string]any{"type": "object", "properties": map[string]any{"command": map[string]any{"type": "string"}}}}},
+		Params: map[string]any{"temperature": 0.2, "max_tokens": 1024}}
 }
 
 // SampleContext returns the sample context of a gateway event (what `hermesctl hooks test`

@@ -48,9 +48,17 @@
 // not hold the line: while fewer than States calls are running Lua, a call that finds every
 // state busy takes an extra state, idle or built for it (the chunk and the setup, register
 // for a plugin, run in it: its globals are its own), up to Options.MaxStates (default
-// States: no extra state; the engine gives plugins 4 x States). Extra states stay for reuse
+// States: no extra state; the engine gives plugins 4 x States, and at least 64 to a plugin
+// that registers a wrap hook). Extra states stay for reuse
 // until the handler is closed; calls look at the first States states first. The time a call
 // waits for a state is reported apart from its run (Plugin.CallTimed, Timing).
+//
+// A wrap callback (Plugin.CallWrap, wrap.go) gets a second argument, next, a Lua function
+// calling the host's Next. Waiting in next is such a wait: the state counts as waiting on
+// I/O, so the plugin's other calls take an extra state meanwhile, up to MaxStates; and it is
+// not the callback's time: the state's timeout is stopped while next runs (limits.Guard's
+// Pause), and Timing.Run leaves it out. Next gets the call's context, which the host's
+// cancellation and Plugin.Interrupt end. A next kept beyond its call refuses to run.
 //
 // # Kwargs tables
 //

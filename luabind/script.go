@@ -331,6 +331,12 @@ type Timing struct {
 // It reports how long it waited for a state, and when timed how long it ran (else Run is
 // 0: an untimed call reads the clock only when it has to wait).
 func (s *script) call(ctx context.Context, fn int, args []any, timed bool) (any, Timing, error) {
+	return s.callWith(ctx, fn, args, nil, timed)
+}
+
+// callWith is call; with next, the function's last argument is next bound to the state
+// (wrap.go), and Timing.Run leaves out the time spent in it.
+func (s *script) callWith(ctx context.Context, fn int, args []any, next Next, timed bool) (any, Timing, error) {
 	st, waited, err := s.acquireFor(ctx)
 	if err != nil {
 		return nil, Timing{Wait: waited}, err
@@ -339,9 +345,17 @@ func (s *script) call(ctx context.Context, fn int, args []any, timed bool) (any,
 	if timed {
 		start = limits.MonoNow()
 	}
+	var w *nextCall
+	if next != nil {
+		w = &nextCall{next: next, guard: st.ctx.Guard()}
+		args = append(args[:len(args):len(args)], st.L.NewFunction(w.lua))
+	}
 	st.ctx.Begin(ctx, s.opts.Timeout)
 	v, err, panicked := s.invoke(st.ctx, st, fn, args)
 	st.ctx.End()
+	if w != nil {
+		w.over = true
+	}
 	if st.L.MemoryExceeded() {
 		// The call failed even if it caught the error: what it allocated may be reachable
 		// from its globals, so the next call starts afresh.
@@ -355,6 +369,9 @@ func (s *script) call(ctx context.Context, fn int, args []any, timed bool) (any,
 	t := Timing{Wait: waited}
 	if timed {
 		t.Run = time.Duration(limits.MonoNow() - start)
+		if w != nil {
+			t.Run -= w.inside
+		}
 	}
 	return v, t, err
 }

@@ -119,6 +119,10 @@ func (p *parser) event(key, value *yaml.Node) {
 		p.warn(key, "hooks: event names must be strings, got %s; skipped", kindName(key))
 		return
 	}
+	if hooknames.IsWrap(name) {
+		p.warn(key, "hooks: %s is for Lua plugins only: a shell hook cannot call next; write it in plugins/<name>/handler.lua (skipped)", name)
+		return
+	}
 	if !p.events[name] {
 		if s := suggest.Closest(name, p.valid); s != "" {
 			p.warn(key, "hooks: unknown event %q, did you mean '%s'? (skipped)", name, s)

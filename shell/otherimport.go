@@ -51,9 +51,9 @@ var whyNotOther = map[string]map[string]string{
 		"SessionEnd":    "Codex has no SessionEnd; its Interrupt maps to on_session_end",
 	},
 	DialectGemini: {
-		"BeforeModel":         "model-request hooks (rewriting the request to the model, a synthetic response) do not exist here yet: they come with the middleware hooks (pre_api_request's modify and respond); not mapped",
-		"AfterModel":          "model-response hooks (rewriting each response chunk) do not exist here yet: they come with the middleware hooks; not mapped",
-		"BeforeToolSelection": "choosing the tools offered to the model is part of the model request, whose hooks do not exist here yet (middleware); not mapped",
+		"BeforeModel":         "model-request hooks (rewriting the request to the model, a synthetic response) are pre_api_request's modify and respond here, but Gemini's request and response shapes are not translated to this engine's: write the hook for pre_api_request (docs/events.md); not mapped",
+		"AfterModel":          "model-response hooks (rewriting each response chunk) have no moment here: a wrap_llm_call hook sees the whole response (docs/events.md); not mapped",
+		"BeforeToolSelection": "choosing the tools offered to the model is pre_api_request's modify of request.tools here, in this engine's request shape, not Gemini's: write the hook for pre_api_request; not mapped",
 	},
 }
 

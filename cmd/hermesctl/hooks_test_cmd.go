@@ -243,6 +243,9 @@ func printReport(w io.Writer, rep engine.Report) {
 		if h.Rechecked {
 			detail += "; " + recheckedNote
 		}
+		if h.Nexts != nil {
+			detail += " " + wrapNote(*h.Nexts, h.Status)
+		}
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%.2f ms\t%s\n", h.Source, printable(h.Name), h.Status, float64(h.Duration.Microseconds())/1000, detail)
 	}
 	tw.Flush()
@@ -280,12 +283,28 @@ func outcomeText(o any) string {
 		return fmt.Sprintf("DENY: %v", m["message"]) + rememberNote(m)
 	case m["action"] == "continue":
 		return fmt.Sprintf("CONTINUE: %v", m["reason"])
+	case m["action"] == "modify" && m["request"] != nil:
+		return "REWRITE REQUEST: " + truncate(compactJSON(m["request"]), 160)
+	case m["action"] == "respond":
+		return "RESPOND (the model is not called): " + truncate(compactJSON(m["response"]), 160)
+	case m["runs"] != nil: // a wrap_tool_call chain
+		return fmt.Sprintf("tool ran %v time(s); %s", m["runs"], wrapResult(m, "result"))
+	case m["calls"] != nil: // a wrap_llm_call chain
+		return fmt.Sprintf("model called %v time(s); %s", m["calls"], wrapResult(m, "response"))
 	case m["context"] != nil:
 		return fmt.Sprintf("inject context: %q", m["context"])
 	case m["text"] != nil:
 		return fmt.Sprintf("replace with: %q", m["text"])
 	}
 	return compactJSON(o)
+}
+
+// wrapResult says what a wrap chain gave: its error, or its result (key).
+func wrapResult(m map[string]any, key string) string {
+	if e, ok := m["error"]; ok {
+		return fmt.Sprintf("error: %v", e)
+	}
+	return key + " " + truncate(compactJSON(m[key]), 120)
 }
 
 // rememberNote says an approval answer asks the host to remember it.

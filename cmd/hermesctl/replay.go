@@ -18,6 +18,7 @@ import (
 	"github.com/hermes-hooks/hermes/consent"
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/gateway"
+	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/homedir"
 	"github.com/hermes-hooks/hermes/internal/manifest"
 )
@@ -127,6 +128,9 @@ func printTimeline(w io.Writer, tl runner.Timeline, home string) {
 			if h.Rechecked {
 				line += "\t" + recheckedNote
 			}
+			if h.Nexts != nil { // a wrap hook: what it did around the call
+				line += "\t" + wrapNote(*h.Nexts, h.Status)
+			}
 			fmt.Fprintln(tw, line)
 		}
 		tw.Flush()
@@ -134,6 +138,20 @@ func printTimeline(w io.Writer, tl runner.Timeline, home string) {
 			fmt.Fprintf(w, "       * %s\n", printable(e.Note))
 		}
 	}
+}
+
+// wrapNote says what a wrap hook did around its call: entered, then called next n times,
+// or answered without calling it.
+func wrapNote(n int, status hookspec.Status) string {
+	switch {
+	case n == 0 && status == hookspec.StatusOK:
+		return "(entered; answered without calling next: the call did not run)"
+	case n == 0:
+		return "(entered; failed before calling next: skipped)"
+	case n == 1:
+		return "(entered; called next once)"
+	}
+	return fmt.Sprintf("(entered; called next %d times)", n)
 }
 
 func describeEntryOutcome(e runner.Entry) string {

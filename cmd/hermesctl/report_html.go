@@ -232,6 +232,12 @@ func newRow(s sdktrace.ReadOnlySpan, depth int, start time.Time, total time.Dura
 		if attrs[engine.AttrRechecked] == "true" {
 			row.Label += " (asked again)"
 		}
+		if n, ok := attrs[engine.AttrNexts]; ok { // a wrap hook
+			row.Label += " (next ×" + n + ")"
+			if n == "0" && row.Status == "ok" {
+				row.Label += ": answered without the call"
+			}
+		}
 	}
 	return row
 }

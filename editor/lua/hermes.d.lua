@@ -50,7 +50,7 @@
 ---| "pre_llm_call"              # once per turn; may inject context or block the prompt
 ---| "post_llm_call"             # once per successful turn (observer)
 ---| "transform_llm_output"      # may replace the final response
----| "pre_api_request"           # before each model API call (observer)
+---| "pre_api_request"           # before each model API call; may rewrite the request or answer it
 ---| "post_api_request"          # after each model API call (observer)
 ---| "on_session_start"          # first turn of a new session (observer)
 ---| "on_session_end"            # end of every turn (observer)
@@ -65,6 +65,8 @@
 ---| "pre_compact"               # before the history is summarised; may add instructions
 ---| "post_compact"              # after the history was summarised (observer)
 ---| "on_notification"           # the agent wants the user's attention (observer)
+---| "wrap_tool_call"            # around each tool call: fn(kw, next); next(args) runs the tool
+---| "wrap_llm_call"             # around each model call: fn(kw, next); next(request) calls the model
 
 ---The `ctx` argument of `register(ctx)`.
 ---@class hermes.PluginContext
@@ -84,7 +86,7 @@ local PluginContext = {}
 ---@overload fun(name: "pre_llm_call", fn: fun(kw: hermes.PreLLMCallArgs): hermes.PreLLMCallResult?)
 ---@overload fun(name: "post_llm_call", fn: fun(kw: hermes.PostLLMCallArgs))
 ---@overload fun(name: "transform_llm_output", fn: fun(kw: hermes.TransformLLMOutputArgs): string?)
----@overload fun(name: "pre_api_request", fn: fun(kw: hermes.APIRequestArgs))
+---@overload fun(name: "pre_api_request", fn: fun(kw: hermes.APIRequestArgs): hermes.APIRequestResult?)
 ---@overload fun(name: "post_api_request", fn: fun(kw: hermes.APIRequestArgs))
 ---@overload fun(name: "on_session_start", fn: fun(kw: hermes.OnSessionStartArgs))
 ---@overload fun(name: "on_session_end", fn: fun(kw: hermes.OnSessionEndArgs))
@@ -99,6 +101,8 @@ local PluginContext = {}
 ---@overload fun(name: "pre_compact", fn: fun(kw: hermes.PreCompactArgs): hermes.PreCompactResult?)
 ---@overload fun(name: "post_compact", fn: fun(kw: hermes.PostCompactArgs))
 ---@overload fun(name: "on_notification", fn: fun(kw: hermes.OnNotificationArgs))
+---@overload fun(name: "wrap_tool_call", fn: fun(kw: hermes.WrapToolCallArgs, next: fun(args: table<string, any>?): string): (string|hermes.WrapToolAnswer)?)
+---@overload fun(name: "wrap_llm_call", fn: fun(kw: hermes.WrapLLMCallArgs, next: fun(request: hermes.LLMRequest?): hermes.LLMResponse): (string|hermes.LLMResponse|hermes.WrapError)?)
 ---@param name hermes.HookName|string
 ---@param fn fun(kw: table<string, any>): any
 function PluginContext.register_hook(name, fn) end
@@ -185,13 +189,61 @@ function PluginContext.register_hook(name, fn) end
 ---@field platform string
 
 ---pre_api_request / post_api_request: around each model API call, when the host fires them.
----Observer. The keys are the host's; `hermesctl hooks test` uses these.
+---pre_api_request may answer (hermes.APIRequestResult); post_api_request is an observer.
 ---@class hermes.APIRequestArgs
 ---@field session_id string
 ---@field model string
 ---@field platform string
 ---@field api_call_count integer Number of the API call within the turn.
+---@field request hermes.LLMRequest? The whole request (pre_api_request, through engine.RunLLM).
 ---@field [string] any Other keys the host passes.
+
+---The whole request to the model, as it leaves. Messages and tools are in the host's API shape.
+---@class hermes.LLMRequest
+---@field model string
+---@field system string The system prompt.
+---@field messages table<string, any>[] The conversation, oldest first: {role=..., content=..., ...}.
+---@field tools table<string, any>[] The tools offered: {name=..., description=..., parameters=...}.
+---@field params table<string, any> The model's parameters (temperature, max_tokens, ...).
+
+---The model's answer to one request.
+---@class hermes.LLMResponse
+---@field model string?
+---@field content string? The text of the answer.
+---@field tool_calls table<string, any>[]? The tools it calls: {id=..., name=..., args={...}}.
+---@field stop_reason string?
+---@field usage table<string, any>?
+
+---What a pre_api_request callback answers; nil changes nothing.
+---`{action="modify", request={...}}` replaces the request's fields it gives (the callbacks after
+---it see the new request); `{action="respond", response={...}}` (or a string, the content)
+---answers instead of the model, which is not called. The first respond decides.
+---@class hermes.APIRequestResult
+---@field action "modify"|"respond"
+---@field request hermes.LLMRequest? modify: the fields to replace.
+---@field response (hermes.LLMResponse|string)? respond: the synthetic answer.
+
+---wrap_tool_call: around each tool call that pre_tool_call let run, outermost first.
+---`next(args)` runs the rest of the chain and the tool (with `args`, re-checked by the
+---pre_tool_call guards when they differ; nil: unchanged) and returns its result, or raises its
+---error (catch it with pcall). Call it zero times (answer from a cache), once, or more (a retry).
+---Return a string (the result), {result=...}, {error=...}, or nothing after calling next.
+---@class hermes.WrapToolCallArgs: hermes.PreToolCallArgs
+
+---What a wrap_tool_call callback may return instead of a string.
+---@class hermes.WrapToolAnswer
+---@field result string? The result the model sees.
+---@field error string? The call fails with this error.
+
+---What a wrap_llm_call callback may return to fail the call.
+---@class hermes.WrapError
+---@field error string The call fails with this error.
+
+---wrap_llm_call: around each request to the model that pre_api_request did not answer.
+---`next(request)` sends `request` (the fields given replace the request's; nil: unchanged) and
+---returns the response, or raises the model's error. Return a response (or a string, its
+---content), {error=...}, or nothing after calling next.
+---@class hermes.WrapLLMCallArgs: hermes.APIRequestArgs
 
 ---on_session_start: first turn of a new session. Observer.
 ---@class hermes.OnSessionStartArgs

@@ -40,6 +40,9 @@ type StepRequest struct {
 	History     []Message    // the stored conversation before this turn
 	Iteration   int          // 0 for the first step, then one per tool-calling step
 	ToolResults []ToolResult // results of the previous step's tool calls
+	// Request is the whole request to the model as the hooks left it (pre_api_request,
+	// wrap_llm_call): what a live agent sends to its model.
+	Request hookspec.LLMRequest
 }
 
 // Message is one stored message of a conversation.
@@ -81,6 +84,10 @@ type Options struct {
 	Sync bool
 	// Model is reported to hooks when the agent does not say; "" means "unknown".
 	Model string
+	// System and Tools are the system prompt and tool definitions of every request to the
+	// model (llmstep.go); empty: none.
+	System string
+	Tools  []map[string]any
 }
 
 // Runner is the reference gateway: it drives conversations through the engine's hooks
@@ -221,7 +228,7 @@ func (r *Runner) turn(ctx context.Context, s *session, in Inbound, text string) 
 	}
 	nudges := 0
 	for {
-		step, err := r.agent.Step(ctx, req)
+		step, err := r.step(ctx, s, req)
 		if interrupted(ctx, err) {
 			return r.interrupt(ctx, end, err.Error())
 		}

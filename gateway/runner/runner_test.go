@@ -170,7 +170,7 @@ func TestTranscriptErrors(t *testing.T) {
 		{`{"type":"message"`, "t.jsonl:1:"},
 		{"\n{\"type\":\"bogus\"}", `t.jsonl:2: unknown type "bogus"`},
 		{`{"type":"message","txt":"x"}`, `t.jsonl:1: unknown field "txt"`},
-		{`{"type":"llm"}`, "needs tool_calls or a response"},
+		{`{"type":"llm"}`, "needs tool_calls, a response or an error"},
 	}
 	for _, tt := range tests {
 		_, err := ParseTranscript("t.jsonl", strings.NewReader(tt.in))

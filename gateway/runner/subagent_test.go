@@ -207,7 +207,7 @@ func TestReplayInterrupted(t *testing.T) {
 // An interrupted llm line carries nothing else.
 func TestParseTranscriptInterrupted(t *testing.T) {
 	_, err := ParseTranscript("t.jsonl", strings.NewReader(`{"type":"llm","interrupted":true,"response":"x"}`))
-	want := `t.jsonl:1: an interrupted llm line has no tool_calls or response (to interrupt a tool call, set its own "interrupted": true)`
+	want := `t.jsonl:1: an interrupted llm line has no tool_calls, response or error (to interrupt a tool call, set its own "interrupted": true)`
 	if err == nil || err.Error() != want {
 		t.Errorf("error %v, want %q", err, want)
 	}

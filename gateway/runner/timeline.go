@@ -203,7 +203,14 @@ func Replay(ctx context.Context, name string, rd io.Reader, opts gateway.Options
 		return Timeline{}, err
 	}
 	defer gw.Close(ctx)
-	r = New(gw, agent, Options{Sync: true, Model: firstModel(lines)})
+	ropts := Options{Sync: true, Model: firstModel(lines)}
+	for _, l := range lines { // the first startup line says what every request offers the model
+		if l.Type == "startup" {
+			ropts.System, ropts.Tools = l.System, l.Tools
+			break
+		}
+	}
+	r = New(gw, agent, ropts)
 	if err := r.Play(ctx, agent); err != nil {
 		return r.Timeline(), fmt.Errorf("%s: %v", name, err)
 	}

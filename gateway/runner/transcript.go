@@ -20,6 +20,10 @@ type Line struct {
 	Type string `json:"type"` // startup, message, llm, command, approval, subagent, compact, notification, prompt_reply, shutdown
 
 	Platforms []string `json:"platforms,omitempty"` // startup
+	// System and Tools (startup) are the system prompt and the tool definitions of every
+	// request to the model, what pre_api_request and wrap_llm_call hooks see and rewrite.
+	System string           `json:"system,omitempty"`
+	Tools  []map[string]any `json:"tools,omitempty"`
 
 	Platform  string `json:"platform,omitempty"` // message, command
 	UserID    string `json:"user_id,omitempty"`
@@ -34,6 +38,11 @@ type Line struct {
 	Model     string           `json:"model,omitempty"` // llm
 	ToolCalls []TranscriptCall `json:"tool_calls,omitempty"`
 	Response  *string          `json:"response,omitempty"`
+	// Error (llm): the model call failed with this error (a wrap_llm_call hook may retry
+	// or fall back: the next llm line answers the next call). A step a hook answers
+	// without the model (pre_api_request's respond, a wrap hook that never calls next)
+	// takes no llm line.
+	Error string `json:"error,omitempty"`
 	// Interrupted, on an llm line without tool calls or response: the user interrupted the
 	// turn while the model was answering; the turn ends there.
 	Interrupted bool `json:"interrupted,omitempty"`
@@ -71,6 +80,9 @@ type TranscriptCall struct {
 	DurationMS int64          `json:"duration_ms"`
 	// Error: the call failed with this error (post_tool_failure fires); Result is unused.
 	Error string `json:"error,omitempty"`
+	// Failures: the first runs of the call fail with these errors, in order, and the run
+	// after them answers as above (a wrap_tool_call hook that retries sees them).
+	Failures []string `json:"failures,omitempty"`
 	// Interrupted: the user interrupted the call. It fails (post_tool_failure with
 	// interrupted=true, Error or "interrupted by the user" its error), the step's later calls
 	// do not run, and the turn ends interrupted (on_session_end with interrupted=true).
@@ -103,10 +115,10 @@ func ParseTranscript(name string, r io.Reader) ([]Line, error) {
 			return nil, fmt.Errorf("%s:%d: unknown type %q (want one of %s)", name, n, l.Type, strings.Join(lineTypes, ", "))
 		}
 		switch {
-		case l.Type == "llm" && l.Interrupted && (l.Response != nil || len(l.ToolCalls) > 0):
-			return nil, fmt.Errorf("%s:%d: an interrupted llm line has no tool_calls or response (to interrupt a tool call, set its own \"interrupted\": true)", name, n)
-		case l.Type == "llm" && l.Response == nil && len(l.ToolCalls) == 0 && !l.Interrupted:
-			return nil, fmt.Errorf("%s:%d: an llm line needs tool_calls or a response (or \"interrupted\": true)", name, n)
+		case l.Type == "llm" && l.Interrupted && (l.Response != nil || len(l.ToolCalls) > 0 || l.Error != ""):
+			return nil, fmt.Errorf("%s:%d: an interrupted llm line has no tool_calls, response or error (to interrupt a tool call, set its own \"interrupted\": true)", name, n)
+		case l.Type == "llm" && l.Response == nil && len(l.ToolCalls) == 0 && l.Error == "" && !l.Interrupted:
+			return nil, fmt.Errorf("%s:%d: an llm line needs tool_calls, a response or an error (or \"interrupted\": true)", name, n)
 		}
 		l.N = n
 		lines = append(lines, l)
@@ -160,14 +172,15 @@ type TranscriptAgent struct {
 	lines []Line
 	pos   int
 	calls map[string]TranscriptCall
+	runs  map[string]int // runs of each call so far (Failures)
 
-	mu      sync.Mutex // guards replies: prompts come from hook workers
+	mu      sync.Mutex // guards replies (prompts come from hook workers) and runs
 	replies []string
 }
 
 // NewTranscriptAgent prepares an agent for lines.
 func NewTranscriptAgent(lines []Line) *TranscriptAgent {
-	a := &TranscriptAgent{lines: lines, calls: map[string]TranscriptCall{}}
+	a := &TranscriptAgent{lines: lines, calls: map[string]TranscriptCall{}, runs: map[string]int{}}
 	for _, l := range lines {
 		if l.Type == "prompt_reply" {
 			a.replies = append(a.replies, l.Text)
@@ -190,6 +203,9 @@ func (a *TranscriptAgent) Step(_ context.Context, _ StepRequest) (Step, error) {
 	if l.Interrupted {
 		return Step{}, interruption{fmt.Sprintf("the user interrupted the turn (line %d)", l.N)}
 	}
+	if l.Error != "" {
+		return Step{}, errors.New(l.Error)
+	}
 	st := Step{Model: l.Model, Final: l.Response != nil}
 	if l.Response != nil {
 		st.Response = *l.Response
@@ -201,13 +217,19 @@ func (a *TranscriptAgent) Step(_ context.Context, _ StepRequest) (Step, error) {
 	return st, nil
 }
 
-// RunTool returns the recorded result of the call.
+// RunTool returns the recorded result of the call (after its Failures, one a run).
 func (a *TranscriptAgent) RunTool(_ context.Context, call hookspec.ToolCall) (string, error) {
 	c, ok := a.calls[call.ToolCallID]
 	if !ok {
 		return "", fmt.Errorf("transcript has no tool call %q", call.ToolCallID)
 	}
+	a.mu.Lock()
+	n := a.runs[call.ToolCallID]
+	a.runs[call.ToolCallID]++
+	a.mu.Unlock()
 	switch {
+	case n < len(c.Failures):
+		return "", errors.New(c.Failures[n])
 	case c.Interrupted && c.Error != "":
 		return "", interruption{c.Error}
 	case c.Interrupted:

@@ -27,4 +27,10 @@ const (
 	PreCompact              = "pre_compact"       // the host is about to summarise the history
 	PostCompact             = "post_compact"      // the host summarised the history
 	OnNotification          = "on_notification"   // the agent wants the user's attention
+	WrapToolCall            = "wrap_tool_call"    // around each tool call (a Lua callback given next)
+	WrapLLMCall             = "wrap_llm_call"     // around each request to the model (likewise)
 )
+
+// IsWrap reports whether name is a wrap hook's: a Lua callback given (kw, next), which no
+// shell hook can be.
+func IsWrap(name string) bool { return name == WrapToolCall || name == WrapLLMCall }

@@ -344,10 +344,10 @@ func sortedStrings(v any) []string {
 // TestSchemasAgreeWithCode compares the names in the schemas with the engine's.
 func TestSchemasAgreeWithCode(t *testing.T) {
 	cfg := readSchema(t, "config.schema.json")
-	hooks := hookspec.Names()
+	hooks := slices.DeleteFunc(hookspec.Names(), hooknames.IsWrap) // a shell hook cannot call next
 	sort.Strings(hooks)
 	if got := sortedStrings(get(t, cfg, "properties", "hooks", "propertyNames", "enum")); !slices.Equal(got, hooks) {
-		t.Errorf("config hooks event names = %v, want hookspec.Names() = %v", got, hooks)
+		t.Errorf("config hooks event names = %v, want hookspec.Names() but the wrap hooks = %v", got, hooks)
 	}
 	var props []string
 	for k := range get(t, cfg, "properties", "hooks", "properties").(map[string]any) {
@@ -601,7 +601,7 @@ type luaDefs struct {
 var (
 	classRE    = regexp.MustCompile(`^---@class\s+([\w.]+)(?:\s*:\s*([\w.]+))?`)
 	fieldRE    = regexp.MustCompile(`^---@field\s+([\w]+)\??\s+(\S+)`)
-	overloadRE = regexp.MustCompile(`^---@overload fun\(name: "(\w+)", fn: fun\(kw: ([\w.]+)\)`)
+	overloadRE = regexp.MustCompile(`^---@overload fun\(name: "(\w+)", fn: fun\(kw: ([\w.]+)[,)]`)
 	typeRefRE  = regexp.MustCompile(`\bhermes\.[\w.]+`)
 	definedRE  = regexp.MustCompile(`^---@(?:class|alias)\s+(hermes\.[\w.]+)`)
 )

@@ -37,6 +37,8 @@ type Guard struct {
 	base    int64         // heap size the call's growth is measured from
 
 	pool     Waiter       // the state's pool, told of each wait (IOBegin): a waiting call does not hold the line
+	paused   bool         // the call's clock is stopped (Pause): it is not timed out meanwhile
+	pausedAt MonoTime     // when the pause began
 	waiting  atomic.Int32 // > 0 while the call waits in a host function (sleep, http, exec, ...)
 	forgiven atomic.Int64 // heap growth during the call's waits, which is the host's
 	checks   atomic.Int32 // times the guard asked for a check (for tests)
@@ -66,6 +68,26 @@ func (g *Guard) Wait() (done func()) {
 			g.forgiven.Add(d)
 		}
 		g.waiting.Add(-1)
+	}
+}
+
+// Pause stops the call's clock until the returned func is called: the time between is not
+// the call's own and never times it out (a wrap hook waiting in next for the call it wraps).
+// It is a Wait as well: the pool lets other calls have a state meanwhile. The caller's
+// context still bounds the whole call.
+func (g *Guard) Pause() (resume func()) {
+	done := g.Wait()
+	g.mu.Lock()
+	g.paused, g.pausedAt = true, MonoNow()
+	g.mu.Unlock()
+	return func() {
+		g.mu.Lock()
+		if g.paused && g.seen { // the sampler's clock for the call moves on by the pause
+			g.since += MonoNow() - g.pausedAt
+		}
+		g.paused = false
+		g.mu.Unlock()
+		done()
 	}
 }
 
@@ -132,6 +154,7 @@ func (w *watchdog) unwatch(g *Guard) {
 // start.
 func (g *Guard) arm(budget int64, timeout time.Duration, expire func()) {
 	g.forgiven.Store(0)
+	g.paused = false
 	g.active, g.budget, g.sampled = true, budget, false
 	g.timeout, g.expire, g.seen = timeout, expire, false
 }
@@ -198,7 +221,8 @@ func (w *watchdog) check(heap, goal int64, now MonoTime) (busy bool) {
 		g.mu.Lock()
 		if g.active {
 			busy = true
-			if !g.seen {
+			if g.paused { // not the call's time: neither first seen nor expired now
+			} else if !g.seen {
 				g.seen, g.since = true, now
 			} else if g.expire != nil && g.timeout > 0 && time.Duration(now-g.since) >= g.timeout {
 				g.expire()

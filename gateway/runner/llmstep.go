@@ -1,0 +1,113 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/hermes-hooks/hermes/hookspec"
+)
+
+// step asks the agent for the model's next step through the engine's model-request hooks
+// (engine.RunLLM): pre_api_request may rewrite the request or answer it (the agent is then
+// not asked), wrap_llm_call hooks stand around the call, post_api_request observes it. The
+// agent gets the request as the hooks left it (StepRequest.Request); what it answers comes
+// back as the response the hooks see. The timeline shows the request as sent when a hook
+// rewrote it, and a response no model gave.
+func (r *Runner) step(ctx context.Context, s *session, req StepRequest) (Step, error) {
+	llm := r.llmRequest(s, req)
+	run := r.eng.RunLLM(r.traced(ctx, ""), llm, func(ctx context.Context, sent hookspec.LLMRequest) (hookspec.LLMResponse, error) {
+		sreq := req
+		sreq.Request = sent
+		st, err := r.agent.Step(ctx, sreq)
+		if err != nil {
+			return hookspec.LLMResponse{}, err
+		}
+		return stepResponse(st), nil
+	})
+	if run.Modified && run.Calls > 0 {
+		r.flow("request to the model as sent, after hooks rewrote it: %s", describeRequest(run.Request))
+	}
+	if run.Synthetic {
+		by := "a wrap_llm_call hook"
+		if run.Hook != "" {
+			by = run.Hook
+		}
+		r.flow("response from %s, the model was not called: %s", by, describeResponse(run.Response))
+	}
+	if run.Calls > 1 {
+		r.note("the model was called %d times for this step", run.Calls)
+	}
+	if run.Err != nil {
+		return Step{}, run.Err
+	}
+	return responseStep(run.Response), nil
+}
+
+// llmRequest is the request for one step: the system prompt and tools of the options, the
+// stored history, the user's message (with this turn's injected context after a blank
+// line) and the results of the previous step's tool calls.
+func (r *Runner) llmRequest(s *session, req StepRequest) hookspec.LLMRequest {
+	msgs := make([]map[string]any, 0, len(req.History)+1+len(req.ToolResults))
+	for _, m := range req.History {
+		msgs = append(msgs, map[string]any{"role": m.Role, "content": m.Content})
+	}
+	user := req.UserMessage
+	if req.Context != "" {
+		user += "\n\n" + req.Context
+	}
+	msgs = append(msgs, map[string]any{"role": "user", "content": user})
+	for _, t := range req.ToolResults {
+		msgs = append(msgs, map[string]any{"role": "tool", "tool_call_id": t.Call.ToolCallID, "name": t.Call.Name, "content": t.Result})
+	}
+	return hookspec.LLMRequest{SessionID: s.id, Platform: s.platform, APICallCount: req.Iteration + 1,
+		Model: r.opts.Model, System: r.opts.System, Messages: msgs, Tools: r.opts.Tools}
+}
+
+// stepResponse is the agent's step as the model's response.
+func stepResponse(st Step) hookspec.LLMResponse {
+	resp := hookspec.LLMResponse{Model: st.Model, Content: st.Response, StopReason: "tool_use"}
+	if st.Final {
+		resp.StopReason = "end_turn"
+	}
+	for _, c := range st.ToolCalls {
+		resp.ToolCalls = append(resp.ToolCalls, map[string]any{"id": c.ToolCallID, "name": c.Name, "args": hookspec.ArgsOrEmpty(c.Args)})
+	}
+	return resp
+}
+
+// responseStep is the response as the agent's step: its tool calls, and its content as the
+// final answer when it calls no tool (or says it is done).
+func responseStep(resp hookspec.LLMResponse) Step {
+	st := Step{Model: resp.Model, Response: resp.Content, Final: len(resp.ToolCalls) == 0 || resp.StopReason == "end_turn"}
+	for i, c := range resp.ToolCalls {
+		id, _ := c["id"].(string)
+		if id == "" {
+			id = fmt.Sprintf("call-%d", i+1)
+		}
+		name, _ := c["name"].(string)
+		args, _ := c["args"].(map[string]any)
+		st.ToolCalls = append(st.ToolCalls, hookspec.ToolCall{Name: name, Args: args, ToolCallID: id})
+	}
+	return st
+}
+
+// describeRequest sums a request up for the timeline: the model, the system prompt, and
+// every message and tool, shortened.
+func describeRequest(req hookspec.LLMRequest) string {
+	names := make([]string, len(req.Tools))
+	for i, t := range req.Tools {
+		names[i], _ = t["name"].(string)
+	}
+	msgs, _ := json.Marshal(req.Messages)
+	return fmt.Sprintf("model %s, system %q, tools %v, messages %s", req.Model, shorten(req.System, 60), names, shorten(string(msgs), 200))
+}
+
+// describeResponse sums a response up for the timeline.
+func describeResponse(resp hookspec.LLMResponse) string {
+	if len(resp.ToolCalls) > 0 {
+		calls, _ := json.Marshal(resp.ToolCalls)
+		return fmt.Sprintf("%q, tool calls %s", shorten(resp.Content, 120), shorten(string(calls), 120))
+	}
+	return fmt.Sprintf("%q", shorten(resp.Content, 120))
+}
