@@ -177,18 +177,13 @@ func (e *Engine) loadPlugin(ctx context.Context, d *dirFiles, cfg *config, owner
 	opts := luabind.Options{
 		Name: info.Name, File: hfile, Home: e.home, Logger: e.logger.With("plugin", info.Name),
 		Timeout: seconds(info.Timeout), BusyTimeout: seconds(info.BusyTimeout), States: info.States, MaxStates: info.MaxStates,
-		MemoryLimit: info.Memory, Permissions: info.Permissions, HostFuncs: e.opts.HostFuncs, Config: info.config,
+		WrapMaxStates: wrapMaxStatesOf(info),
+		MemoryLimit:   info.Memory, Permissions: info.Permissions, HostFuncs: e.opts.HostFuncs, Config: info.config,
 		Store: e.hookStore(hookspec.SourcePlugin, d.dir, info.Name),
 	}
 	lp, err := luabind.LoadPlugin(ctx, src, opts)
-	if err == nil && !info.maxStatesSet && registersWrap(lp) && info.MaxStates < wrapMaxStates {
-		// Its calls wait in next while the calls they wrap run: let as many sessions in at
-		// once as a gateway has conversations, not 4. Known only once register(ctx) ran, so
-		// the plugin is loaded again with the room (its states are built as calls need them).
-		lp.Close()
-		info.MaxStates = min(wrapMaxStates, maxMaxStates)
-		opts.MaxStates = info.MaxStates
-		lp, err = luabind.LoadPlugin(ctx, src, opts)
+	if err == nil {
+		info.MaxStates = lp.MaxStates() // raised for a plugin that wraps
 	}
 	if err != nil {
 		var le *luabind.Error
@@ -288,14 +283,14 @@ func parsePluginManifest(file string, data []byte, readErr error, info *PluginIn
 	return warns, nil
 }
 
-// registersWrap reports whether lp registered a wrap hook.
-func registersWrap(lp *luabind.Plugin) bool {
-	for _, r := range lp.Registrations() {
-		if hooknames.IsWrap(r.Hook) {
-			return true
-		}
+// wrapMaxStatesOf is the max_states of a plugin that registers a wrap hook, whose calls wait
+// in next while the calls they wrap run: as many as a gateway has conversations, not 4;
+// one that set max_states keeps it.
+func wrapMaxStatesOf(info *PluginInfo) int {
+	if info.maxStatesSet {
+		return 0
 	}
-	return false
+	return min(wrapMaxStates, maxMaxStates)
 }
 
 // sortPlugins orders plugins for invocation: priority (higher first), then directory name.

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -249,5 +250,21 @@ func TestWrapPluginMaxStates(t *testing.T) {
 		if got[name] != n {
 			t.Errorf("%s: max_states %d, want %d", name, got[name], n)
 		}
+	}
+}
+
+// A plugin that registers a wrap hook is loaded once: its top-level code and register(ctx)
+// run once per Lua state, the first of which the load builds, as any plugin's.
+func TestWrapPluginLoadsOnce(t *testing.T) {
+	home := testutil.Home(t, pluginFiles("wrap", "states: 1\n", `require("hermes").loaded()
+`+wrapHandler("wrap_tool_call", `return next()`)))
+	var loads atomic.Int32
+	e := engineWith(t, home, Options{HostFuncs: map[string]hookspec.Func{
+		"loaded": func(context.Context, []any) (any, error) { loads.Add(1); return nil, nil }}})
+	if n := loads.Load(); n != 1 {
+		t.Errorf("the plugin's chunk ran %d times at load, want once", n)
+	}
+	if p := e.Plugins()[0]; p.MaxStates != 64 {
+		t.Errorf("max_states %d, want 64", p.MaxStates)
 	}
 }

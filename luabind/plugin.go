@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 )
 
@@ -38,8 +39,25 @@ func LoadPlugin(ctx context.Context, src []byte, opts Options) (*Plugin, error) 
 		s.close()
 		return nil, err
 	}
+	if p.Wraps() {
+		s.pool.raise(opts.WrapMaxStates)
+	}
 	return p, nil
 }
+
+// Wraps reports whether the plugin registered a wrap hook (wrap_tool_call, wrap_llm_call).
+func (p *Plugin) Wraps() bool {
+	for _, r := range p.regs {
+		if hooknames.IsWrap(r.Hook) {
+			return true
+		}
+	}
+	return false
+}
+
+// MaxStates is the bound the plugin's pool grows to (Options.MaxStates, or WrapMaxStates
+// for a plugin that wraps).
+func (p *Plugin) MaxStates() int { return int(p.s.pool.limit.Load()) }
 
 // Registrations lists the plugin's callbacks in registration order; the index of each is
 // the index to pass to Call.

@@ -25,6 +25,7 @@ type pool struct {
 	all     []slot    // slots, then the extra ones, taken only while calls wait on I/O
 	hints   sync.Pool // slot numbers (int), kept per processor: where to look first
 	create  func(ctx context.Context) (*state, error)
+	limit   atomic.Int32  // how many of all may hold a state: len(all), or less until raise
 	waiters atomic.Int32  // acquire calls waiting for a state
 	inIO    atomic.Int32  // calls of the pool now waiting on I/O (IOBegin, IOEnd)
 	wake    chan struct{} // a state was released or a slot emptied (buffered)
@@ -66,11 +67,13 @@ type slot struct {
 }
 
 // newPool makes a pool of n states that may grow to limit while calls wait on I/O (limit
-// < n: n).
-func newPool(n, limit int, create func(context.Context) (*state, error)) *pool {
+// < n: n), and later to room (raise).
+func newPool(n, limit, room int, create func(context.Context) (*state, error)) *pool {
 	limit = max(n, limit)
-	all := make([]slot, limit+1)[:limit] // one slot more: the last one's padding ends the array
-	p := &pool{slots: all[:n:n], all: all, create: create, wake: make(chan struct{}, limit), done: make(chan struct{})}
+	room = max(limit, room)
+	all := make([]slot, room+1)[:room] // one slot more: the last one's padding ends the array
+	p := &pool{slots: all[:n:n], all: all, create: create, wake: make(chan struct{}, room), done: make(chan struct{})}
+	p.limit.Store(int32(limit))
 	p.intr.Store(&interruption{ch: make(chan struct{})})
 	return p
 }
@@ -125,16 +128,21 @@ func (p *pool) tryCreate(ctx context.Context, from, to int) (st *state, err erro
 // waits on I/O and fewer than len(slots) calls are running Lua; ok is false when it may
 // not or every extra slot is busy.
 func (p *pool) tryExtra(ctx context.Context) (st *state, err error, ok bool) {
-	n := len(p.slots)
-	if len(p.all) == n || p.inIO.Load() == 0 || p.running() >= n {
+	n, limit := len(p.slots), int(p.limit.Load())
+	if limit == n || p.inIO.Load() == 0 || p.running() >= n {
 		return nil, nil, false
 	}
-	for i := n; i < len(p.all); i++ {
+	for i := n; i < limit; i++ {
 		if s := &p.all[i]; s.status.Load() == slotIdle && s.status.CompareAndSwap(slotIdle, slotBusy) {
 			return s.st, nil, true
 		}
 	}
-	return p.tryCreate(ctx, n, len(p.all))
+	return p.tryCreate(ctx, n, limit)
+}
+
+// raise lets the pool grow to limit (at most its room) from now on.
+func (p *pool) raise(limit int) {
+	p.limit.Store(int32(min(max(limit, int(p.limit.Load())), len(p.all))))
 }
 
 // running is how many of the pool's calls are running Lua (or building a state) rather

@@ -42,11 +42,14 @@ type Options struct {
 	// http, exec, time.sleep, host functions): a call that finds every state busy while
 	// fewer than States calls are running Lua gets an extra state (see doc.go). States or
 	// less (0 included): the pool never grows.
-	MaxStates   int
-	Permissions Permissions     // what the hook may touch
-	HostFuncs   map[string]Func // extra functions of the hermes module, e.g. run_agent
-	Store       Store           // the hook's namespace of the store module; nil = no store module
-	Config      any             // plugins only: visible to Lua as ctx.config
+	MaxStates int
+	// WrapMaxStates, when more than MaxStates, is the bound instead for a plugin that
+	// registers a wrap hook: its calls wait in next for as long as the calls they wrap run.
+	WrapMaxStates int
+	Permissions   Permissions     // what the hook may touch
+	HostFuncs     map[string]Func // extra functions of the hermes module, e.g. run_agent
+	Store         Store           // the hook's namespace of the store module; nil = no store module
+	Config        any             // plugins only: visible to Lua as ctx.config
 	// MemoryLimit is how many bytes each Lua state of the hook may hold; an allocation
 	// that would pass it fails the call with a KindLimit error (see doc.go, Limits). 0 =
 	// 256 MiB; negative = no limit.
@@ -205,7 +208,7 @@ func newScript(src []byte, opts Options) (*script, error) {
 		ccs:         map[*limits.Call]struct{}{},
 	}
 	s.hook.modules = s.hook.moduleTable()
-	s.pool = newPool(opts.States, opts.MaxStates, s.newState)
+	s.pool = newPool(opts.States, opts.MaxStates, opts.WrapMaxStates, s.newState)
 	return s, nil
 }
 
