@@ -1,10 +1,12 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strconv"
@@ -57,12 +59,14 @@ var ErrNoSuchApproval = errors.New("engine: no approval with that id is waiting 
 // pendingAsks are the approval requests waiting for Answer.
 type pendingAsks struct {
 	mu      sync.Mutex
-	next    uint64
+	ids     uint64 // the last request id given
+	next    uint64 // the last waiting request's seq
 	waiting map[string]*pendingAsk
 }
 
 type pendingAsk struct {
 	req    ApprovalRequest
+	seq    uint64    // the order it was asked in
 	answer chan bool // buffered: Answer never blocks
 }
 
@@ -72,7 +76,8 @@ func (p *pendingAsks) add(req ApprovalRequest) *pendingAsk {
 	if p.waiting == nil {
 		p.waiting = map[string]*pendingAsk{}
 	}
-	a := &pendingAsk{req: req, answer: make(chan bool, 1)}
+	p.next++
+	a := &pendingAsk{req: req, seq: p.next, answer: make(chan bool, 1)}
 	p.waiting[req.ID] = a
 	return a
 }
@@ -86,8 +91,8 @@ func (p *pendingAsks) remove(id string) {
 func (p *pendingAsks) newID() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.next++
-	return "approval-" + strconv.FormatUint(p.next, 10)
+	p.ids++
+	return "approval-" + strconv.FormatUint(p.ids, 10)
 }
 
 // Answer answers the approval request id that Options.Approve left for later (it returned
@@ -109,25 +114,12 @@ func (e *Engine) Answer(id string, allow bool) error {
 func (e *Engine) Pending() []ApprovalRequest {
 	e.asks.mu.Lock()
 	defer e.asks.mu.Unlock()
-	out := make([]ApprovalRequest, 0, len(e.asks.waiting))
-	for _, a := range e.asks.waiting {
-		out = append(out, a.req)
+	waiting := slices.SortedFunc(maps.Values(e.asks.waiting), func(a, b *pendingAsk) int { return cmp.Compare(a.seq, b.seq) })
+	out := make([]ApprovalRequest, len(waiting))
+	for i, a := range waiting {
+		out[i] = a.req
 	}
-	slices.SortFunc(out, func(a, b ApprovalRequest) int { return compareIDs(a.ID, b.ID) })
 	return out
-}
-
-func compareIDs(a, b string) int {
-	if len(a) != len(b) {
-		return len(a) - len(b)
-	}
-	if a < b {
-		return -1
-	}
-	if a > b {
-		return 1
-	}
-	return 0
 }
 
 // ask decides a hook's ask: pre_approval_request's hooks first (one that answers decides,
