@@ -56,7 +56,7 @@ end`)
 	go func() { // the chat's next message: Answer reads it before the host takes the chat's lock
 		req := <-questions
 		fmt.Printf("asked on %s/%s: %s\n", req.Origin.Platform, req.Origin.ChatID, req.Message)
-		gw.Answer("telegram", "c1", "yes")
+		gw.Answer(gateway.Message{Platform: "telegram", ChatID: "c1", UserID: "ada", Text: "yes"})
 	}()
 	deploy := func(t *gateway.Turn) {
 		run := t.RunTool(ctx, hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": "deploy prod"}},

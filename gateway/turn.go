@@ -187,15 +187,16 @@ func (t *Turn) sessionKey() string {
 	return t.msg.Platform + ":" + t.msg.UserID
 }
 
-// Answer reads text, a message that arrived on a chat, as the answer to the oldest
-// approval request of that chat waiting for one (engine.Options.Approve returned
+// Answer reads m, a message that arrived on a chat, as the answer to the oldest approval
+// request of that chat waiting for one (engine.Options.Approve returned
 // engine.ErrAnswerLater): "yes", "y", "ok", "approve", "allow" (and /approve) let the call
-// run; "no", "n", "deny" (and /deny) block it. It reports whether text answered one; if
-// not, the host handles the message as usual. Call it before taking the chat's own lock:
-// the turn that asked holds it while it waits.
-func (g *Gateway) Answer(platform, chatID, text string) bool {
+// run; "no", "n", "deny" (and /deny) block it. Only the user whose turn asked answers it:
+// in a group chat, another member's "yes" is an ordinary message. It reports whether m
+// answered one; if not, the host handles the message as usual. Call it before taking the
+// chat's own lock: the turn that asked holds it while it waits.
+func (g *Gateway) Answer(m Message) bool {
 	var allow bool
-	switch strings.ToLower(strings.TrimPrefix(strings.TrimSpace(text), "/")) {
+	switch strings.ToLower(strings.TrimPrefix(strings.TrimSpace(m.Text), "/")) {
 	case "yes", "y", "ok", "approve", "allow":
 		allow = true
 	case "no", "n", "deny":
@@ -203,7 +204,7 @@ func (g *Gateway) Answer(platform, chatID, text string) bool {
 		return false
 	}
 	for _, req := range g.eng.Pending() {
-		if req.Origin.Platform == platform && req.Origin.ChatID == chatID {
+		if o := req.Origin; o.Platform == m.Platform && o.ChatID == m.ChatID && o.UserID == m.UserID {
 			return g.eng.Answer(req.ID, allow) == nil
 		}
 	}

@@ -202,10 +202,17 @@ func TestTurnAskAnsweredByALaterMessage(t *testing.T) {
 		if req.Origin != (engine.Origin{Platform: "slack", ChatID: "c7", UserID: "u"}) {
 			t.Fatalf("asked on %+v, want the turn's chat", req.Origin)
 		}
-		if g.Answer("slack", "c8", "yes") || g.Answer("telegram", "c7", "yes") || g.Answer("slack", "c7", "what is this?") {
-			t.Fatal("another chat, another platform or a message that is no answer answered the request")
+		for _, m := range []Message{
+			{Platform: "slack", ChatID: "c8", UserID: "u", Text: "yes"},       // another chat
+			{Platform: "telegram", ChatID: "c7", UserID: "u", Text: "yes"},    // another platform
+			{Platform: "slack", ChatID: "c7", UserID: "mallory", Text: "yes"}, // another member of the chat
+			{Platform: "slack", ChatID: "c7", UserID: "u", Text: "what?"},     // no answer
+		} {
+			if g.Answer(m) {
+				t.Fatalf("%+v answered the request", m)
+			}
 		}
-		if !g.Answer("slack", "c7", reply) {
+		if !g.Answer(Message{Platform: "slack", ChatID: "c7", UserID: "u", Text: reply}) {
 			t.Fatalf("%q did not answer", reply)
 		}
 		run := <-done
