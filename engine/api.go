@@ -10,7 +10,7 @@ import (
 // ToolDecision is what the pre_tool_call hooks decided about one tool call.
 type ToolDecision struct {
 	Block    *Block         // non-nil: the call must not run
-	Args     map[string]any // the arguments to run the tool with: the call's, or as hooks modified them (on a block, the ones the guards were shown)
+	Args     map[string]any // the arguments to run the tool with: the call's, or as hooks modified them (on a block too: what would have run)
 	Modified bool           // Args differ from the call's
 	Approved bool           // a hook (or, when one asked, the person) approved the call: skip the host's own prompt
 	Hook     string         // the hook that decided; "" when nothing changed
@@ -42,8 +42,8 @@ func (e *Engine) DecideTool(ctx context.Context, call hookspec.ToolCall) ToolDec
 	switch dec.Kind {
 	case hookspec.Block:
 		d.Block, d.Args, d.Modified = rep.Block(), call.Args, false
-		if shown := lastRewrite(rep.Hooks); shown != nil { // every guard was asked about these
-			d.Args, d.Modified = shown, true
+		if left := lastRewrite(rep.Hooks); left != nil { // what would have run, not only what the model asked
+			d.Args, d.Modified = left, true
 		}
 	case hookspec.Approve:
 		d.Approved = true
@@ -261,8 +261,10 @@ func (r Report) text() textResult {
 // observed is the pick of observers: nothing to decide.
 func observed(Report) struct{} { return struct{}{} }
 
-// lastRewrite is the arguments of the last modification among results, nil when none: the
-// arguments the guards of a blocked call were shown (those before it were asked again).
+// lastRewrite is the arguments of the last modification among results, nil when none: a
+// blocked call's arguments as the hooks left them. Every guard that ran after that
+// modification, or was asked again, was shown them; a guard whose first answer blocked
+// may have seen the call before a later rewrite.
 func lastRewrite(results []hookspec.Result) map[string]any {
 	for i := len(results) - 1; i >= 0; i-- {
 		if a := results[i].Answer; a.Kind == hookspec.Modify && a.Args != nil {

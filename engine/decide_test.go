@@ -123,8 +123,8 @@ func TestDecideToolRechecksBeforeModification(t *testing.T) {
 	})
 }
 
-// A blocked call reports the arguments the guard was shown, not only what the model asked:
-// a rewrite before the block is what the guard judged.
+// A blocked call reports its arguments as the hooks left them, not only what the model
+// asked: here the rewrite the guard judged.
 func TestBlockShowsWhatTheGuardSaw(t *testing.T) {
 	home := testutil.Home(t, testutil.Merge(
 		pluginFiles("a-rewrite", "priority: 10\n", one("pre_tool_call", `return {action = "modify", args = {command = kw.args.command .. " --force"}}`)),

@@ -14,7 +14,7 @@ import (
 type ToolRun struct {
 	Result   string         // what the model should see (post_tool_call's context after the tool's result)
 	Block    *Block         // non-nil: a hook vetoed the call (or a person said no) and the tool did not run
-	Args     map[string]any // the arguments the tool ran with: the call's, or as hooks modified them (on a block, the ones the guards were shown)
+	Args     map[string]any // the arguments the tool ran with: the call's, or as hooks modified them (on a block too: what would have run)
 	Modified bool           // Args differ from the call's
 	Approved bool           // a hook or a person approved the call
 	Err      error          // the tool's own error; Result is then {"error": "..."}
