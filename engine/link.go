@@ -38,7 +38,7 @@ func init() {
 	enginelink.NotifyWebhooks = func(eng any, event string, data map[string]any) {
 		eng.(*Engine).notifyWebhooks(event, data)
 	}
-	enginelink.TracerProvider = func(eng any) trace.TracerProvider { return eng.(*Engine).opts.TracerProvider }
+	enginelink.Tracer = func(eng any) trace.Tracer { return eng.(*Engine).tracer }
 	enginelink.StoreBackend = func(eng any) (store.Backend, error) { return eng.(*Engine).currentBackend() }
 	enginelink.OpenStore = openStore
 	enginelink.TestWebhook = func(eng any, ctx context.Context, name, event string, data map[string]any) (webhook.Attempt, error) {

@@ -97,7 +97,7 @@ func startGateway(ctx context.Context, eng *engine.Engine, opts Options) (*Gatew
 	if opts.QueueSize <= 0 {
 		opts.QueueSize = 1024
 	}
-	g := &Gateway{eng: eng, home: eng.Home(), opts: opts, logger: opts.Logger, tracer: newTracer(eng)}
+	g := &Gateway{eng: eng, home: eng.Home(), opts: opts, logger: opts.Logger, tracer: enginelink.Tracer(eng)}
 	if g.logger == nil {
 		g.logger = slog.New(slog.DiscardHandler)
 	}

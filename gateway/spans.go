@@ -9,17 +9,7 @@ import (
 
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/hookspec"
-	"github.com/hermes-hooks/hermes/internal/enginelink"
 )
-
-// newTracer is the tracer of eng's provider, or nil when the engine traces nothing.
-func newTracer(eng *engine.Engine) trace.Tracer {
-	p := enginelink.TracerProvider(eng)
-	if p == nil {
-		return nil
-	}
-	return p.Tracer(engine.TracerName)
-}
 
 // startSpan starts the span of the gateway hook name handling event: with emit (a queued
 // event), the root of a trace of its own linked to the Emit that queued it; else a child

@@ -8,17 +8,7 @@ import (
 
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/hookspec"
-	"github.com/hermes-hooks/hermes/internal/enginelink"
 )
-
-// newTracer is the tracer of eng's provider, or nil when the engine traces nothing.
-func newTracer(eng *engine.Engine) trace.Tracer {
-	p := enginelink.TracerProvider(eng)
-	if p == nil {
-		return nil
-	}
-	return p.Tracer(engine.TracerName)
-}
 
 // span starts a span of the runner's own (a message, a turn, a tool call), a child of
 // ctx's, named name (and suffix, if any), with the attributes attrs returns, so the hooks'

@@ -60,8 +60,9 @@ var (
 	StatusOf func(err error) hookspec.Status
 	// NotifyWebhooks queues a gateway event for the webhooks that want it; it never blocks.
 	NotifyWebhooks func(eng any, event string, data map[string]any)
-	// TracerProvider is the engine's Options.TracerProvider (nil: nothing is traced).
-	TracerProvider func(eng any) trace.TracerProvider
+	// Tracer is the engine's tracer, from its Options.TracerProvider (nil: nothing is
+	// traced).
+	Tracer func(eng any) trace.Tracer
 	// StoreBackend is the store the engine's hooks use.
 	StoreBackend func(eng any) (store.Backend, error)
 	// OpenStore opens the store config.yaml of home names, without loading any hook.
