@@ -41,7 +41,7 @@ func originOf(ctx context.Context) Origin {
 // approval: the approval hooks see it as an approval of Command (the call), described by
 // the hook's message, with pattern_key "hook:<name>".
 type ApprovalRequest struct {
-	ID      string            // names the request in Engine.Answer; unique in the engine
+	ID      string            // names the request in Engine.Answer; unique in the engine, not a secret: a host that lets people answer by id checks who answers (gateway.Gateway.Answer answers for the asking user only)
 	Call    hookspec.ToolCall // with the arguments the tool would run with
 	Message string            // the question, as the hook put it
 	Hook    string            // the hook that asked
