@@ -31,11 +31,11 @@ type sqliteBackend struct {
 	savepointStmt, rollbackToStmt, releaseStmt *sql.Stmt
 
 	// The calls queued for the writer (sqlitebatch.go).
+	writers sync.WaitGroup // the writer, while there is one
 	mu      sync.Mutex
 	queue   []*sqlOp
+	writing bool // a writer runs: it takes what is queued
 	closed  bool
-	wake    chan struct{} // a call was queued, or Close
-	stopped chan struct{} // closed when the writer returns
 
 	// Seams for tests, nil otherwise: onQueued runs after a call was queued, onBatch when
 	// the writer starts the n calls of a batch whose callers still wait.
@@ -141,8 +141,6 @@ func openSQLite(home string, maxBytes int64, busy time.Duration) (*sqliteBackend
 		db.Close()
 		return nil, fmt.Errorf("store: %v", err)
 	}
-	b.wake, b.stopped = make(chan struct{}, 1), make(chan struct{})
-	go b.write()
 	return b, nil
 }
 
@@ -221,16 +219,9 @@ func (b *sqliteBackend) Where() string { return b.path }
 // Close lets the calls already queued finish, then closes the database; later calls fail.
 func (b *sqliteBackend) Close() error {
 	b.mu.Lock()
-	was := b.closed
 	b.closed = true
 	b.mu.Unlock()
-	if !was {
-		select {
-		case b.wake <- struct{}{}:
-		default:
-		}
-	}
-	<-b.stopped
+	b.writers.Wait()
 	return b.db.Close()
 }
 

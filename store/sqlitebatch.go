@@ -9,7 +9,8 @@ import (
 )
 
 // Group commit of the SQLite backend. Its hot calls (Get, Set, Incr, Delete) are queued for
-// one goroutine, the writer, which runs what is waiting together: one call alone runs as
+// one goroutine, the writer (started by the call that finds none, gone once nothing waits),
+// which runs what is waiting together: one call alone runs as
 // before (each statement its own transaction); several run in one immediate transaction,
 // each in its own SAVEPOINT, and commit once. Most of a lone increment's cost is the
 // transaction around it (the WAL frames written, the shared-memory locks taken and given
@@ -100,16 +101,14 @@ func (b *sqliteBackend) enqueue(ctx context.Context, run func(ctx context.Contex
 		return fmt.Errorf("store: %s: %w", b.path, errStoreClosed)
 	}
 	b.queue = append(b.queue, op)
-	first := len(b.queue) == 1
+	if !b.writing {
+		b.writing = true
+		b.writers.Add(1)
+		go b.write()
+	}
 	b.mu.Unlock()
 	if b.onQueued != nil {
 		b.onQueued()
-	}
-	if first {
-		select {
-		case b.wake <- struct{}{}:
-		default: // the writer has a wake-up coming already
-		}
 	}
 	select {
 	case err := <-op.done:
@@ -121,18 +120,15 @@ func (b *sqliteBackend) enqueue(ctx context.Context, run func(ctx context.Contex
 }
 
 // write is the writer: it runs the queued calls, those waiting together in one batch, until
-// Close; calls queued before Close still run.
+// none waits. A goroutine started for the purpose, where the call runs at once, costs a lone
+// call less than waking one that waits.
 func (b *sqliteBackend) write() {
-	defer close(b.stopped)
+	defer b.writers.Done()
 	var spare []*sqlOp
 	for {
 		b.mu.Lock()
-		for len(b.queue) == 0 && !b.closed {
-			b.mu.Unlock()
-			<-b.wake
-			b.mu.Lock()
-		}
 		if len(b.queue) == 0 {
+			b.writing = false
 			b.mu.Unlock()
 			return
 		}
