@@ -384,18 +384,19 @@ func (s *script) callWith(ctx context.Context, fn int, args []any, next Next, ti
 func (s *script) invoke(ctx context.Context, st *state, i int, args []any) (v any, err error, panicked bool) {
 	L, fn := st.L, st.fns[i]
 	top := L.GetTop()
-	defer st.env.closeCall()
-	defer func() {
-		if r := recover(); r != nil {
+	L.SetContext(st.env.poll)
+	defer func() { // one deferred call: a function of few defers runs them inline
+		r := recover()
+		L.SetTop(top)
+		L.RemoveContext()
+		st.env.closeCall()
+		if r != nil {
 			v, err, panicked = nil, &Error{Kind: KindRuntime, File: s.opts.File, Msg: fmt.Sprintf("panic: %v", r)}, true
 			if ae, ok := r.(*lua.ApiError); ok { // raised by Go code outside a protected call
 				err = fromCallError(s.opts.File, nil, "", ae)
 			}
 		}
 	}()
-	L.SetContext(st.env.poll)
-	defer L.RemoveContext()
-	defer L.SetTop(top)
 	L.Push(fn)
 	for j, a := range args {
 		L.Push(st.arg(i, a, j == s.tableArg))
@@ -403,7 +404,11 @@ func (s *script) invoke(ctx context.Context, st *state, i int, args []any) (v an
 	if err := startCall(L, len(args), 1, st.env.poll); err != nil {
 		return nil, fromCallError(s.opts.File, ctx, s.timeoutText, err), false
 	}
-	v, err = toWire(L.Get(-1)) // NaN and infinities have no wire (JSON) form
+	ret := L.Get(-1)
+	if ret == lua.LNil { // the common answer: nothing to convert
+		return nil, nil, false
+	}
+	v, err = toWire(ret) // NaN and infinities have no wire (JSON) form
 	if err != nil {
 		le := err.(*Error)
 		le.File, le.Line = s.opts.File, fn.Proto.LineDefined
