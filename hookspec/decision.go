@@ -82,7 +82,9 @@ func Merge(event string, rs []Result) Decision {
 			}
 		}
 	}
-	if d.Kind == Context {
+	if d.Kind == Context && len(d.From) == 1 {
+		d.Text = rs[d.By].Answer.Text
+	} else if d.Kind == Context {
 		parts := make([]string, len(d.From))
 		for j, i := range d.From {
 			parts[j] = rs[i].Answer.Text
