@@ -361,7 +361,7 @@ func FuzzKwargsReuse(f *testing.F) {
 		}
 		got := run()
 		saved := analyze
-		analyze = func(*lua.FunctionProto, int) kwflow.Use { return kwflow.Use{} }
+		analyze = func(*lua.LFunction, int) kwflow.Use { return kwflow.Use{} }
 		want, again := run(), run()
 		analyze = saved
 		if got != nil && want != nil && cmp.Equal(want, again) { // a body may not be deterministic (os.clock)

@@ -86,8 +86,8 @@ type state struct {
 	script *script
 }
 
-// analyze is kwflow.Analyze; tests replace it to compare against fresh tables.
-var analyze = kwflow.Analyze
+// analyze is kwflow.AnalyzeFunc; tests replace it to compare against fresh tables.
+var analyze = kwflow.AnalyzeFunc
 
 // planReuse decides, once per state, which functions get their table argument (number
 // tableArg) refilled: those whose bytecode shows they cannot tell (reuse.go).
@@ -97,7 +97,7 @@ func (st *state) planReuse(tableArg int) {
 		if fn.IsG {
 			continue
 		}
-		if use := analyze(fn.Proto, tableArg); use.ReadOnly {
+		if use := analyze(fn, tableArg); use.ReadOnly {
 			st.kws[i] = newKWTable(use)
 		}
 	}
@@ -106,15 +106,23 @@ func (st *state) planReuse(tableArg int) {
 // arg converts a call's argument to Lua: into the function's reused table when it has one
 // and v is the table argument.
 func (st *state) arg(fn int, v any, table bool) lua.LValue {
-	if k := st.kws[fn]; k != nil && table {
-		switch x := v.(type) {
-		case map[string]any:
-			k.fillMap(st.L, x)
-			return k.t
-		case Table:
-			k.fillTable(st.L, x)
-			return k.t
-		}
+	k := st.kws[fn]
+	if k == nil || !table {
+		return toLua(st.L, v)
+	}
+	if !k.use.Holds() {
+		// A function the analysis followed the table into was replaced: a call since may
+		// have handed the table to another, which may keep it. It is never refilled again.
+		st.kws[fn] = nil
+		return toLua(st.L, v)
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		k.fillMap(st.L, x)
+		return k.t
+	case Table:
+		k.fillTable(st.L, x)
+		return k.t
 	}
 	return toLua(st.L, v)
 }
