@@ -176,8 +176,8 @@ type flow struct {
 	p       *lua.FunctionProto
 	fn      *lua.LFunction // the function of p whose upvalues' functions calls are followed into; nil: none
 	param   int            // the register of the parameter analysed
-	nreg    int    // registers tracked
-	pseudo  []bool // pseudo[pc]: the word is an operand of the instruction before, not one
+	nreg    int            // registers tracked
+	pseudo  []bool         // pseudo[pc]: the word is an operand of the instruction before, not one
 	in      []uint64
 	inFn    []int16 // per instruction and register: the upvalue whose value it holds, or notUp
 	reached []bool
