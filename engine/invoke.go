@@ -18,12 +18,13 @@ import (
 )
 
 // callback is one registered hook function: a Lua plugin callback or a shell hook.
-// fire never panics and never returns a Go error: failures are in the HookResult. With
+// fire writes its result into r (a slot of the call's results, zero on entry), never
+// panics and never returns a Go error: failures are in the result. With
 // timed (a report that outlives the call: Fire, a trace), the result's Duration is how long
 // the hook ran; a Lua callback also times itself for its metrics, and says how long it
 // waited for a free Lua state (Wait, never part of Duration).
 type callback interface {
-	fire(ctx context.Context, hook string, kw args, timed bool) hookspec.Result
+	fire(ctx context.Context, hook string, kw args, timed bool, r *hookspec.Result)
 	stats() *hookMetrics // nil without Options.Metrics
 }
 
@@ -197,14 +198,15 @@ func anyFailed(results []hookspec.Result) bool {
 func runChain(ctx context.Context, f *firing, hook string, cbs []callback, kw args, results []hookspec.Result, timed bool) []hookspec.Result {
 	in, lastMod := kw, 0
 	for i, cb := range cbs {
-		r := fireHook(ctx, f, hook, cb, in, timed, false) // untimed, the typed calls keep nothing but the decision: no clock read
-		if a := r.Answer; a.Args != nil && hook == hooknames.PreToolCall && a.Kind != hookspec.Block {
+		results = append(results, hookspec.Result{})
+		r := &results[len(results)-1]
+		fireHook(ctx, f, hook, cb, in, timed, false, r) // untimed, the typed calls keep nothing but the decision: no clock read
+		if a := &r.Answer; a.Args != nil && hook == hooknames.PreToolCall && a.Kind != hookspec.Block {
 			in, lastMod = in.withToolArgs(a.Args), i // the callbacks after it see the modified arguments
 		}
 		if m, ok := in.(mapArgs); ok && hook == hooknames.PreAPIRequest && r.Answer.Kind == hookspec.Modify {
 			in = m.withRequest(r.Answer.Request) // the callbacks after it see the rewritten request
 		}
-		results = append(results, r)
 	}
 	if lastMod > 0 {
 		recheck(ctx, f, hook, cbs[:lastMod], results, in, timed)
@@ -225,7 +227,8 @@ func recheck(ctx context.Context, f *firing, hook string, cbs []callback, result
 		if results[i].Answer.Kind == hookspec.Block {
 			continue
 		}
-		r := fireHook(ctx, f, hook, cb, in, timed, true)
+		var r hookspec.Result
+		fireHook(ctx, f, hook, cb, in, timed, true, &r)
 		if a := &r.Answer; a.Args != nil && a.Kind != hookspec.Block {
 			if a.Kind == hookspec.Ask || a.Kind == hookspec.Approve && reflect.DeepEqual(hookspec.ArgsOrEmpty(a.Args), final) {
 				a.Args = nil
@@ -291,31 +294,36 @@ func (l *warnLimiter) warn(logger *slog.Logger, msg string, args ...any) {
 
 func (c *pluginCallback) stats() *hookMetrics { return c.metrics }
 
-func (c *pluginCallback) fire(ctx context.Context, hook string, kw args, timed bool) hookspec.Result {
+func (c *pluginCallback) fire(ctx context.Context, hook string, kw args, timed bool, r *hookspec.Result) {
 	v, t, err := c.p.lp.CallTimed(ctx, c.index, kw.lua(), timed || c.metrics != nil)
-	r := c.result(hook, v, t.Run, err)
+	c.result(hook, v, t.Run, err, r)
 	r.Wait = t.Wait
 	c.metrics.observe(r.Status, r.Duration)
 	c.metrics.observeWait(r.Status, r.Wait)
 	if r.Status == hookspec.StatusOK {
-		return r
+		return
 	}
 	c.warns.warn(c.logger, "plugin hook failed", "plugin", c.p.info.Name, "hook", hook, "status", r.Status.String(), "error", r.Err)
 	if c.p.info.FailClosed && hook == hooknames.PreToolCall {
 		r.FailClosed(fmt.Sprintf("blocked: plugin %q failed closed (%s: %s)", c.p.info.Name, r.Status, r.Err))
 	}
-	return r
 }
 
-// result is the result of a call that returned v or failed with err. An answer that does
-// nothing where it surely meant something fails the call, keeping what it answered.
-func (c *pluginCallback) result(hook string, v any, took time.Duration, err error) hookspec.Result {
+// result writes into r the result of a call that returned v or failed with err. An answer
+// that does nothing where it surely meant something fails the call, keeping what it
+// answered.
+func (c *pluginCallback) result(hook string, v any, took time.Duration, err error, r *hookspec.Result) {
 	if err != nil {
-		return hookspec.Failed(hookspec.SourcePlugin, c.p.info.Name, statusOf(err), err.Error(), took)
+		*r = hookspec.Failed(hookspec.SourcePlugin, c.p.info.Name, statusOf(err), err.Error(), took)
+		return
 	}
-	r := hookspec.Answered(hookspec.SourcePlugin, c.p.info.Name, hook, v, took)
+	r.Source, r.Name, r.Status, r.Result, r.Duration = hookspec.SourcePlugin, c.p.info.Name, hookspec.StatusOK, v, took
+	if v == nil { // the call let it be: nothing to read
+		return
+	}
+	r.Answer = hookspec.Normalise(hook, v)
 	where := func() string { return fmt.Sprintf("%s:%d: ", c.p.file, c.p.lp.Registrations()[c.index].Line) }
-	if r.Answer.Kind == hookspec.None && v != nil {
+	if r.Answer.Kind == hookspec.None {
 		if err := unanswered(hook, v, where()); err != nil {
 			r.Status, r.Err = hookspec.StatusError, err.Error()
 		}
@@ -325,7 +333,6 @@ func (c *pluginCallback) result(hook string, v any, took time.Duration, err erro
 			r.Status, r.Err = hookspec.StatusError, where()+p
 		}
 	}
-	return r
 }
 
 // unanswered is the error of a hook whose answer does nothing where it surely meant

@@ -27,8 +27,8 @@ type closedGuard struct{}
 
 func (closedGuard) stats() *hookMetrics { return nil }
 
-func (closedGuard) fire(_ context.Context, hook string, _ args, _ bool) hookspec.Result {
-	return refusal(hook, ErrClosed)
+func (closedGuard) fire(_ context.Context, hook string, _ args, _ bool, r *hookspec.Result) {
+	*r = refusal(hook, ErrClosed)
 }
 
 // refusal is the engine's own result when it cannot run a hook for why: an error that a

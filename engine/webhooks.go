@@ -89,7 +89,12 @@ type webhookCallback struct {
 
 func (webhookCallback) stats() *hookMetrics { return nil }
 
-func (c webhookCallback) fire(_ context.Context, hook string, kw args, _ bool) hookspec.Result {
+func (c webhookCallback) fire(_ context.Context, hook string, kw args, _ bool, r *hookspec.Result) {
+	*r = c.notify(hook, kw)
+}
+
+// notify hands the firing to the endpoints that want it.
+func (c webhookCallback) notify(hook string, kw args) hookspec.Result {
 	m := kw.Map()
 	tool := toolNameOf(m)
 	if !c.d.WantsTool(hook, tool) { // no endpoint's matcher takes this tool: nothing to build

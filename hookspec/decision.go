@@ -49,6 +49,9 @@ type Decision struct {
 //     last).
 //   - observers: None.
 func Merge(event string, rs []Result) Decision {
+	if unanswered(rs) { // the common call: every hook let it be
+		return Decision{By: -1}
+	}
 	switch event {
 	case hooknames.PreToolCall:
 		return mergeTool(rs)
@@ -79,7 +82,9 @@ func Merge(event string, rs []Result) Decision {
 			}
 		}
 	}
-	if d.Kind == Context {
+	if d.Kind == Context && len(d.From) == 1 {
+		d.Text = rs[d.By].Answer.Text
+	} else if d.Kind == Context {
 		parts := make([]string, len(d.From))
 		for j, i := range d.From {
 			parts[j] = rs[i].Answer.Text
@@ -106,6 +111,17 @@ func mergeAPI(rs []Result) Decision {
 		}
 	}
 	return d
+}
+
+// unanswered reports whether no answer of rs changes anything: each is None, with no
+// replaced tool output, which every rule below passes over.
+func unanswered(rs []Result) bool {
+	for i := range rs {
+		if a := &rs[i].Answer; a.Kind != None || a.Output != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // toolRank orders pre_tool_call's decisions: block > ask > approve > modify.

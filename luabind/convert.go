@@ -60,7 +60,7 @@ func (w TableWriter) Value(k string, v any) {
 func (w TableWriter) List(k string, v []any) {
 	if w.kw != nil {
 		if i, ok := w.kw.index(k); ok {
-			if w.kw.use.Unread(k) {
+			if w.kw.unreadAt(i, k) {
 				w.kw.setUnread(w.l, i, k)
 				return
 			}

@@ -203,7 +203,23 @@ var fuzzStmts = []string{
 	"local ok, e = pcall(error, a); K1 = e",
 	"local co = coroutine.create(function(x) while true do x = coroutine.yield(x) end end); coroutine.resume(co, a); TH = co",
 	"if F1 then local r = F1(); out[#out + 1] = tostring(r == kw.args) .. tostring(r == kw) end",
+	"out[#out + 1] = tostring(h_read(kw))", "h_keep(kw)", "a = h_args(kw)", "out[#out + 1] = tostring(h_nested(kw))",
+	"b = h_give(kw)", "out[#out + 1] = tostring(helper(kw))", "h_swap(); helper(kw); h_back()", "h_swap()", "h_back()",
+	"out[#out + 1] = tostring(h_count(kw))",
 }
+
+// fuzzHelpers are the chunk's local functions the statements pass kw to, which the analysis
+// follows into: some only read it, some keep it, and helper can be replaced.
+const fuzzHelpers = `local function h_read(t) return t.tool_name end
+local function h_keep(t) K1 = t end
+local function h_args(t) return t.args end
+local function h_nested(t) return h_read(t) end
+local function h_give(t) return t end
+local function h_count(t) return tostring(t.task_id) .. tostring(t.args and t.args.n) .. tostring(t.empty and t.empty.x) end
+local helper = h_read
+local function h_swap() helper = h_keep end
+local function h_back() helper = h_read end
+`
 
 // fuzzPrologue starts every generated body: it shows what the previous calls kept.
 const fuzzPrologue = `local out = {}
@@ -269,6 +285,9 @@ func FuzzKwargsReuse(f *testing.F) {
 		fuzzProgram("local k = 'args'; local v = kw[k]; F1 = function() return v end"),
 		fuzzProgram("local e; local function seen() return e and e.tool_name end; e = kw; out[#out + 1] = tostring(seen())",
 			"out[#out + 1] = tostring(kw.task_id) .. tostring(kw.args.n) .. tostring(kw.empty and kw.empty.x)"),
+		fuzzProgram("out[#out + 1] = tostring(h_read(kw))", "a = h_args(kw)", "out[#out + 1] = tostring(h_count(kw))"),
+		fuzzProgram("h_swap(); helper(kw); h_back()", "out[#out + 1] = tostring(helper(kw))"),
+		fuzzProgram("out[#out + 1] = tostring(h_nested(kw))", "h_swap()", "b = h_give(kw)", "K1 = a", "a, b = b, a", "K1 = a"),
 		fuzzProgram("if kw.tool_name == 'terminal' and string.find(kw.args.command or '', 'rm -rf /', 1, true) then out[#out + 1] = 'blocked' end",
 			"local d = kw.args; local function bad() return string.find(d.command or '', 'rm', 1, true) end; out[#out + 1] = tostring(bad())"),
 	} {
@@ -301,10 +320,10 @@ func FuzzKwargsReuse(f *testing.F) {
 			}
 			gen.WriteString("end\nOUT = table.concat(out, ';')\n")
 		}
-		src := fuzzShow + "seen = {}\nfunction register(ctx)\n  ctx.register_hook('x', function(kw)\n" + gen.String() + body +
+		src := fuzzShow + fuzzHelpers + "seen = {}\nfunction register(ctx)\n  ctx.register_hook('x', function(kw)\n" + gen.String() + body +
 			"\n  end)\n  ctx.register_hook('y', function() return OUT end)\nend\n"
 		if handler {
-			src = fuzzShow + "function handle(event, kw)\n" + gen.String() + "return OUT\nend\n"
+			src = fuzzShow + fuzzHelpers + "function handle(event, kw)\n" + gen.String() + "return OUT\nend\n"
 		}
 		if proto, err := compile("fuzz.lua", []byte(src)); err == nil {
 			var walk func(p *lua.FunctionProto)
@@ -361,7 +380,7 @@ func FuzzKwargsReuse(f *testing.F) {
 		}
 		got := run()
 		saved := analyze
-		analyze = func(*lua.FunctionProto, int) kwflow.Use { return kwflow.Use{} }
+		analyze = func(*lua.LFunction, int) kwflow.Use { return kwflow.Use{} }
 		want, again := run(), run()
 		analyze = saved
 		if got != nil && want != nil && cmp.Equal(want, again) { // a body may not be deterministic (os.clock)

@@ -47,8 +47,8 @@ func BenchmarkKwargsReuse(b *testing.B) {
 		for _, reuse := range []bool{true, false} {
 			b.Run(fmt.Sprintf("%s/reuse=%s", shape, map[bool]string{true: "on", false: "off"}[reuse]), func(b *testing.B) {
 				if !reuse {
-					analyze = func(*lua.FunctionProto, int) kwflow.Use { return kwflow.Use{Why: "reuse off"} }
-					defer func() { analyze = kwflow.Analyze }()
+					analyze = func(*lua.LFunction, int) kwflow.Use { return kwflow.Use{Why: "reuse off"} }
+					defer func() { analyze = kwflow.AnalyzeFunc }()
 				}
 				p, err := LoadPlugin(context.Background(), src, Options{})
 				if err != nil {

@@ -125,7 +125,7 @@ func (p *Plugin) register(ctx context.Context, st *state) error {
 			if fn.IsG {
 				regs[i].FreshKwargs = "the callback is a Go function"
 			} else {
-				regs[i].FreshKwargs = analyze(fn.Proto, 0).Why
+				regs[i].FreshKwargs = analyze(fn, 0).Why
 			}
 		}
 		p.regs = regs

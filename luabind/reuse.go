@@ -28,6 +28,7 @@ type kwTable struct {
 	keys     []string     // the keys the last fill set
 	vals     []lua.LValue // and their values
 	unread   []bool       // and whether the callback never sees them (kwflow.Use.Unread)
+	refill   []bool       // and whether a table in them may be refilled (kwflow.Use.Refill)
 	pos      int          // a Table fill in progress set keys[:pos] again, in order
 	diverged bool         // ... until it set another key: cur then has all it set
 	cur      []string     //
@@ -55,7 +56,7 @@ func newKWTable(use kwflow.Use) *kwTable { return &kwTable{use: use} }
 // begin starts a fill.
 func (k *kwTable) begin(L *lua.LState, hint int) {
 	if k.t == nil || k.added > maxKeyChurn {
-		k.t, k.keys, k.vals, k.unread, k.added = L.CreateTable(0, hint), k.keys[:0], k.vals[:0], k.unread[:0], 0
+		k.t, k.keys, k.vals, k.unread, k.refill, k.added = L.CreateTable(0, hint), k.keys[:0], k.vals[:0], k.unread[:0], k.refill[:0], 0
 		k.fields = k.fields[:0]
 	}
 }
@@ -137,20 +138,20 @@ func (k *kwTable) setValue(L *lua.LState, i int, key string, v any) {
 		k.set(i, key, lua.LNil)
 		return
 	}
-	if k.use.Unread(key) {
+	if k.unreadAt(i, key) {
 		k.setUnread(L, i, key)
 		return
 	}
 	switch x := v.(type) {
 	case map[string]any:
-		if k.use.Refill(key) {
+		if k.refillAt(i, key) {
 			f := k.field(key)
 			f.fillMap(L, x)
 			k.set(i, key, f.t)
 			return
 		}
 	case []any:
-		if len(x) == 0 && k.use.Refill(key) { // an empty list (a turn's first history): the kept empty table
+		if len(x) == 0 && k.refillAt(i, key) { // an empty list (a turn's first history): the kept empty table
 			f := k.field(key)
 			f.fillMap(L, nil)
 			k.set(i, key, f.t)
@@ -158,6 +159,22 @@ func (k *kwTable) setValue(L *lua.LState, i int, key string, v any) {
 		}
 	}
 	k.set(i, key, toLua(L, v))
+}
+
+// unreadAt is k.use.Unread(key) for the field kept at vals[i] (i < 0: not kept).
+func (k *kwTable) unreadAt(i int, key string) bool {
+	if i >= 0 {
+		return k.unread[i]
+	}
+	return k.use.Unread(key)
+}
+
+// refillAt is k.use.Refill(key) for the field kept at vals[i] (i < 0: not kept).
+func (k *kwTable) refillAt(i int, key string) bool {
+	if i >= 0 {
+		return k.refill[i]
+	}
+	return k.use.Refill(key)
 }
 
 // setUnread sets field key, which the callback never looks up, without converting its
@@ -272,9 +289,10 @@ func (k *kwTable) at(key string) int {
 
 // shadow copies the values of keys out of the table, after the keys changed.
 func (k *kwTable) shadow() {
-	k.vals, k.unread = k.vals[:0], k.unread[:0]
+	k.vals, k.unread, k.refill = k.vals[:0], k.unread[:0], k.refill[:0]
 	for _, key := range k.keys {
 		k.vals = append(k.vals, k.t.RawGetString(key))
 		k.unread = append(k.unread, k.use.Unread(key))
+		k.refill = append(k.refill, k.use.Refill(key))
 	}
 }

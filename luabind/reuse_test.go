@@ -397,7 +397,7 @@ func TestHandlerContextReuse(t *testing.T) {
 			t.Errorf("%s: refilled = %v, want %v", b.body, refilled, b.refilled)
 		}
 		saved := analyze
-		analyze = func(*lua.FunctionProto, int) kwflow.Use { return kwflow.Use{} }
+		analyze = func(*lua.LFunction, int) kwflow.Use { return kwflow.Use{} }
 		want, _ := run(b.body)
 		analyze = saved
 		if diff := cmp.Diff(want, got); diff != "" {
@@ -454,7 +454,7 @@ func TestRefilledTableSource(t *testing.T) {
 		}
 		got := run()
 		saved := analyze
-		analyze = func(*lua.FunctionProto, int) kwflow.Use { return kwflow.Use{} }
+		analyze = func(*lua.LFunction, int) kwflow.Use { return kwflow.Use{} }
 		want := run()
 		analyze = saved
 		if diff := cmp.Diff(want, got); diff != "" {
@@ -469,7 +469,7 @@ func sameAsFresh[T any](t *testing.T, body string, run func(string) T) {
 	t.Helper()
 	got := run(body)
 	saved := analyze
-	analyze = func(*lua.FunctionProto, int) kwflow.Use { return kwflow.Use{} }
+	analyze = func(*lua.LFunction, int) kwflow.Use { return kwflow.Use{} }
 	want := run(body)
 	analyze = saved
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -505,5 +505,60 @@ end`, Options{})
 		if want := fmt.Sprintf("mhello %d", i); got != want || err != nil {
 			t.Errorf("call %d: got %v, %v; want %q", i, got, err, want)
 		}
+	}
+}
+
+// Kwargs passed to a helper function the chunk declares stay refilled when the helper only
+// reads them, and a callback can never tell: not when the helper reads fields the callback
+// does not, returns a table in them, keeps them, or is replaced (even for one call, and put
+// back) by a function that keeps them.
+func TestKwargsThroughHelpers(t *testing.T) {
+	const helpers = `
+local function check(t) return t.tool_name end
+local function command(t) return t.args.command end
+local function args(t) return t.args end
+local function keep(t) kept = t end
+local helper = check
+local function swap() helper = keep end
+local function back() helper = check end
+`
+	show := `if kept then return {tool_name = kept.tool_name, command = kept.command or kept.args.command} end
+`
+	for _, tt := range []struct {
+		body     string
+		refilled bool
+		want     []any
+	}{
+		{"return check(kw)", true, []any{"one", "two", "three"}},
+		{"return command(kw)", true, []any{"ls", "rm", "pwd"}},
+		{show + "kept = args(kw)", true, []any{nil, map[string]any{"command": "ls"}, map[string]any{"command": "ls"}}},
+		{show + "keep(kw)", false, []any{nil, map[string]any{"tool_name": "one", "command": "ls"}, map[string]any{"tool_name": "one", "command": "ls"}}},
+		{show + "swap(); helper(kw); back()", true, []any{nil, map[string]any{"tool_name": "one", "command": "ls"}, map[string]any{"tool_name": "one", "command": "ls"}}},
+	} {
+		run := func() ([]any, *Plugin) {
+			p := loadPlugin(t, helpers+"function register(ctx)\n  ctx.register_hook('x', function(kw)\n"+tt.body+"\n  end)\nend\n", Options{})
+			var out []any
+			for i, c := range []string{"one", "two", "three"} {
+				var kw any = map[string]any{"tool_name": c, "args": map[string]any{"command": []string{"ls", "rm", "pwd"}[i]}}
+				if i == 1 {
+					kw = pairsTable{{"tool_name", c}, {"args", map[string]any{"command": "rm"}}}
+				}
+				v, err := p.Call(context.Background(), 0, kw)
+				if err != nil {
+					t.Fatal(err)
+				}
+				out = append(out, v)
+			}
+			return out, p
+		}
+		p := loadPlugin(t, helpers+"function register(ctx)\n  ctx.register_hook('x', function(kw)\n"+tt.body+"\n  end)\nend\n", Options{})
+		if refilled := p.s.pool.slots[0].st.kws[0] != nil; refilled != tt.refilled {
+			t.Errorf("%s: refilled = %v, want %v (%s)", tt.body, refilled, tt.refilled, p.Registrations()[0].FreshKwargs)
+		}
+		got, _ := run()
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("%s: (-want +got):\n%s", tt.body, diff)
+		}
+		sameAsFresh(t, tt.body, func(string) []any { out, _ := run(); return out })
 	}
 }

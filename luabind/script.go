@@ -86,8 +86,8 @@ type state struct {
 	script *script
 }
 
-// analyze is kwflow.Analyze; tests replace it to compare against fresh tables.
-var analyze = kwflow.Analyze
+// analyze is kwflow.AnalyzeFunc; tests replace it to compare against fresh tables.
+var analyze = kwflow.AnalyzeFunc
 
 // planReuse decides, once per state, which functions get their table argument (number
 // tableArg) refilled: those whose bytecode shows they cannot tell (reuse.go).
@@ -97,7 +97,7 @@ func (st *state) planReuse(tableArg int) {
 		if fn.IsG {
 			continue
 		}
-		if use := analyze(fn.Proto, tableArg); use.ReadOnly {
+		if use := analyze(fn, tableArg); use.ReadOnly {
 			st.kws[i] = newKWTable(use)
 		}
 	}
@@ -106,15 +106,23 @@ func (st *state) planReuse(tableArg int) {
 // arg converts a call's argument to Lua: into the function's reused table when it has one
 // and v is the table argument.
 func (st *state) arg(fn int, v any, table bool) lua.LValue {
-	if k := st.kws[fn]; k != nil && table {
-		switch x := v.(type) {
-		case map[string]any:
-			k.fillMap(st.L, x)
-			return k.t
-		case Table:
-			k.fillTable(st.L, x)
-			return k.t
-		}
+	k := st.kws[fn]
+	if k == nil || !table {
+		return toLua(st.L, v)
+	}
+	if !k.use.Holds() {
+		// A function the analysis followed the table into was replaced: a call since may
+		// have handed the table to another, which may keep it. It is never refilled again.
+		st.kws[fn] = nil
+		return toLua(st.L, v)
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		k.fillMap(st.L, x)
+		return k.t
+	case Table:
+		k.fillTable(st.L, x)
+		return k.t
 	}
 	return toLua(st.L, v)
 }
@@ -384,18 +392,19 @@ func (s *script) callWith(ctx context.Context, fn int, args []any, next Next, ti
 func (s *script) invoke(ctx context.Context, st *state, i int, args []any) (v any, err error, panicked bool) {
 	L, fn := st.L, st.fns[i]
 	top := L.GetTop()
-	defer st.env.closeCall()
-	defer func() {
-		if r := recover(); r != nil {
+	L.SetContext(st.env.poll)
+	defer func() { // one deferred call: a function of few defers runs them inline
+		r := recover()
+		L.SetTop(top)
+		L.RemoveContext()
+		st.env.closeCall()
+		if r != nil {
 			v, err, panicked = nil, &Error{Kind: KindRuntime, File: s.opts.File, Msg: fmt.Sprintf("panic: %v", r)}, true
 			if ae, ok := r.(*lua.ApiError); ok { // raised by Go code outside a protected call
 				err = fromCallError(s.opts.File, nil, "", ae)
 			}
 		}
 	}()
-	L.SetContext(st.env.poll)
-	defer L.RemoveContext()
-	defer L.SetTop(top)
 	L.Push(fn)
 	for j, a := range args {
 		L.Push(st.arg(i, a, j == s.tableArg))
@@ -403,7 +412,11 @@ func (s *script) invoke(ctx context.Context, st *state, i int, args []any) (v an
 	if err := startCall(L, len(args), 1, st.env.poll); err != nil {
 		return nil, fromCallError(s.opts.File, ctx, s.timeoutText, err), false
 	}
-	v, err = toWire(L.Get(-1)) // NaN and infinities have no wire (JSON) form
+	ret := L.Get(-1)
+	if ret == lua.LNil { // the common answer: nothing to convert
+		return nil, nil, false
+	}
+	v, err = toWire(ret) // NaN and infinities have no wire (JSON) form
 	if err != nil {
 		le := err.(*Error)
 		le.File, le.Line = s.opts.File, fn.Proto.LineDefined

@@ -69,7 +69,8 @@ func runHooksDoctor(ctx context.Context, c *cli, args []string) int {
 			ch.problem("register(ctx) registered no hook")
 		}
 		for _, r := range p.KwargsRebuilt {
-			ch.note("kwargs rebuilt for every call (%s): the tables are refilled only for a callback that just reads kw and whose closures cannot reach it; "+
+			ch.note("kwargs rebuilt for every call (%s): the tables are refilled only for a callback that just reads kw, "+
+				"or passes it to local functions that just read it, and whose closures cannot reach it; "+
 				"keep kw inside the callback (hand helpers the fields they need)", r)
 		}
 		checks = append(checks, ch)

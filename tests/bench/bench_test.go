@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -87,10 +88,13 @@ func BenchmarkPreToolCallLuaVarying(b *testing.B) {
 }
 
 // BenchmarkPreToolCallLuaEscaping is BenchmarkPreToolCallLua with a callback that hands its
-// kwargs to a helper function (escapingHandler), so the engine cannot prove the table unused
-// after the call: "fresh" builds new tables for every call.
+// kwargs to a helper function. "helper" is escapingHandler, whose helper is a local function
+// that only reads them: the engine follows the call and refills the tables. "fresh" is the
+// same with the helper a global function, which any code may replace, so the engine cannot
+// prove the table unused after the call and builds new tables for every call.
 func BenchmarkPreToolCallLuaEscaping(b *testing.B) {
-	b.Run("fresh", func(b *testing.B) { benchPreToolCall(b, escapingEngine(b)) })
+	b.Run("helper", func(b *testing.B) { benchPreToolCall(b, escapingEngine(b, escapingHandler)) })
+	b.Run("fresh", func(b *testing.B) { benchPreToolCall(b, escapingEngine(b, globalHelperHandler)) })
 }
 
 // benchPreToolCall calls PreToolCall serially.
@@ -378,7 +382,13 @@ func TestBenchmarkHomes(t *testing.T) {
 	ctx := context.Background()
 	engines := map[string]*engine.Engine{
 		"states=1": referenceEngine(t, 1), "states=2": referenceEngine(t, 2),
-		"escaping": escapingEngine(t),
+		"escaping/helper": escapingEngine(t, escapingHandler), "escaping/fresh": escapingEngine(t, globalHelperHandler),
+	}
+	// What the two escaping benchmarks measure: refilled tables, and new ones every call.
+	for name, rebuilt := range map[string]bool{"escaping/helper": false, "escaping/fresh": true} {
+		if got := engines[name].Plugins()[0].KwargsRebuilt; (len(got) > 0) != rebuilt {
+			t.Errorf("%s: kwargs rebuilt %v, want rebuilt: %v", name, got, rebuilt)
+		}
 	}
 	for name, eng := range engines {
 		for range 3 { // the first call fills the tables, the next ones refill them
@@ -476,7 +486,7 @@ func referenceEngineOf(tb testing.TB, states int, opts engine.Options) *engine.E
 }
 
 // escapingHandler is reference.lua written with a helper function that receives the kwargs
-// table: a common style, which keeps the engine from proving the table unused after the call.
+// table: a common style.
 const escapingHandler = `local function check(kw)
   if kw.tool_name == "terminal" and string.find(kw.args.command or "", "rm -rf /", 1, true) then
     return { action = "block", message = "rm -rf / is not permitted" }
@@ -487,12 +497,16 @@ function register(ctx)
 end
 `
 
-// escapingEngine loads escapingHandler as a plugin.
-func escapingEngine(tb testing.TB) *engine.Engine {
+// globalHelperHandler is escapingHandler with a global helper, which keeps the engine from
+// proving the table unused after the call.
+var globalHelperHandler = strings.Replace(escapingHandler, "local function check", "function check", 1)
+
+// escapingEngine loads handler as a plugin.
+func escapingEngine(tb testing.TB, handler string) *engine.Engine {
 	tb.Helper()
 	home := testutil.Home(tb, map[string]string{
 		"plugins/escaping/plugin.yaml": "name: escaping\n",
-		"plugins/escaping/handler.lua": escapingHandler,
+		"plugins/escaping/handler.lua": handler,
 	})
 	return newEngine(tb, home, engine.Options{})
 }

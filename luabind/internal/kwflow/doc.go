@@ -75,6 +75,23 @@
 // taken to be none of the table: it could only be if some call had let the table escape,
 // and then the answer is "not read-only" for every call.
 //
+// # Following a call
+//
+// AnalyzeFunc (the engine's entry) also knows the function's upvalues. A register written
+// by OP_GETUPVAL holds that upvalue's value until it is written again (a register a closure
+// captures never does: the closure may change it). A call of such a register that passes
+// the table once, when the upvalue is closed and holds a Lua function, analyses that
+// function in turn with the table as its parameter; when it only reads the table, the call
+// is no escape, and the fields it reads or lets out count as the caller's. It goes four
+// calls deep and follows sixteen functions in all; a table passed twice to one call, to a
+// function in an open upvalue, a global or a Go function is an escape. The answer relies on
+// the upvalue still holding that function (Use.Guards): the interpreter counts the writes
+// to an upvalue, and the engine checks the counts before every call, dropping the refilled
+// table for good once one moved. A call may replace the function and put it back before
+// the next, so a function it called instead may have seen the table: the check stops the
+// refilling from the next call on, and every field of a table that was followed into is
+// converted for every call (ReadsAny), so that the replacement saw the call's whole kwargs.
+//
 // Anything the analysis does not recognise (an unknown opcode, a jump outside the code or
 // into a pseudo-instruction, a register out of range, a function too large) gives "not
 // read-only", with a reason.

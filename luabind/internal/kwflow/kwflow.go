@@ -25,6 +25,29 @@ type Use struct {
 	// neither names is never seen by the function.
 	Reads    []string
 	ReadsAny bool
+	// Guards are the upvalues whose functions the analysis followed the table into
+	// (AnalyzeFunc): the answer holds only as long as none of them is written (Holds).
+	Guards []Guard
+}
+
+// A Guard is an upvalue holding a function the table is passed to, which the analysis
+// read as part of the caller, and how many times it had been written then.
+type Guard struct {
+	Up     *lua.Upvalue
+	Writes uint64
+}
+
+// Holds reports whether every function the analysis followed the table into is still
+// where it was: no guarded upvalue has been written since. When one has, a call may have
+// handed the table to another function, which may keep it: the table must never be
+// refilled again.
+func (u *Use) Holds() bool {
+	for _, g := range u.Guards {
+		if g.Up.Writes() != g.Writes {
+			return false
+		}
+	}
+	return true
 }
 
 // Refill reports whether the table in field key may be refilled rather than rebuilt.
@@ -48,8 +71,33 @@ const (
 )
 
 // Analyze reports what p does with its parameter number param (from 0). Anything it does
-// not understand makes the table not ReadOnly.
+// not understand makes the table not ReadOnly; so does passing the table to any function.
 func Analyze(p *lua.FunctionProto, param int) Use {
+	return analyze(p, nil, param, new(int), 0)
+}
+
+// AnalyzeFunc is Analyze for the function fn, which may pass the table to a Lua function
+// it holds in an upvalue: the table stays read-only when that function only reads it (by
+// the same analysis, to maxDepth calls deep), as long as the upvalue is not written again
+// (Use.Guards). The upvalue must be closed (the scope that declared it has ended), so that
+// only a write through it can change it.
+func AnalyzeFunc(fn *lua.LFunction, param int) Use {
+	if fn == nil || fn.IsG || fn.Proto == nil {
+		return Use{Why: "the callback is a Go function"}
+	}
+	return analyze(fn.Proto, fn, param, new(int), 0)
+}
+
+// Bounds of AnalyzeFunc's following of calls: how deep, and how many functions in all.
+const (
+	maxDepth   = 4
+	maxFollows = 16
+)
+
+// analyze is Analyze, following calls of fn's upvalues when fn is not nil; follows counts
+// the functions followed into so far, across the whole analysis, and depth is how many
+// calls deep p is.
+func analyze(p *lua.FunctionProto, fn *lua.LFunction, param int, follows *int, depth int) Use {
 	switch {
 	case int(p.NumParameters) <= param && p.IsVarArg == 0: // the function cannot see the table
 		return Use{ReadOnly: true}
@@ -58,7 +106,7 @@ func Analyze(p *lua.FunctionProto, param int) Use {
 	case len(p.Code) == 0:
 		return Use{Why: "the callback's bytecode could not be analysed"}
 	}
-	a := &flow{p: p, param: param, whyPC: -1}
+	a := &flow{p: p, fn: fn, param: param, whyPC: -1, follows: follows, depth: depth}
 	if !a.scan() {
 		return Use{Why: "the callback's bytecode could not be analysed"}
 	}
@@ -66,8 +114,12 @@ func Analyze(p *lua.FunctionProto, param int) Use {
 		return Use{Why: "the callback is too large to analyse"}
 	}
 	a.in = make([]uint64, a.nreg*len(p.Code))
+	a.inFn = make([]int16, a.nreg*len(p.Code))
 	a.reached = make([]bool, len(p.Code))
 	a.in[param] = taintTable
+	for r := range a.nreg {
+		a.inFn[r] = notUp
+	}
 	if a.captured[param] { // the parameter's own register is shared with a closure
 		a.pc = a.capturedBy[param]
 		a.capture(param, taintTable, a.capturedBy[param])
@@ -93,7 +145,10 @@ func Analyze(p *lua.FunctionProto, param int) Use {
 	case a.escaped&taintTable != 0 || a.closed != 0:
 		return Use{Why: a.why}
 	}
-	u := Use{ReadOnly: true, AnyField: a.escaped&taintAnyKey != 0, ReadsAny: a.read&taintAnyKey != 0}
+	// A function followed may be replaced during a call, before it is called (the guards
+	// then stop the reuse from the next call on): the one called instead may look up any
+	// field, so every field is converted.
+	u := Use{ReadOnly: true, AnyField: a.escaped&taintAnyKey != 0, ReadsAny: a.read&taintAnyKey != 0 || len(a.guards) > 0, Guards: a.guards}
 	for i := range min(taintKeyBits, len(p.Constants)) {
 		s, ok := p.Constants[i].(lua.LString)
 		if ok && a.escaped&(1<<i) != 0 {
@@ -103,18 +158,31 @@ func Analyze(p *lua.FunctionProto, param int) Use {
 			u.Reads = append(u.Reads, string(s))
 		}
 	}
+	for _, k := range a.calleeEscaping {
+		if !slices.Contains(u.Escaping, k) {
+			u.Escaping = append(u.Escaping, k)
+		}
+	}
+	for _, k := range a.calleeReads {
+		if !slices.Contains(u.Reads, k) {
+			u.Reads = append(u.Reads, k)
+		}
+	}
 	return u
 }
 
 // flow is the state of one analysis.
 type flow struct {
 	p       *lua.FunctionProto
-	param   int    // the register of the parameter analysed
-	nreg    int    // registers tracked
-	pseudo  []bool // pseudo[pc]: the word is an operand of the instruction before, not one
+	fn      *lua.LFunction // the function of p whose upvalues' functions calls are followed into; nil: none
+	param   int            // the register of the parameter analysed
+	nreg    int            // registers tracked
+	pseudo  []bool         // pseudo[pc]: the word is an operand of the instruction before, not one
 	in      []uint64
+	inFn    []int16 // per instruction and register: the upvalue whose value it holds, or notUp
 	reached []bool
 	cur     []uint64 // registers while one instruction is interpreted
+	curFn   []int16  // and which upvalue's value each holds
 	pc      int      // the instruction being interpreted
 	failed  bool
 
@@ -129,7 +197,16 @@ type flow struct {
 	closed  uint64 // union of the masks of every value a closure may reach
 	why     string // the first reason the table is not read-only, by instruction order
 	whyPC   int
+
+	depth          int      // how many calls deep the function analysed is
+	follows        *int     // functions followed into by the whole analysis
+	guards         []Guard  // the upvalues of the functions followed into
+	calleeReads    []string // fields those functions may look up
+	calleeEscaping []string // fields whose values may leave through them
 }
+
+// notUp marks a register that holds no known upvalue's value.
+const notUp = -1
 
 // scan reads the code once in order: it marks the words that are operands rather than
 // instructions, collects the registers closures capture, and sizes the register file. It
@@ -204,9 +281,18 @@ func (a *flow) merge(next int) bool {
 	changed := !a.reached[next]
 	a.reached[next] = true
 	dst := a.in[next*a.nreg : (next+1)*a.nreg]
+	dstFn := a.inFn[next*a.nreg : (next+1)*a.nreg]
+	first := changed
 	for r, m := range a.cur {
 		if dst[r]|m != dst[r] {
 			dst[r] |= m
+			changed = true
+		}
+		switch f := a.curFn[r]; {
+		case first:
+			dstFn[r] = f
+		case dstFn[r] != f && dstFn[r] != notUp: // two paths disagree: neither is known
+			dstFn[r] = notUp
 			changed = true
 		}
 	}
@@ -230,6 +316,7 @@ func (a *flow) set(r int, m uint64) {
 		return
 	}
 	a.cur[r] = m
+	a.curFn[r] = notUp
 	if m != 0 && a.captured[r] {
 		a.capture(r, m, a.capturedBy[r])
 	}
@@ -277,6 +364,7 @@ func (a *flow) escapeFrom(r int) {
 func (a *flow) clearFrom(r int) {
 	for ; r < a.nreg; r++ {
 		a.cur[r] = 0
+		a.curFn[r] = notUp
 	}
 }
 
@@ -382,6 +470,7 @@ func opSBx(i uint32) int { return opBx(i) - (1<<18-1)>>1 }
 func (a *flow) step(pc int) []int {
 	a.pc = pc
 	a.cur = slices.Clone(a.in[pc*a.nreg : (pc+1)*a.nreg])
+	a.curFn = slices.Clone(a.inFn[pc*a.nreg : (pc+1)*a.nreg])
 	if a.stepData(pc) {
 		return []int{pc + 1}
 	}
@@ -396,15 +485,22 @@ func (a *flow) stepData(pc int) bool {
 	A, B, C := opA(inst), opB(inst), opC(inst)
 	switch op(inst) {
 	case lua.OP_MOVE:
+		f := a.fnOf(B)
 		a.set(A, a.reg(B))
+		a.holds(A, f)
 	case lua.OP_MOVEN: // the MOVEs that follow are then read as such
 		for i := 1; i <= C; i++ {
 			if pc+i >= len(code) || op(code[pc+i]) != lua.OP_MOVE {
 				a.failed = true
 			}
 		}
+		f := a.fnOf(B)
 		a.set(A, a.reg(B))
-	case lua.OP_LOADK, lua.OP_GETUPVAL, lua.OP_GETGLOBAL, lua.OP_NEWTABLE:
+		a.holds(A, f)
+	case lua.OP_GETUPVAL:
+		a.set(A, 0)
+		a.holds(A, int16(B))
+	case lua.OP_LOADK, lua.OP_GETGLOBAL, lua.OP_NEWTABLE:
 		a.set(A, 0)
 	case lua.OP_LOADNIL:
 		for r := A; r <= B; r++ {
@@ -544,7 +640,12 @@ func (a *flow) call(inst uint32) bool {
 	if B == 0 {
 		a.escapeFrom(A + 1)
 	} else {
+		passed := a.followed(A, B)
 		for r := A + 1; r < A+B; r++ {
+			if r == passed { // only its fields may leave, through the function followed
+				a.escaped |= a.reg(r) &^ taintTable
+				continue
+			}
 			a.escape(r)
 		}
 	}
@@ -559,6 +660,75 @@ func (a *flow) call(inst uint32) bool {
 		}
 	}
 	return true
+}
+
+// fnOf is the upvalue whose value register r holds, or notUp.
+func (a *flow) fnOf(r int) int16 {
+	if r < 0 || r >= a.nreg {
+		return notUp
+	}
+	return a.curFn[r]
+}
+
+// holds records that register r holds the value of upvalue up (notUp: none known). A
+// register a closure captures may be changed by the closure: it is never known.
+func (a *flow) holds(r int, up int16) {
+	if r >= 0 && r < a.nreg && !a.captured[r] {
+		a.curFn[r] = up
+	}
+}
+
+// followed decides a call of R(A) with the B-1 arguments from R(A+1) that passes the
+// table: when R(A) is a Lua function of an upvalue of a.fn and the table is passed once,
+// the function is analysed in turn, and when it only reads the table, the table does not
+// escape through the call; followed returns the register of the table then (else -1),
+// and the fields the function reads or lets escape count as the caller's.
+func (a *flow) followed(A, B int) int {
+	passed := -1
+	for r := A + 1; r < A+B; r++ {
+		if a.reg(r)&taintTable != 0 {
+			if passed >= 0 { // twice: the function could write through one what it reads through the other
+				return -1
+			}
+			passed = r
+		}
+	}
+	up := a.fnOf(A)
+	if passed < 0 || up == notUp || a.fn == nil || int(up) >= len(a.fn.Upvalues) {
+		return -1
+	}
+	uv := a.fn.Upvalues[up]
+	if uv == nil || !uv.IsClosed() {
+		return -1
+	}
+	callee, ok := uv.Value().(*lua.LFunction)
+	if !ok || callee.IsG || callee.Proto == nil {
+		return -1
+	}
+	name := "a function"
+	if int(up) < len(a.p.DbgUpvalues) {
+		name = a.p.DbgUpvalues[up]
+	}
+	if *a.follows >= maxFollows || a.depth >= maxDepth {
+		a.note(fmt.Sprintf("%s is passed to %s, too deep in calls to follow", a.name(), name))
+		return -1
+	}
+	*a.follows++
+	sub := analyze(callee.Proto, callee, passed-A-1, a.follows, a.depth+1)
+	if !sub.ReadOnly {
+		a.note(fmt.Sprintf("%s is passed to %s, where %s", a.name(), name, sub.Why))
+		return -1
+	}
+	a.guards = append(append(a.guards, Guard{Up: uv, Writes: uv.Writes()}), sub.Guards...)
+	a.calleeReads = append(a.calleeReads, sub.Reads...)
+	a.calleeEscaping = append(a.calleeEscaping, sub.Escaping...)
+	if sub.ReadsAny {
+		a.read |= taintAnyKey
+	}
+	if sub.AnyField {
+		a.escaped |= taintAnyKey
+	}
+	return passed
 }
 
 // tforloop interprets OP_TFORLOOP; false means the bytecode is not of the shape expected.

@@ -153,7 +153,9 @@ func (w *watchdog) unwatch(g *Guard) {
 // arm and disarm are watch and unwatch for a caller holding g.mu, which must then call
 // start.
 func (g *Guard) arm(budget int64, timeout time.Duration, expire func()) {
-	g.forgiven.Store(0)
+	if g.forgiven.Load() != 0 { // a store is a locked instruction: most calls never waited
+		g.forgiven.Store(0)
+	}
 	g.paused = false
 	g.active, g.budget, g.sampled = true, budget, false
 	g.timeout, g.expire, g.seen = timeout, expire, false

@@ -51,6 +51,7 @@ type Upvalue struct {
 	index  int
 	value  LValue
 	closed bool
+	writes uint64 // how many times SetValue wrote it (PATCHES.md 26)
 }
 
 func (uv *Upvalue) Value() LValue {
@@ -63,6 +64,7 @@ func (uv *Upvalue) Value() LValue {
 }
 
 func (uv *Upvalue) SetValue(value LValue) {
+	uv.writes++
 	if uv.IsClosed() {
 		uv.value = value
 	} else {
@@ -75,6 +77,11 @@ func (uv *Upvalue) Close() {
 	uv.closed = true
 	uv.value = value
 }
+
+// Writes is how many times the upvalue was written through SetValue: OP_SETUPVAL, and
+// the API's SetUpvalue. Once the upvalue is closed, nothing else writes it, so an unchanged
+// count says it still holds what it held.
+func (uv *Upvalue) Writes() uint64 { return uv.writes }
 
 func (uv *Upvalue) IsClosed() bool {
 	return uv.closed || uv.reg == nil
