@@ -10,9 +10,9 @@ import (
 
 // Group commit of the SQLite backend. Its hot calls (Get, Set, Incr, Delete) are queued for
 // one goroutine, the writer (started by the call that finds none, gone once nothing waits),
-// which runs what is waiting together: one call alone runs as
-// before (each statement its own transaction); several run in one immediate transaction,
-// each in its own SAVEPOINT, and commit once. Most of a lone increment's cost is the
+// which runs what is waiting together: one call alone runs as before (each statement its own
+// transaction); several run in one immediate transaction, each in its own SAVEPOINT, and
+// commit once. Most of a lone increment's cost is the
 // transaction around it (the WAL frames written, the shared-memory locks taken and given
 // back: system calls), so calls that queue behind each other share it
 // (BenchmarkSQLiteIncrParallel).
