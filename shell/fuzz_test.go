@@ -2,9 +2,11 @@ package shell
 
 import (
 	"errors"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func FuzzParseOutput(f *testing.F) {
@@ -70,6 +72,28 @@ func FuzzSplitCommand(f *testing.F) {
 		again, err := SplitCommand(strings.Join(quoted, " "))
 		if err != nil || !slices.Equal(again, argv) {
 			t.Fatalf("round trip of %q: got %q, %v", argv, again, err)
+		}
+	})
+}
+
+// decodeAnswer's fast path for an answer that carries its request_id and nothing else gives
+// what decodeOutput gives, for every line and id a hook could meet.
+func FuzzDecodeAnswer(f *testing.F) {
+	for _, s := range []string{
+		`{"request_id":"7-ABCDEFGHJKMN"}`, ` {"request_id":"7-ABCDEFGHJKMN"} ` + "\r", `{"request_id": "7-ABCDEFGHJKMN"}`,
+		`{"request_id":"7-ABCDEFGHJKMN","decision":"block"}`, `{"request_id":"7-ABCDEFGHJKMO"}`, `{"request_id":"7-ABCDEFGHJKM\u004e"}`,
+		`{"request_id":"7-ABCDEFGHJKMN"}{}`, `{"request_id":"7-ABCDEFGHJKMN"`, `{}`, ``, `null`,
+	} {
+		f.Add([]byte(s), "7-ABCDEFGHJKMN")
+	}
+	f.Fuzz(func(t *testing.T, line []byte, id string) {
+		if strings.ContainsAny(id, "\"\\") || strings.ContainsFunc(id, func(r rune) bool { return r < 0x20 || r == utf8.RuneError }) {
+			t.Skip("a request id needs no escaping in JSON")
+		}
+		fast, ferr := decodeAnswer(line, id)
+		plain, perr := decodeOutput(line)
+		if (ferr == nil) != (perr == nil) || !reflect.DeepEqual(fast, plain) {
+			t.Fatalf("%q for %q: decodeAnswer %#v, %v; decodeOutput %#v, %v", line, id, fast, ferr, plain, perr)
 		}
 	})
 }

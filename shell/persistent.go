@@ -299,25 +299,25 @@ func (h *Hook) lost(ctx context.Context, s *slot, pr *proc, err error, timeout t
 // and the process is dropped.
 func (h *Hook) answer(s *slot, pr *proc, line []byte, id string, log *slog.Logger) Result {
 	res := Result{Status: hookspec.StatusOK, Stdout: strings.TrimRight(string(line), "\r\n")}
-	shown := strconv.Quote(truncateChars(res.Stdout, extraLineChars))
-	parsed, err := decodeOutput(line)
+	shown := func() string { return strconv.Quote(truncateChars(res.Stdout, extraLineChars)) }
+	parsed, err := decodeAnswer(line, id)
 	got, hasID := takeRequestID(parsed)
 	gotID, isString := got.(string)
 	after := pr.waiting()
 	switch {
 	case err != nil:
 		return h.outOfStep(s, pr, res, fmt.Sprintf("out of step: the answer to request %s is not JSON (%v): %s; "+
-			"print logs to stderr (>&2): stdout holds only the answer lines", id, err, shown), log)
+			"print logs to stderr (>&2): stdout holds only the answer lines", id, err, shown()), log)
 	case hasID && (!isString || gotID != id):
 		return h.outOfStep(s, pr, res, fmt.Sprintf("out of step: the answer to request %s carries request_id %s: %s; "+
-			"answer each payload line with its own request_id", id, jsonText(got), shown), log)
+			"answer each payload line with its own request_id", id, jsonText(got), shown()), log)
 	case !hasID && h.FailClosed && h.Event == hooknames.PreToolCall:
 		return h.outOfStep(s, pr, res, fmt.Sprintf("out of step: the answer to request %s has no request_id: %s; "+
-			"a fail_closed persistent hook must echo the request_id of each payload line", id, shown), log)
+			"a fail_closed persistent hook must echo the request_id of each payload line", id, shown()), log)
 	case !hasID && after.printed():
 		return h.outOfStep(s, pr, res, fmt.Sprintf("out of step: printed more than one line for request %s (%s, then %s) "+
 			"and an answer without request_id cannot be matched to its request; "+
-			"print logs to stderr (>&2), or echo the request_id of each payload line", id, shown, after), log)
+			"print logs to stderr (>&2), or echo the request_id of each payload line", id, shown(), after), log)
 	}
 	res.Parsed = parsed
 	res.Answer = answerOf(h.Event, parsed)

@@ -42,6 +42,9 @@ type persistent struct {
 	closed bool
 	starts int
 	trip   circuit
+	// tripped is whether trip is not the zero circuit (a failure counted, or open): while
+	// it is not, a firing reads and resets nothing under mu.
+	tripped atomic.Bool
 }
 
 // slot is one instance of a persistent hook.
@@ -98,6 +101,9 @@ func (h *Hook) now() time.Time {
 // allow says whether a firing may talk to a process, and whether it is the one trying again
 // after the rest (claim: it becomes that one); else why it fails at once.
 func (h *Hook) allow(p *persistent, claim bool) (probe bool, why string) {
+	if !p.tripped.Load() {
+		return false, ""
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	c := &p.trip
@@ -119,6 +125,9 @@ func (h *Hook) allow(p *persistent, claim bool) (probe bool, why string) {
 // settle records the outcome of a firing allow let through: failure says why it got no
 // answer ("" when it got one); a cancelled firing says nothing about the process.
 func (h *Hook) settle(p *persistent, probe bool, res Result, failure string, log *slog.Logger) {
+	if failure == "" && !probe && !p.tripped.Load() {
+		return // an answer, or a cancellation, with nothing to reset
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	c := &p.trip
@@ -139,7 +148,9 @@ func (h *Hook) settle(p *persistent, probe bool, res Result, failure string, log
 			log.Info("persistent shell hook answers again; calls reach it again", "failures", c.fails)
 		}
 		*c = circuit{}
+		p.tripped.Store(false)
 	default:
+		p.tripped.Store(true)
 		c.fails++
 		c.last = failure
 		if c.rest == 0 {

@@ -28,7 +28,10 @@
 // A Backend and its Views are safe for concurrent use by any number of goroutines; Update
 // retries its function on a conflicting write, so the function may run more than once and
 // must not have side effects. The SQLite backend uses one connection per process: writers of
-// one process queue on it rather than in SQLite's busy sleeps. Open (or OpenWith) opens a
+// one process queue on it rather than in SQLite's busy sleeps, and its hot calls (Get, Set,
+// Incr, Delete) that wait together run in one transaction, each in its own savepoint, with
+// its own result (sqlitebatch.go); the Redis backend sends the same calls that wait together
+// as one pipeline, each with its own reply (redisbatch.go). Open (or OpenWith) opens a
 // backend, Close releases it; a backend whose database file was deleted or replaced since it
 // was opened reports it through Moved, and its owner opens the home's store again (writes to
 // it would be lost). Close a backend once its callers are done: calls after Close fail.

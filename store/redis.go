@@ -33,6 +33,7 @@ type redisBackend struct {
 	name      string // redis://host:port/db, without credentials, for the circuit's messages
 	maxBytes  int64
 	opTimeout time.Duration // bound of each operation a hook makes (see bound)
+	send      *redisSender  // the hot calls' queue (redisbatch.go)
 }
 
 // quiet keeps go-redis from logging on its own: every failure is the error of a call.
@@ -59,8 +60,10 @@ func openRedis(cfg Config, o Options) (*redisBackend, error) {
 	if prefix == "" {
 		prefix = "hermes:"
 	}
-	return &redisBackend{c: redis.NewClient(opts), prefix: prefix, addr: "redis " + opts.Addr,
-		name: redisName(cfg.URL, opts), maxBytes: cfg.maxBytes(), opTimeout: t}, nil
+	b := &redisBackend{c: redis.NewClient(opts), prefix: prefix, addr: "redis " + opts.Addr,
+		name: redisName(cfg.URL, opts), maxBytes: cfg.maxBytes(), opTimeout: t}
+	b.send = newRedisSender(b.c, b.bound)
+	return b, nil
 }
 
 // redisName names the server of url for messages: scheme, address and database, never the
@@ -87,7 +90,11 @@ func (e opTimeoutError) Is(target error) bool { return target == context.Deadlin
 
 func (b *redisBackend) Where() string { return b.addr }
 
-func (b *redisBackend) Close() error { return b.c.Close() }
+// Close lets the calls already queued be sent, then closes the client; later calls fail.
+func (b *redisBackend) Close() error {
+	b.send.close()
+	return b.c.Close()
+}
 
 func (b *redisBackend) k(ns, key string) string { return b.prefix + escapeNS(ns) + "/" + key }
 
@@ -137,8 +144,15 @@ func isTimeout(err error) bool {
 // run runs a write script on key of ns. Its arguments start with the key, the quotas, the
 // time in ms and the prefix of the namespace's keys; args follow.
 func (b *redisBackend) run(ctx context.Context, s *redis.Script, ns, key string, args ...any) *redis.Cmd {
+	op := b.script(s, ns, key, args...)
+	return s.Run(ctx, b.c, op.keys, op.args...)
+}
+
+// script is the call of a write script on key of ns, for run or the sender.
+func (b *redisBackend) script(s *redis.Script, ns, key string, args ...any) *redisOp {
 	keys := b.keys(ns, key)
-	return s.Run(ctx, b.c, keys, append([]any{key, b.maxBytes, MaxHookKeys, time.Now().UnixMilli(), strings.TrimSuffix(keys[0], key)}, args...)...)
+	return &redisOp{script: s, keys: keys,
+		args: append([]any{key, b.maxBytes, MaxHookKeys, time.Now().UnixMilli(), strings.TrimSuffix(keys[0], key)}, args...)}
 }
 
 // redisLib is the start of every write script: KEYS = the key, its namespace's sizes, total
@@ -276,18 +290,18 @@ return n`)
 func (b *redisBackend) Get(ctx context.Context, ns, key string) ([]byte, bool, error) {
 	ctx, cancel := b.bound(ctx)
 	defer cancel()
-	type got struct {
-		v  []byte
-		ok bool
+	cmd, err := b.send.call(ctx, b.Where(), &redisOp{keys: []string{b.k(ns, key)}})
+	if err != nil {
+		return nil, false, err
 	}
-	r, err := withContext(ctx, b.Where(), func(ctx context.Context) (got, error) {
-		v, err := b.c.Get(ctx, b.k(ns, key)).Bytes()
-		if errors.Is(err, redis.Nil) {
-			return got{}, nil
-		}
-		return got{v, err == nil}, b.wrap(err)
-	})
-	return r.v, r.ok, err
+	v, err := cmd.Text()
+	if errors.Is(err, redis.Nil) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, b.wrap(err)
+	}
+	return []byte(v), true, nil
 }
 
 // ttlMS is a TTL in whole milliseconds for the scripts: 0 for none, at least 1 else.
@@ -301,29 +315,32 @@ func ttlMS(ttl time.Duration) int64 {
 func (b *redisBackend) Set(ctx context.Context, ns, key string, value []byte, ttl time.Duration) error {
 	ctx, cancel := b.bound(ctx)
 	defer cancel()
-	_, err := withContext(ctx, b.Where(), func(ctx context.Context) (struct{}, error) {
-		return struct{}{}, b.wrap(b.run(ctx, setScript, ns, key, value, ttlMS(ttl)).Err())
-	})
-	return err
+	cmd, err := b.send.call(ctx, b.Where(), b.script(setScript, ns, key, value, ttlMS(ttl)))
+	if err != nil {
+		return err
+	}
+	return b.wrap(cmd.Err())
 }
 
 func (b *redisBackend) Incr(ctx context.Context, ns, key string, n int64, ttl time.Duration) (int64, error) {
 	ctx, cancel := b.bound(ctx)
 	defer cancel()
-	return withContext(ctx, b.Where(), func(ctx context.Context) (int64, error) {
-		s, err := b.run(ctx, incrScript, ns, key, n, ttlMS(ttl)).Text()
-		if err != nil && strings.Contains(err.Error(), "not an integer") {
-			return 0, b.notInteger(ctx, ns, key)
-		}
-		if err != nil {
-			return 0, b.wrap(err)
-		}
-		v, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			return 0, b.wrap(err)
-		}
-		return v, nil
-	})
+	cmd, err := b.send.call(ctx, b.Where(), b.script(incrScript, ns, key, n, ttlMS(ttl)))
+	if err != nil {
+		return 0, err
+	}
+	s, err := cmd.Text()
+	if err != nil && strings.Contains(err.Error(), "not an integer") {
+		return 0, b.notInteger(ctx, ns, key)
+	}
+	if err != nil {
+		return 0, b.wrap(err)
+	}
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return 0, b.wrap(err)
+	}
+	return v, nil
 }
 
 // notInteger is Incr's error for the value at key.
@@ -335,10 +352,12 @@ func (b *redisBackend) notInteger(ctx context.Context, ns, key string) error {
 func (b *redisBackend) Delete(ctx context.Context, ns, key string) (bool, error) {
 	ctx, cancel := b.bound(ctx)
 	defer cancel()
-	return withContext(ctx, b.Where(), func(ctx context.Context) (bool, error) {
-		n, err := b.run(ctx, delScript, ns, key).Int64()
-		return n > 0, b.wrap(err)
-	})
+	cmd, err := b.send.call(ctx, b.Where(), b.script(delScript, ns, key))
+	if err != nil {
+		return false, err
+	}
+	n, err := cmd.Int64()
+	return n > 0, b.wrap(err)
 }
 
 // scan lists the keys matching prefix+ns+"/"+p*, without the namespace part.

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -25,7 +26,21 @@ type sqliteBackend struct {
 	writes   atomic.Int64 // for sweeping expired keys now and then
 
 	// The statements of the hot calls, parsed once: parsing is a third of an incr.
-	getStmt, setStmt, incrStmt *sql.Stmt
+	getStmt, setStmt, incrStmt, deleteStmt *sql.Stmt
+	// The savepoint of each call of a batch (sqlitebatch.go).
+	savepointStmt, rollbackToStmt, releaseStmt *sql.Stmt
+
+	// The calls queued for the writer (sqlitebatch.go).
+	writers sync.WaitGroup // the writer, while there is one
+	mu      sync.Mutex
+	queue   []*sqlOp
+	writing bool // a writer runs: it takes what is queued
+	closed  bool
+
+	// Seams for tests, nil otherwise: onQueued runs after a call was queued, onBatch when
+	// the writer starts the n calls of a batch whose callers still wait.
+	onQueued func()
+	onBatch  func(n int)
 }
 
 const schema = `CREATE TABLE IF NOT EXISTS kv (
@@ -115,7 +130,8 @@ func openSQLite(home string, maxBytes int64, busy time.Duration) (*sqliteBackend
 		db.Close()
 		return nil, fmt.Errorf("store: %s: %v", path, err)
 	}
-	for stmt, q := range map[**sql.Stmt]string{&b.getStmt: getSQL, &b.setStmt: setSQL, &b.incrStmt: incrSQL} {
+	for stmt, q := range map[**sql.Stmt]string{&b.getStmt: getSQL, &b.setStmt: setSQL, &b.incrStmt: incrSQL, &b.deleteStmt: deleteSQL,
+		&b.savepointStmt: "SAVEPOINT call", &b.rollbackToStmt: "ROLLBACK TO call", &b.releaseStmt: "RELEASE call"} {
 		if *stmt, err = db.PrepareContext(ctx, q); err != nil {
 			db.Close()
 			return nil, fmt.Errorf("store: %s: %v", path, err)
@@ -200,7 +216,14 @@ func (b *sqliteBackend) migrate(ctx context.Context) error {
 
 func (b *sqliteBackend) Where() string { return b.path }
 
-func (b *sqliteBackend) Close() error { return b.db.Close() }
+// Close lets the calls already queued finish, then closes the database; later calls fail.
+func (b *sqliteBackend) Close() error {
+	b.mu.Lock()
+	b.closed = true
+	b.mu.Unlock()
+	b.writers.Wait()
+	return b.db.Close()
+}
 
 func nowMS() int64 { return time.Now().UnixMilli() }
 
@@ -220,7 +243,8 @@ const oldBytes = "COALESCE((SELECT octet_length(key) + octet_length(value) FROM 
 const fits = "(?6 <= " + oldBytes + " OR ?6 - " + oldBytes + " <= ?7 - COALESCE((SELECT bytes FROM keys WHERE ns = ?1), 0))"
 
 const (
-	getSQL = "SELECT value FROM kv WHERE ns = ? AND key = ? AND " + live
+	getSQL    = "SELECT value FROM kv WHERE ns = ? AND key = ? AND " + live
+	deleteSQL = "DELETE FROM kv WHERE ns = ? AND key = ? AND " + live
 	// setSQL writes nothing (no row changes) when the value does not fit.
 	setSQL = `INSERT INTO kv (ns, key, value, version, expires) SELECT ?1, ?2, ?3, 1, ?5 WHERE ` + fits + `
 		ON CONFLICT (ns, key) DO UPDATE SET value = excluded.value, version = version + 1, expires = excluded.expires`
@@ -231,9 +255,9 @@ func (b *sqliteBackend) Get(ctx context.Context, ns, key string) ([]byte, bool, 
 		v  []byte
 		ok bool
 	}
-	r, err := withContext(ctx, b.Where(), func(ctx context.Context) (got, error) {
+	r, err := queued(ctx, b, func(ctx context.Context, q querier) (got, error) {
 		var v string
-		err := b.getStmt.QueryRowContext(ctx, ns, key, nowMS()).Scan(&v)
+		err := q.stmt(b.getStmt).QueryRowContext(ctx, ns, key, nowMS()).Scan(&v)
 		if errors.Is(err, sql.ErrNoRows) {
 			return got{}, nil
 		}
@@ -247,9 +271,9 @@ func (b *sqliteBackend) Set(ctx context.Context, ns, key string, value []byte, t
 	if ttl > 0 {
 		expires = time.Now().Add(ttl).UnixMilli()
 	}
-	_, err := withContext(ctx, b.Where(), func(ctx context.Context) (struct{}, error) {
-		err := b.withRoom(ctx, ns, func() error {
-			res, err := b.setStmt.ExecContext(ctx, ns, key, string(value), nowMS(), expires, len(key)+len(value), b.maxBytes)
+	_, err := queued(ctx, b, func(ctx context.Context, q querier) (struct{}, error) {
+		err := b.withRoom(ctx, q, ns, func() error {
+			res, err := q.stmt(b.setStmt).ExecContext(ctx, ns, key, string(value), nowMS(), expires, len(key)+len(value), b.maxBytes)
 			if err != nil {
 				return b.wrap(err)
 			}
@@ -258,18 +282,18 @@ func (b *sqliteBackend) Set(ctx context.Context, ns, key string, value []byte, t
 			}
 			return nil
 		})
-		b.sweep(ctx)
+		b.sweep(ctx, q)
 		return struct{}{}, err
 	})
 	return err
 }
 
 // withRoom runs write; when it would take ns over one of its quotas, the namespace's expired
-// keys are deleted and write runs again.
-func (b *sqliteBackend) withRoom(ctx context.Context, ns string, write func() error) error {
+// keys are deleted (through q) and write runs again.
+func (b *sqliteBackend) withRoom(ctx context.Context, q querier, ns string, write func() error) error {
 	err := write()
 	if err = b.wrap(err); errors.Is(err, ErrQuota) || errors.Is(err, ErrByteQuota) {
-		if _, derr := b.db.ExecContext(ctx, "DELETE FROM kv WHERE ns = ? AND expires IS NOT NULL AND expires <= ?", ns, nowMS()); derr == nil {
+		if _, derr := q.ExecContext(ctx, "DELETE FROM kv WHERE ns = ? AND expires IS NOT NULL AND expires <= ?", ns, nowMS()); derr == nil {
 			err = write()
 		}
 	}
@@ -277,9 +301,9 @@ func (b *sqliteBackend) withRoom(ctx context.Context, ns string, write func() er
 }
 
 // sweep deletes expired keys once every 1000 writes of this process.
-func (b *sqliteBackend) sweep(ctx context.Context) {
+func (b *sqliteBackend) sweep(ctx context.Context, q querier) {
 	if b.writes.Add(1)%1000 == 0 {
-		b.db.ExecContext(ctx, "DELETE FROM kv WHERE expires IS NOT NULL AND expires <= ?", nowMS())
+		q.ExecContext(ctx, "DELETE FROM kv WHERE expires IS NOT NULL AND expires <= ?", nowMS())
 	}
 }
 
@@ -305,12 +329,12 @@ func (b *sqliteBackend) Incr(ctx context.Context, ns, key string, n int64, ttl t
 	if ttl > 0 {
 		expires = time.Now().Add(ttl).UnixMilli()
 	}
-	return withContext(ctx, b.Where(), func(ctx context.Context) (int64, error) {
+	return queued(ctx, b, func(ctx context.Context, q querier) (int64, error) {
 		var sum int64
-		err := b.withRoom(ctx, ns, func() error {
-			err := b.incrStmt.QueryRowContext(ctx, ns, key, n, nowMS(), expires, len(key)+len(strconv.FormatInt(n, 10)), b.maxBytes).Scan(&sum)
+		err := b.withRoom(ctx, q, ns, func() error {
+			err := q.stmt(b.incrStmt).QueryRowContext(ctx, ns, key, n, nowMS(), expires, len(key)+len(strconv.FormatInt(n, 10)), b.maxBytes).Scan(&sum)
 			if errors.Is(err, sql.ErrNoRows) {
-				return b.incrRefused(ctx, ns, key)
+				return b.incrRefused(ctx, q, ns, key)
 			}
 			return err
 		})
@@ -320,10 +344,10 @@ func (b *sqliteBackend) Incr(ctx context.Context, ns, key string, n int64, ttl t
 
 // incrRefused says why incrSQL left key alone: its value is not an integer (what it is),
 // or the new value does not fit the byte quota.
-func (b *sqliteBackend) incrRefused(ctx context.Context, ns, key string) error {
+func (b *sqliteBackend) incrRefused(ctx context.Context, q querier, ns, key string) error {
 	var raw string
 	var expires sql.NullInt64
-	err := b.db.QueryRowContext(ctx, "SELECT value, expires FROM kv WHERE ns = ? AND key = ?", ns, key).Scan(&raw, &expires)
+	err := q.QueryRowContext(ctx, "SELECT value, expires FROM kv WHERE ns = ? AND key = ?", ns, key).Scan(&raw, &expires)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return byteQuotaError{b.maxBytes}
@@ -339,8 +363,8 @@ func (b *sqliteBackend) incrRefused(ctx context.Context, ns, key string) error {
 }
 
 func (b *sqliteBackend) Delete(ctx context.Context, ns, key string) (bool, error) {
-	return withContext(ctx, b.Where(), func(ctx context.Context) (bool, error) {
-		res, err := b.db.ExecContext(ctx, "DELETE FROM kv WHERE ns = ? AND key = ? AND "+live, ns, key, nowMS())
+	return queued(ctx, b, func(ctx context.Context, q querier) (bool, error) {
+		res, err := q.stmt(b.deleteStmt).ExecContext(ctx, ns, key, nowMS())
 		if err != nil {
 			return false, b.wrap(err)
 		}
@@ -435,7 +459,7 @@ func (b *sqliteBackend) swap(ctx context.Context, ns, key string, r row, next []
 		return n == 1, nil
 	}
 	var swapped bool
-	err := b.withRoom(ctx, ns, func() error {
+	err := b.withRoom(ctx, dbQuerier{b.db}, ns, func() error {
 		tx, err := b.db.BeginTx(ctx, nil)
 		if err != nil {
 			return err

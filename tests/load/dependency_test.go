@@ -25,12 +25,22 @@ import (
 // gateway events, pre_llm_call, three tool calls (each decided, and when it runs,
 // post_tool_call and transform_tool_result) and post_llm_call, for depWarmUp (not counted:
 // a failing dependency's circuit opens then) and then depWindow per home, while the home is
-// reloaded every depReload.
+// reloaded every depReload. The conversations never wait for a model: they saturate the
+// machine, and the turns per second are what each home sustains.
+//
+// Then the paced phase, on the same gateway: the same conversations, each waiting
+// depModelTime for the model after pre_llm_call, for depPacedWarmUp and then
+// depPacedWindow. Every home is offered the same load, about depSessions/depModelTime turns a
+// second, well below what the slowest home sustains, so that a tool call's latency is its
+// hooks' own cost (and their waits for one another), not the queue of a saturated machine.
 const (
-	depSessions = 64
-	depWarmUp   = 3 * time.Second
-	depWindow   = 2 * time.Second
-	depReload   = 100 * time.Millisecond
+	depSessions    = 64
+	depWarmUp      = 3 * time.Second
+	depWindow      = 2 * time.Second
+	depReload      = 100 * time.Millisecond
+	depModelTime   = 100 * time.Millisecond
+	depPacedWarmUp = time.Second
+	depPacedWindow = 3 * time.Second
 )
 
 // gatewayHome writes the home every row shares, the shape of a gateway's: six plugins (a
@@ -122,18 +132,25 @@ done
 type depFigures struct {
 	turns    int
 	p99      time.Duration // of a tool call's hooks
-	failures float64       // hook calls that failed, from the metrics (warm-up included)
-	store    float64       // store calls that failed, from the metrics (warm-up included)
+	failures float64       // hook calls that failed, from the metrics (both phases, warm-ups included)
+	store    float64       // store calls that failed, from the metrics (both phases, warm-ups included)
+
+	// The paced phase.
+	pacedTurns         int
+	pacedP50, pacedP99 time.Duration
 }
 
 func (f depFigures) perSecond() float64 { return float64(f.turns) / depWindow.Seconds() }
+
+func (f depFigures) pacedPerSecond() float64 { return float64(f.pacedTurns) / depPacedWindow.Seconds() }
 
 // TestSlowDependencies runs the same conversations, with a reload every depReload, against
 // the gateway's home (with a persistent guard in Python of four instances) and homes that
 // differ from it in one dependency: a store in SQLite, a store in Redis (healthy, killed,
 // paused), no persistent hook, a persistent hook of one instance, a persistent hook in
-// /bin/sh. It reports turns per second and the
-// tool-call p99 of each (docs/performance.md has the figures), and checks what must hold
+// /bin/sh. It reports turns per second and the tool-call p99 of each under a saturating
+// load, and the tool-call p50 and p99 of each at the same paced load (docs/performance.md
+// has the figures), and checks what must hold
 // whatever the machine: every tool call was guarded, every failure was counted, and a
 // dead or paused Redis does not stall the gateway (a stall loses nearly all throughput).
 func TestSlowDependencies(t *testing.T) {
@@ -163,7 +180,7 @@ func TestSlowDependencies(t *testing.T) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d sessions, %v per home after %v of warm-up, a reload every %v:\n", depSessions, depWindow, depWarmUp, depReload)
 	fmt.Fprintf(&b, "| home | turns/s | tool-call p99 | hook failures | store failures |\n|---|---|---|---|---|\n")
-	for _, r := range []struct {
+	rows := []struct {
 		name string
 		f    depFigures
 	}{
@@ -171,7 +188,8 @@ func TestSlowDependencies(t *testing.T) {
 		{"+ store.incr, Redis killed", killed}, {"+ store.incr, Redis paused (SIGSTOP)", paused},
 		{"without the persistent hook", none}, {"persistent hook in Python, instances: 1", one},
 		{"persistent hook in /bin/sh, instances: 4", shFour},
-	} {
+	}
+	for _, r := range rows {
 		fmt.Fprintf(&b, "| %s | %.0f | %v | %.0f | %.0f |\n", r.name, r.f.perSecond(), r.f.p99.Round(time.Microsecond), r.f.failures, r.f.store)
 	}
 	for _, r := range []struct {
@@ -181,6 +199,19 @@ func TestSlowDependencies(t *testing.T) {
 		{"Redis paused vs healthy", paused, healthy}, {"persistent hook, instances: 4 vs no persistent hook", base, none},
 		{"persistent hook, instances: 1 vs no persistent hook", one, none}, {"persistent hook in /bin/sh, instances: 4 vs no persistent hook", shFour, none}} {
 		fmt.Fprintf(&b, "%s: %.2fx the turns, %.2fx the p99\n", r.name, r.f.perSecond()/r.than.perSecond(), float64(r.f.p99)/float64(r.than.p99))
+	}
+	fmt.Fprintf(&b, "\npaced: each conversation waits %v for the model after pre_llm_call, %v per home after %v of warm-up:\n", depModelTime, depPacedWindow, depPacedWarmUp)
+	fmt.Fprintf(&b, "| home | turns/s | tool-call p50 | tool-call p99 |\n|---|---|---|---|\n")
+	for _, r := range rows {
+		fmt.Fprintf(&b, "| %s | %.0f | %v | %v |\n", r.name, r.f.pacedPerSecond(), r.f.pacedP50.Round(time.Microsecond), r.f.pacedP99.Round(time.Microsecond))
+	}
+	for _, r := range []struct {
+		name    string
+		f, than depFigures
+	}{{"SQLite store vs none", sqlite, base}, {"Redis store vs none", healthy, base},
+		{"persistent hook, instances: 4 vs no persistent hook", base, none}, {"persistent hook, instances: 1 vs no persistent hook", one, none},
+		{"persistent hook in /bin/sh, instances: 4 vs no persistent hook", shFour, none}} {
+		fmt.Fprintf(&b, "paced, %s: %.2fx the p50, %.2fx the p99\n", r.name, float64(r.f.pacedP50)/float64(r.than.pacedP50), float64(r.f.pacedP99)/float64(r.than.pacedP99))
 	}
 	t.Log(b.String())
 
@@ -200,9 +231,10 @@ func TestSlowDependencies(t *testing.T) {
 	}
 }
 
-// driveHome runs depSessions conversations against a new engine on home for depWindow and
-// returns its figures; during, when not nil, runs when the load starts and returns what
-// undoes it, run when the load ends. Every dangerous call must be blocked.
+// driveHome runs depSessions conversations against a new engine on home, saturating and then
+// paced (see depModelTime), and returns its figures; during, when not nil, runs when the load
+// starts and returns what undoes it, run when the load ends. Every dangerous call must be
+// blocked.
 func driveHome(t *testing.T, home string, during func() func()) depFigures {
 	t.Helper()
 	ctx := context.Background()
@@ -226,11 +258,30 @@ func driveHome(t *testing.T, home string, during func() func()) depFigures {
 	stop := make(chan struct{})
 	reloads := reloadAll(t, eng, depReload, stop)
 	defer func() { close(stop); <-reloads }()
+	failing := during != nil
+	begin := time.Now().Add(depWarmUp)
+	latencies, turns := converse(t, gw, home, failing, begin, begin.Add(depWindow), 0)
+	f := depFigures{turns: turns, p99: percentile(latencies, 99)}
+	begin = time.Now().Add(depPacedWarmUp)
+	latencies, f.pacedTurns = converse(t, gw, home, failing, begin, begin.Add(depPacedWindow), depModelTime)
+	f.pacedP50, f.pacedP99 = percentile(latencies, 50), percentile(latencies, 99)
+	// Failures over the whole run, warm-up included: a snapshot at the window's start
+	// would cut calls in flight between their store failure and their hook failure.
+	after := depCounters(t, m)
+	f.failures, f.store = after.failures, after.store
+	return f
+}
+
+// converse runs depSessions conversations against gw until deadline, each waiting model for
+// the model after pre_llm_call, and returns the latencies of the tool calls decided after
+// begin and the turns ended after begin. Every dangerous call must be blocked; when the home
+// is not failing, nothing else may be.
+func converse(t *testing.T, gw *gateway.Gateway, home string, failing bool, begin, deadline time.Time, model time.Duration) ([]time.Duration, int) {
+	ctx := context.Background()
+	eng := gw.Engine()
 	var mu sync.Mutex
 	var latencies []time.Duration
 	turns := 0
-	begin := time.Now().Add(depWarmUp)
-	deadline := begin.Add(depWindow)
 	var wg sync.WaitGroup
 	for s := range depSessions {
 		wg.Go(func() {
@@ -245,6 +296,9 @@ func driveHome(t *testing.T, home string, during func() func()) depFigures {
 				session := fmt.Sprint(s)
 				gw.Emit(context.Background(), hookspec.NamedEvent{Name: "agent:start", Data: map[string]any{"session_id": session}})
 				eng.DecideTurn(ctx, hookspec.LLMTurn{SessionID: session, UserMessage: "hi"})
+				if model > 0 {
+					time.Sleep(model) // the model answering: the load, not a synchronisation
+				}
 				for c, cmd := range []string{"ls", "rm -rf /", "pwd"} {
 					call := hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": cmd},
 						SessionID: session, ToolCallID: fmt.Sprintf("%d-%d-%d", s, i, c)}
@@ -254,7 +308,7 @@ func driveHome(t *testing.T, home string, during func() func()) depFigures {
 						mine = append(mine, time.Since(start))
 					}
 					if d.Block != nil {
-						if cmd != "rm -rf /" && during == nil { // a failing store fails closed
+						if cmd != "rm -rf /" && !failing { // a failing store fails closed
 							t.Errorf("%s: %s was blocked: %s", home, cmd, d.Block.Message)
 						}
 						continue
@@ -279,15 +333,15 @@ func driveHome(t *testing.T, home string, during func() func()) depFigures {
 	}
 	wg.Wait()
 	slices.Sort(latencies)
-	f := depFigures{turns: turns}
-	if len(latencies) > 0 {
-		f.p99 = latencies[len(latencies)*99/100]
+	return latencies, turns
+}
+
+// percentile is the p-th percentile of sorted latencies (0 for none).
+func percentile(sorted []time.Duration, p int) time.Duration {
+	if len(sorted) == 0 {
+		return 0
 	}
-	// Failures over the whole run, warm-up included: a snapshot at the window's start
-	// would cut calls in flight between their store failure and their hook failure.
-	after := depCounters(t, m)
-	f.failures, f.store = after.failures, after.store
-	return f
+	return sorted[len(sorted)*p/100]
 }
 
 // reloadAll reloads eng every period until stop is closed, then closes the channel it

@@ -1,0 +1,182 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+// heldStore is a SQLite store whose writer stops in its first batch until release: the
+// calls made meanwhile queue, and the writer then takes them together.
+type heldStore struct {
+	*sqliteBackend
+	queued  chan struct{} // one per call queued
+	batches chan int      // the live calls of each batch the writer starts
+	gate    chan struct{}
+}
+
+func newHeldStore(t *testing.T, maxBytes int64) *heldStore {
+	t.Helper()
+	b, err := openSQLite(t.TempDir(), maxBytes, DefaultOpTimeout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	h := &heldStore{sqliteBackend: b, queued: make(chan struct{}, 64), batches: make(chan int, 64), gate: make(chan struct{})}
+	var first atomic.Bool
+	b.onQueued = func() { h.queued <- struct{}{} }
+	b.onBatch = func(n int) {
+		h.batches <- n
+		if first.CompareAndSwap(false, true) {
+			<-h.gate
+		}
+	}
+	return h
+}
+
+// hold starts a call the writer takes alone and stops in; it returns what the call returns.
+func (h *heldStore) hold(t *testing.T) <-chan error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() {
+		_, err := h.Incr(context.Background(), "plugin:held", "first", 1, 0)
+		done <- err
+	}()
+	<-h.queued
+	if n := <-h.batches; n != 1 {
+		t.Fatalf("the first batch holds %d calls, want 1", n)
+	}
+	return done
+}
+
+// queue starts call in its own goroutine and returns once it is queued; its error comes
+// on the channel.
+func (h *heldStore) queue(call func() error) <-chan error {
+	done := make(chan error, 1)
+	go func() { done <- call() }()
+	<-h.queued
+	return done
+}
+
+// Calls that waited together run in one transaction, each in its own savepoint: a call
+// refused (a value that is not an integer, a write past the byte quota) gets its own error
+// and leaves nothing behind, and the others of its batch commit with their own results, in
+// the order they came, the quota's count included.
+func TestGroupCommitKeepsEachCallsResult(t *testing.T) {
+	ctx := context.Background()
+	const ns = "plugin:mixed"
+	h := newHeldStore(t, 1000)
+	// Written directly: the writer is idle, and its first batch is the one it stops in.
+	if _, err := h.db.ExecContext(ctx, `INSERT INTO kv (ns, key, value, version) VALUES (?, 'text', '"abc"', 1)`, ns); err != nil {
+		t.Fatal(err)
+	}
+	start := h.hold(t)
+
+	var n1, n2 int64
+	var got []byte
+	var found bool
+	results := []<-chan error{
+		h.queue(func() (err error) { n1, err = h.Incr(ctx, ns, "n", 1, 0); return }),
+		h.queue(func() error { _, err := h.Incr(ctx, ns, "text", 1, 0); return err }),
+		h.queue(func() error { return h.Set(ctx, ns, "big", []byte(`"`+strings.Repeat("x", 2000)+`"`), 0) }),
+		h.queue(func() (err error) { n2, err = h.Incr(ctx, ns, "n", 5, 0); return }),
+		h.queue(func() (err error) { got, found, err = h.Get(ctx, ns, "n"); return }),
+		h.queue(func() error { return h.Set(ctx, ns, "s", []byte(`"small"`), 0) }),
+	}
+	close(h.gate)
+	if err := <-start; err != nil {
+		t.Fatal(err)
+	}
+	if n := <-h.batches; n != len(results) {
+		t.Errorf("the calls that waited ran in batches of %d, want all %d in one", n, len(results))
+	}
+	errs := make([]error, len(results))
+	for i, r := range results {
+		errs[i] = <-r
+	}
+	if errs[0] != nil || n1 != 1 {
+		t.Errorf("incr n: %d, %v; want 1", n1, errs[0])
+	}
+	if !errors.Is(errs[1], ErrNotInteger) || !strings.Contains(errs[1].Error(), "abc") {
+		t.Errorf("incr of a string: %v, want ErrNotInteger naming the value", errs[1])
+	}
+	if !errors.Is(errs[2], ErrByteQuota) {
+		t.Errorf("a set past the byte quota: %v, want ErrByteQuota", errs[2])
+	}
+	if errs[3] != nil || n2 != 6 {
+		t.Errorf("incr n again: %d, %v; want 6", n2, errs[3])
+	}
+	if errs[4] != nil || !found || string(got) != "6" {
+		t.Errorf("get n in the same batch: %q %v %v, want 6", got, found, errs[4])
+	}
+	if errs[5] != nil {
+		t.Errorf("set s: %v", errs[5])
+	}
+
+	for key, want := range map[string]string{"n": "6", "text": `"abc"`, "s": `"small"`, "big": ""} {
+		v, ok, err := h.Get(ctx, ns, key)
+		if err != nil || string(v) != want || ok != (want != "") {
+			t.Errorf("after the batch, %s = %q (%v, %v), want %q", key, v, ok, err, want)
+		}
+	}
+	if counted, actual := usedBytes(t, h.sqliteBackend, ns); counted != actual {
+		t.Errorf("the byte count says %d, the keys hold %d", counted, actual)
+	}
+}
+
+// A caller that stops waiting before the writer takes its call gets its context's error at
+// once, and its call never runs; the calls queued with it run.
+func TestGroupCommitCancelledCallerNeverRuns(t *testing.T) {
+	ctx := context.Background()
+	const ns = "plugin:cancel"
+	h := newHeldStore(t, DefaultMaxBytes)
+	start := h.hold(t)
+
+	cctx, cancel := context.WithCancel(ctx)
+	gone := h.queue(func() error { _, err := h.Incr(cctx, ns, "gone", 1, 0); return err })
+	var kept int64
+	stays := h.queue(func() (err error) { kept, err = h.Incr(ctx, ns, "kept", 1, 0); return })
+	cancel()
+	if err := <-gone; !errors.Is(err, context.Canceled) {
+		t.Fatalf("a cancelled caller got %v, want context.Canceled while the writer is held", err)
+	}
+	close(h.gate)
+	if err := <-start; err != nil {
+		t.Fatal(err)
+	}
+	if err := <-stays; err != nil || kept != 1 {
+		t.Errorf("the call queued with it: %d, %v; want 1", kept, err)
+	}
+	if n := <-h.batches; n != 1 {
+		t.Errorf("the writer ran %d calls after the held one, want 1: the cancelled call ran", n)
+	}
+	if v, ok, err := h.Get(ctx, ns, "gone"); ok || err != nil {
+		t.Errorf("the cancelled call's key holds %q (%v): it ran", v, err)
+	}
+}
+
+// Close lets the calls already queued finish; a call after Close fails, saying why.
+func TestGroupCommitClose(t *testing.T) {
+	ctx := context.Background()
+	h := newHeldStore(t, DefaultMaxBytes)
+	start := h.hold(t)
+	var n int64
+	queued := h.queue(func() (err error) { n, err = h.Incr(ctx, "plugin:close", "k", 1, 0); return })
+	closed := make(chan error, 1)
+	go func() { closed <- h.Close() }()
+	close(h.gate)
+	if err := <-start; err != nil {
+		t.Fatal(err)
+	}
+	if err := <-queued; err != nil || n != 1 {
+		t.Errorf("a call queued before Close: %d, %v; want 1", n, err)
+	}
+	if err := <-closed; err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Incr(ctx, "plugin:close", "k", 1, 0); !errors.Is(err, errStoreClosed) || !strings.Contains(err.Error(), "closed") {
+		t.Errorf("a call after Close: %v", err)
+	}
+}
