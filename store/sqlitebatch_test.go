@@ -74,16 +74,10 @@ func TestGroupCommitKeepsEachCallsResult(t *testing.T) {
 	}
 	start := h.hold(t)
 
-	var n1, n2 int64
-	var got []byte
-	var found bool
-	results := []<-chan error{
-		h.queue(func() (err error) { n1, err = h.Incr(ctx, ns, "n", 1, 0); return }),
-		h.queue(func() error { _, err := h.Incr(ctx, ns, "text", 1, 0); return err }),
-		h.queue(func() error { return h.Set(ctx, ns, "big", []byte(`"`+strings.Repeat("x", 2000)+`"`), 0) }),
-		h.queue(func() (err error) { n2, err = h.Incr(ctx, ns, "n", 5, 0); return }),
-		h.queue(func() (err error) { got, found, err = h.Get(ctx, ns, "n"); return }),
-		h.queue(func() error { return h.Set(ctx, ns, "s", []byte(`"small"`), 0) }),
+	var m mixedBatch
+	var results []<-chan error
+	for _, call := range m.calls(ctx, h, ns) {
+		results = append(results, h.queue(call))
 	}
 	close(h.gate)
 	if err := <-start; err != nil {
@@ -96,31 +90,7 @@ func TestGroupCommitKeepsEachCallsResult(t *testing.T) {
 	for i, r := range results {
 		errs[i] = <-r
 	}
-	if errs[0] != nil || n1 != 1 {
-		t.Errorf("incr n: %d, %v; want 1", n1, errs[0])
-	}
-	if !errors.Is(errs[1], ErrNotInteger) || !strings.Contains(errs[1].Error(), "abc") {
-		t.Errorf("incr of a string: %v, want ErrNotInteger naming the value", errs[1])
-	}
-	if !errors.Is(errs[2], ErrByteQuota) {
-		t.Errorf("a set past the byte quota: %v, want ErrByteQuota", errs[2])
-	}
-	if errs[3] != nil || n2 != 6 {
-		t.Errorf("incr n again: %d, %v; want 6", n2, errs[3])
-	}
-	if errs[4] != nil || !found || string(got) != "6" {
-		t.Errorf("get n in the same batch: %q %v %v, want 6", got, found, errs[4])
-	}
-	if errs[5] != nil {
-		t.Errorf("set s: %v", errs[5])
-	}
-
-	for key, want := range map[string]string{"n": "6", "text": `"abc"`, "s": `"small"`, "big": ""} {
-		v, ok, err := h.Get(ctx, ns, key)
-		if err != nil || string(v) != want || ok != (want != "") {
-			t.Errorf("after the batch, %s = %q (%v, %v), want %q", key, v, ok, err, want)
-		}
-	}
+	m.check(t, ctx, h, ns, "batch", errs)
 	if counted, actual := usedBytes(t, h.sqliteBackend, ns); counted != actual {
 		t.Errorf("the byte count says %d, the keys hold %d", counted, actual)
 	}
