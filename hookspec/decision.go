@@ -49,7 +49,7 @@ type Decision struct {
 //     last).
 //   - observers: None.
 func Merge(event string, rs []Result) Decision {
-	if unanswered(rs) { // the common call: every hook let it be
+	if noneAnswered(rs) { // the common call: every hook let it be
 		return Decision{By: -1}
 	}
 	switch event {
@@ -113,9 +113,9 @@ func mergeAPI(rs []Result) Decision {
 	return d
 }
 
-// unanswered reports whether no answer of rs changes anything: each is None, with no
+// noneAnswered reports whether no answer of rs changes anything: each is None, with no
 // replaced tool output, which every rule below passes over.
-func unanswered(rs []Result) bool {
+func noneAnswered(rs []Result) bool {
 	for i := range rs {
 		if a := &rs[i].Answer; a.Kind != None || a.Output != nil {
 			return false

@@ -551,11 +551,10 @@ local function back() helper = check end
 			}
 			return out, p
 		}
-		p := loadPlugin(t, helpers+"function register(ctx)\n  ctx.register_hook('x', function(kw)\n"+tt.body+"\n  end)\nend\n", Options{})
-		if refilled := p.s.pool.slots[0].st.kws[0] != nil; refilled != tt.refilled {
-			t.Errorf("%s: refilled = %v, want %v (%s)", tt.body, refilled, tt.refilled, p.Registrations()[0].FreshKwargs)
+		got, p := run()
+		if fresh := p.Registrations()[0].FreshKwargs; (fresh == "") != tt.refilled {
+			t.Errorf("%s: refilled = %v, want %v (%s)", tt.body, fresh == "", tt.refilled, fresh)
 		}
-		got, _ := run()
 		if diff := cmp.Diff(tt.want, got); diff != "" {
 			t.Errorf("%s: (-want +got):\n%s", tt.body, diff)
 		}
