@@ -203,6 +203,10 @@ func (e *Engine) askPerson(ctx context.Context, req ApprovalRequest) (bool, stri
 			case errors.Is(a.err, ErrAnswerLater):
 				answered = nil // wait for Answer
 				continue
+			case a.err != nil && ctx.Err() != nil:
+				// The approver gave up because the call was cancelled: said as the
+				// cancellation it is, whichever of the two this select saw first.
+				return false, "the call was cancelled before an answer came"
 			case a.err != nil:
 				return false, "the approver failed: " + a.err.Error()
 			case !a.ok:

@@ -130,7 +130,9 @@ func (b *redisBackend) wrap(err error) error {
 	case strings.Contains(err.Error(), redisQuotaKeys):
 		return fmt.Errorf("store: %w", ErrQuota)
 	case isTimeout(err) && !errors.As(err, new(opTimeoutError)):
-		return fmt.Errorf("store: %s: %w (%w)", b.addr, opTimeoutError{b.opTimeout}, err)
+		// The deadline passed in the client (its context or its socket's): said the same
+		// way as the operation's own cause, so that a failing server reads one way.
+		return fmt.Errorf("store: %s: %w", b.addr, opTimeoutError{b.opTimeout})
 	}
 	return fmt.Errorf("store: %s: %w", b.addr, err)
 }
