@@ -14,7 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-func loadPlugin(t *testing.T, src string, opts Options) *Plugin {
+func loadPlugin(t testing.TB, src string, opts Options) *Plugin {
 	t.Helper()
 	if opts.File == "" {
 		opts.File = "test/handler.lua"

@@ -4,8 +4,12 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
+
+	"github.com/hermes-hooks/hermes/luabind/internal/limits"
 )
 
 var errClosed = errors.New("closed")
@@ -20,18 +24,25 @@ var errClosed = errors.New("closed")
 // wait on I/O), a call that finds every state busy takes an extra state, idle or built in
 // an empty extra slot. Extra states stay for reuse until the pool closes; at most
 // len(all) states exist.
+//
+// Calls that find no state wait in line (wait): a call that waited a few milliseconds is
+// handed the next state, so that calls coming later cannot keep it waiting until its busy
+// timeout.
 type pool struct {
 	slots   []slot    // the states calls running Lua share: all[:states]
 	all     []slot    // slots, then the extra ones, taken only while calls wait on I/O
 	hints   sync.Pool // slot numbers (int), kept per processor: where to look first
 	create  func(ctx context.Context) (*state, error)
 	limit   atomic.Int32  // how many of all may hold a state: len(all), or less until raise
-	waiters atomic.Int32  // acquire calls waiting for a state
 	inIO    atomic.Int32  // calls of the pool now waiting on I/O (IOBegin, IOEnd)
-	wake    chan struct{} // a state was released or a slot emptied (buffered)
 	done    chan struct{} // closed by close
-	closed  atomic.Bool
-	intr    atomic.Pointer[interruption] // the calls waiting now end when it is closed
+	lineMu  sync.Mutex
+	line    []*waiter    // the calls waiting for a state, in the order they came
+	waiters atomic.Int32 // len(line)
+	// starveAfter is how long the head of the line waits before states are handed to it.
+	starveAfter limits.MonoTime
+	closed      atomic.Bool
+	intr        atomic.Pointer[interruption] // the calls waiting now end when it is closed
 }
 
 // interruption ends the calls waiting for a state when its channel is closed, for why.
@@ -67,12 +78,13 @@ type slot struct {
 }
 
 // newPool makes a pool of n states that may grow to limit while calls wait on I/O (limit
-// < n: n), and later to room (raise).
-func newPool(n, limit, room int, create func(context.Context) (*state, error)) *pool {
+// < n: n), and later to room (raise), for calls that wait at most busy for a state.
+func newPool(n, limit, room int, busy time.Duration, create func(context.Context) (*state, error)) *pool {
 	limit = max(n, limit)
 	room = max(limit, room)
 	all := make([]slot, room+1)[:room] // one slot more: the last one's padding ends the array
-	p := &pool{slots: all[:n:n], all: all, create: create, wake: make(chan struct{}, room), done: make(chan struct{})}
+	p := &pool{slots: all[:n:n], all: all, create: create, done: make(chan struct{})}
+	p.starveAfter = limits.MonoTime(starveAfterFor(busy))
 	p.limit.Store(int32(limit))
 	p.intr.Store(&interruption{ch: make(chan struct{})})
 	return p
@@ -166,67 +178,174 @@ func (p *pool) IOBegin() {
 
 func (p *pool) IOEnd() { p.inIO.Add(-1) }
 
-// acquire takes an idle state, creates one in an empty slot, or waits for one.
+// acquire takes an idle state, creates one in an empty slot, or waits for one in line.
 func (p *pool) acquire(ctx context.Context) (*state, error) {
+	if st, err, ok := p.take(ctx); ok {
+		return st, err
+	}
+	return p.wait(ctx)
+}
+
+// take takes an idle state, or builds one in an empty slot, or takes an extra one; ok is
+// false when none of the three may be had now. A closed pool builds none: its error is
+// errClosed.
+func (p *pool) take(ctx context.Context) (st *state, err error, ok bool) {
+	if st := p.tryIdle(); st != nil {
+		return st, nil, true
+	}
+	if p.closed.Load() {
+		return nil, errClosed, true
+	}
+	if st, err, ok := p.tryCreate(ctx, 0, len(p.slots)); ok {
+		return st, err, true
+	}
+	return p.tryExtra(ctx)
+}
+
+// waiter is a call waiting in the pool's line.
+type waiter struct {
+	since  limits.MonoTime // when it joined the line
+	wake   chan struct{}   // a state may be free: look again (buffered, 1)
+	woken  bool            // wake was sent and not yet seen (guarded by lineMu)
+	handed chan *state     // the state release handed it (buffered, 1)
+}
+
+// wait waits in line for a state. Each state that comes free wakes the first call in line
+// not woken yet, which takes it like any other caller; once the head of the line has
+// waited starveAfter, a state
+// that comes free is handed to it instead (starveAfterFor), so that no call waits long
+// while others that came later run, as sync.Mutex's starvation mode and database/sql's
+// pool do.
+func (p *pool) wait(ctx context.Context) (*state, error) {
+	intr := p.intr.Load()
+	w := &waiter{since: limits.MonoNow(), wake: make(chan struct{}, 1), handed: make(chan *state, 1)}
+	p.lineMu.Lock()
+	p.line = append(p.line, w)
+	p.waiters.Add(1)
+	p.lineMu.Unlock()
 	for {
-		if st := p.tryIdle(); st != nil {
-			return st, nil
-		}
-		if p.closed.Load() {
-			return nil, errClosed
-		}
-		if st, err, ok := p.tryCreate(ctx, 0, len(p.slots)); ok {
-			return st, err
-		}
-		if st, err, ok := p.tryExtra(ctx); ok {
-			return st, err
-		}
-		// Announce the wait before looking again: a release or an I/O wait either sees the
-		// waiter or happened before the second look.
-		intr := p.intr.Load()
-		p.waiters.Add(1)
-		if st := p.tryIdle(); st != nil {
-			p.waiters.Add(-1)
-			return st, nil
-		}
-		if st, err, ok := p.tryExtra(ctx); ok {
-			p.waiters.Add(-1)
+		// Look again after joining the line: a state that came free before the release
+		// saw this call is idle now.
+		if st, err, ok := p.take(ctx); ok {
+			p.leave(w, st)
 			return st, err
 		}
 		select {
-		case <-p.wake:
+		case st := <-w.handed: // release took it out of the line
+			p.wakeNext()
+			return p.checked(st, intr)
+		case <-w.wake:
+			p.lineMu.Lock()
+			w.woken = false // a state that comes free from now on may wake it again
+			p.lineMu.Unlock()
 			select {
 			case <-intr.ch: // woken by the state of a call the interruption ended
-				p.waiters.Add(-1)
+				p.leave(w, nil)
 				return nil, interrupted{intr.why}
 			default:
 			}
 		case <-p.done:
+			p.leave(w, nil)
+			return nil, errClosed
 		case <-intr.ch:
-			p.waiters.Add(-1)
+			p.leave(w, nil)
 			return nil, interrupted{intr.why}
 		case <-ctx.Done():
-			p.waiters.Add(-1)
+			p.leave(w, nil)
 			return nil, ctx.Err()
 		}
-		p.waiters.Add(-1)
 	}
 }
 
-// signal wakes one waiter, if any.
-func (p *pool) signal() {
-	if p.waiters.Load() > 0 {
-		select {
-		case p.wake <- struct{}{}:
-		default:
+// checked is st, handed to a waiting call, unless the pool closed or the call's wait was
+// interrupted meanwhile: then st goes back and the call does not run.
+func (p *pool) checked(st *state, intr *interruption) (*state, error) {
+	select {
+	case <-intr.ch:
+		p.release(st)
+		return nil, interrupted{intr.why}
+	default:
+	}
+	if p.closed.Load() {
+		p.release(st)
+		return nil, errClosed
+	}
+	return st, nil
+}
+
+// leave takes w out of the line, with got (a state it took itself, or nil). When release
+// handed w a state meanwhile, that state goes back. Whatever w leaves with, another call in
+// line looks again: a state may have come free for w since it was woken.
+func (p *pool) leave(w *waiter, got *state) {
+	p.lineMu.Lock()
+	i := slices.Index(p.line, w)
+	if i >= 0 {
+		p.line = slices.Delete(p.line, i, i+1)
+		p.waiters.Add(-1)
+	}
+	p.lineMu.Unlock()
+	if i < 0 {
+		p.release(<-w.handed)
+	}
+	p.wakeNext()
+}
+
+// wakeNext wakes the first call in line not woken yet, if any.
+func (p *pool) wakeNext() {
+	if p.waiters.Load() == 0 {
+		return
+	}
+	p.lineMu.Lock()
+	for _, w := range p.line {
+		if !w.woken {
+			w.woken = true
+			w.wake <- struct{}{} // buffered: not woken means its token was taken
+			break
 		}
 	}
+	p.lineMu.Unlock()
 }
+
+// handOff gives st to the call at the head of the line when it has waited p.starveAfter;
+// it reports whether it did. Only the states calls running Lua share are handed: an
+// extra one may be taken only while calls wait on I/O (tryExtra).
+func (p *pool) handOff(st *state) bool {
+	if p.waiters.Load() == 0 || st.index >= len(p.slots) {
+		return false
+	}
+	p.lineMu.Lock()
+	defer p.lineMu.Unlock()
+	if len(p.line) == 0 || limits.MonoNow()-p.line[0].since < p.starveAfter {
+		return false
+	}
+	w := p.line[0]
+	p.line = slices.Delete(p.line, 0, 1)
+	p.waiters.Add(-1)
+	w.handed <- st
+	return true
+}
+
+// starveAfterFor is how long the call at the head of the line waits before states are
+// handed to it rather than taken by whichever call looks first, for a hook whose calls wait
+// at most busy: a tenth of it, from 1 to 10 ms. A call that finds a state idle runs at once
+// (no goroutine is woken, the state's cache is warm), which serves more calls under a
+// saturating load; the bound keeps a call from waiting much longer than the calls ahead of
+// it take, so that none ends busy while later ones run.
+func starveAfterFor(busy time.Duration) time.Duration {
+	return min(10*time.Millisecond, max(time.Millisecond, busy/10))
+}
+
+// signal wakes a call in line, if any: a state or a slot came free, or a call began
+// waiting on I/O.
+func (p *pool) signal() { p.wakeNext() }
 
 // release gives a state back, or closes it when the pool is closed.
 func (p *pool) release(st *state) {
 	if p.closed.Load() {
 		p.empty(st)
+		return
+	}
+	if p.handOff(st) {
 		return
 	}
 	if n := len(p.slots); n > 1 && n <= 256 && st.index < n { // an int below 256 boxes without allocating

@@ -216,7 +216,7 @@ func newScript(src []byte, opts Options) (*script, error) {
 		ccs:         map[*limits.Call]struct{}{},
 	}
 	s.hook.modules = s.hook.moduleTable()
-	s.pool = newPool(opts.States, opts.MaxStates, opts.WrapMaxStates, s.newState)
+	s.pool = newPool(opts.States, opts.MaxStates, opts.WrapMaxStates, opts.BusyTimeout, s.newState)
 	return s, nil
 }
 
