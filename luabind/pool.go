@@ -127,7 +127,7 @@ func (p *pool) tryCreate(ctx context.Context, from, to int) (st *state, err erro
 		st, err = p.create(ctx)
 		if err != nil {
 			s.status.Store(slotEmpty)
-			p.signal()
+			p.wakeNext()
 			return nil, err, true
 		}
 		st.slot, st.index, s.st = s, i, st
@@ -173,7 +173,7 @@ func (p *pool) running() int {
 // state may then take an extra one (tryExtra).
 func (p *pool) IOBegin() {
 	p.inIO.Add(1)
-	p.signal()
+	p.wakeNext()
 }
 
 func (p *pool) IOEnd() { p.inIO.Add(-1) }
@@ -232,7 +232,7 @@ func (p *pool) wait(ctx context.Context) (*state, error) {
 		}
 		select {
 		case st := <-w.handed: // release took it out of the line
-			p.wakeNext()
+			p.wakeNext() // the next call may take an extra state meanwhile, as leave lets it
 			return p.checked(st, intr)
 		case <-w.wake:
 			p.lineMu.Lock()
@@ -290,7 +290,8 @@ func (p *pool) leave(w *waiter, got *state) {
 	p.wakeNext()
 }
 
-// wakeNext wakes the first call in line not woken yet, if any.
+// wakeNext wakes the first call in line not woken yet, if any: a state or a slot came free,
+// or a call began waiting on I/O (an extra state may be taken).
 func (p *pool) wakeNext() {
 	if p.waiters.Load() == 0 {
 		return
@@ -335,10 +336,6 @@ func starveAfterFor(busy time.Duration) time.Duration {
 	return min(10*time.Millisecond, max(time.Millisecond, busy/10))
 }
 
-// signal wakes a call in line, if any: a state or a slot came free, or a call began
-// waiting on I/O.
-func (p *pool) signal() { p.wakeNext() }
-
 // release gives a state back, or closes it when the pool is closed.
 func (p *pool) release(st *state) {
 	if p.closed.Load() {
@@ -355,14 +352,14 @@ func (p *pool) release(st *state) {
 	if p.closed.Load() { // close may have drained the pool before the store
 		p.drain()
 	}
-	p.signal()
+	p.wakeNext()
 }
 
 // discard drops a state that may be inconsistent (a Go panic unwound through it); its
 // slot is free for a new one.
 func (p *pool) discard(st *state) {
 	p.empty(st)
-	p.signal()
+	p.wakeNext()
 }
 
 // empty closes st and frees its slot; the caller holds the slot busy.
