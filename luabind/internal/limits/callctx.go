@@ -24,8 +24,8 @@ type Call struct {
 	mu         sync.Mutex // guards everything below
 	parent     context.Context
 	err        error
-	armed      bool
-	gen        uint64 // which call is armed, for the parent's late cancellation
+	armed      bool   // a call was armed; it runs until End (live)
+	gen        uint64 // which call is armed, for the parent's late cancellation; written by Begin only
 	stopParent func() bool
 	guard      Guard  // watched by heapWatch while a call is armed
 	budget     int64  // the guard's memory budget; <= 0: none
@@ -40,12 +40,12 @@ type cacheLinePad [128]byte
 
 // NewCall makes a state's context; budget is its memory guard's (<= 0: none).
 func NewCall(budget int64) *Call {
-	c := &Call{parent: context.Background(), budget: budget}
+	c := &Call{parent: background, budget: budget}
 	ch := make(chan struct{})
 	c.done.Store(&ch)
 	c.guard.mu = &c.mu
 	c.onDeadline = func() {
-		if c.armed {
+		if c.live() {
 			c.cancelLocked(context.DeadlineExceeded)
 		}
 	}
@@ -75,7 +75,7 @@ func (c *Call) Begin(parent context.Context, timeout time.Duration) {
 	}
 	c.parent, c.armed = parent, true
 	c.gen++
-	c.guard.arm(c.budget, timeout, c.onDeadline)
+	c.guard.arm(c.budget, timeout, c.onDeadline, c.gen)
 	if err := parent.Err(); err != nil {
 		c.cancelLocked(StoppedBy(parent))
 		return
@@ -86,8 +86,17 @@ func (c *Call) Begin(parent context.Context, timeout time.Duration) {
 	}
 }
 
-// End disarms c after the call.
+// End disarms c after the call. A call under context.Background (no AfterFunc to stop, no
+// parent to forget) ends with one atomic store and no lock: the call and its guard are no
+// longer live (Guard.ended), which is what the watchdog and every cancellation look at
+// under the lock, and the next Begin re-arms the rest under it. A cancellation that looked
+// just before the store may still cancel the call that ended: Begin then starts the next
+// one afresh, as after any cancelled call.
 func (c *Call) End() {
+	if c.stopParent == nil && c.parent == background {
+		c.guard.ended.Store(c.gen)
+		return
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.armed = false
@@ -96,13 +105,19 @@ func (c *Call) End() {
 		c.stopParent()
 		c.stopParent = nil
 	}
-	c.parent = context.Background()
+	c.parent = background
 }
+
+// background is the parent of a state's Call between calls.
+var background = context.Background()
+
+// live reports whether a call is armed and has not ended; the caller holds c.mu.
+func (c *Call) live() bool { return c.armed && c.guard.live() }
 
 func (c *Call) cancelGen(gen uint64, err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.armed && c.gen == gen {
+	if c.live() && c.gen == gen {
 		c.cancelLocked(err)
 	}
 }
@@ -111,7 +126,7 @@ func (c *Call) cancelGen(gen uint64, err error) {
 func (c *Call) Interrupt(why error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.armed {
+	if c.live() {
 		c.cancelLocked(&HostStop{err: context.Canceled, why: why})
 	}
 }

@@ -26,7 +26,9 @@ type Waiter interface {
 // because the heap grew: another hook may have grown it.
 type Guard struct {
 	mu      *sync.Mutex   // guards the fields below against the sampler
-	active  bool          // a call is being watched
+	active  bool          // a call is being watched, until it ends (live)
+	gen     uint64        // which call: the arm's number
+	ended   atomic.Uint64 // the number of the last call that ended without the lock (Call.End)
 	budget  int64         // heap growth that makes the state measure itself; <= 0: none
 	check   func()        // asks the state to measure what it holds; safe from any goroutine
 	timeout time.Duration // how long the call may run; 0: no limit
@@ -138,7 +140,7 @@ func (w *watchdog) unregister(g *Guard) {
 // a call arms no timer and reads no clock. The sampler calls check and expire holding g.mu.
 func (w *watchdog) watch(g *Guard, budget int64, timeout time.Duration, expire func()) {
 	g.mu.Lock()
-	g.arm(budget, timeout, expire)
+	g.arm(budget, timeout, expire, g.gen+1)
 	g.mu.Unlock()
 	w.start()
 }
@@ -151,17 +153,22 @@ func (w *watchdog) unwatch(g *Guard) {
 }
 
 // arm and disarm are watch and unwatch for a caller holding g.mu, which must then call
-// start.
-func (g *Guard) arm(budget int64, timeout time.Duration, expire func()) {
+// start; gen numbers the call, higher than every number before.
+func (g *Guard) arm(budget int64, timeout time.Duration, expire func(), gen uint64) {
 	if g.forgiven.Load() != 0 { // a store is a locked instruction: most calls never waited
 		g.forgiven.Store(0)
 	}
 	g.paused = false
 	g.active, g.budget, g.sampled = true, budget, false
 	g.timeout, g.expire, g.seen = timeout, expire, false
+	g.gen = gen
 }
 
 func (g *Guard) disarm() { g.active, g.expire = false, nil }
+
+// live reports whether a call is being watched: armed, neither disarmed nor ended. The
+// caller holds g.mu.
+func (g *Guard) live() bool { return g.active && g.ended.Load() != g.gen }
 
 // start makes sure the sampler runs.
 func (w *watchdog) start() {
@@ -201,7 +208,7 @@ func (w *watchdog) busy() bool {
 	defer w.mu.Unlock()
 	for g := range w.guards {
 		g.mu.Lock()
-		active := g.active
+		active := g.live()
 		g.mu.Unlock()
 		if active {
 			return true
@@ -221,7 +228,7 @@ func (w *watchdog) check(heap, goal int64, now MonoTime) (busy bool) {
 	defer w.mu.Unlock()
 	for g := range w.guards {
 		g.mu.Lock()
-		if g.active {
+		if g.live() {
 			busy = true
 			if g.paused { // not the call's time: neither first seen nor expired now
 			} else if !g.seen {
@@ -253,7 +260,7 @@ func (g *Guard) sample(heap, goal int64) {
 // are forgiven, has grown past its budget since the base, and moves the base up to the
 // heap: the next request needs another budget of growth. The caller holds g.mu.
 func (g *Guard) judge(heap int64) {
-	if !g.active || !g.sampled || g.budget <= 0 || g.check == nil {
+	if !g.live() || !g.sampled || g.budget <= 0 || g.check == nil {
 		return
 	}
 	if heap-g.forgiven.Load()-g.base > g.budget {
