@@ -81,9 +81,10 @@ const maxAnswerKeys = 8
 // putScratch returns sc to the pool, without the references its call left in it.
 func putScratch(sc *scratch) {
 	for j, m := range sc.answers[:min(len(sc.answers), len(sc.results))] {
-		if len(m) > maxAnswerKeys {
+		switch n := len(m); {
+		case n > maxAnswerKeys:
 			sc.answers[j] = nil
-		} else {
+		case n > 0: // most calls let it be: their map is empty
 			clear(m)
 		}
 	}
