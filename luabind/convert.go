@@ -35,6 +35,13 @@ type TableWriter struct {
 
 // String sets field k to the string v.
 func (w TableWriter) String(k, v string) {
+	if w.kw != nil && w.kw.sameString(k, v) { // a refill that changes nothing: not even a call
+		return
+	}
+	w.setString(k, v)
+}
+
+func (w TableWriter) setString(k, v string) {
 	if w.kw != nil {
 		if i, ok := w.kw.index(k); ok {
 			w.kw.setString(w.l, i, k, v)
