@@ -19,12 +19,14 @@ import (
 
 // callback is one registered hook function: a Lua plugin callback or a shell hook.
 // fire writes its result into r (a slot of the call's results, zero on entry), never
-// panics and never returns a Go error: failures are in the result. With
+// panics and never returns a Go error: failures are in the result. A non-nil answer is a
+// map the call's scratch owns, which a Lua callback's answer may be converted into (the
+// report does not outlive the call); nil: the result's answer is its own. With
 // timed (a report that outlives the call: Fire, a trace), the result's Duration is how long
 // the hook ran; a Lua callback also times itself for its metrics, and says how long it
 // waited for a free Lua state (Wait, never part of Duration).
 type callback interface {
-	fire(ctx context.Context, hook string, kw args, timed bool, r *hookspec.Result)
+	fire(ctx context.Context, hook string, kw args, timed bool, answer map[string]any, r *hookspec.Result)
 	stats() *hookMetrics // nil without Options.Metrics
 }
 
@@ -142,7 +144,11 @@ func (e *Engine) invoke(ctx context.Context, set *hookSet, hook string, kw args,
 	} else {
 		results = make([]hookspec.Result, 0, len(cbs))
 	}
-	results = runChain(ctx, f, hook, cbs, kw, results, !pooled)
+	var answers *scratch // the maps Lua answers are converted into: a pooled report's only
+	if pooled {
+		answers = sc
+	}
+	results = runChain(ctx, f, hook, cbs, kw, results, answers, !pooled)
 	if s.closing.Load() && (hook == hooknames.PreToolCall || hook == hooknames.PreGatewayDispatch) && anyFailed(results) {
 		// Close ended this call's hooks (interrupted, or waiting for a state): what they
 		// would have answered is unknown, so the guard refuses, as a closed engine does.
@@ -194,13 +200,14 @@ func anyFailed(results []hookspec.Result) bool {
 // pre_tool_call, modifications chain (each callback sees the arguments the ones before it
 // left) and the callbacks before the last modification are asked again (recheck); for
 // pre_api_request, each callback sees the request the ones before it rewrote. timed:
-// each result carries its duration. With f, each call is a span.
-func runChain(ctx context.Context, f *firing, hook string, cbs []callback, kw args, results []hookspec.Result, timed bool) []hookspec.Result {
+// each result carries its duration. With f, each call is a span. With sc, the answer of
+// the result in slot j of results is converted into sc's map j (sc.answer).
+func runChain(ctx context.Context, f *firing, hook string, cbs []callback, kw args, results []hookspec.Result, sc *scratch, timed bool) []hookspec.Result {
 	in, lastMod := kw, 0
 	for i, cb := range cbs {
 		results = append(results, hookspec.Result{})
 		r := &results[len(results)-1]
-		fireHook(ctx, f, hook, cb, in, timed, false, r) // untimed, the typed calls keep nothing but the decision: no clock read
+		fireHook(ctx, f, hook, cb, in, timed, false, sc.answer(len(results)-1), r) // untimed, the typed calls keep nothing but the decision: no clock read
 		if a := &r.Answer; a.Args != nil && hook == hooknames.PreToolCall && a.Kind != hookspec.Block {
 			in, lastMod = in.withToolArgs(a.Args), i // the callbacks after it see the modified arguments
 		}
@@ -209,7 +216,7 @@ func runChain(ctx context.Context, f *firing, hook string, cbs []callback, kw ar
 		}
 	}
 	if lastMod > 0 {
-		recheck(ctx, f, hook, cbs[:lastMod], results, in, timed)
+		recheck(ctx, f, hook, cbs[:lastMod], results, in, sc, timed)
 	}
 	return results
 }
@@ -220,15 +227,15 @@ func runChain(ctx context.Context, f *firing, hook string, cbs []callback, kw ar
 // with: each one's answer on the final arguments replaces its first. The chain is done, so
 // a second answer changes no arguments: the last modification stands. An approval counts
 // only when it gives the final arguments back unchanged (or none); a question is asked
-// either way.
-func recheck(ctx context.Context, f *firing, hook string, cbs []callback, results []hookspec.Result, in args, timed bool) {
+// either way. The second answer takes the first one's map of sc (the first was read).
+func recheck(ctx context.Context, f *firing, hook string, cbs []callback, results []hookspec.Result, in args, sc *scratch, timed bool) {
 	final := hookspec.ArgsOrEmpty(toolArgsOf(in))
 	for i, cb := range cbs {
 		if results[i].Answer.Kind == hookspec.Block {
 			continue
 		}
 		var r hookspec.Result
-		fireHook(ctx, f, hook, cb, in, timed, true, &r)
+		fireHook(ctx, f, hook, cb, in, timed, true, sc.answer(i), &r)
 		if a := &r.Answer; a.Args != nil && a.Kind != hookspec.Block {
 			if a.Kind == hookspec.Ask || a.Kind == hookspec.Approve && reflect.DeepEqual(hookspec.ArgsOrEmpty(a.Args), final) {
 				a.Args = nil
@@ -294,8 +301,8 @@ func (l *warnLimiter) warn(logger *slog.Logger, msg string, args ...any) {
 
 func (c *pluginCallback) stats() *hookMetrics { return c.metrics }
 
-func (c *pluginCallback) fire(ctx context.Context, hook string, kw args, timed bool, r *hookspec.Result) {
-	v, t, err := c.p.lp.CallTimed(ctx, c.index, kw.lua(), timed || c.metrics != nil)
+func (c *pluginCallback) fire(ctx context.Context, hook string, kw args, timed bool, answer map[string]any, r *hookspec.Result) {
+	v, t, err := c.p.lp.CallInto(ctx, c.index, kw.lua(), timed || c.metrics != nil, answer)
 	c.result(hook, v, t.Run, err, r)
 	r.Wait = t.Wait
 	c.metrics.observe(r.Status, r.Duration)

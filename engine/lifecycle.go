@@ -27,7 +27,7 @@ type closedGuard struct{}
 
 func (closedGuard) stats() *hookMetrics { return nil }
 
-func (closedGuard) fire(_ context.Context, hook string, _ args, _ bool, r *hookspec.Result) {
+func (closedGuard) fire(_ context.Context, hook string, _ args, _ bool, _ map[string]any, r *hookspec.Result) {
 	*r = refusal(hook, ErrClosed)
 }
 

@@ -48,7 +48,7 @@ type fakeCallback struct {
 
 func (c *fakeCallback) stats() *hookMetrics { return nil }
 
-func (c *fakeCallback) fire(_ context.Context, _ string, kw args, _ bool, r *hookspec.Result) {
+func (c *fakeCallback) fire(_ context.Context, _ string, kw args, _ bool, _ map[string]any, r *hookspec.Result) {
 	a := hookspec.ArgsOrEmpty(toolArgsOf(kw))
 	c.seen = append(c.seen, a)
 	*r = hookspec.Result{Source: hookspec.SourcePlugin, Name: c.name, Answer: c.answer(a)}
@@ -130,7 +130,7 @@ func checkChain(t *testing.T, cbs []*fakeCallback, command string) {
 		chain[i] = c
 	}
 	call := hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": command}}
-	results := runChain(context.Background(), nil, hooknames.PreToolCall, chain, &toolArgs{call: call}, nil, false)
+	results := runChain(context.Background(), nil, hooknames.PreToolCall, chain, &toolArgs{call: call}, nil, nil, false)
 	d := hookspec.Merge(hooknames.PreToolCall, results)
 	names := make([]string, len(cbs))
 	for i, c := range cbs {

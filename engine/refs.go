@@ -44,6 +44,7 @@ type scratch struct {
 	tool    toolArgs
 	turn    turnArgs
 	results []hookspec.Result
+	answers []map[string]any // answers[j]: what results[j]'s Lua answer is converted into
 	_       [128]byte
 }
 
@@ -56,8 +57,37 @@ var (
 
 func getScratch() *scratch { return scratchPool.Get().(*scratch) }
 
+// answer is the map the Lua answer of result slot j is converted into (made on first use),
+// or nil for a nil sc. What it holds is the call's: putScratch empties it, so nothing of a
+// report built in sc may be kept past putScratch (the typed calls keep strings, and the
+// nested maps and lists of an answer, which are new for every call: hookspec.Normalise).
+func (sc *scratch) answer(j int) map[string]any {
+	if sc == nil {
+		return nil
+	}
+	for len(sc.answers) <= j {
+		sc.answers = append(sc.answers, nil)
+	}
+	if m := sc.answers[j]; m == nil || len(m) > maxAnswerKeys { // (a recheck's first answer may fill it)
+		sc.answers[j] = make(map[string]any, 4)
+	}
+	return sc.answers[j]
+}
+
+// maxAnswerKeys bounds the keys of an answer map kept for the next call: a map keeps its
+// room when cleared, and a scratch lives as long as its pool keeps it.
+const maxAnswerKeys = 8
+
 // putScratch returns sc to the pool, without the references its call left in it.
 func putScratch(sc *scratch) {
+	for j, m := range sc.answers[:min(len(sc.answers), len(sc.results))] {
+		switch n := len(m); {
+		case n > maxAnswerKeys:
+			sc.answers[j] = nil
+		case n > 0: // most calls let it be: their map is empty
+			clear(m)
+		}
+	}
 	clear(sc.results)
 	sc.results = sc.results[:0]
 	sc.tool = toolArgs{}

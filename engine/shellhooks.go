@@ -192,7 +192,7 @@ type shellCallback struct {
 
 func (c *shellCallback) stats() *hookMetrics { return c.metrics }
 
-func (c *shellCallback) fire(ctx context.Context, hook string, kw args, _ bool, r *hookspec.Result) { // it always times itself
+func (c *shellCallback) fire(ctx context.Context, hook string, kw args, _ bool, _ map[string]any, r *hookspec.Result) { // it always times itself
 	*r = c.run(ctx, hook, kw)
 }
 

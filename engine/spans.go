@@ -115,19 +115,20 @@ func (f *firing) end(rep Report) {
 	span.End()
 }
 
-// fireHook runs cb into r, in a span of its own when f is not nil.
-func fireHook(ctx context.Context, f *firing, hook string, cb callback, kw args, timed, rechecked bool, r *hookspec.Result) {
+// fireHook runs cb into r (its answer converted into answer, when not nil: see callback),
+// in a span of its own when f is not nil.
+func fireHook(ctx context.Context, f *firing, hook string, cb callback, kw args, timed, rechecked bool, answer map[string]any, r *hookspec.Result) {
 	if f == nil {
-		cb.fire(ctx, hook, kw, timed, r)
+		cb.fire(ctx, hook, kw, timed, answer, r)
 		return
 	}
 	ctx, span := f.tracer.Start(ctx, "hook")
 	if !span.IsRecording() {
-		cb.fire(ctx, hook, kw, timed, r)
+		cb.fire(ctx, hook, kw, timed, answer, r)
 		span.End()
 		return
 	}
-	cb.fire(ctx, hook, kw, true, r)
+	cb.fire(ctx, hook, kw, true, answer, r)
 	span.SetName("hook " + r.Name)
 	attrs := make([]attribute.KeyValue, 0, 12+len(f.ids))
 	attrs = append(attrs, AttrEvent.String(f.event), AttrHookName.String(r.Name), AttrHookSource.String(r.Source),

@@ -89,7 +89,7 @@ type webhookCallback struct {
 
 func (webhookCallback) stats() *hookMetrics { return nil }
 
-func (c webhookCallback) fire(_ context.Context, hook string, kw args, _ bool, r *hookspec.Result) {
+func (c webhookCallback) fire(_ context.Context, hook string, kw args, _ bool, _ map[string]any, r *hookspec.Result) {
 	*r = c.notify(hook, kw)
 }
 

@@ -35,6 +35,13 @@ type TableWriter struct {
 
 // String sets field k to the string v.
 func (w TableWriter) String(k, v string) {
+	if w.kw != nil && w.kw.sameString(k, v) { // a refill that changes nothing: not even a call
+		return
+	}
+	w.setString(k, v)
+}
+
+func (w TableWriter) setString(k, v string) {
 	if w.kw != nil {
 		if i, ok := w.kw.index(k); ok {
 			w.kw.setString(w.l, i, k, v)
@@ -301,8 +308,11 @@ func callFunc(ctx context.Context, f Func, args []any) (res any, err error) {
 func toGo(v lua.LValue) (any, error) { return convertError(stdlib.ToGo(v)) }
 
 // toWire is toGo for a value that must have a wire (JSON) form: NaN and the infinities are
-// errors too.
-func toWire(v lua.LValue) (any, error) { return convertError(stdlib.ToWire(v)) }
+// errors too. A table that converts to an object is converted into into when it is not nil
+// (stdlib.ToWireInto).
+func toWire(v lua.LValue, into map[string]any) (any, error) {
+	return convertError(stdlib.ToWireInto(v, into))
+}
 
 // convertError turns the library's conversion error into a KindConvert Error.
 func convertError(v any, err error) (any, error) {

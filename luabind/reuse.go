@@ -268,6 +268,20 @@ func (k *kwTable) fillTable(L *lua.LState, tb Table) {
 	}
 }
 
+// sameString is the steady state of a Table fill's String: key comes where it came last
+// time and holds v already. It then records the key as set and reports true; else it does
+// nothing (setString does it all).
+func (k *kwTable) sameString(key, v string) bool {
+	if k.diverged || k.pos >= len(k.keys) || k.keys[k.pos] != key {
+		return false
+	}
+	if s, ok := k.vals[k.pos].(lua.LString); !ok || string(s) != v {
+		return false
+	}
+	k.pos++
+	return true
+}
+
 // index says where a Table fill keeps key's value (vals[i], or -1: not kept), and that the
 // key is to be set: every key is, so that the table holds all of the call's kwargs.
 func (k *kwTable) index(key string) (int, bool) { return k.at(key), true }

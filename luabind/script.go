@@ -342,12 +342,13 @@ type Timing struct {
 // It reports how long it waited for a state, and when timed how long it ran (else Run is
 // 0: an untimed call reads the clock only when it has to wait).
 func (s *script) call(ctx context.Context, fn int, args []any, timed bool) (any, Timing, error) {
-	return s.callWith(ctx, fn, args, nil, timed)
+	return s.callWith(ctx, fn, args, nil, nil, timed)
 }
 
 // callWith is call; with next, the function's last argument is next bound to the state
-// (wrap.go), and Timing.Run leaves out the time spent in it.
-func (s *script) callWith(ctx context.Context, fn int, args []any, next Next, timed bool) (any, Timing, error) {
+// (wrap.go), and Timing.Run leaves out the time spent in it; with answer, a result that
+// converts to an object is converted into answer (stdlib.ToWireInto).
+func (s *script) callWith(ctx context.Context, fn int, args []any, next Next, answer map[string]any, timed bool) (any, Timing, error) {
 	st, waited, err := s.acquireFor(ctx)
 	if err != nil {
 		return nil, Timing{Wait: waited}, err
@@ -362,7 +363,7 @@ func (s *script) callWith(ctx context.Context, fn int, args []any, next Next, ti
 		args = append(args[:len(args):len(args)], st.L.NewFunction(w.lua))
 	}
 	st.ctx.Begin(ctx, s.opts.Timeout)
-	v, err, panicked := s.invoke(st.ctx, st, fn, args)
+	v, err, panicked := s.invoke(st.ctx, st, fn, args, answer)
 	st.ctx.End()
 	if w != nil {
 		w.over = true
@@ -388,8 +389,9 @@ func (s *script) callWith(ctx context.Context, fn int, args []any, next Next, ti
 }
 
 // invoke calls fn in st. It never lets a panic escape; panicked reports that the state
-// should not be reused. Files the call opened are closed when it returns.
-func (s *script) invoke(ctx context.Context, st *state, i int, args []any) (v any, err error, panicked bool) {
+// should not be reused. Files the call opened are closed when it returns. A result that
+// converts to an object is converted into answer when it is not nil.
+func (s *script) invoke(ctx context.Context, st *state, i int, args []any, answer map[string]any) (v any, err error, panicked bool) {
 	L, fn := st.L, st.fns[i]
 	top := L.GetTop()
 	L.SetContext(st.env.poll)
@@ -416,7 +418,7 @@ func (s *script) invoke(ctx context.Context, st *state, i int, args []any) (v an
 	if ret == lua.LNil { // the common answer: nothing to convert
 		return nil, nil, false
 	}
-	v, err = toWire(ret) // NaN and infinities have no wire (JSON) form
+	v, err = toWire(ret, answer) // NaN and infinities have no wire (JSON) form
 	if err != nil {
 		le := err.(*Error)
 		le.File, le.Line = s.opts.File, fn.Proto.LineDefined

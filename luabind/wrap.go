@@ -22,7 +22,7 @@ type Next func(ctx context.Context, arg any) (any, error)
 // as waiting on I/O, so the plugin's other calls may take an extra state meanwhile (up to
 // Options.MaxStates). Timing.Run leaves out the time spent in next.
 func (p *Plugin) CallWrap(ctx context.Context, i int, kwargs any, n Next, timed bool) (any, Timing, error) {
-	return p.s.callWith(ctx, i, []any{kwargs}, n, timed)
+	return p.s.callWith(ctx, i, []any{kwargs}, n, nil, timed)
 }
 
 // nextCall is the next function of one wrap call.

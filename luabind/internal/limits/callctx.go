@@ -16,20 +16,24 @@ import (
 // saw the heap grow past its budget to measure what it holds; the interpreter polls the
 // context every 1024 instructions and before every call of a Go function
 // (internal/lua/vm.go).
+//
+// The common call, under context.Background and the timeout of the call before, that
+// nothing cancelled, begins and ends with one atomic write each and no lock: the call's
+// number and whether it runs are one word (Guard.run), which the watchdog and every
+// cancellation read under the lock, and a cancellation claims the call it read by
+// compare-and-swap, so it never reaches a later call. Any other Begin or End takes the
+// lock.
 type Call struct {
 	_    cacheLinePad
 	poll atomic.Pointer[chan struct{}] // nil, or done once closed: what PollContext returns
 	done atomic.Pointer[chan struct{}] // the current call's Done channel
+	n    uint64                        // the number of the current (or last) call; the state's goroutine's own
 
 	mu         sync.Mutex // guards everything below
 	parent     context.Context
 	err        error
-	armed      bool
-	gen        uint64 // which call is armed, for the parent's late cancellation
-	stopParent func() bool
-	guard      Guard  // watched by heapWatch while a call is armed
-	budget     int64  // the guard's memory budget; <= 0: none
-	onDeadline func() // the guard's expire, bound once
+	stopParent func() bool // written by Begin and End only
+	guard      Guard       // watched by heapWatch while a call runs
 	_          cacheLinePad
 }
 
@@ -40,15 +44,11 @@ type cacheLinePad [128]byte
 
 // NewCall makes a state's context; budget is its memory guard's (<= 0: none).
 func NewCall(budget int64) *Call {
-	c := &Call{parent: context.Background(), budget: budget}
+	c := &Call{parent: background}
 	ch := make(chan struct{})
 	c.done.Store(&ch)
-	c.guard.mu = &c.mu
-	c.onDeadline = func() {
-		if c.armed {
-			c.cancelLocked(context.DeadlineExceeded)
-		}
-	}
+	c.guard.mu, c.guard.budget = &c.mu, budget
+	c.guard.expire = func(n uint64) { c.cancelLocked(n, context.DeadlineExceeded) }
 	heapWatch.register(&c.guard)
 	return c
 }
@@ -64,56 +64,71 @@ func (c *Call) SetCheck(check func()) {
 // clock: the watchdog times the call from when it first sees it (see Guard), and the
 // parent's own deadline reaches the call through its Done.
 func (c *Call) Begin(parent context.Context, timeout time.Duration) {
+	g := &c.guard
+	// The common call: under Background, with the timeout of the call before (the state's
+	// goroutine alone writes it), which ended and was not cancelled.
+	if parent == background && timeout == g.timeout && g.run.Load() == c.n<<2 {
+		g.forgive()
+		c.n++
+		g.run.Store(c.n<<2 | runLive)
+		heapWatch.start()
+		return
+	}
 	defer heapWatch.start()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.err != nil { // the previous call was cancelled: its channel is closed
+	if g.run.Load()&runCancelled != 0 || c.err != nil { // its channel is closed
 		ch := make(chan struct{})
 		c.done.Store(&ch)
 		c.poll.Store(nil)
 		c.err = nil
 	}
-	c.parent, c.armed = parent, true
-	c.gen++
-	c.guard.arm(c.budget, timeout, c.onDeadline)
+	g.forgive()
+	c.parent, g.timeout = parent, timeout
+	c.n++
+	n := c.n
+	g.run.Store(n<<2 | runLive)
 	if err := parent.Err(); err != nil {
-		c.cancelLocked(StoppedBy(parent))
+		c.cancelLocked(n, StoppedBy(parent))
 		return
 	}
 	if parent.Done() != nil {
-		gen := c.gen
-		c.stopParent = context.AfterFunc(parent, func() { c.cancelGen(gen, StoppedBy(parent)) })
+		c.stopParent = context.AfterFunc(parent, func() { c.cancelGen(n, StoppedBy(parent)) })
 	}
 }
 
-// End disarms c after the call.
+// End disarms c after the call. The common call (see Call) ends with a compare-and-swap
+// of its word; a call that was cancelled, or that has a parent of its own to forget and
+// stop watching, ends under the lock.
 func (c *Call) End() {
+	g := &c.guard
+	if c.stopParent == nil && c.parent == background && g.run.CompareAndSwap(c.n<<2|runLive, c.n<<2) {
+		return
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.armed = false
-	c.guard.disarm()
+	g.run.Store(c.n<<2 | g.run.Load()&runCancelled) // a cancellation stays for Begin to see
 	if c.stopParent != nil {
 		c.stopParent()
 		c.stopParent = nil
 	}
-	c.parent = context.Background()
+	c.parent = background
 }
 
-func (c *Call) cancelGen(gen uint64, err error) {
+// background is the parent of a state's Call between calls.
+var background = context.Background()
+
+func (c *Call) cancelGen(n uint64, err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.armed && c.gen == gen {
-		c.cancelLocked(err)
-	}
+	c.cancelLocked(n, err)
 }
 
 // Interrupt stops the call in flight, if any, because the hook is being closed.
 func (c *Call) Interrupt(why error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.armed {
-		c.cancelLocked(&HostStop{err: context.Canceled, why: why})
-	}
+	c.cancelLocked(0, &HostStop{err: context.Canceled, why: why})
 }
 
 // HostStop is why a call ended early on its caller's side rather than at its own timeout:
@@ -143,12 +158,19 @@ func (h *HostStop) Message() string {
 	return msg
 }
 
-func (c *Call) cancelLocked(err error) {
-	if c.err == nil {
-		c.err = err
-		close(*c.done.Load())
-		c.poll.Store(c.done.Load())
+// cancelLocked cancels call n (0: the one running) with err, when it runs and nothing
+// cancelled it yet; the caller holds c.mu. It claims the call by compare-and-swap of its
+// word, which fails when the call ended meanwhile (End takes no lock): then a later call,
+// which reuses the channel, is not reached.
+func (c *Call) cancelLocked(n uint64, err error) {
+	g := &c.guard
+	w := g.run.Load()
+	if w&runLive == 0 || w&runCancelled != 0 || n != 0 && w>>2 != n || !g.run.CompareAndSwap(w, w|runCancelled) {
+		return
 	}
+	c.err = err
+	close(*c.done.Load())
+	c.poll.Store(c.done.Load())
 }
 
 // Deadline implements context.Context: the parent's deadline, if it has one. The call's own

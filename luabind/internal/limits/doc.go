@@ -22,5 +22,7 @@
 //
 // A Call and its Guard belong to one state: Begin, End and the state's work run in the
 // goroutine running it; Interrupt, Done, Err and the watchdog may come from any goroutine
-// and take the Call's lock. Everything else here works on one Lua state, in its goroutine.
+// and take the Call's lock. The common call (under context.Background) begins and ends
+// without it: they write the call's word (Guard.run), which a cancellation claims by
+// compare-and-swap under the lock. Everything else here works on one Lua state, in its goroutine.
 package limits

@@ -15,9 +15,10 @@ type Waiter interface {
 }
 
 // A Guard watches the calls of one state (and its loading). It is registered with the
-// watchdog once, when the state is built, and armed for each call under the lock of the
-// state's Call, which the call takes anyway: watching a call costs no lock and no
-// allocation of its own, and states never contend with each other.
+// watchdog once, when the state is built, and armed for each call by the call's word (run),
+// which the state's Call writes: watching a call costs no lock and no allocation of its
+// own, and states never contend with each other. What the watchdog keeps of a call
+// (seen, since, sampled, base) it resets itself when it first sees a call's number.
 //
 // The memory limit itself is the state's memory account (internal/lua/memory.go), charged where the
 // interpreter allocates. The guard is its backstop: when the process heap has grown by
@@ -25,23 +26,31 @@ type Waiter interface {
 // holds at its next allocation (check), and the account decides. A call is never stopped
 // because the heap grew: another hook may have grown it.
 type Guard struct {
-	mu      *sync.Mutex   // guards the fields below against the sampler
-	active  bool          // a call is being watched
-	budget  int64         // heap growth that makes the state measure itself; <= 0: none
-	check   func()        // asks the state to measure what it holds; safe from any goroutine
-	timeout time.Duration // how long the call may run; 0: no limit
-	seen    bool          // the sampler has seen the call ...
-	since   MonoTime      // ... first at this time
-	expire  func()        // times the call out; nil once used
-	sampled bool          // base and last are set
-	base    int64         // heap size the call's growth is measured from
+	// run is the call being watched: its number times 4, plus runLive while it runs, and
+	// runCancelled once a cancellation claimed it (Call.cancelLocked). The state's goroutine
+	// writes it without the lock for the common call (Call.Begin, End); a cancellation
+	// claims a call by compare-and-swap under the lock.
+	run atomic.Uint64
 
-	pool     Waiter       // the state's pool, told of each wait (IOBegin): a waiting call does not hold the line
-	paused   bool         // the call's clock is stopped (Pause): it is not timed out meanwhile
-	pausedAt MonoTime     // when the pause began
-	waiting  atomic.Int32 // > 0 while the call waits in a host function (sleep, http, exec, ...)
-	forgiven atomic.Int64 // heap growth during the call's waits, which is the host's
-	checks   atomic.Int32 // times the guard asked for a check (for tests)
+	mu      *sync.Mutex       // guards the fields below against the sampler
+	budget  int64             // heap growth that makes the state measure itself; <= 0: none
+	check   func()            // asks the state to measure what it holds; safe from any goroutine
+	timeout time.Duration     // how long a call may run; 0: no limit. Written by the state's goroutine only
+	expire  func(call uint64) // times call number call out; called with mu held
+	seenRun uint64            // the number of the call the fields below are about
+	seen    bool              // the sampler has seen the call ...
+	since   MonoTime          // ... first at this time
+	expired bool              // expire was called for it
+	sampled bool              // base is set
+	base    int64             // heap size the call's growth is measured from
+
+	pool      Waiter       // the state's pool, told of each wait (IOBegin): a waiting call does not hold the line
+	paused    bool         // the call's clock is stopped (Pause): it is not timed out meanwhile
+	pausedRun uint64       // the number of the call paused
+	pausedAt  MonoTime     // when the pause began
+	waiting   atomic.Int32 // > 0 while the call waits in a host function (sleep, http, exec, ...)
+	forgiven  atomic.Int64 // heap growth during the call's waits, which is the host's
+	checks    atomic.Int32 // times the guard asked for a check (for tests)
 }
 
 // Wait marks the call as blocked in a host function (sleep, http, exec, a host function)
@@ -78,11 +87,11 @@ func (g *Guard) Wait() (done func()) {
 func (g *Guard) Pause() (resume func()) {
 	done := g.Wait()
 	g.mu.Lock()
-	g.paused, g.pausedAt = true, MonoNow()
+	g.paused, g.pausedRun, g.pausedAt = true, g.run.Load()>>2, MonoNow()
 	g.mu.Unlock()
 	return func() {
 		g.mu.Lock()
-		if g.paused && g.seen { // the sampler's clock for the call moves on by the pause
+		if g.paused && g.seen && g.seenRun == g.pausedRun { // the sampler's clock for the call moves on by the pause
 			g.since += MonoNow() - g.pausedAt
 		}
 		g.paused = false
@@ -131,14 +140,26 @@ func (w *watchdog) unregister(g *Guard) {
 	w.mu.Unlock()
 }
 
-// watch starts watching g for a call: g.check runs when the call has seen the heap grow
-// by more than budget (<= 0: never), expire when it has run for timeout (0: no limit). The
-// sampler times the call from the first sample that sees it, which is at most one period
-// after it started: a call is never stopped early, and at most two periods late. In return
-// a call arms no timer and reads no clock. The sampler calls check and expire holding g.mu.
+// Bits of Guard.run below the call's number.
+const (
+	runLive      = 1 // the call runs
+	runCancelled = 2 // a cancellation claimed it
+)
+
+// watch starts watching g for a call (a Call's Begin does it for its state): g.check runs
+// when the call has seen the heap grow by more than budget (<= 0: never), expire when it
+// has run for timeout (0: no limit). The sampler times the call from the first sample
+// that sees it, which is at most one period after it started: a call is never stopped
+// early, and at most two periods late. In return a call arms no timer and reads no clock.
+// The sampler calls check and expire holding g.mu.
 func (w *watchdog) watch(g *Guard, budget int64, timeout time.Duration, expire func()) {
 	g.mu.Lock()
-	g.arm(budget, timeout, expire)
+	g.budget, g.timeout, g.expire = budget, timeout, nil
+	if expire != nil {
+		g.expire = func(uint64) { expire() }
+	}
+	g.forgive()
+	g.run.Store((g.run.Load()>>2+1)<<2 | runLive)
 	g.mu.Unlock()
 	w.start()
 }
@@ -146,22 +167,27 @@ func (w *watchdog) watch(g *Guard, budget int64, timeout time.Duration, expire f
 // unwatch stops watching g.
 func (w *watchdog) unwatch(g *Guard) {
 	g.mu.Lock()
-	g.disarm()
+	g.run.Store(g.run.Load() >> 2 << 2)
 	g.mu.Unlock()
 }
 
-// arm and disarm are watch and unwatch for a caller holding g.mu, which must then call
-// start.
-func (g *Guard) arm(budget int64, timeout time.Duration, expire func()) {
+// forgive starts a call with nothing forgiven.
+func (g *Guard) forgive() {
 	if g.forgiven.Load() != 0 { // a store is a locked instruction: most calls never waited
 		g.forgiven.Store(0)
 	}
-	g.paused = false
-	g.active, g.budget, g.sampled = true, budget, false
-	g.timeout, g.expire, g.seen = timeout, expire, false
 }
 
-func (g *Guard) disarm() { g.active, g.expire = false, nil }
+// live reports whether a call is being watched.
+func (g *Guard) live() bool { return g.run.Load()&runLive != 0 }
+
+// seeCall brings the sampler's view up to the call running now, number n: a call not seen
+// before starts with nothing seen, sampled or expired.
+func (g *Guard) seeCall(n uint64) {
+	if g.seenRun != n {
+		g.seenRun, g.seen, g.sampled, g.expired = n, false, false, false
+	}
+}
 
 // start makes sure the sampler runs.
 func (w *watchdog) start() {
@@ -201,7 +227,7 @@ func (w *watchdog) busy() bool {
 	defer w.mu.Unlock()
 	for g := range w.guards {
 		g.mu.Lock()
-		active := g.active
+		active := g.live()
 		g.mu.Unlock()
 		if active {
 			return true
@@ -221,14 +247,16 @@ func (w *watchdog) check(heap, goal int64, now MonoTime) (busy bool) {
 	defer w.mu.Unlock()
 	for g := range w.guards {
 		g.mu.Lock()
-		if g.active {
+		if run := g.run.Load(); run&runLive != 0 {
 			busy = true
-			if g.paused { // not the call's time: neither first seen nor expired now
+			n := run >> 2
+			g.seeCall(n)
+			if g.paused && g.pausedRun == n { // not the call's time: neither first seen nor expired now
 			} else if !g.seen {
 				g.seen, g.since = true, now
-			} else if g.expire != nil && g.timeout > 0 && time.Duration(now-g.since) >= g.timeout {
-				g.expire()
-				g.expire = nil
+			} else if !g.expired && g.expire != nil && g.timeout > 0 && time.Duration(now-g.since) >= g.timeout {
+				g.expire(n)
+				g.expired = true
 			}
 			if g.budget > 0 {
 				g.sample(heap, goal)
@@ -253,7 +281,7 @@ func (g *Guard) sample(heap, goal int64) {
 // are forgiven, has grown past its budget since the base, and moves the base up to the
 // heap: the next request needs another budget of growth. The caller holds g.mu.
 func (g *Guard) judge(heap int64) {
-	if !g.active || !g.sampled || g.budget <= 0 || g.check == nil {
+	if run := g.run.Load(); run&runLive == 0 || g.seenRun != run>>2 || !g.sampled || g.budget <= 0 || g.check == nil {
 		return
 	}
 	if heap-g.forgiven.Load()-g.base > g.budget {

@@ -31,6 +31,15 @@ func ToWire(v lua.LValue) (any, error) {
 	return c.value(v, nil, 0)
 }
 
+// ToWireInto is ToWire, except that a table that converts to an object at the top level is
+// converted into into, cleared first, which is then the value returned: a caller that is
+// done with each value before the next conversion reuses one map. Values nested in it are
+// new, as ToWire's. A nil into is ToWire.
+func ToWireInto(v lua.LValue, into map[string]any) (any, error) {
+	c := converter{finite: true, into: into}
+	return c.value(v, nil, 0)
+}
+
 // ConvertError is a value that cannot cross from Lua to Go: a function, userdata, a cycle,
 // a table nested too deep; Msg says what and where.
 type ConvertError struct{ Msg string }
@@ -39,6 +48,7 @@ func (e *ConvertError) Error() string { return e.Msg }
 
 type converter struct {
 	finite bool                         // NaN and the infinities are errors
+	into   map[string]any               // the map an object at the top level is converted into; nil: a new one
 	open   [MaxConvertDepth]*lua.LTable // open[d]: the table being converted at depth d (cycles)
 	items  int
 }
@@ -97,7 +107,13 @@ func (c *converter) table(t *lua.LTable, path *jsonPath, depth int) (any, error)
 		}
 		return out, nil
 	}
-	out := make(map[string]any, n)
+	out := c.into
+	if out == nil || depth > 0 {
+		out = make(map[string]any, n)
+	} else {
+		clear(out)
+	}
+	c.into = nil
 	// pairs rather than ForEach: it hands out the keys the table keeps, where ForEach boxes
 	// every string key again and its callback is one more allocation.
 	for k, v := range t.Pairs() {
