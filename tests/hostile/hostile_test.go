@@ -219,8 +219,15 @@ func checkCalls(t *testing.T, a attack, rep report) {
 		if c.Block != want || !c.WitnessOK {
 			t.Errorf("call %d: block %q (witness ok: %v), want %q", i, c.Block, c.WitnessOK, want)
 		}
-		if a.maxCall > 0 && time.Duration(c.DurationMS*float64(time.Millisecond)) > a.maxCall {
-			t.Errorf("call %d took %.0f ms, want at most %s", i, c.DurationMS, a.maxCall)
+		maxCall := a.maxCall
+		if raceEnabled {
+			// The race detector slows the Go code a library call runs several times (a
+			// decode of 64 MiB up to its memory limit took 2.1-3.1 s under it, on an idle
+			// machine): the build without it holds the bound.
+			maxCall *= 3
+		}
+		if a.maxCall > 0 && time.Duration(c.DurationMS*float64(time.Millisecond)) > maxCall {
+			t.Errorf("call %d took %.0f ms, want at most %s", i, c.DurationMS, maxCall)
 		}
 		switch {
 		case a.status == 0 && c.Attack != nil:
