@@ -14,7 +14,8 @@ type rePattern struct {
 	lit       string // a literal every match contains ("" = none known); lowercase when fold
 	fold      bool   // lit is matched without regard to ASCII case
 	// foldsWide: lit has k or s, which Unicode folding also matches with a non-ASCII rune
-	// (the Kelvin sign, the long s): then a string that is not ASCII gets the automaton.
+	// (the Kelvin sign, the long s): then a string that holds one of them gets the
+	// automaton (wideFolds).
 	foldsWide bool
 	prefix    bool           // every match starts with lit: a search may skip to its next occurrence
 	insts     int            // instructions of the compiled program: the automaton's work per rune, at most
@@ -50,7 +51,7 @@ func (p *rePattern) mayMatch(s string) bool {
 	case p.lit == "":
 		return true
 	case p.fold:
-		return (p.foldsWide && !isASCII(s)) || indexFold(s, p.lit) >= 0
+		return (p.foldsWide && wideFolds(s)) || indexFold(s, p.lit) >= 0
 	}
 	return strings.Contains(s, p.lit)
 }
@@ -59,7 +60,7 @@ func (p *rePattern) mayMatch(s string) bool {
 // the next occurrence of its prefix literal, or from when none is known; -1 when there is
 // no match.
 func (p *rePattern) nextStart(s string, from int) int {
-	if !p.prefix || !p.resumable || (p.foldsWide && !isASCII(s)) {
+	if !p.prefix || !p.resumable || (p.foldsWide && wideFolds(s)) {
 		return from
 	}
 	var i int
@@ -118,6 +119,14 @@ func literalOf(r *syntax.Regexp) (string, bool) {
 		return "", false
 	}
 	return s, fold
+}
+
+// wideFolds reports whether s holds one of the two runes that are not ASCII and fold to an
+// ASCII letter: the Kelvin sign (k) and the long s (s). Every other rune of s folds only to
+// runes that are not ASCII, which an ASCII literal cannot match. A substring search, where
+// checking that s is ASCII read every byte of it again for each match of a gsub.
+func wideFolds(s string) bool {
+	return strings.Contains(s, "\u212a") || strings.Contains(s, "\u017f")
 }
 
 func isASCII(s string) bool {

@@ -21,6 +21,8 @@ func TestRePrefilter(t *testing.T) {
 		{`(?i)password`, "pAsSwOrD", "password"},
 		{`(?i)kelvin`, "\u212aelvin", "kelvin"}, // the Kelvin sign folds to k
 		{`(?i)mask`, "ma\u017fk", "mask"},       // the long s folds to s
+		{`(?i)mask`, "é ma\u017fk ü", "mask"},   // and among other runes that are not ASCII
+		{`(?i)(mask)+`, "ü\u212a mask", "mask"}, // a Kelvin sign anywhere: the automaton decides
 		{`a|b`, "b", ""},
 		{`(abc)+x`, "abcabcx", "abc"},
 		{`x(?:ab){2,}`, "xabab", "ab"},
@@ -40,6 +42,10 @@ func TestRePrefilter(t *testing.T) {
 	p := newRePattern(regexp.MustCompile(`(?i)password\s*=`))
 	if p.mayMatch(strings.Repeat("no secrets here\n", 300)) {
 		t.Error("the prefilter let a string without the literal through")
+	}
+	// Runes that are not ASCII, but fold to none of k and s, leave the prefilter working.
+	if p := newRePattern(regexp.MustCompile(`(?i)mask`)); p.mayMatch("ü é ß ø ma k") {
+		t.Error("the prefilter let a string without the literal through because it is not ASCII")
 	}
 }
 
