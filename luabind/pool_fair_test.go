@@ -130,3 +130,45 @@ end`, Options{Timeout: time.Minute, BusyTimeout: time.Minute, States: 1, MaxStat
 		}
 	}
 }
+
+// Waits that end (their caller gave up) while every state that comes free is handed to
+// the head of the line: a state handed in the moment its waiter left goes back, so that
+// once the calls stop every state is idle and none is lost.
+func TestHandedStatesAreNeverLost(t *testing.T) {
+	p := loadPlugin(t, `function register(ctx)
+  ctx.register_hook("h", function(kw) local n = 0 for i = 1, 200 do n = n + i end return n end)
+end`, Options{Timeout: time.Minute, BusyTimeout: time.Minute, States: 2, MaxStates: 2})
+	p.s.pool.starveAfter = 0 // every state that comes free is handed on while calls wait
+	var wg sync.WaitGroup
+	for g := range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 300 {
+				ctx, cancel := context.WithTimeout(context.Background(), time.Duration((g*7+i)%50)*time.Microsecond)
+				_, err := p.Call(ctx, 0, nil)
+				cancel()
+				if le, ok := err.(*Error); err != nil && (!ok || le.Kind != KindCanceled) {
+					t.Error(err) // cancelled while waiting or while running is what a short deadline gives
+
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	pl := p.s.pool
+	if n := pl.waiters.Load(); n != 0 || len(pl.line) != 0 {
+		t.Fatalf("%d calls still in line (%d counted) after every call returned", len(pl.line), n)
+	}
+	for i := range pl.slots {
+		if s := pl.slots[i].status.Load(); s == slotBusy {
+			t.Fatalf("state %d is still held after every call returned: a handed state was lost", i)
+		}
+	}
+	for range 2 { // both states are there to be taken at once
+		if _, tm, err := p.CallTimed(context.Background(), 0, nil, true); err != nil || tm.Wait != 0 {
+			t.Fatalf("call after the load: wait %v, %v", tm.Wait, err)
+		}
+	}
+}
