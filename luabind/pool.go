@@ -282,12 +282,13 @@ func (p *pool) leave(w *waiter, got *state) {
 	if i >= 0 {
 		p.line = slices.Delete(p.line, i, i+1)
 		p.waiters.Add(-1)
+		p.wakeNextLocked()
 	}
 	p.lineMu.Unlock()
 	if i < 0 {
 		p.release(<-w.handed)
+		p.wakeNext()
 	}
-	p.wakeNext()
 }
 
 // wakeNext wakes the first call in line not woken yet, if any: a state or a slot came free,
@@ -297,14 +298,19 @@ func (p *pool) wakeNext() {
 		return
 	}
 	p.lineMu.Lock()
+	p.wakeNextLocked()
+	p.lineMu.Unlock()
+}
+
+// wakeNextLocked is wakeNext for a caller holding lineMu.
+func (p *pool) wakeNextLocked() {
 	for _, w := range p.line {
 		if !w.woken {
 			w.woken = true
 			w.wake <- struct{}{} // buffered: not woken means its token was taken
-			break
+			return
 		}
 	}
-	p.lineMu.Unlock()
 }
 
 // handOff gives st to the call at the head of the line when it has waited p.starveAfter;
