@@ -172,3 +172,16 @@ end`, Options{Timeout: time.Minute, BusyTimeout: time.Minute, States: 2, MaxStat
 		}
 	}
 }
+
+// The head of the line is handed states after a tenth of the busy timeout, from 1 to 10 ms
+// (docs/lua.md).
+func TestStarveAfterFollowsBusyTimeout(t *testing.T) {
+	for busy, want := range map[time.Duration]time.Duration{
+		5 * time.Millisecond: time.Millisecond, 50 * time.Millisecond: 5 * time.Millisecond,
+		100 * time.Millisecond: 10 * time.Millisecond, 5 * time.Second: 10 * time.Millisecond,
+	} {
+		if got := starveAfterFor(busy); got != want {
+			t.Errorf("busy_timeout %v: the head is handed states after %v, want %v", busy, got, want)
+		}
+	}
+}
