@@ -130,3 +130,37 @@ func BenchmarkRedisKilled(b *testing.B) {
 		})
 	}
 }
+
+// A call whose caller's deadline passes first, with the server paused, says the caller's
+// deadline passed, not the operation timeout it did not wait for.
+func TestRedisCallerDeadlineIsTheCallers(t *testing.T) {
+	r := testutil.StartRedis(t)
+	b, err := OpenWith("", Config{URL: r.URL}, Options{FailAfter: 100, OpTimeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if _, err := incr(b); err != nil {
+		t.Fatal(err)
+	}
+	r.Pause()
+	defer r.Resume()
+	calls := map[string]func(ctx context.Context) error{
+		"get":    func(ctx context.Context) error { _, _, err := b.Get(ctx, "plugin:p", "n"); return err },
+		"incr":   func(ctx context.Context) error { _, err := b.Incr(ctx, "plugin:p", "n", 1, 0); return err },
+		"keys":   func(ctx context.Context) error { _, err := b.Keys(ctx, "plugin:p", ""); return err },
+		"update": func(ctx context.Context) error { _, err := b.Update(ctx, "plugin:p", "n", keepValue); return err },
+	}
+	for name, call := range calls {
+		for range 20 { // the client's socket deadline and the context's timer race
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Millisecond)
+			err := call(ctx)
+			cancel()
+			if !errors.Is(err, context.DeadlineExceeded) || strings.Contains(err.Error(), "no answer within") {
+				t.Fatalf("%s past the caller's deadline: %v, want the caller's deadline, not the operation timeout's", name, err)
+			}
+		}
+	}
+}
+
+func keepValue(old []byte, found bool) ([]byte, bool, error) { return old, false, nil }

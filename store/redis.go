@@ -121,7 +121,7 @@ const (
 	redisQuotaKeys  = "HERMES_QUOTA_KEYS"
 )
 
-func (b *redisBackend) wrap(err error) error {
+func (b *redisBackend) wrap(ctx context.Context, err error) error {
 	switch {
 	case err == nil || errors.Is(err, redis.Nil):
 		return nil
@@ -129,9 +129,14 @@ func (b *redisBackend) wrap(err error) error {
 		return byteQuotaError{b.maxBytes}
 	case strings.Contains(err.Error(), redisQuotaKeys):
 		return fmt.Errorf("store: %w", ErrQuota)
+	case isTimeout(err) && ctx.Err() != nil:
+		// The client gave up at the context's deadline: the cause says whose, the
+		// operation's own timeout (opTimeoutError) or the caller's.
+		return fmt.Errorf("store: %s: %w", b.addr, context.Cause(ctx))
 	case isTimeout(err) && !errors.As(err, new(opTimeoutError)):
-		// The deadline passed in the client (its context or its socket's): said the same
-		// way as the operation's own cause, so that a failing server reads one way.
+		// The socket's deadline passed (the client sets it from the operation timeout):
+		// said the same way as the operation's own cause, so that a failing server reads
+		// one way.
 		return fmt.Errorf("store: %s: %w", b.addr, opTimeoutError{b.opTimeout})
 	}
 	return fmt.Errorf("store: %s: %w", b.addr, err)
@@ -301,7 +306,7 @@ func (b *redisBackend) Get(ctx context.Context, ns, key string) ([]byte, bool, e
 		return nil, false, nil
 	}
 	if err != nil {
-		return nil, false, b.wrap(err)
+		return nil, false, b.wrap(ctx, err)
 	}
 	return []byte(v), true, nil
 }
@@ -321,7 +326,7 @@ func (b *redisBackend) Set(ctx context.Context, ns, key string, value []byte, tt
 	if err != nil {
 		return err
 	}
-	return b.wrap(cmd.Err())
+	return b.wrap(ctx, cmd.Err())
 }
 
 func (b *redisBackend) Incr(ctx context.Context, ns, key string, n int64, ttl time.Duration) (int64, error) {
@@ -336,11 +341,11 @@ func (b *redisBackend) Incr(ctx context.Context, ns, key string, n int64, ttl ti
 		return 0, b.notInteger(ctx, ns, key)
 	}
 	if err != nil {
-		return 0, b.wrap(err)
+		return 0, b.wrap(ctx, err)
 	}
 	v, err := strconv.ParseInt(s, 10, 64)
 	if err != nil {
-		return 0, b.wrap(err)
+		return 0, b.wrap(ctx, err)
 	}
 	return v, nil
 }
@@ -359,7 +364,7 @@ func (b *redisBackend) Delete(ctx context.Context, ns, key string) (bool, error)
 		return false, err
 	}
 	n, err := cmd.Int64()
-	return n > 0, b.wrap(err)
+	return n > 0, b.wrap(ctx, err)
 }
 
 // scan lists the keys matching prefix+ns+"/"+p*, without the namespace part.
@@ -371,7 +376,7 @@ func (b *redisBackend) scan(ctx context.Context, ns, p string, limit int) ([]str
 		keys = append(keys, strings.TrimPrefix(iter.Val(), base))
 	}
 	if err := iter.Err(); err != nil {
-		return nil, b.wrap(err)
+		return nil, b.wrap(ctx, err)
 	}
 	slices.Sort(keys)
 	return slices.Compact(keys), nil
@@ -440,7 +445,7 @@ func (b *redisBackend) updateErr(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
 		return fmt.Errorf("store: %s: %w", b.addr, context.Cause(ctx))
 	}
-	return b.wrap(err)
+	return b.wrap(ctx, err)
 }
 
 func (b *redisBackend) Entries(ctx context.Context, ns string) ([]Entry, error) {
@@ -456,7 +461,7 @@ func (b *redisBackend) Entries(ctx context.Context, ns string) ([]Entry, error) 
 				continue
 			}
 			if err != nil {
-				return nil, b.wrap(err)
+				return nil, b.wrap(ctx, err)
 			}
 			e := Entry{Key: key, Value: v}
 			if ttl, err := b.c.PTTL(ctx, b.k(ns, key)).Result(); err == nil && ttl > 0 {
@@ -480,7 +485,7 @@ func (b *redisBackend) Namespaces(ctx context.Context) ([]string, error) {
 			}
 		}
 		if err := iter.Err(); err != nil {
-			return nil, b.wrap(err)
+			return nil, b.wrap(ctx, err)
 		}
 		out := make([]string, 0, len(seen))
 		for ns := range seen {
