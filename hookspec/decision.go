@@ -13,7 +13,7 @@ type Decision struct {
 	Message string // Block: the message shown to the model; Skip: the reason
 	Text    string // Context (every contribution joined), Replace, Rewrite
 	By      int    // index of the answer that decided (Context: the first contribution; Modify: the last); -1 for None
-	From    []int  // Context only: the indexes of every contribution, in order
+	From    []int  // Context only: the indexes of every contribution, in order (read only: may be shared)
 	// Args, for pre_tool_call, are the tool's arguments as the hooks changed them (modify,
 	// and approve or ask with args, chained in order: the last one wins); nil when unchanged.
 	Args map[string]any
@@ -71,9 +71,10 @@ func Merge(event string, rs []Result) Decision {
 		case a.Kind == None:
 		case a.Kind == Context && takesContext(event):
 			if d.Kind == None {
-				d.Kind, d.By = Context, i
+				d.Kind, d.By, d.From = Context, i, oneIndex(i)
+			} else {
+				d.From = append(d.From, i) // oneIndex's slice is full: this copies it out
 			}
-			d.From = append(d.From, i)
 		case d.Kind == None && accepts(event, a.Kind):
 			d.Kind, d.Message, d.Text, d.By = a.Kind, a.Message, a.Text, i
 			d.Args, d.Remember = a.Args, a.Remember
@@ -92,6 +93,23 @@ func Merge(event string, rs []Result) Decision {
 		d.Text = strings.Join(parts, "\n\n")
 	}
 	return d
+}
+
+// indexes backs the From of a decision of one contribution, the common one, so that it
+// costs no allocation; a second contribution copies it out.
+var indexes = func() (a [64]int) {
+	for i := range a {
+		a[i] = i
+	}
+	return a
+}()
+
+// oneIndex is the slice of the one index i, of capacity 1.
+func oneIndex(i int) []int {
+	if i < len(indexes) {
+		return indexes[i : i+1 : i+1]
+	}
+	return []int{i}
 }
 
 // mergeAPI merges pre_api_request's answers.

@@ -224,3 +224,27 @@ func TestOutcome(t *testing.T) {
 		}
 	}
 }
+
+// A context of one hook, the common one, costs no allocation; growing the From of one
+// decision never changes another's.
+func TestMergeContextFrom(t *testing.T) {
+	one := []Result{{}, {Answer: Answer{Kind: Context, Text: "a"}}}
+	if n := testing.AllocsPerRun(100, func() { Merge(hooknames.PreLLMCall, one) }); n != 0 {
+		t.Errorf("a context of one hook: %v allocations, want 0", n)
+	}
+	d1, d2 := Merge(hooknames.PreLLMCall, one), Merge(hooknames.PreLLMCall, one)
+	d1.From = append(d1.From, 7)
+	if !cmp.Equal(d2.From, []int{1}) || !cmp.Equal(Merge(hooknames.PreLLMCall, one).From, []int{1}) {
+		t.Errorf("appending to one decision's From changed another's: %v", d2.From)
+	}
+	many := make([]Result, 70)
+	for i := range many {
+		many[i].Answer = Answer{Kind: Context, Text: "x"}
+	}
+	if d := Merge(hooknames.PreLLMCall, many[65:]); !cmp.Equal(d.From, []int{0, 1, 2, 3, 4}) {
+		t.Errorf("five contexts: From %v", d.From)
+	}
+	if d := Merge(hooknames.PreLLMCall, append(make([]Result, 66), many[0])); !cmp.Equal(d.From, []int{66}) {
+		t.Errorf("a context at index 66: From %v", d.From)
+	}
+}
