@@ -23,11 +23,17 @@ type ToolDecision struct {
 // Options.Approve, bounded by ApproveTimeout; no approver, a timeout, an error or a no
 // blocks the call.
 func (e *Engine) DecideTool(ctx context.Context, call hookspec.ToolCall) ToolDecision {
-	d := ToolDecision{Args: call.Args}
 	set := e.set.Load()
 	if len(set.preTool) == 0 {
-		return d
+		return ToolDecision{Args: call.Args}
 	}
+	return e.decideTool(ctx, set, call)
+}
+
+// decideTool is DecideTool with hooks to run: a function of its own, so that a call with
+// none does not set up its frame.
+func (e *Engine) decideTool(ctx context.Context, set *hookSet, call hookspec.ToolCall) ToolDecision {
+	d := ToolDecision{Args: call.Args}
 	sc := getScratch()
 	defer putScratch(sc)
 	sc.tool = toolArgs{call: call}
