@@ -129,9 +129,11 @@ func (b *redisBackend) wrap(ctx context.Context, err error) error {
 		return byteQuotaError{b.maxBytes}
 	case strings.Contains(err.Error(), redisQuotaKeys):
 		return fmt.Errorf("store: %w", ErrQuota)
-	case isTimeout(err) && ctx.Err() != nil:
-		// The client gave up at the context's deadline: the cause says whose, the
+	case isTimeout(err) && deadlinePassed(ctx):
+		// The client gave up at the context's deadline (its socket's, set from it, may
+		// pass a moment before the context's timer): the cause says whose, the
 		// operation's own timeout (opTimeoutError) or the caller's.
+		<-ctx.Done()
 		return fmt.Errorf("store: %s: %w", b.addr, context.Cause(ctx))
 	case isTimeout(err) && !errors.As(err, new(opTimeoutError)):
 		// The socket's deadline passed (the client sets it from the operation timeout):
@@ -140,6 +142,12 @@ func (b *redisBackend) wrap(ctx context.Context, err error) error {
 		return fmt.Errorf("store: %s: %w", b.addr, opTimeoutError{b.opTimeout})
 	}
 	return fmt.Errorf("store: %s: %w", b.addr, err)
+}
+
+// deadlinePassed reports whether ctx is done or its deadline has passed.
+func deadlinePassed(ctx context.Context) bool {
+	d, ok := ctx.Deadline()
+	return ctx.Err() != nil || ok && !time.Now().Before(d)
 }
 
 // isTimeout reports whether err is a deadline that passed: a context's or a socket's.
