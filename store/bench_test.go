@@ -3,8 +3,10 @@ package store
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/hermes-hooks/hermes/internal/testutil"
 )
@@ -44,6 +46,49 @@ func benchIncrParallel(b *testing.B, open func(b *testing.B) (Backend, error)) {
 					}
 				}
 			})
+		})
+	}
+}
+
+// BenchmarkSQLiteIncrAlone is store.incr on SQLite from one caller, the load of a gateway
+// that is not saturated: back to back, and with a pause between calls (the processor may
+// sleep meanwhile). It reports the latency's median and 99th percentile (p50-ns, p99-ns).
+func BenchmarkSQLiteIncrAlone(b *testing.B) {
+	benchIncrAlone(b, func(b *testing.B) (Backend, error) { return Open(b.TempDir(), Config{}) })
+}
+
+// BenchmarkRedisIncrAlone is BenchmarkSQLiteIncrAlone on Redis.
+func BenchmarkRedisIncrAlone(b *testing.B) {
+	r := testutil.StartRedis(b)
+	benchIncrAlone(b, func(*testing.B) (Backend, error) { return Open("", Config{URL: r.URL}) })
+}
+
+func benchIncrAlone(b *testing.B, open func(b *testing.B) (Backend, error)) {
+	for _, gap := range []time.Duration{0, time.Millisecond} {
+		b.Run(fmt.Sprintf("gap=%v", gap), func(b *testing.B) {
+			s, err := open(b)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			ctx, cancel := context.WithTimeout(context.Background(), time.Hour) // as a hook's call has one
+			defer cancel()
+			took := make([]time.Duration, 0, b.N)
+			for b.Loop() {
+				if gap > 0 {
+					b.StopTimer()
+					time.Sleep(gap)
+					b.StartTimer()
+				}
+				start := time.Now()
+				if _, err := s.Incr(ctx, "ns", "k", 1, 0); err != nil {
+					b.Fatal(err)
+				}
+				took = append(took, time.Since(start))
+			}
+			slices.Sort(took)
+			b.ReportMetric(float64(took[len(took)/2].Nanoseconds()), "p50-ns")
+			b.ReportMetric(float64(took[len(took)*99/100].Nanoseconds()), "p99-ns")
 		})
 	}
 }

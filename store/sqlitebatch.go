@@ -6,13 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"sync/atomic"
+	"time"
 )
 
-// Group commit of the SQLite backend. Its hot calls (Get, Set, Incr, Delete) are queued for
-// one goroutine, the writer (started by the call that finds none, gone once nothing waits),
-// which runs what is waiting together: one call alone runs as before (each statement its own
-// transaction); several run in one immediate transaction, each in its own SAVEPOINT, and
-// commit once. Most of a lone increment's cost is the
+// Group commit of the SQLite backend. A hot call (Get, Set, Incr, Delete) that finds no
+// writer runs at once on its caller's goroutine, each statement its own transaction, and is
+// the writer meanwhile (runAlone). The calls that come while a writer runs are queued for
+// it; the goroutine started for them (gone once nothing waits) runs what is waiting
+// together: one call alone as above; several in one immediate transaction, each in its own
+// SAVEPOINT, committed once. Most of a lone increment's cost is the
 // transaction around it (the WAL frames written, the shared-memory locks taken and given
 // back: system calls), so calls that queue behind each other share it
 // (BenchmarkSQLiteIncrParallel).
@@ -21,8 +23,11 @@ import (
 // with their own results. No result is given before the commit: a commit that fails fails
 // every call whose savepoint held, with its error, and a statement that ends the whole
 // transaction (a full disk) fails every call of the batch with that statement's error. A
-// caller waits no longer than its context; a call whose caller stopped waiting before the
-// writer took it never runs, and one already taken finishes on its own (as withContext).
+// queued caller waits no longer than its context; a call whose caller stopped waiting
+// before the writer took it never runs, and one already taken finishes on its own (as
+// withContext). A call that runs alone on its caller's goroutine ends with its statements,
+// which wait for a lock another process holds no longer than the busy timeout (the
+// operation timeout), or than the caller's deadline when that comes first.
 
 // maxBatch is the most calls one transaction takes: what waits longer goes in the next.
 const maxBatch = 64
@@ -94,12 +99,15 @@ func (b *sqliteBackend) enqueue(ctx context.Context, run func(ctx context.Contex
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("store: %s: %w", b.path, context.Cause(ctx))
 	}
-	op := &sqlOp{run: run, done: make(chan error, 1)}
 	b.mu.Lock()
 	if b.closed {
 		b.mu.Unlock()
 		return fmt.Errorf("store: %s: %w", b.path, errStoreClosed)
 	}
+	if !b.writing {
+		return b.runAlone(ctx, run)
+	}
+	op := &sqlOp{run: run, done: make(chan error, 1)}
 	b.queue = append(b.queue, op)
 	if !b.writing {
 		b.writing = true
@@ -117,6 +125,44 @@ func (b *sqliteBackend) enqueue(ctx context.Context, run func(ctx context.Contex
 		op.state.CompareAndSwap(opQueued, opAbandoned) // else it runs, or ran, on its own
 		return fmt.Errorf("store: %s: %w", b.path, context.Cause(ctx))
 	}
+}
+
+// runAlone runs run, a call that found no writer, on its caller's goroutine, as the writer
+// would run a call alone: handing it to a goroutine and waking the caller again cost a lone
+// call more than its statements (BenchmarkSQLiteIncrAlone). It is the writer meanwhile: the calls made while
+// it runs queue, and a writer is started for them when it is done. Its statements run
+// under a context of their own (database/sql watches a context that can end from a
+// goroutine of its own, for each query), so they end within the busy timeout even when
+// another process holds the database; under ctx only when ctx's deadline comes sooner.
+// Called with b.mu held; returns with it released.
+func (b *sqliteBackend) runAlone(ctx context.Context, run func(ctx context.Context, q querier) error) error {
+	b.writing = true
+	b.writers.Add(1)
+	b.mu.Unlock()
+	defer b.writers.Done()
+	if b.onQueued != nil {
+		b.onQueued()
+	}
+	if b.onBatch != nil {
+		b.onBatch(1)
+	}
+	rctx := context.Background()
+	if d, ok := ctx.Deadline(); ok && time.Until(d) < b.busy {
+		rctx = ctx
+	}
+	err := run(rctx, dbQuerier{b.db})
+	b.mu.Lock()
+	if len(b.queue) > 0 {
+		b.writers.Add(1)
+		go b.write() // b.writing stays true
+	} else {
+		b.writing = false
+	}
+	b.mu.Unlock()
+	if err != nil && ctx.Err() != nil {
+		return fmt.Errorf("store: %s: %w", b.path, context.Cause(ctx))
+	}
+	return err
 }
 
 // write is the writer: it runs the queued calls, those waiting together in one batch, until

@@ -2,10 +2,13 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"errors"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // heldStore is a SQLite store whose writer stops in its first batch until release: the
@@ -148,5 +151,53 @@ func TestGroupCommitClose(t *testing.T) {
 	}
 	if _, err := h.Incr(ctx, "plugin:close", "k", 1, 0); !errors.Is(err, errStoreClosed) || !strings.Contains(err.Error(), "closed") {
 		t.Errorf("a call after Close: %v", err)
+	}
+}
+
+// A call that finds no writer runs on its caller's goroutine (the tests above hold it
+// there while others queue). When another process holds the database, it waits at most
+// the busy timeout, or its caller's deadline when that comes first, and leaves nothing
+// behind.
+func TestCallAloneIsBounded(t *testing.T) {
+	ctx := context.Background()
+	home := t.TempDir()
+	b, err := openSQLite(home, DefaultMaxBytes, 2*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	other, err := sql.Open("sqlite", "file:"+filepath.Join(StateDir(home), "store.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	lock, err := other.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
+	if _, err := b.Incr(ctx, "plugin:p", "n", 1, 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lock.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	defer lock.ExecContext(ctx, "ROLLBACK")
+
+	dctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err = b.Incr(dctx, "plugin:p", "n", 1, 0)
+	if took := time.Since(start); err == nil || took > time.Second {
+		t.Errorf("a call alone with a 100ms deadline, the database locked for 2s: %v after %v, want its deadline's error well before the busy timeout", err, took)
+	}
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("error %v, want the caller's deadline", err)
+	}
+	if _, err := lock.ExecContext(ctx, "ROLLBACK"); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := b.Incr(ctx, "plugin:p", "n", 1, 0); err != nil || n != 2 {
+		t.Errorf("after the lock: %d, %v; want 2: the interrupted call left nothing behind", n, err)
 	}
 }
