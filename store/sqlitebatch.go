@@ -128,18 +128,28 @@ func (b *sqliteBackend) enqueue(ctx context.Context, run func(ctx context.Contex
 }
 
 // runAlone runs run, a call that found no writer, on its caller's goroutine, as the writer
-// would run a call alone: handing it to a goroutine and waking the caller again cost a lone
-// call more than its statements (BenchmarkSQLiteIncrAlone). It is the writer meanwhile: the calls made while
-// it runs queue, and a writer is started for them when it is done. Its statements run
-// under a context of their own (database/sql watches a context that can end from a
-// goroutine of its own, for each query), so they end within the busy timeout even when
-// another process holds the database; under ctx only when ctx's deadline comes sooner.
-// Called with b.mu held; returns with it released.
+// would run a call alone: handing it to a goroutine and waking the caller again cost a
+// lone call about half its latency (BenchmarkSQLiteIncrAlone). It is the writer meanwhile:
+// the calls made while it runs queue, and a writer is started for them when it is done,
+// however it ends. Its statements run under a context of their own (database/sql watches
+// a context that can end with a goroutine of its own, for each query), so they end within
+// the busy timeout even when another process holds the database; under ctx only when ctx's
+// deadline comes sooner. Called with b.mu held; returns with it released.
 func (b *sqliteBackend) runAlone(ctx context.Context, run func(ctx context.Context, q querier) error) error {
 	b.writing = true
 	b.writers.Add(1)
 	b.mu.Unlock()
-	defer b.writers.Done()
+	defer func() {
+		b.mu.Lock()
+		if len(b.queue) > 0 {
+			b.writers.Add(1)
+			go b.write() // b.writing stays true
+		} else {
+			b.writing = false
+		}
+		b.mu.Unlock()
+		b.writers.Done()
+	}()
 	if b.onQueued != nil {
 		b.onQueued()
 	}
@@ -151,14 +161,6 @@ func (b *sqliteBackend) runAlone(ctx context.Context, run func(ctx context.Conte
 		rctx = ctx
 	}
 	err := run(rctx, dbQuerier{b.db})
-	b.mu.Lock()
-	if len(b.queue) > 0 {
-		b.writers.Add(1)
-		go b.write() // b.writing stays true
-	} else {
-		b.writing = false
-	}
-	b.mu.Unlock()
 	if err != nil && ctx.Err() != nil {
 		return fmt.Errorf("store: %s: %w", b.path, context.Cause(ctx))
 	}

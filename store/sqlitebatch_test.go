@@ -201,3 +201,21 @@ func TestCallAloneIsBounded(t *testing.T) {
 		t.Errorf("after the lock: %d, %v; want 2: the interrupted call left nothing behind", n, err)
 	}
 }
+
+// A call alone that panics (a bug) leaves the store usable: the next call runs.
+func TestCallAlonePanicLeavesTheStoreUsable(t *testing.T) {
+	b, err := openSQLite(t.TempDir(), DefaultMaxBytes, DefaultOpTimeout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	func() {
+		defer func() { recover() }()
+		b.enqueue(context.Background(), func(context.Context, querier) error { panic("a bug") })
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if n, err := b.Incr(ctx, "plugin:p", "n", 1, 0); err != nil || n != 1 {
+		t.Errorf("the call after a panic: %d, %v; want 1", n, err)
+	}
+}
