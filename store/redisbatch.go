@@ -10,20 +10,15 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// Pipelining of the Redis backend. A hot call (Get, Set, Incr, Delete) that finds a sender
-// free and nothing queued is sent at once on its caller's goroutine, which is a sender
-// meanwhile (sendAlone). The calls that come while every sender is busy are queued; a
-// goroutine started for them (gone once nothing waits) sends what is waiting together: one
-// call alone as above, several as one pipeline (one write and one read on each side for all
-// of them, where each call alone costs a system call or two on both ends and a round trip).
-// A sender has one pipeline in flight at a time: the calls that come meanwhile wait for it
-// and go in the next.
+// Pipelining of the Redis backend. Its hot calls (Get, Set, Incr, Delete) are queued for one
+// goroutine, the sender (started by the call that finds none, gone once nothing waits),
+// which sends what is waiting together: one call alone as before, several as one pipeline (one write and one read on each side for all of them, where
+// each call alone costs a system call or two on both ends and a round trip). One pipeline
+// is in flight at a time: the calls that come meanwhile wait for it and go in the next.
 //
 // Each call keeps its own reply and its own error (a pipeline sets them per command); a
-// queued caller waits no longer than its context, bounded by the operation timeout as
-// before, and a call whose caller stopped waiting before the sender took it is never sent.
-// A call sent alone on its caller's goroutine waits for its reply no longer than the
-// caller's deadline or the operation timeout, whichever comes first. A pipeline
+// caller waits no longer than its context, bounded by the operation timeout as before, and
+// a call whose caller stopped waiting before the sender took it is never sent. A pipeline
 // is bounded by the operation timeout too, so a server that stopped answering holds the
 // sender no longer than one call alone would wait.
 
@@ -54,15 +49,12 @@ func (s *redisSender) call(ctx context.Context, where string, op *redisOp) (*red
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("store: %s: %w", where, context.Cause(ctx))
 	}
+	op.done = make(chan struct{})
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
 		return nil, fmt.Errorf("store: %s: %w", where, redis.ErrClosed)
 	}
-	if s.sending < maxSenders && len(s.queue) == 0 {
-		return s.sendAlone(ctx, op), nil
-	}
-	op.done = make(chan struct{})
 	s.queue = append(s.queue, op)
 	if s.sending < maxSenders {
 		s.sending++
@@ -93,9 +85,8 @@ type redisSender struct {
 	sending int // senders running: each takes what is queued
 	closed  bool
 
-	// Seams for tests, nil otherwise: onQueued runs after a call was queued (or, finding a
-	// sender free, is sent alone), onSend when a sender starts sending the n calls whose
-	// callers still wait (1 for a call sent alone).
+	// Seams for tests, nil otherwise: onQueued runs after a call was queued, onSend when a
+	// sender starts sending the n calls whose callers still wait.
 	onQueued func()
 	onSend   func(n int)
 }
@@ -133,37 +124,6 @@ func (s *redisSender) send() {
 		s.mu.Unlock()
 		s.run(batch)
 	}
-}
-
-// sendAlone sends op, a call that found a sender free, on its caller's goroutine, bounded by
-// ctx (the operation timeout, or the caller's deadline when sooner), as a sender would send
-// a call alone: handing it to a goroutine and waking the caller again cost a lone call a
-// third of its latency when calls come apart (BenchmarkRedisIncrAlone). It is a sender
-// meanwhile: the calls made while it waits for its reply queue for another sender, and one
-// is started for what is queued when it is done, however it ends. Called with s.mu held;
-// returns with it released.
-func (s *redisSender) sendAlone(ctx context.Context, op *redisOp) *redis.Cmd {
-	s.sending++
-	s.senders.Add(1)
-	s.mu.Unlock()
-	defer func() { // however it ends
-		s.mu.Lock()
-		if len(s.queue) > 0 {
-			s.senders.Add(1)
-			go s.send() // it takes this call's place among the senders
-		} else {
-			s.sending--
-		}
-		s.mu.Unlock()
-		s.senders.Done()
-	}()
-	if s.onQueued != nil {
-		s.onQueued()
-	}
-	if s.onSend != nil {
-		s.onSend(1)
-	}
-	return op.alone(ctx, s.c)
 }
 
 // run sends the calls of batch whose callers still wait and closes their done.

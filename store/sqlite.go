@@ -21,10 +21,9 @@ import (
 type sqliteBackend struct {
 	db       *sql.DB
 	path     string
-	file     os.FileInfo   // the database file opened: Moved compares the one at path with it
-	maxBytes int64         // the byte quota of a namespace
-	busy     time.Duration // how long a statement waits for a lock another process holds
-	writes   atomic.Int64  // for sweeping expired keys now and then
+	file     os.FileInfo  // the database file opened: Moved compares the one at path with it
+	maxBytes int64        // the byte quota of a namespace
+	writes   atomic.Int64 // for sweeping expired keys now and then
 
 	// The statements of the hot calls, parsed once: parsing is a third of an incr.
 	getStmt, setStmt, incrStmt, deleteStmt *sql.Stmt
@@ -117,7 +116,7 @@ func openSQLite(home string, maxBytes int64, busy time.Duration) (*sqliteBackend
 	// (BenchmarkSQLiteIncrParallel: 16 callers, 118 µs an incr on many, 45 µs on one).
 	// Other processes on the same file still meet busy_timeout.
 	db.SetMaxOpenConns(1)
-	b := &sqliteBackend{db: db, path: path, maxBytes: maxBytes, busy: busy}
+	b := &sqliteBackend{db: db, path: path, maxBytes: maxBytes}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	var check string

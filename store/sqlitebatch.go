@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"sync/atomic"
-	"time"
 )
 
 // Group commit of the SQLite backend. A hot call (Get, Set, Incr, Delete) that finds no
@@ -25,9 +24,8 @@ import (
 // transaction (a full disk) fails every call of the batch with that statement's error. A
 // queued caller waits no longer than its context; a call whose caller stopped waiting
 // before the writer took it never runs, and one already taken finishes on its own (as
-// withContext). A call that runs alone on its caller's goroutine ends with its statements,
-// which wait for a lock another process holds no longer than the busy timeout (the
-// operation timeout), or than the caller's deadline when that comes first.
+// withContext). A call that runs alone on its caller's goroutine runs its statements under
+// its caller's context: they end with it.
 
 // maxBatch is the most calls one transaction takes: what waits longer goes in the next.
 const maxBatch = 64
@@ -108,12 +106,7 @@ func (b *sqliteBackend) enqueue(ctx context.Context, run func(ctx context.Contex
 		return b.runAlone(ctx, run)
 	}
 	op := &sqlOp{run: run, done: make(chan error, 1)}
-	b.queue = append(b.queue, op)
-	if !b.writing {
-		b.writing = true
-		b.writers.Add(1)
-		go b.write()
-	}
+	b.queue = append(b.queue, op) // the writer (runAlone or write) takes it
 	b.mu.Unlock()
 	if b.onQueued != nil {
 		b.onQueued()
@@ -129,12 +122,11 @@ func (b *sqliteBackend) enqueue(ctx context.Context, run func(ctx context.Contex
 
 // runAlone runs run, a call that found no writer, on its caller's goroutine, as the writer
 // would run a call alone: handing it to a goroutine and waking the caller again cost a
-// lone call about half its latency (BenchmarkSQLiteIncrAlone). It is the writer meanwhile:
-// the calls made while it runs queue, and a writer is started for them when it is done,
-// however it ends. Its statements run under a context of their own (database/sql watches
-// a context that can end with a goroutine of its own, for each query), so they end within
-// the busy timeout even when another process holds the database; under ctx only when ctx's
-// deadline comes sooner. Called with b.mu held; returns with it released.
+// lone call a third of its time when calls come back to back (BenchmarkSQLiteIncrAlone). It
+// is the writer meanwhile: the calls made while it runs queue, and a writer is started for
+// them when it is done, however it ends. Its statements run under ctx, which only they can
+// be interrupted by: the caller waits no longer than its context, as a queued one. Called
+// with b.mu held; returns with it released.
 func (b *sqliteBackend) runAlone(ctx context.Context, run func(ctx context.Context, q querier) error) error {
 	b.writing = true
 	b.writers.Add(1)
@@ -156,11 +148,7 @@ func (b *sqliteBackend) runAlone(ctx context.Context, run func(ctx context.Conte
 	if b.onBatch != nil {
 		b.onBatch(1)
 	}
-	rctx := context.Background()
-	if d, ok := ctx.Deadline(); ok && time.Until(d) < b.busy {
-		rctx = ctx
-	}
-	err := run(rctx, dbQuerier{b.db})
+	err := run(ctx, dbQuerier{b.db})
 	if err != nil && ctx.Err() != nil {
 		return fmt.Errorf("store: %s: %w", b.path, context.Cause(ctx))
 	}

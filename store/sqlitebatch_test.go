@@ -155,9 +155,9 @@ func TestGroupCommitClose(t *testing.T) {
 }
 
 // A call that finds no writer runs on its caller's goroutine (the tests above hold it
-// there while others queue). When another process holds the database, it waits at most
-// the busy timeout, or its caller's deadline when that comes first, and leaves nothing
-// behind.
+// there while others queue). When another process holds the database, it waits no longer
+// than its caller's context, a deadline or a cancellation (a hook's timeout reaches the
+// store as one), and leaves nothing behind.
 func TestCallAloneIsBounded(t *testing.T) {
 	ctx := context.Background()
 	home := t.TempDir()
@@ -193,6 +193,14 @@ func TestCallAloneIsBounded(t *testing.T) {
 	}
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("error %v, want the caller's deadline", err)
+	}
+	cctx, stop := context.WithCancel(ctx)
+	defer stop()
+	time.AfterFunc(100*time.Millisecond, stop)
+	start = time.Now()
+	_, err = b.Incr(cctx, "plugin:p", "n", 1, 0)
+	if took := time.Since(start); !errors.Is(err, context.Canceled) || took > time.Second {
+		t.Errorf("a call alone cancelled after 100ms, the database locked for 2s: %v after %v, want context.Canceled well before the busy timeout", err, took)
 	}
 	if _, err := lock.ExecContext(ctx, "ROLLBACK"); err != nil {
 		t.Fatal(err)
