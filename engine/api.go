@@ -85,26 +85,36 @@ func (e *Engine) PostToolResult(ctx context.Context, call hookspec.ToolCall) (co
 }
 
 // TransformToolResult fires transform_tool_result and returns the result the model should
-// see: the first string a hook returned (even ""), else call.Result unchanged.
+// see: the first string a hook returned (even ""), else call.Result unchanged. When Close
+// kept its hooks from running, {"error": "[withheld: hook engine closed]"}.
 func (e *Engine) TransformToolResult(ctx context.Context, call hookspec.ToolCall) string {
-	set := e.with(hooknames.TransformToolResult)
+	set, refused := e.withOr(hooknames.TransformToolResult)
 	if set == nil {
-		return call.Result
+		return withheld(refused, call.Result, errorResult(withheldText))
 	}
-	if t := invokeTool(e, ctx, set, hooknames.TransformToolResult, call, Report.text); t.ok {
+	t := invokeTool(e, ctx, set, hooknames.TransformToolResult, call, Report.text)
+	switch {
+	case t.refused:
+		return errorResult(withheldText)
+	case t.ok:
 		return t.s
 	}
 	return call.Result
 }
 
 // TransformTerminalOutput fires transform_terminal_output and returns the output to keep:
-// the first string a hook returned (even ""), else out.Output unchanged.
+// the first string a hook returned (even ""), else out.Output unchanged. When Close kept its
+// hooks from running, "[withheld: hook engine closed]".
 func (e *Engine) TransformTerminalOutput(ctx context.Context, out hookspec.TerminalOutput) string {
-	set := e.with(hooknames.TransformTerminalOutput)
+	set, refused := e.withOr(hooknames.TransformTerminalOutput)
 	if set == nil {
-		return out.Output
+		return withheld(refused, out.Output, withheldText)
 	}
-	if t := invokeFor(e, ctx, set, hooknames.TransformTerminalOutput, mapArgs(out.Kwargs()), Report.text); t.ok {
+	t := invokeFor(e, ctx, set, hooknames.TransformTerminalOutput, mapArgs(out.Kwargs()), Report.text)
+	switch {
+	case t.refused:
+		return withheldText
+	case t.ok:
 		return t.s
 	}
 	return out.Output
@@ -118,13 +128,18 @@ func (e *Engine) PostLLMCall(ctx context.Context, turn hookspec.LLMTurn) {
 }
 
 // TransformLLMOutput fires transform_llm_output and returns the response to deliver: the
-// first non-empty string a hook returned, else out.ResponseText unchanged.
+// first non-empty string a hook returned, else out.ResponseText unchanged. When Close kept
+// its hooks from running, "[withheld: hook engine closed]".
 func (e *Engine) TransformLLMOutput(ctx context.Context, out hookspec.LLMOutput) string {
-	set := e.with(hooknames.TransformLLMOutput)
+	set, refused := e.withOr(hooknames.TransformLLMOutput)
 	if set == nil {
-		return out.ResponseText
+		return withheld(refused, out.ResponseText, withheldText)
 	}
-	if t := invokeFor(e, ctx, set, hooknames.TransformLLMOutput, mapArgs(out.Kwargs()), Report.text); t.ok {
+	t := invokeFor(e, ctx, set, hooknames.TransformLLMOutput, mapArgs(out.Kwargs()), Report.text)
+	switch {
+	case t.refused:
+		return withheldText
+	case t.ok:
 		return t.s
 	}
 	return out.ResponseText
@@ -253,15 +268,34 @@ func (e *Engine) with(hook string) *hookSet {
 	return nil
 }
 
+// withOr is with for a withholding point: with nothing registered at hook, refused reports
+// that the engine closed with hooks registered there (hookSet.refuses).
+func (e *Engine) withOr(hook string) (set *hookSet, refused bool) {
+	s := e.set.Load()
+	if len(s.callbacks(hook)) > 0 {
+		return s, false
+	}
+	return nil, s.refuses(hook)
+}
+
+// withheld is in, or instead when the engine refused the call.
+func withheld(refused bool, in, instead string) string {
+	if refused {
+		return instead
+	}
+	return in
+}
+
 // textResult is what Text returns, as one value for invokeFor.
 type textResult struct {
-	s  string
-	ok bool
+	s       string
+	ok      bool
+	refused bool // Report.refused
 }
 
 func (r Report) text() textResult {
 	s, ok := r.Text()
-	return textResult{s, ok}
+	return textResult{s, ok, r.refused}
 }
 
 // observed is the pick of observers: nothing to decide.

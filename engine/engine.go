@@ -259,9 +259,11 @@ var ErrClosed = errors.New("hook engine closed")
 // Close shuts the engine down like http.Server.Shutdown: it stops accepting calls at once,
 // waits for the calls in flight until ctx is done, then interrupts them, those running and
 // those waiting for a Lua state (they end as cancelled, and a tool call whose guard ended
-// so is blocked with "hook engine closed"), and returns ctx's error. After Close, PreToolCall blocks every tool call
-// with "hook engine closed", transforms return their input unchanged, and observers do
-// nothing: a closed engine never answers "allowed". Async shell hooks still running in the
+// so is blocked with "hook engine closed"; a call whose hooks could change what leaves the
+// process is refused likewise), and returns ctx's error. After Close, PreToolCall blocks
+// every tool call with "hook engine closed"; where the home had hooks at the point,
+// DecideTurn blocks the prompt, RunLLM does not call the model and the transforms withhold
+// their input; observers do nothing: a closed engine never answers "allowed". Async shell hooks still running in the
 // background are ended, and Close returns once they have. Outbound webhook deliveries
 // already queued are sent until ctx is done. Close may be called more than once.
 func (e *Engine) Close(ctx context.Context) error {
@@ -271,7 +273,8 @@ func (e *Engine) Close(ctx context.Context) error {
 		return nil
 	}
 	e.closed = true
-	old := e.set.Swap(closedSet())
+	old := e.set.Load()
+	e.set.Store(closedSet(old))
 	old.closing.Store(true)
 	e.retire(old, nil)
 	e.mu.Unlock()

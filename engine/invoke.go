@@ -35,6 +35,7 @@ type callback interface {
 type hookSet struct {
 	closed   bool                  // the set of a closed engine (closedSet)
 	closing  atomic.Bool           // Close retired it: a guard that fails on it refuses
+	withheld map[string]bool       // a closed set: the withholding points that refuse (refuses)
 	byHook   map[string][]callback // in invocation order: plugins, then shell hooks
 	preTool  []callback            // byHook[PreToolCall], which every tool call looks up
 	plugins  []*PluginInfo
@@ -149,17 +150,19 @@ func (e *Engine) invoke(ctx context.Context, set *hookSet, hook string, kw args,
 		answers = sc
 	}
 	results = runChain(ctx, f, hook, cbs, kw, results, answers, !pooled)
-	if s.closing.Load() && (hook == hooknames.PreToolCall || hook == hooknames.PreGatewayDispatch) && anyFailed(results) {
+	refused := false
+	if s.closing.Load() && withholds(hook) && anyFailed(results) {
 		// Close ended this call's hooks (interrupted, or waiting for a state): what they
-		// would have answered is unknown, so the guard refuses, as a closed engine does.
+		// would have answered is unknown, so the call is refused, as a closed engine does.
 		results = append(results, refusal(hook, ErrClosed))
 		cbs = append(cbs[:len(cbs):len(cbs)], closedGuard{})
+		refused = true
 	}
 	if pooled {
 		sc.results = results
 	}
 	dec := hookspec.Merge(hook, results)
-	rep := Report{Event: hook, Hooks: results, Decision: dec}
+	rep := Report{Event: hook, Hooks: results, Decision: dec, refused: refused}
 	if !pooled || trace != nil { // the typed calls read the decision, not its wire shape
 		rep.Outcome = dec.Outcome()
 	}

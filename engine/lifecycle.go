@@ -11,16 +11,55 @@ func newHookSet() *hookSet {
 	return &hookSet{byHook: map[string][]callback{}, drained: make(chan struct{})}
 }
 
-// closedSet is the hook set of a closed engine: the guards (pre_tool_call and
-// pre_gateway_dispatch) refuse, nothing else runs.
-func closedSet() *hookSet {
+// withholding are the points where a hook could change what leaves the process: a tool
+// call, an inbound message, the prompt, the request to the model, and what a tool or the
+// model said. A closed engine never lets a call at one of them go on as if its hooks had
+// run.
+var withholding = [...]string{
+	hooknames.PreToolCall, hooknames.PreGatewayDispatch, hooknames.PreLLMCall,
+	hooknames.PreAPIRequest, hooknames.WrapLLMCall,
+	hooknames.TransformToolResult, hooknames.TransformTerminalOutput, hooknames.TransformLLMOutput,
+}
+
+// withholds reports whether hook is one of withholding.
+func withholds(hook string) bool {
+	for _, h := range withholding {
+		if h == hook {
+			return true
+		}
+	}
+	return false
+}
+
+// closedSet is the hook set of a closed engine whose last set was prev: the guards
+// (pre_tool_call and pre_gateway_dispatch) refuse; so does every other withholding point
+// prev had hooks at (pre_llm_call blocks the prompt; RunLLM does not call the model; the
+// transforms withhold their input). Nothing else runs.
+func closedSet(prev *hookSet) *hookSet {
 	s := newHookSet()
 	s.closed = true
 	s.preTool = []callback{closedGuard{}}
 	s.byHook[hooknames.PreToolCall] = s.preTool
 	s.byHook[hooknames.PreGatewayDispatch] = s.preTool
+	s.withheld = map[string]bool{}
+	for _, h := range withholding {
+		if len(prev.callbacks(h)) > 0 {
+			s.withheld[h] = true
+		}
+	}
+	if s.withheld[hooknames.PreLLMCall] {
+		s.byHook[hooknames.PreLLMCall] = s.preTool
+	}
 	return s
 }
+
+// refuses reports whether a call at hook must not go on: the engine closed while hooks were
+// registered at hook, which did not run.
+func (s *hookSet) refuses(hook string) bool { return s.withheld[hook] }
+
+// withheldText is what a closed engine's transform_terminal_output and
+// transform_llm_output return in place of an output their hooks did not see.
+const withheldText = "[withheld: hook engine closed]"
 
 // closedGuard is a closed engine's answer to a guard: blocked, or skipped, never allowed.
 type closedGuard struct{}
@@ -37,7 +76,7 @@ func (closedGuard) fire(_ context.Context, hook string, _ args, _ bool, _ map[st
 func refusal(hook string, why error) hookspec.Result {
 	r := hookspec.Failed(hookspec.SourceEngine, "engine", hookspec.StatusError, why.Error(), 0)
 	switch hook {
-	case hooknames.PreToolCall:
+	case hooknames.PreToolCall, hooknames.PreLLMCall:
 		r.FailClosed("blocked: " + why.Error())
 	case hooknames.PreGatewayDispatch:
 		r.Answer = hookspec.Answer{Kind: hookspec.Skip, Message: why.Error()}

@@ -64,8 +64,8 @@ func engineWith(t *testing.T, home string, opts Options) *Engine {
 }
 
 // After Close a guard call never answers "allowed", whether or not hooks were loaded: tool
-// calls are blocked, inbound messages skipped; transforms return their input and observers
-// do nothing.
+// calls are blocked, inbound messages skipped; a transform withholds its input where the
+// home had hooks for it (closed_test.go), and observers do nothing.
 func TestClosedEngineNeverAllows(t *testing.T) {
 	for name, files := range map[string]map[string]string{
 		"with a guard":  guard,
@@ -97,8 +97,12 @@ func TestClosedEngineNeverAllows(t *testing.T) {
 			if d := e.PreGatewayDispatch(context.Background(), hookspec.DispatchEvent{Internal: true}, DispatchHost{}); d.Action != DispatchAllow {
 				t.Errorf("an internal event after Close = %+v, want it allowed as always", d)
 			}
-			if got := e.TransformToolResult(context.Background(), hookspec.ToolCall{Result: "input"}); got != "input" {
-				t.Errorf("TransformToolResult after Close = %q, want its input", got)
+			want := "input" // nothing to withhold without a transform hook
+			if name == "transforms" {
+				want = errorResult(withheldText)
+			}
+			if got := e.TransformToolResult(context.Background(), hookspec.ToolCall{Result: "input"}); got != want {
+				t.Errorf("TransformToolResult after Close = %q, want %q", got, want)
 			}
 			if got := e.DecideTurn(context.Background(), hookspec.LLMTurn{}).Context; got != "" {
 				t.Errorf("PreLLMCall after Close = %q", got)

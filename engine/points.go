@@ -151,7 +151,7 @@ type TurnDecision struct {
 // this one is blocked).
 func (e *Engine) DecideTurn(ctx context.Context, turn hookspec.LLMTurn) TurnDecision {
 	set := e.set.Load()
-	if set.closed { // a closed engine adds nothing, not even what a session's start left
+	if set.closed && !set.refuses(hooknames.PreLLMCall) { // a closed engine adds nothing, not even what a session's start left
 		return TurnDecision{}
 	}
 	start := e.starts.take(turn.SessionID)

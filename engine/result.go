@@ -34,6 +34,9 @@ type Report struct {
 	Hooks    []hookspec.Result `json:"hooks"`
 	Outcome  any               `json:"outcome"`
 	Decision hookspec.Decision `json:"-"`
+	// refused: Close ended hooks of a withholding point while they ran (their answer is
+	// unknown), so the call must not go on as if they had run.
+	refused bool
 }
 
 // decider is the result whose answer decided, or nil.

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/hooknames"
@@ -26,11 +27,21 @@ type LLMRun struct {
 // call: pre_api_request (a respond answers instead of the model, and nothing else runs; a
 // modify rewrites the request, the hooks after it seeing the rewritten one), call inside the
 // wrap_llm_call chain (wrap.go), then post_api_request. The context, its deadline and its
-// cancellation reach call. Use WithTrace to see every firing.
+// cancellation reach call. When Close kept pre_api_request's or wrap_llm_call's hooks from
+// running, the model is not called and Err wraps ErrClosed. Use WithTrace to see every
+// firing.
 func (e *Engine) RunLLM(ctx context.Context, req hookspec.LLMRequest, call func(context.Context, hookspec.LLMRequest) (hookspec.LLMResponse, error)) LLMRun {
 	run := LLMRun{Request: req}
+	if set := e.set.Load(); set.refuses(hooknames.PreAPIRequest) || set.refuses(hooknames.WrapLLMCall) {
+		run.Err = refusedLLM(set)
+		return run
+	}
 	if set := e.with(hooknames.PreAPIRequest); set != nil {
 		dec := invokeFor(e, ctx, set, hooknames.PreAPIRequest, mapArgs(req.Kwargs()), apiDecisionOf)
+		if dec.refused {
+			run.Err = fmt.Errorf("%s: %w", hooknames.PreAPIRequest, ErrClosed)
+			return run
+		}
 		switch dec.kind {
 		case hookspec.Respond:
 			run.Response, _ = hookspec.ResponseFrom(dec.response) // Normalise took only a valid one
@@ -60,16 +71,27 @@ func (e *Engine) RunLLM(ctx context.Context, req hookspec.LLMRequest, call func(
 	return run
 }
 
+// refusedLLM is why a closed engine does not call the model: the point whose hooks did not
+// run.
+func refusedLLM(set *hookSet) error {
+	hook := hooknames.WrapLLMCall
+	if set.refuses(hooknames.PreAPIRequest) {
+		hook = hooknames.PreAPIRequest
+	}
+	return fmt.Errorf("%s: %w", hook, ErrClosed)
+}
+
 // apiDecision is what RunLLM keeps of pre_api_request's report.
 type apiDecision struct {
 	kind     hookspec.Kind
 	request  map[string]any
 	response map[string]any
 	hook     string
+	refused  bool // Report.refused
 }
 
 func apiDecisionOf(r Report) apiDecision {
-	d := apiDecision{kind: r.Decision.Kind, request: r.Decision.Request, response: r.Decision.Response}
+	d := apiDecision{kind: r.Decision.Kind, request: r.Decision.Request, response: r.Decision.Response, refused: r.refused}
 	if h := r.decider(); h != nil {
 		d.hook = h.Name
 	}
@@ -101,6 +123,7 @@ func (m mapArgs) withRequest(t map[string]any) args {
 // llmChain runs one request through the wrap_llm_call callbacks (wrap.go), around the
 // host's model call.
 type llmChain struct {
+	set   *hookSet // the set the chain runs on
 	cbs   []*pluginCallback
 	call  func(context.Context, hookspec.LLMRequest) (hookspec.LLMResponse, error)
 	timed bool
@@ -125,7 +148,7 @@ func (e *Engine) runWrappedLLM(ctx context.Context, set *hookSet, req hookspec.L
 	defer func() { e.release(s, sc.shard); putScratch(sc) }()
 	trace := traceOf(ctx)
 	ctx, f := e.startWrapFiring(ctx, hooknames.WrapLLMCall, req.Kwargs())
-	c := &llmChain{cbs: wrappers(s, hooknames.WrapLLMCall), call: call, timed: trace != nil || f != nil, sent: req, f: f}
+	c := &llmChain{set: s, cbs: wrappers(s, hooknames.WrapLLMCall), call: call, timed: trace != nil || f != nil, sent: req, f: f}
 	resp, err := c.run(ctx, 0, req)
 	if trace != nil || f != nil {
 		out := map[string]any{"response": resp.Table(), "calls": c.calls}
@@ -176,7 +199,7 @@ func (c *llmChain) run(ctx context.Context, i int, req hookspec.LLMRequest) (hoo
 	}
 	hctx, end := startWrapHook(ctx, c.f)
 	v, t, err := cb.p.lp.CallWrap(hctx, cb.index, req.Kwargs(), next, c.timed || cb.metrics != nil)
-	r, out := cb.readWrap(hooknames.WrapLLMCall, v, t, err, step.nexts, last, llmAnswer)
+	r, out := cb.readWrap(c.set, hooknames.WrapLLMCall, v, t, err, step.nexts, last, llmAnswer)
 	end(r)
 	step.result = r
 	if out.skip {

@@ -26,7 +26,9 @@ import (
 //     passed on, is the call's error, not the hook's failure;
 //   - it failed, or returned nothing, without calling next: it is skipped, and the call goes
 //     on through the rest of the chain as if it were not there (a failing hook never stops a
-//     call), unless its plugin is fail_closed: then the call fails with a block naming it.
+//     call), unless its plugin is fail_closed: then the call fails with a block naming it;
+//     or unless Close ended it (what it would have done is unknown): then the call fails
+//     with a block saying the hook engine closed.
 //
 // A callback waiting in next holds no Lua state against other calls: the wait counts as
 // I/O (luabind.Plugin.CallWrap), so the plugin's other calls may take an extra state, up to
@@ -63,7 +65,7 @@ type wrapOutcome struct {
 // readWrap reads what a wrap callback did (the rule in this file's comment), given what it
 // returned (v, err, after t) and the outcome of its last next (last, when nexts > 0); answer reads a
 // returned value ("" when it is not one: the problem is then reported).
-func (c *pluginCallback) readWrap(hook string, v any, t luabind.Timing, err error, nexts int, last wrapOutcome,
+func (c *pluginCallback) readWrap(set *hookSet, hook string, v any, t luabind.Timing, err error, nexts int, last wrapOutcome,
 	answer func(any) (any, error, string)) (r hookspec.Result, out wrapOutcome) {
 	r = hookspec.Result{Source: hookspec.SourcePlugin, Name: c.p.info.Name, Status: hookspec.StatusOK, Result: v, Duration: t.Run, Nexts: &nexts}
 	if err != nil {
@@ -100,7 +102,10 @@ func (c *pluginCallback) readWrap(hook string, v any, t luabind.Timing, err erro
 			out = last
 		} else if c.p.info.FailClosed {
 			out = wrapOutcome{err: &blockedError{&Block{Source: hookspec.SourcePlugin, Hook: c.p.info.Name,
-				Message: fmt.Sprintf("blocked: plugin %q failed closed (%s: %s)", c.p.info.Name, r.Status, r.Err)}}}
+				Message: fmt.Sprintf("blocked: plugin %q failed closed (%s: %s)", c.p.info.Name, r.Status, r.Err)}, nil}}
+		} else if set.closing.Load() {
+			out = wrapOutcome{err: &blockedError{&Block{Source: hookspec.SourceEngine, Hook: "engine",
+				Message: fmt.Sprintf("blocked: %s: %s", hook, ErrClosed)}, ErrClosed}}
 		}
 	}
 	return r, out
@@ -124,9 +129,13 @@ func (c *pluginCallback) where() string {
 
 // blockedError is the error of a call a guard blocked: arguments a wrap hook passed to next
 // that pre_tool_call blocks, or a fail_closed wrap hook that failed.
-type blockedError struct{ b *Block }
+type blockedError struct {
+	b   *Block
+	why error // ErrClosed when Close ended the hook; nil otherwise
+}
 
 func (e *blockedError) Error() string { return e.b.Message }
+func (e *blockedError) Unwrap() error { return e.why }
 
 // wrapAnswerProblem is the report of a wrap callback's answer that is not one of want's
 // shapes, with a did-you-mean for a misspelled key.

@@ -14,6 +14,7 @@ import (
 // host's tool.
 type toolChain struct {
 	e     *Engine
+	set   *hookSet // the set the chain runs on
 	cbs   []*pluginCallback
 	run   func(context.Context, hookspec.ToolCall) (string, error)
 	timed bool
@@ -43,7 +44,7 @@ func (e *Engine) runWrapped(ctx context.Context, set *hookSet, call hookspec.Too
 	defer func() { e.release(s, sc.shard); putScratch(sc) }()
 	trace := traceOf(ctx)
 	ctx, f := e.startWrapFiring(ctx, hooknames.WrapToolCall, call.Kwargs(false))
-	c := &toolChain{e: e, cbs: wrappers(s, hooknames.WrapToolCall), run: run, timed: trace != nil || f != nil, ran: call, f: f}
+	c := &toolChain{e: e, set: s, cbs: wrappers(s, hooknames.WrapToolCall), run: run, timed: trace != nil || f != nil, ran: call, f: f}
 	res, err := c.call(ctx, 0, call)
 	w := wrappedTool{result: res, err: err, ran: c.ran, runs: c.runs, changed: c.changed}
 	if be := (*blockedError)(nil); errors.As(err, &be) {
@@ -94,7 +95,7 @@ func (c *toolChain) call(ctx context.Context, i int, call hookspec.ToolCall) (st
 	}
 	hctx, end := startWrapHook(ctx, c.f)
 	v, t, err := cb.p.lp.CallWrap(hctx, cb.index, call.Kwargs(false), next, c.timed || cb.metrics != nil)
-	r, out := cb.readWrap(hooknames.WrapToolCall, v, t, err, step.nexts, last, toolAnswer)
+	r, out := cb.readWrap(c.set, hooknames.WrapToolCall, v, t, err, step.nexts, last, toolAnswer)
 	end(r)
 	step.result = r
 	if out.skip {
@@ -113,7 +114,7 @@ func (c *toolChain) next(ctx context.Context, i int, call hookspec.ToolCall, arg
 		call.Args = args
 		d := c.e.DecideTool(ctx, call)
 		if d.Block != nil {
-			return "", &blockedError{d.Block}
+			return "", &blockedError{d.Block, nil}
 		}
 		call.Args = d.Args
 	}
