@@ -62,7 +62,7 @@ func TestClosedEngineWithholds(t *testing.T) {
 
 // A wrap_llm_call chain alone is enough for RunLLM to refuse after Close.
 func TestClosedEngineWithWrapLLMCall(t *testing.T) {
-	e, _ := newEngine(t, testutil.Home(t, pluginFiles("w", "", one("wrap_llm_call", "return next(kw.request)"))))
+	e, _ := newEngine(t, testutil.Home(t, pluginFiles("w", "", wrapHandler("wrap_llm_call", "return next()"))))
 	e.Close(context.Background())
 	called := false
 	run := e.RunLLM(context.Background(), hookspec.LLMRequest{}, func(context.Context, hookspec.LLMRequest) (hookspec.LLMResponse, error) {
@@ -118,6 +118,14 @@ func TestCloseEndingAHookRefusesTheCall(t *testing.T) {
 			})
 			return called || !errors.Is(run.Err, ErrClosed), "model called: " + boolText(called) + ", err: " + errText(run.Err)
 		}},
+		{"wrap_tool_call", func(e *Engine) (bool, string) {
+			ran := false
+			run := e.RunTool(context.Background(), hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": "ls"}}, func(context.Context, hookspec.ToolCall) (string, error) {
+				ran = true
+				return "", nil
+			})
+			return ran || run.Block == nil, "tool ran: " + boolText(ran)
+		}},
 		{"transform_llm_output", func(e *Engine) (bool, string) {
 			got := e.TransformLLMOutput(context.Background(), hookspec.LLMOutput{ResponseText: "the secret"})
 			return got != withheldText, got
@@ -137,10 +145,11 @@ func TestCloseEndingAHookRefusesTheCall(t *testing.T) {
 		t.Run(tc.hook, func(t *testing.T) {
 			funcs, started, _ := hostGate()
 			body := `local h = require("hermes"); h.started("x"); h.wait()`
-			if tc.hook == "wrap_llm_call" {
-				body += "\nreturn next(kw.request)"
+			handler := one(tc.hook, body)
+			if tc.hook == "wrap_llm_call" || tc.hook == "wrap_tool_call" {
+				handler = wrapHandler(tc.hook, body+"\nreturn next()")
 			}
-			home := testutil.Home(t, pluginFiles("slow", "timeout: 60\n", one(tc.hook, body)))
+			home := testutil.Home(t, pluginFiles("slow", "timeout: 60\n", handler))
 			e := engineWith(t, home, Options{HostFuncs: funcs})
 			type outcome struct {
 				leaked bool
