@@ -130,7 +130,7 @@ func CheckKwargs(event string, payload map[string]any, closest func(name string,
 		case !known:
 			msg, meant := unknownKwarg(event, k, keys, closest)
 			out = append(out, KwargProblem{Key: k, Msg: msg, Extra: !meant})
-		case v == nil && !nullable[k]:
+		case v == nil && !nullable[k] && kind != kindAny: // the host's objects may be absent (None in the original)
 			out = append(out, KwargProblem{Key: k, Msg: fmt.Sprintf("%q of %s must be %s, got null", k, event, kind)})
 		case v != nil && !fits(kind, v):
 			msg := fmt.Sprintf("%q of %s must be %s, got %s", k, event, kind, describe(v))

@@ -31,6 +31,7 @@ func TestCheckKwargs(t *testing.T) {
 		{hooknames.PreToolCall, map[string]any{"args": map[string]any{"command": "ls"}, "tool_name": "terminal"}, ""},
 		{hooknames.OnSessionFinalize, map[string]any{"session_id": nil}, ""},
 		{hooknames.PreGatewayDispatch, map[string]any{"gateway": "x"}, ""},
+		{hooknames.PreGatewayDispatch, map[string]any{"gateway": nil, "session_store": nil}, ""},
 		{"myhost:event", map[string]any{"anything": 1}, ""},
 	}
 	for _, tt := range tests {
