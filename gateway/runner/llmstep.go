@@ -16,12 +16,17 @@ import (
 // rewrote it, and a response no model gave.
 func (r *Runner) step(ctx context.Context, s *session, req StepRequest) (Step, error) {
 	llm := r.llmRequest(s, req)
+	var took map[string]int64 // the duration the agent gave each tool call of its last answer, by id
 	run := r.eng.RunLLM(r.traced(ctx, ""), llm, func(ctx context.Context, sent hookspec.LLMRequest) (hookspec.LLMResponse, error) {
 		sreq := req
 		sreq.Request = sent
 		st, err := r.agent.Step(ctx, sreq)
 		if err != nil {
 			return hookspec.LLMResponse{}, err
+		}
+		took = map[string]int64{}
+		for _, c := range st.ToolCalls {
+			took[c.ToolCallID] = c.DurationMS
 		}
 		return stepResponse(st), nil
 	})
@@ -41,7 +46,11 @@ func (r *Runner) step(ctx context.Context, s *session, req StepRequest) (Step, e
 	if run.Err != nil {
 		return Step{}, run.Err
 	}
-	return responseStep(run.Response), nil
+	st := responseStep(run.Response)
+	for i, c := range st.ToolCalls { // a response carries no durations: the agent's stand
+		st.ToolCalls[i].DurationMS = took[c.ToolCallID]
+	}
+	return st, nil
 }
 
 // llmRequest is the request for one step: the system prompt and tools of the options, the

@@ -280,3 +280,32 @@ end`,
 		}
 	}
 }
+
+// A replayed tool call takes the time the transcript says it took (duration_ms), as the
+// hooks after it see: the tool a replay stands in for was not run.
+func TestReplayKeepsRecordedDuration(t *testing.T) {
+	home := testutil.Home(t, map[string]string{"plugins/d/plugin.yaml": "name: d\n", "plugins/d/handler.lua": `
+function register(ctx)
+  ctx.register_hook("transform_tool_result", function(kw) return "took " .. tostring(kw.duration_ms) end)
+end`})
+	g, _ := newGateway(t, home, gateway.Options{})
+	lines, err := ParseTranscript("t.jsonl", strings.NewReader(`
+{"type":"message","platform":"telegram","user_id":"u1","chat_id":"c1","text":"hi"}
+{"type":"llm","tool_calls":[{"id":"c-1","name":"read","args":{"path":"a"},"result":"x","duration_ms":1234}]}
+{"type":"llm","response":"ok"}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	agent := &recordingAgent{TranscriptAgent: NewTranscriptAgent(lines)}
+	r := New(g, agent, Options{Sync: true})
+	if err := r.Play(context.Background(), agent.TranscriptAgent); err != nil {
+		t.Fatal(err)
+	}
+	if len(agent.reqs) != 2 || len(agent.reqs[1].ToolResults) != 1 {
+		t.Fatalf("agent saw %+v", agent.reqs)
+	}
+	if got := agent.reqs[1].ToolResults[0].Result; got != "took 1234" {
+		t.Errorf("the hook saw %q, want the transcript's duration_ms (took 1234)", got)
+	}
+}
