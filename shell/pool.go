@@ -20,12 +20,12 @@ const (
 
 // The circuit of a persistent hook: after circuitFailAfter firings in a row that got no
 // answer (timed out, the process exited or could not start), firings fail at once for a
-// rest, then one firing tries a new process; each such try that fails doubles the rest, up
-// to circuitMaxRest. Any answer closes the circuit.
+// rest, then one firing tries a new process; a try that fails starts the same rest again,
+// so however long the hook was failing, firings reach it within circuitRest of its
+// recovery. Any answer closes the circuit.
 const (
 	circuitFailAfter = 3
-	circuitRest      = 10 * time.Second
-	circuitMaxRest   = 2 * time.Minute
+	circuitRest      = 2 * time.Second
 )
 
 // persistent is the state of one persistent hook: Instances slots, each with at most one
@@ -153,14 +153,11 @@ func (h *Hook) settle(p *persistent, probe bool, res Result, failure string, log
 		p.tripped.Store(true)
 		c.fails++
 		c.last = failure
-		if c.rest == 0 {
-			c.rest = base
-		}
+		c.rest = base
 		switch {
-		case probe:
-			c.rest = min(2*c.rest, max(base, circuitMaxRest))
+		case probe: // the warning that opened the circuit stands: no warning every rest
 			c.until = h.now().Add(c.rest)
-			log.Warn("persistent shell hook still failing; calls fail at once", "failures", c.fails, "last", c.last, "for", c.rest)
+			log.Debug("persistent shell hook still failing; calls fail at once", "failures", c.fails, "last", c.last, "for", c.rest)
 		case c.until.IsZero() && c.fails >= after:
 			c.until = h.now().Add(c.rest)
 			log.Warn(h.errorf("failing (%s in a row, last: %s); calls fail at once for %s, then one call tries again",

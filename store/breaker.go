@@ -19,10 +19,9 @@ import (
 
 // Defaults of Options: how a backend that keeps failing is given a rest.
 const (
-	DefaultFailAfter = 5                // consecutive failures that open the circuit
-	DefaultBackoff   = 2 * time.Second  // first rest of an open circuit
-	MaxBackoff       = 30 * time.Second // longest rest: each failed probe doubles it up to this
-	DefaultOpTimeout = 1 * time.Second  // bound of one operation on a network backend
+	DefaultFailAfter = 5               // consecutive failures that open the circuit
+	DefaultBackoff   = 2 * time.Second // rest of an open circuit between two probes, however long the outage
+	DefaultOpTimeout = 1 * time.Second // bound of one operation on a network backend
 )
 
 const probeNote = "then one call tries again"
@@ -78,8 +77,8 @@ type Options struct {
 	// quota or a bad value, which are answers) open the circuit; 0 = DefaultFailAfter.
 	FailAfter int
 	// Backoff is how long an open circuit fails calls at once before one call (a probe) is
-	// let through; each probe that fails doubles it, up to MaxBackoff (or Backoff, when
-	// larger); 0 = DefaultBackoff.
+	// let through; a probe that fails starts the same rest again, so however long the
+	// outage, calls reach the backend within Backoff of its return; 0 = DefaultBackoff.
 	Backoff time.Duration
 	// OpTimeout bounds each operation on a Redis backend, whatever time the caller's
 	// context leaves, and how long a SQLite write waits for another process's write to
@@ -110,23 +109,22 @@ func (o Options) opTimeout() time.Duration {
 
 // breaker is a circuit breaker around a backend: after FailAfter failures in a row, calls
 // fail at once with an UnavailableError for the back-off; then the next call is let through
-// alone (half-open): its success closes the circuit, its failure opens it again for twice
-// the back-off. Any answer from the backend (a value, a quota error) counts as a success. A
+// alone (half-open): its success closes the circuit, its failure opens it again for the same
+// back-off (never longer: recovery after a long outage is as prompt as after a short one). Any answer from the backend (a value, a quota error) counts as a success. A
 // call the caller cancelled says nothing about the backend and is not counted.
 type breaker struct {
 	Backend
 	name      string // the backend for messages, without credentials
 	log       *slog.Logger
 	failAfter int
-	base, max time.Duration
+	rest      time.Duration // how long the circuit stays open before a probe
 	now       func() time.Time
 
 	mu      sync.Mutex
 	fails   int       // failures in a row
 	last    string    // the last failure, for messages
 	until   time.Time // zero: closed; else calls fail at once before it
-	rest    time.Duration
-	probing bool // a call is trying the backend after the rest
+	probing bool      // a call is trying the backend after the rest
 }
 
 func newBreaker(b Backend, name string, o Options) *breaker {
@@ -134,9 +132,7 @@ func newBreaker(b Backend, name string, o Options) *breaker {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	base := o.backoff()
-	return &breaker{Backend: b, name: name, log: log, failAfter: o.failAfter(), base: base,
-		max: max(base, MaxBackoff), rest: base, now: time.Now}
+	return &breaker{Backend: b, name: name, log: log, failAfter: o.failAfter(), rest: o.backoff(), now: time.Now}
 }
 
 // allow says whether a call may reach the backend, and whether it is the probe.
@@ -168,15 +164,14 @@ func (c *breaker) done(ctx context.Context, probe bool, err error) {
 		if !c.until.IsZero() {
 			c.log.Info("store answers again; calls reach it again", "store", c.name, "failures", c.fails)
 		}
-		c.fails, c.last, c.until, c.rest = 0, "", time.Time{}, c.base
+		c.fails, c.last, c.until = 0, "", time.Time{}
 	default:
 		c.fails++
 		c.last = c.cause(err)
 		switch {
-		case probe:
-			c.rest = min(2*c.rest, c.max)
+		case probe: // the warning that opened the circuit stands: no warning every rest
 			c.until = c.now().Add(c.rest)
-			c.log.Warn("store still failing; calls fail at once", "store", c.name, "failures", c.fails, "last", c.last, "for", c.rest)
+			c.log.Debug("store still failing; calls fail at once", "store", c.name, "failures", c.fails, "last", c.last, "for", c.rest)
 		case c.until.IsZero() && c.fails >= c.failAfter:
 			c.until = c.now().Add(c.rest)
 			c.log.Warn(fmt.Sprintf("store: %s is failing (%s in a row, last: %s); calls fail at once for %s, %s",

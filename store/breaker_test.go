@@ -79,7 +79,7 @@ func (e *netErr) Temporary() bool { return false }
 // The rules of the circuit, on a backend that fails as the test says: failures in a row
 // open it, answers (even errors such as a value that is not an integer) do not count, a
 // cancelled call says nothing; after the rest one call alone tries again, and its failure
-// doubles the rest.
+// starts the same rest again.
 func TestBreakerRules(t *testing.T) {
 	ctx := context.Background()
 	f := &fakeBackend{err: errRefused}
@@ -130,11 +130,11 @@ func TestBreakerRules(t *testing.T) {
 	f.mu.Lock()
 	f.gate, f.in = nil, nil
 	f.mu.Unlock()
-	// It failed: twice the rest.
-	if err := get(); !strings.Contains(fmt.Sprint(err), "4 errors in a row") || !strings.Contains(fmt.Sprint(err), "for 2s") {
-		t.Errorf("after a failed probe: %v, want 4 errors and a rest of 2s", err)
+	// It failed: the same rest again.
+	if err := get(); !strings.Contains(fmt.Sprint(err), "4 errors in a row") || !strings.Contains(fmt.Sprint(err), "for 1s") {
+		t.Errorf("after a failed probe: %v, want 4 errors and a rest of 1s", err)
 	}
-	clk.Add(1500 * time.Millisecond)
+	clk.Add(500 * time.Millisecond)
 	if err := get(); !strings.Contains(fmt.Sprint(err), "for 500ms") {
 		t.Errorf("half way: %v, want 500ms left", err)
 	}
@@ -156,22 +156,32 @@ func TestBreakerRules(t *testing.T) {
 	}
 }
 
-// A failed probe doubles the rest up to MaxBackoff, never beyond.
-func TestBreakerBackoffCapped(t *testing.T) {
+// However long the outage, one call probes every DefaultBackoff and no rest is longer:
+// calls reach the backend within DefaultBackoff of its return, after a minute's outage as
+// after a second's.
+func TestBreakerRecoversPromptlyAfterALongOutage(t *testing.T) {
 	ctx := context.Background()
 	f := &fakeBackend{err: errRefused}
 	b := newBreaker(f, "x", Options{FailAfter: 1})
 	clk := withClock(t, b)
 	b.Get(ctx, "ns", "k")
-	rest := DefaultBackoff
-	for range 10 {
-		clk.Add(rest)
-		b.Get(ctx, "ns", "k") // the probe, failing
-		rest = min(2*rest, MaxBackoff)
-		_, _, err := b.Get(ctx, "ns", "k")
-		if want := fmt.Sprintf("for %s,", rest); !strings.Contains(fmt.Sprint(err), want) {
-			t.Fatalf("got %v, want %q", err, want)
+	for elapsed := time.Duration(0); elapsed < 10*time.Minute; elapsed += DefaultBackoff {
+		clk.Add(DefaultBackoff)
+		if _, _, err := b.Get(ctx, "ns", "k"); errors.Is(err, ErrUnavailable) { // the probe, failing
+			t.Fatalf("after %s: no probe after a rest of %s: %v", elapsed, DefaultBackoff, err)
 		}
+		_, _, err := b.Get(ctx, "ns", "k")
+		if want := fmt.Sprintf("for %s,", DefaultBackoff); !strings.Contains(fmt.Sprint(err), want) {
+			t.Fatalf("after %s: got %v, want %q", elapsed, err, want)
+		}
+	}
+	f.set(nil) // the backend is back, just after a failed probe: the worst case
+	clk.Add(DefaultBackoff)
+	if _, _, err := b.Get(ctx, "ns", "k"); err != nil {
+		t.Fatalf("a call %s after the backend came back: %v", DefaultBackoff, err)
+	}
+	if _, _, err := b.Get(ctx, "ns", "k"); err != nil {
+		t.Fatalf("the call after the probe: %v", err)
 	}
 }
 
