@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -433,11 +434,25 @@ func (g *Gateway) Dropped() map[string]int64 {
 // what is still queued, and returns ctx's error. The engine shares the deadline (see
 // engine.Engine.Close): after Close it blocks every tool call.
 func (g *Gateway) Close(ctx context.Context) error {
+	var turns error
 	select {
 	case <-g.turns.close():
 	case <-ctx.Done(): // the turns still in flight meet a closed engine: their tool calls are blocked
+		turns = g.turns.unended(ctx)
 	}
-	return errors.Join(g.closeHooks(ctx), g.eng.Close(ctx))
+	return joinDistinct(turns, g.closeHooks(ctx), g.eng.Close(ctx))
+}
+
+// joinDistinct joins errs as errors.Join does, each error once: the hooks and the engine
+// both give up at the same deadline, whose error is said once.
+func joinDistinct(errs ...error) error {
+	var out []error
+	for _, err := range errs {
+		if err != nil && !slices.ContainsFunc(out, func(o error) bool { return errors.Is(o, err) }) {
+			out = append(out, err)
+		}
+	}
+	return errors.Join(out...)
 }
 
 // closeHooks stops the gateway hooks, handling what is queued until ctx is done.

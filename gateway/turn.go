@@ -2,6 +2,8 @@ package gateway
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -68,10 +70,10 @@ type Turn struct {
 // internal message), then, for a new session, session:start and on_session_start, then
 // agent:start and pre_llm_call. It fails with ErrClosed once Close has begun.
 func (g *Gateway) StartTurn(ctx context.Context, m Message) (*Turn, error) {
-	if !g.turns.start() {
+	t := &Turn{g: g, msg: m, Text: m.Text, origin: engine.Origin{Platform: m.Platform, ChatID: m.ChatID, UserID: m.UserID}}
+	if !g.turns.start(t) {
 		return nil, ErrClosed
 	}
-	t := &Turn{g: g, msg: m, Text: m.Text, origin: engine.Origin{Platform: m.Platform, ChatID: m.ChatID, UserID: m.UserID}}
 	ctx = engine.WithOrigin(ctx, t.origin)
 	eng := g.eng
 	if !m.Internal {
@@ -165,7 +167,7 @@ func (t *Turn) Fail(ctx context.Context, interrupted bool) {
 func (t *Turn) end() {
 	if !t.ended {
 		t.ended = true
-		t.g.turns.done()
+		t.g.turns.done(t)
 	}
 }
 
@@ -211,33 +213,80 @@ func (g *Gateway) Answer(m Message) bool {
 	return false
 }
 
-// turnCount counts the turns in flight, for Close.
+// turnCount counts the turns in flight, for Close, which names those never ended.
 type turnCount struct {
 	mu      sync.Mutex
-	open    int
+	open    map[*Turn]struct{}
 	closing bool
+	gaveUp  bool          // a Close stopped waiting: a later one does not wait again
 	idle    chan struct{} // closed when open drops to 0 while closing
 }
 
 // start counts a new turn; false once Close has begun.
-func (c *turnCount) start() bool {
+func (c *turnCount) start(t *Turn) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closing {
 		return false
 	}
-	c.open++
+	if c.open == nil {
+		c.open = map[*Turn]struct{}{}
+	}
+	c.open[t] = struct{}{}
 	return true
 }
 
-func (c *turnCount) done() {
+func (c *turnCount) done(t *Turn) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.open--
-	if c.open == 0 && c.idle != nil {
+	delete(c.open, t)
+	if len(c.open) == 0 && c.idle != nil {
 		close(c.idle)
 		c.idle = nil
 	}
+}
+
+// unended is the error of a Close that gave up waiting (ctx is done) for the turns still
+// open: it names each (its platform, chat and session), so the host finds the code path
+// that neither finished nor failed it; nil when none is open.
+func (c *turnCount) unended(ctx context.Context) error {
+	c.mu.Lock()
+	c.gaveUp = true
+	names := make([]string, 0, len(c.open))
+	for t := range c.open {
+		names = append(names, t.name())
+	}
+	c.mu.Unlock()
+	if len(names) == 0 {
+		return nil
+	}
+	slices.Sort(names)
+	const most = 5
+	if len(names) > most {
+		names = append(names[:most], fmt.Sprintf("and %d more", len(names)-most))
+	}
+	return fmt.Errorf("gateway: Close stopped waiting for %s never ended (%s): end every turn with Finish or Fail, e.g. defer t.Fail(ctx, false) after StartTurn: %w",
+		plural(len(names), "turn"), strings.Join(names, "; "), context.Cause(ctx))
+}
+
+// name names a turn in Close's error.
+func (t *Turn) name() string {
+	s := "platform " + t.msg.Platform
+	if t.msg.ChatID != "" {
+		s += ", chat " + t.msg.ChatID
+	}
+	if t.msg.SessionID != "" {
+		s += ", session " + t.msg.SessionID
+	}
+	return s
+}
+
+// plural is "1 turn", "2 turns".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // close refuses new turns and returns a channel closed once none is in flight.
@@ -246,7 +295,7 @@ func (c *turnCount) close() <-chan struct{} {
 	defer c.mu.Unlock()
 	c.closing = true
 	ch := make(chan struct{})
-	if c.open == 0 {
+	if len(c.open) == 0 || c.gaveUp {
 		close(ch)
 	} else {
 		c.idle = ch

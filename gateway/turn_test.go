@@ -222,3 +222,36 @@ func TestTurnAskAnsweredByALaterMessage(t *testing.T) {
 		tr.Finish(ctx, "done")
 	}
 }
+
+// A turn nobody ended holds Close to its deadline; Close's error then names it (platform,
+// chat, session) and the idiom that ends it, and says the deadline once.
+func TestCloseNamesTurnsNeverEnded(t *testing.T) {
+	g, _, _ := turnGateway(t, nil)
+	ctx := context.Background()
+	if _, err := g.StartTurn(ctx, Message{Platform: "telegram", ChatID: "c9", Text: "go", SessionID: "s1"}); err != nil {
+		t.Fatal(err)
+	}
+	ended, _ := g.StartTurn(ctx, Message{Platform: "slack", ChatID: "c1", Text: "go", SessionID: "s2"})
+	ended.Fail(ctx, false)
+	cctx, cancel := context.WithCancel(ctx)
+	cancel() // the deadline has passed
+	err := g.Close(cctx)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Close = %v, want the context's error", err)
+	}
+	msg := err.Error()
+	for _, want := range []string{"1 turn never ended", "platform telegram, chat c9, session s1", "defer t.Fail(ctx, false)"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("Close's error %q does not say %q", msg, want)
+		}
+	}
+	if err := g.Close(context.Background()); err != nil { // Close may be called again: it does not wait again
+		t.Errorf("second Close = %v", err)
+	}
+	if strings.Contains(msg, "s2") {
+		t.Errorf("Close's error %q names a turn that ended", msg)
+	}
+	if n := strings.Count(msg, context.Canceled.Error()); n != 1 {
+		t.Errorf("Close's error says %q %d times, want once: %q", context.Canceled, n, msg)
+	}
+}
