@@ -73,8 +73,10 @@ func coResume(L *LState) int {
 		th.initCallFrame(cf)
 		th.Panic = panicWithoutTraceback
 	} else {
+		base := th.reg.Top()
 		nargs := L.GetTop() - 1
 		L.XMoveTo(th, nargs)
+		th.resumedWith(base)
 	}
 	top := L.GetTop()
 	threadRun(th)

@@ -87,11 +87,22 @@ const (
 // runHere runs a program in a new state of this package, with print writing to a buffer as
 // Lua's print does, and gives what it printed, then "<error>" if it raised an error,
 // "<compile error>" if it did not compile, "<timeout>" if it ran too long, or "<go panic>".
+// Every print, and the end of the program, checks that nothing but Lua values is held
+// (CheckValues): the first place that holds another is printed as "<not a Lua value: ...>".
 func runHere(src string, timeout time.Duration) string {
 	L := NewState()
 	defer L.Close()
 	var out strings.Builder
+	var bad error
+	checkValues := func(L *LState) {
+		if bad == nil {
+			if bad = L.CheckValues(); bad != nil {
+				fmt.Fprintf(&out, "<not a Lua value: %v>\n", bad)
+			}
+		}
+	}
 	L.SetGlobal("print", L.NewFunction(func(L *LState) int {
+		checkValues(L)
 		top := L.GetTop()
 		for i := 1; i <= top; i++ {
 			if i > 1 {
@@ -113,7 +124,9 @@ func runHere(src string, timeout time.Duration) string {
 		return out.String() + "<compile error>\n"
 	}
 	L.Push(fn)
-	if err := L.PCall(0, MultRet, nil); err != nil {
+	err = L.PCall(0, MultRet, nil)
+	checkValues(L)
+	if err != nil {
 		var apiErr *ApiError
 		switch {
 		case ctx.Err() != nil:
@@ -514,6 +527,87 @@ print(w3)`, "0\n"},
 	{"or-sets-target-early", "and-assign", `local v
 v = ((not v or false) and v or nil)
 print(v)`, "nil\n"},
+	{"coroutine-tokenizer-guard", "coroutine-values", `local function words(cmd, emit)
+  for w in cmd:gmatch("%S+") do
+    local body, sep = w:match("^(.-)([;|&]*)$")
+    if body ~= "" then
+      if body:match("^['\"]") then emit(body, true) else emit(body) end
+    end
+    if sep ~= "" then emit(sep) end
+  end
+  emit()
+end
+local function check(cmd)
+  local found
+  local checker = coroutine.wrap(function()
+    local first = true
+    while true do
+      local word, quoted = coroutine.yield()
+      if word == nil then return end
+      if first and not quoted and word == "rm" then found = word end
+      first = word == ";" or word == "&&" or word == "|" or word == "||"
+    end
+  end)
+  checker()
+  words(cmd, checker)
+  return found and "block" or "allow"
+end
+print(check("ls; rm -rf /"), check("ls 'rm'"), check("rm x"))`, "block\tallow\tblock\n"},
+	{"coroutine-yield-resume-counts", "coroutine-values", `for n = 0, 4 do
+  local co = coroutine.create(function()
+    local a, b, c = coroutine.yield()
+    print(n, type(a), type(b), type(c), a, b, c, not c)
+    local d, e = coroutine.yield(1, 2, 3)
+    print(type(d), type(e), d and 1, e and 1)
+  end)
+  coroutine.resume(co)
+  local args = {1, 2, 3, 4}
+  local ok, x, y, z, w = coroutine.resume(co, unpack(args, 1, n))
+  print(ok, x, y, z, w, type(w))
+  print(coroutine.resume(co))
+end
+local co = coroutine.create(function(p, q, r) print(type(p), type(q), type(r)) return end)
+print(coroutine.resume(co, 1))
+local f = coroutine.wrap(function(...) local a, b = ...; local c, d = coroutine.yield(...); return type(c), type(d), select("#", ...) end)
+print(f())
+print(f(5))`, "0\tnil\tnil\tnil\tnil\tnil\tnil\ttrue\ntrue\t1\t2\t3\tnil\tnil\nnil\tnil\tnil\tnil\ntrue\n1\tnumber\tnil\tnil\t1\tnil\tnil\ttrue\ntrue\t1\t2\t3\tnil\tnil\nnil\tnil\tnil\tnil\ntrue\n2\tnumber\tnumber\tnil\t1\t2\tnil\ttrue\ntrue\t1\t2\t3\tnil\tnil\nnil\tnil\tnil\tnil\ntrue\n3\tnumber\tnumber\tnumber\t1\t2\t3\tfalse\ntrue\t1\t2\t3\tnil\tnil\nnil\tnil\tnil\tnil\ntrue\n4\tnumber\tnumber\tnumber\t1\t2\t3\tfalse\ntrue\t1\t2\t3\tnil\tnil\nnil\tnil\tnil\tnil\ntrue\nnumber\tnil\tnil\ntrue\n\nnumber\tnil\t0\n"},
+	{"fewer-values-every-path", "coroutine-values", `local function none() end
+local function two() return 1, 2 end
+local function va(...) local a, b, c = ...; return type(a), type(b), type(c), select("#", ...) end
+print(va()) print(va(1)) print(va(nil, 2))
+local function va2(...) local t = {...}; local x, y = (...); return #t, type(x), type(y) end
+print(va2()) print(va2(7, 8))
+local a, b, c = select(2, 1) print(type(a), type(b), type(c))
+local d, e = select("#") print(d, type(e))
+local f, g, h = unpack({1}) print(f, type(g), type(h))
+local i, j = unpack({}, 1, 0) print(type(i), type(j))
+local k, l, m = unpack({1, nil, 3}, 1, 3) print(k, l, m)
+local ok, r1, r2 = pcall(none) print(ok, type(r1), type(r2))
+local ok2, s1, s2 = pcall(two) print(ok2, s1, s2)
+local ok3, t1, t2 = xpcall(none, print) print(ok3, type(t1), type(t2))
+local t = {none()} print(#t)
+local t2 = {two(), two()} print(#t2, t2[3])
+local t3 = {none(), none()} print(#t3, type(t3[1]))
+local t4 = {select(2, "a")} print(#t4)
+local mt = {__index = function(t, k) end, __call = function() end, __add = function() end,
+  __concat = function() end, __eq = function() end, __lt = function() end, __le = function() end,
+  __unm = function() end, __len = function() end, __newindex = function() end}
+local o = setmetatable({}, mt)
+local o2 = setmetatable({}, mt)
+print(type(o.x), select("#", o()), type(o + 1), type(o .. "x"), o == o2, o < o2, o <= o2, type(-o))
+local p1, p2 = o() print(type(p1), type(p2))
+o.y = 1 print(rawget(o, "y"))
+local w = coroutine.wrap(function() return end) local w1, w2 = w() print(type(w1), type(w2))
+local n1, n2 = next({}) print(type(n1), type(n2))
+local q1, q2, q3 = string.find("abc", "x") print(type(q1), type(q2), type(q3))
+local z1, z2 = tostring(nil) print(z1, type(z2))
+for x, y, z in function(s, c) if not c then return 1 end end do print(x, type(y), type(z)) end
+local function tail() return none() end local v1, v2 = tail() print(type(v1), type(v2))
+local function tail2(...) return select(1, ...) end local v3, v4 = tail2() print(type(v3), type(v4))
+print(table.concat({two()}, ","), (two()))
+print(string.format("%s %s", two()))
+print(math.max(two()), select("#", none()), select("#", two()))
+print(type(getmetatable("").__index))`, "nil\tnil\tnil\t0\nnumber\tnil\tnil\t1\nnil\tnumber\tnil\t2\n0\tnil\tnil\n2\tnumber\tnil\nnil\tnil\tnil\n0\tnil\n1\tnil\tnil\nnil\tnil\n1\tnil\t3\ntrue\tnil\tnil\ntrue\t1\t2\ntrue\tnil\tnil\n0\n3\t2\n0\tnil\n0\nnil\t0\tnil\tnil\tfalse\tfalse\tfalse\tnil\nnil\tnil\nnil\nnil\tnil\nnil\tnil\nnil\tnil\tnil\nnil\tnil\n1\tnil\tnil\nnil\tnil\nnil\tnil\n1,2\t1\n1 2\n2\t0\t2\ntable\n"},
 	{"tonumber-exponent", "tonumber", `print(tonumber("1e2"), tonumber("1E+2"))`, "100\t100\n"},
 }
 
