@@ -119,7 +119,7 @@ func runHere(src string, timeout time.Duration) string {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	L.SetContext(ctx)
-	fn, err := L.LoadString(src)
+	fn, err := L.Load(strings.NewReader(src), "program") // the name lua5.1Server gives it
 	if err != nil {
 		return out.String() + "<compile error>\n"
 	}
@@ -608,6 +608,40 @@ print(table.concat({two()}, ","), (two()))
 print(string.format("%s %s", two()))
 print(math.max(two()), select("#", none()), select("#", two()))
 print(type(getmetatable("").__index))`, "nil\tnil\tnil\t0\nnumber\tnil\tnil\t1\nnil\tnumber\tnil\t2\n0\tnil\tnil\n2\tnumber\tnil\nnil\tnil\tnil\n0\tnil\n1\tnil\tnil\nnil\tnil\n1\tnil\t3\ntrue\tnil\tnil\ntrue\t1\t2\ntrue\tnil\tnil\n0\n3\t2\n0\tnil\n0\nnil\t0\tnil\tnil\tfalse\tfalse\tfalse\tnil\nnil\tnil\nnil\nnil\tnil\nnil\tnil\nnil\tnil\tnil\nnil\tnil\n1\tnil\tnil\nnil\tnil\nnil\tnil\n1,2\t1\n1 2\n2\t0\t2\ntable\n"},
+	{"error-number-position", "error-values", `print(pcall(function() error(7) end))
+print(pcall(function() error(7.5, 1) end))
+print(pcall(function() error(-0.1) end))
+local ok, e = pcall(function() error(7, 0) end)
+print(ok, e, type(e))
+ok, e = pcall(function() error(7) end)
+print(type(e))
+local function f() error("deeper", 2) end
+print(pcall(function()
+  f()
+end))
+print(pcall(function() error("at", 3) end))`, "false\tprogram:1: 7\nfalse\tprogram:2: 7.5\nfalse\tprogram:3: -0.1\nfalse\t7\tnumber\nstring\nfalse\tprogram:10: deeper\nfalse\tprogram:12: at\n"},
+	{"error-from-go-function", "error-values", `print(pcall(error, "msg"))
+print(pcall(error, 7))
+print(pcall(error))
+print(pcall(error, nil))
+print(select("#", pcall(error)))
+local ok, e = pcall(error, {code = 1})
+print(ok, type(e), e.code)
+print(pcall(error, true))
+print(pcall(error, false))
+print(pcall(error, "m", 2))
+print(xpcall(error, function(m) return "handled " .. tostring(m) end))`, "false\tmsg\nfalse\t7\nfalse\tnil\nfalse\tnil\n2\nfalse\ttable\t1\nfalse\ttrue\nfalse\tfalse\nfalse\tprogram:10: m\nfalse\thandled nil\n"},
+	{"len-table-ignores-__len", "len-table", `local t = setmetatable({1, 2, 3}, {__len = function() return 10 end})
+print(#t, #setmetatable({}, {__len = function() error("never") end}))
+local s = 0
+for i = 1, #t do s = s + t[i] end
+print(s)`, "3\t0\n6\n"},
+	{"sort-nil-comparator", "sort-nil", `local t = {3, 1, 2}
+table.sort(t, nil)
+print(t[1], t[2], t[3])
+local u = {"b", "a"}
+table.sort(u, nil)
+print(u[1], u[2])`, "1\t2\t3\na\tb\n"},
 	{"tonumber-exponent", "tonumber", `print(tonumber("1e2"), tonumber("1E+2"))`, "100\t100\n"},
 }
 

@@ -1749,13 +1749,34 @@ func (ls *LState) RaiseError(format string, args ...interface{}) {
 }
 
 // This function is equivalent to lua_error( http://www.lua.org/manual/5.1/manual.html#lua_error ).
+// Error raises lv as Lua 5.1's error(lv, level) does: a string or a number, with level > 0,
+// becomes a string that starts with the position of the function at that level (1: the
+// function that called the running Go function), when that function is a Lua function; a
+// Go function (pcall(error, "msg")) adds none. Any other value is raised as it is.
 func (ls *LState) Error(lv LValue, level int) {
-	if str, ok := lv.(LString); ok {
-		ls.raiseError(level, "%s", string(str))
-	} else {
-		ls.Push(lv)
-		ls.Panic(ls)
+	if level > 0 {
+		switch v := lv.(type) {
+		case LString, LNumber:
+			lv = LString(ls.luaWhere(level) + v.String())
+		}
 	}
+	if ls.reg.IsFull() {
+		// if the registry is full then it won't be possible to push a value, in this case, force a larger size
+		ls.reg.forceResize(ls.reg.Top() + 1)
+	}
+	ls.reg.Push(lv)
+	ls.Panic(ls)
+}
+
+// luaWhere is Lua 5.1's luaL_where: "source:line: " for the Lua function at level (0: the
+// running function), "" for a Go function or a level past the stack.
+func (ls *LState) luaWhere(level int) string {
+	dbg, ok := ls.GetStack(level)
+	if !ok || dbg.frame == nil || dbg.frame.Fn.IsG || dbg.frame.Fn.Proto == nil || dbg.frame.Pc < 1 {
+		return ""
+	}
+	proto := dbg.frame.Fn.Proto
+	return fmt.Sprintf("%v:%v: ", proto.SourceName, proto.DbgSourcePositions[dbg.frame.Pc-1])
 }
 
 func (ls *LState) GetInfo(what string, dbg *Debug, fn LValue) (LValue, error) {
@@ -1968,9 +1989,14 @@ func (ls *LState) Next(tb *LTable, key LValue) (LValue, LValue) {
 
 /* unary operations {{{ */
 
+// ObjLen is the length of v1 as Lua 5.1's # gives it: a string's length, a table's border
+// (without its __len: Lua 5.1 calls __len for userdata only), a userdata's __len.
 func (ls *LState) ObjLen(v1 LValue) int {
-	if v1.Type() == LTString {
-		return len(string(v1.(LString)))
+	switch v := v1.(type) {
+	case LString:
+		return len(string(v))
+	case *LTable:
+		return v.Len()
 	}
 	op := ls.metaOp1(v1, "__len")
 	if op.Type() == LTFunction {

@@ -1059,6 +1059,10 @@ func init() {
 			RA := lbase + A
 			B := int(inst & 0x1ff) //GETB
 			switch lv := L.rkValue(B).(type) {
+			case *LTable:
+				// Lua 5.1 calls __len for userdata only: a table's length is a border of it
+				// whatever its metatable holds.
+				reg.SetNumber(RA, LNumber(lv.Len()))
 			case LString:
 				// this section is inlined by go-inline
 				// source function is 'func (rg *registry) SetNumber(regi int, vali LNumber) ' in '_state.go'
