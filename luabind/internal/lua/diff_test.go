@@ -642,6 +642,29 @@ print(t[1], t[2], t[3])
 local u = {"b", "a"}
 table.sort(u, nil)
 print(u[1], u[2])`, "1\t2\t3\na\tb\n"},
+	{"assert-and-tail-call-positions", "error-values", `print(pcall(assert, false))
+print(pcall(assert, nil, 7))
+print(pcall(function() assert(false) end))
+print(pcall(function() assert(false, 7) end))
+local function f3(x) if x then error(42, 2) end return x end
+print(pcall(function() return f3(1) end))
+print(pcall(function() local r = f3(1) return r end))`, "false\tassertion failed!\nfalse\t7\nfalse\tprogram:3: assertion failed!\nfalse\tprogram:4: 7\nfalse\t42\nfalse\tprogram:7: 42\n"},
+	{"wrap-error-position", "coroutine-values", `local w = coroutine.wrap(function(x) error(x) end)
+print(pcall(w, "s"))
+local w2 = coroutine.wrap(function(x) error(x) end)
+print(pcall(function() return w2(7) end))
+local w3 = coroutine.wrap(function(x) error(x) end)
+print(pcall(function() local r = w3({}) return type(r) end) == false)
+local w4 = coroutine.wrap(function(x) error(x, 0) end)
+print(pcall(function() local r = w4("z") return r end))
+print(pcall(function() local r = w4("z") return r end))`, "false\tprogram:1: s\nfalse\tprogram:4: program:3: 7\ntrue\nfalse\tprogram:8: z\nfalse\tprogram:9: cannot resume dead coroutine\n"},
+	{"call-paren-new-line", "ambiguous-call", `local function out(...) end
+out(1)
+(function(...) end)(nil)
+print("ran")`, "<compile error>\n"},
+	{"call-paren-new-line-after-name", "ambiguous-call", `local f = print
+local g = f
+(print)("x")`, "<compile error>\n"},
 	{"tonumber-exponent", "tonumber", `print(tonumber("1e2"), tonumber("1E+2"))`, "100\t100\n"},
 }
 

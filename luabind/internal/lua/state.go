@@ -1769,14 +1769,21 @@ func (ls *LState) Error(lv LValue, level int) {
 }
 
 // luaWhere is Lua 5.1's luaL_where: "source:line: " for the Lua function at level (0: the
-// running function), "" for a Go function or a level past the stack.
+// running function), "" for a Go function, a tail call's place (the frame that called is
+// gone) or a level past the stack.
 func (ls *LState) luaWhere(level int) string {
-	dbg, ok := ls.GetStack(level)
-	if !ok || dbg.frame == nil || dbg.frame.Fn.IsG || dbg.frame.Fn.Proto == nil || dbg.frame.Pc < 1 {
+	frame := ls.currentFrame
+	for ; level > 0 && frame != nil; frame = frame.Parent {
+		level--
+		if !frame.Fn.IsG {
+			level -= frame.TailCall
+		}
+	}
+	if level != 0 || frame == nil || frame.Fn.IsG || frame.Fn.Proto == nil || frame.Pc < 1 {
 		return ""
 	}
-	proto := dbg.frame.Fn.Proto
-	return fmt.Sprintf("%v:%v: ", proto.SourceName, proto.DbgSourcePositions[dbg.frame.Pc-1])
+	proto := frame.Fn.Proto
+	return fmt.Sprintf("%v:%v: ", proto.SourceName, proto.DbgSourcePositions[frame.Pc-1])
 }
 
 func (ls *LState) GetInfo(what string, dbg *Debug, fn LValue) (LValue, error) {

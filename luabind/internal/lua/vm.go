@@ -416,6 +416,15 @@ func threadRun(L *LState) {
 			}
 			if parent := L.Parent; parent != nil {
 				if L.wrapped {
+					// Lua 5.1's wrapper adds its caller's position to a string or a number
+					switch v := lv.(type) {
+					case LString, LNumber:
+						lv = LString(parent.luaWhere(1) + v.String())
+					}
+					// the coroutine is dead, and its resumer runs again (or handles the error)
+					L.G.CurrentThread = parent
+					L.Parent = nil
+					L.kill()
 					L.Push(lv)
 					parent.Panic(L)
 				} else {
