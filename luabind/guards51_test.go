@@ -68,9 +68,38 @@ end`},
     end
   end)
 end`},
+	{"tokenizer coroutine fed one word at a time", `-- the words of a command, with ; | & as words of their own; a quoted word comes with true
+local function words(cmd, emit)
+  for w in cmd:gmatch("%S+") do
+    local body, sep = w:match("^(.-)([;|&]*)$")
+    if body ~= "" then
+      if body:match("^['\"]") then emit(body, true) else emit(body) end
+    end
+    if sep ~= "" then emit(sep) end
+  end
+  emit()
+end
+function register(ctx)
+  ctx.register_hook("pre_tool_call", function(kw)
+    local found
+    local checker = coroutine.wrap(function()
+      local first = true
+      while true do
+        local word, quoted = coroutine.yield()
+        if word == nil then return end
+        if first and not quoted and word == "rm" then found = word end
+        first = word == ";" or word == "&&" or word == "|" or word == "||"
+      end
+    end)
+    checker()
+    words(kw.args.command or "", checker)
+    if found then return { action = "block", message = found .. " starts a command" } end
+  end)
+end`},
 }
 
-var guardCommands = []string{"ls -la", "rm -rf /", "echo rm", "sudo rm -rf / --no-preserve-root", "mkfs.ext4 /dev/sda"}
+// guardCommands are the commands every guard answers; the second and the last must be blocked.
+var guardCommands = []string{"ls -la", "rm -rf /", "echo rm", "sudo rm -rf / --no-preserve-root", "mkfs.ext4 /dev/sda", "ls; rm -rf /"}
 
 // answer renders a guard's answer as the C Lua harness below prints it.
 func answer(v any) string {
@@ -82,7 +111,7 @@ func answer(v any) string {
 }
 
 // TestGuardsLikeLua51: every guard above answers every command here as it does in C Lua
-// 5.1, and blocks `rm -rf /`.
+// 5.1, and blocks `rm -rf /` and `ls; rm -rf /`.
 func TestGuardsLikeLua51(t *testing.T) {
 	var here [][]string
 	for _, g := range guardCases {
@@ -96,8 +125,10 @@ func TestGuardsLikeLua51(t *testing.T) {
 			}
 			answers = append(answers, answer(got))
 		}
-		if !strings.HasPrefix(answers[1], "block") {
-			t.Errorf("%s: rm -rf / gets %q, want a block", g.name, answers[1])
+		for _, i := range []int{1, len(guardCommands) - 1} {
+			if !strings.HasPrefix(answers[i], "block") {
+				t.Errorf("%s: %q gets %q, want a block", g.name, guardCommands[i], answers[i])
+			}
 		}
 		here = append(here, answers)
 	}

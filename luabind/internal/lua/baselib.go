@@ -57,7 +57,12 @@ var baseFuncs = map[string]LGFunction{
 
 func baseAssert(L *LState) int {
 	if !L.ToBool(1) {
-		L.RaiseError("%s", L.OptString(2, "assertion failed!"))
+		// the message as luaL_error writes it: the caller's position when it is Lua code
+		msg := LString("assertion failed!")
+		if L.Get(2) != LNil {
+			msg = LString(L.CheckString(2))
+		}
+		L.Error(msg, 1)
 		return 0
 	}
 	return L.GetTop()
@@ -82,7 +87,7 @@ func baseDoFile(L *LState) int {
 }
 
 func baseError(L *LState) int {
-	obj := L.CheckAny(1)
+	obj := L.Get(1) // error() raises nil, as in Lua 5.1
 	level := L.OptInt(2, 1)
 	L.Error(obj, level)
 	return 0

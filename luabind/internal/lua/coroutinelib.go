@@ -52,9 +52,9 @@ func coResume(L *LState) int {
 		return 2
 	}
 	if th.Dead {
-		msg := "can not resume a dead thread"
+		msg := "cannot resume dead coroutine" // as Lua 5.1 says it
 		if th.wrapped {
-			L.RaiseError("%s", msg)
+			L.Error(LString(msg), 1) // with the caller's position when it is Lua code
 			return 0
 		}
 		L.Push(LFalse)
@@ -73,8 +73,10 @@ func coResume(L *LState) int {
 		th.initCallFrame(cf)
 		th.Panic = panicWithoutTraceback
 	} else {
+		base := th.reg.Top()
 		nargs := L.GetTop() - 1
 		L.XMoveTo(th, nargs)
+		th.resumedWith(base)
 	}
 	top := L.GetTop()
 	threadRun(th)

@@ -87,11 +87,22 @@ const (
 // runHere runs a program in a new state of this package, with print writing to a buffer as
 // Lua's print does, and gives what it printed, then "<error>" if it raised an error,
 // "<compile error>" if it did not compile, "<timeout>" if it ran too long, or "<go panic>".
+// Every print, and the end of the program, checks that nothing but Lua values is held
+// (CheckValues): the first place that holds another is printed as "<not a Lua value: ...>".
 func runHere(src string, timeout time.Duration) string {
 	L := NewState()
 	defer L.Close()
 	var out strings.Builder
+	var bad error
+	checkValues := func(L *LState) {
+		if bad == nil {
+			if bad = L.CheckValues(); bad != nil {
+				fmt.Fprintf(&out, "<not a Lua value: %v>\n", bad)
+			}
+		}
+	}
 	L.SetGlobal("print", L.NewFunction(func(L *LState) int {
+		checkValues(L)
 		top := L.GetTop()
 		for i := 1; i <= top; i++ {
 			if i > 1 {
@@ -108,12 +119,14 @@ func runHere(src string, timeout time.Duration) string {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	L.SetContext(ctx)
-	fn, err := L.LoadString(src)
+	fn, err := L.Load(strings.NewReader(src), "program") // the name lua5.1Server gives it
 	if err != nil {
 		return out.String() + "<compile error>\n"
 	}
 	L.Push(fn)
-	if err := L.PCall(0, MultRet, nil); err != nil {
+	err = L.PCall(0, MultRet, nil)
+	checkValues(L)
+	if err != nil {
 		var apiErr *ApiError
 		switch {
 		case ctx.Err() != nil:
@@ -514,6 +527,144 @@ print(w3)`, "0\n"},
 	{"or-sets-target-early", "and-assign", `local v
 v = ((not v or false) and v or nil)
 print(v)`, "nil\n"},
+	{"coroutine-tokenizer-guard", "coroutine-values", `local function words(cmd, emit)
+  for w in cmd:gmatch("%S+") do
+    local body, sep = w:match("^(.-)([;|&]*)$")
+    if body ~= "" then
+      if body:match("^['\"]") then emit(body, true) else emit(body) end
+    end
+    if sep ~= "" then emit(sep) end
+  end
+  emit()
+end
+local function check(cmd)
+  local found
+  local checker = coroutine.wrap(function()
+    local first = true
+    while true do
+      local word, quoted = coroutine.yield()
+      if word == nil then return end
+      if first and not quoted and word == "rm" then found = word end
+      first = word == ";" or word == "&&" or word == "|" or word == "||"
+    end
+  end)
+  checker()
+  words(cmd, checker)
+  return found and "block" or "allow"
+end
+print(check("ls; rm -rf /"), check("ls 'rm'"), check("rm x"))`, "block\tallow\tblock\n"},
+	{"coroutine-yield-resume-counts", "coroutine-values", `for n = 0, 4 do
+  local co = coroutine.create(function()
+    local a, b, c = coroutine.yield()
+    print(n, type(a), type(b), type(c), a, b, c, not c)
+    local d, e = coroutine.yield(1, 2, 3)
+    print(type(d), type(e), d and 1, e and 1)
+  end)
+  coroutine.resume(co)
+  local args = {1, 2, 3, 4}
+  local ok, x, y, z, w = coroutine.resume(co, unpack(args, 1, n))
+  print(ok, x, y, z, w, type(w))
+  print(coroutine.resume(co))
+end
+local co = coroutine.create(function(p, q, r) print(type(p), type(q), type(r)) return end)
+print(coroutine.resume(co, 1))
+local f = coroutine.wrap(function(...) local a, b = ...; local c, d = coroutine.yield(...); return type(c), type(d), select("#", ...) end)
+print(f())
+print(f(5))`, "0\tnil\tnil\tnil\tnil\tnil\tnil\ttrue\ntrue\t1\t2\t3\tnil\tnil\nnil\tnil\tnil\tnil\ntrue\n1\tnumber\tnil\tnil\t1\tnil\tnil\ttrue\ntrue\t1\t2\t3\tnil\tnil\nnil\tnil\tnil\tnil\ntrue\n2\tnumber\tnumber\tnil\t1\t2\tnil\ttrue\ntrue\t1\t2\t3\tnil\tnil\nnil\tnil\tnil\tnil\ntrue\n3\tnumber\tnumber\tnumber\t1\t2\t3\tfalse\ntrue\t1\t2\t3\tnil\tnil\nnil\tnil\tnil\tnil\ntrue\n4\tnumber\tnumber\tnumber\t1\t2\t3\tfalse\ntrue\t1\t2\t3\tnil\tnil\nnil\tnil\tnil\tnil\ntrue\nnumber\tnil\tnil\ntrue\n\nnumber\tnil\t0\n"},
+	{"fewer-values-every-path", "coroutine-values", `local function none() end
+local function two() return 1, 2 end
+local function va(...) local a, b, c = ...; return type(a), type(b), type(c), select("#", ...) end
+print(va()) print(va(1)) print(va(nil, 2))
+local function va2(...) local t = {...}; local x, y = (...); return #t, type(x), type(y) end
+print(va2()) print(va2(7, 8))
+local a, b, c = select(2, 1) print(type(a), type(b), type(c))
+local d, e = select("#") print(d, type(e))
+local f, g, h = unpack({1}) print(f, type(g), type(h))
+local i, j = unpack({}, 1, 0) print(type(i), type(j))
+local k, l, m = unpack({1, nil, 3}, 1, 3) print(k, l, m)
+local ok, r1, r2 = pcall(none) print(ok, type(r1), type(r2))
+local ok2, s1, s2 = pcall(two) print(ok2, s1, s2)
+local ok3, t1, t2 = xpcall(none, print) print(ok3, type(t1), type(t2))
+local t = {none()} print(#t)
+local t2 = {two(), two()} print(#t2, t2[3])
+local t3 = {none(), none()} print(#t3, type(t3[1]))
+local t4 = {select(2, "a")} print(#t4)
+local mt = {__index = function(t, k) end, __call = function() end, __add = function() end,
+  __concat = function() end, __eq = function() end, __lt = function() end, __le = function() end,
+  __unm = function() end, __len = function() end, __newindex = function() end}
+local o = setmetatable({}, mt)
+local o2 = setmetatable({}, mt)
+print(type(o.x), select("#", o()), type(o + 1), type(o .. "x"), o == o2, o < o2, o <= o2, type(-o))
+local p1, p2 = o() print(type(p1), type(p2))
+o.y = 1 print(rawget(o, "y"))
+local w = coroutine.wrap(function() return end) local w1, w2 = w() print(type(w1), type(w2))
+local n1, n2 = next({}) print(type(n1), type(n2))
+local q1, q2, q3 = string.find("abc", "x") print(type(q1), type(q2), type(q3))
+local z1, z2 = tostring(nil) print(z1, type(z2))
+for x, y, z in function(s, c) if not c then return 1 end end do print(x, type(y), type(z)) end
+local function tail() return none() end local v1, v2 = tail() print(type(v1), type(v2))
+local function tail2(...) return select(1, ...) end local v3, v4 = tail2() print(type(v3), type(v4))
+print(table.concat({two()}, ","), (two()))
+print(string.format("%s %s", two()))
+print(math.max(two()), select("#", none()), select("#", two()))
+print(type(getmetatable("").__index))`, "nil\tnil\tnil\t0\nnumber\tnil\tnil\t1\nnil\tnumber\tnil\t2\n0\tnil\tnil\n2\tnumber\tnil\nnil\tnil\tnil\n0\tnil\n1\tnil\tnil\nnil\tnil\n1\tnil\t3\ntrue\tnil\tnil\ntrue\t1\t2\ntrue\tnil\tnil\n0\n3\t2\n0\tnil\n0\nnil\t0\tnil\tnil\tfalse\tfalse\tfalse\tnil\nnil\tnil\nnil\nnil\tnil\nnil\tnil\nnil\tnil\tnil\nnil\tnil\n1\tnil\tnil\nnil\tnil\nnil\tnil\n1,2\t1\n1 2\n2\t0\t2\ntable\n"},
+	{"error-number-position", "error-values", `print(pcall(function() error(7) end))
+print(pcall(function() error(7.5, 1) end))
+print(pcall(function() error(-0.1) end))
+local ok, e = pcall(function() error(7, 0) end)
+print(ok, e, type(e))
+ok, e = pcall(function() error(7) end)
+print(type(e))
+local function f() error("deeper", 2) end
+print(pcall(function()
+  f()
+end))
+print(pcall(function() error("at", 3) end))`, "false\tprogram:1: 7\nfalse\tprogram:2: 7.5\nfalse\tprogram:3: -0.1\nfalse\t7\tnumber\nstring\nfalse\tprogram:10: deeper\nfalse\tprogram:12: at\n"},
+	{"error-from-go-function", "error-values", `print(pcall(error, "msg"))
+print(pcall(error, 7))
+print(pcall(error))
+print(pcall(error, nil))
+print(select("#", pcall(error)))
+local ok, e = pcall(error, {code = 1})
+print(ok, type(e), e.code)
+print(pcall(error, true))
+print(pcall(error, false))
+print(pcall(error, "m", 2))
+print(xpcall(error, function(m) return "handled " .. tostring(m) end))`, "false\tmsg\nfalse\t7\nfalse\tnil\nfalse\tnil\n2\nfalse\ttable\t1\nfalse\ttrue\nfalse\tfalse\nfalse\tprogram:10: m\nfalse\thandled nil\n"},
+	{"len-table-ignores-__len", "len-table", `local t = setmetatable({1, 2, 3}, {__len = function() return 10 end})
+print(#t, #setmetatable({}, {__len = function() error("never") end}))
+local s = 0
+for i = 1, #t do s = s + t[i] end
+print(s)`, "3\t0\n6\n"},
+	{"sort-nil-comparator", "sort-nil", `local t = {3, 1, 2}
+table.sort(t, nil)
+print(t[1], t[2], t[3])
+local u = {"b", "a"}
+table.sort(u, nil)
+print(u[1], u[2])`, "1\t2\t3\na\tb\n"},
+	{"assert-and-tail-call-positions", "error-values", `print(pcall(assert, false))
+print(pcall(assert, nil, 7))
+print(pcall(function() assert(false) end))
+print(pcall(function() assert(false, 7) end))
+local function f3(x) if x then error(42, 2) end return x end
+print(pcall(function() return f3(1) end))
+print(pcall(function() local r = f3(1) return r end))`, "false\tassertion failed!\nfalse\t7\nfalse\tprogram:3: assertion failed!\nfalse\tprogram:4: 7\nfalse\t42\nfalse\tprogram:7: 42\n"},
+	{"wrap-error-position", "coroutine-values", `local w = coroutine.wrap(function(x) error(x) end)
+print(pcall(w, "s"))
+local w2 = coroutine.wrap(function(x) error(x) end)
+print(pcall(function() return w2(7) end))
+local w3 = coroutine.wrap(function(x) error(x) end)
+print(pcall(function() local r = w3({}) return type(r) end) == false)
+local w4 = coroutine.wrap(function(x) error(x, 0) end)
+print(pcall(function() local r = w4("z") return r end))
+print(pcall(function() local r = w4("z") return r end))`, "false\tprogram:1: s\nfalse\tprogram:4: program:3: 7\ntrue\nfalse\tprogram:8: z\nfalse\tprogram:9: cannot resume dead coroutine\n"},
+	{"call-paren-new-line", "ambiguous-call", `local function out(...) end
+out(1)
+(function(...) end)(nil)
+print("ran")`, "<compile error>\n"},
+	{"call-paren-new-line-after-name", "ambiguous-call", `local f = print
+local g = f
+(print)("x")`, "<compile error>\n"},
 	{"tonumber-exponent", "tonumber", `print(tonumber("1e2"), tonumber("1E+2"))`, "100\t100\n"},
 }
 

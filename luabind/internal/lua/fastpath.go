@@ -51,10 +51,10 @@ func IntValue(i int) LValue {
 // is set after the results, and the registers from there up to the old top, or to hi (where
 // the call's own frame reached), are cleared.
 func (rg *registry) setTopAfterCall(top, hi int) {
-	// A few registers at most: cleared one by one, which costs less than the call of
-	// memclrHasPointers (and its write barriers) that clear() compiles to.
+	// A few registers at most, cleared one by one; to nil, as every register holds a Lua
+	// value (PATCHES.md 27).
 	for i, end := top, min(max(hi, rg.top), len(rg.array)); i < end; i++ {
-		rg.array[i] = nil
+		rg.array[i] = LNil
 	}
 	rg.top = top
 }

@@ -388,7 +388,17 @@ type registry struct {
 }
 
 func newRegistry(handler registryHandler, initialSize int, growBy int, maxSize int, alloc *allocator) *registry {
-	return &registry{array: make([]LValue, initialSize), growBy: growBy, maxSize: maxSize, alloc: alloc, handler: handler}
+	return &registry{array: nilRegisters(initialSize), growBy: growBy, maxSize: maxSize, alloc: alloc, handler: handler}
+}
+
+// nilRegisters gives n registers holding nil: a register never holds a Go nil, which is no
+// Lua value (CheckValues).
+func nilRegisters(n int) []LValue {
+	regs := make([]LValue, n)
+	for i := range regs {
+		regs[i] = LNil
+	}
+	return regs
 }
 
 func (rg *registry) checkSize(requiredSize int) { // +inline-start
@@ -411,8 +421,9 @@ func (rg *registry) resize(requiredSize int) { // +inline-start
 } // +inline-end
 
 func (rg *registry) forceResize(newSize int) {
-	newSlice := make([]LValue, newSize)
-	copy(newSlice, rg.array[:rg.top]) // should we copy the area beyond top? there shouldn't be any valid values there so it shouldn't be necessary.
+	newSlice := nilRegisters(newSize)
+	// Above the top, a Lua function's registers may still hold its locals: they are copied too.
+	copy(newSlice, rg.array)
 	rg.array = newSlice
 }
 
@@ -430,12 +441,12 @@ func (rg *registry) SetTop(topi int) { // +inline-start
 	for i := oldtopi; i < rg.top; i++ {
 		rg.array[i] = LNil
 	}
-	// values beyond top don't need to be valid LValues, so setting them to nil is fine
-	// setting them to nil rather than LNil lets us invoke the golang memclr opto
+	// every register holds a Lua value, above the top too: a Lua function reads its
+	// registers whatever the top (PATCHES.md 27)
 	if rg.top < oldtopi {
 		nilRange := rg.array[rg.top:oldtopi]
 		for i := range nilRange {
-			nilRange[i] = nil
+			nilRange[i] = LNil
 		}
 	}
 	//for i := rg.top; i < oldtop; i++ {
@@ -503,14 +514,14 @@ func (rg *registry) CopyRange(regv, start, limit, n int) { // +inline-start
 		}
 	}
 
-	// values beyond top don't need to be valid LValues, so setting them to nil is fine
-	// setting them to nil rather than LNil lets us invoke the golang memclr opto
+	// every register holds a Lua value, above the top too: a Lua function reads its
+	// registers whatever the top (PATCHES.md 27)
 	oldtop := rg.top
 	rg.top = regv + n
 	if rg.top < oldtop {
 		nilRange := rg.array[rg.top:oldtop]
 		for i := range nilRange {
-			nilRange[i] = nil
+			nilRange[i] = LNil
 		}
 	}
 } // +inline-end
@@ -529,14 +540,14 @@ func (rg *registry) FillNil(regm, n int) { // +inline-start
 	for i := 0; i < n; i++ {
 		rg.array[regm+i] = LNil
 	}
-	// values beyond top don't need to be valid LValues, so setting them to nil is fine
-	// setting them to nil rather than LNil lets us invoke the golang memclr opto
+	// every register holds a Lua value, above the top too: a Lua function reads its
+	// registers whatever the top (PATCHES.md 27)
 	oldtop := rg.top
 	rg.top = regm + n
 	if rg.top < oldtop {
 		nilRange := rg.array[rg.top:oldtop]
 		for i := range nilRange {
-			nilRange[i] = nil
+			nilRange[i] = LNil
 		}
 	}
 } // +inline-end
@@ -1738,13 +1749,41 @@ func (ls *LState) RaiseError(format string, args ...interface{}) {
 }
 
 // This function is equivalent to lua_error( http://www.lua.org/manual/5.1/manual.html#lua_error ).
+// Error raises lv as Lua 5.1's error(lv, level) does: a string or a number, with level > 0,
+// becomes a string that starts with the position of the function at that level (1: the
+// function that called the running Go function), when that function is a Lua function; a
+// Go function (pcall(error, "msg")) adds none. Any other value is raised as it is.
 func (ls *LState) Error(lv LValue, level int) {
-	if str, ok := lv.(LString); ok {
-		ls.raiseError(level, "%s", string(str))
-	} else {
-		ls.Push(lv)
-		ls.Panic(ls)
+	if level > 0 {
+		switch v := lv.(type) {
+		case LString, LNumber:
+			lv = LString(ls.luaWhere(level) + v.String())
+		}
 	}
+	if ls.reg.IsFull() {
+		// if the registry is full then it won't be possible to push a value, in this case, force a larger size
+		ls.reg.forceResize(ls.reg.Top() + 1)
+	}
+	ls.reg.Push(lv)
+	ls.Panic(ls)
+}
+
+// luaWhere is Lua 5.1's luaL_where: "source:line: " for the Lua function at level (0: the
+// running function), "" for a Go function, a tail call's place (the frame that called is
+// gone) or a level past the stack.
+func (ls *LState) luaWhere(level int) string {
+	frame := ls.currentFrame
+	for ; level > 0 && frame != nil; frame = frame.Parent {
+		level--
+		if !frame.Fn.IsG {
+			level -= frame.TailCall
+		}
+	}
+	if level != 0 || frame == nil || frame.Fn.IsG || frame.Fn.Proto == nil || frame.Pc < 1 {
+		return ""
+	}
+	proto := frame.Fn.Proto
+	return fmt.Sprintf("%v:%v: ", proto.SourceName, proto.DbgSourcePositions[frame.Pc-1])
 }
 
 func (ls *LState) GetInfo(what string, dbg *Debug, fn LValue) (LValue, error) {
@@ -1957,9 +1996,14 @@ func (ls *LState) Next(tb *LTable, key LValue) (LValue, LValue) {
 
 /* unary operations {{{ */
 
+// ObjLen is the length of v1 as Lua 5.1's # gives it: a string's length, a table's border
+// (without its __len: Lua 5.1 calls __len for userdata only), a userdata's __len.
 func (ls *LState) ObjLen(v1 LValue) int {
-	if v1.Type() == LTString {
-		return len(string(v1.(LString)))
+	switch v := v1.(type) {
+	case LString:
+		return len(string(v))
+	case *LTable:
+		return v.Len()
 	}
 	op := ls.metaOp1(v1, "__len")
 	if op.Type() == LTFunction {
@@ -2198,9 +2242,11 @@ func (ls *LState) Resume(th *LState, fn *LFunction, args ...LValue) (ResumeState
 		th.initCallFrame(cf)
 		th.Panic = panicWithoutTraceback
 	} else {
+		base := th.reg.Top()
 		for _, arg := range args {
 			th.Push(arg)
 		}
+		th.resumedWith(base)
 	}
 	top := ls.GetTop()
 	threadRun(th)
@@ -2220,6 +2266,15 @@ func (ls *LState) Resume(th *LState, fn *LFunction, args ...LValue) (ResumeState
 		return ResumeOK, nil, ret
 	}
 	return ResumeYield, nil, ret
+}
+
+// resumedWith ends the handing over of a resume's values, put from register base on: the
+// call that yielded gets as many as it asked for, nil for each one missing, as a call's
+// results are adjusted (`local a, b = coroutine.yield()` resumed with one value: b is nil).
+func (ls *LState) resumedWith(base int) {
+	if ls.yieldNRet != MultRet {
+		ls.reg.SetTop(base + ls.yieldNRet)
+	}
 }
 
 func (ls *LState) Yield(values ...LValue) int {

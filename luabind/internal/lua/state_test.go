@@ -266,7 +266,14 @@ func TestObjLen(t *testing.T) {
 		return 1
 	}))
 	L.SetMetatable(tbl, mt)
-	errorIfNotEqual(t, 3, L.ObjLen(tbl))
+	errorIfNotEqual(t, 2, L.ObjLen(tbl)) // Lua 5.1 calls __len for userdata only
+	ud := L.NewUserData()
+	L.SetMetatable(ud, mt)
+	L.SetField(mt, "__len", L.NewFunction(func(L *LState) int {
+		L.Push(LNumber(3))
+		return 1
+	}))
+	errorIfNotEqual(t, 3, L.ObjLen(ud))
 	errorIfNotEqual(t, 0, L.ObjLen(LNumber(10)))
 }
 

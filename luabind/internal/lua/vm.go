@@ -224,14 +224,14 @@ func copyReturnValues(L *LState, regv, start, n, b int) { // +inline-start
 			for i := 0; i < n; i++ {
 				rg.array[regm+i] = LNil
 			}
-			// values beyond top don't need to be valid LValues, so setting them to nil is fine
-			// setting them to nil rather than LNil lets us invoke the golang memclr opto
+			// every register holds a Lua value, above the top too: a Lua function reads its
+			// registers whatever the top (PATCHES.md 27)
 			oldtop := rg.top
 			rg.top = regm + n
 			if rg.top < oldtop {
 				nilRange := rg.array[rg.top:oldtop]
 				for i := range nilRange {
-					nilRange[i] = nil
+					nilRange[i] = LNil
 				}
 			}
 		}
@@ -262,14 +262,14 @@ func copyReturnValues(L *LState, regv, start, n, b int) { // +inline-start
 				}
 			}
 
-			// values beyond top don't need to be valid LValues, so setting them to nil is fine
-			// setting them to nil rather than LNil lets us invoke the golang memclr opto
+			// every register holds a Lua value, above the top too: a Lua function reads its
+			// registers whatever the top (PATCHES.md 27)
 			oldtop := rg.top
 			rg.top = regv + n
 			if rg.top < oldtop {
 				nilRange := rg.array[rg.top:oldtop]
 				for i := range nilRange {
-					nilRange[i] = nil
+					nilRange[i] = LNil
 				}
 			}
 		}
@@ -292,14 +292,14 @@ func copyReturnValues(L *LState, regv, start, n, b int) { // +inline-start
 				for i := 0; i < n; i++ {
 					rg.array[regm+i] = LNil
 				}
-				// values beyond top don't need to be valid LValues, so setting them to nil is fine
-				// setting them to nil rather than LNil lets us invoke the golang memclr opto
+				// every register holds a Lua value, above the top too: a Lua function reads its
+				// registers whatever the top (PATCHES.md 27)
 				oldtop := rg.top
 				rg.top = regm + n
 				if rg.top < oldtop {
 					nilRange := rg.array[rg.top:oldtop]
 					for i := range nilRange {
-						nilRange[i] = nil
+						nilRange[i] = LNil
 					}
 				}
 			}
@@ -322,6 +322,9 @@ func switchToParentThread(L *LState, nargs int, haserror bool, kill bool) {
 		}
 	}
 	L.XMoveTo(parent, nargs)
+	if !kill {
+		L.yieldNRet = L.currentFrame.NRet
+	}
 	L.stack.Pop()
 	offset := L.currentFrame.LocalBase - L.currentFrame.ReturnBase
 	L.currentFrame = L.stack.Last()
@@ -382,14 +385,14 @@ func callGFunction(L *LState, tailcall bool) bool {
 			}
 		}
 
-		// values beyond top don't need to be valid LValues, so setting them to nil is fine
-		// setting them to nil rather than LNil lets us invoke the golang memclr opto
+		// every register holds a Lua value, above the top too: a Lua function reads its
+		// registers whatever the top (PATCHES.md 27)
 		oldtop := rg.top
 		rg.top = regv + n
 		if rg.top < oldtop {
 			nilRange := rg.array[rg.top:oldtop]
 			for i := range nilRange {
-				nilRange[i] = nil
+				nilRange[i] = LNil
 			}
 		}
 	}
@@ -413,6 +416,15 @@ func threadRun(L *LState) {
 			}
 			if parent := L.Parent; parent != nil {
 				if L.wrapped {
+					// Lua 5.1's wrapper adds its caller's position to a string or a number
+					switch v := lv.(type) {
+					case LString, LNumber:
+						lv = LString(parent.luaWhere(1) + v.String())
+					}
+					// the coroutine is dead, and its resumer runs again (or handles the error)
+					L.G.CurrentThread = parent
+					L.Parent = nil
+					L.kill()
 					L.Push(lv)
 					parent.Panic(L)
 				} else {
@@ -1056,6 +1068,10 @@ func init() {
 			RA := lbase + A
 			B := int(inst & 0x1ff) //GETB
 			switch lv := L.rkValue(B).(type) {
+			case *LTable:
+				// Lua 5.1 calls __len for userdata only: a table's length is a border of it
+				// whatever its metatable holds.
+				reg.SetNumber(RA, LNumber(lv.Len()))
 			case LString:
 				// this section is inlined by go-inline
 				// source function is 'func (rg *registry) SetNumber(regi int, vali LNumber) ' in '_state.go'
@@ -1663,14 +1679,14 @@ func init() {
 						}
 					}
 
-					// values beyond top don't need to be valid LValues, so setting them to nil is fine
-					// setting them to nil rather than LNil lets us invoke the golang memclr opto
+					// every register holds a Lua value, above the top too: a Lua function reads its
+					// registers whatever the top (PATCHES.md 27)
 					oldtop := rg.top
 					rg.top = regv + n
 					if rg.top < oldtop {
 						nilRange := rg.array[rg.top:oldtop]
 						for i := range nilRange {
-							nilRange[i] = nil
+							nilRange[i] = LNil
 						}
 					}
 				}
@@ -1740,14 +1756,14 @@ func init() {
 							for i := 0; i < n; i++ {
 								rg.array[regm+i] = LNil
 							}
-							// values beyond top don't need to be valid LValues, so setting them to nil is fine
-							// setting them to nil rather than LNil lets us invoke the golang memclr opto
+							// every register holds a Lua value, above the top too: a Lua function reads its
+							// registers whatever the top (PATCHES.md 27)
 							oldtop := rg.top
 							rg.top = regm + n
 							if rg.top < oldtop {
 								nilRange := rg.array[rg.top:oldtop]
 								for i := range nilRange {
-									nilRange[i] = nil
+									nilRange[i] = LNil
 								}
 							}
 						}
@@ -1778,14 +1794,14 @@ func init() {
 								}
 							}
 
-							// values beyond top don't need to be valid LValues, so setting them to nil is fine
-							// setting them to nil rather than LNil lets us invoke the golang memclr opto
+							// every register holds a Lua value, above the top too: a Lua function reads its
+							// registers whatever the top (PATCHES.md 27)
 							oldtop := rg.top
 							rg.top = regv + n
 							if rg.top < oldtop {
 								nilRange := rg.array[rg.top:oldtop]
 								for i := range nilRange {
-									nilRange[i] = nil
+									nilRange[i] = LNil
 								}
 							}
 						}
@@ -1808,14 +1824,14 @@ func init() {
 								for i := 0; i < n; i++ {
 									rg.array[regm+i] = LNil
 								}
-								// values beyond top don't need to be valid LValues, so setting them to nil is fine
-								// setting them to nil rather than LNil lets us invoke the golang memclr opto
+								// every register holds a Lua value, above the top too: a Lua function reads its
+								// registers whatever the top (PATCHES.md 27)
 								oldtop := rg.top
 								rg.top = regm + n
 								if rg.top < oldtop {
 									nilRange := rg.array[rg.top:oldtop]
 									for i := range nilRange {
-										nilRange[i] = nil
+										nilRange[i] = LNil
 									}
 								}
 							}
@@ -1851,14 +1867,14 @@ func init() {
 						for i := 0; i < n; i++ {
 							rg.array[regm+i] = LNil
 						}
-						// values beyond top don't need to be valid LValues, so setting them to nil is fine
-						// setting them to nil rather than LNil lets us invoke the golang memclr opto
+						// every register holds a Lua value, above the top too: a Lua function reads its
+						// registers whatever the top (PATCHES.md 27)
 						oldtop := rg.top
 						rg.top = regm + n
 						if rg.top < oldtop {
 							nilRange := rg.array[rg.top:oldtop]
 							for i := range nilRange {
-								nilRange[i] = nil
+								nilRange[i] = LNil
 							}
 						}
 					}
@@ -1889,14 +1905,14 @@ func init() {
 							}
 						}
 
-						// values beyond top don't need to be valid LValues, so setting them to nil is fine
-						// setting them to nil rather than LNil lets us invoke the golang memclr opto
+						// every register holds a Lua value, above the top too: a Lua function reads its
+						// registers whatever the top (PATCHES.md 27)
 						oldtop := rg.top
 						rg.top = regv + n
 						if rg.top < oldtop {
 							nilRange := rg.array[rg.top:oldtop]
 							for i := range nilRange {
-								nilRange[i] = nil
+								nilRange[i] = LNil
 							}
 						}
 					}
@@ -1919,14 +1935,14 @@ func init() {
 							for i := 0; i < n; i++ {
 								rg.array[regm+i] = LNil
 							}
-							// values beyond top don't need to be valid LValues, so setting them to nil is fine
-							// setting them to nil rather than LNil lets us invoke the golang memclr opto
+							// every register holds a Lua value, above the top too: a Lua function reads its
+							// registers whatever the top (PATCHES.md 27)
 							oldtop := rg.top
 							rg.top = regm + n
 							if rg.top < oldtop {
 								nilRange := rg.array[rg.top:oldtop]
 								for i := range nilRange {
-									nilRange[i] = nil
+									nilRange[i] = LNil
 								}
 							}
 						}
@@ -2012,12 +2028,12 @@ func init() {
 								for i := oldtopi; i < rg.top; i++ {
 									rg.array[i] = LNil
 								}
-								// values beyond top don't need to be valid LValues, so setting them to nil is fine
-								// setting them to nil rather than LNil lets us invoke the golang memclr opto
+								// every register holds a Lua value, above the top too: a Lua function reads its
+								// registers whatever the top (PATCHES.md 27)
 								if rg.top < oldtopi {
 									nilRange := rg.array[rg.top:oldtopi]
 									for i := range nilRange {
-										nilRange[i] = nil
+										nilRange[i] = LNil
 									}
 								}
 								//for i := rg.top; i < oldtop; i++ {
@@ -2103,12 +2119,12 @@ func init() {
 				for i := oldtopi; i < rg.top; i++ {
 					rg.array[i] = LNil
 				}
-				// values beyond top don't need to be valid LValues, so setting them to nil is fine
-				// setting them to nil rather than LNil lets us invoke the golang memclr opto
+				// every register holds a Lua value, above the top too: a Lua function reads its
+				// registers whatever the top (PATCHES.md 27)
 				if rg.top < oldtopi {
 					nilRange := rg.array[rg.top:oldtopi]
 					for i := range nilRange {
-						nilRange[i] = nil
+						nilRange[i] = LNil
 					}
 				}
 				//for i := rg.top; i < oldtop; i++ {
@@ -2355,7 +2371,7 @@ func init() {
 					if rg.top < oldtop {
 						nilRange := rg.array[rg.top:oldtop]
 						for i := range nilRange {
-							nilRange[i] = nil
+							nilRange[i] = LNil
 						}
 					}
 				}

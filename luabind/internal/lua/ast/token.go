@@ -15,6 +15,9 @@ type Token struct {
 	Name string
 	Str  string
 	Pos  Position
+	// NewLine: the token starts on a later line than the one before it ends on (for '(',
+	// Lua 5.1's "ambiguous syntax" check)
+	NewLine bool
 }
 
 func (self *Token) String() string {

@@ -441,6 +441,7 @@ type Lexer struct {
 	PNewLine      bool
 	Token         ast.Token
 	PrevTokenType int
+	lastLine      int // the line the last token ended on
 
 	count             func(tokens, functions int)
 	tokens, functions int
@@ -455,6 +456,8 @@ func (lx *Lexer) Lex(lval *yySymType) int {
 	if tok.Type < 0 {
 		return 0
 	}
+	tok.NewLine = lx.tokens > 0 && tok.Pos.Line != lx.lastLine
+	lx.lastLine = lx.scanner.Pos.Line
 	lval.token = tok
 	lx.Token = tok
 	lx.tokens++

@@ -1253,7 +1253,7 @@ yydefault:
 		yyDollar = yyS[yypt-2 : yypt+1]
 //line parser.go.y:431
 		{
-			if yylex.(*Lexer).PNewLine {
+			if yyDollar[1].token.NewLine { // the "(" on a line of its own: Lua 5.1 refuses it
 				yylex.(*Lexer).TokenError(yyDollar[1].token, "ambiguous syntax (function call x new statement)")
 			}
 			yyVAL.exprlist = []ast.Expr{}
@@ -1262,7 +1262,7 @@ yydefault:
 		yyDollar = yyS[yypt-3 : yypt+1]
 //line parser.go.y:437
 		{
-			if yylex.(*Lexer).PNewLine {
+			if yyDollar[1].token.NewLine { // the "(" on a line of its own: Lua 5.1 refuses it
 				yylex.(*Lexer).TokenError(yyDollar[1].token, "ambiguous syntax (function call x new statement)")
 			}
 			yyVAL.exprlist = yyDollar[2].exprlist

@@ -432,13 +432,13 @@ functioncall:
 
 args:
         '(' ')' {
-            if yylex.(*Lexer).PNewLine {
+            if $1.NewLine { // the "(" on a line of its own: Lua 5.1 refuses it
                yylex.(*Lexer).TokenError($1, "ambiguous syntax (function call x new statement)")
             }
             $$ = []ast.Expr{}
         } |
         '(' exprlist ')' {
-            if yylex.(*Lexer).PNewLine {
+            if $1.NewLine { // the "(" on a line of its own: Lua 5.1 refuses it
                yylex.(*Lexer).TokenError($1, "ambiguous syntax (function call x new statement)")
             }
             $$ = $2
