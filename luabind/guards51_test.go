@@ -68,9 +68,23 @@ end`},
     end
   end)
 end`},
+	{"position found in the lower-cased command, cut from the command", `function register(ctx)
+  ctx.register_hook("pre_tool_call", function(kw)
+    local cmd = kw.args.command or ""
+    local i = cmd:lower():find("rm -rf", 1, true)
+    local target = i and cmd:sub(i + 6):match("^%s*(%S+)")
+    if target == "/" then
+      return { action = "block", message = "rm -rf " .. target .. " is not permitted" }
+    end
+  end)
+end`},
 }
 
-var guardCommands = []string{"ls -la", "rm -rf /", "echo rm", "sudo rm -rf / --no-preserve-root", "mkfs.ext4 /dev/sda"}
+// The last holds letters whose Unicode lower case is shorter (the Kelvin sign lowers to
+// "k"): a lower-cased command has each byte where the command has it, as in Lua 5.1, whose
+// case mapping is C's in the C locale.
+var guardCommands = []string{"ls -la", "rm -rf /", "echo rm", "sudo rm -rf / --no-preserve-root", "mkfs.ext4 /dev/sda",
+	"echo \u212a\u212a; rm -rf /"}
 
 // answer renders a guard's answer as the C Lua harness below prints it.
 func answer(v any) string {
