@@ -93,6 +93,8 @@ var attacks = []attack{
 		manifest: "timeout: 1\n", status: hookspec.StatusTimeout, maxCall: libraryCallLimit},
 	{name: "re.gsub searching to the end after every match", handler: hook(`return {context = require("re").gsub(string.rep("x", 2^18), "x.*y|x", "z")}`),
 		manifest: "timeout: 1\n", status: hookspec.StatusTimeout, maxCall: libraryCallLimit},
+	{name: "re.quote of 64 MiB of dots", handler: hook(`local n = #require("re").quote(string.rep(".", 2^26 - 1))`),
+		status: hookspec.StatusError, errHas: "limit exceeded: re.quote", maxCall: libraryCallLimit, rss: libraryCallRSS},
 	{name: "re.match that cannot finish in time", handler: hook(`return {context = tostring(require("re").match(string.rep("a", 2^18), "(?:a|aa){0,1000}[bc]"))}`),
 		manifest: "timeout: 1\n", status: hookspec.StatusError, errHas: "limit exceeded: re.match", maxCall: libraryCallLimit},
 	{name: "re.find_all of 64 Mi matches", handler: hook(`return {context = #require("re").find_all(string.rep("a", 2^26 - 1), "a")}`),
