@@ -96,10 +96,24 @@ function register(ctx)
     if found then return { action = "block", message = found .. " starts a command" } end
   end)
 end`},
+	{"position found in the lower-cased command, cut from the command", `function register(ctx)
+  ctx.register_hook("pre_tool_call", function(kw)
+    local cmd = kw.args.command or ""
+    local i = cmd:lower():find("rm -rf", 1, true)
+    local target = i and cmd:sub(i + 6):match("^%s*(%S+)")
+    if target == "/" then
+      return { action = "block", message = "rm -rf " .. target .. " is not permitted" }
+    end
+  end)
+end`},
 }
 
-// guardCommands are the commands every guard answers; the second and the last must be blocked.
-var guardCommands = []string{"ls -la", "rm -rf /", "echo rm", "sudo rm -rf / --no-preserve-root", "mkfs.ext4 /dev/sda", "ls; rm -rf /"}
+// guardCommands are the commands every guard answers; the second and the last two must be
+// blocked. The last but one holds letters whose Unicode lower case is shorter (the Kelvin
+// sign lowers to "k"): a lower-cased command has each byte where the command has it, as in
+// Lua 5.1, whose case mapping is C's in the C locale.
+var guardCommands = []string{"ls -la", "rm -rf /", "echo rm", "sudo rm -rf / --no-preserve-root", "mkfs.ext4 /dev/sda",
+	"echo \u212a\u212a; rm -rf /", "ls; rm -rf /"}
 
 // answer renders a guard's answer as the C Lua harness below prints it.
 func answer(v any) string {
@@ -111,7 +125,7 @@ func answer(v any) string {
 }
 
 // TestGuardsLikeLua51: every guard above answers every command here as it does in C Lua
-// 5.1, and blocks `rm -rf /` and `ls; rm -rf /`.
+// 5.1, and blocks `rm -rf /`, `ls; rm -rf /` and the one behind Kelvin signs.
 func TestGuardsLikeLua51(t *testing.T) {
 	var here [][]string
 	for _, g := range guardCases {
@@ -125,7 +139,7 @@ func TestGuardsLikeLua51(t *testing.T) {
 			}
 			answers = append(answers, answer(got))
 		}
-		for _, i := range []int{1, len(guardCommands) - 1} {
+		for _, i := range []int{1, len(guardCommands) - 2, len(guardCommands) - 1} {
 			if !strings.HasPrefix(answers[i], "block") {
 				t.Errorf("%s: %q gets %q, want a block", g.name, guardCommands[i], answers[i])
 			}

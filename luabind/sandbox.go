@@ -117,6 +117,7 @@ func newSandbox(e *env) *lua.LState {
 		return 1
 	}))
 	restrictOs(L, e)
+	stdlib.InstallOs(L)
 	stdlib.InstallBase(L)
 	stdlib.InstallString(L)
 	limitCoroutines(L, e)

@@ -4,6 +4,7 @@ package hostile
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -38,6 +39,7 @@ type attack struct {
 	blocks  []string        // per command, the block message wanted; default "witness answered"
 	maxCall time.Duration   // the longest one call may take
 	heavy   bool            // allocates hundreds of MiB: not run under the race detector
+	rss     int64           // the child's peak resident memory allowed, when below maxRSS
 }
 
 // hook wraps body as the attack's pre_tool_call callback.
@@ -46,6 +48,11 @@ func hook(body string) string {
 }
 
 const maxRSS = 1536 << 20 // peak resident memory allowed to the child, default limits
+
+// libraryCallRSS is the peak resident memory allowed to a child whose attack is one library
+// call under the default memory limit (256 MiB): the limit, the engine and the Go heap's
+// headroom.
+const libraryCallRSS = 640 << 20
 
 // libraryCallLimit is how long a call with `timeout: 1` stuck in one library call may take:
 // the promise is the timeout and 100ms, the margin is for a loaded machine (the measured
@@ -86,10 +93,21 @@ var attacks = []attack{
 		manifest: "timeout: 1\n", status: hookspec.StatusTimeout, maxCall: libraryCallLimit},
 	{name: "re.gsub searching to the end after every match", handler: hook(`return {context = require("re").gsub(string.rep("x", 2^18), "x.*y|x", "z")}`),
 		manifest: "timeout: 1\n", status: hookspec.StatusTimeout, maxCall: libraryCallLimit},
+	{name: "re.quote of 64 MiB of dots", handler: hook(`local n = #require("re").quote(string.rep(".", 2^26 - 1))`),
+		status: hookspec.StatusError, errHas: "limit exceeded: re.quote", maxCall: libraryCallLimit, rss: libraryCallRSS},
 	{name: "re.match that cannot finish in time", handler: hook(`return {context = tostring(require("re").match(string.rep("a", 2^18), "(?:a|aa){0,1000}[bc]"))}`),
 		manifest: "timeout: 1\n", status: hookspec.StatusError, errHas: "limit exceeded: re.match", maxCall: libraryCallLimit},
 	{name: "re.find_all of 64 Mi matches", handler: hook(`return {context = #require("re").find_all(string.rep("a", 2^26 - 1), "a")}`),
 		manifest: "timeout: 10\n", status: hookspec.StatusError, errHas: "limit exceeded", maxCall: 10 * time.Second, heavy: true},
+	// os.date builds its result one conversion at a time: a 20 MB format of "%c" would make
+	// 190 MB. It looks at the timeout while it works, and what it builds counts against the
+	// memory limit and the size of a string.
+	{name: "os.date of a 20 MB format", handler: hook(`return {context = #os.date(string.rep("%c", 1e7))}`),
+		manifest: "timeout: 0.25\n", status: hookspec.StatusTimeout, maxCall: libraryCallLimit, rss: libraryCallRSS},
+	{name: "os.date of a 4 MB format under a 16 MiB limit", handler: hook(`return {context = #os.date(string.rep("%c", 2e6))}`),
+		manifest: "memory: 16MiB\n", status: hookspec.StatusError, errHas: "limit exceeded: memory", maxCall: libraryCallLimit, rss: libraryCallRSS},
+	{name: "os.date of ten million %%", handler: hook(`local n = #os.date(string.rep("%%", 1e7))`),
+		status: hookspec.StatusOK, maxCall: libraryCallLimit, rss: libraryCallRSS},
 	{name: "json.decode of 64 MiB", handler: hook(`return {context = #require("json").decode("[" .. string.rep("1,", 2^25 - 2) .. "1]")}`),
 		manifest: "timeout: 5\n", status: hookspec.StatusError, errHas: "limit exceeded: memory", maxCall: libraryCallLimit},
 	{name: "json.decode of 64 MiB of objects", handler: hook(`return {context = #require("json").decode("[" .. string.rep('{"a":"b"},', 2^26 / 10 - 1) .. "1]")}`),
@@ -188,8 +206,8 @@ func TestAttacksLeaveTheHostStanding(t *testing.T) {
 			}
 			home := buildHome(t, a)
 			rep, rss := runChild(t, home, a.commands)
-			if rss > maxRSS && !raceEnabled {
-				t.Errorf("peak RSS %d MiB, want under %d MiB", rss>>20, maxRSS>>20)
+			if limit := cmp.Or(a.rss, maxRSS); rss > limit && !raceEnabled {
+				t.Errorf("peak RSS %d MiB, want under %d MiB", rss>>20, limit>>20)
 			}
 			checkCalls(t, a, rep)
 			if a.name == "log flood" && rep.LogBytes > 8<<20 {

@@ -44,9 +44,6 @@ const (
 	memNumber   = 8       // a boxed number
 	memFrame    = 80      // a call frame
 	memThread   = 2 << 10 // a thread besides its stacks: the LState and its allocator
-	// maxDateExpansion bounds what os.date makes of one byte of its format: %c, two bytes,
-	// becomes 19 or more.
-	maxDateExpansion = 12
 )
 
 // memAccount is the memory account of a state and its coroutines.

@@ -103,7 +103,34 @@ func osExit(L *LState) int {
 	return 1
 }
 
+// osDate is os.date. Its result grows with its format (each "%c" of two bytes makes 19), so
+// each growth of its buffer is charged with the whole result so far (the state's measure
+// cannot see the buffer), and the context is polled every 256 pieces: a format of millions
+// of conversions stops at the call's timeout or at the state's memory limit.
 func osDate(L *LState) int {
+	var b strings.Builder
+	n := 0
+	if DateTo(L, func(piece string) {
+		if n++; n&255 == 0 {
+			L.pollContext()
+		}
+		if need := b.Len() + len(piece); need > b.Cap() {
+			L.mem.charge(stringMemory(need))
+		}
+		b.WriteString(piece)
+	}) {
+		return 1
+	}
+	L.Push(LString(b.String()))
+	return 1
+}
+
+// DateTo is os.date's work, for a library that builds the result its own way: it reads
+// os.date's arguments from L; for the "*t" format it pushes the table and returns true;
+// otherwise it passes the formatted date to add a piece at a time (a run of the format's
+// plain text, or one conversion of at most a few dozen bytes) and returns false, having
+// pushed nothing.
+func DateTo(L *LState, add func(piece string)) (pushed bool) {
 	t := time.Now()
 	isUTC := false
 	cfmt := "%c"
@@ -132,12 +159,11 @@ func osDate(L *LState) int {
 			ret.RawSetString("yday", LNumber(0))
 			ret.RawSetString("isdst", LFalse)
 			L.Push(ret)
-			return 1
+			return true
 		}
 	}
-	L.mem.charge(stringMemory(len(cfmt) * maxDateExpansion))
-	L.Push(LString(strftime(t, cfmt)))
-	return 1
+	strftime(t, cfmt, add)
+	return false
 }
 
 func osGetEnv(L *LState) int {

@@ -343,8 +343,22 @@ func strLen(L *LState) int {
 func strLower(L *LState) int {
 	str := L.CheckString(1)
 	L.mem.charge(stringMemory(len(str)))
-	L.Push(LString(strings.ToLower(str)))
+	L.Push(LString(mapASCII(str, 'A', 'Z', 'a')))
 	return 1
+}
+
+// mapASCII returns s with every byte c from lo to hi replaced by c-lo+to and every other byte
+// unchanged: C's tolower and toupper in the C locale, byte by byte, as Lua 5.1's
+// string.lower and string.upper. Bytes 0x80 and above are not letters there, so the result
+// has the length of s and each byte stays at its offset.
+func mapASCII(s string, lo, hi, to byte) string {
+	b := []byte(s)
+	for i, c := range b {
+		if lo <= c && c <= hi {
+			b[i] = c - lo + to
+		}
+	}
+	return string(b)
 }
 
 func strMatch(L *LState) int {
@@ -426,7 +440,7 @@ func strSub(L *LState) int {
 func strUpper(L *LState) int {
 	str := L.CheckString(1)
 	L.mem.charge(stringMemory(len(str)))
-	L.Push(LString(strings.ToUpper(str)))
+	L.Push(LString(mapASCII(str, 'a', 'z', 'A')))
 	return 1
 }
 

@@ -71,9 +71,17 @@ func (fs *flagScanner) AppendChar(ch byte) { fs.buf = append(fs.buf, ch) }
 
 func (fs *flagScanner) String() string { return string(fs.buf) }
 
+// Next returns the next character and whether the string ended. A doubled flag is
+// appended as one and skipped, in a loop (upstream recursed once per pair, so a string of
+// millions of them overflowed the Go stack, which kills the process).
 func (fs *flagScanner) Next() (byte, bool) {
 	c := byte('\000')
 	fs.ChangeFlag = false
+	for fs.Pos < fs.Length-1 && fs.str[fs.Pos] == fs.flag && fs.str[fs.Pos+1] == fs.flag {
+		fs.HasFlag = false
+		fs.AppendChar(fs.flag)
+		fs.Pos += 2
+	}
 	if fs.Pos == fs.Length {
 		if fs.HasFlag {
 			fs.AppendString(fs.end)
@@ -82,12 +90,7 @@ func (fs *flagScanner) Next() (byte, bool) {
 	} else {
 		c = fs.str[fs.Pos]
 		if c == fs.flag {
-			if fs.Pos < (fs.Length-1) && fs.str[fs.Pos+1] == fs.flag {
-				fs.HasFlag = false
-				fs.AppendChar(fs.flag)
-				fs.Pos += 2
-				return fs.Next()
-			} else if fs.Pos != fs.Length-1 {
+			if fs.Pos != fs.Length-1 {
 				if fs.HasFlag {
 					fs.AppendString(fs.end)
 				}
@@ -106,30 +109,32 @@ var cDateFlagToGo = map[byte]string{
 	'F': "2006-01-02", 'H': "15", 'I': "03", 'm': "01", 'M': "04", 'p': "PM", 'P': "pm", 'S': "05",
 	'x': "15/04/05", 'X': "15:04:05", 'y': "06", 'Y': "2006", 'z': "-0700", 'Z': "MST"}
 
-func strftime(t time.Time, cfmt string) string {
-	sc := newFlagScanner('%', "", "", cfmt)
-	for c, eos := sc.Next(); !eos; c, eos = sc.Next() {
-		if !sc.ChangeFlag {
-			if sc.HasFlag {
-				if v, ok := cDateFlagToGo[c]; ok {
-					sc.AppendString(t.Format(v))
-				} else {
-					switch c {
-					case 'w':
-						sc.AppendString(fmt.Sprint(int(t.Weekday())))
-					default:
-						sc.AppendChar('%')
-						sc.AppendChar(c)
-					}
-				}
-				sc.HasFlag = false
-			} else {
-				sc.AppendChar(c)
-			}
+// strftime passes t formatted by cfmt to add, a piece at a time: a run of plain text, or
+// one conversion. "%%" is a '%', a '%' that ends cfmt is itself, and a conversion it does
+// not know is kept as it is. It walks cfmt in a loop: upstream's scanner recursed once per
+// "%%", so a format of millions of them overflowed the Go stack, which kills the process.
+func strftime(t time.Time, cfmt string, add func(string)) {
+	for cfmt != "" {
+		i := strings.IndexByte(cfmt, '%')
+		if i < 0 || i == len(cfmt)-1 {
+			add(cfmt)
+			return
 		}
+		if i > 0 {
+			add(cfmt[:i])
+		}
+		c := cfmt[i+1]
+		if v, ok := cDateFlagToGo[c]; ok {
+			add(t.Format(v))
+		} else if c == 'w' {
+			add(strconv.Itoa(int(t.Weekday())))
+		} else if c == '%' {
+			add("%")
+		} else {
+			add(cfmt[i : i+2])
+		}
+		cfmt = cfmt[i+2:]
 	}
-
-	return sc.String()
 }
 
 func isInteger(v LNumber) bool {

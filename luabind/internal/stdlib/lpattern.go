@@ -11,9 +11,9 @@ import (
 // lstrlib.c does, so that results, captures and error messages are C Lua's. The matcher
 // ticks a limits.Poller on every step: a pathological pattern (`a-a-a-b` over a long subject
 // backtracks for minutes) stops when its call times out or is cancelled. Two extensions
-// over C Lua 5.1, both gopher-lua's behaviour: a pattern may contain "\0" (C Lua 5.1 stops
-// reading it there), and recursion is bounded ("pattern too complex"), since every level
-// nests the Go stack.
+// over C Lua 5.1: recursion is bounded ("pattern too complex"), since every level nests the
+// Go stack. As in C Lua 5.1, whose matcher reads the pattern as a C string, a "\0" ends the
+// pattern (cPattern).
 
 // patSpecials are the characters that make string.find use the matcher rather than a
 // plain search.
@@ -40,9 +40,18 @@ type matcher struct {
 }
 
 func newMatcher(L *lua.LState, src, pat string) *matcher {
+	pat = cPattern(pat)
 	m := &matcher{src: src, pat: pat, poll: limits.Poller{L: L}}
 	m.first = firstLiteral(pat)
 	return m
+}
+
+// cPattern is pat up to its first "\0", where C Lua 5.1 stops reading a pattern.
+func cPattern(pat string) string {
+	if i := strings.IndexByte(pat, 0); i >= 0 {
+		return pat[:i]
+	}
+	return pat
 }
 
 // firstLiteral returns the byte a match of pat must start with when pat begins with a

@@ -67,7 +67,9 @@ func strFindAux(L *lua.LState, find bool) int {
 	src := L.CheckString(1)
 	pat := L.CheckString(2)
 	init := startIndex(optIntArg(L, 3, 1), len(src))
-	if find && (L.ToBool(4) || !strings.ContainsAny(pat, patSpecials)) {
+	// As C Lua 5.1's strpbrk, the test for specials stops at a "\0"; a plain search is of
+	// the whole pattern.
+	if find && (L.ToBool(4) || !strings.ContainsAny(cPattern(pat), patSpecials)) {
 		if i := strings.Index(src[init:], pat); i >= 0 {
 			L.Push(lua.LNumber(init + i + 1))
 			L.Push(lua.LNumber(init + i + len(pat)))

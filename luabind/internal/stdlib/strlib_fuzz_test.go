@@ -34,6 +34,7 @@ var gopherDeviations = []*regexp.Regexp{
 	regexp.MustCompile(`%b.?$`),           // %b with fewer than two characters is accepted
 	regexp.MustCompile(`\[[^]]*%.-`),      // a class before '-' in a set makes a range
 	regexp.MustCompile(`\[[^]]*.--`),      // a range may not end with '-'
+	regexp.MustCompile("\x00"),            // gopher-lua reads past a "\0"; C Lua's pattern ends there
 }
 
 // gopherAgrees reports whether the input avoids the known deviations of gopher-lua.
@@ -173,6 +174,10 @@ func FuzzStringLib(f *testing.F) {
 		{"x.y.z", "%.", "/"}, {"50%", "%%", "%%%%"}, {"hello", "l+", "L"}, {"hello", "hel?l?o", "x"},
 		{"aaa", "^a", "A"}, {"abc", "%w", "%1%1"}, {"a,b,,c", "([^,]*)", "<%1>"},
 		{"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "a-a-a-b", ""},
+		// bytes 0x80 and above are in no class but the complements (the C locale)
+		{"caf\xc3\xa9 \xe2\x84\xaaelvin", "%a+", "<%0>"}, {"\x80\xff x\xa0y", "%W+", "_"},
+		{"\xc3\xa9t\xc3\xa9", "[%l\x80-\xbf]+", "%0%0"}, {"A\xc4\xb0b", "%u", "%0"},
+		{"\xe2\x80\xa8 \x85x", "%s+", "."}, {"\xc2\xa1!", "%p", ""}, {"\x7f\x80\x9f", "%c+", "?"},
 	} {
 		f.Add(seed[0], seed[1], seed[2], int8(1))
 	}

@@ -127,6 +127,10 @@ func (e *Instance) fromLua(L *lua.LState, level slog.Level, msg string, fields i
 	var attrs []slog.Attr
 	size := len(msg)
 	if t, ok := L.Get(fields).(*lua.LTable); ok {
+		if room := MaxBytes - e.logs.bytes - size; fieldsSize(t, room, 0) > room {
+			e.logs.take(MaxBytes + 1) // dropped, and counted, before the table is converted
+			return
+		}
 		if v, err := e.vu.ToGo(t); err == nil {
 			if m, ok := v.(map[string]any); ok {
 				for _, k := range slices.Sorted(maps.Keys(m)) {
@@ -156,6 +160,40 @@ func callerLine(L *lua.LState) int {
 	}
 	return dbg.CurrentLine
 }
+
+// fieldsSize estimates the text of a fields table t as textSize estimates it of t's
+// conversion, at most, walking t itself and stopping once the estimate passes limit (or
+// below maxFieldsDepth): a table of a million keys is not converted only to be dropped for
+// the log budget (converting and sorting one took 17 s).
+func fieldsSize(t *lua.LTable, limit, depth int) int {
+	n := 2
+	if depth > maxFieldsDepth {
+		return n
+	}
+	for k, v := range t.Pairs() {
+		if n > limit {
+			break
+		}
+		if s, ok := k.(lua.LString); ok {
+			n += len(s) + 2
+		} else {
+			n++
+		}
+		switch x := v.(type) {
+		case lua.LString:
+			n += len(x)
+		case *lua.LTable:
+			n += fieldsSize(x, limit-n, depth+1)
+		default:
+			n += 8
+		}
+	}
+	return n
+}
+
+// maxFieldsDepth is the depth below which fieldsSize counts nothing: ToGo refuses deeper
+// tables anyway.
+const maxFieldsDepth = 64
 
 // textSize estimates the length of v, a value from VU.ToGo, as text.
 func textSize(v any) int {

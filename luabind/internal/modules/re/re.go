@@ -118,9 +118,33 @@ func (i *Instance) Exports() lua.LValue {
 			out, count := reReplaceAll(L, newReWork(L, timeout(), re, "re.gsub", s), s, add)
 			return modules.Values{out, lua.LNumber(count)}, nil
 		}),
-		"quote": modules.Fn1(func(_ *lua.LState, s string) (string, error) { return regexp.QuoteMeta(s), nil }),
+		"quote": modules.Fn1(func(L *lua.LState, s string) (string, error) {
+			limits.CheckSize(L, "re.quote", int64(quotedSize(s)))
+			return regexp.QuoteMeta(s), nil
+		}),
 	})
 }
+
+// quotedSize is the length of regexp.QuoteMeta(s), which escapes each of its special
+// characters with a backslash: up to twice the length of s, checked and charged before it
+// is built.
+func quotedSize(s string) int {
+	n := len(s)
+	for i := 0; i < len(s); i++ {
+		if quoted[s[i]] {
+			n++
+		}
+	}
+	return n
+}
+
+// quoted marks the characters regexp.QuoteMeta escapes.
+var quoted = func() (q [256]bool) {
+	for _, c := range []byte(`\.+*?()|[]{}^$`) {
+		q[c] = true
+	}
+	return q
+}()
 
 // reCache is a state's compiled patterns, by pattern; it is emptied when full.
 type reCache map[string]*rePattern
