@@ -78,8 +78,15 @@ type Status struct {
 	// approval is of the line's text only; "" otherwise.
 	Unanalysable string `json:"unanalysable,omitempty"`
 	// Reason is one line for people when the pair is not approved or has drifted; "" when
-	// all is well.
+	// all is well. When the pair was approved once, it ends with the command that
+	// re-approves it.
 	Reason string `json:"reason,omitempty"`
+	// Drifted reports that the pair was approved, but what it runs changed since in a way
+	// that withdraws the approval (hooks_consent: pinned, or for a line run by /bin/sh, other
+	// files or a line that can no longer be analysed): it must not run, and a hook on a
+	// point that can block blocks every call it would match until it is approved again
+	// (Reason says how), so that a guard never silently vanishes.
+	Drifted bool `json:"drifted,omitempty"`
 }
 
 // AllowHint is the command that approves (event, command) non-interactively, quoted for a
@@ -107,16 +114,16 @@ func (s *Store) Check(event, command string, mode Mode) Status {
 // analysed counts only when it was approved as a whole line. Every file of the line is
 // compared with its fingerprint as for a single script.
 func (s *Store) CheckTarget(t Target, mode Mode) Status {
+	st := s.checkTarget(t, mode)
+	st.Drifted = st.Approval != nil && !st.Approved
+	return st
+}
+
+func (s *Store) checkTarget(t Target, mode Mode) Status {
 	event, command := t.Event, t.Command
 	p := t.plan()
-	st := Status{Script: p.script, Resolved: p.resolved, Project: p.project, Scripts: p.pins, Unanalysable: p.whole}
+	st := Status{Script: p.script, Resolved: p.resolved, Project: p.project, Scripts: p.recorded(), Unanalysable: p.whole}
 	cur := p.pins
-	if !t.Shell {
-		cur = []Pin{{Path: p.resolved}}
-		if p.resolved != "" {
-			cur[0].Mtime, cur[0].SHA256, _ = Fingerprint(p.resolved)
-		}
-	}
 	if p.resolved != "" {
 		st.Exists, st.Executable = scriptState(p.resolved, p.first)
 	}
@@ -142,19 +149,15 @@ func (s *Store) CheckTarget(t Target, mode Mode) Status {
 	}
 	recorded := a.Scripts
 	switch {
-	case !t.Shell:
-		recorded = []Pin{{Path: p.resolved, SHA256: a.ScriptSHA256, Mtime: a.ScriptMtime}}
-	case recorded == nil: // written before scripts were recorded: only the first one's fingerprint
-		for i, c := range cur {
-			r := Pin{Path: c.Path}
-			if i == 0 {
-				r.SHA256, r.Mtime = a.ScriptSHA256, a.ScriptMtime
-			}
-			recorded = append(recorded, r)
-		}
+	case recorded == nil: // one fingerprint: of the file that runs, or the first one's
+		recorded = legacyPins(a, cur)
 	case !samePaths(recorded, cur):
-		st.Approved = false
 		st.Reason = "the command now runs other files (" + pinPaths(cur) + ") than when it was approved (" + pinPaths(recorded) + "); review them and " + reapprove
+		if !t.Shell && mode != ModePinned { // the approval is of the command string
+			st.ContentDrift = true
+			return st
+		}
+		st.Approved = false
 		return st
 	}
 	var changed, touched, unhashed *Pin
@@ -226,6 +229,28 @@ func notApproved(list []Approval, t Target, p plan, hint string) string {
 		return "not approved in project " + displayPath(p.project) + " (only in another project), and this command runs the project's files; review them, then approve it with " + hint
 	}
 	return "not approved; approve it with " + hint
+}
+
+// legacyPins are the files of cur as an entry without a "scripts" list recorded them: one
+// fingerprint (script_sha256 and script_mtime_at_approval), of the file that runs, or of the
+// first file of a line. It is the file of cur with that content, else the first; the others
+// have no fingerprint recorded.
+func legacyPins(a Approval, cur []Pin) []Pin {
+	at := 0
+	for i, c := range cur {
+		if a.ScriptSHA256 != "" && strings.EqualFold(c.SHA256, a.ScriptSHA256) {
+			at = i
+			break
+		}
+	}
+	recorded := make([]Pin, len(cur))
+	for i, c := range cur {
+		recorded[i].Path = c.Path
+		if i == at {
+			recorded[i].SHA256, recorded[i].Mtime = a.ScriptSHA256, a.ScriptMtime
+		}
+	}
+	return recorded
 }
 
 func samePaths(a, b []Pin) bool {

@@ -197,3 +197,70 @@ func TestAllowHint(t *testing.T) {
 		}
 	}
 }
+
+// TestPinnedPinsTheFileThatRuns: an approval pins the file the interpreter runs, not an
+// argument after it that looks like a script, so that in pinned mode an edited payload is
+// not approved; a command whose file cannot be told pins every file it names; a command
+// that runs no file pins its line alone.
+func TestPinnedPinsTheFileThatRuns(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		command string // %s is the directory holding payload, decoy.sh, x.data, y.py
+		edit    string // the file edited after approval
+		pinned  bool   // still approved in pinned mode after the edit
+		scripts int    // files listed in the entry's "scripts" (0: none, the single fingerprint)
+	}{
+		{"bash %s/payload %s/decoy.sh", "payload", false, 0},
+		{"bash %s/payload %s/decoy.sh", "decoy.sh", true, 0},
+		{"python3 %s/x.data %s/y.py", "x.data", false, 0},
+		{"/usr/bin/env python3 -u %s/x.data %s/y.py", "x.data", false, 0},
+		{"python3 -m pkg %s/x.data %s/y.py", "x.data", false, 2},
+		{"python3 -m pkg %s/x.data %s/y.py", "y.py", false, 2},
+		{"bash -c 'exit 0' %s/payload %s/decoy.sh", "payload", true, 0},
+	}
+	for _, tt := range tests {
+		t.Run(strings.ReplaceAll(tt.command, "%s/", "")+" edit "+tt.edit, func(t *testing.T) {
+			s, _, home := testStore(t)
+			for _, name := range []string{"payload", "decoy.sh", "x.data", "y.py"} {
+				writeFile(t, filepath.Join(home, name), "echo ok\n", 0o644)
+			}
+			cmd := strings.ReplaceAll(tt.command, "%s", home)
+			a, err := s.Approve(ctx, "pre_tool_call", cmd)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(a.Scripts) != tt.scripts {
+				t.Errorf("approval scripts %+v, want %d", a.Scripts, tt.scripts)
+			}
+			writeFile(t, filepath.Join(home, tt.edit), "echo evil\n", 0o644)
+			st := s.Check("pre_tool_call", cmd, ModePinned)
+			if st.Approved != tt.pinned || st.Drifted == tt.pinned {
+				t.Fatalf("pinned after editing %s: approved %v drifted %v (%s); want approved %v", tt.edit, st.Approved, st.Drifted, st.Reason, tt.pinned)
+			}
+			if !tt.pinned && !strings.Contains(st.Reason, "`"+AllowHint("pre_tool_call", cmd)+"`") {
+				t.Errorf("reason %q does not give the command that re-approves it", st.Reason)
+			}
+			if cm := s.Check("pre_tool_call", cmd, ModeCommand); !cm.Approved || cm.ContentDrift == tt.pinned {
+				t.Errorf("command mode: approved %v content drift %v", cm.Approved, cm.ContentDrift)
+			}
+		})
+	}
+}
+
+// TestLegacyDecoyApprovalDrifts: an entry recorded (by the earlier rule) with the hash of a
+// decoy argument does not approve the file that runs in pinned mode.
+func TestLegacyDecoyApprovalDrifts(t *testing.T) {
+	s, _, home := testStore(t)
+	payload, decoy := filepath.Join(home, "payload"), filepath.Join(home, "decoy.sh")
+	writeFile(t, payload, "echo evil\n", 0o644)
+	writeFile(t, decoy, "echo ok\n", 0o644)
+	mtime, sha, _ := Fingerprint(decoy)
+	cmd := "bash " + payload + " " + decoy
+	doc := `{"approvals": [{"event": "pre_tool_call", "command": "` + cmd + `", "approved_at": "2026-04-21T10:15:30Z",
+		"script_mtime_at_approval": "` + mtime + `", "script_sha256": "` + sha + `"}]}`
+	writeFile(t, s.Path(), doc, 0o600)
+	st := s.Check("pre_tool_call", cmd, ModePinned)
+	if st.Approved || !st.Drifted || !strings.Contains(st.Reason, "content changed") {
+		t.Errorf("legacy decoy approval: approved %v drifted %v reason %q", st.Approved, st.Drifted, st.Reason)
+	}
+}

@@ -42,6 +42,10 @@ type Decider struct {
 	Out io.Writer
 	// Logger receives the refusal warning and approval notes; nil discards them.
 	Logger *slog.Logger
+	// Blocks reports whether the host keeps a hook of event approved once whose files
+	// changed since (Status.Drifted) as a guard that blocks every call it would match, for
+	// the words of the warning; nil means none does (such a hook is skipped).
+	Blocks func(event string) bool
 }
 
 // Decide reports whether (event, command) may be registered, and how it was approved: one
@@ -92,6 +96,14 @@ func (d *Decider) DecideTarget(ctx context.Context, t Target) (approved bool, ho
 		d.Store.ApproveTarget(ctx, t)
 		logger.Info("shell hook approved", "by", ByPrompt)
 		return true, ByPrompt
+	}
+	if st.Drifted {
+		what := "shell hook changed since it was approved, so it is skipped (not registered) until it is approved again"
+		if d.Blocks != nil && d.Blocks(event) {
+			what = "shell hook changed since it was approved, so it does not run, and blocks every call it would match until it is approved again"
+		}
+		logger.Warn(what+"; review it, then approve it with `"+allowHint(t, st.Project)+"`", "reason", st.Reason)
+		return false, ""
 	}
 	var args []any
 	if st.Approval != nil || st.Project != "" || st.Unanalysable != "" {

@@ -24,8 +24,10 @@
 // RFC 3339 in UTC with a "Z", with six fractional digits unless they are zero, as Python's
 // isoformat writes them. script_mtime_at_approval is null when the script could not be
 // stat'ed. script_sha256, the hex SHA-256 of the script's content, is this version's
-// addition; entries without it (written by the original) stay valid. The script is chosen
-// by ScriptPath. Its file is resolved by command.Resolve, the resolution the hook runner
+// addition; entries without it (written by the original) stay valid. The script is the
+// file that runs (ScriptPath: an interpreter's arguments read as it reads them, by the one
+// table command.Interpreters); a command that runs no file (bash -c '...') records no
+// fingerprint, and one whose file cannot be told records every file it names in "scripts". Its file is resolved by command.Resolve, the resolution the hook runner
 // executes: "~" expanded the same way (quoted or not), a bare program name looked up on
 // $PATH, a relative path taken against the working directory the hook runs in (the
 // process's). So the file fingerprinted is the file that runs.
@@ -78,7 +80,10 @@
 // Status.ContentDrift, Status.Reason) for `hermesctl hooks list` and `doctor`. In ModePinned
 // (hooks_consent: pinned) the approval is of the content: a changed, vanished or never
 // hashed script is not approved until it is approved again. An mtime change alone never
-// revokes anything.
+// revokes anything. A pair approved once whose approval no longer holds is
+// Status.Drifted, and its Reason ends with the command that re-approves it: the engine
+// keeps such a hook on a point that can block as a guard that blocks every call it would
+// match, and skips it elsewhere (Decider.Blocks words the warning).
 //
 // # Deciding
 //

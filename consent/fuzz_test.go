@@ -50,7 +50,7 @@ func FuzzScriptPath(f *testing.F) {
 		if script != r.Argv[r.ScriptIndex] {
 			t.Fatalf("ScriptPath(%q) = %q, not the word %d of %q", s, script, r.ScriptIndex, r.Argv)
 		}
-		if _, file, first := resolveScript(s); file != r.ScriptFile || first != (r.ScriptIndex == 0) {
+		if _, file, first := resolveScript(s); file != r.ScriptFile || first != r.ScriptIsProgram {
 			t.Fatalf("resolveScript(%q) = %q, %v; runner resolution %+v", s, file, first, r)
 		}
 	})

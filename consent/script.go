@@ -11,16 +11,20 @@ import (
 )
 
 // ScriptPath returns the script a command runs, for mtime, hash and executable checks: the
-// first word that ends in a script extension (.sh .bash .zsh .fish .py .pyw .rb .pl .lua .js
-// .mjs .cjs .ts), else the first word containing "/" or starting with "~", else the first
-// word. Words are split and "~" expanded by command.Resolve, exactly as the hook runner
-// splits and expands them: a word "~" or starting with "~/" is expanded to the home
-// directory, quoted or not. A command that is empty or cannot be split (an unterminated
-// quote) runs nothing and has no script: ScriptPath returns "".
+// file that runs, read as its interpreter reads its arguments (command.Interpreters):
 //
-//	python3 -u /p/hook.py     -> /p/hook.py
-//	/usr/bin/env bash /p/h.sh -> /p/h.sh
-//	my-binary --verbose       -> my-binary
+//	python3 -u /p/hook.py       -> /p/hook.py
+//	/usr/bin/env bash /p/h.sh   -> /p/h.sh
+//	bash /p/payload /p/decoy.sh -> /p/payload
+//	my-binary --verbose         -> my-binary
+//
+// For a command that runs no file of its own (bash -c '...') or whose file cannot be told
+// (python3 -m mod, a program given files), it is the program, and what is pinned is
+// respectively nothing but the command line, or every file the command names (see
+// command.Resolved.Files). Words are split and "~" expanded by command.Resolve, exactly as
+// the hook runner splits and expands them: a word "~" or starting with "~/" is expanded to
+// the home directory, quoted or not. A command that is empty or cannot be split (an
+// unterminated quote) runs nothing and has no script: ScriptPath returns "".
 func ScriptPath(command string) string {
 	script, _, _ := resolveScript(command)
 	return script
@@ -28,21 +32,15 @@ func ScriptPath(command string) string {
 
 // resolveScript returns the script word of a command and the file the script checks
 // examine, resolved in the process's working directory the way the hook runner resolves
-// them (command.Resolve): for the program itself, the file executed (found on $PATH for a
-// bare name, "" when it is not there); for an interpreter's argument, that path. first
-// reports whether the script is the program.
+// them (command.Resolve): for a program, the file executed (found on $PATH for a bare
+// name, "" when it is not there); for an interpreter's argument, that path. first
+// reports whether the script is executed as a program (it needs an execute bit).
 func resolveScript(line string) (script, resolved string, first bool) {
-	return resolveScriptIn(line, "")
-}
-
-// resolveScriptIn is resolveScript for a hook that runs in dir ("" = the process's working
-// directory).
-func resolveScriptIn(line, dir string) (script, resolved string, first bool) {
-	r, err := command.Resolve(line, dir)
+	r, err := command.Resolve(line, "")
 	if err != nil {
 		return "", "", false
 	}
-	return r.Script, r.ScriptFile, r.ScriptIndex == 0
+	return r.Script, r.ScriptFile, r.ScriptIsProgram
 }
 
 // Fingerprint returns a file's modification time (RFC 3339, UTC, microseconds as the

@@ -19,14 +19,16 @@ func TestScriptPath(t *testing.T) {
 		{"~", home},
 		{"~user/hook", "~user/hook"},
 		{"bash -c 'x y'", "bash"},
-		{"bash -c '/p/run it'", "/p/run it"},
+		{"bash -c '/p/run it'", "bash"}, // runs no file: the program
 		{`ruby "/p/my hook.rb" --x`, "/p/my hook.rb"},
 		{`node /p/x.MJS`, "/p/x.MJS"},
-		{"deno run /opt/a/b /p/check.ts", "/p/check.ts"},
+		{"deno run /opt/a/b /p/check.ts", "deno"}, // not a known interpreter: the program (and the files it names are pinned)
 		{"./bin/hook --flag", "./bin/hook"},
-		{"tool --config=/etc/hook.conf", "--config=/etc/hook.conf"},
-		{"lua5.4 hook.lua", "hook.lua"},
-		{"run # /p/x.sh", "/p/x.sh"},                            // "#" is not a comment
+		{"tool --config=/etc/hook.conf", "tool"},
+		{"lua5.4 hook.lua", "lua5.4"},
+		{"bash /p/payload /p/decoy.sh", "/p/payload"}, // the file bash runs, not the decoy
+		{"python3 x.data y.py", "x.data"},
+		{"run # /p/x.sh", "run"},                                // "#" is not a comment
 		{"'~/quoted.sh' --x", filepath.Join(home, "quoted.sh")}, // quoted or not, ~ is home
 		{"python3 'oops /p/x.py", ""},                           // unterminated quote: nothing runs
 		{"", ""},

@@ -172,11 +172,13 @@ func (s *Store) Approve(ctx context.Context, event, command string) (Approval, e
 	return s.ApproveTarget(ctx, Target{Event: event, Command: command})
 }
 
-// ApproveTarget is Approve for t. For a line run by /bin/sh (t.Shell) the approval also
-// records every file the line runs (Approval.Scripts; the first one's fingerprint is also
-// script_mtime_at_approval and script_sha256), the project directory when what runs
-// depends on it (Approval.Project: it then replaces only the entry of that project), and,
-// for a line that cannot be analysed, what could not be (Approval.WholeLine).
+// ApproveTarget is Approve for t. For a line run by /bin/sh (t.Shell), and for a command
+// whose file cannot be told (command.RunsUnknown), the approval also records every file it
+// may run (Approval.Scripts; the first one's fingerprint is also script_mtime_at_approval
+// and script_sha256); a command that runs no file (bash -c '...') records no fingerprint.
+// For a line run by /bin/sh it records the project directory when what runs depends on it
+// (Approval.Project: it then replaces only the entry of that project), and, for a line
+// that cannot be analysed, what could not be (Approval.WholeLine).
 func (s *Store) ApproveTarget(ctx context.Context, t Target) (Approval, error) {
 	event, command := t.Event, t.Command
 	if event == "" || command == "" {
@@ -184,14 +186,9 @@ func (s *Store) ApproveTarget(ctx context.Context, t Target) (Approval, error) {
 	}
 	p := t.plan()
 	a := Approval{Event: event, Command: command, ApprovedAt: time.Now().UTC().Truncate(time.Microsecond),
-		Project: p.project, WholeLine: p.whole, Scripts: p.pins}
+		Project: p.project, WholeLine: p.whole, Scripts: p.recorded()}
 	if len(p.pins) > 0 {
 		a.ScriptMtime, a.ScriptSHA256 = p.pins[0].Mtime, p.pins[0].SHA256
-	} else if !t.Shell && p.resolved != "" {
-		var err error
-		if a.ScriptMtime, a.ScriptSHA256, err = Fingerprint(p.resolved); err != nil {
-			s.logger.Debug("script not fingerprinted", "command", command, "err", err)
-		}
 	}
 	err := s.update(ctx, func(doc *document) bool { doc.put(a); return true })
 	s.mu.Lock()

@@ -30,9 +30,14 @@ type plan struct {
 	project string
 	// whole says what of a line run by /bin/sh cannot be analysed; "" when it was.
 	whole string
-	// pins are the files a line run by /bin/sh runs, fingerprinted now; nil for a line
-	// that cannot be analysed and for commands run without a shell.
+	// pins are the files the command runs, fingerprinted now (command.Resolved.Files): the
+	// file that runs, none for a command that runs no file, every file named when which one
+	// runs cannot be told; for a line run by /bin/sh, those of each of its commands. Nil for
+	// a line that cannot be analysed.
 	pins []Pin
+	// record: an approval records pins in its "scripts" list (a line run by /bin/sh, or a
+	// command whose file cannot be told), not only the first one's fingerprint.
+	record bool
 	// script, resolved and first describe the first script, for Status (see resolveScript).
 	script, resolved string
 	first            bool
@@ -44,12 +49,15 @@ func (t Target) plan() plan {
 		return plan{}
 	}
 	if !t.Shell {
-		var p plan
-		p.script, p.resolved, p.first = resolveScriptIn(t.Command, t.Dir)
-		return p
+		r, err := command.Resolve(t.Command, t.Dir)
+		if err != nil {
+			return plan{}
+		}
+		return plan{pins: fingerprints(r.Files), record: r.Runs == command.RunsUnknown,
+			script: r.Script, resolved: r.ScriptFile, first: r.ScriptIsProgram}
 	}
 	sh := command.ResolveShell(t.Command, t.Dir)
-	p := plan{whole: sh.Unanalysable}
+	p := plan{whole: sh.Unanalysable, record: true}
 	if sh.ProjectDependent {
 		p.project = projectOf(t.Dir)
 	}
@@ -58,16 +66,33 @@ func (t Target) plan() plan {
 	}
 	p.pins = make([]Pin, 0, len(sh.Commands))
 	for i, r := range sh.Commands {
-		pin := Pin{Path: r.ScriptFile}
-		if pin.Path != "" {
-			pin.Mtime, pin.SHA256, _ = Fingerprint(pin.Path)
-		}
-		p.pins = append(p.pins, pin)
+		p.pins = append(p.pins, fingerprints(r.Files)...)
 		if i == 0 {
-			p.script, p.resolved, p.first = r.Script, r.ScriptFile, r.ScriptIndex == 0
+			p.script, p.resolved, p.first = r.Script, r.ScriptFile, r.ScriptIsProgram
 		}
 	}
 	return p
+}
+
+// fingerprints fingerprints files now ("" is a program not found: not fingerprinted).
+func fingerprints(files []string) []Pin {
+	pins := make([]Pin, 0, len(files))
+	for _, f := range files {
+		pin := Pin{Path: f}
+		if f != "" {
+			pin.Mtime, pin.SHA256, _ = Fingerprint(f)
+		}
+		pins = append(pins, pin)
+	}
+	return pins
+}
+
+// recorded is what an approval records in its "scripts" list: nil unless p.record.
+func (p plan) recorded() []Pin {
+	if !p.record {
+		return nil
+	}
+	return p.pins
 }
 
 // projectOf is the project directory of a hook run in dir, absolute: $CLAUDE_PROJECT_DIR,

@@ -46,6 +46,11 @@ type ShellHookInfo struct {
 	ApprovedBy string `json:"approved_by"`
 	// Consent is the allowlist's view of the pair, under the configured mode.
 	Consent consent.Status `json:"consent"`
+	// Blocking reports that the hook was approved but what it runs changed since
+	// (Consent.Drifted) and, on a point that can block, it is registered in its place as a
+	// guard that does not run it and blocks every call it would match, saying how to
+	// approve it again. Registered is false: the hook itself does not run.
+	Blocking bool `json:"blocking,omitempty"`
 
 	hook *shell.Hook
 	cb   callback // nil when not registered
@@ -82,6 +87,11 @@ func keyOf(h *shell.Hook, tools *shell.ToolTable) shellKey {
 	}
 	return k
 }
+
+// DriftBlocks reports what the engine does with this hook when it was approved but what
+// it runs changed since (Consent.Drifted): true on a point that can block, where it blocks
+// every call it would match until approved again; false elsewhere, where it is skipped.
+func (i *ShellHookInfo) DriftBlocks() bool { return canBlock(i.Event) }
 
 // Hook is the parsed hook, for tools that run it directly (doctor).
 func (i *ShellHookInfo) Hook() *shell.Hook { return i.hook }
@@ -121,7 +131,7 @@ func (e *Engine) loadShellHooks(ctx context.Context, cfg *config, prev *hookSet,
 	store := consent.Open(consent.DefaultPath(e.home), storeLogger)
 	decider := &consent.Decider{
 		Store: store, Mode: mode, AcceptFlag: e.opts.AcceptHooks, Getenv: getenv(e.opts.Getenv),
-		ConfigAutoAccept: cfg.autoAccept, Logger: e.loadLog.Logger,
+		ConfigAutoAccept: cfg.autoAccept, Logger: e.loadLog.Logger, Blocks: canBlock,
 	}
 	if p := e.opts.Prompt; p != nil {
 		decider.Interactive, decider.In, decider.Out = true, p.In, p.Out
@@ -170,10 +180,65 @@ func (e *Engine) loadShellHooks(ctx context.Context, cfg *config, prev *hookSet,
 			l.cb = &shellCallback{hook: h, logger: e.logger, metrics: e.opts.Metrics.forHook(hookspec.SourceShell, metricName(h), h.Event), stop: e.stop,
 				allowedURLs: policy.allowedURLs(), bg: &e.bg, cwd: e.workDir, rewake: func(sid, text string) { e.starts.put(sid, text, e.logger) }}
 		}
+		if !info.Registered && info.ApprovedBy == "" && info.Refused == "" && info.Consent.Drifted && canBlock(h.Event) {
+			info.Blocking = true
+			l.cb = &driftedCallback{hook: h, cwd: e.workDir, message: driftMessage(h, info.Consent),
+				metrics: e.opts.Metrics.forHook(hookspec.SourceShell, metricName(h), h.Event)}
+		}
 		info.cb = l.cb
 		out = append(out, l)
 	}
 	return out, warns
+}
+
+// canBlock reports whether a hook on event can stop what the event is about: a tool call
+// (pre_tool_call blocks), a prompt (pre_llm_call blocks), an approval (pre_approval_request
+// denies), a message (pre_gateway_dispatch skips it). A shell hook approved once whose files
+// changed since (consent.Status.Drifted) is a guard there, kept as one that blocks; elsewhere
+// it is skipped, with a warning.
+func canBlock(event string) bool {
+	switch event {
+	case hooknames.PreToolCall, hooknames.PreLLMCall, hooknames.PreApprovalRequest, hooknames.PreGatewayDispatch:
+		return true
+	}
+	return false
+}
+
+// driftMessage is what a drifted guard answers: which hook, why, and the command that
+// approves it again (in the reason).
+func driftMessage(h *shell.Hook, st consent.Status) string {
+	return fmt.Sprintf("blocked: shell hook %q is not run: it was approved, but %s", metricName(h), st.Reason)
+}
+
+// driftedCallback stands for a guard whose files changed since it was approved: it runs
+// nothing and refuses every call the hook would have been started for (its matcher and if
+// condition), so that the guard never silently vanishes.
+type driftedCallback struct {
+	hook    *shell.Hook
+	cwd     func() string
+	message string
+	metrics *hookMetrics
+}
+
+func (c *driftedCallback) stats() *hookMetrics { return c.metrics }
+
+func (c *driftedCallback) fire(_ context.Context, hook string, kw args, _ bool, _ map[string]any, r *hookspec.Result) {
+	name := metricName(c.hook)
+	if !c.hook.Selects(kw.Map(), shell.RunOptions{Cwd: c.cwd()}) {
+		*r = hookspec.Result{Source: hookspec.SourceShell, Name: name, Status: hookspec.StatusSkipped}
+		c.metrics.observe(r.Status, 0)
+		return
+	}
+	*r = hookspec.Failed(hookspec.SourceShell, name, hookspec.StatusError, c.message, 0)
+	switch hook {
+	case hooknames.PreApprovalRequest:
+		r.Answer = hookspec.Answer{Kind: hookspec.Deny, Message: c.message}
+	case hooknames.PreGatewayDispatch:
+		r.Answer = hookspec.Answer{Kind: hookspec.Skip, Message: c.message}
+	default:
+		r.Answer = hookspec.Answer{Kind: hookspec.Block, Message: c.message}
+	}
+	c.metrics.observe(r.Status, 0)
 }
 
 // shellCallback fires one shell hook.

@@ -82,6 +82,12 @@ func (h *Hook) Run(ctx context.Context, kwargs map[string]any, opts RunOptions) 
 	return res
 }
 
+// Selects reports whether Run would start the hook for a call with kwargs: its matcher,
+// and the if condition of a hook written for another agent, select the call.
+func (h *Hook) Selects(kwargs map[string]any, opts RunOptions) bool {
+	return h.selects(kwargs) && h.meets(kwargs, h.workDir(opts))
+}
+
 func (h *Hook) run(ctx context.Context, kwargs map[string]any, opts RunOptions, log *slog.Logger) Result {
 	if !h.selects(kwargs) {
 		return Result{Status: hookspec.StatusSkipped, ExitCode: -1}

@@ -166,6 +166,16 @@ func (c *cli) shellCheck(ctx context.Context, s *engine.ShellHookInfo, policy en
 	if !st.Approved {
 		reason := st.Reason
 		switch {
+		case st.Drifted && !managed:
+			if !st.ContentDrift && !st.MtimeDrift { // other files, or a line no longer analysable
+				ch.problem("%s", reason)
+			}
+			if s.DriftBlocks() {
+				ch.problem("so the engine does not run it: it blocks every call it would match until it is approved again; nor does doctor run it")
+			} else {
+				ch.problem("so the engine skips it until it is approved again, nor does doctor run it")
+			}
+			return ch
 		case st.ContentDrift || st.MtimeDrift: // said just above
 			ch.problem("so the engine does not run it, nor does doctor")
 			return ch

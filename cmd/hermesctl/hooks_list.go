@@ -58,7 +58,7 @@ type listEntry struct {
 	Enabled     bool                  `json:"enabled"`
 	Status      string                `json:"status"`
 	Error       string                `json:"error,omitempty"`
-	Consent     string                `json:"consent,omitempty"` // shell hooks: approved / not approved
+	Consent     string                `json:"consent,omitempty"` // shell hooks: approved / not approved / drifted: blocking / drifted: skipped
 	Drift       []string              `json:"drift,omitempty"`   // shell hooks: "mtime", "content"
 	Script      string                `json:"script,omitempty"`
 	Warnings    []string              `json:"warnings,omitempty"` // the load warnings about the hook (file:line: what)
@@ -113,6 +113,10 @@ func (l *loaded) entries() []listEntry {
 			e.Consent = "managed (no consent needed)"
 		case s.Consent.Approved:
 			e.Consent = "approved"
+		case s.Consent.Drifted && s.DriftBlocks():
+			e.Consent = "drifted: blocking"
+		case s.Consent.Drifted:
+			e.Consent = "drifted: skipped"
 		}
 		if s.Consent.MtimeDrift {
 			e.Drift = append(e.Drift, "mtime")

@@ -19,10 +19,26 @@
 //
 // The program is the first word: when it contains a "/" it is that path, relative to the
 // working directory; otherwise it is the executable file found on $PATH (absolute entries
-// only). The script is the first word ending in a script extension, else the first word
-// containing "/" or starting with "~", else the first word; when the script is the program
-// its file is the program's file, otherwise it is the script word taken relative to the
-// working directory, where the interpreter that receives it will look for it.
+// only).
+//
+// # The file that runs
+//
+// What runs is read as the program reads its arguments (Resolved.Runs, Resolved.Files):
+//
+//   - a known interpreter (sh, bash, dash, python, node, ruby, perl: the table
+//     Interpreters, named bare or by an absolute path) runs its first operand, after its
+//     options as it reads them: bash /p/payload /p/decoy.sh runs /p/payload;
+//   - an interpreter given its program's text (bash -c, python3 -c, node -e, ruby -e,
+//     perl -e) or reading it from standard input runs no file: its line is all there is;
+//   - env is skipped, with its options, and what it runs is read the same way;
+//   - any other program is the file that runs, unless an argument names an existing file,
+//     which it may run;
+//   - when which file runs cannot be told (an option the table does not know, an option
+//     that loads a file by another name such as python3 -m or node -r, env -S, env NAME=VALUE,
+//     a program given files), Files are every file the command names, programs included.
+//
+// The script file is taken relative to the working directory, where the interpreter that
+// receives it will look for it.
 //
 // # Lines run by /bin/sh
 //

@@ -6,12 +6,6 @@ import (
 	"strings"
 )
 
-// scriptExtensions are the suffixes that mark a word as the script of a command, compared
-// case-insensitively.
-var scriptExtensions = []string{
-	".sh", ".bash", ".zsh", ".fish", ".py", ".pyw", ".rb", ".pl", ".lua", ".js", ".mjs", ".cjs", ".ts",
-}
-
 // Resolved is a command line resolved against a working directory.
 type Resolved struct {
 	// Argv is what runs: the words, with "~" and a leading "~/" expanded. Argv[0] is the
@@ -20,15 +14,28 @@ type Resolved struct {
 	// Program is the file executed: Argv[0] taken relative to the working directory when it
 	// contains a "/", else the executable file found on $PATH; "" when none is found.
 	Program string
-	// Script is the script word (expanded, as written otherwise): the first word with a
-	// script extension, else the first containing "/" or starting with "~", else Argv[0].
+	// Runs says what the command runs: one file (the program, or the file an interpreter
+	// runs), no file (bash -c '...'), or files that cannot be told apart (see Runs).
+	Runs Runs
+	// Script is the script word (expanded, as written otherwise): for RunsFile, the word
+	// of the file that runs, read as the interpreter reads its arguments (Interpreters):
+	// bash /p/payload /p/decoy.sh -> /p/payload; otherwise the program's word (Argv[0],
+	// or the program env runs).
 	Script string
-	// ScriptIndex is the index of Script in Argv: 0 when the script is the program itself,
-	// otherwise it is an argument the program (an interpreter) opens.
+	// ScriptIndex is the index of Script in Argv.
 	ScriptIndex int
-	// ScriptFile is the file consent fingerprints: Program when ScriptIndex is 0, else
-	// Script taken relative to the working directory.
+	// ScriptIsProgram reports that Script is executed as a program (it needs an execute
+	// bit), not read by an interpreter.
+	ScriptIsProgram bool
+	// ScriptFile is Script's file: Program when ScriptIndex is 0; a program env runs
+	// looked up as Program is; else Script taken relative to the working directory.
 	ScriptFile string
+	// Files are the files consent pins: for RunsFile, ScriptFile alone ("" for a program
+	// not found on $PATH); for RunsNoFile, none (the command line is all there is); for
+	// RunsUnknown, every file the command names: the programs it executes that are not
+	// known interpreters, and every word (or value after a word's "=", or word of an env
+	// -S string) that names an existing regular file.
+	Files []string
 	// HashWords are the words that began with an unquoted '#' (there are no comments).
 	HashWords []string
 }
@@ -53,13 +60,41 @@ func Resolve(line, dir string) (Resolved, error) {
 	r := Resolved{Argv: words, HashWords: hashes}
 	wd := workdir{dir: dir}
 	r.Program = programFile(words[0], &wd)
-	r.ScriptIndex = scriptIndex(words)
-	r.Script = words[r.ScriptIndex]
-	r.ScriptFile = r.Program
-	if r.ScriptIndex > 0 {
+	r.resolveRun(&wd)
+	return r, nil
+}
+
+// resolveRun sets what r.Argv runs (Runs, Script, ScriptIndex, ScriptIsProgram,
+// ScriptFile, Files), r.Program being set, and reports whether a relative path decides it.
+func (r *Resolved) resolveRun(wd *workdir) (relative bool) {
+	words := r.Argv
+	run := runOf(words, 0)
+	r.Runs, r.ScriptIndex, r.ScriptIsProgram = run.kind, run.index, run.program
+	r.Script = words[run.index]
+	switch {
+	case run.index == 0:
+		r.ScriptFile = r.Program
+	case run.program:
+		r.ScriptFile = programFile(r.Script, wd)
+	default:
 		r.ScriptFile = wd.abs(r.Script)
 	}
-	return r, nil
+	isRel := func(w string) bool { return !filepath.IsAbs(w) && (strings.Contains(w, "/") || !run.program) }
+	if run.kind == RunsFile && run.args { // a program that is no known interpreter: may it run a file it is given?
+		if files, rel := namedFiles(words, run, wd); len(files) > 1 {
+			r.Runs, r.Files = RunsUnknown, files
+			return rel
+		}
+	}
+	switch r.Runs {
+	case RunsFile:
+		r.Files = []string{r.ScriptFile}
+		return isRel(r.Script)
+	case RunsUnknown:
+		r.Files, relative = namedFiles(words, run, wd)
+		return relative
+	}
+	return false
 }
 
 // ProjectDir is the value of $CLAUDE_PROJECT_DIR for a hook run in dir: the environment's,
@@ -96,24 +131,6 @@ func expandHome(w, home string) string {
 		return strings.TrimSuffix(home, "/") + w[1:]
 	}
 	return w
-}
-
-// scriptIndex applies the script-path rule to words (at least one).
-func scriptIndex(words []string) int {
-	for i, w := range words {
-		lw := strings.ToLower(w)
-		for _, ext := range scriptExtensions {
-			if strings.HasSuffix(lw, ext) {
-				return i
-			}
-		}
-	}
-	for i, w := range words {
-		if strings.Contains(w, "/") || strings.HasPrefix(w, "~") {
-			return i
-		}
-	}
-	return 0
 }
 
 // programFile returns the file that runs for the program word name: a path with a "/"

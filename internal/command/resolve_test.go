@@ -36,26 +36,34 @@ func newFixture(t *testing.T) fixture {
 func TestResolve(t *testing.T) {
 	f := newFixture(t)
 	h, w := f.home, f.work
+	// prog is a command that runs its program, file f.
+	prog := func(argv []string, program string) Resolved {
+		return Resolved{Argv: argv, Program: program, Script: argv[0], ScriptIsProgram: true, ScriptFile: program, Files: []string{program}}
+	}
+	// interp is a command whose interpreter runs the file of argv[i].
+	interp := func(argv []string, program string, i int, file string) Resolved {
+		return Resolved{Argv: argv, Program: program, Script: argv[i], ScriptIndex: i, ScriptFile: file, Files: []string{file}}
+	}
 	tests := []struct {
 		line string
 		want Resolved
 	}{
-		{"~/x.sh", Resolved{Argv: []string{h + "/x.sh"}, Program: h + "/x.sh", Script: h + "/x.sh", ScriptFile: h + "/x.sh"}},
+		{"~/x.sh", prog([]string{h + "/x.sh"}, h+"/x.sh")},
 		// Quoting does not stop the expansion: the user wrote ~ meaning home.
-		{"'~/x.sh'", Resolved{Argv: []string{h + "/x.sh"}, Program: h + "/x.sh", Script: h + "/x.sh", ScriptFile: h + "/x.sh"}},
-		{`"~/x.sh" --flag`, Resolved{Argv: []string{h + "/x.sh", "--flag"}, Program: h + "/x.sh", Script: h + "/x.sh", ScriptFile: h + "/x.sh"}},
-		{"python3 -u ~/h.py", Resolved{Argv: []string{"python3", "-u", h + "/h.py"}, Script: h + "/h.py", ScriptIndex: 2, ScriptFile: h + "/h.py"}},
-		{"/usr/bin/env bash ~/h.sh", Resolved{Argv: []string{"/usr/bin/env", "bash", h + "/h.sh"}, Program: "/usr/bin/env",
-			Script: h + "/h.sh", ScriptIndex: 2, ScriptFile: h + "/h.sh"}},
-		{"./rel.sh", Resolved{Argv: []string{"./rel.sh"}, Program: w + "/./rel.sh", Script: "./rel.sh", ScriptFile: w + "/./rel.sh"}},
-		{"lua5.4 hook.lua", Resolved{Argv: []string{"lua5.4", "hook.lua"}, Script: "hook.lua", ScriptIndex: 1, ScriptFile: w + "/hook.lua"}},
-		{"my-binary --verbose", Resolved{Argv: []string{"my-binary", "--verbose"}, Program: f.bin + "/my-binary",
-			Script: "my-binary", ScriptFile: f.bin + "/my-binary"}},
-		{"not-executable", Resolved{Argv: []string{"not-executable"}, Script: "not-executable"}},
-		{"~ ~user a~/b ~/", Resolved{Argv: []string{h, "~user", "a~/b", h + "/"}, Program: h, Script: h, ScriptFile: h}},
-		{"cat ~user a~/b", Resolved{Argv: []string{"cat", "~user", "a~/b"}, Script: "~user", ScriptIndex: 1, ScriptFile: w + "/~user"}},
-		{"./~/x.sh", Resolved{Argv: []string{"./~/x.sh"}, Program: w + "/./~/x.sh", Script: "./~/x.sh", ScriptFile: w + "/./~/x.sh"}},
-		{"run #tag", Resolved{Argv: []string{"run", "#tag"}, Script: "run", HashWords: []string{"#tag"}}},
+		{"'~/x.sh'", prog([]string{h + "/x.sh"}, h+"/x.sh")},
+		{`"~/x.sh" --flag`, prog([]string{h + "/x.sh", "--flag"}, h+"/x.sh")},
+		{"python3 -u ~/h.py", interp([]string{"python3", "-u", h + "/h.py"}, "", 2, h+"/h.py")},
+		{"/usr/bin/env bash ~/h.sh", interp([]string{"/usr/bin/env", "bash", h + "/h.sh"}, "/usr/bin/env", 2, h+"/h.sh")},
+		{"./rel.sh", prog([]string{"./rel.sh"}, w+"/./rel.sh")},
+		{"my-binary --verbose", prog([]string{"my-binary", "--verbose"}, f.bin+"/my-binary")},
+		// A program that is no known interpreter, given files that do not exist: itself.
+		{"lua5.4 hook.lua", prog([]string{"lua5.4", "hook.lua"}, "")},
+		{"not-executable", prog([]string{"not-executable"}, "")},
+		{"~ ~user a~/b ~/", prog([]string{h, "~user", "a~/b", h + "/"}, h)},
+		{"cat ~user a~/b", prog([]string{"cat", "~user", "a~/b"}, "")},
+		{"./~/x.sh", prog([]string{"./~/x.sh"}, w+"/./~/x.sh")},
+		{"bash -c 'exit 2'", Resolved{Argv: []string{"bash", "-c", "exit 2"}, Runs: RunsNoFile, Script: "bash", ScriptIsProgram: true}},
+		{"run #tag", Resolved{Argv: []string{"run", "#tag"}, Script: "run", ScriptIsProgram: true, Files: []string{""}, HashWords: []string{"#tag"}}},
 	}
 	for _, tt := range tests {
 		got, err := Resolve(tt.line, w)

@@ -441,14 +441,8 @@ func resolveSimple(toks []shToken, wd *workdir) (r Resolved, bad string, relativ
 	}
 	r = Resolved{Argv: words}
 	r.Program = programFile(words[0], wd)
-	r.ScriptIndex = scriptIndex(words)
-	r.Script = words[r.ScriptIndex]
-	r.ScriptFile = r.Program
 	relative = strings.Contains(words[0], "/") && !filepath.IsAbs(words[0])
-	if r.ScriptIndex > 0 {
-		r.ScriptFile = wd.abs(r.Script)
-		relative = relative || !filepath.IsAbs(r.Script)
-	}
+	relative = r.resolveRun(wd) || relative
 	return r, "", relative
 }
 
