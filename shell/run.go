@@ -86,6 +86,11 @@ func (h *Hook) run(ctx context.Context, kwargs map[string]any, opts RunOptions, 
 	if !h.selects(kwargs) {
 		return Result{Status: hookspec.StatusSkipped, ExitCode: -1}
 	}
+	if h.Dialect != "" {
+		if why := h.ambiguous(kwargs); why != "" { // before its if condition, which reads one of them
+			return h.refused(why)
+		}
+	}
 	cwd := h.workDir(opts)
 	if !h.meets(kwargs, cwd) { // its if condition: not spawned, as in its agent
 		return Result{Status: hookspec.StatusSkipped, ExitCode: -1}
@@ -258,6 +263,17 @@ func (h *Hook) failClosed(res *Result, why string) {
 	if h.FailClosed && h.Event == hooknames.PreToolCall {
 		res.Answer = blockAnswer(fmt.Sprintf("shell hook %q failed closed: %s", h.display(), why))
 	}
+}
+
+// refused is the Result of a hook that is not run because its call is ambiguous: an error,
+// and on pre_tool_call a block, whether or not the hook fails closed (the guard cannot be
+// shown what the tool will use).
+func (h *Hook) refused(why string) Result {
+	res := Result{Status: hookspec.StatusError, ExitCode: -1, Err: h.errorf("not run: %s", why)}
+	if h.Event == hooknames.PreToolCall {
+		res.Answer = blockAnswer("blocked: " + why)
+	}
+	return res
 }
 
 // failed is the Result of a hook that did not run.
