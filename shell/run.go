@@ -74,7 +74,7 @@ func (h *Hook) Run(ctx context.Context, kwargs map[string]any, opts RunOptions) 
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	log = log.With("hook", h.Command, "event", h.Event)
+	log = log.With("hook", h.display(), "event", h.Event)
 	res := h.run(ctx, kwargs, opts, log)
 	res.Duration = time.Since(start) - res.Wait
 	log.Debug("shell hook finished", "status", res.Status, "exit_code", res.ExitCode,
@@ -196,7 +196,7 @@ func (h *Hook) interpretClaude(res *Result, kwargs map[string]any, stdout *procg
 	res.Parsed, res.Answer, problem = dialectOutcome(h.Dialect, h.Event, res.ExitCode, res.Stdout, res.Stderr, h.toolTable(), kwargs)
 	if obj, ok := res.Parsed.(map[string]any); ok {
 		if msg, _ := obj["systemMessage"].(string); strings.TrimSpace(msg) != "" {
-			log.Warn("shell hook message: "+msg, "hook", h.Command, "event", h.Event)
+			log.Warn("shell hook message: "+msg, "hook", h.display(), "event", h.Event)
 		}
 	}
 	if res.ExitCode < 0 {
