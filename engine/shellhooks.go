@@ -159,7 +159,7 @@ func (e *Engine) loadShellHooks(ctx context.Context, cfg *config, prev *hookSet,
 		switch {
 		case info.Refused != "":
 			info.ApprovedBy = ""
-			e.loadLog.Warn(fmt.Sprintf("%s:%d: %s hook %q not registered: %s", cfg.file, h.Line, h.Event, h.Command, info.Refused))
+			e.loadLog.Warn(fmt.Sprintf("%s:%d: %s hook %q not registered: %s", cfg.file, h.Line, h.Event, metricName(h), info.Refused))
 		case layer == LayerManaged:
 			info.Registered, info.ApprovedBy = true, LayerManaged
 		case e.opts.IgnoreConsent:

@@ -1,8 +1,10 @@
 package shell
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -147,19 +149,54 @@ func (t *ToolTable) FromClaude(name string, input map[string]any) map[string]any
 	return rename(input, back)
 }
 
-// rename copies m with the keys in names renamed.
+// rename copies m with the keys in names renamed. When m also holds a key under the name
+// another key is renamed to (path and file_path both), the renamed key's value is kept,
+// whatever the order of the map: Conflict reports such a call when the two values differ.
 func rename(m map[string]any, names map[string]string) map[string]any {
 	if m == nil || len(names) == 0 {
 		return m
 	}
 	out := make(map[string]any, len(m))
 	for k, v := range m {
-		if n, ok := names[k]; ok {
-			k = n
+		if _, renamed := names[k]; !renamed {
+			out[k] = v
 		}
-		out[k] = v
+	}
+	for k, v := range m {
+		if n, ok := names[k]; ok {
+			out[n] = v
+		}
 	}
 	return out
+}
+
+// Conflict names the argument a call of our tool name spells both in our name and in the
+// other agent's (path and file_path), with different values: a hook sees one of them, and
+// which one the host's tool reads cannot be known. "" when there is none; equal values are
+// no conflict.
+func (t *ToolTable) Conflict(name string, args map[string]any) string {
+	c, ok := t.ours[name]
+	if !ok || c.encode != nil {
+		return ""
+	}
+	for _, ours := range slices.Sorted(maps.Keys(c.Args)) {
+		theirs := c.Args[ours]
+		a, hasOurs := args[ours]
+		b, hasTheirs := args[theirs]
+		if hasOurs && hasTheirs && ours != theirs && !reflect.DeepEqual(a, b) {
+			return fmt.Sprintf("the call gives both %s and %s, with different values (%s, %s): which one the tool reads cannot be known; send one of them", ours, theirs, shortJSON(a), shortJSON(b))
+		}
+	}
+	return ""
+}
+
+// shortJSON is v as JSON, cut to 80 bytes, for messages.
+func shortJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprintf("%T", v)
+	}
+	return truncateChars(string(b), 80)
 }
 
 // claudeMatcher is Claude Code's matcher: "" or "*" match everything; a matcher of letters,

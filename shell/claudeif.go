@@ -25,6 +25,7 @@ type ifRule struct {
 	server bool           // tool names a whole MCP server
 	kind   string         // "" (any call), "command", "path", "domain"
 	re     *regexp.Regexp // command and path rules
+	globs  [][]int        // command rules: the patterns, as atoms (ifcommand.go)
 	path   string         // path rules: the glob as written, resolved at match time
 	domain string
 }
@@ -55,6 +56,11 @@ func compileIf(rule string) (*ifRule, error) {
 			return nil, fmt.Errorf("if %q: command pattern cannot be compiled: %v", rule, err)
 		}
 		r.kind, r.re = "command", re
+		if p, ok := strings.CutSuffix(spec, ":*"); ok {
+			r.globs = [][]int{globAtoms(p), globAtoms(p + " *")}
+		} else {
+			r.globs = [][]int{globAtoms(spec)}
+		}
 	case pathTools[r.tool] != "":
 		r.kind, r.path = "path", spec
 		if _, err := regexp.Compile(globRegexp(spec)); err != nil {
@@ -132,7 +138,10 @@ func (r *ifRule) match(tool string, input map[string]any, project string) bool {
 }
 
 // matchCommand matches the whole command, or any command of a compound line, so that
-// `ls && rm -rf x` meets Bash(rm *) as it does in Claude Code.
+// `ls && rm -rf x` meets Bash(rm *) as it does in Claude Code; and the command as /bin/sh
+// reads it (ifcommand.go), so that `sudo rm -rf x`, `FOO=1 rm -rf x` and `if true; then
+// rm -rf x; fi` meet it too. A command that cannot be read that way (`echo $(rm -rf x)`,
+// `(rm -rf x)`) meets every command rule: the guard runs.
 func (r *ifRule) matchCommand(cmd string) bool {
 	if r.re.MatchString(strings.TrimSpace(cmd)) {
 		return true
@@ -142,7 +151,8 @@ func (r *ifRule) matchCommand(cmd string) bool {
 			return true
 		}
 	}
-	return false
+	selects, _ := commandSelects(cmd, r.globs, 0)
+	return selects
 }
 
 var compoundRE = regexp.MustCompile(`&&|\|\||;|\||\n`)

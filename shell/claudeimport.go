@@ -131,6 +131,10 @@ func (imp *ClaudeImport) event(file, ev string, groups *yaml.Node) {
 		subagent = map[string]any{"subagent": map[string]any{}}
 	}
 	for gi, g := range groups.Content {
+		if why := wrongTypes(g, groupFields); why != "" {
+			imp.Skipped = append(imp.Skipped, ImportNote{at(g, fmt.Sprintf("[%d]", gi)), why})
+			continue
+		}
 		matcher := ""
 		if m := mapValue(g, "matcher"); m != nil && m.Kind == yaml.ScalarNode {
 			matcher = m.Value
@@ -162,6 +166,10 @@ func (imp *ClaudeImport) hook(where, event, matcher string, h *yaml.Node) {
 	note := func(msg string) { imp.Notes = append(imp.Notes, ImportNote{where, msg}) }
 	if h.Kind != yaml.MappingNode {
 		skip(`expected {"type": "command", "command": ...}`)
+		return
+	}
+	if why := wrongTypes(h, hookFields); why != "" {
+		skip(why)
 		return
 	}
 	str := func(k string) string {
@@ -257,6 +265,105 @@ func (imp *ClaudeImport) hook(where, event, matcher string, h *yaml.Node) {
 		note("on_session_end fires at the end of every turn here; for once per session, move the entry to on_session_finalize")
 	}
 	imp.Entries = append(imp.Entries, e)
+}
+
+// The JSON types of the fields of a matcher group and of a hook, in the three agents'
+// settings. A field of another type is never read as a string ("matcher": null is not the
+// matcher "null"): the hook is not imported, and the note says what to write.
+var (
+	groupFields = map[string]string{"matcher": "string", "sequential": "boolean", "hooks": "list"}
+	hookFields  = map[string]string{"type": "string", "command": "string", "if": "string", "shell": "string",
+		"statusMessage": "string", "onFailure": "string", "url": "string", "name": "string", "description": "string",
+		"timeout": "number", "async": "boolean", "asyncRewake": "boolean", "once": "boolean",
+		"args": "list of strings", "allowedEnvVars": "list of strings", "headers": "object of strings"}
+	// fieldHints say what to write instead, where a field has a meaning when absent.
+	fieldHints = map[string]string{
+		"matcher": `a string: a name ("Bash"), names ("Edit|Write") or a regular expression; leave it out (or "" or "*") for every tool`,
+		"if":      `a permission rule as a string ("Bash(rm *)"), or leave it out for every call the matcher selects`,
+		"timeout": "a number of seconds (milliseconds for Gemini CLI), or leave it out for the default",
+	}
+)
+
+// wrongTypes says which field of the mapping n has a JSON type other than fields gives, and
+// what to do; "" when none has.
+func wrongTypes(n *yaml.Node, fields map[string]string) string {
+	if n.Kind != yaml.MappingNode {
+		return ""
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		key, v := n.Content[i].Value, resolve(n.Content[i+1])
+		want, known := fields[key]
+		if !known || hasType(v, want) {
+			continue
+		}
+		hint := fieldHints[key]
+		if hint == "" {
+			hint = "a " + want + ", or leave it out"
+		}
+		got := jsonKind(v)
+		if v.Kind == yaml.SequenceNode && want == "list of strings" || v.Kind == yaml.MappingNode && want == "object of strings" {
+			got += " with a value that is not a string"
+		}
+		return fmt.Sprintf("%q is %s, not a %s; it would change what the hook guards, so it is not imported: write %s, and import again", key, got, want, hint)
+	}
+	return ""
+}
+
+// hasType reports whether n is a JSON value of type want.
+func hasType(n *yaml.Node, want string) bool {
+	scalar := func(n *yaml.Node, tags ...string) bool {
+		return n != nil && n.Kind == yaml.ScalarNode && slices.Contains(tags, n.Tag)
+	}
+	switch want {
+	case "string":
+		return scalar(n, "!!str")
+	case "number":
+		return scalar(n, "!!int", "!!float")
+	case "boolean":
+		return scalar(n, "!!bool")
+	case "list":
+		return n != nil && n.Kind == yaml.SequenceNode
+	case "list of strings":
+		if n == nil || n.Kind != yaml.SequenceNode {
+			return false
+		}
+		for _, item := range n.Content {
+			if !scalar(resolve(item), "!!str") {
+				return false
+			}
+		}
+		return true
+	case "object of strings":
+		if n == nil || n.Kind != yaml.MappingNode {
+			return false
+		}
+		for i := 1; i < len(n.Content); i += 2 {
+			if !scalar(resolve(n.Content[i]), "!!str") {
+				return false
+			}
+		}
+		return true
+	}
+	return true
+}
+
+// jsonKind names a JSON value's type (and a scalar's value) for notes.
+func jsonKind(n *yaml.Node) string {
+	switch {
+	case n == nil || isNull(n):
+		return "null"
+	case n.Kind == yaml.SequenceNode:
+		return "a list"
+	case n.Kind == yaml.MappingNode:
+		return "an object"
+	case n.Tag == "!!str":
+		return fmt.Sprintf("the string %q", truncateChars(n.Value, 40))
+	case n.Tag == "!!bool":
+		return n.Value
+	case n.Tag == "!!int" || n.Tag == "!!float":
+		return "the number " + truncateChars(n.Value, 40)
+	}
+	return "a value of tag " + n.Tag
 }
 
 // dialect is the dialect of the settings read.

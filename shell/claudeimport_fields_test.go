@@ -90,7 +90,7 @@ func TestImportUnsupportedFields(t *testing.T) {
 		{"an agent hook", `"Stop": [{"hooks": [{"type": "agent", "prompt": "verify"}]}]`, `type "agent" needs Claude Code itself`},
 		{"powershell", `"PreToolUse": [{"hooks": [{"type": "command", "command": "x", "shell": "powershell"}]}]`, `shell "powershell": hooks run by /bin/sh here`},
 		{"a plugin's directory outside a plugin", `"PreToolUse": [{"hooks": [{"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/x.sh"}]}]`, "import the plugin itself"},
-		{"args that are not a list", `"PreToolUse": [{"hooks": [{"type": "command", "command": "node", "args": "x.js"}]}]`, "args must be a list of strings"},
+		{"args that are not a list", `"PreToolUse": [{"hooks": [{"type": "command", "command": "node", "args": "x.js"}]}]`, `"args" is the string "x.js", not a list of strings`},
 		{"a team event", `"TeammateIdle": [{"hooks": [{"type": "command", "command": "x"}]}]`, "there are no agent teams here"},
 		{"a task event", `"TaskCompleted": [{"hooks": [{"type": "command", "command": "x"}]}]`, "a task's completion cannot be held back"},
 		{"subagent start", `"SubagentStart": [{"hooks": [{"type": "command", "command": "x"}]}]`, "SubagentStop maps to pre_verify"},

@@ -11,6 +11,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/hermes-hooks/hermes/internal/command"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 )
 
 // Dialected holds the settings of a hook written for another agent (an entry with a
@@ -246,6 +247,18 @@ func expandVars(s string, vars map[string]string) string {
 		s = strings.ReplaceAll(strings.ReplaceAll(s, "${"+k+"}", v), "$"+k, v)
 	}
 	return s
+}
+
+// ambiguous says why a tool call cannot be shown to the hook in its agent's names: it spells
+// an argument both ways (path and file_path) with different values. "" when it can.
+func (h *Hook) ambiguous(kwargs map[string]any) string {
+	switch h.Event {
+	case hooknames.PreToolCall, hooknames.PostToolCall, hooknames.PostToolFailure:
+		name, _ := kwargs["tool_name"].(string)
+		args, _ := kwargs["args"].(map[string]any)
+		return h.toolTable().Conflict(name, args)
+	}
+	return ""
 }
 
 // meets reports whether the hook's if condition (if any) selects the call.

@@ -104,7 +104,7 @@ func (h *Hook) interpretHTTP(res *Result, kwargs map[string]any, log *slog.Logge
 		}
 		if obj, ok := res.Parsed.(map[string]any); ok {
 			if msg, _ := obj["systemMessage"].(string); strings.TrimSpace(msg) != "" {
-				log.Warn("http hook message: "+msg, "hook", h.Command, "event", h.Event)
+				log.Warn("http hook message: "+msg, "hook", h.display(), "event", h.Event)
 			}
 		}
 		return

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -235,5 +236,26 @@ func TestHTTPHookReusesItsConnection(t *testing.T) {
 	srv.Close() // waits for the connections to end
 	if n := len(conns); n != 1 {
 		t.Errorf("%d connections for 5 firings, want 1", n)
+	}
+}
+
+// An http hook's URL is logged without its query values, on every line of a run, its
+// answer's systemMessage and its errors included.
+func TestHTTPHookLogsNoQueryValue(t *testing.T) {
+	srv, _ := answering(t, 200, `{"decision": "block", "reason": "no", "systemMessage": "seen"}`)
+	for _, h := range []*Hook{
+		httpHook(t, srv.URL+"/guard?token=Q5ecret", "allow_private_network: true", "dialect: claude"),
+		httpHook(t, "http://127.0.0.1:1/guard?token=Q5ecret", "allow_private_network: true"),
+		httpHook(t, srv.URL+"/guard?token=Q5ecret"), // refused: a loopback address
+	} {
+		var logs strings.Builder
+		log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+		res := h.Run(context.Background(), rmCall, RunOptions{Logger: log})
+		if !strings.Contains(logs.String(), "token=[redacted]") {
+			t.Errorf("logs do not name the hook:\n%s", logs.String())
+		}
+		if strings.Contains(logs.String()+res.Err+res.Answer.Message, "Q5ecret") {
+			t.Errorf("a query value was shown: %+v\n%s", res, logs.String())
+		}
 	}
 }

@@ -74,7 +74,7 @@ func (h *Hook) Run(ctx context.Context, kwargs map[string]any, opts RunOptions) 
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	log = log.With("hook", h.Command, "event", h.Event)
+	log = log.With("hook", h.display(), "event", h.Event)
 	res := h.run(ctx, kwargs, opts, log)
 	res.Duration = time.Since(start) - res.Wait
 	log.Debug("shell hook finished", "status", res.Status, "exit_code", res.ExitCode,
@@ -91,6 +91,11 @@ func (h *Hook) Selects(kwargs map[string]any, opts RunOptions) bool {
 func (h *Hook) run(ctx context.Context, kwargs map[string]any, opts RunOptions, log *slog.Logger) Result {
 	if !h.selects(kwargs) {
 		return Result{Status: hookspec.StatusSkipped, ExitCode: -1}
+	}
+	if h.Dialect != "" {
+		if why := h.ambiguous(kwargs); why != "" { // before its if condition, which reads one of them
+			return h.refused(why)
+		}
 	}
 	cwd := h.workDir(opts)
 	if !h.meets(kwargs, cwd) { // its if condition: not spawned, as in its agent
@@ -197,7 +202,7 @@ func (h *Hook) interpretClaude(res *Result, kwargs map[string]any, stdout *procg
 	res.Parsed, res.Answer, problem = dialectOutcome(h.Dialect, h.Event, res.ExitCode, res.Stdout, res.Stderr, h.toolTable(), kwargs)
 	if obj, ok := res.Parsed.(map[string]any); ok {
 		if msg, _ := obj["systemMessage"].(string); strings.TrimSpace(msg) != "" {
-			log.Warn("shell hook message: "+msg, "hook", h.Command, "event", h.Event)
+			log.Warn("shell hook message: "+msg, "hook", h.display(), "event", h.Event)
 		}
 	}
 	if res.ExitCode < 0 {
@@ -264,6 +269,17 @@ func (h *Hook) failClosed(res *Result, why string) {
 	if h.FailClosed && h.Event == hooknames.PreToolCall {
 		res.Answer = blockAnswer(fmt.Sprintf("shell hook %q failed closed: %s", h.display(), why))
 	}
+}
+
+// refused is the Result of a hook that is not run because its call is ambiguous: an error,
+// and on pre_tool_call a block, whether or not the hook fails closed (the guard cannot be
+// shown what the tool will use).
+func (h *Hook) refused(why string) Result {
+	res := Result{Status: hookspec.StatusError, ExitCode: -1, Err: h.errorf("not run: %s", why)}
+	if h.Event == hooknames.PreToolCall {
+		res.Answer = blockAnswer("blocked: " + why)
+	}
+	return res
 }
 
 // failed is the Result of a hook that did not run.

@@ -10,6 +10,7 @@ import (
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/homedir"
+	"github.com/hermes-hooks/hermes/internal/netguard"
 	"github.com/hermes-hooks/hermes/internal/suggest"
 	"github.com/hermes-hooks/hermes/shell"
 )
@@ -51,7 +52,11 @@ func runHooksAllow(ctx context.Context, c *cli, args []string) int {
 		if err != nil {
 			return c.fail(exitInternal, "approval not saved: %v", err)
 		}
-		fmt.Fprintf(c.stdout, "approved %s %s\n", event, printable(command))
+		shown := command
+		if t.URL {
+			shown = netguard.RedactURL(t.Command)
+		}
+		fmt.Fprintf(c.stdout, "approved %s %s\n", event, printable(shown))
 		printApproval(c, a)
 	}
 	if !found {
@@ -91,8 +96,9 @@ func declared(ctx context.Context, c *cli, event, command string) ([]consent.Tar
 	defer eng.Close(ctx)
 	var out []consent.Target
 	for _, s := range eng.ShellHooks() {
-		if s.Event == event && s.Command == command {
-			t := consent.Target{Event: event, Command: command, Shell: s.Dialect != "" && s.Type != shell.TypeHTTP && len(s.Hook().Args) == 0, URL: s.Type == shell.TypeHTTP, Dir: s.WorkDir}
+		// An http hook is also named by its URL without query values, as messages show it.
+		if s.Event == event && (s.Command == command || s.Type == shell.TypeHTTP && netguard.RedactURL(s.Command) == command) {
+			t := consent.Target{Event: event, Command: s.Command, Shell: s.Dialect != "" && s.Type != shell.TypeHTTP && len(s.Hook().Args) == 0, URL: s.Type == shell.TypeHTTP, Dir: s.WorkDir}
 			if !slices.Contains(out, t) {
 				out = append(out, t)
 			}

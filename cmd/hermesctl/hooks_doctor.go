@@ -182,6 +182,9 @@ func (c *cli) shellCheck(ctx context.Context, s *engine.ShellHookInfo, policy en
 		case reason == "":
 			reason = "not approved; approve it with `" + consent.AllowHint(s.Event, s.Command) + "`"
 		}
+		if s.Type == shell.TypeHTTP { // hooks allow takes the URL without its query values too
+			reason = netguard.RedactIn(reason, s.Command)
+		}
 		ch.problem("%s; the engine does not run it, nor does doctor", reason)
 		return ch
 	}

@@ -29,6 +29,15 @@ func RedactURL(rawURL string) string {
 	return u.String()
 }
 
+// RedactIn is text with every occurrence of rawURL replaced by RedactURL(rawURL): a message
+// built around the URL as written (an approve hint) shows no secret of it.
+func RedactIn(text, rawURL string) string {
+	if rawURL == "" {
+		return text
+	}
+	return strings.ReplaceAll(text, rawURL, RedactURL(rawURL))
+}
+
 // RedactHeaders maps each header name to Redacted, in sorted order of names: what is sent
 // may be shown, never its values.
 func RedactHeaders(h map[string]string) []string {
