@@ -62,3 +62,28 @@ func TestOpenRefusesFIFOsAndLinks(t *testing.T) {
 		}
 	}
 }
+
+// TestMovedByALink: a database file replaced by a link, even one to that same file, counts
+// as moved, so that the engine opens the store again and the new open refuses the link.
+func TestMovedByALink(t *testing.T) {
+	home := t.TempDir()
+	b, err := Open(home, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if Moved(b) {
+		t.Fatal("Moved right after Open")
+	}
+	path := filepath.Join(StateDir(home), "store.db")
+	aside := filepath.Join(home, "aside.db")
+	if err := os.Rename(path, aside); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(aside, path); err != nil {
+		t.Fatal(err)
+	}
+	if !Moved(b) {
+		t.Error("Moved = false with a link in place of the database")
+	}
+}

@@ -160,7 +160,7 @@ func Moved(b Backend) bool {
 	if !ok {
 		return false
 	}
-	fi, err := os.Stat(s.path)
+	fi, err := os.Lstat(s.path) // a link put in its place is a move: the new open refuses it
 	return err != nil || !os.SameFile(fi, s.file)
 }
 
