@@ -67,10 +67,13 @@ func TestLoadRefusesFIFOsAndLinks(t *testing.T) {
 					}
 				}
 				all := strings.Join(problems, "\n")
-				if name == consent.FileName {
-					// consent's own tests hold the message; here the shell hook stays unapproved.
-					if err != nil || e.ShellHooks()[0].Registered {
-						t.Errorf("with the allowlist refused: error %v, shell hook registered %v; want it loaded, unregistered", err, err == nil && e.ShellHooks()[0].Registered)
+				if name == consent.FileName && err == nil {
+					// The shell hook stays unapproved, and its consent status (hooks list,
+					// doctor) says why.
+					h := e.ShellHooks()[0]
+					if h.Registered || !strings.Contains(h.Consent.Reason, path+": "+want) {
+						t.Errorf("with the allowlist refused: shell hook registered %v, consent %q; want it unregistered, saying %s: %s",
+							h.Registered, h.Consent.Reason, path, want)
 					}
 				} else if !strings.Contains(all, path+": "+want) {
 					t.Errorf("loading the home said:\n%s\nwant %s: %s", all, path, want)
