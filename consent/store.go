@@ -17,6 +17,7 @@ import (
 	"github.com/gofrs/flock"
 
 	"github.com/hermes-hooks/hermes/internal/atomicfile"
+	"github.com/hermes-hooks/hermes/internal/safefile"
 )
 
 // ErrEmptyPair is returned by Approve for an empty event or command.
@@ -58,7 +59,7 @@ func Open(path string, logger *slog.Logger) *Store {
 		warned:  map[string]bool{},
 		rename:  os.Rename,
 		createExcl: func(name string) (*os.File, error) {
-			return os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+			return safefile.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 		},
 	}
 }
@@ -244,9 +245,9 @@ func (s *Store) update(ctx context.Context, change func(*document) bool) (err er
 	if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {
 		return err
 	}
-	lock := flock.New(s.path+".lock", flock.SetPermissions(0o600))
-	if _, err := lock.TryLockContext(ctx, lockRetry); err != nil {
-		return fmt.Errorf("lock: %w", err)
+	lock, err := lockFile(ctx, s.path+".lock")
+	if err != nil {
+		return err
 	}
 	defer lock.Unlock()
 	removeStaleTemps(s.path)
@@ -321,31 +322,48 @@ const MaxFileSize = 8 << 20
 
 var errTooLarge = errors.New("allowlist file too large")
 
-// readAllowlist reads the allowlist if it is a regular file within MaxFileSize.
+// readAllowlist reads the allowlist if it is a regular file within MaxFileSize, opened as
+// safefile opens it: a FIFO, device or symbolic link there is refused, never waited on or
+// followed.
 func readAllowlist(path string) ([]byte, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if fi.IsDir() {
-		return nil, fmt.Errorf("%s is a directory", path)
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", path)
-	}
-	if fi.Size() > MaxFileSize {
-		return nil, errTooLarge
-	}
-	f, err := os.Open(path)
+	f, err := safefile.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err != nil {
+		return nil, err
+	} else if fi.Size() > MaxFileSize {
+		return nil, errTooLarge
+	}
 	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
 	if err == nil && len(data) > MaxFileSize {
 		err = errTooLarge
 	}
 	return data, err
+}
+
+// lockFile takes the lock file at path (created when missing, mode 0600), retrying while
+// another holds it until ctx ends. Its open neither blocks nor follows a link, and the
+// descriptor locked must be a regular file's.
+func lockFile(ctx context.Context, path string) (*flock.Flock, error) {
+	lock := flock.New(path, flock.SetFlag(os.O_CREATE|os.O_RDONLY|safefile.Flags), flock.SetPermissions(0o600))
+	if _, err := lock.TryLockContext(ctx, lockRetry); err != nil {
+		var pe *fs.PathError
+		if fi, lerr := os.Lstat(path); errors.As(err, &pe) && lerr == nil && safefile.Regular(path, fi) != nil {
+			return nil, safefile.Regular(path, fi) // O_NOFOLLOW's ELOOP, said as what the file is
+		}
+		return nil, fmt.Errorf("lock: %w", err)
+	}
+	fi, err := lock.Stat() // of the descriptor locked
+	if err == nil {
+		err = safefile.Regular(path, fi)
+	}
+	if err != nil {
+		lock.Unlock()
+		return nil, err
+	}
+	return lock, nil
 }
 
 // removeStaleTemps deletes temporary files left by writers killed mid-write. It runs with

@@ -125,7 +125,7 @@ func TestWriteFailureKeepsApprovalInMemory(t *testing.T) {
 				t.Fatal(err)
 			}
 			return s
-		}, "is a directory"},
+		}, "not a regular file but a directory"},
 		{"path under a file", func(t *testing.T, s *Store) *Store {
 			file := filepath.Join(filepath.Dir(s.Path()), "file")
 			writeFile(t, file, "x", 0o600)

@@ -33,7 +33,20 @@ type Options struct {
 	// Metrics, when non-nil, counts every hook call and dropped event; nil means
 	// Engine.Metrics, so one Metrics serves both.
 	Metrics *engine.Metrics
+	// MaxSteps bounds the requests to the model of one turn (Turn.RunLLM; the runner's
+	// steps): past it the turn ends with ErrStepLimit and a warning, so that no hook (a
+	// pre_api_request that answers every request with a tool call) keeps a turn going
+	// for ever. 0 or less means DefaultMaxSteps.
+	MaxSteps int
 }
+
+// DefaultMaxSteps is the most requests to the model one turn makes when Options.MaxSteps
+// is not set.
+const DefaultMaxSteps = 32
+
+// ErrStepLimit is the error of a request to the model past a turn's step limit
+// (Options.MaxSteps): the request is not made, and the host ends the turn.
+var ErrStepLimit = errors.New("gateway: the turn reached its step limit")
 
 // Gateway is what a gateway process embeds: an engine (the plugin and shell hooks of a
 // home, Engine) and the gateway event hooks of the same home. Emit never waits for a handler; each hook has its own worker and queue, so a slow
@@ -95,6 +108,9 @@ func New(ctx context.Context, opts Options) (*Gateway, error) {
 
 // startGateway starts the gateway hooks of eng's home.
 func startGateway(ctx context.Context, eng *engine.Engine, opts Options) (*Gateway, error) {
+	if opts.MaxSteps <= 0 {
+		opts.MaxSteps = DefaultMaxSteps
+	}
 	if opts.QueueSize <= 0 {
 		opts.QueueSize = 1024
 	}

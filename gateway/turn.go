@@ -58,12 +58,13 @@ type Turn struct {
 	// Context is what hooks add to Text for this turn only; do not store it in the history.
 	Context string
 
-	g      *Gateway
-	msg    Message
-	origin engine.Origin
-	steps  int
-	nudges int
-	ended  bool
+	g        *Gateway
+	msg      Message
+	origin   engine.Origin
+	steps    int
+	llmCalls int // requests to the model (RunLLM), against the step limit
+	nudges   int
+	ended    bool
 }
 
 // StartTurn starts the turn of an inbound message: pre_gateway_dispatch (not for an

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/hookspec"
@@ -11,7 +12,13 @@ import (
 // (pre_api_request, which may rewrite or answer it, the wrap_llm_call chain around call,
 // post_api_request), with the turn's session, platform and chat; a request that names no
 // model gets the turn's. Send the request call receives: the hooks may have rewritten it.
+// A request past the turn's step limit (Options.MaxSteps) runs no hook and no call: its Err
+// is ErrStepLimit, logged as a warning; end the turn with Fail.
 func (t *Turn) RunLLM(ctx context.Context, req hookspec.LLMRequest, call func(context.Context, hookspec.LLMRequest) (hookspec.LLMResponse, error)) engine.LLMRun {
+	if err := t.g.StepLimit(t.msg.SessionID, t.llmCalls); err != nil {
+		return engine.LLMRun{Request: req, Err: err}
+	}
+	t.llmCalls++
 	if req.SessionID == "" {
 		req.SessionID = t.msg.SessionID
 	}
@@ -22,4 +29,17 @@ func (t *Turn) RunLLM(ctx context.Context, req hookspec.LLMRequest, call func(co
 		req.Model = t.msg.Model
 	}
 	return t.g.eng.RunLLM(engine.WithOrigin(ctx, t.origin), req, call)
+}
+
+// StepLimit is the error of a turn's request to the model made after done of them, when
+// done has reached the step limit (Options.MaxSteps): ErrStepLimit, logged as a warning
+// naming the session. It is nil below the limit. Turn.RunLLM checks it; a host that drives
+// its own loop of model requests (the reference runner) calls it before each.
+func (g *Gateway) StepLimit(sessionID string, done int) error {
+	if done < g.opts.MaxSteps {
+		return nil
+	}
+	g.logger.Warn("a turn reached its step limit and was ended: a hook may be answering every request to the model with a tool call",
+		"session", sessionID, "max_steps", g.opts.MaxSteps)
+	return fmt.Errorf("%w of %d requests to the model (gateway.Options.MaxSteps)", ErrStepLimit, g.opts.MaxSteps)
 }

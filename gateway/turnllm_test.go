@@ -2,6 +2,9 @@ package gateway
 
 import (
 	"context"
+	"errors"
+	"log/slog"
+	"strings"
 	"testing"
 
 	"github.com/hermes-hooks/hermes/engine"
@@ -42,4 +45,55 @@ end`))
 
 func hookFilesPlugin(name, handler string) map[string]string {
 	return map[string]string{"plugins/" + name + "/plugin.yaml": "name: " + name + "\n", "plugins/" + name + "/handler.lua": handler}
+}
+
+// alwaysToolCall answers every request to the model with a tool call, so that a loop that
+// asks the model until it stops calling tools never ends by itself.
+const alwaysToolCall = `function register(ctx)
+  ctx.register_hook("pre_api_request", function(kw)
+    return {action = "respond", response = {content = "", stop_reason = "tool_use",
+      tool_calls = {{id = "c1", name = "terminal", args = {command = "true"}}}}}
+  end)
+end`
+
+// A turn makes at most Options.MaxSteps requests to the model (DefaultMaxSteps when unset):
+// the next one runs no hook and no call, fails with ErrStepLimit, and a warning says so.
+func TestTurnStepLimit(t *testing.T) {
+	for _, max := range []int{0, 3} {
+		logs := &testutil.Buffer{}
+		home := testutil.Home(t, hookFilesPlugin("loop", alwaysToolCall))
+		g, err := New(context.Background(), Options{MaxSteps: max, Engine: engine.Options{Home: home, Logger: slog.New(slog.NewTextHandler(logs, nil))}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		turn, err := g.StartTurn(context.Background(), Message{Platform: "cli", UserID: "u1", SessionID: "s1", Text: "hi"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := max
+		if want == 0 {
+			want = DefaultMaxSteps
+		}
+		calls, runs := 0, 0
+		var run engine.LLMRun
+		for runs = 1; runs <= 1000; runs++ { // a host's loop: ask until the model stops calling tools
+			run = turn.RunLLM(context.Background(), hookspec.LLMRequest{}, func(context.Context, hookspec.LLMRequest) (hookspec.LLMResponse, error) {
+				calls++
+				return hookspec.LLMResponse{Content: "done"}, nil
+			})
+			if run.Err != nil || len(run.Response.ToolCalls) == 0 {
+				break
+			}
+			turn.Step(context.Background(), "terminal")
+		}
+		if !errors.Is(run.Err, ErrStepLimit) || runs != want+1 || calls != 0 {
+			t.Errorf("MaxSteps %d: the loop ended after %d requests with %v (model called %d times); want ErrStepLimit on request %d",
+				max, runs, run.Err, calls, want+1)
+		}
+		if !strings.Contains(logs.String(), "step limit") {
+			t.Errorf("MaxSteps %d: no warning logged:\n%s", max, logs)
+		}
+		turn.Fail(context.Background(), false)
+		g.Close(context.Background())
+	}
 }

@@ -3,14 +3,17 @@ package shell
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/safefile"
 )
+
+// maxBundleFile bounds a file read from a bundle (hooks/hooks.json, .claude-plugin/plugin.json).
+const maxBundleFile = 8 << 20
 
 // PluginBundles reads the hooks of Claude Code plugin bundles (config.yaml's plugins.claude:
 // directories, relative ones read from home) as the hooks: entries `hooks import claude
@@ -27,7 +30,7 @@ func PluginBundles(home string, dirs []string) (*yaml.Node, []hookspec.Warning) 
 			d = filepath.Join(home, d)
 		}
 		file := filepath.Join(d, "hooks", "hooks.json")
-		data, err := os.ReadFile(file)
+		data, err := safefile.ReadFile(file, maxBundleFile)
 		if err != nil {
 			warns = append(warns, hookspec.Warning{File: file, Msg: fmt.Sprintf("plugins.claude: %s is not a Claude Code plugin with hooks (%v); its hooks are not loaded", d, err)})
 			continue
@@ -67,7 +70,7 @@ func PluginName(dir string) string {
 	var m struct {
 		Name string `json:"name"`
 	}
-	if b, err := os.ReadFile(filepath.Join(dir, ".claude-plugin", "plugin.json")); err == nil {
+	if b, err := safefile.ReadFile(filepath.Join(dir, ".claude-plugin", "plugin.json"), maxBundleFile); err == nil {
 		if json.Unmarshal(b, &m) == nil && pluginNameRE.MatchString(m.Name) && m.Name != "." && m.Name != ".." {
 			return m.Name
 		}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hermes-hooks/hermes/internal/safefile"
 	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
 )
 
@@ -101,9 +103,11 @@ func openSQLite(home string, maxBytes int64, busy time.Duration) (*sqliteBackend
 		return nil, fmt.Errorf("store: %v", err)
 	}
 	path := filepath.Join(dir, "store.db")
-	if err := ownerOnly(path); err != nil {
+	held, err := openDBFile(path)
+	if err != nil {
 		return nil, fmt.Errorf("store: %v", err)
 	}
+	defer held.Close()
 	dsn := fmt.Sprintf("file:%s?_txlock=immediate&_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)",
 		path, max(busy.Milliseconds(), 1))
 	db, err := sql.Open("sqlite", dsn)
@@ -138,7 +142,7 @@ func openSQLite(home string, maxBytes int64, busy time.Duration) (*sqliteBackend
 			return nil, fmt.Errorf("store: %s: %v", path, err)
 		}
 	}
-	if b.file, err = os.Stat(path); err != nil {
+	if b.file, err = sameDBFile(held, path); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("store: %v", err)
 	}
@@ -156,26 +160,74 @@ func Moved(b Backend) bool {
 	if !ok {
 		return false
 	}
-	fi, err := os.Stat(s.path)
+	fi, err := os.Lstat(s.path) // a link put in its place is a move: the new open refuses it
 	return err != nil || !os.SameFile(fi, s.file)
 }
 
-// ownerOnly creates the database file readable by its owner only when it is missing, and
-// takes the rights of group and others from it and its journal files when they have some
-// (when this process may: else they stay as they are). SQLite gives the journal files it
-// creates the database file's mode.
-func ownerOnly(path string) error {
-	f, err := os.OpenFile(path, os.O_RDONLY|os.O_CREATE, 0o600)
+// journalSuffixes name the files SQLite opens beside the database, by name.
+var journalSuffixes = []string{"-wal", "-shm", "-journal"}
+
+// openDBFile opens the database file as safefile does (a FIFO, device or symbolic link there
+// is refused, never waited on or followed), creating it readable by its owner only when it
+// is missing, and refuses journal files that are not regular files. It takes the rights of
+// group and others from the database and its journal files when they have some (when this
+// process may: else they stay as they are), through descriptors of the files checked, never
+// by name. SQLite gives the journal files it creates the database file's mode. The file
+// returned is held until the driver has opened the path, for sameDBFile.
+func openDBFile(path string) (*os.File, error) {
+	f, err := safefile.OpenFile(path, os.O_RDONLY|os.O_CREATE, 0o600)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	f.Close()
-	for _, p := range []string{path, path + "-wal", path + "-shm"} {
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o077 != 0 {
-			os.Chmod(p, fi.Mode().Perm()&0o700)
+	ownerOnly(f)
+	for _, suffix := range journalSuffixes {
+		j, err := safefile.Open(path + suffix)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			f.Close()
+			return nil, err
+		}
+		ownerOnly(j)
+		j.Close()
+	}
+	return f, nil
+}
+
+// ownerOnly takes the rights of group and others from the open file f when it has some.
+func ownerOnly(f *os.File) {
+	if fi, err := f.Stat(); err == nil && fi.Mode().Perm()&0o077 != 0 {
+		f.Chmod(fi.Mode().Perm() & 0o700)
+	}
+}
+
+// sameDBFile checks, once the driver has opened path by name, that path is still the file
+// held (checked by openDBFile) and its journal files are still regular files, and returns
+// what the held descriptor says of it. What remains: the driver opens by name, following
+// links, so a FIFO or a link swapped in between openDBFile and the driver's open is met by
+// the driver before this check refuses the store (and so is one swapped in before
+// database/sql opens a new connection, which it does only after one fails). Racing that
+// window takes someone who can already write to <home>/state; what a home holds at rest,
+// the case of every file left there, is refused before the driver sees it.
+func sameDBFile(held *os.File, path string) (os.FileInfo, error) {
+	fi, err := held.Stat()
+	if err != nil {
+		return nil, err
+	}
+	now, err := os.Lstat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !os.SameFile(fi, now) {
+		return nil, fmt.Errorf("%s was replaced while it was opened; open the store again", path)
+	}
+	for _, suffix := range journalSuffixes {
+		if err := safefile.Check(path + suffix); err != nil {
+			return nil, err
 		}
 	}
-	return nil
+	return fi, nil
 }
 
 // migrate creates the tables and triggers a database lacks, in one immediate transaction so

@@ -12,6 +12,8 @@ import (
 
 	"github.com/hermes-hooks/hermes/internal/atomicfile"
 	"github.com/hermes-hooks/hermes/internal/homedir"
+	"github.com/hermes-hooks/hermes/internal/manifest"
+	"github.com/hermes-hooks/hermes/internal/safefile"
 	"github.com/hermes-hooks/hermes/shell"
 )
 
@@ -54,7 +56,7 @@ func runHooksImport(ctx context.Context, c *cli, dryRun bool, args []string) int
 		return c.fail(exitConfig, "hooks import: %v", err)
 	}
 	file := filepath.Join(home, "config.yaml")
-	config, err := os.ReadFile(file)
+	config, err := safefile.ReadFile(file, manifest.MaxSize)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return c.fail(exitConfig, "hooks import: %v", err)
 	}

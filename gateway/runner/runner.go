@@ -205,7 +205,8 @@ func (r *Runner) HandleMessage(ctx context.Context, in Inbound) (string, error) 
 // turn runs the agent loop for one message: pre_llm_call (a block ends the turn with its
 // message instead of a model turn), the steps, and pre_verify when the agent is about to
 // stop (a hook's continue gives its reason to the agent as the next user turn, at most
-// max_verify_nudges times).
+// max_verify_nudges times). The gateway's step limit (gateway.Options.MaxSteps) bounds the
+// steps: past it the turn ends without a reply, with gateway.ErrStepLimit.
 func (r *Runner) turn(ctx context.Context, s *session, in Inbound, text string) (string, error) {
 	ctx, span := r.span(ctx, "invoke_agent", "", func() []attribute.KeyValue {
 		return []attribute.KeyValue{attrOperation.String("invoke_agent"), engine.AttrConversationID.String(s.id)}
@@ -227,8 +228,14 @@ func (r *Runner) turn(ctx context.Context, s *session, in Inbound, text string) 
 	if req.Context != "" {
 		r.note("context injected for this turn (%d bytes), not stored in history", len(req.Context))
 	}
-	nudges := 0
+	nudges, steps := 0, 0
 	for {
+		if err := r.gw.StepLimit(s.id, steps); err != nil {
+			r.note("turn stopped: %v; no reply", err)
+			r.eng.OnSessionEnd(ctx, end)
+			return "", err
+		}
+		steps++
 		step, err := r.step(ctx, s, req)
 		if interrupted(ctx, err) {
 			return r.interrupt(ctx, end, err.Error())

@@ -128,7 +128,7 @@ func (r *Runner) Play(ctx context.Context, agent *TranscriptAgent) error {
 		case "message":
 			if _, err := r.HandleMessage(ctx, Inbound{Platform: l.Platform, UserID: l.UserID, ChatID: l.ChatID,
 				ChatType: l.ChatType, MessageID: l.MessageID, Text: l.Text, Internal: l.Internal}); err != nil {
-				return fmt.Errorf("line %d: %v", l.N, err)
+				return fmt.Errorf("line %d: %w", l.N, err)
 			}
 		case "llm":
 			return fmt.Errorf("line %d: an llm line outside a message turn (a message must come first)", l.N)
@@ -212,7 +212,7 @@ func Replay(ctx context.Context, name string, rd io.Reader, opts gateway.Options
 	}
 	r = New(gw, agent, ropts)
 	if err := r.Play(ctx, agent); err != nil {
-		return r.Timeline(), fmt.Errorf("%s: %v", name, err)
+		return r.Timeline(), fmt.Errorf("%s: %w", name, err)
 	}
 	return r.Timeline(), nil
 }

@@ -6,18 +6,22 @@ package atomicfile
 import (
 	"os"
 	"path/filepath"
+
+	"github.com/hermes-hooks/hermes/internal/safefile"
 )
 
 // Write replaces the file at path with data: a temporary file in the same directory, with
 // mode perm, synced, then renamed over it with rename (os.Rename when nil; tests pass one
-// that fails), then the directory synced. When path is a symbolic link, the file it points
-// to is replaced and the link stays.
+// that fails), then the directory synced. A symbolic link, FIFO or other file that is not
+// regular at path is refused as safefile refuses it, and left alone: the file a link
+// points to is never written (a link put there after the check is replaced by the rename,
+// not followed).
 func Write(path string, data []byte, perm os.FileMode, rename func(oldpath, newpath string) error) (err error) {
 	if rename == nil {
 		rename = os.Rename
 	}
-	if target, lerr := filepath.EvalSymlinks(path); lerr == nil {
-		path = target
+	if err := safefile.Check(path); err != nil {
+		return err
 	}
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")

@@ -9,12 +9,12 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/safefile"
 	"github.com/hermes-hooks/hermes/internal/suggest"
 	"gopkg.in/yaml.v3"
 )
@@ -49,26 +49,16 @@ func Read(path string) (*yaml.Node, error) {
 	return Parse(path, data)
 }
 
-// ReadFile reads a regular file of at most max bytes. A missing file is an error
-// satisfying errors.Is(err, fs.ErrNotExist); other problems are *Error values.
+// ReadFile reads a regular file of at most max bytes, opened as safefile opens it: a FIFO,
+// a device or a symbolic link in its place is refused, never waited on or followed. A
+// missing file is an error satisfying errors.Is(err, fs.ErrNotExist); a file refused, or
+// larger than max, is an *Error.
 func ReadFile(path string, max int) ([]byte, error) {
-	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
-		// Opening a FIFO would block until someone writes to it; devices never end.
-		return nil, &Error{Warning{File: path, Msg: "not a regular file"}}
+	data, err := safefile.ReadFile(path, max)
+	if se := (*safefile.Error)(nil); errors.As(err, &se) {
+		return nil, &Error{Warning{File: se.Path, Msg: se.Msg}}
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, int64(max)+1))
-	if err != nil {
-		return nil, &Error{Warning{File: path, Msg: err.Error()}}
-	}
-	if len(data) > max {
-		return nil, &Error{Warning{File: path, Msg: fmt.Sprintf("file larger than %d KiB", max>>10)}}
-	}
-	return data, nil
+	return data, err
 }
 
 // Parse parses data as the YAML file named file.

@@ -41,9 +41,10 @@ var api = map[string][]string{
 		"VerifyDecision", "WatchHome", "WebhookInfo", "WithOrigin", "WithTrace",
 	},
 	"gateway": {
-		"ErrClosed", "EventDropped", "Gateway", "Gateway.Answer", "Gateway.Close", "Gateway.Dropped",
-		"Gateway.Emit", "Gateway.EmitSync", "Gateway.Engine", "Gateway.Hooks", "Gateway.Reload",
-		"Gateway.StartTurn", "Gateway.Warnings", "Gateway.Watch", "HookInfo", "Message", "New", "Options",
+		"DefaultMaxSteps", "ErrClosed", "ErrStepLimit", "EventDropped", "Gateway", "Gateway.Answer",
+		"Gateway.Close", "Gateway.Dropped", "Gateway.Emit", "Gateway.EmitSync", "Gateway.Engine",
+		"Gateway.Hooks", "Gateway.Reload", "Gateway.StartTurn", "Gateway.StepLimit", "Gateway.Warnings",
+		"Gateway.Watch", "HookInfo", "Message", "New", "Options",
 		"Turn", "Turn.Fail", "Turn.Finish", "Turn.RunLLM", "Turn.RunTool", "Turn.Step", "Turn.Verify",
 	},
 	"gateway/runner": {
