@@ -37,7 +37,7 @@ var api = map[string][]string{
 		"Metrics.Observe", "Metrics.WebhookAttemptFailed", "Metrics.WebhookDelivered",
 		"Metrics.WebhookDropped", "New", "NewMetrics", "Options", "Origin", "PluginInfo", "Policy",
 		"Prompt", "Report", "Report.Block", "Report.Context", "Report.Dispatch", "Report.Text",
-		"ShellHookInfo", "ShellHookInfo.Hook", "ToolDecision", "ToolRun", "TracerName", "TurnDecision",
+		"ShellHookInfo", "ShellHookInfo.DriftBlocks", "ShellHookInfo.Hook", "ToolDecision", "ToolRun", "TracerName", "TurnDecision",
 		"VerifyDecision", "WatchHome", "WebhookInfo", "WithOrigin", "WithTrace",
 	},
 	"gateway": {

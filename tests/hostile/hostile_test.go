@@ -154,7 +154,7 @@ var memoryAttackNames = map[string]string{
 	"rep":          `local t = {} for i = 1, 1e9 do t[i] = string.rep("x", 2^20) end`,
 	"concat":       `local t, s = {}, string.rep("x", 2^20) for i = 1, 1e9 do t[i] = s .. i end`,
 	"table.concat": `local t = {} for i = 1, 1e9 do t[i] = table.concat({string.rep("y", 2^20), i}, ",") end`,
-	"os.date":      `return os.date(string.rep("%c", 2^25))`,
+	"os.date":      `local t, f = {}, string.rep("%c", 2^20) for i = 1, 1e9 do t[i] = os.date(f) end`,
 	"loadstring":   `return loadstring(string.rep("a=1 ", 2^20))`,
 	"functions":    `return loadstring(string.rep("function f() end ", 240000))`,
 	"coroutines":   `local t = {} for i = 1, 1e9 do t[i] = coroutine.create(print) end`,
