@@ -42,7 +42,7 @@ type Options struct {
 
 // DefaultMaxSteps is the most requests to the model one turn makes when Options.MaxSteps
 // is not set.
-const DefaultMaxSteps = 32
+const DefaultMaxSteps = 90
 
 // ErrStepLimit is the error of a request to the model past a turn's step limit
 // (Options.MaxSteps): the request is not made, and the host ends the turn.

@@ -14,7 +14,8 @@ import (
 // agent gets the request as the hooks left it (StepRequest.Request); what it answers comes
 // back as the response the hooks see. The timeline shows the request as sent when a hook
 // rewrote it, and a response no model gave.
-func (r *Runner) step(ctx context.Context, s *session, req StepRequest) (Step, error) {
+// synthetic reports that hooks answered without the agent.
+func (r *Runner) step(ctx context.Context, s *session, req StepRequest) (st Step, synthetic bool, err error) {
 	llm := r.llmRequest(s, req)
 	var took map[string]int64 // the duration the agent gave each tool call of its last answer, by id
 	run := r.eng.RunLLM(r.traced(ctx, ""), llm, func(ctx context.Context, sent hookspec.LLMRequest) (hookspec.LLMResponse, error) {
@@ -44,13 +45,13 @@ func (r *Runner) step(ctx context.Context, s *session, req StepRequest) (Step, e
 		r.note("the model was called %d times for this step", run.Calls)
 	}
 	if run.Err != nil {
-		return Step{}, run.Err
+		return Step{}, run.Synthetic, run.Err
 	}
-	st := responseStep(run.Response)
+	st = responseStep(run.Response)
 	for i, c := range st.ToolCalls { // a response carries no durations: the agent's stand
 		st.ToolCalls[i].DurationMS = took[c.ToolCallID]
 	}
-	return st, nil
+	return st, run.Synthetic, nil
 }
 
 // llmRequest is the request for one step: the system prompt and tools of the options, the

@@ -206,7 +206,9 @@ func (r *Runner) HandleMessage(ctx context.Context, in Inbound) (string, error) 
 // message instead of a model turn), the steps, and pre_verify when the agent is about to
 // stop (a hook's continue gives its reason to the agent as the next user turn, at most
 // max_verify_nudges times). The gateway's step limit (gateway.Options.MaxSteps) bounds the
-// steps: past it the turn ends without a reply, with gateway.ErrStepLimit.
+// steps hooks answer in a row without the agent (pre_api_request's respond, a wrap hook that
+// never calls next): past it the turn ends without a reply, with gateway.ErrStepLimit. The
+// agent's own steps are the agent's to bound (a transcript's, by its lines).
 func (r *Runner) turn(ctx context.Context, s *session, in Inbound, text string) (string, error) {
 	ctx, span := r.span(ctx, "invoke_agent", "", func() []attribute.KeyValue {
 		return []attribute.KeyValue{attrOperation.String("invoke_agent"), engine.AttrConversationID.String(s.id)}
@@ -228,15 +230,19 @@ func (r *Runner) turn(ctx context.Context, s *session, in Inbound, text string) 
 	if req.Context != "" {
 		r.note("context injected for this turn (%d bytes), not stored in history", len(req.Context))
 	}
-	nudges, steps := 0, 0
+	nudges, unanswered := 0, 0 // unanswered: the steps in a row hooks answered without the agent
 	for {
-		if err := r.gw.StepLimit(s.id, steps); err != nil {
+		if err := r.gw.StepLimit(s.id, unanswered); err != nil {
 			r.note("turn stopped: %v; no reply", err)
 			r.eng.OnSessionEnd(ctx, end)
 			return "", err
 		}
-		steps++
-		step, err := r.step(ctx, s, req)
+		step, synthetic, err := r.step(ctx, s, req)
+		if synthetic {
+			unanswered++
+		} else {
+			unanswered = 0
+		}
 		if interrupted(ctx, err) {
 			return r.interrupt(ctx, end, err.Error())
 		}

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -69,5 +70,31 @@ end`,
 			t.Errorf("MaxSteps %d: %d requests to the model, stop noted %v, on_session_end fired %v; want %d, true, true",
 				max, steps, stopped, ended, want)
 		}
+	}
+}
+
+// A transcript's recorded steps are the agent's, bounded by its lines: a turn of more steps
+// than the limit replays whole; only steps hooks answer without the agent count.
+func TestReplayRunsEveryRecordedStep(t *testing.T) {
+	home := testutil.Home(t, map[string]string{})
+	var b strings.Builder
+	b.WriteString(`{"type":"message","platform":"cli","user_id":"u1","text":"hi"}` + "\n")
+	const steps = 12
+	for i := range steps {
+		fmt.Fprintf(&b, `{"type":"llm","model":"m","tool_calls":[{"id":"c%d","name":"terminal","args":{"command":"ls"},"result":"{}"}]}`+"\n", i)
+	}
+	b.WriteString(`{"type":"llm","model":"m","response":"done"}` + "\n")
+	tl, err := Replay(context.Background(), "t.jsonl", strings.NewReader(b.String()), gateway.Options{MaxSteps: 4, Engine: engine.Options{Home: home}})
+	if err != nil {
+		t.Fatalf("Replay of %d recorded steps with MaxSteps 4: %v", steps+1, err)
+	}
+	calls := 0
+	for _, e := range tl.Events {
+		if e.Event == "flow" && strings.HasPrefix(e.Flow, "tool call ") {
+			calls++
+		}
+	}
+	if calls != steps {
+		t.Errorf("%d tool calls replayed, want %d", calls, steps)
 	}
 }
