@@ -16,6 +16,7 @@ import (
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/internal/hooknames"
 	"github.com/hermes-hooks/hermes/internal/netguard"
+	"github.com/hermes-hooks/hermes/internal/suggest"
 	"github.com/hermes-hooks/hermes/shell"
 	"github.com/hermes-hooks/hermes/webhook"
 )
@@ -83,6 +84,8 @@ func runHooksDoctor(ctx context.Context, c *cli, args []string) int {
 	}
 	warnings := attach(append(slices.Clone(l.eng.Warnings()), l.gw.Warnings()...), checks)
 	problems := len(warnings) // a load warning is a hook not doing what its author meant
+	homeProblems := checkHome(l.eng.Home(), c.home)
+	problems += len(homeProblems)
 	for _, ch := range checks {
 		ch.OK = len(ch.Problems) == 0
 		if !ch.OK {
@@ -92,7 +95,7 @@ func runHooksDoctor(ctx context.Context, c *cli, args []string) int {
 	}
 	policy := l.eng.Policy()
 	if c.json {
-		out := map[string]any{"home": l.eng.Home(), "checks": nonNilChecks(checks), "warnings": warningStrings(warnings), "problems": problems}
+		out := map[string]any{"home": l.eng.Home(), "home_problems": nonNil(homeProblems), "checks": nonNilChecks(checks), "warnings": warningStrings(warnings), "problems": problems}
 		if policy.File != "" {
 			out["policy"] = policy
 		}
@@ -103,7 +106,10 @@ func runHooksDoctor(ctx context.Context, c *cli, args []string) int {
 		if policy.File != "" {
 			fmt.Fprintf(c.stdout, "managed home: %s (%s)\n", printable(filepath.Dir(policy.File)), describePolicy(policy))
 		}
-		printChecks(c, checks, warnings, problems)
+		for _, p := range homeProblems {
+			fmt.Fprintf(c.stdout, "home: %s\n", p)
+		}
+		printChecks(c, checks, warnings, problems, len(homeProblems))
 	}
 	if problems > 0 {
 		return exitFailed
@@ -253,7 +259,7 @@ func smokeKwargs(s *engine.ShellHookInfo, cwd string) map[string]any {
 // characters matches only itself.
 var literalType = regexp.MustCompile(`^[A-Za-z0-9_:-]+$`)
 
-func printChecks(c *cli, checks []*check, warnings []hookspec.Warning, problems int) {
+func printChecks(c *cli, checks []*check, warnings []hookspec.Warning, problems, homeProblems int) {
 	for _, ch := range checks {
 		mark := "ok  "
 		if !ch.OK {
@@ -273,9 +279,11 @@ func printChecks(c *cli, checks []*check, warnings []hookspec.Warning, problems 
 	if len(checks) == 0 {
 		fmt.Fprintln(c.stdout, "no hooks found")
 	}
-	switch failing := problems - len(warnings); {
+	switch failing := problems - len(warnings) - homeProblems; {
 	case problems == 0:
 		fmt.Fprintln(c.stdout, "healthy: no problem found")
+	case failing == 0 && len(warnings) == 0:
+		fmt.Fprintln(c.stdout, "the home has problems (above)")
 	case len(warnings) == 0:
 		fmt.Fprintf(c.stdout, "%d hook(s) with problems\n", failing)
 	default:
@@ -351,4 +359,41 @@ func webhookCheck(w *engine.WebhookInfo) *check {
 	}
 	ch.note("delivers to %s; `hermesctl webhooks test %s` sends a sample", w.URL, w.Name)
 	return ch
+}
+
+// homeFolders are the folders of a home the engine reads (SPEC §2), and the others it keeps.
+var homeFolders = []string{"plugins", "hooks", "agent-hooks", "state"}
+
+// checkHome is what doctor finds wrong with the home itself, where no hook check would
+// show it: a home that does not exist (nothing loads, and every check passes), and a folder
+// whose name is a misspelling of one the engine reads (plugin/ for plugins/: its hooks
+// never load). flag is the --home given ("" when the home came from $HERMES_HOME or the
+// default).
+func checkHome(home, flag string) []string {
+	fi, err := os.Stat(home)
+	if err != nil || !fi.IsDir() {
+		from, fix := "the default home", "or set $HERMES_HOME or --home to your home"
+		switch {
+		case flag != "":
+			from, fix = "--home", "or give --home your home"
+		case os.Getenv("HERMES_HOME") != "":
+			from, fix = "$HERMES_HOME", "or point $HERMES_HOME at your home"
+		}
+		return []string{fmt.Sprintf("%s (from %s) is not a directory: nothing loads from it; create it, %s", printable(home), from, fix)}
+	}
+	entries, err := os.ReadDir(home)
+	if err != nil {
+		return []string{fmt.Sprintf("%s cannot be read: %v", printable(home), err)}
+	}
+	var out []string
+	for _, e := range entries {
+		if !e.IsDir() || slices.Contains(homeFolders, e.Name()) {
+			continue
+		}
+		if want := suggest.Closest(e.Name(), homeFolders[:2]); want != "" {
+			out = append(out, fmt.Sprintf("%s is not read: did you mean %s/? (hooks load from %s)",
+				printable(filepath.Join(home, e.Name())+"/"), want, printable(filepath.Join(home, want)+"/")))
+		}
+	}
+	return out
 }
