@@ -109,6 +109,8 @@ func TestClaudeOutcome(t *testing.T) {
 		{"postcompact: output is only shown", hooknames.PostCompact, 0, "saved", "", nil, want{}},
 
 		{"session start: plain text is context", hooknames.OnSessionStart, 0, "branch main\n", "", nil, want{kind: hookspec.Context, msg: "branch main"}},
+		{"session start: text that starts with { but is not JSON is context", hooknames.OnSessionStart, 0, "{branch: main, dirty: 2 files}\n", "", nil, want{kind: hookspec.Context, msg: "{branch: main, dirty: 2 files}"}},
+		{"prompt: text that starts with { but is not JSON is context", hooknames.PreLLMCall, 0, `{"a":`, "", nil, want{kind: hookspec.Context, msg: `{"a":`}},
 		{"session start: additionalContext", hooknames.OnSessionStart, 0, `{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"notes"}}`, "", nil, want{kind: hookspec.Context, msg: "notes"}},
 
 		{"post tool: exit 2 gives the model stderr", hooknames.PostToolCall, 2, "", "lint: 2 errors", bash, want{kind: hookspec.Context, msg: "lint: 2 errors"}},
