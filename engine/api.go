@@ -14,6 +14,11 @@ type ToolDecision struct {
 	Modified bool           // Args differ from the call's
 	Approved bool           // a hook (or, when one asked, the person) approved the call: skip the host's own prompt
 	Hook     string         // the hook that decided; "" when nothing changed
+	// Context is what the hooks gave the model beside this call (every context, joined
+	// with a blank line in hook order, whatever each decided; a block's too): append it
+	// to the tool's result, or to the block's message, after a blank line, as RunTool
+	// does. "" for none.
+	Context string
 }
 
 // DecideTool fires pre_tool_call and returns the one decision about the call:
@@ -39,9 +44,10 @@ func (e *Engine) decideTool(ctx context.Context, set *hookSet, call hookspec.Too
 	sc.tool = toolArgs{call: call}
 	rep := e.invoke(ctx, set, hooknames.PreToolCall, &sc.tool, false, sc)
 	dec := rep.Decision
-	if h := rep.decider(); h != nil {
+	if h := rep.decider(); h != nil && dec.Kind != hookspec.Context {
 		d.Hook = h.Name
 	}
+	d.Context = dec.Text
 	if dec.Args != nil {
 		d.Args, d.Modified = dec.Args, true
 	}

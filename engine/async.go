@@ -52,9 +52,15 @@ func (b *background) close() {
 }
 
 // fireAsync starts c's hook in the background and returns at once: the call goes on
-// without it.
+// without it. A hook its matcher (or if condition) does not select is skipped, not started.
 func (c *shellCallback) fireAsync(ctx context.Context, hook string, kw args) hookspec.Result {
 	r := hookspec.Result{Source: hookspec.SourceShell, Name: c.hook.Command, Status: hookspec.StatusOK, StatusMessage: c.hook.StatusMessage}
+	kwargs, cwd := kw.Map(), c.cwd()
+	if !c.hook.Selects(kwargs, shell.RunOptions{Cwd: cwd}) {
+		r.Status = hookspec.StatusSkipped
+		c.metrics.observe(r.Status, 0)
+		return r
+	}
 	select {
 	case c.bg.slots <- struct{}{}:
 	default:
@@ -67,7 +73,6 @@ func (c *shellCallback) fireAsync(ctx context.Context, hook string, kw args) hoo
 		r.Status, r.Err = hookspec.StatusCancelled, "async shell hook not started: "+ErrClosed.Error()
 		return r
 	}
-	kwargs, cwd := kw.Map(), c.cwd()
 	go func() {
 		defer c.bg.wg.Done()
 		defer func() { <-c.bg.slots }()

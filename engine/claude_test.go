@@ -167,3 +167,21 @@ func TestAskWithBadArgsIsReported(t *testing.T) {
 		t.Errorf("decision %+v, asked %v", d, asked)
 	}
 }
+
+// A SessionStart hook written for Claude Code whose text starts with "{" but is not JSON
+// gives that text as context, as Claude Code does, to the session's first turn.
+func TestClaudeSessionStartTextLikeJSON(t *testing.T) {
+	home := testutil.Home(t, nil)
+	start := script(t, home, "start.sh", `cat >/dev/null; echo "{branch: main, 2 files changed}"`)
+	writeFile(t, filepath.Join(home, "config.yaml"), "hooks:\n  on_session_start:\n    - {command: "+start+", dialect: claude}\n")
+	ctx := context.Background()
+	eng, err := New(ctx, Options{Home: home, AcceptHooks: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close(ctx)
+	eng.OnSessionStart(ctx, hookspec.Session{SessionID: "s1"})
+	if c := eng.DecideTurn(ctx, hookspec.LLMTurn{SessionID: "s1", UserMessage: "hi"}).Context; c != "{branch: main, 2 files changed}" {
+		t.Errorf("first turn context %q", c)
+	}
+}

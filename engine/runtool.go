@@ -12,12 +12,13 @@ import (
 
 // ToolRun is what RunTool did with one tool call.
 type ToolRun struct {
-	Result   string         // what the model should see (post_tool_call's context after the tool's result)
+	Result   string         // what the model should see (pre_tool_call's and post_tool_call's contexts after the tool's result or the block's)
 	Block    *Block         // non-nil: a hook vetoed the call (or a person said no) and the tool did not run
 	Args     map[string]any // the arguments the tool ran with: the call's, or as hooks modified them (on a block too: what would have run)
 	Modified bool           // Args differ from the call's
 	Approved bool           // a hook or a person approved the call
 	Err      error          // the tool's own error; Result is then {"error": "..."}
+	Context  string         // pre_tool_call's context for the model (ToolDecision.Context), already in Result
 }
 
 // RunTool runs one tool call through its whole sequence of hooks around run, the host's
@@ -28,13 +29,15 @@ type ToolRun struct {
 // with),
 // transform_terminal_output (for the "terminal" tool, whose result is JSON with an "output"
 // string), post_tool_call, post_tool_failure when run failed (the context they give is
-// appended to the result, after a blank line) and transform_tool_result. call.DurationMS is measured around run
+// appended to the result, after a blank line, after pre_tool_call's context) and
+// transform_tool_result. A block's result is its {"error": message} and pre_tool_call's
+// context after a blank line. call.DurationMS is measured around run
 // when 0. A failure is interrupted (post_tool_failure's interrupted) when ctx is done or run's
 // error is context.Canceled: the user interrupted the call. Use WithTrace to see every firing.
 func (e *Engine) RunTool(ctx context.Context, call hookspec.ToolCall, run func(context.Context, hookspec.ToolCall) (string, error)) ToolRun {
 	d := e.DecideTool(ctx, call)
 	if d.Block != nil {
-		return ToolRun{Result: errorResult(d.Block.Message), Block: d.Block, Args: d.Args, Modified: d.Modified}
+		return ToolRun{Result: withContext(errorResult(d.Block.Message), d.Context), Block: d.Block, Args: d.Args, Modified: d.Modified, Context: d.Context}
 	}
 	orig := call.Args
 	call.Args = d.Args
@@ -44,7 +47,7 @@ func (e *Engine) RunTool(ctx context.Context, call hookspec.ToolCall, run func(c
 	if set := e.with(hooknames.WrapToolCall); set != nil {
 		w := e.runWrapped(ctx, set, call, run)
 		if w.block != nil { // a guard blocked the arguments a wrap hook passed on
-			return ToolRun{Result: errorResult(w.block.Message), Block: w.block, Args: w.ran.Args}
+			return ToolRun{Result: withContext(errorResult(w.block.Message), d.Context), Block: w.block, Args: w.ran.Args, Context: d.Context}
 		}
 		res, err = w.result, w.err
 		if w.changed && w.runs > 0 && !sameArgs(hookspec.ArgsOrEmpty(w.ran.Args), hookspec.ArgsOrEmpty(d.Args)) {
@@ -65,6 +68,7 @@ func (e *Engine) RunTool(ctx context.Context, call hookspec.ToolCall, run func(c
 	}
 	call.Result = res
 	feedback, output := e.PostToolResult(ctx, call)
+	feedback = joinContext(d.Context, feedback)
 	if output != nil { // a hook replaced what the model sees (Claude Code's updatedToolOutput)
 		res, call.Result = *output, *output
 	}
@@ -76,7 +80,7 @@ func (e *Engine) RunTool(ctx context.Context, call hookspec.ToolCall, run func(c
 	if feedback != "" {
 		call.Result = res + "\n\n" + feedback
 	}
-	return ToolRun{Result: e.TransformToolResult(ctx, call), Args: d.Args, Modified: d.Modified, Approved: d.Approved, Err: err}
+	return ToolRun{Result: e.TransformToolResult(ctx, call), Args: d.Args, Modified: d.Modified, Approved: d.Approved, Err: err, Context: d.Context}
 }
 
 // terminalResult applies transform_terminal_output to a terminal result of the form
@@ -108,6 +112,14 @@ func (e *Engine) terminalResult(ctx context.Context, call hookspec.ToolCall, res
 func errorResult(msg string) string {
 	b, _ := json.Marshal(map[string]string{"error": msg})
 	return string(b)
+}
+
+// withContext is result with context after a blank line (result when context is "").
+func withContext(result, context string) string {
+	if context == "" {
+		return result
+	}
+	return result + "\n\n" + context
 }
 
 // joinContext joins two contexts with a blank line, either may be "".

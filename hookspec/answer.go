@@ -13,7 +13,7 @@ type Kind int
 const (
 	None     Kind = iota // nothing: the hook lets things be
 	Block                // pre_tool_call: veto the tool call; pre_llm_call: the prompt is not sent (Message says why)
-	Context              // pre_llm_call: add Text to this turn's user message
+	Context              // pre_llm_call: add Text to this turn's user message; pre_tool_call: a context and no decision
 	Replace              // a transform: use Text instead of the value
 	Allow                // pre_gateway_dispatch: dispatch the message as it is (ends the scan); pre_approval_request: approved (with Args, if any)
 	Skip                 // pre_gateway_dispatch: drop the message (Message is the reason)
@@ -29,9 +29,11 @@ const (
 // Answer is one hook's answer to one call, read from whichever accepted shape it came in.
 type Answer struct {
 	Kind    Kind
-	Message string         // Block: why ("" = the default message of its source); Skip: the reason; Ask: the question
-	Text    string         // Context, Replace, Rewrite
-	Args    map[string]any // Modify (always), Approve, Ask and Allow (when they also change them): the tool's new arguments
+	Message string // Block: why ("" = the default message of its source); Skip: the reason; Ask: the question
+	// Text is the text of a Context, Replace or Rewrite; for pre_tool_call, the context for
+	// the model beside the tool's result, with any Kind ("" for none).
+	Text string
+	Args map[string]any // Modify (always), Approve, Ask and Allow (when they also change them): the tool's new arguments
 	// Remember (pre_approval_request's Allow and Deny): the host should record the answer
 	// as a rule, so the same request is not asked again.
 	Remember bool
@@ -62,7 +64,10 @@ type Answer struct {
 //     permissionDecisionReason, else reason, else message; allow = approve,
 //     updatedInput alone = modify; decision "approve" approves updatedInput as allow does).
 //     An approve (or allow) whose args (updatedInput) are not a table is None: the call is
-//     not approved with arguments other than the ones it meant.
+//     not approved with arguments other than the ones it meant. Beside any of these, or
+//     alone, a non-blank context (context=..., or Claude Code's
+//     hookSpecificOutput.additionalContext) is Text: for the model, beside the tool's
+//     result; alone (or beside an answer that decides nothing on purpose) it is a Context.
 //   - pre_llm_call: a non-blank string, or {context=<non-blank string>}; {action="block",
 //     message=...} (the prompt is not sent; the message is shown instead).
 //   - pre_verify: {action="continue", reason=...}, or Claude Code's {decision="block",
@@ -189,13 +194,71 @@ func stringOr(v any, key string) (string, bool) {
 	return "", false
 }
 
-// toolAnswer reads a pre_tool_call answer: the canonical action decides when there is one,
-// else Claude Code's forms.
+// toolAnswer reads a pre_tool_call answer: its decision (toolDecision) and its context.
 func toolAnswer(v any) Answer {
 	obj, ok := v.(map[string]any)
 	if !ok {
 		return Answer{}
 	}
+	a := toolDecision(obj)
+	c := toolContext(obj)
+	if isBlank(c) {
+		return a
+	}
+	if a.Kind == None {
+		if !decidesNothing(obj) {
+			return a // a mistake beside the context: reported, never read as a context alone
+		}
+		a.Kind = Context
+	}
+	a.Text = c
+	return a
+}
+
+// toolContext is the context of a pre_tool_call answer: context, else Claude Code's
+// hookSpecificOutput.additionalContext ("" for none).
+func toolContext(obj map[string]any) string {
+	if c, ok := obj["context"].(string); ok && !isBlank(c) {
+		return c
+	}
+	h, _ := obj["hookSpecificOutput"].(map[string]any)
+	c, _ := h["additionalContext"].(string)
+	return c
+}
+
+// decidesNothing reports whether a pre_tool_call answer whose decision is None means no
+// decision on purpose, once its context is set aside: nothing else, {action="allow"}, or
+// the fields of Claude Code's answers that decide nothing (hookEventName, permissionDecision
+// "defer", systemMessage, suppressOutput, continue true).
+func decidesNothing(obj map[string]any) bool {
+	for k, v := range obj {
+		switch k {
+		case "context", "systemMessage", "suppressOutput":
+		case "continue":
+			if v != true {
+				return false
+			}
+		case "action", "decision":
+			if v != "allow" {
+				return false
+			}
+		case "hookSpecificOutput":
+			h, _ := v.(map[string]any)
+			for hk, hv := range h {
+				if hk != "additionalContext" && hk != "hookEventName" && (hk != "permissionDecision" || hv != "defer") {
+					return false
+				}
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// toolDecision reads a pre_tool_call answer's decision: the canonical action decides when
+// there is one, else Claude Code's forms.
+func toolDecision(obj map[string]any) Answer {
 	args, _ := obj["args"].(map[string]any)
 	if action, canonical := obj["action"].(string); canonical {
 		switch action {

@@ -11,7 +11,7 @@ import (
 type Decision struct {
 	Kind    Kind   // None when nothing changes
 	Message string // Block: the message shown to the model; Skip: the reason
-	Text    string // Context (every contribution joined), Replace, Rewrite
+	Text    string // Context (every contribution joined), Replace, Rewrite; pre_tool_call: every context joined, with any Kind
 	By      int    // index of the answer that decided (Context: the first contribution; Modify: the last); -1 for None
 	From    []int  // Context only: the indexes of every contribution, in order (read only: may be shared)
 	// Args, for pre_tool_call, are the tool's arguments as the hooks changed them (modify,
@@ -35,6 +35,8 @@ type Decision struct {
 //
 //   - pre_tool_call: block > ask > approve > modify; the first of the strongest kind decides
 //     (every hook still ran), and Args are the arguments the chain of modifications left.
+//     Every answer's context, whatever it decided, is joined into Text as pre_llm_call's
+//     (From: their indexes); with no decision, the decision is a Context.
 //   - pre_llm_call, on_session_start and post_tool_call: every Context, joined with a
 //     blank line, in order.
 //   - the transforms: the first Replace wins.
@@ -168,6 +170,19 @@ func mergeTool(rs []Result) Decision {
 		if r := toolRank(a.Kind); r > toolRank(d.Kind) || r > 0 && a.Kind == Modify && d.Kind == Modify {
 			d.Kind, d.Message, d.By = a.Kind, a.Message, i
 		}
+		if a.Text != "" {
+			d.From = append(d.From, i)
+		}
+	}
+	if len(d.From) > 0 {
+		parts := make([]string, len(d.From))
+		for j, i := range d.From {
+			parts[j] = rs[i].Answer.Text
+		}
+		d.Text = strings.Join(parts, "\n\n")
+		if d.Kind == None {
+			d.Kind, d.By = Context, d.From[0]
+		}
 	}
 	switch d.Kind {
 	case Block:
@@ -249,7 +264,7 @@ func DefaultBlockMessage(source string) string {
 // {"action":"modify","request":…} / {"action":"respond","response":…} (pre_api_request),
 // {"action":"allow","args":…?,"remember":true?} / {"action":"deny","message":…,"remember":true?}
 // (pre_approval_request),
-// {"context":…}, {"text":…}, the dispatch action object, {"result":…,"context":…?}
+// (pre_tool_call's with "context" when hooks gave one), {"context":…}, {"text":…}, the dispatch action object, {"result":…,"context":…?}
 // (post_tool_call's replaced result), or nil when nothing changes.
 func (d Decision) Outcome() any {
 	if d.Output != nil { // post_tool_call: {"result": ..., "context": ...?}
@@ -261,16 +276,16 @@ func (d Decision) Outcome() any {
 	}
 	switch d.Kind {
 	case Block:
-		return map[string]any{"action": "block", "message": d.Message}
+		return withContext(map[string]any{"action": "block", "message": d.Message}, d.Text)
 	case Ask:
-		return withArgs(map[string]any{"action": "ask", "message": d.Message}, d.Args)
+		return withContext(withArgs(map[string]any{"action": "ask", "message": d.Message}, d.Args), d.Text)
 	case Approve:
-		return withArgs(map[string]any{"action": "approve"}, d.Args)
+		return withContext(withArgs(map[string]any{"action": "approve"}, d.Args), d.Text)
 	case Modify:
 		if d.Request != nil {
 			return map[string]any{"action": "modify", "request": d.Request}
 		}
-		return map[string]any{"action": "modify", "args": d.Args}
+		return withContext(map[string]any{"action": "modify", "args": d.Args}, d.Text)
 	case Respond:
 		return map[string]any{"action": "respond", "response": d.Response}
 	case Context:
@@ -289,6 +304,14 @@ func (d Decision) Outcome() any {
 		return map[string]any{"action": "continue", "reason": d.Message}
 	}
 	return nil
+}
+
+// withContext adds a pre_tool_call decision's context, when there is one.
+func withContext(m map[string]any, context string) map[string]any {
+	if context != "" {
+		m["context"] = context
+	}
+	return m
 }
 
 func remembered(m map[string]any, remember bool) map[string]any {

@@ -95,6 +95,43 @@ func TestMergePrecedence(t *testing.T) {
 	}
 }
 
+// TestMergeToolContext: pre_tool_call's contexts are joined like pre_llm_call's, in hook
+// order, whatever each hook decided; they stand beside every decision, a block included
+// (the model sees them after the block's message), and alone they are a Context.
+func TestMergeToolContext(t *testing.T) {
+	t.Parallel()
+	ans := func(v tbl) Result { return Answered(SourcePlugin, "h", hooknames.PreToolCall, v, 0) }
+	c1 := ans(tbl{"context": "one"})
+	c2 := ans(tbl{"hookSpecificOutput": tbl{"hookEventName": "PreToolUse", "additionalContext": "two"}})
+	mod := ans(tbl{"action": "modify", "args": n1, "context": "three"})
+	block := ans(tbl{"action": "block", "message": "no", "context": "four"})
+	ask := ans(tbl{"action": "ask", "message": "q"})
+	none := ans(nil)
+	tests := []struct {
+		name string
+		rs   []Result
+		want Decision
+	}{
+		{"one", []Result{none, c1}, Decision{Kind: Context, By: 1, From: []int{1}, Text: "one"}},
+		{"two joined", []Result{c1, none, c2}, Decision{Kind: Context, By: 0, From: []int{0, 2}, Text: "one\n\ntwo"}},
+		{"beside a modify", []Result{c2, mod}, Decision{Kind: Modify, By: 1, From: []int{0, 1}, Text: "two\n\nthree", Args: n1}},
+		{"beside an ask", []Result{ask, c1}, Decision{Kind: Ask, By: 0, Message: "q", From: []int{1}, Text: "one"}},
+		{"beside a block", []Result{c1, block, c2}, Decision{Kind: Block, By: 1, Message: "no", From: []int{0, 1, 2}, Text: "one\n\nfour\n\ntwo"}},
+	}
+	for _, tt := range tests {
+		d := Merge(hooknames.PreToolCall, tt.rs)
+		if diff := cmp.Diff(tt.want, d); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tt.name, diff)
+		}
+	}
+	if got := Merge(hooknames.PreToolCall, []Result{c1, mod}).Outcome(); !cmp.Equal(got, tbl{"action": "modify", "args": n1, "context": "one\n\nthree"}) {
+		t.Errorf("outcome of a modify with contexts: %v", got)
+	}
+	if got := Merge(hooknames.PreToolCall, []Result{c1, c2}).Outcome(); !cmp.Equal(got, tbl{"context": "one\n\ntwo"}) {
+		t.Errorf("outcome of contexts alone: %v", got)
+	}
+}
+
 // TestMergeFailClosed: a failed fail_closed hook's block takes its place in the order, so an
 // earlier block still wins, and it keeps its own message.
 func TestMergeFailClosed(t *testing.T) {
@@ -168,7 +205,7 @@ func TestMergeOtherHooks(t *testing.T) {
 		{hooknames.OnSessionStart, []Answer{ctx("s1"), ctx("s2")}, Decision{Kind: Context, By: 0, From: []int{0, 1}, Text: "s1\n\ns2"}},
 		{hooknames.PostToolCall, []Answer{{}, ctx("feedback")}, Decision{Kind: Context, By: 1, From: []int{1}, Text: "feedback"}},
 		{hooknames.PostLLMCall, []Answer{ctx("ignored")}, Decision{By: -1}},
-		{hooknames.PreToolCall, []Answer{ctx("ignored"), rep("x")}, Decision{By: -1}},
+		{hooknames.PreToolCall, []Answer{{}, {Kind: Block, Message: "m"}}, Decision{Kind: Block, By: 1, Message: "m"}},
 
 		{hooknames.TransformToolResult, []Answer{{}, rep(""), rep("second")}, Decision{Kind: Replace, By: 1, Text: ""}},
 		{hooknames.TransformTerminalOutput, []Answer{rep("a"), rep("b")}, Decision{Kind: Replace, By: 0, Text: "a"}},
@@ -203,6 +240,8 @@ func TestOutcome(t *testing.T) {
 	}{
 		{Decision{By: -1}, nil},
 		{Decision{Kind: Block, Message: "no", Args: n1}, tbl{"action": "block", "message": "no"}},
+		{Decision{Kind: Block, Message: "no", Text: "c"}, tbl{"action": "block", "message": "no", "context": "c"}},
+		{Decision{Kind: Approve, Text: "c"}, tbl{"action": "approve", "context": "c"}},
 		{Decision{Kind: Ask, Message: "q"}, tbl{"action": "ask", "message": "q"}},
 		{Decision{Kind: Ask, Message: "q", Args: n1}, tbl{"action": "ask", "message": "q", "args": n1}},
 		{Decision{Kind: Approve}, tbl{"action": "approve"}},

@@ -130,6 +130,24 @@ func TestNormalise(t *testing.T) {
 			{"decision approve does not rescue allow's bad updatedInput", tbl{"decision": "approve", "hookSpecificOutput": tbl{"permissionDecision": "allow", "updatedInput": int64(1)}}, Answer{}},
 			{"ask beats decision approve", tbl{"decision": "approve", "hookSpecificOutput": tbl{"permissionDecision": "ask", "updatedInput": ls}}, Answer{Kind: Ask, Args: ls}},
 			{"hookSpecificOutput with only its event name", tbl{"hookSpecificOutput": tbl{"hookEventName": "PreToolUse"}}, Answer{}},
+			// A context for the model, alone or beside a decision, in either form.
+			{"a context alone", tbl{"context": "use rg"}, Answer{Kind: Context, Text: "use rg"}},
+			{"a blank context", tbl{"context": " \n"}, Answer{}},
+			{"a context that is not a string", tbl{"context": int64(1)}, Answer{}},
+			{"a context beside allow", tbl{"action": "allow", "context": "c"}, Answer{Kind: Context, Text: "c"}},
+			{"a context beside modify", tbl{"action": "modify", "args": ls, "context": "c"}, Answer{Kind: Modify, Args: ls, Text: "c"}},
+			{"a context beside approve", tbl{"action": "approve", "context": "c"}, Answer{Kind: Approve, Text: "c"}},
+			{"a context beside ask", tbl{"action": "ask", "message": "q", "context": "c"}, Answer{Kind: Ask, Message: "q", Text: "c"}},
+			{"a context beside block", tbl{"action": "block", "message": "no", "context": "c"}, Answer{Kind: Block, Message: "no", Text: "c"}},
+			{"a context beside a mistake", tbl{"action": "deny", "context": "c"}, Answer{}},
+			{"a context beside message alone", tbl{"message": "m", "context": "c"}, Answer{}},
+			{"additionalContext alone", tbl{"hookSpecificOutput": tbl{"hookEventName": "PreToolUse", "additionalContext": "c"}}, Answer{Kind: Context, Text: "c"}},
+			{"additionalContext beside defer", tbl{"hookSpecificOutput": tbl{"permissionDecision": "defer", "additionalContext": "c"}}, Answer{Kind: Context, Text: "c"}},
+			{"additionalContext beside allow", tbl{"hookSpecificOutput": tbl{"permissionDecision": "allow", "updatedInput": ls, "additionalContext": "c"}}, Answer{Kind: Approve, Args: ls, Text: "c"}},
+			{"additionalContext beside deny", tbl{"hookSpecificOutput": tbl{"permissionDecision": "deny", "permissionDecisionReason": "r", "additionalContext": "c"}}, Answer{Kind: Block, Message: "r", Text: "c"}},
+			{"additionalContext beside a bad updatedInput", tbl{"hookSpecificOutput": tbl{"permissionDecision": "allow", "updatedInput": "ls", "additionalContext": "c"}}, Answer{}},
+			{"additionalContext beside Claude Code's fields that decide nothing", tbl{"systemMessage": "m", "suppressOutput": true, "continue": true, "hookSpecificOutput": tbl{"additionalContext": "c"}}, Answer{Kind: Context, Text: "c"}},
+			{"context first, then additionalContext", tbl{"context": "a", "hookSpecificOutput": tbl{"additionalContext": "b"}}, Answer{Kind: Context, Text: "a"}},
 		},
 		hooknames.PreLLMCall: {
 			{"a string", "remember this", Answer{Kind: Context, Text: "remember this"}},
@@ -331,7 +349,7 @@ func TestNormaliseEveryHookHasCases(t *testing.T) {
 // nothing on purpose.
 func TestProblemMessages(t *testing.T) {
 	t.Parallel()
-	const tool = `expected {action="block", message="..."}, {action="modify", args={...}}, {action="approve"}, {action="ask", message="..."}, or Claude Code's {decision="block", reason="..."} / {hookSpecificOutput={permissionDecision=...}}`
+	const tool = `expected {action="block", message="..."}, {action="modify", args={...}}, {action="approve"}, {action="ask", message="..."}, or Claude Code's {decision="block", reason="..."} / {hookSpecificOutput={permissionDecision=...}}; beside any of them or alone, {context="..."}`
 	tests := []struct {
 		event string
 		v     any
@@ -350,6 +368,9 @@ func TestProblemMessages(t *testing.T) {
 		{hooknames.PreToolCall, tbl{"hookSpecificOutput": tbl{"permissionDecision": "allow", "updatedInput": "ls"}}, `answer {"hookSpecificOutput":{"permissionDecision":"allow","updatedInput":"ls"}} does nothing for pre_tool_call: ` + tool},
 		{hooknames.PreToolCall, tbl{"action": "block", "message": strings.Repeat("x", 100)}, ""},
 		{hooknames.PreToolCall, tbl{"action": "deny", "message": strings.Repeat("x", 100)}, `answer {"action":"deny","message":"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx... does nothing for pre_tool_call: ` + tool},
+		// A context beside a mistake does not hide it.
+		{hooknames.PreToolCall, tbl{"action": "deny", "context": "c"}, `answer {"action":"deny","context":"c"} does nothing for pre_tool_call: ` + tool},
+		{hooknames.PreToolCall, tbl{"contxt": "c"}, `answer {"contxt":"c"} does nothing for pre_tool_call: ` + tool + ` (did you mean "context" instead of "contxt"?)`},
 		{hooknames.PreLLMCall, int64(42), `answer 42 does nothing for pre_llm_call: expected a string, {context="..."}, or {action="block", message="..."}`},
 		{hooknames.PreLLMCall, tbl{"contxt": "x"}, `answer {"contxt":"x"} does nothing for pre_llm_call: expected a string, {context="..."}, or {action="block", message="..."} (did you mean "context" instead of "contxt"?)`},
 		{hooknames.PreLLMCall, tbl{"action": "blok", "message": "m"}, `answer {"action":"blok","message":"m"} does nothing for pre_llm_call: expected a string, {context="..."}, or {action="block", message="..."} (did you mean action="block"?)`},
@@ -372,6 +393,9 @@ func TestProblemMessages(t *testing.T) {
 		{hooknames.PreToolCall, tbl{"action": "allow", "decision": "block"}, ""},
 		{hooknames.PreToolCall, tbl{"decision": "allow"}, ""},
 		{hooknames.PreToolCall, []any{}, ""},
+		{hooknames.PreToolCall, tbl{"context": " "}, ""},
+		{hooknames.PreToolCall, tbl{"context": "c"}, ""},
+		{hooknames.PreToolCall, tbl{"action": "allow", "context": "c"}, ""},
 		{hooknames.PreLLMCall, "  ", ""},
 		{hooknames.PreLLMCall, tbl{"context": ""}, ""},
 		{hooknames.PreLLMCall, "\v", ""},                       // blank to Normalise too: no mistake

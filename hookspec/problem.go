@@ -12,7 +12,7 @@ import (
 
 // expected is, per event that reads answers, the shapes it accepts, for messages.
 var expected = map[string]string{
-	hooknames.PreToolCall:             `{action="block", message="..."}, {action="modify", args={...}}, {action="approve"}, {action="ask", message="..."}, or Claude Code's {decision="block", reason="..."} / {hookSpecificOutput={permissionDecision=...}}`,
+	hooknames.PreToolCall:             `{action="block", message="..."}, {action="modify", args={...}}, {action="approve"}, {action="ask", message="..."}, or Claude Code's {decision="block", reason="..."} / {hookSpecificOutput={permissionDecision=...}}; beside any of them or alone, {context="..."}`,
 	hooknames.PreLLMCall:              `a string, {context="..."}, or {action="block", message="..."}`,
 	hooknames.PreVerify:               `{action="continue", reason="..."}`,
 	hooknames.PreCompact:              `a string, or {context="..."}`,
@@ -26,7 +26,7 @@ var expected = map[string]string{
 
 // answerKeys are the keys an answer to event may hold, for did-you-mean.
 var answerKeys = map[string][]string{
-	hooknames.PreToolCall:             {"action", "message", "decision", "reason", "args", "hookSpecificOutput"},
+	hooknames.PreToolCall:             {"action", "message", "decision", "reason", "args", "hookSpecificOutput", "context"},
 	hooknames.PreLLMCall:              {"context", "action", "message"},
 	hooknames.PreVerify:               {"action", "reason"},
 	hooknames.PreCompact:              {"context"},
@@ -97,7 +97,7 @@ func meansNothing(event string, v any) bool {
 				return true
 			}
 		}
-		if c, ok := x["context"].(string); ok && (event == hooknames.PreLLMCall || event == hooknames.PreCompact) && isBlank(c) && x["action"] == nil {
+		if c, ok := x["context"].(string); ok && (event == hooknames.PreLLMCall || event == hooknames.PreCompact || event == hooknames.PreToolCall) && isBlank(c) && x["action"] == nil {
 			return true
 		}
 		if r, ok := x["response_text"].(string); ok && event == hooknames.TransformLLMOutput && r == "" {

@@ -299,7 +299,7 @@ func claudePayload(event string, kwargs map[string]any, cwd string, tools *ToolT
 
 // claudeOutcome reads what a Claude Code hook answered to event: exit code 2 (stderr is the
 // reason), or on exit 0 its stdout: JSON starting with '{', or plain text (context for
-// UserPromptSubmit and SessionStart). problem says why an answer could not be honoured
+// UserPromptSubmit and SessionStart, as is text starting with '{' that does not parse). problem says why an answer could not be honoured
 // ("" when it was); it makes the call an error.
 func claudeOutcome(event string, exit int, stdout, stderr string, tools *ToolTable, kwargs map[string]any) (parsed any, answer hookspec.Answer, problem string) {
 	return outcomeOf(DialectClaude, event, exit, stdout, stderr, tools, kwargs)
@@ -323,14 +323,18 @@ func outcomeOf(d, event string, exit int, stdout, stderr string, tools *ToolTabl
 	if out == "" {
 		return nil, hookspec.Answer{}, ""
 	}
+	addsText := event == hooknames.PreLLMCall || event == hooknames.OnSessionStart
 	if !strings.HasPrefix(out, "{") { // plain text: context where Claude Code adds it, else only shown
-		if event == hooknames.PreLLMCall || event == hooknames.OnSessionStart {
+		if addsText {
 			return out, hookspec.Answer{Kind: hookspec.Context, Text: out}, ""
 		}
 		return out, hookspec.Answer{}, ""
 	}
 	v, err := jsonvalue.Decode([]byte(out))
 	if err != nil {
+		if addsText && d == DialectClaude { // Claude Code reads JSON only when it parses: else it is plain text
+			return out, hookspec.Answer{Kind: hookspec.Context, Text: out}, ""
+		}
 		return nil, hookspec.Answer{}, notJSON(err, out)
 	}
 	obj := v.(map[string]any) // valid JSON that starts with '{'

@@ -58,6 +58,11 @@ func TestClaudeOutcome(t *testing.T) {
 		{"unknown permissionDecision", hooknames.PreToolCall, 0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"maybe"}}`, "", bash, want{problem: "unknown permissionDecision maybe"}},
 		{"unknown decision", hooknames.PreToolCall, 0, `{"decision":"nope"}`, "", bash, want{problem: "unknown decision nope"}},
 		{"broken JSON", hooknames.PreToolCall, 0, `{"decision":`, "", bash, want{problem: "not valid JSON"}},
+		{"additionalContext alone", hooknames.PreToolCall, 0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","additionalContext":"rg is installed"}}`, "", bash, want{kind: hookspec.Context, msg: "rg is installed"}},
+		{"additionalContext beside deny", hooknames.PreToolCall, 0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no","additionalContext":" ctx"}}`, "", bash, want{kind: hookspec.Block, msg: "no ctx"}},
+		{"additionalContext beside allow with updatedInput", hooknames.PreToolCall, 0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"ls -la"},"additionalContext":"ctx"}}`, "", bash,
+			want{kind: hookspec.Approve, msg: "ctx", args: map[string]any{"command": "ls -la"}}},
+		{"additionalContext beside defer and systemMessage", hooknames.PreToolCall, 0, `{"systemMessage":"hi","hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"defer","additionalContext":"ctx"}}`, "", bash, want{kind: hookspec.Context, msg: "ctx"}},
 		{"plain text on a tool call is only shown", hooknames.PreToolCall, 0, "checked\n", "", bash, want{}},
 		{"systemMessage alone decides nothing", hooknames.PreToolCall, 0, `{"systemMessage":"note"}`, "", bash, want{}},
 		{"suppressOutput decides nothing", hooknames.PreToolCall, 0, `{"suppressOutput":true}`, "", bash, want{}},
@@ -104,6 +109,8 @@ func TestClaudeOutcome(t *testing.T) {
 		{"postcompact: output is only shown", hooknames.PostCompact, 0, "saved", "", nil, want{}},
 
 		{"session start: plain text is context", hooknames.OnSessionStart, 0, "branch main\n", "", nil, want{kind: hookspec.Context, msg: "branch main"}},
+		{"session start: text that starts with { but is not JSON is context", hooknames.OnSessionStart, 0, "{branch: main, dirty: 2 files}\n", "", nil, want{kind: hookspec.Context, msg: "{branch: main, dirty: 2 files}"}},
+		{"prompt: text that starts with { but is not JSON is context", hooknames.PreLLMCall, 0, `{"a":`, "", nil, want{kind: hookspec.Context, msg: `{"a":`}},
 		{"session start: additionalContext", hooknames.OnSessionStart, 0, `{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"notes"}}`, "", nil, want{kind: hookspec.Context, msg: "notes"}},
 
 		{"post tool: exit 2 gives the model stderr", hooknames.PostToolCall, 2, "", "lint: 2 errors", bash, want{kind: hookspec.Context, msg: "lint: 2 errors"}},

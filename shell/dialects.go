@@ -283,6 +283,8 @@ func codexPreToolRejects(obj, spec, kwargs map[string]any, blank func(string, ma
 			return "PreToolUse hook rewrote an apply_patch call; a rewritten patch cannot be applied here"
 		case pd == "ask":
 			return "PreToolUse hook returned unsupported permissionDecision:ask"
+		case pd == "defer": // not one of Codex's values: its parser refuses the answer
+			return "PreToolUse hook returned unsupported permissionDecision:defer"
 		case pd == "deny" && blank("permissionDecisionReason", spec):
 			return "PreToolUse hook returned permissionDecision:deny without a non-empty permissionDecisionReason"
 		case pd == nil && has("permissionDecisionReason", spec):

@@ -105,6 +105,10 @@ func TestCodexAnswers(t *testing.T) {
 		{"allow with updatedInput rewrites", hooknames.PreToolCall, 0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"ls"}}}`, "", bash, want{kind: hookspec.Approve}},
 		{"updatedInput without allow is rejected", hooknames.PreToolCall, 0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","updatedInput":{"command":"ls"}}}`, "", bash, want{problem: "updatedInput without permissionDecision:allow"}},
 		{"a rewritten patch is rejected", hooknames.PreToolCall, 0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"*** Begin Patch"}}}`, "", patch, want{problem: "a rewritten patch cannot be applied here"}},
+		{"additionalContext alone", hooknames.PreToolCall, 0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","additionalContext":"use rg"}}`, "", bash, want{kind: hookspec.Context}},
+		{"additionalContext beside a deny", hooknames.PreToolCall, 0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no","additionalContext":"use rg"}}`, "", bash, want{kind: hookspec.Block, msg: "no"}},
+		{"additionalContext beside decision block", hooknames.PreToolCall, 0, `{"decision":"block","reason":"no","hookSpecificOutput":{"hookEventName":"PreToolUse","additionalContext":"use rg"}}`, "", bash, want{kind: hookspec.Block, msg: "no"}},
+		{"defer is not Codex's", hooknames.PreToolCall, 0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"defer"}}`, "", bash, want{problem: "unsupported permissionDecision:defer"}},
 		{"ask is rejected", hooknames.PreToolCall, 0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"?"}}`, "", bash, want{problem: "unsupported permissionDecision:ask"}},
 		{"decision approve is rejected", hooknames.PreToolCall, 0, `{"decision":"approve"}`, "", bash, want{problem: "unsupported decision:approve"}},
 		{"block without a reason is rejected", hooknames.PreToolCall, 0, `{"decision":"block"}`, "", bash, want{problem: "decision:block without a non-empty reason"}},
@@ -138,6 +142,9 @@ func TestCodexAnswers(t *testing.T) {
 		}
 		if a.Kind != c.want.kind || a.Message != c.want.msg && c.want.msg != "" {
 			t.Errorf("%s: answer %+v, want %v %q", c.name, a, c.want.kind, c.want.msg)
+		}
+		if strings.Contains(c.stdout, "additionalContext") && a.Text != "use rg" {
+			t.Errorf("%s: context %q, want %q", c.name, a.Text, "use rg")
 		}
 	}
 }
@@ -206,6 +213,7 @@ func TestGeminiAnswers(t *testing.T) {
 		{"continue false stops the call", hooknames.PreToolCall, 0, `{"continue":false,"stopReason":"halt"}`, "", shell, hookspec.Block, "halt", nil, "", ""},
 		{"tool_input is merged", hooknames.PreToolCall, 0, `{"hookSpecificOutput":{"hookEventName":"BeforeTool","tool_input":{"new_string":"c"}}}`, "", replace,
 			hookspec.Modify, "", map[string]any{"path": "a.go", "old_string": "a", "new_string": "c"}, "", ""},
+		{"BeforeTool has no additionalContext in Gemini CLI", hooknames.PreToolCall, 0, `{"hookSpecificOutput":{"hookEventName":"BeforeTool","additionalContext":"ctx"}}`, "", shell, hookspec.None, "", nil, "", ""},
 		{"deny replaces the tool's result", hooknames.PostToolCall, 0, `{"decision":"deny","reason":"[hidden]"}`, "", shell, hookspec.None, "", nil, "[hidden]", ""},
 		{"tool_output replaces the result", hooknames.PostToolCall, 0, `{"hookSpecificOutput":{"hookEventName":"AfterTool","tool_output":"short"}}`, "", shell, hookspec.None, "", nil, "short", ""},
 		{"additionalContext after a result", hooknames.PostToolCall, 0, `{"hookSpecificOutput":{"hookEventName":"AfterTool","additionalContext":"note"}}`, "", shell, hookspec.Context, "note", nil, "", ""},

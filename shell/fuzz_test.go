@@ -35,8 +35,10 @@ func FuzzParseOutput(f *testing.F) {
 		}
 		if event == "pre_tool_call" && value != nil {
 			m := value.(map[string]any)
-			if msg, _ := m["message"].(string); m["action"] != "block" || msg == "" {
-				t.Fatalf("pre_tool_call value %v is not a block with a message", value)
+			msg, _ := m["message"].(string)
+			c, isContext := m["context"].(string)
+			if (m["action"] != "block" || msg == "") && (!isContext || strings.TrimSpace(c) == "") {
+				t.Fatalf("pre_tool_call value %v is neither a block with a message nor a context", value)
 			}
 		}
 	})

@@ -267,6 +267,8 @@ func outcomeText(o any) string {
 		return "none (nothing changed)"
 	case !ok:
 		return compactJSON(o)
+	case m["action"] == "block" && m["context"] != nil: // pre_tool_call's context after the message
+		return fmt.Sprintf("BLOCK: %v (then context: %q)", m["message"], m["context"])
 	case m["action"] == "block":
 		return fmt.Sprintf("BLOCK: %v", m["message"])
 	case m["action"] == "skip":
