@@ -144,10 +144,12 @@ func TestCloseEndingAHookRefusesTheCall(t *testing.T) {
 	} {
 		t.Run(tc.hook, func(t *testing.T) {
 			funcs, started, _ := hostGate()
-			body := `local h = require("hermes"); h.started("x"); h.wait()`
+			// The hook never ends by itself: only Close's interruption ends it, whenever the
+			// wait returns.
+			body := `local h = require("hermes"); h.started("x"); h.wait(); while true do end`
 			handler := one(tc.hook, body)
 			if tc.hook == "wrap_llm_call" || tc.hook == "wrap_tool_call" {
-				handler = wrapHandler(tc.hook, body+"\nreturn next()")
+				handler = wrapHandler(tc.hook, body)
 			}
 			home := testutil.Home(t, pluginFiles("slow", "timeout: 60\n", handler))
 			e := engineWith(t, home, Options{HostFuncs: funcs})
