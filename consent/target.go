@@ -18,6 +18,10 @@ type Target struct {
 	Shell bool
 	// Dir is the working directory the hook runs in; "" is the process's.
 	Dir string
+	// Dialect is the agent a hook written for another agent was written for ("" = none):
+	// the variables that agent sets holding the project directory (command.AgentVars) are
+	// read as $CLAUDE_PROJECT_DIR is.
+	Dialect string
 	// URL reports that Command is the URL of a type: http hook: the approval pins the URL
 	// itself, and there is no script to fingerprint.
 	URL bool
@@ -49,14 +53,14 @@ func (t Target) plan() plan {
 		return plan{}
 	}
 	if !t.Shell {
-		r, err := command.Resolve(t.Command, t.Dir)
+		r, err := command.ResolveFor(t.Command, t.Dir, t.Dialect)
 		if err != nil {
 			return plan{}
 		}
 		return plan{pins: fingerprints(r.Files), record: r.Runs == command.RunsUnknown,
 			script: r.Script, resolved: r.ScriptFile, first: r.ScriptIsProgram}
 	}
-	sh := command.ResolveShell(t.Command, t.Dir)
+	sh := command.ResolveShellFor(t.Command, t.Dir, t.Dialect)
 	p := plan{whole: sh.Unanalysable, record: true}
 	if sh.ProjectDependent {
 		p.project = projectOf(t.Dir)

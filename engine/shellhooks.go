@@ -155,7 +155,7 @@ func (e *Engine) loadShellHooks(ctx context.Context, cfg *config, prev *hookSet,
 			info.Refused = policy.refuses(h.Type, h.Command)
 		}
 		target := consent.Target{Event: h.Event, Command: h.Command, Shell: h.Dialect != "" && h.Type == "" && len(h.Args) == 0,
-			URL: h.Type == shell.TypeHTTP, Dir: info.WorkDir}
+			URL: h.Type == shell.TypeHTTP, Dir: info.WorkDir, Dialect: h.Dialect}
 		switch {
 		case info.Refused != "":
 			info.ApprovedBy = ""
@@ -196,13 +196,7 @@ func (e *Engine) loadShellHooks(ctx context.Context, cfg *config, prev *hookSet,
 // denies), a message (pre_gateway_dispatch skips it). A shell hook approved once whose files
 // changed since (consent.Status.Drifted) is a guard there, kept as one that blocks; elsewhere
 // it is skipped, with a warning.
-func canBlock(event string) bool {
-	switch event {
-	case hooknames.PreToolCall, hooknames.PreLLMCall, hooknames.PreApprovalRequest, hooknames.PreGatewayDispatch:
-		return true
-	}
-	return false
-}
+func canBlock(event string) bool { return hooknames.CanBlock(event) }
 
 // driftMessage is what a drifted guard answers: which hook, why, and the command that
 // approves it again (in the reason).

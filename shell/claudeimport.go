@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hermes-hooks/hermes/internal/command"
 	"github.com/hermes-hooks/hermes/internal/hooknames"
 	"gopkg.in/yaml.v3"
 )
@@ -178,7 +179,7 @@ func (imp *ClaudeImport) hook(where, event, matcher string, h *yaml.Node) {
 		}
 		return ""
 	}
-	command := strings.TrimSpace(str("command"))
+	line := strings.TrimSpace(str("command"))
 	if str("type") == TypeHTTP && imp.dialect() == DialectClaude {
 		imp.httpHook(where, event, matcher, h)
 		return
@@ -188,14 +189,14 @@ func (imp *ClaudeImport) hook(where, event, matcher string, h *yaml.Node) {
 	case typ != "command":
 		skip(fmt.Sprintf("type %q needs %s itself; only command hooks run here", typ, agentName(d)))
 		return
-	case command == "":
+	case line == "":
 		skip("no command")
 		return
 	case str("shell") != "" && str("shell") != "bash":
 		skip(fmt.Sprintf("shell %q: hooks run by /bin/sh here", str("shell")))
 		return
 	}
-	e := ImportEntry{Event: event, Matcher: matcher, Command: command}
+	e := ImportEntry{Event: event, Matcher: matcher, Command: line}
 	e.ProjectDir = imp.opts.ProjectDir
 	if d != DialectClaude {
 		e.Dialect = d
@@ -223,7 +224,7 @@ func (imp *ClaudeImport) hook(where, event, matcher string, h *yaml.Node) {
 		}
 		for i, w := range e.Args {
 			if e.PluginRoot != "" { // the exec form: no quoting
-				e.Args[i] = expandVars(w, e.pluginVars())
+				e.Args[i] = command.ExpandVars(w, e.pluginVars())
 			}
 		}
 	}
@@ -399,7 +400,7 @@ func (imp *ClaudeImport) pluginVars(e *ImportEntry, h *yaml.Node, skip func(stri
 			vars[k] = v
 		}
 	}
-	e.Command = expandVars(e.Command, vars)
+	e.Command = command.ExpandVars(e.Command, vars)
 	return true
 }
 

@@ -45,10 +45,11 @@ func resolveCommand(cmd, dir string) (command.Resolved, error) {
 
 // newCmd returns the process that runs h in dir: Program executed with Argv (Argv[0] as
 // written), from command.Resolve, the resolution consent examined when it approved the hook.
-// A program that is not found is an *exec.Error wrapping exec.ErrNotFound.
-func (h *Hook) newCmd(ctx context.Context, dir string) (*exec.Cmd, error) {
+// A program that is not found is an *exec.Error wrapping exec.ErrNotFound. session is the
+// firing's session id ("" when there is none).
+func (h *Hook) newCmd(ctx context.Context, dir, session string) (*exec.Cmd, error) {
 	if h.Dialect != "" {
-		return h.dialectCmd(ctx, dir), nil
+		return h.dialectCmd(ctx, dir, session), nil
 	}
 	r, err := resolveCommand(h.Command, dir)
 	if err != nil {

@@ -208,17 +208,38 @@ func (d Dialected) Key() string {
 	return fmt.Sprintf("%q|%q|%q|%v|%v|%q|%q|%q|%v", d.ProjectDir, d.If, d.StatusMessage, d.Async, d.AsyncRewake, d.Args, d.PluginRoot, d.PluginData, d.Subagent)
 }
 
-// dialectCmd runs a hook written for another agent as its agent does: the command line by
-// /bin/sh, or the exec form (Args) without a shell; with $CLAUDE_PROJECT_DIR (unless the
-// environment sets it) and a plugin's $CLAUDE_PLUGIN_ROOT and $CLAUDE_PLUGIN_DATA (created
-// when missing) set, and expanded in the exec form's words.
-func (h *Hook) dialectCmd(ctx context.Context, dir string) *exec.Cmd {
-	vars := map[string]string{"CLAUDE_PROJECT_DIR": command.ProjectDir(dir)}
-	if h.PluginRoot != "" {
-		vars["CLAUDE_PLUGIN_ROOT"] = h.PluginRoot
+// agentEnv is the variables h's agent sets for its hooks (command.AgentVars), for a hook run
+// in dir during session ("" = none): the project directory (command.ProjectDir, so a host that
+// sets $CLAUDE_PROJECT_DIR decides it), the session's id, and a plugin's directories. A
+// variable whose value is unknown ("") is left out.
+func (h *Hook) agentEnv(dir, session string) map[string]string {
+	vars := map[string]string{}
+	for _, v := range command.AgentVars[h.Dialect] {
+		var value string
+		switch v.Holds {
+		case command.HoldsProject:
+			value = command.ProjectDir(dir)
+		case command.HoldsSession:
+			value = session
+		case command.HoldsPluginRoot:
+			value = h.PluginRoot
+		case command.HoldsPluginData:
+			value = h.PluginData
+		}
+		if value != "" {
+			vars[v.Name] = value
+		}
 	}
+	return vars
+}
+
+// dialectCmd runs a hook written for another agent as its agent does: the command line by
+// /bin/sh, or the exec form (Args) without a shell; with the variables its agent sets
+// (agentEnv) in its environment and expanded in the exec form's words. A plugin's data
+// directory is created when missing.
+func (h *Hook) dialectCmd(ctx context.Context, dir, session string) *exec.Cmd {
+	vars := h.agentEnv(dir, session)
 	if h.PluginData != "" {
-		vars["CLAUDE_PLUGIN_DATA"] = h.PluginData
 		_ = os.MkdirAll(h.PluginData, 0o700) // a failure shows as the hook's own error
 	}
 	var cmd *exec.Cmd
@@ -227,26 +248,18 @@ func (h *Hook) dialectCmd(ctx context.Context, dir string) *exec.Cmd {
 	} else {
 		argv := make([]string, len(h.Argv))
 		for i, a := range h.Argv {
-			argv[i] = expandVars(a, vars)
+			argv[i] = command.ExpandVars(a, vars)
 		}
 		cmd = exec.CommandContext(ctx, argv[0], argv[1:]...)
 	}
 	cmd.Dir = dir
 	cmd.Env = os.Environ()
-	for k, v := range vars {
-		if _, set := os.LookupEnv(k); !set || k != "CLAUDE_PROJECT_DIR" {
-			cmd.Env = append(cmd.Env, k+"="+v)
+	for _, v := range command.AgentVars[h.Dialect] { // in the table's order, for a stable environment
+		if value, ok := vars[v.Name]; ok {
+			cmd.Env = append(cmd.Env, v.Name+"="+value)
 		}
 	}
 	return cmd
-}
-
-// expandVars replaces $NAME and ${NAME} of vars in s.
-func expandVars(s string, vars map[string]string) string {
-	for k, v := range vars {
-		s = strings.ReplaceAll(strings.ReplaceAll(s, "${"+k+"}", v), "$"+k, v)
-	}
-	return s
 }
 
 // ambiguous says why a tool call cannot be shown to the hook in its agent's names: it spells

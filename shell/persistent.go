@@ -418,7 +418,7 @@ func (x extraOutput) String() string {
 // start starts the hook's process in its own process group, and the goroutine that reads its
 // stdout (lines up to limit bytes). The error says why, for people.
 func (h *Hook) start(opts RunOptions, limit int, log *slog.Logger) (*proc, error) {
-	cmd, err := h.newCmd(context.Background(), opts.Cwd)
+	cmd, err := h.newCmd(context.Background(), opts.Cwd, "")
 	if err != nil {
 		return nil, errors.New(h.spawnError(err, nil))
 	}

@@ -43,6 +43,8 @@ type RunOptions struct {
 	AllowedURLs []string
 	// Getenv fills the header values of a type: http hook; nil = os.Getenv.
 	Getenv func(string) string
+
+	session string // the firing's session id, for a hook written for another agent (agentEnv)
 }
 
 // Result is the outcome of one firing.
@@ -102,6 +104,7 @@ func (h *Hook) run(ctx context.Context, kwargs map[string]any, opts RunOptions, 
 		return Result{Status: hookspec.StatusSkipped, ExitCode: -1}
 	}
 	opts.Cwd = cwd
+	opts.session = firstString(kwargs["session_id"], kwargs["parent_session_id"], kwargs["session_key"])
 	var in []byte
 	var err error
 	if h.Dialect != "" {
@@ -142,7 +145,7 @@ func (h *Hook) spawn(ctx context.Context, stdin []byte, kwargs map[string]any, o
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
-	cmd, err := h.newCmd(tctx, opts.Cwd)
+	cmd, err := h.newCmd(tctx, opts.Cwd, opts.session)
 	if err != nil {
 		return h.failed(hookspec.StatusError, h.spawnError(err, nil))
 	}

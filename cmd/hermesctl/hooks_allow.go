@@ -98,7 +98,7 @@ func declared(ctx context.Context, c *cli, event, command string) ([]consent.Tar
 	for _, s := range eng.ShellHooks() {
 		// An http hook is also named by its URL without query values, as messages show it.
 		if s.Event == event && (s.Command == command || s.Type == shell.TypeHTTP && netguard.RedactURL(s.Command) == command) {
-			t := consent.Target{Event: event, Command: s.Command, Shell: s.Dialect != "" && s.Type != shell.TypeHTTP && len(s.Hook().Args) == 0, URL: s.Type == shell.TypeHTTP, Dir: s.WorkDir}
+			t := consent.Target{Event: event, Command: s.Command, Shell: s.Dialect != "" && s.Type != shell.TypeHTTP && len(s.Hook().Args) == 0, URL: s.Type == shell.TypeHTTP, Dir: s.WorkDir, Dialect: s.Dialect}
 			if !slices.Contains(out, t) {
 				out = append(out, t)
 			}

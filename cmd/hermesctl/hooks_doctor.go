@@ -166,6 +166,11 @@ func (c *cli) shellCheck(ctx context.Context, s *engine.ShellHookInfo, policy en
 	default:
 		ch.note("script %s exists and is executable", orDash(st.Resolved))
 	}
+	if s.DriftBlocks() && s.Type == "" && (noScript || st.Exists && st.Executable) { // else said just above
+		if why := s.Hook().Unfound(); why != "" {
+			ch.problem("the guard cannot run: %s; %s", why, unfoundEffect(s.FailClosed))
+		}
+	}
 	if st.ContentDrift || st.MtimeDrift {
 		ch.problem("%s", st.Reason) // says what changed and what to do
 	}
@@ -236,6 +241,14 @@ func (c *cli) shellCheck(ctx context.Context, s *engine.ShellHookInfo, policy en
 		ch.problem("smoke run exited with code %d", res.ExitCode)
 	}
 	return ch
+}
+
+// unfoundEffect is what a guard that cannot run does until it can.
+func unfoundEffect(failClosed bool) string {
+	if failClosed {
+		return "until it can, it blocks every call it is started for (fail_closed)"
+	}
+	return "until it can, it fails open: every call it guards goes through"
 }
 
 // smokeKwargs is the sample call of a shell hook's smoke run: its event's sample payload;

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hermes-hooks/hermes/internal/atomicfile"
 	"github.com/hermes-hooks/hermes/internal/homedir"
+	"github.com/hermes-hooks/hermes/internal/hooknames"
 	"github.com/hermes-hooks/hermes/internal/manifest"
 	"github.com/hermes-hooks/hermes/internal/safefile"
 	"github.com/hermes-hooks/hermes/shell"
@@ -70,7 +71,18 @@ func runHooksImport(ctx context.Context, c *cli, dryRun bool, args []string) int
 		}
 	}
 	c.reportImport(file, imp, added, dryRun)
-	if len(imp.Skipped) > 0 {
+	unfound := 0
+	for _, e := range imp.Entries {
+		if !hooknames.CanBlock(e.Event) {
+			continue
+		}
+		if why := e.Unfound(); why != "" {
+			unfound++
+			fmt.Fprintf(c.stdout, "problem: the %s guard %s cannot run: %s; %s\n",
+				e.Event, printable(e.CommandLine()), printable(why), unfoundEffect(e.FailClosed))
+		}
+	}
+	if len(imp.Skipped) > 0 || unfound > 0 {
 		return exitFailed
 	}
 	return exitOK

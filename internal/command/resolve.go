@@ -46,6 +46,12 @@ type Resolved struct {
 // resolution of a shell-hook command: the runner executes Program with Argv, and consent
 // checks ScriptFile. The error wraps ErrEmpty, ErrUnterminatedQuote or ErrTrailingBackslash.
 func Resolve(line, dir string) (Resolved, error) {
+	return ResolveFor(line, dir, "")
+}
+
+// ResolveFor is Resolve for a hook written for the agent of dialect (AgentVars): each variable
+// of that agent holding the project directory is expanded like $CLAUDE_PROJECT_DIR.
+func ResolveFor(line, dir, dialect string) (Resolved, error) {
 	words, hashes, err := split(line)
 	if err != nil {
 		return Resolved{}, err
@@ -55,7 +61,7 @@ func Resolve(line, dir string) (Resolved, error) {
 	}
 	home, _ := os.UserHomeDir()
 	for i, w := range words {
-		words[i] = expandProjectDir(expandHome(w, home), dir)
+		words[i] = expandProjectDir(expandHome(w, home), dir, projectVars(dialect))
 	}
 	r := Resolved{Argv: words, HashWords: hashes}
 	wd := workdir{dir: dir}
@@ -109,14 +115,55 @@ func ProjectDir(dir string) string {
 	return dir
 }
 
-// expandProjectDir replaces $CLAUDE_PROJECT_DIR and ${CLAUDE_PROJECT_DIR} in w by
-// ProjectDir(dir): commands written for Claude Code name their scripts that way.
-func expandProjectDir(w, dir string) string {
-	if !strings.Contains(w, "CLAUDE_PROJECT_DIR") {
+// expandProjectDir replaces $NAME and ${NAME} in w, for each NAME of names, by ProjectDir(dir):
+// commands written for other agents name their scripts that way.
+func expandProjectDir(w, dir string, names []string) string {
+	if !strings.Contains(w, "$") {
 		return w
 	}
-	p := ProjectDir(dir)
-	return strings.ReplaceAll(strings.ReplaceAll(w, "${CLAUDE_PROJECT_DIR}", p), "$CLAUDE_PROJECT_DIR", p)
+	vars := make(map[string]string, len(names))
+	for _, n := range names {
+		vars[n] = ProjectDir(dir)
+	}
+	return ExpandVars(w, vars)
+}
+
+// ExpandVars replaces $NAME and ${NAME} in s by the value of each NAME of vars (NAME not
+// followed by another letter, digit or _, as a shell reads it); the rest of s is kept as is.
+func ExpandVars(s string, vars map[string]string) string {
+	if !strings.Contains(s, "$") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '$' {
+			if name, n := varAt(s[i+1:]); n > 0 {
+				if v, ok := vars[name]; ok {
+					b.WriteString(v)
+					i += n
+					continue
+				}
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// varAt reads the variable name at the start of s (after a "$"): NAME or {NAME}, and the bytes
+// it takes; 0 when there is none.
+func varAt(s string) (string, int) {
+	if strings.HasPrefix(s, "{") {
+		if k := strings.IndexByte(s, '}'); k > 1 {
+			return s[1:k], k + 1
+		}
+		return "", 0
+	}
+	k := 0
+	for k < len(s) && (isNameByte(s[k]) && (k > 0 || isNameStart(s[k]))) {
+		k++
+	}
+	return s[:k], k
 }
 
 // expandHome replaces the "~" of a word that is "~" or starts with "~/" by home. Other
@@ -186,4 +233,38 @@ func (wd *workdir) abs(p string) string {
 		return p
 	}
 	return strings.TrimSuffix(wd.dir, string(filepath.Separator)) + string(filepath.Separator) + p
+}
+
+// Missing says why r cannot run as resolved: its program is not found on $PATH, or a file it
+// runs (the program, or the script an interpreter reads) does not exist, is not a regular
+// file, or is a program without an execute bit. "" when it can run, as far as files tell.
+func (r Resolved) Missing() string {
+	if len(r.Argv) == 0 {
+		return ""
+	}
+	if r.Program == "" {
+		return "the program " + r.Argv[0] + " is not found on $PATH"
+	}
+	if why := fileMissing(r.Program, true); why != "" {
+		return why
+	}
+	if r.Runs == RunsFile && r.ScriptIndex > 0 && r.ScriptFile != "" {
+		return fileMissing(r.ScriptFile, r.ScriptIsProgram)
+	}
+	return ""
+}
+
+// fileMissing says why file cannot run (program: as a program, which needs an execute bit;
+// else read by an interpreter); "" when it can.
+func fileMissing(file string, program bool) string {
+	fi, err := os.Stat(file)
+	switch {
+	case err != nil:
+		return file + " does not exist"
+	case !fi.Mode().IsRegular():
+		return file + " is not a regular file"
+	case program && fi.Mode().Perm()&0o111 == 0:
+		return file + " is not executable (chmod +x " + file + ")"
+	}
+	return ""
 }

@@ -46,7 +46,14 @@ type Shell struct {
 //
 // Each simple command that runs something is resolved by the rules of Resolve.
 func ResolveShell(line, dir string) Shell {
-	lx := shLexer{s: line, home: os.Getenv("HOME"), project: ProjectDir(dir)}
+	return ResolveShellFor(line, dir, "")
+}
+
+// ResolveShellFor is ResolveShell for a hook written for the agent of dialect (AgentVars):
+// each variable of that agent holding the project directory is expanded like
+// $CLAUDE_PROJECT_DIR.
+func ResolveShellFor(line, dir, dialect string) Shell {
+	lx := shLexer{s: line, home: os.Getenv("HOME"), project: ProjectDir(dir), projectVars: projectVars(dialect)}
 	toks := lx.lex()
 	if lx.bad != "" {
 		return Shell{Unanalysable: lx.bad, ProjectDependent: true}
@@ -87,6 +94,7 @@ type shToken struct {
 type shLexer struct {
 	s             string
 	home, project string
+	projectVars   []string // the variables holding project
 	projectUsed   bool
 	bad           string
 
@@ -282,7 +290,8 @@ func (lx *shLexer) doubleQuoted(i int) int {
 const projectVar = "CLAUDE_PROJECT_DIR"
 
 // dollar expands the "$" at i, quoted (inside "...") or not, and returns the index of the
-// expansion's last byte. Only $CLAUDE_PROJECT_DIR and ${CLAUDE_PROJECT_DIR} expand.
+// expansion's last byte. Only the variables holding the project directory expand
+// ($CLAUDE_PROJECT_DIR and ${CLAUDE_PROJECT_DIR}, and those of the hook's agent).
 func (lx *shLexer) dollar(i int, quoted bool) int {
 	s := lx.s
 	j := i + 1
@@ -293,22 +302,22 @@ func (lx *shLexer) dollar(i int, quoted bool) int {
 			lx.fail("an unterminated ${")
 			return i
 		}
-		if s[j+1:j+k] != projectVar {
+		if !slices.Contains(lx.projectVars, s[j+1:j+k]) {
 			lx.fail("the expansion " + truncate(s[i:], k+2))
 			return i
 		}
-		lx.project1(i, quoted)
+		lx.project1(i, quoted, s[j+1:j+k])
 		return j + k
 	case j < len(s) && isNameStart(s[j]):
 		k := j
 		for k < len(s) && isNameByte(s[k]) {
 			k++
 		}
-		if s[j:k] != projectVar {
+		if !slices.Contains(lx.projectVars, s[j:k]) {
 			lx.fail("the variable $" + s[j:k])
 			return i
 		}
-		lx.project1(i, quoted)
+		lx.project1(i, quoted, s[j:k])
 		return k - 1
 	case j < len(s) && s[j] == '(':
 		lx.fail("command substitution $(...)")
@@ -318,10 +327,10 @@ func (lx *shLexer) dollar(i int, quoted bool) int {
 	return i
 }
 
-// project1 adds the project directory for one $CLAUDE_PROJECT_DIR at i.
-func (lx *shLexer) project1(i int, quoted bool) {
+// project1 adds the project directory for one $name at i.
+func (lx *shLexer) project1(i int, quoted bool, name string) {
 	if !quoted && (lx.project == "" || strings.ContainsAny(lx.project, " \t\n*?[")) {
-		lx.fail("an unquoted $CLAUDE_PROJECT_DIR whose value " + lx.project + " is empty or holds blanks or glob characters (quote it)")
+		lx.fail("an unquoted $" + name + " whose value " + lx.project + " is empty or holds blanks or glob characters (quote it)")
 		return
 	}
 	lx.projectUsed = true

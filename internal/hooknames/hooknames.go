@@ -34,3 +34,14 @@ const (
 // IsWrap reports whether name is a wrap hook's: a Lua callback given (kw, next), which no
 // shell hook can be.
 func IsWrap(name string) bool { return name == WrapToolCall || name == WrapLLMCall }
+
+// CanBlock reports whether a hook on event can stop what the event is about: a tool call
+// (pre_tool_call blocks), a prompt (pre_llm_call blocks), an approval (pre_approval_request
+// denies), a message (pre_gateway_dispatch skips it). A hook there is a guard.
+func CanBlock(event string) bool {
+	switch event {
+	case PreToolCall, PreLLMCall, PreApprovalRequest, PreGatewayDispatch:
+		return true
+	}
+	return false
+}
