@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -10,7 +11,9 @@ import (
 	"testing"
 
 	"github.com/hermes-hooks/hermes/consent"
+	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/hooknames"
+	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
 // An HTTP hook is consented like a command, keyed on its URL: not registered until its URL
@@ -102,5 +105,38 @@ func TestHTTPHookFollowsPolicyOnReload(t *testing.T) {
 	}
 	if b := e.DecideTool(context.Background(), rmRF).Block; b == nil || !strings.Contains(b.Message, "loopback") {
 		t.Fatalf("after the policy dropped the URL: %+v, want the refusal", b)
+	}
+}
+
+// An http hook is named by its URL without query values in everything the engine reports
+// of it: its result's name and errors, the block it fails closed with, and the logs, for a
+// hook that runs in the call and one that runs in the background.
+func TestHTTPHookReportedWithoutQueryValues(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, `{"decison": "block"}`) // an answer that does nothing
+	}))
+	defer srv.Close()
+	home := t.TempDir()
+	writeFile(t, filepath.Join(home, "config.yaml"), "hooks:\n  pre_tool_call:\n"+
+		"    - {type: http, url: '"+srv.URL+"/guard?token=Q5ecret', allow_private_network: true, fail_closed: true}\n"+
+		"    - {type: http, url: '"+srv.URL+"/watch?token=Q5ecret', allow_private_network: true, dialect: claude, async: true}\n")
+	logs := &testutil.Buffer{}
+	e, err := New(context.Background(), Options{Home: home, ManagedHome: t.TempDir(), AcceptHooks: true, Logger: newTestLogger(logs)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := e.Fire(context.Background(), hookspec.PreToolCall, rmRF.Kwargs(false))
+	e.Close(context.Background()) // the background hook has ended
+	shown, _ := json.Marshal(rep)
+	if b := rep.Block(); b == nil || !strings.Contains(b.Message, "token=[redacted]") {
+		t.Errorf("block %+v, want one naming the hook", b)
+	} else {
+		shown = append(shown, b.Message+b.Hook...)
+	}
+	if len(rep.Hooks) != 2 || rep.Hooks[1].Name != srv.URL+"/watch?token=[redacted]" {
+		t.Errorf("hooks %+v, want both named without query values", rep.Hooks)
+	}
+	if s := string(shown) + logs.String(); strings.Contains(s, "Q5ecret") {
+		t.Errorf("a query value is shown:\n%s", s)
 	}
 }

@@ -280,16 +280,16 @@ func (c *shellCallback) run(ctx context.Context, hook string, kw args) hookspec.
 	// Output that does nothing where it surely meant something is an error, as from a Lua
 	// hook, even when an exit code 2 or fail_closed has already made it a block.
 	if res.Status == hookspec.StatusOK && res.Parsed != nil && c.hook.Dialect == "" && hookspec.Normalise(hook, res.Parsed).Kind == hookspec.None {
-		if err := unanswered(hook, res.Parsed, fmt.Sprintf("shell hook %q: ", c.hook.Command)); err != nil {
+		if err := unanswered(hook, res.Parsed, fmt.Sprintf("shell hook %q: ", metricName(c.hook))); err != nil {
 			r.Status, r.Err = hookspec.StatusError, joinErrs(r.Err, err.Error())
 			if c.hook.FailClosed && hook == hooknames.PreToolCall && r.Answer.Kind == hookspec.None {
-				r.Answer = hookspec.Answer{Kind: hookspec.Block, Message: fmt.Sprintf("shell hook %q failed closed: its answer does nothing", c.hook.Command)}
+				r.Answer = hookspec.Answer{Kind: hookspec.Block, Message: fmt.Sprintf("shell hook %q failed closed: its answer does nothing", metricName(c.hook))}
 			}
 		}
 	}
 	if res.Answer.Kind == hookspec.Ask && res.Status == hookspec.StatusOK { // the ask stands; a mistake in it is reported
 		if p := hookspec.AskProblem(hook, res.Parsed); p != "" {
-			r.Status, r.Err = hookspec.StatusError, joinErrs(r.Err, fmt.Sprintf("shell hook %q: %s", c.hook.Command, p))
+			r.Status, r.Err = hookspec.StatusError, joinErrs(r.Err, fmt.Sprintf("shell hook %q: %s", metricName(c.hook), p))
 		}
 	}
 	if res.Status != hookspec.StatusSkipped {
