@@ -73,15 +73,15 @@ func TestManagedHTTPHookAllowedByPolicy(t *testing.T) {
 			policy = "policy:\n  allowed_http_urls: [\"" + srv.URL + "/*\"]\n"
 		}
 		mh, home := managedHomes(t, "hooks:\n  pre_tool_call:\n    - type: http\n      url: "+srv.URL+"/guard\n      fail_closed: true\n"+policy, map[string]string{"config.yaml": ""})
-		e, _ := newManagedEngine(t, mh, home)
+		e, logs := newManagedEngine(t, mh, home)
 		b := e.DecideTool(context.Background(), rmRF).Block
 		switch {
 		case b == nil:
 			t.Errorf("allowed=%v: not blocked", allowed)
 		case allowed && b.Message != "managed service":
 			t.Errorf("allowed by policy: %q, want the service's answer", b.Message)
-		case !allowed && !strings.Contains(b.Message, "loopback"):
-			t.Errorf("not allowed: %q, want a fail_closed block naming the refusal", b.Message)
+		case !allowed && (!strings.Contains(b.Message, "failed closed (error)") || !strings.Contains(logs.String(), "loopback")):
+			t.Errorf("not allowed: %q, want a fail_closed block, and the refusal logged:\n%s", b.Message, logs.String())
 		}
 	}
 }
@@ -95,7 +95,7 @@ func TestHTTPHookFollowsPolicyOnReload(t *testing.T) {
 	defer srv.Close()
 	hook := "hooks:\n  pre_tool_call:\n    - type: http\n      url: " + srv.URL + "/guard\n      fail_closed: true\n"
 	mh, home := managedHomes(t, hook+"policy:\n  allowed_http_urls: [\""+srv.URL+"/*\"]\n", map[string]string{"config.yaml": ""})
-	e, _ := newManagedEngine(t, mh, home)
+	e, logs := newManagedEngine(t, mh, home)
 	if b := e.DecideTool(context.Background(), rmRF).Block; b == nil || b.Message != "service" {
 		t.Fatalf("allowed: %+v", b)
 	}
@@ -103,8 +103,8 @@ func TestHTTPHookFollowsPolicyOnReload(t *testing.T) {
 	if err := e.Reload(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if b := e.DecideTool(context.Background(), rmRF).Block; b == nil || !strings.Contains(b.Message, "loopback") {
-		t.Fatalf("after the policy dropped the URL: %+v, want the refusal", b)
+	if b := e.DecideTool(context.Background(), rmRF).Block; b == nil || !strings.Contains(logs.String(), "loopback") {
+		t.Fatalf("after the policy dropped the URL: %+v, want a block, and the refusal logged:\n%s", b, logs.String())
 	}
 }
 

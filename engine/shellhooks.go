@@ -204,10 +204,16 @@ func canBlock(event string) bool {
 	return false
 }
 
-// driftMessage is what a drifted guard answers: which hook, why, and the command that
-// approves it again (in the reason).
+// driftMessage is why a drifted guard fails, for the operator: which hook, why, and the
+// command that approves it again (in the reason), which names files of the host. The
+// model is told only driftBlock.
 func driftMessage(h *shell.Hook, st consent.Status) string {
-	return fmt.Sprintf("blocked: shell hook %q is not run: it was approved, but %s", metricName(h), st.Reason)
+	return fmt.Sprintf("shell hook %q is not run: it was approved, but %s", metricName(h), st.Reason)
+}
+
+// driftBlock is what a drifted guard answers: which hook, and that it needs approving.
+func driftBlock(h *shell.Hook) string {
+	return fmt.Sprintf("blocked: shell hook %q needs approval again", metricName(h))
 }
 
 // driftedCallback stands for a guard whose files changed since it was approved: it runs
@@ -230,13 +236,14 @@ func (c *driftedCallback) fire(_ context.Context, hook string, kw args, _ bool, 
 		return
 	}
 	*r = hookspec.Failed(hookspec.SourceShell, name, hookspec.StatusError, c.message, 0)
+	msg := driftBlock(c.hook)
 	switch hook {
 	case hooknames.PreApprovalRequest:
-		r.Answer = hookspec.Answer{Kind: hookspec.Deny, Message: c.message}
+		r.Answer = hookspec.Answer{Kind: hookspec.Deny, Message: msg}
 	case hooknames.PreGatewayDispatch:
-		r.Answer = hookspec.Answer{Kind: hookspec.Skip, Message: c.message}
+		r.Answer = hookspec.Answer{Kind: hookspec.Skip, Message: msg}
 	default:
-		r.Answer = hookspec.Answer{Kind: hookspec.Block, Message: c.message}
+		r.Answer = hookspec.Answer{Kind: hookspec.Block, Message: msg}
 	}
 	c.metrics.observe(r.Status, 0)
 }
