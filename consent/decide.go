@@ -61,12 +61,12 @@ func (d *Decider) Decide(ctx context.Context, event, command string) (approved b
 // reason is more than "never approved" (another project, a line that cannot be analysed,
 // a pinned script that changed).
 func (d *Decider) DecideTarget(ctx context.Context, t Target) (approved bool, how string) {
-	event, command := t.Event, t.Command
+	event := t.Event
 	logger := d.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	logger = logger.With("event", event, "command", command)
+	logger = logger.With("event", event, "command", t.shown())
 	if d.Store == nil {
 		logger.Error("shell hook not registered: no allowlist store configured")
 		return false, ""
@@ -89,7 +89,7 @@ func (d *Decider) DecideTarget(ctx context.Context, t Target) (approved bool, ho
 		return true, how
 	}
 	if d.Interactive {
-		if !d.prompt(ctx, event, command, st) {
+		if !d.prompt(ctx, event, t.shown(), st) {
 			logger.Info("shell hook not approved at the prompt; not registered")
 			return false, ""
 		}

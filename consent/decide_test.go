@@ -154,3 +154,31 @@ func TestIsTerminal(t *testing.T) {
 		t.Error("a regular file or nil is a terminal")
 	}
 }
+
+// An http hook's URL is named without its query values and password wherever consent
+// speaks of it: the warning of a hook not approved and its approve hint, the status's
+// reason, the prompt, and the log of an approval; the hint, run as shown, names the URL
+// hooks allow takes.
+func TestDecideURLShownWithoutSecrets(t *testing.T) {
+	const event, url = "pre_tool_call", "https://bob:Pw5ecret@guard.example/check?token=Q5ecret"
+	target := Target{Event: event, Command: url, URL: true}
+	for _, d := range []Decider{
+		{Getenv: func(string) string { return "" }},
+		{Getenv: func(string) string { return "" }, Interactive: true, In: strings.NewReader("n\n")},
+		{Getenv: func(string) string { return "" }, AcceptFlag: true},
+	} {
+		s, _, _ := testStore(t)
+		logger, lb := newLogger()
+		var out strings.Builder
+		d.Store, d.Logger, d.Out = s, logger, &out
+		d.DecideTarget(context.Background(), target)
+		st := Open(s.Path(), nil).CheckTarget(Target{Event: event, Command: url + "&other=1", URL: true}, ModeCommand)
+		shown := lb.String() + out.String() + st.Reason
+		if strings.Contains(shown, "5ecret") {
+			t.Errorf("a secret of the URL is shown:\n%s", shown)
+		}
+		if !strings.Contains(shown, "https://%5Bredacted%5D@guard.example/check?token=[redacted]") {
+			t.Errorf("the URL is not named:\n%s", shown)
+		}
+	}
+}

@@ -200,7 +200,7 @@ func (s *Store) ApproveTarget(ctx context.Context, t Target) (Approval, error) {
 	}
 	s.mu.Unlock()
 	if err != nil {
-		s.logger.Warn("approval not saved; it counts for this run only", "event", event, "command", command, "err", err)
+		s.logger.Warn("approval not saved; it counts for this run only", "event", event, "command", t.shown(), "err", err)
 	}
 	return a, err
 }

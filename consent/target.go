@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 
 	"github.com/hermes-hooks/hermes/internal/command"
+	"github.com/hermes-hooks/hermes/internal/netguard"
 )
 
 // Target is a shell hook as consent sees it: the (event, command) pair, how its command line
@@ -116,10 +117,20 @@ func projectOf(dir string) string {
 	return p
 }
 
-// allowHint is the command that approves t in project ("" = anywhere).
+// allowHint is the command that approves t in project ("" = anywhere). It names a URL
+// without its secrets, as hooks allow takes it.
 func allowHint(t Target, project string) string {
 	if project == "" {
-		return AllowHint(t.Event, t.Command)
+		return AllowHint(t.Event, t.shown())
 	}
-	return "cd " + quoteForShell(project) + " && " + AllowHint(t.Event, t.Command)
+	return "cd " + quoteForShell(project) + " && " + AllowHint(t.Event, t.shown())
+}
+
+// shown is t's command as messages show it: a URL without its password and query values
+// (netguard.RedactURL), which hooks allow also takes; any other command as it is.
+func (t Target) shown() string {
+	if t.URL {
+		return netguard.RedactURL(t.Command)
+	}
+	return t.Command
 }

@@ -54,7 +54,7 @@ func (b *background) close() {
 // fireAsync starts c's hook in the background and returns at once: the call goes on
 // without it. A hook its matcher (or if condition) does not select is skipped, not started.
 func (c *shellCallback) fireAsync(ctx context.Context, hook string, kw args) hookspec.Result {
-	r := hookspec.Result{Source: hookspec.SourceShell, Name: c.hook.Command, Status: hookspec.StatusOK, StatusMessage: c.hook.StatusMessage}
+	r := hookspec.Result{Source: hookspec.SourceShell, Name: metricName(c.hook), Status: hookspec.StatusOK, StatusMessage: c.hook.StatusMessage}
 	kwargs, cwd := kw.Map(), c.cwd()
 	if !c.hook.Selects(kwargs, shell.RunOptions{Cwd: cwd}) {
 		r.Status = hookspec.StatusSkipped

@@ -55,8 +55,11 @@ func TestPinnedDriftedGuardBlocks(t *testing.T) {
 	eng := newDriftEngine(t, home, logs)
 	hint := consent.AllowHint("pre_tool_call", command)
 	b := eng.DecideTool(context.Background(), call).Block
-	if b == nil || !strings.Contains(b.Message, hint) {
-		t.Fatalf("block = %+v; want a block naming %s", b, hint)
+	if want := "blocked: shell hook \"" + command + "\" needs approval again"; b == nil || b.Message != want {
+		t.Fatalf("block = %+v; want %q", b, want)
+	}
+	if !strings.Contains(logs.String(), hint) {
+		t.Errorf("logs do not name %s:\n%s", hint, logs.String())
 	}
 	if _, err := os.Stat(marker); err == nil {
 		t.Fatal("the edited payload ran")

@@ -315,8 +315,15 @@ func (c *pluginCallback) fire(ctx context.Context, hook string, kw args, timed b
 	}
 	c.warns.warn(c.logger, "plugin hook failed", "plugin", c.p.info.Name, "hook", hook, "status", r.Status.String(), "error", r.Err)
 	if c.p.info.FailClosed && hook == hooknames.PreToolCall {
-		r.FailClosed(fmt.Sprintf("blocked: plugin %q failed closed (%s: %s)", c.p.info.Name, r.Status, r.Err))
+		r.FailClosed(failedClosed(c.p.info.Name, r.Status))
 	}
+}
+
+// failedClosed is the block of a fail_closed plugin whose call failed with status: what
+// failed and how, for the model, which sees it as the tool's error. Where it failed (a file
+// and line, a host) is the operator's, in the result's Err and the warning logged with it.
+func failedClosed(plugin string, status hookspec.Status) string {
+	return fmt.Sprintf("blocked: plugin %q failed closed (%s)", plugin, status)
 }
 
 // result writes into r the result of a call that returned v or failed with err. An answer

@@ -170,16 +170,19 @@ func TestTimeoutInterruptsAndNextCallbackRuns(t *testing.T) {
 }
 
 func TestFailClosed(t *testing.T) {
-	tests := []struct{ name, body, want string }{
-		{"error", `error("db down")`, `plugin "guard" failed closed (error: `},
-		{"timeout", `while true do end`, `plugin "guard" failed closed (timeout: `},
+	tests := []struct{ name, body, want, logged string }{
+		{"error", `error("db down")`, `blocked: plugin "guard" failed closed (error)`, "handler.lua:3: db down"},
+		{"timeout", `while true do end`, `blocked: plugin "guard" failed closed (timeout)`, "timed out"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			e, _ := newEngine(t, testutil.Home(t, pluginFiles("guard", "fail_closed: true\ntimeout: 0.2", one("pre_tool_call", tt.body))))
+			e, logs := newEngine(t, testutil.Home(t, pluginFiles("guard", "fail_closed: true\ntimeout: 0.2", one("pre_tool_call", tt.body))))
 			b := e.DecideTool(context.Background(), call).Block
-			if b == nil || !strings.Contains(b.Message, tt.want) {
-				t.Errorf("block = %+v, want message containing %q", b, tt.want)
+			if b == nil || b.Message != tt.want {
+				t.Errorf("block = %+v, want the message %q", b, tt.want)
+			}
+			if !strings.Contains(logs.String(), tt.logged) {
+				t.Errorf("logs lack %q:\n%s", tt.logged, logs.String())
 			}
 		})
 	}
@@ -264,5 +267,42 @@ func TestReloadSwapsHooks(t *testing.T) {
 	}
 	if got := e.DecideTurn(context.Background(), hookspec.LLMTurn{}).Context; got != "v2" {
 		t.Errorf("after failed reload got %q, want the old set", got)
+	}
+}
+
+// A fail_closed block, which the model gets as the tool's result, says which hook failed and
+// how, never where: no file of the host (a Lua error's file:line), no host of the network (a
+// store error naming the Redis server). The operator's log has both.
+func TestFailClosedBlockNamesNoFileOrHost(t *testing.T) {
+	for _, c := range []struct {
+		name, body, config string
+		where              []string
+	}{
+		{"lua error", `local t = nil; return t.x`, "", []string{"handler.lua:3"}},
+		{"store error", `require("store").incr("calls")`, "store: {url: \"redis://127.0.0.1:1/0\"}\n", []string{"handler.lua:3", "127.0.0.1:1"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			files := pluginFiles("guard", "fail_closed: true\n", one("pre_tool_call", c.body))
+			files["config.yaml"] = c.config
+			home := testutil.Home(t, files)
+			e, logs := newEngine(t, home)
+			run := e.RunTool(context.Background(), call, func(context.Context, hookspec.ToolCall) (string, error) {
+				t.Error("the tool ran")
+				return "", nil
+			})
+			if want := errorResult(`blocked: plugin "guard" failed closed (error)`); run.Result != want {
+				t.Errorf("result %s, want %s", run.Result, want)
+			}
+			for _, w := range append(c.where, home) {
+				if strings.Contains(run.Result, w) {
+					t.Errorf("the model is told %q: %s", w, run.Result)
+				}
+			}
+			for _, w := range c.where {
+				if !strings.Contains(logs.String(), w) {
+					t.Errorf("the log does not say %q:\n%s", w, logs.String())
+				}
+			}
+		})
 	}
 }

@@ -198,10 +198,16 @@ func (e *Engine) loadShellHooks(ctx context.Context, cfg *config, prev *hookSet,
 // it is skipped, with a warning.
 func canBlock(event string) bool { return hooknames.CanBlock(event) }
 
-// driftMessage is what a drifted guard answers: which hook, why, and the command that
-// approves it again (in the reason).
+// driftMessage is why a drifted guard fails, for the operator: which hook, why, and the
+// command that approves it again (in the reason), which names files of the host. The
+// model is told only driftBlock.
 func driftMessage(h *shell.Hook, st consent.Status) string {
-	return fmt.Sprintf("blocked: shell hook %q is not run: it was approved, but %s", metricName(h), st.Reason)
+	return fmt.Sprintf("shell hook %q is not run: it was approved, but %s", metricName(h), st.Reason)
+}
+
+// driftBlock is what a drifted guard answers: which hook, and that it needs approving.
+func driftBlock(h *shell.Hook) string {
+	return fmt.Sprintf("blocked: shell hook %q needs approval again", metricName(h))
 }
 
 // driftedCallback stands for a guard whose files changed since it was approved: it runs
@@ -224,13 +230,14 @@ func (c *driftedCallback) fire(_ context.Context, hook string, kw args, _ bool, 
 		return
 	}
 	*r = hookspec.Failed(hookspec.SourceShell, name, hookspec.StatusError, c.message, 0)
+	msg := driftBlock(c.hook)
 	switch hook {
 	case hooknames.PreApprovalRequest:
-		r.Answer = hookspec.Answer{Kind: hookspec.Deny, Message: c.message}
+		r.Answer = hookspec.Answer{Kind: hookspec.Deny, Message: msg}
 	case hooknames.PreGatewayDispatch:
-		r.Answer = hookspec.Answer{Kind: hookspec.Skip, Message: c.message}
+		r.Answer = hookspec.Answer{Kind: hookspec.Skip, Message: msg}
 	default:
-		r.Answer = hookspec.Answer{Kind: hookspec.Block, Message: c.message}
+		r.Answer = hookspec.Answer{Kind: hookspec.Block, Message: msg}
 	}
 	c.metrics.observe(r.Status, 0)
 }
@@ -274,16 +281,16 @@ func (c *shellCallback) run(ctx context.Context, hook string, kw args) hookspec.
 	// Output that does nothing where it surely meant something is an error, as from a Lua
 	// hook, even when an exit code 2 or fail_closed has already made it a block.
 	if res.Status == hookspec.StatusOK && res.Parsed != nil && c.hook.Dialect == "" && hookspec.Normalise(hook, res.Parsed).Kind == hookspec.None {
-		if err := unanswered(hook, res.Parsed, fmt.Sprintf("shell hook %q: ", c.hook.Command)); err != nil {
+		if err := unanswered(hook, res.Parsed, fmt.Sprintf("shell hook %q: ", metricName(c.hook))); err != nil {
 			r.Status, r.Err = hookspec.StatusError, joinErrs(r.Err, err.Error())
 			if c.hook.FailClosed && hook == hooknames.PreToolCall && r.Answer.Kind == hookspec.None {
-				r.Answer = hookspec.Answer{Kind: hookspec.Block, Message: fmt.Sprintf("shell hook %q failed closed: its answer does nothing", c.hook.Command)}
+				r.Answer = hookspec.Answer{Kind: hookspec.Block, Message: fmt.Sprintf("shell hook %q failed closed: its answer does nothing", metricName(c.hook))}
 			}
 		}
 	}
 	if res.Answer.Kind == hookspec.Ask && res.Status == hookspec.StatusOK { // the ask stands; a mistake in it is reported
 		if p := hookspec.AskProblem(hook, res.Parsed); p != "" {
-			r.Status, r.Err = hookspec.StatusError, joinErrs(r.Err, fmt.Sprintf("shell hook %q: %s", c.hook.Command, p))
+			r.Status, r.Err = hookspec.StatusError, joinErrs(r.Err, fmt.Sprintf("shell hook %q: %s", metricName(c.hook), p))
 		}
 	}
 	if res.Status != hookspec.StatusSkipped {

@@ -83,10 +83,13 @@ end`))
 	os.MkdirAll(filepath.Dir(db), 0o700)
 	junk := strings.Repeat("not sqlite\n", 500)
 	writeFile(t, db, junk)
-	eng, _ := newEngine(t, home)
+	eng, logs := newEngine(t, home)
 	blk := eng.DecideTool(context.Background(), hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": "ls"}}).Block
-	if blk == nil || !strings.Contains(blk.Message, "store.incr") || !strings.Contains(blk.Message, "not a usable database") {
+	if blk == nil || blk.Message != `blocked: plugin "guard" failed closed (error)` {
 		t.Errorf("block %+v", blk)
+	}
+	if !strings.Contains(logs.String(), "store.incr") || !strings.Contains(logs.String(), "not a usable database") {
+		t.Errorf("logs do not say why:\n%s", logs.String())
 	}
 	if got, _ := os.ReadFile(db); string(got) != junk {
 		t.Error("the corrupt database was changed")

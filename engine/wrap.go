@@ -102,7 +102,7 @@ func (c *pluginCallback) readWrap(set *hookSet, hook string, v any, t luabind.Ti
 			out = last
 		} else if c.p.info.FailClosed {
 			out = wrapOutcome{err: &blockedError{&Block{Source: hookspec.SourcePlugin, Hook: c.p.info.Name,
-				Message: fmt.Sprintf("blocked: plugin %q failed closed (%s: %s)", c.p.info.Name, r.Status, r.Err)}, nil}}
+				Message: failedClosed(c.p.info.Name, r.Status)}, nil}}
 		} else if set.closing.Load() {
 			out = wrapOutcome{err: &blockedError{&Block{Source: hookspec.SourceEngine, Hook: "engine",
 				Message: fmt.Sprintf("blocked: %s: %s", hook, ErrClosed)}, ErrClosed}}

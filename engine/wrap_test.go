@@ -132,7 +132,7 @@ func TestWrapToolChain(t *testing.T) {
 		{name: "an error after next: its result stands", home: pluginFiles("w", "", wrapHandler("wrap_tool_call", `next(); error("after")`)),
 			result: "tool", ran: []string{"ls"}, hooks: []hookWant{{hookspec.StatusError, 1, "after"}}},
 		{name: "fail_closed: an error before next blocks", home: pluginFiles("strict", "fail_closed: true\n", wrapHandler("wrap_tool_call", `error("bug")`)),
-			result: "failed closed", ran: nil, blocked: `plugin "strict" failed closed`, hooks: []hookWant{{hookspec.StatusError, 0, "bug"}}},
+			result: `{"error":"blocked: plugin \"strict\" failed closed (error)"}`, ran: nil, blocked: `plugin "strict" failed closed`, hooks: []hookWant{{hookspec.StatusError, 0, "bug"}}},
 		{name: "nothing returned without next: skipped and reported", home: pluginFiles("w", "", wrapHandler("wrap_tool_call", `local x = 1`)),
 			result: "tool", ran: []string{"ls"}, hooks: []hookWant{{hookspec.StatusError, 0, "returned nothing and never called next"}}},
 		{name: "nothing returned after next: next's result", home: pluginFiles("w", "", wrapHandler("wrap_tool_call", `next()`)),

@@ -3,6 +3,7 @@ package shell
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -257,5 +258,15 @@ func TestHTTPHookLogsNoQueryValue(t *testing.T) {
 		if strings.Contains(logs.String()+res.Err+res.Answer.Message, "Q5ecret") {
 			t.Errorf("a query value was shown: %+v\n%s", res, logs.String())
 		}
+	}
+}
+
+// A url that is refused is named in the warning without its query values.
+func TestRefusedURLWarningShowsNoQueryValue(t *testing.T) {
+	text := "hooks:\n  pre_tool_call:\n    - type: http\n      url: ftp://guard.example/check?token=Q5ecret\n"
+	hooks, warns := ParseHooks("config.yaml", hooksNode(t, text), testEvents)
+	shown := fmt.Sprint(warns)
+	if len(hooks) != 0 || !strings.Contains(shown, "ftp://guard.example/check?token=[redacted]") || strings.Contains(shown, "Q5ecret") {
+		t.Errorf("hooks %v, warnings %s: want the hook skipped, its URL named without its query value", hooks, shown)
 	}
 }

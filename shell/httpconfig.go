@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/hermes-hooks/hermes/internal/netguard"
 )
 
 // TypeHTTP is the type of a hook entry whose payload is POSTed to a URL (http.go).
@@ -88,7 +90,7 @@ func (p *parser) httpTarget(h *Hook, where string, entry *yaml.Node, fields map[
 	u, err := url.Parse(raw)
 	switch {
 	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
-		p.warn(n, "%s: url %q is not an http:// or https:// URL; skipped", where, raw)
+		p.warn(n, "%s: url %q is not an http:// or https:// URL; skipped", where, netguard.RedactURL(raw))
 		return false
 	case u.User != nil:
 		p.warn(n, "%s: url must not carry credentials (user:password@); put them in a header whose value names an environment variable listed in allowed_env_vars; skipped", where)

@@ -227,7 +227,7 @@ func TestPersistentTimeoutFailsClosed(t *testing.T) {
 	h := persistentHook(t, "pre_tool_call", "while IFS= read -r line; do sleep 60; done\n", failClosed, withTimeout(200*time.Millisecond))
 	res := h.Run(context.Background(), toolKwargs, RunOptions{})
 	blk, _ := value(res.Answer).(map[string]any)
-	if res.Status != hookspec.StatusTimeout || blk["action"] != "block" || !strings.Contains(blk["message"].(string), "failed closed: timed out") {
+	if res.Status != hookspec.StatusTimeout || blk["action"] != "block" || !strings.Contains(blk["message"].(string), "failed closed (timeout)") || !strings.Contains(res.Err, "timed out") {
 		t.Errorf("status %q value %v, want a timeout that blocks", res.Status, value(res.Answer))
 	}
 }

@@ -151,7 +151,7 @@ done
 		took := time.Since(start)
 		t.Logf("%s: %v, %s", when, took, res.Err)
 		if res.Status != hookspec.StatusError || !blocks(res) || !strings.Contains(res.Err, rest) ||
-			!strings.Contains(res.Answer.Message, "failed closed: failing (") {
+			!strings.Contains(res.Answer.Message, "failed closed (error)") || !strings.Contains(res.Err, "failing (") {
 			t.Errorf("%s: status %q answer %v err %q, want a failure at once (%s) that blocks", when, res.Status, value(res.Answer), res.Err, rest)
 		}
 		if h.Starts() != starts {

@@ -267,10 +267,20 @@ func notJSON(err error, stdout string) string {
 		err, truncateChars(strings.TrimSpace(stdout), 80))
 }
 
-// failClosed turns res into a block when the hook is fail_closed (pre_tool_call only).
+// failClosed turns res into a block when the hook is fail_closed (pre_tool_call only). The
+// block, which the model sees as the tool's error, says which hook failed and how (res's
+// status: error, timeout, cancelled, busy); why (a path, a host, the hook's output) is the
+// operator's, in res.Err.
 func (h *Hook) failClosed(res *Result, why string) {
 	if h.FailClosed && h.Event == hooknames.PreToolCall {
-		res.Answer = blockAnswer(fmt.Sprintf("shell hook %q failed closed: %s", h.display(), why))
+		class := res.Status
+		if class == hookspec.StatusOK { // a malformed answer, before its status is set
+			class = hookspec.StatusError
+		}
+		res.Answer = blockAnswer(fmt.Sprintf("shell hook %q failed closed (%s)", h.display(), class))
+		if res.Err == "" {
+			res.Err = h.errorf("%s", why)
+		}
 	}
 }
 

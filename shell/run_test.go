@@ -119,11 +119,11 @@ func TestRun(t *testing.T) {
 			false, hookspec.StatusError, -1, nil, "is a directory"},
 		// fail_closed
 		{"fail_closed missing binary", "pre_tool_call", "no-such-binary-for-hermes-test",
-			true, hookspec.StatusError, -1, block(`shell hook "no-such-binary-for-hermes-test" failed closed: cannot run no-such-binary-for-hermes-test: executable file not found in $PATH`), "not found"},
+			true, hookspec.StatusError, -1, block(`shell hook "no-such-binary-for-hermes-test" failed closed (error)`), "not found"},
 		{"fail_closed garbage", "pre_tool_call", quote(script(t, dir, "fcgarbage.sh", "echo Traceback")),
-			true, hookspec.StatusError, 0, block(`shell hook "` + quote(filepath.Join(dir, "fcgarbage.sh")) + `" failed closed: unparseable stdout (expected a JSON object)`), "not valid JSON"},
+			true, hookspec.StatusError, 0, block(`shell hook "` + quote(filepath.Join(dir, "fcgarbage.sh")) + `" failed closed (error)`), "not valid JSON"},
 		{"fail_closed array", "pre_tool_call", quote(script(t, dir, "fcarray.sh", "echo '[1, 2]'")),
-			true, hookspec.StatusOK, 0, block(`shell hook "` + quote(filepath.Join(dir, "fcarray.sh")) + `" failed closed: unparseable stdout (expected a JSON object)`), ""},
+			true, hookspec.StatusOK, 0, block(`shell hook "` + quote(filepath.Join(dir, "fcarray.sh")) + `" failed closed (error)`), "unparseable stdout (expected a JSON object)"},
 		{"fail_closed empty lets through", "pre_tool_call", quote(script(t, dir, "fcempty.sh", "exit 0")),
 			true, hookspec.StatusOK, 0, nil, ""},
 		{"fail_closed {} lets through", "pre_tool_call", quote(script(t, dir, "fcobj.sh", "echo '{}'")),
@@ -157,12 +157,15 @@ func TestRunFailClosedTimeout(t *testing.T) {
 	cmd := quote(script(t, t.TempDir(), "slow.sh", "sleep 30"))
 	h := mkHook(t, "pre_tool_call", cmd, failClosed, withTimeout(time.Second))
 	res := h.Run(context.Background(), toolKwargs, RunOptions{})
-	want := map[string]any{"action": "block", "message": fmt.Sprintf("shell hook %q failed closed: timed out after 1s", cmd)}
+	want := map[string]any{"action": "block", "message": fmt.Sprintf("shell hook %q failed closed (timeout)", cmd)}
 	if res.Status != hookspec.StatusTimeout {
 		t.Errorf("status = %q, want timeout", res.Status)
 	}
 	if diff := cmp.Diff(any(want), value(res.Answer)); diff != "" {
 		t.Errorf("value (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(res.Err, "timed out after 1s") {
+		t.Errorf("err = %q, want it to say how long the hook ran", res.Err)
 	}
 }
 
@@ -330,7 +333,7 @@ func TestRunOutputCap(t *testing.T) {
 	}
 	h.FailClosed = true
 	res = h.Run(context.Background(), toolKwargs, RunOptions{MaxOutput: 64 << 10})
-	if m, _ := value(res.Answer).(map[string]any); m == nil || !strings.Contains(m["message"].(string), "failed closed: stdout exceeded") {
+	if m, _ := value(res.Answer).(map[string]any); m == nil || !strings.Contains(m["message"].(string), "failed closed (error)") || !strings.Contains(res.Err, "stdout exceeded") {
 		t.Errorf("fail_closed value = %v, want a block about the truncated stdout", value(res.Answer))
 	}
 }
@@ -353,5 +356,30 @@ func TestRunConcurrent(t *testing.T) {
 	close(errs)
 	for e := range errs {
 		t.Error(e)
+	}
+}
+
+// A fail_closed hook's block, which the model sees as the tool's error, names the hook and
+// how it failed, never where (a file it could not run, its output); the error, for the
+// operator, says where.
+func TestFailClosedBlockSaysWhatNotWhere(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "hidden-dir", "not-there.sh")
+	for _, c := range []struct{ command, class, detail string }{
+		{quote(script(t, dir, "chatty.sh", "echo reading "+dir+"/secret-notes")), "error", dir + "/secret-notes"},
+		{quote(missing), "error", missing},
+	} {
+		h := mkHook(t, "pre_tool_call", c.command, failClosed)
+		res := h.Run(context.Background(), toolKwargs, RunOptions{})
+		want := fmt.Sprintf("shell hook %q failed closed (%s)", c.command, c.class)
+		if res.Answer.Kind != hookspec.Block || res.Answer.Message != want {
+			t.Errorf("%s: answer %+v, want the block %q", c.command, res.Answer, want)
+		}
+		if msg := strings.ReplaceAll(res.Answer.Message, c.command, ""); strings.Contains(msg, dir) {
+			t.Errorf("%s: the block names a path of the host: %q", c.command, res.Answer.Message)
+		}
+		if !strings.Contains(res.Err, c.detail) {
+			t.Errorf("%s: err %q, want the details (%q)", c.command, res.Err, c.detail)
+		}
 	}
 }

@@ -45,7 +45,7 @@ func openRedis(cfg Config, o Options) (*redisBackend, error) {
 	redis.SetLogger(quiet{})
 	opts, err := redis.ParseURL(cfg.URL)
 	if err != nil {
-		return nil, fmt.Errorf("store: url %q: %v", cfg.URL, err)
+		return nil, urlError(cfg.URL, err)
 	}
 	// Every command is bounded by the caller's context and by the operation timeout, so
 	// that a server that stopped answering (a paused process, a lost network) holds no

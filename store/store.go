@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 	"time"
 
 	"github.com/hermes-hooks/hermes/internal/jsonvalue"
+	"github.com/hermes-hooks/hermes/internal/netguard"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -122,11 +124,21 @@ func ParseConfig(cfg Config) (string, error) {
 		return "sqlite", nil
 	case strings.HasPrefix(cfg.URL, "redis://"), strings.HasPrefix(cfg.URL, "rediss://"), strings.HasPrefix(cfg.URL, "unix://"):
 		if _, err := redis.ParseURL(cfg.URL); err != nil {
-			return "", fmt.Errorf("store: url %q: %v", cfg.URL, err)
+			return "", urlError(cfg.URL, err)
 		}
 		return "redis", nil
 	}
-	return "", fmt.Errorf("store: url %q: expected redis://host:port/db (or none, for the database in the home)", cfg.URL)
+	return "", fmt.Errorf("store: url %q: expected redis://host:port/db (or none, for the database in the home)", netguard.RedactURL(cfg.URL))
+}
+
+// urlError says why url cannot be used, naming it without its password or query values
+// (the parser's own error repeats the URL whole, so only its cause is kept).
+func urlError(rawURL string, err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	return fmt.Errorf("store: url %q: %v", netguard.RedactURL(rawURL), err)
 }
 
 // Open opens the backend cfg names for the home, with the default Options.

@@ -675,3 +675,27 @@ func TestByteCountOfAnOldDatabase(t *testing.T) {
 		t.Errorf("a write past the quota of a reopened old database: %v", err)
 	}
 }
+
+// A store URL that cannot be used is named in the error without its password or query
+// values, whether ParseConfig or Open finds it wrong.
+func TestBadURLErrorShowsNoSecret(t *testing.T) {
+	for _, u := range []string{
+		"redis://bob:Pw5ecret@cache.example:port/0",
+		"redis://bob:Pw5ecret@cache.example:6379/db?password=Q5ecret",
+		"rediss://bob:Pw5ecret@cache.example:6379/0?dial_timeout=soon&password=Q5ecret",
+		"http://bob:Pw5ecret@cache.example/?password=Q5ecret",
+	} {
+		_, perr := ParseConfig(Config{URL: u})
+		b, oerr := Open(t.TempDir(), Config{URL: u})
+		if b != nil {
+			b.Close()
+		}
+		for _, err := range []error{perr, oerr} {
+			if err == nil || !strings.Contains(err.Error(), "store: url") {
+				t.Errorf("%s: error %v, want one about the URL", u, err)
+			} else if strings.Contains(err.Error(), "5ecret") {
+				t.Errorf("%s: error shows a secret: %v", u, err)
+			}
+		}
+	}
+}
