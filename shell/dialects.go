@@ -2,6 +2,7 @@ package shell
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -402,4 +403,24 @@ func geminiMerge(input map[string]any, tools *ToolTable, kwargs map[string]any) 
 		merged[k] = v
 	}
 	return hookspec.Answer{Kind: hookspec.Modify, Args: tools.FromClaude(name, merged)}
+}
+
+// AgentToolName reports which of our tools another agent calls name, and which agent:
+// Claude Code's and Codex's "Bash" and Gemini CLI's "run_shell_command" are our "terminal".
+// A name that is one of ours (Gemini's read_file) is not another agent's: ok is false.
+func AgentToolName(name string) (ours, agent string, ok bool) {
+	for _, t := range []struct {
+		agent string
+		table *ToolTable
+	}{{"Claude Code", DefaultTools}, {"Codex", codexTools}, {"Gemini CLI", geminiTools}} {
+		if _, mine := defaultTools[name]; mine {
+			return "", "", false
+		}
+		for _, o := range slices.Sorted(maps.Keys(t.table.ours)) {
+			if t.table.ours[o].Name == name {
+				return o, t.agent, true
+			}
+		}
+	}
+	return "", "", false
 }

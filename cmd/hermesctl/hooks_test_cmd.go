@@ -19,6 +19,7 @@ import (
 	"github.com/hermes-hooks/hermes/internal/hooknames"
 	"github.com/hermes-hooks/hermes/internal/jsonvalue"
 	"github.com/hermes-hooks/hermes/internal/suggest"
+	"github.com/hermes-hooks/hermes/shell"
 )
 
 var hooksTestCommand = &command{
@@ -76,6 +77,9 @@ func runHooksTest(ctx context.Context, c *cli, a hooksTestArgs, args []string) i
 		for k, v := range extra {
 			payload[k] = v
 		}
+	}
+	if code := c.checkToolName(payload, a); code != exitOK {
+		return code
 	}
 	host := &hostRecorder{}
 	if event == hooknames.PreGatewayDispatch {
@@ -419,4 +423,23 @@ func (c *cli) fireForTest(ctx context.Context, event string, payload map[string]
 		}
 	}
 	return t, exitOK
+}
+
+// checkToolName refuses a payload whose tool_name is another agent's name for a tool of
+// ours (--for-tool Bash, where hooks see "terminal"): every hook would be tested against a
+// call the host never makes, and a matcher written for "terminal" would seem not to fire.
+func (c *cli) checkToolName(payload map[string]any, a hooksTestArgs) int {
+	name, _ := payload["tool_name"].(string)
+	ours, agent, ok := shell.AgentToolName(name)
+	if !ok {
+		return exitOK
+	}
+	where := "--for-tool"
+	if a.forTool != name {
+		data, _ := os.ReadFile(a.payloadFile)
+		file, _ := keyLine(a.payloadFile, data, "tool_name")
+		where = "--payload-file " + file
+	}
+	return c.fail(exitFailed, "%s: tool_name %q is %s's name for the tool hooks see as %q: did you mean %q? (hooks written for %s are given %q in its own words)",
+		where, name, agent, ours, ours, agent, name)
 }
