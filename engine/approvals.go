@@ -41,11 +41,13 @@ func originOf(ctx context.Context) Origin {
 // approval: the approval hooks see it as an approval of Command (the call), described by
 // the hook's message, with pattern_key "hook:<name>".
 type ApprovalRequest struct {
-	ID      string            // names the request in Engine.Answer; unique in the engine, not a secret: a host that lets people answer by id checks who answers (gateway.Gateway.Answer answers for the asking user only)
-	Call    hookspec.ToolCall // with the arguments the tool would run with
-	Message string            // the question, as the hook put it
-	Hook    string            // the hook that asked
-	Origin  Origin            // the chat the call came from (WithOrigin); zero outside a chat
+	ID        string            // names the request in Engine.Delivered and Engine.Answer; unique in the engine, not a secret: a host that lets people answer by id checks who answers (gateway.Gateway.Answer answers for the asking user only)
+	Code      string            // a short code naming the request, never given twice by one engine: put it in the question, so that an answer can name it ("yes 7")
+	Call      hookspec.ToolCall // with the arguments the tool would run with
+	Message   string            // the question, as the hook put it
+	Hook      string            // the hook that asked
+	Origin    Origin            // the chat the call came from (WithOrigin); zero outside a chat
+	Delivered bool              // in Pending: the host said the question reached the person (Engine.Delivered)
 }
 
 // ErrAnswerLater is what Options.Approve returns when it sent the question and the answer
@@ -65,9 +67,10 @@ type pendingAsks struct {
 }
 
 type pendingAsk struct {
-	req    ApprovalRequest
-	seq    uint64    // the order it was asked in
-	answer chan bool // buffered: Answer never blocks
+	req       ApprovalRequest
+	seq       uint64    // the order it was asked in
+	answer    chan bool // buffered: Answer never blocks
+	delivered bool      // Engine.Delivered was called
 }
 
 func (p *pendingAsks) add(req ApprovalRequest) *pendingAsk {
@@ -88,16 +91,37 @@ func (p *pendingAsks) remove(id string) {
 	p.mu.Unlock()
 }
 
-func (p *pendingAsks) newID() string {
+// newID gives a request its id and its code.
+func (p *pendingAsks) newID() (id, code string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.ids++
-	return "approval-" + strconv.FormatUint(p.ids, 10)
+	code = strconv.FormatUint(p.ids, 10)
+	return "approval-" + code, code
+}
+
+// Delivered records that the question of the approval request id, which Options.Approve
+// left for later, reached the person: a host calls it once its message is delivered (the
+// platform accepted it). Until then Pending lists the request as not Delivered, and
+// gateway.Gateway.Answer takes no message for its answer: a "yes" sent before the question
+// arrived answers nothing. It is ErrNoSuchApproval when no call waits for id.
+func (e *Engine) Delivered(id string) error {
+	e.asks.mu.Lock()
+	defer e.asks.mu.Unlock()
+	a := e.asks.waiting[id]
+	if a == nil {
+		return ErrNoSuchApproval
+	}
+	a.delivered = true
+	return nil
 }
 
 // Answer answers the approval request id that Options.Approve left for later (it returned
 // ErrAnswerLater): allow lets the call run, !allow blocks it. It never blocks; it is
 // ErrNoSuchApproval when no call waits for id (answered already, timed out, cancelled).
+// An answer given by id is tied to its question (a button on the question's message
+// carries the id); a host reading answers from text uses gateway.Gateway.Answer, which
+// takes only the answers to delivered questions.
 func (e *Engine) Answer(id string, allow bool) error {
 	e.asks.mu.Lock()
 	a := e.asks.waiting[id]
@@ -118,6 +142,7 @@ func (e *Engine) Pending() []ApprovalRequest {
 	out := make([]ApprovalRequest, len(waiting))
 	for i, a := range waiting {
 		out[i] = a.req
+		out[i].Delivered = a.delivered
 	}
 	return out
 }
@@ -129,7 +154,8 @@ func (e *Engine) ask(ctx context.Context, req ApprovalRequest, source string) (b
 	blocked := func(why string) (bool, *Block) {
 		return false, &Block{Message: fmt.Sprintf("blocked: %s asked for approval (%s) and %s", req.Hook, req.Message, why), Source: source, Hook: req.Hook}
 	}
-	req.ID, req.Origin = e.asks.newID(), originOf(ctx)
+	req.ID, req.Code = e.asks.newID()
+	req.Origin = originOf(ctx)
 	approval := approvalOf(req)
 	if d := e.PreApprovalRequest(ctx, approval); d.Answered {
 		approval.Choice = "deny"

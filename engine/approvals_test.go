@@ -34,8 +34,14 @@ func TestAnswerLater(t *testing.T) {
 		if req.Origin != (Origin{Platform: "telegram", ChatID: "c1", UserID: "ada"}) || req.ID == "" || req.Hook != "careful" {
 			t.Fatalf("request %+v, want the chat of the call, an id and the hook", req)
 		}
-		if p := e.Pending(); len(p) != 1 || p[0].ID != req.ID {
-			t.Fatalf("pending %+v, want the request", p)
+		if p := e.Pending(); len(p) != 1 || p[0].ID != req.ID || p[0].Delivered || req.Code == "" {
+			t.Fatalf("pending %+v, want the request, with a code, not delivered", p)
+		}
+		if err := e.Delivered(req.ID); err != nil {
+			t.Fatal(err)
+		}
+		if p := e.Pending(); len(p) != 1 || !p[0].Delivered {
+			t.Fatalf("pending %+v after Delivered, want it delivered", p)
 		}
 		if err := e.Answer(req.ID, allow); err != nil {
 			t.Fatal(err)
@@ -46,6 +52,9 @@ func TestAnswerLater(t *testing.T) {
 		}
 		if err := e.Answer(req.ID, true); !errors.Is(err, ErrNoSuchApproval) {
 			t.Errorf("a second answer: %v, want ErrNoSuchApproval", err)
+		}
+		if err := e.Delivered(req.ID); !errors.Is(err, ErrNoSuchApproval) {
+			t.Errorf("Delivered after the answer: %v, want ErrNoSuchApproval", err)
 		}
 		if p := e.Pending(); len(p) != 0 {
 			t.Errorf("pending after the answer: %+v", p)

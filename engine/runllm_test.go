@@ -158,3 +158,39 @@ func TestShellPreAPIRequest(t *testing.T) {
 		t.Error("a shell hook was registered for wrap_tool_call")
 	}
 }
+
+// A pre_api_request hook that reads only the system prompt sees it, whatever the request's
+// size, and one that reads the messages in the same plugin sees every one of them.
+func TestPreAPIRequestReadsOneField(t *testing.T) {
+	home := testutil.Home(t, pluginFiles("fields", "", `
+function register(ctx)
+  ctx.register_hook("pre_api_request", function(kw)
+    if kw.request.system:find("secret", 1, true) then return {action = "respond", response = "no secrets"} end
+  end)
+  ctx.register_hook("pre_api_request", function(kw)
+    local n = 0
+    for _, m in ipairs(kw.request.messages) do if m.role == "user" then n = n + 1 end end
+    return {action = "modify", request = {system = kw.request.system .. " users:" .. n .. " tools:" .. #kw.request.tools}}
+  end)
+end`))
+	e := engineWith(t, home, Options{})
+	msgs := make([]map[string]any, 100)
+	for i := range msgs {
+		msgs[i] = map[string]any{"role": []string{"user", "assistant"}[i%2], "content": "x"}
+	}
+	var sent hookspec.LLMRequest
+	model := func(_ context.Context, r hookspec.LLMRequest) (hookspec.LLMResponse, error) {
+		sent = r
+		return hookspec.LLMResponse{Content: "ok"}, nil
+	}
+	for range 3 { // the same callbacks again: their kwargs tables are reused
+		run := e.RunLLM(context.Background(), hookspec.LLMRequest{System: "be terse", Messages: msgs, Tools: []map[string]any{{"name": "t"}}}, model)
+		if run.Synthetic || sent.System != "be terse users:50 tools:1" || len(sent.Messages) != 100 {
+			t.Fatalf("run %+v sent %q with %d messages, want the messages counted and kept", run, sent.System, len(sent.Messages))
+		}
+		run = e.RunLLM(context.Background(), hookspec.LLMRequest{System: "a secret", Messages: msgs}, model)
+		if !run.Synthetic || run.Response.Content != "no secrets" {
+			t.Fatalf("run %+v, want the system prompt read", run)
+		}
+	}
+}

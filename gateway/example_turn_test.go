@@ -55,7 +55,8 @@ end`)
 	}
 	go func() { // the chat's next message: Answer reads it before the host takes the chat's lock
 		req := <-questions
-		fmt.Printf("asked on %s/%s: %s\n", req.Origin.Platform, req.Origin.ChatID, req.Message)
+		fmt.Printf("asked on %s/%s: %s (answer yes %s)\n", req.Origin.Platform, req.Origin.ChatID, req.Message, req.Code)
+		gw.Engine().Delivered(req.ID) // the platform accepted the question: answers count from now on
 		gw.Answer(gateway.Message{Platform: "telegram", ChatID: "c1", UserID: "ada", Text: "yes"})
 	}()
 	deploy := func(t *gateway.Turn) {
@@ -90,7 +91,7 @@ end`)
 	mu.Unlock()
 	// Output:
 	// prompt: "ship it", context: "The user is Ada."
-	// asked on telegram/c1: deploy to prod?
+	// asked on telegram/c1: deploy to prod? (answer yes 1)
 	// tool: deployed (approved by a person: true)
 	// reply: done
 	// prompt: "again", context: ""

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -190,28 +191,66 @@ func (t *Turn) sessionKey() string {
 	return t.msg.Platform + ":" + t.msg.UserID
 }
 
-// Answer reads m, a message that arrived on a chat, as the answer to the oldest approval
-// request of that chat waiting for one (engine.Options.Approve returned
-// engine.ErrAnswerLater): "yes", "y", "ok", "approve", "allow" (and /approve) let the call
-// run; "no", "n", "deny" (and /deny) block it. Only the user whose turn asked answers it:
-// in a group chat, another member's "yes" is an ordinary message. It reports whether m
-// answered one; if not, the host handles the message as usual. Call it before taking the
-// chat's own lock: the turn that asked holds it while it waits.
-func (g *Gateway) Answer(m Message) bool {
+// ErrUnclearAnswer is Answer's error for a message that answers the questions waiting on its
+// chat but does not say which one: its message says how to answer.
+var ErrUnclearAnswer = errors.New("gateway: the answer does not say which question it answers")
+
+// Answer reads m, a message that arrived on a chat, as the answer to an approval request of
+// that chat waiting for one (engine.Options.Approve returned engine.ErrAnswerLater) whose
+// question reached the user (engine.Engine.Delivered): "yes", "y", "ok", "approve", "allow"
+// (and /approve) let the call run; "no", "n", "deny" (and /deny) block it. Followed by a
+// request's Code ("yes 7", "/deny 7") it answers that request; alone, it answers the one
+// question waiting on the chat. Only the user whose turn asked answers it: in a group chat,
+// another member's "yes" is an ordinary message, and so is a "yes" before any question
+// was delivered.
+//
+// It reports whether m answered a request. When it did not and err is nil, the host
+// handles m as usual. When err is not nil (it wraps ErrUnclearAnswer), m was an answer
+// that answered nothing: several questions wait and it names none, or it names one that
+// does not wait; send err's message to the user, which says how to answer, and do not
+// handle m as a message. Call it before taking the chat's own lock: the turn that asked
+// holds it while it waits.
+func (g *Gateway) Answer(m Message) (bool, error) {
+	words := strings.Fields(strings.ToLower(strings.TrimPrefix(strings.TrimSpace(m.Text), "/")))
+	if len(words) == 0 || len(words) > 2 {
+		return false, nil
+	}
 	var allow bool
-	switch strings.ToLower(strings.TrimPrefix(strings.TrimSpace(m.Text), "/")) {
+	switch words[0] {
 	case "yes", "y", "ok", "approve", "allow":
 		allow = true
 	case "no", "n", "deny":
 	default:
-		return false
+		return false, nil
 	}
+	var asked []engine.ApprovalRequest // delivered to this user on this chat, oldest first
 	for _, req := range g.eng.Pending() {
-		if o := req.Origin; o.Platform == m.Platform && o.ChatID == m.ChatID && o.UserID == m.UserID {
-			return g.eng.Answer(req.ID, allow) == nil
+		if o := req.Origin; req.Delivered && o.Platform == m.Platform && o.ChatID == m.ChatID && o.UserID == m.UserID {
+			asked = append(asked, req)
 		}
 	}
-	return false
+	if len(asked) == 0 {
+		return false, nil
+	}
+	codes := make([]string, len(asked))
+	for i, req := range asked {
+		codes[i] = req.Code
+	}
+	howTo := fmt.Sprintf("answer %q or %q", words[0]+" "+codes[0], "no "+codes[0])
+	if len(words) == 2 {
+		code := strings.TrimPrefix(words[1], "#")
+		i := slices.Index(codes, code)
+		if i < 0 {
+			return false, fmt.Errorf("%w: no question %s waits for your answer here (waiting: %s); %s", ErrUnclearAnswer,
+				code, strings.Join(codes, ", "), howTo)
+		}
+		return g.eng.Answer(asked[i].ID, allow) == nil, nil
+	}
+	if len(asked) > 1 {
+		return false, fmt.Errorf("%w: %d questions wait for your answer here (%s): name one, e.g. %s", ErrUnclearAnswer,
+			len(asked), strings.Join(codes, ", "), howTo)
+	}
+	return g.eng.Answer(asked[0].ID, allow) == nil, nil
 }
 
 // turnCount counts the turns in flight, for Close, which names those never ended.

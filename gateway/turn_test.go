@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/hookspec"
@@ -177,7 +178,8 @@ func TestCloseDrainsTurns(t *testing.T) {
 }
 
 // A hook's ask is put to the chat of the turn; the reply, a later message on the same chat,
-// answers it through Answer. Other text and other chats answer nothing.
+// answers it through Answer once the host said the question was delivered. A "yes" sent
+// before that, other text and other chats answer nothing: they are ordinary messages.
 func TestTurnAskAnsweredByALaterMessage(t *testing.T) {
 	home := testutil.Home(t, map[string]string{"plugins/careful/plugin.yaml": "name: careful\n",
 		"plugins/careful/handler.lua": `function register(ctx) ctx.register_hook("pre_tool_call", function() return {action = "ask", message = "sure?"} end) end`})
@@ -190,7 +192,7 @@ func TestTurnAskAnsweredByALaterMessage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer g.Close(context.Background())
+	defer closeSoon(g) // a failure leaves a turn waiting for its answer
 	for _, reply := range []string{"/approve", "No"} {
 		ctx := context.Background()
 		tr, _ := g.StartTurn(ctx, Message{Platform: "slack", ChatID: "c7", UserID: "u", Text: "go"})
@@ -199,21 +201,32 @@ func TestTurnAskAnsweredByALaterMessage(t *testing.T) {
 			done <- tr.RunTool(ctx, hookspec.ToolCall{Name: "x"}, func(context.Context, hookspec.ToolCall) (string, error) { return "ran", nil })
 		}()
 		req := <-asked
-		if req.Origin != (engine.Origin{Platform: "slack", ChatID: "c7", UserID: "u"}) {
-			t.Fatalf("asked on %+v, want the turn's chat", req.Origin)
+		if req.Origin != (engine.Origin{Platform: "slack", ChatID: "c7", UserID: "u"}) || req.Code == "" {
+			t.Fatalf("asked on %+v with code %q, want the turn's chat and a code", req.Origin, req.Code)
+		}
+		// The question has not reached the user: their "ok" is about something else.
+		if ok, err := g.Answer(Message{Platform: "slack", ChatID: "c7", UserID: "u", Text: "ok"}); ok || err != nil {
+			t.Fatalf("an ok before the question was delivered: answered %v, %v", ok, err)
+		}
+		if p := g.Engine().Pending(); len(p) != 1 || p[0].Delivered {
+			t.Fatalf("pending %+v, want the request waiting, not delivered", p)
+		}
+		if err := g.Engine().Delivered(req.ID); err != nil {
+			t.Fatal(err)
 		}
 		for _, m := range []Message{
 			{Platform: "slack", ChatID: "c8", UserID: "u", Text: "yes"},       // another chat
 			{Platform: "telegram", ChatID: "c7", UserID: "u", Text: "yes"},    // another platform
 			{Platform: "slack", ChatID: "c7", UserID: "mallory", Text: "yes"}, // another member of the chat
 			{Platform: "slack", ChatID: "c7", UserID: "u", Text: "what?"},     // no answer
+			{Platform: "slack", ChatID: "c7", UserID: "u", Text: "yes please do it"},
 		} {
-			if g.Answer(m) {
-				t.Fatalf("%+v answered the request", m)
+			if ok, err := g.Answer(m); ok || err != nil {
+				t.Fatalf("%+v answered the request: %v, %v", m, ok, err)
 			}
 		}
-		if !g.Answer(Message{Platform: "slack", ChatID: "c7", UserID: "u", Text: reply}) {
-			t.Fatalf("%q did not answer", reply)
+		if ok, err := g.Answer(Message{Platform: "slack", ChatID: "c7", UserID: "u", Text: reply}); !ok || err != nil {
+			t.Fatalf("%q did not answer: %v", reply, err)
 		}
 		run := <-done
 		if allowed := strings.HasPrefix(reply, "/approve"); (run.Block == nil) != allowed || (run.Result == "ran") != allowed {
@@ -221,6 +234,72 @@ func TestTurnAskAnsweredByALaterMessage(t *testing.T) {
 		}
 		tr.Finish(ctx, "done")
 	}
+	if err := g.Engine().Delivered("approval-1"); !errors.Is(err, engine.ErrNoSuchApproval) {
+		t.Errorf("Delivered of an answered request: %v, want ErrNoSuchApproval", err)
+	}
+}
+
+// With two questions waiting on a chat, a bare "yes" answers neither: Answer says why and
+// how to answer; the answer that names a question's code answers that one, and a code
+// that names none answers nothing, saying which wait.
+func TestTurnAskTwoQuestionsNeedTheCode(t *testing.T) {
+	home := testutil.Home(t, map[string]string{"plugins/careful/plugin.yaml": "name: careful\n",
+		"plugins/careful/handler.lua": `function register(ctx) ctx.register_hook("pre_tool_call", function(kw) return {action = "ask", message = "run " .. kw.tool_name .. "?"} end) end`})
+	asked := make(chan engine.ApprovalRequest, 2)
+	g, err := New(context.Background(), Options{Engine: engine.Options{Home: home,
+		Approve: func(_ context.Context, r engine.ApprovalRequest) (bool, error) {
+			asked <- r
+			return false, engine.ErrAnswerLater
+		}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeSoon(g) // a failure leaves a turn waiting for its answer
+	ctx := context.Background()
+	tr, _ := g.StartTurn(ctx, Message{Platform: "slack", ChatID: "c7", UserID: "u", Text: "go"})
+	done := map[string]chan engine.ToolRun{"build": make(chan engine.ToolRun), "deploy": make(chan engine.ToolRun)}
+	for name, ch := range done {
+		go func() {
+			ch <- tr.RunTool(ctx, hookspec.ToolCall{Name: name}, func(context.Context, hookspec.ToolCall) (string, error) { return "ran", nil })
+		}()
+	}
+	reqs := map[string]engine.ApprovalRequest{}
+	for range 2 {
+		r := <-asked
+		reqs[r.Call.Name] = r
+		if err := g.Engine().Delivered(r.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	build, deploy := reqs["build"], reqs["deploy"]
+	if build.Code == deploy.Code {
+		t.Fatalf("two questions with one code %q", build.Code)
+	}
+	from := func(text string) Message { return Message{Platform: "slack", ChatID: "c7", UserID: "u", Text: text} }
+	ok, err := g.Answer(from("yes"))
+	if ok || !errors.Is(err, ErrUnclearAnswer) || !(strings.Contains(err.Error(), `"yes `+build.Code+`"`) || strings.Contains(err.Error(), `"yes `+deploy.Code+`"`)) {
+		t.Fatalf("a bare yes with two questions: %v, %v; want no answer and how to answer", ok, err)
+	}
+	if p := g.Engine().Pending(); len(p) != 2 {
+		t.Fatalf("pending %+v after a bare yes, want both waiting", p)
+	}
+	if ok, err := g.Answer(from("yes 999999")); ok || !errors.Is(err, ErrUnclearAnswer) || !strings.Contains(err.Error(), deploy.Code) {
+		t.Fatalf("a code naming no question: %v, %v", ok, err)
+	}
+	if ok, err := g.Answer(from("/approve " + deploy.Code)); !ok || err != nil {
+		t.Fatalf("the code form did not answer: %v", err)
+	}
+	if run := <-done["deploy"]; run.Block != nil || run.Result != "ran" {
+		t.Errorf("deploy: %+v, want run", run)
+	}
+	// One question left: a bare answer is clear again.
+	if ok, err := g.Answer(from("no")); !ok || err != nil {
+		t.Fatalf("a bare no with one question: %v, %v", ok, err)
+	}
+	if run := <-done["build"]; run.Block == nil {
+		t.Errorf("build: %+v, want blocked", run)
+	}
+	tr.Finish(ctx, "done")
 }
 
 // A turn nobody ended holds Close to its deadline; Close's error then names it (platform,
@@ -254,4 +333,12 @@ func TestCloseNamesTurnsNeverEnded(t *testing.T) {
 	if n := strings.Count(msg, context.Canceled.Error()); n != 1 {
 		t.Errorf("Close's error says %q %d times, want once: %q", context.Canceled, n, msg)
 	}
+}
+
+// closeSoon closes g, giving up on the turns still open after a while: a test that failed
+// while a turn waited for an answer then ends instead of waiting for it.
+func closeSoon(g *Gateway) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	g.Close(ctx)
 }

@@ -23,10 +23,21 @@ type LLMRequest struct {
 	Params   map[string]any   // the model's parameters (temperature, max_tokens, ...)
 }
 
-// Table is the request as hooks see it: {model, system, messages, tools, params}.
+// Table is the request as hooks see it: {model, system, messages, tools, params}. The
+// messages and tools are the request's own lists, not copied: a hook that reads neither
+// costs nothing for them however long the conversation (a Lua hook that never looks them
+// up does not get them converted).
 func (r LLMRequest) Table() map[string]any {
-	return map[string]any{"model": r.Model, "system": r.System, "messages": mapsList(r.Messages),
-		"tools": mapsList(r.Tools), "params": ArgsOrEmpty(r.Params)}
+	return map[string]any{"model": r.Model, "system": r.System, "messages": tablesOrEmpty(r.Messages),
+		"tools": tablesOrEmpty(r.Tools), "params": ArgsOrEmpty(r.Params)}
+}
+
+// tablesOrEmpty is l, or an empty list for nil: a request always has its lists.
+func tablesOrEmpty(l []map[string]any) []map[string]any {
+	if l == nil {
+		return []map[string]any{}
+	}
+	return l
 }
 
 // Kwargs are pre_api_request's and wrap_llm_call's arguments: the request's identity and
@@ -160,6 +171,8 @@ func mapsList(l []map[string]any) []any {
 // empty list.
 func listOfTables(v any) ([]map[string]any, bool) {
 	switch x := v.(type) {
+	case []map[string]any:
+		return x, true
 	case []any:
 		out := make([]map[string]any, len(x))
 		for i, e := range x {

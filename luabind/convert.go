@@ -123,6 +123,12 @@ func toLua(L *lua.LState, v any) lua.LValue {
 			t.RawSetInt(i+1, toLua(L, e))
 		}
 		return t
+	case []map[string]any:
+		t := L.CreateTable(len(x), 0)
+		for i, e := range x {
+			t.RawSetInt(i+1, toLua(L, e))
+		}
+		return t
 	case []string:
 		t := L.CreateTable(len(x), 0)
 		for i, e := range x {

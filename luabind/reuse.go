@@ -195,8 +195,10 @@ func (k *kwTable) field(key string) *kwTable {
 			return f.t
 		}
 	}
-	// What is read out of a field is not tracked: its own tables are new for every call.
-	f := field{key, newKWTable(kwflow.Use{})}
+	// What the callback looks up in the field's table is known (kwflow.Use.Field), what it
+	// reads out of it is not: the tables in it are new for every call, or, never looked up,
+	// not converted.
+	f := field{key, newKWTable(k.use.Field(key))}
 	k.fields = append(k.fields, f)
 	return f.t
 }

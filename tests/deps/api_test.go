@@ -23,7 +23,7 @@ var api = map[string][]string{
 		"AttrToolCallID", "AttrToolName", "AttrTurnID", "AttrWaitMS", "Block", "Dispatch",
 		"DispatchAction", "DispatchAction.MarshalText", "DispatchAction.String", "DispatchAllow",
 		"DispatchHost", "DispatchRewrite", "DispatchSkip", "Engine", "Engine.Answer", "Engine.Close",
-		"Engine.DecideTool", "Engine.DecideTurn", "Engine.Fire", "Engine.HasHooks", "Engine.Home",
+		"Engine.DecideTool", "Engine.DecideTurn", "Engine.Delivered", "Engine.Fire", "Engine.HasHooks", "Engine.Home",
 		"Engine.OnNotification", "Engine.OnSessionEnd", "Engine.OnSessionFinalize",
 		"Engine.OnSessionReset", "Engine.OnSessionStart", "Engine.Pending", "Engine.Plugins",
 		"Engine.Policy", "Engine.PostAPIRequest", "Engine.PostApprovalResponse", "Engine.PostCompact",
@@ -41,7 +41,7 @@ var api = map[string][]string{
 		"VerifyDecision", "WatchHome", "WebhookInfo", "WithOrigin", "WithTrace",
 	},
 	"gateway": {
-		"DefaultMaxSteps", "ErrClosed", "ErrStepLimit", "EventDropped", "Gateway", "Gateway.Answer",
+		"DefaultMaxSteps", "ErrClosed", "ErrStepLimit", "ErrUnclearAnswer", "EventDropped", "Gateway", "Gateway.Answer",
 		"Gateway.Close", "Gateway.Dropped", "Gateway.Emit", "Gateway.EmitSync", "Gateway.Engine",
 		"Gateway.Hooks", "Gateway.Reload", "Gateway.StartTurn", "Gateway.StepLimit", "Gateway.Warnings",
 		"Gateway.Watch", "HookInfo", "Message", "New", "Options",

@@ -28,6 +28,31 @@ type Use struct {
 	// Guards are the upvalues whose functions the analysis followed the table into
 	// (AnalyzeFunc): the answer holds only as long as none of them is written (Holds).
 	Guards []Guard
+	// Inner says, for a field whose table the function reads in turn (kw.request.system),
+	// which of that table's fields it looks up (Field); InnerAny that a field's table was
+	// looked up in when the function read the field with a key known only at run time.
+	Inner    map[string]Reads
+	InnerAny bool
+}
+
+// Reads are the fields the function may look up in a table: Keys (constant keys), Any
+// (a key known only at run time).
+type Reads struct {
+	Keys []string
+	Any  bool
+}
+
+// Field is what the function may do with the table in field key, when it is a table: it
+// only reads it when the field's value never leaves the call (Refill), and then it looks up
+// only the fields Inner names, so a field it never looks up there is Unread too. Values read
+// out of that table are not tracked: they may leave the call (AnyField), so the tables in
+// it are never refilled. The zero Use (nothing known) otherwise.
+func (u Use) Field(key string) Use {
+	if !u.Refill(key) || u.ReadsAny || u.InnerAny {
+		return Use{}
+	}
+	r := u.Inner[key]
+	return Use{ReadOnly: true, AnyField: true, Reads: r.Keys, ReadsAny: r.Any}
 }
 
 // A Guard is an upvalue holding a function the table is passed to, which the analysis
@@ -148,7 +173,8 @@ func analyze(p *lua.FunctionProto, fn *lua.LFunction, param int, follows *int, d
 	// A function followed may be replaced during a call, before it is called (the guards
 	// then stop the reuse from the next call on): the one called instead may look up any
 	// field, so every field is converted.
-	u := Use{ReadOnly: true, AnyField: a.escaped&taintAnyKey != 0, ReadsAny: a.read&taintAnyKey != 0 || len(a.guards) > 0, Guards: a.guards}
+	u := Use{ReadOnly: true, AnyField: a.escaped&taintAnyKey != 0, ReadsAny: a.read&taintAnyKey != 0 || len(a.guards) > 0, Guards: a.guards,
+		InnerAny: a.innerAny}
 	for i := range min(taintKeyBits, len(p.Constants)) {
 		s, ok := p.Constants[i].(lua.LString)
 		if ok && a.escaped&(1<<i) != 0 {
@@ -156,6 +182,16 @@ func analyze(p *lua.FunctionProto, fn *lua.LFunction, param int, follows *int, d
 		}
 		if ok && a.read&(1<<i) != 0 {
 			u.Reads = append(u.Reads, string(s))
+			r := Reads{Any: a.inner[i]&taintAnyKey != 0}
+			for j := range min(taintKeyBits, len(p.Constants)) {
+				if k, ok := p.Constants[j].(lua.LString); ok && a.inner[i]&(1<<j) != 0 {
+					r.Keys = append(r.Keys, string(k))
+				}
+			}
+			if u.Inner == nil {
+				u.Inner = map[string]Reads{}
+			}
+			u.Inner[string(s)] = r
 		}
 	}
 	for _, k := range a.calleeEscaping {
@@ -197,6 +233,9 @@ type flow struct {
 	closed  uint64 // union of the masks of every value a closure may reach
 	why     string // the first reason the table is not read-only, by instruction order
 	whyPC   int
+
+	inner    [taintKeyBits]uint64 // inner[i]: the keys looked up in the value of the field of constant i
+	innerAny bool                 // a key was looked up in the value of a field read with a run-time key
 
 	depth          int      // how many calls deep the function analysed is
 	follows        *int     // functions followed into by the whole analysis
@@ -335,6 +374,17 @@ func (a *flow) capture(r int, m uint64, by int) {
 		what += fmt.Sprintf(" (the closure at line %d captures its register)", a.line(by))
 	}
 	a.note(what)
+}
+
+// readInner records that key (a constant's bit, or taintAnyKey) is looked up in the values of
+// the fields fields holds.
+func (a *flow) readInner(fields, key uint64) {
+	if fields&taintAnyKey != 0 {
+		a.innerAny = true
+	}
+	for f := fields &^ taintAnyKey; f != 0; f &= f - 1 {
+		a.inner[bits.TrailingZeros64(f)] |= key
+	}
 }
 
 // escape records that the value in register r may leave the callback's control.
@@ -507,16 +557,19 @@ func (a *flow) stepData(pc int) bool {
 			a.set(r, 0)
 		}
 	case lua.OP_GETTABLE, lua.OP_GETTABLEKS:
-		a.escapeRK(C) // a key is passed to the base's __index
+		a.escapeRK(C)      // a key is passed to the base's __index
+		key := taintAnyKey // the key looked up: a constant's bit, or any
+		if k := C &^ opBitRK; C&opBitRK != 0 && k < min(taintKeyBits, len(a.p.Constants)) &&
+			a.p.Constants[k].Type() == lua.LTString {
+			key = 1 << k
+		}
 		var m uint64
-		if a.reg(B)&taintTable != 0 { // a field of the table; anything else read is fresh
-			m = taintAnyKey
-			if k := C &^ opBitRK; C&opBitRK != 0 && k < min(taintKeyBits, len(a.p.Constants)) &&
-				a.p.Constants[k].Type() == lua.LTString {
-				m = 1 << k
-			}
+		base := a.reg(B)
+		if base&taintTable != 0 { // a field of the table; anything else read is fresh
+			m = key
 			a.read |= m
 		}
+		a.readInner(base&^taintTable, key)
 		a.set(A, m)
 	case lua.OP_SETGLOBAL, lua.OP_SETUPVAL:
 		a.escape(A)

@@ -182,3 +182,51 @@ func TestUnread(t *testing.T) {
 		t.Errorf("a function without the parameter cannot see its fields: %+v", got)
 	}
 }
+
+// A field of a field is unread when the function looks up the outer field only to read
+// other fields of it: kw.request.system leaves kw.request.messages unread, and anything
+// that could let the inner table be seen whole (passing it on, a key known only at run
+// time, a closure, a helper function) leaves nothing unread in it.
+func TestUnreadInner(t *testing.T) {
+	var many strings.Builder
+	for i := range 70 { // more constants than keys tracked one by one
+		fmt.Fprintf(&many, "local s%d = 'c%d'\n", i, i)
+	}
+	for _, tt := range []struct {
+		body   string
+		unread bool
+	}{
+		{"return {request = {system = kw.request.system .. '!'}}", true},
+		{"local r = kw.request\nif r.model == 'x' and #r.system > 0 then return 1 end", true},
+		{"if kw.request then return kw.request.params.temperature end", true},
+		{"return #kw.request", true}, // the length of a keyed table: no key of it
+		{"return kw.request.messages[1]", false},
+		{"for _, m in ipairs(kw.request.messages) do end", false},
+		{"local k = 'messages'\nreturn kw.request[k]", false},
+		{"local r = kw.request\nreturn r['messages']", false},
+		{"return json.encode(kw.request)", false},
+		{"for k, v in pairs(kw.request) do end", false},
+		{"return kw.request", false},
+		{"local r = kw.request\nreturn function() return r.system end", false},
+		{"local f = 'request'\nreturn kw[f].system", false},
+		{"local t = kw.request or kw.other\nreturn t.messages", false},
+		{"return kw.request:len()", false},
+		{many.String() + "return kw.request.system", false},
+	} {
+		u := Analyze(callback(t, "kw", tt.body), 0)
+		if got := u.Field("request").Unread("messages"); got != tt.unread {
+			t.Errorf("%s:\n Field(request).Unread(messages) = %v, want %v (%+v)", tt.body, got, tt.unread, u)
+		}
+		if strings.Contains(tt.body, "kw.request.system") && u.Field("request").Unread("system") {
+			t.Errorf("%s: kw.request.system is read, Unread says it is not (%+v)", tt.body, u)
+		}
+		if f := u.Field("request"); f.Refill("messages") || f.Refill("params") {
+			t.Errorf("%s: a table read out of kw.request may leave the call, yet Refill says it is refilled (%+v)", tt.body, f)
+		}
+	}
+	// A helper the table is passed to is followed, but what it reads of a field is not.
+	fn, _ := loaded(t, "local function helper(kw) return kw.request.messages end\nCB = function(kw) return helper(kw) end")
+	if u := AnalyzeFunc(fn, 0); u.Field("request").Unread("messages") {
+		t.Errorf("behind a helper: Field(request).Unread(messages) is true (%+v)", u)
+	}
+}
