@@ -11,6 +11,7 @@ import (
 
 	"github.com/hermes-hooks/hermes/internal/command"
 	"github.com/hermes-hooks/hermes/internal/hooknames"
+	"github.com/hermes-hooks/hermes/internal/suggest"
 	"gopkg.in/yaml.v3"
 )
 
@@ -285,8 +286,10 @@ var (
 	}
 )
 
-// wrongTypes says which field of the mapping n has a JSON type other than fields gives, and
-// what to do; "" when none has.
+// wrongTypes says which field of the mapping n has a JSON type other than fields gives, or
+// a name that is a misspelling of one of them ("matchr": the hook would fire on every tool,
+// "timout": with the default timeout), and what to do; "" when none has. A name far from
+// every field (one a later version of the agent added) is left for the agent.
 func wrongTypes(n *yaml.Node, fields map[string]string) string {
 	if n.Kind != yaml.MappingNode {
 		return ""
@@ -294,7 +297,13 @@ func wrongTypes(n *yaml.Node, fields map[string]string) string {
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		key, v := n.Content[i].Value, resolve(n.Content[i+1])
 		want, known := fields[key]
-		if !known || hasType(v, want) {
+		if !known {
+			if meant := suggest.Closest(key, slices.Sorted(maps.Keys(fields))); meant != "" {
+				return fmt.Sprintf("%q is not a field: did you mean %q? Read as written, the hook would not do what it says, so it is not imported: fix the name, and import again", key, meant)
+			}
+			continue
+		}
+		if hasType(v, want) {
 			continue
 		}
 		hint := fieldHints[key]
