@@ -196,7 +196,7 @@ func wrapFunc(f Func, g *limits.Guard) lua.LGFunction {
 	return func(L *lua.LState) int {
 		args := make([]any, L.GetTop())
 		for i := range args {
-			v, err := toGo(L.Get(i + 1))
+			v, err := toGo(L, L.Get(i+1))
 			if err != nil {
 				L.RaiseError("argument %d: %v", i+1, err)
 			}
@@ -309,15 +309,17 @@ func callFunc(ctx context.Context, f Func, args []any) (res any, err error) {
 	return f(ctx, args)
 }
 
-// toGo converts a Lua value to Go as stdlib.ToGo does; a value that cannot cross is a
-// KindConvert error.
-func toGo(v lua.LValue) (any, error) { return convertError(stdlib.ToGo(v)) }
+// toGo converts a Lua value to Go as stdlib.ToGo does, looking at the context of L's call
+// while it walks; a value that cannot cross is a KindConvert error.
+func toGo(L *lua.LState, v lua.LValue) (any, error) {
+	return convertError(stdlib.ToGo(limits.Context(L), v))
+}
 
 // toWire is toGo for a value that must have a wire (JSON) form: NaN and the infinities are
 // errors too. A table that converts to an object is converted into into when it is not nil
 // (stdlib.ToWireInto).
-func toWire(v lua.LValue, into map[string]any) (any, error) {
-	return convertError(stdlib.ToWireInto(v, into))
+func toWire(L *lua.LState, v lua.LValue, into map[string]any) (any, error) {
+	return convertError(stdlib.ToWireInto(limits.Context(L), v, into))
 }
 
 // convertError turns the library's conversion error into a KindConvert Error.

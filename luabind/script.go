@@ -418,7 +418,12 @@ func (s *script) invoke(ctx context.Context, st *state, i int, args []any, answe
 	if ret == lua.LNil { // the common answer: nothing to convert
 		return nil, nil, false
 	}
-	v, err = toWire(ret, answer) // NaN and infinities have no wire (JSON) form
+	// NaN and infinities have no wire (JSON) form. The conversion stops when the call's
+	// time runs out while it walks a large answer.
+	v, err = toWire(L, ret, answer)
+	if err != nil && ctx.Err() != nil {
+		return nil, fromCallError(s.opts.File, ctx, s.timeoutText, err), false
+	}
 	if err != nil {
 		le := err.(*Error)
 		le.File, le.Line = s.opts.File, fn.Proto.LineDefined

@@ -39,7 +39,7 @@ func (e *env) JSON() (*lua.LUserData, *lua.LTable) {
 }
 
 // ToGo implements modules.VU.
-func (e *env) ToGo(v lua.LValue) (any, error) { return toGo(v) }
+func (e *env) ToGo(v lua.LValue) (any, error) { return toGo(e.L, v) }
 
 // ToLua implements modules.VU.
 func (e *env) ToLua(v any) lua.LValue { return toLua(e.L, v) }

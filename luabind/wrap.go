@@ -42,7 +42,7 @@ func (w *nextCall) lua(L *lua.LState) int {
 	}
 	var arg any
 	if L.GetTop() >= 1 {
-		v, err := toGo(L.Get(1))
+		v, err := toGo(L, L.Get(1))
 		if err != nil {
 			L.ArgError(1, err.Error())
 		}

@@ -108,6 +108,15 @@ var attacks = []attack{
 		manifest: "memory: 16MiB\n", status: hookspec.StatusError, errHas: "limit exceeded: memory", maxCall: libraryCallLimit, rss: libraryCallRSS},
 	{name: "os.date of ten million %%", handler: hook(`local n = #os.date(string.rep("%%", 1e7))`),
 		status: hookspec.StatusOK, maxCall: libraryCallLimit, rss: libraryCallRSS},
+	// table.sort compares in Go, n log n times, as one instruction: it looks at the timeout
+	// while it compares (2^21 short strings took 10.5 s when it did not; these 2^17, each
+	// sharing a long prefix with the others, far longer).
+	{name: "table.sort of 2^17 long strings", handler: sortAttack("table.sort(t)"),
+		manifest: "timeout: 1\n", status: hookspec.StatusTimeout, maxCall: libraryCallLimit},
+	{name: "table.sort of 2^17 long strings, nil comparison function", handler: sortAttack("table.sort(t, nil)"),
+		manifest: "timeout: 1\n", status: hookspec.StatusTimeout, maxCall: libraryCallLimit},
+	{name: "table.sort of 2^17 long strings, a comparison function", handler: sortAttack("table.sort(t, function(a, b) return a < b end)"),
+		manifest: "timeout: 1\n", status: hookspec.StatusTimeout, maxCall: libraryCallLimit},
 	{name: "json.decode of 64 MiB", handler: hook(`return {context = #require("json").decode("[" .. string.rep("1,", 2^25 - 2) .. "1]")}`),
 		manifest: "timeout: 5\n", status: hookspec.StatusError, errHas: "limit exceeded: memory", maxCall: libraryCallLimit},
 	{name: "json.decode of 64 MiB of objects", handler: hook(`return {context = #require("json").decode("[" .. string.rep('{"a":"b"},', 2^26 / 10 - 1) .. "1]")}`),
@@ -172,6 +181,17 @@ var memoryAttacks = func() string {
 	b.WriteString("}\n")
 	return b.String() + hook(`return attacks[kw.args.command]()`)
 }()
+
+// sortAttack is a handler whose pre_tool_call callback sorts with sort a table of 2^17
+// strings of 128 KiB, in no order, that share one string (each is a piece of it) and
+// differ from one another only after a long run of "a".
+func sortAttack(sort string) string {
+	return hook(`local n = 2^17
+    local s = string.rep("a", n) .. string.rep("b", n)
+    local t = {} for i = 1, n do local p = (i * 7919) % n + 1 t[i] = s:sub(p, p + n - 1) end
+    ` + sort + `
+    return {action = "block", message = "sorted"}`)
+}
 
 // report is what the child prints.
 type report struct {

@@ -84,7 +84,14 @@ const (
 	maxOutput   = 1 << 20
 )
 
-// runHere runs a program in a new state of this package, with print writing to a buffer as
+// hookLibraries, when set, installs in a state the functions a hook's state has in place of
+// this package's own: luabind replaces string.find, match, gmatch, gsub, format and rep,
+// table.concat and ipairs (luabind/internal/stdlib), and a hook calls those. It is set by
+// hooklibs_test.go, of the external test package, since stdlib imports this package.
+var hookLibraries func(*LState)
+
+// runHere runs a program in a new state of this package, with the libraries of a hook's
+// state (hookLibraries), with print writing to a buffer as
 // Lua's print does, and gives what it printed, then "<error>" if it raised an error,
 // "<compile error>" if it did not compile, "<timeout>" if it ran too long, or "<go panic>".
 // Every print, and the end of the program, checks that nothing but Lua values is held
@@ -92,6 +99,9 @@ const (
 func runHere(src string, timeout time.Duration) string {
 	L := NewState()
 	defer L.Close()
+	if hookLibraries != nil {
+		hookLibraries(L)
+	}
 	var out strings.Builder
 	var bad error
 	checkValues := func(L *LState) {

@@ -103,3 +103,40 @@ func TestPollWithoutContext(t *testing.T) {
 		t.Fatalf("n = %v", n)
 	}
 }
+
+// TestPollTableSort: table.sort polls the context while it compares, with and without a
+// comparison function, so that the sort of a large table stops where the context stops it
+// and not once it has sorted everything.
+func TestPollTableSort(t *testing.T) {
+	L := NewState()
+	defer L.Close()
+	const less, greater = "function(a, b) return a < b end", "function(a, b) return a > b end"
+	for _, tt := range []struct{ name, fill, call, order string }{
+		{"numbers", "t[i] = (i * 7919) % 20011", "table.sort(t)", less},
+		{"strings", "t[i] = tostring((i * 7919) % 20011)", "table.sort(t)", less},
+		{"a nil comparison function", "t[i] = (i * 7919) % 20011", "table.sort(t, nil)", less},
+		{"a comparison function", "t[i] = (i * 7919) % 20011", "table.sort(t, " + greater + ")", greater},
+	} {
+		if err := L.DoString("t = {} for i = 1, 20000 do " + tt.fill + " end"); err != nil {
+			t.Fatal(err)
+		}
+		ctx := newStopAfter(4) // before the chunk, before the call of table.sort, then the sort's
+		L.SetContext(ctx)
+		err := L.DoString(tt.call)
+		L.RemoveContext()
+		if err == nil || !strings.Contains(err.Error(), "stopped by the test") {
+			t.Errorf("%s: got %v, want the context's error", tt.name, err)
+			continue
+		}
+		// The sort stopped on its way: the table holds what it held, not yet in order.
+		if err := L.DoString("local lt = " + tt.order + `
+			ordered = true
+			for i = 2, #t do if lt(t[i], t[i-1]) then ordered = false end end
+			assert(#t == 20000)`); err != nil {
+			t.Fatal(err)
+		}
+		if L.GetGlobal("ordered") == LTrue {
+			t.Errorf("%s: the table was sorted to the end after the context stopped", tt.name)
+		}
+	}
+}

@@ -40,44 +40,55 @@ var strFuncs = map[string]LGFunction{
 	"upper":   strUpper,
 }
 
+// strByte is string.byte(s, i, j), as C Lua 5.1's str_byte: a negative i or j counts from
+// the end; j defaults to i (after that conversion); i below 1 is 1 and j past the end is
+// the end, so string.byte(s, 0, 2) gives the first two bytes.
 func strByte(L *LState) int {
 	str := L.CheckString(1)
-	start := L.OptInt(2, 1) - 1
-	end := L.OptInt(3, -1)
-	l := len(str)
-	if start < 0 {
-		start = l + start + 1
-	}
-	if end < 0 {
-		end = l + end + 1
-	}
-
-	if L.GetTop() == 2 {
-		if start < 0 || start >= l {
-			return 0
-		}
-		L.Push(LNumber(str[start]))
-		return 1
-	}
-
-	start = intMax(start, 0)
-	end = intMin(end, l)
-	if end < 0 || end <= start || start >= l {
+	l := int64(len(str))
+	posi := strPosRelat(strOptIntArg(L, 2, 1), l)
+	pose := strPosRelat(strOptIntArg(L, 3, posi), l)
+	posi = max(posi, 1)
+	pose = min(pose, l)
+	if posi > pose {
 		return 0
 	}
-
-	for i := start; i < end; i++ {
-		L.Push(LNumber(str[i]))
+	for i := posi; i <= pose; i++ {
+		L.Push(LNumber(str[i-1]))
 	}
-	return end - start
+	return int(pose - posi + 1)
 }
 
+// strOptIntArg is argument n as luaL_optinteger reads it (IntArg), or def when it is none
+// or nil.
+func strOptIntArg(L *LState, n int, def int64) int64 {
+	if L.Get(n) == LNil {
+		return def
+	}
+	return IntArg(float64(L.CheckNumber(n)))
+}
+
+// strPosRelat is C Lua 5.1's posrelat: a negative position counts from the end of a string
+// of l bytes, and one before its start is 0.
+func strPosRelat(pos, l int64) int64 {
+	if pos < 0 {
+		pos += l + 1
+	}
+	return max(pos, 0)
+}
+
+// strChar is string.char(...), as C Lua 5.1's str_char: each argument is a number (or a
+// numeric string), truncated, that must be a byte.
 func strChar(L *LState) int {
 	top := L.GetTop()
 	L.mem.charge(stringMemory(top))
-	bytes := make([]byte, L.GetTop())
+	bytes := make([]byte, top)
 	for i := 1; i <= top; i++ {
-		bytes[i-1] = uint8(L.CheckInt(i))
+		c := IntArg(float64(L.CheckNumber(i)))
+		if c < 0 || c > 255 {
+			L.ArgError(i, "invalid value")
+		}
+		bytes[i-1] = byte(c)
 	}
 	L.Push(LString(string(bytes)))
 	return 1
@@ -380,7 +391,7 @@ func strMatch(L *LState) int {
 	}
 	if len(mds) == 0 {
 		L.Push(LNil)
-		return 0
+		return 1
 	}
 	md := mds[0]
 	nsubs := md.CaptureLength() / 2
@@ -424,15 +435,17 @@ func strReverse(L *LState) int {
 	return 1
 }
 
+// strSub is string.sub(s, i, j), as C Lua 5.1's str_sub: numbers or numeric strings, a
+// negative i or j counting from the end, i below 1 is 1 and j past the end is the end.
 func strSub(L *LState) int {
 	str := L.CheckString(1)
-	start := luaIndex2StringIndex(str, L.CheckInt(2), true)
-	end := luaIndex2StringIndex(str, L.OptInt(3, -1), false)
-	l := len(str)
-	if start >= l || end < start {
+	l := int64(len(str))
+	start := max(strPosRelat(IntArg(float64(L.CheckNumber(2))), l), 1)
+	end := min(strPosRelat(strOptIntArg(L, 3, -1), l), l)
+	if start > end {
 		L.Push(emptyLString)
 	} else {
-		L.Push(LString(str[start:end]))
+		L.Push(LString(str[start-1 : end]))
 	}
 	return 1
 }

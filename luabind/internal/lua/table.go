@@ -3,21 +3,34 @@ package lua
 const defaultArrayCap = 32
 const defaultHashCap = 32
 
+// lValueArraySorter is table.sort's order over a table's array. The sort runs in Go as one
+// instruction, n log n comparisons of a table that may hold millions of values: Less polls
+// the context every sortPollInterval comparisons (a comparison function is Lua code, polled
+// on its own too), so a sort stops at the call's timeout. It sorts in place and allocates
+// nothing in proportion to the table.
 type lValueArraySorter struct {
 	L      *LState
 	Fn     *LFunction
 	Values []LValue
+	steps  int
 }
 
-func (lv lValueArraySorter) Len() int {
+// sortPollInterval is how many comparisons table.sort makes between two polls.
+const sortPollInterval = 256
+
+func (lv *lValueArraySorter) Len() int {
 	return len(lv.Values)
 }
 
-func (lv lValueArraySorter) Swap(i, j int) {
+func (lv *lValueArraySorter) Swap(i, j int) {
 	lv.Values[i], lv.Values[j] = lv.Values[j], lv.Values[i]
 }
 
-func (lv lValueArraySorter) Less(i, j int) bool {
+func (lv *lValueArraySorter) Less(i, j int) bool {
+	if lv.steps++; lv.steps >= sortPollInterval {
+		lv.steps = 0
+		lv.L.pollContext()
+	}
 	if lv.Fn != nil {
 		lv.L.Push(lv.Fn)
 		lv.L.Push(lv.Values[i])

@@ -21,7 +21,7 @@ var tableFuncs = map[string]LGFunction{
 
 func tableSort(L *LState) int {
 	tbl := L.CheckTable(1)
-	sorter := lValueArraySorter{L, nil, tbl.array}
+	sorter := &lValueArraySorter{L: L, Values: tbl.array}
 	if L.Get(2) != LNil { // nil or none: the default order, as in Lua 5.1
 		sorter.Fn = L.CheckFunction(2)
 	}

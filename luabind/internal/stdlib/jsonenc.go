@@ -152,7 +152,7 @@ func (e *jsonEnc) table(t *lua.LTable, path *jsonPath, depth int) error {
 	e.seen = append(e.seen, t)
 	defer func() { e.seen = e.seen[:len(e.seen)-1] }()
 
-	if n, isArray := arrayLen(t); isArray && (n > 0 || IsMarkedArray(t)) {
+	if n, isArray, _ := arrayLen(t, nil); isArray && (n > 0 || IsMarkedArray(t)) {
 		e.buf = append(e.buf, '[')
 		for i := 1; i <= n; i++ {
 			if i > 1 {

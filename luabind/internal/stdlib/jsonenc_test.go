@@ -1,6 +1,7 @@
 package stdlib
 
 import (
+	"context"
 	"errors"
 	"math"
 	"strings"
@@ -11,7 +12,7 @@ import (
 
 // oldEncode is json.encode as it was: toGo, then encoding/json through MarshalJSONPolled.
 func oldEncode(v lua.LValue) (string, error) {
-	g, err := ToGo(v)
+	g, err := ToGo(context.Background(), v)
 	if err != nil {
 		return "", err
 	}

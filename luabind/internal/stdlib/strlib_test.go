@@ -60,6 +60,9 @@ var strCases = []strCase{
 	{code: `string.find("hello world", "(o)(r)")`},
 	{code: `string.find("hello", "()ll()")`},
 	{code: `string.find("key = value", "(%w+)%s*=%s*(%w+)")`},
+	// a match of nothing is nil, not no value
+	{code: `R(string.match("z\218", "(%x+)"))`},
+	{code: `select("#", string.match("abc", "x"))`},
 	{code: `string.match("key = value", "(%w+)%s*=%s*(%w+)")`},
 	{code: `string.match("hello", "()ll()")`},
 	{code: `string.match("hello", "(h)(e)(l)(l)(o)")`},
@@ -361,8 +364,39 @@ var strCases = []strCase{
 	{code: `string.format("%05s", "ab")`, want: `s:"   ab"`},
 	{code: `string.format("%#010x|%#-8X|", 255, 255)`, want: `s:"0x000000ff|0XFF    |"`},
 	{code: `string.format("%+.0d|% .0d|%#.0o|%.0x|", 0, 0, 0, 0)`, want: `s:"+| |0||"`},
+	// C Lua 5.1 writes a string of fewer than 100 bytes through C's sprintf, which stops at
+	// its first "\0" ("a" here); we write the whole string, as it does for longer ones.
+	{code: `string.format("%s|", "a\0b")`, want: `s:"a\000b|"`, notC: true},
 	// C Lua 5.1 requires a string for %s; gopher-lua (and we) use tostring.
 	{code: `string.format("%s|%s", nil, false)`, notC: true},
+	// byte: j defaults to i; i below 1 is 1, j past the end is the end
+	{code: `string.byte("\203\228\159", 0, 2)`},
+	{code: `string.byte("\203\228\159", -10, -2)`},
+	{code: `string.byte("abc", 0)`},
+	{code: `string.byte("abc", -1)`},
+	{code: `string.byte("abc", 2)`},
+	{code: `string.byte("abc", 4)`},
+	{code: `string.byte("abc", 3, 10)`},
+	{code: `string.byte("abc", 2, 1)`},
+	{code: `string.byte("abc", "2", 2.9)`},
+	{code: `string.byte("abc", nil, 2)`},
+	{code: `string.byte("")`},
+	{code: `string.byte("abc", 1, 0)`},
+	// sub and char take numeric strings; char refuses what is not a byte
+	{code: `string.sub("abc", "2")`},
+	{code: `string.sub("abc", 2^53)`},
+	{code: `string.sub("abc", -2^53)`},
+	{code: `string.sub("abc", 1, 2^31)`},
+	{code: `string.sub("abc", 0/0)`},
+	{code: `string.sub("abc", 2.7, 2.2)`},
+	{code: `string.sub("\200\201\202", -2)`},
+	{code: `string.char()`},
+	{code: `string.char(65.7, "66", 255)`},
+	{code: `string.char(256)`},
+	{code: `string.char(-1)`},
+	// format over bytes >= 0x80: %c writes the byte, %q leaves it as it is
+	{code: `string.format("%.3s%c", "Zzq", 236) == "Zzq\236"`, want: `b:true`},
+	{code: `string.format("%q", "\231\128x") == '"\231\128x"'`, want: `b:true`},
 	// rep
 	{code: `string.rep("ab", 3)`},
 	{code: `string.rep("ab", 0)`},

@@ -1,6 +1,7 @@
 package stdlib
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -13,21 +14,26 @@ const (
 	// MaxConvertDepth is how deeply a converted value may nest.
 	MaxConvertDepth = 64
 	maxConvertItems = 1 << 20
+	// convertPollEvery is how many values a conversion converts between two looks at its
+	// context.
+	convertPollEvery = 1 << 12
 )
 
 // ToGo converts a Lua value to Go: nil, bool, string, int64 for integral numbers (float64
 // otherwise), []any for tables whose keys are exactly 1..n (or marked with json.array),
 // map[string]any for other tables. json.null becomes nil. Functions, userdata, threads,
 // cycles and values nested deeper than 64 levels are errors naming where they were found.
-func ToGo(v lua.LValue) (any, error) {
-	var c converter
+// A conversion walks up to 1,048,576 values: it looks at ctx every few thousand of them and
+// returns ctx's error once ctx is done (the call's timeout, for a value a hook hands over).
+func ToGo(ctx context.Context, v lua.LValue) (any, error) {
+	c := converter{ctx: ctx}
 	return c.value(v, nil, 0)
 }
 
 // ToWire is ToGo for a value that must have a wire (JSON) form: NaN and the infinities are
 // errors too.
-func ToWire(v lua.LValue) (any, error) {
-	c := converter{finite: true}
+func ToWire(ctx context.Context, v lua.LValue) (any, error) {
+	c := converter{ctx: ctx, finite: true}
 	return c.value(v, nil, 0)
 }
 
@@ -35,8 +41,8 @@ func ToWire(v lua.LValue) (any, error) {
 // converted into into, cleared first, which is then the value returned: a caller that is
 // done with each value before the next conversion reuses one map. Values nested in it are
 // new, as ToWire's. A nil into is ToWire.
-func ToWireInto(v lua.LValue, into map[string]any) (any, error) {
-	c := converter{finite: true, into: into}
+func ToWireInto(ctx context.Context, v lua.LValue, into map[string]any) (any, error) {
+	c := converter{ctx: ctx, finite: true, into: into}
 	return c.value(v, nil, 0)
 }
 
@@ -47,6 +53,7 @@ type ConvertError struct{ Msg string }
 func (e *ConvertError) Error() string { return e.Msg }
 
 type converter struct {
+	ctx    context.Context              // looked at every convertPollEvery values
 	finite bool                         // NaN and the infinities are errors
 	into   map[string]any               // the map an object at the top level is converted into; nil: a new one
 	open   [MaxConvertDepth]*lua.LTable // open[d]: the table being converted at depth d (cycles)
@@ -95,7 +102,10 @@ func (c *converter) table(t *lua.LTable, path *jsonPath, depth int) (any, error)
 	}
 	c.open[depth] = t
 
-	n, isArray := arrayLen(t)
+	n, isArray, err := arrayLen(t, c.ctx)
+	if err != nil {
+		return nil, err
+	}
 	if isArray && (n > 0 || IsMarkedArray(t)) {
 		out := make([]any, n)
 		for i := 1; i <= n; i++ {
@@ -140,6 +150,11 @@ func (c *converter) item(v lua.LValue, path *jsonPath, key string, index int, de
 	if c.items > maxConvertItems {
 		return nil, &ConvertError{Msg: fmt.Sprintf("more than %d values to convert", maxConvertItems)}
 	}
+	if c.items%convertPollEvery == 0 {
+		if err := c.ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
 	var here *jsonPath
 	if _, nested := v.(*lua.LTable); nested || !isPlain(v) {
 		here = &jsonPath{parent: path, key: key, index: index}
@@ -148,16 +163,22 @@ func (c *converter) item(v lua.LValue, path *jsonPath, key string, index int, de
 }
 
 // arrayLen reports whether t's keys are exactly the integers 1..n, and n (else the number
-// of keys seen until one was not).
-func arrayLen(t *lua.LTable) (int, bool) {
+// of keys seen until one was not). With ctx, it looks at ctx every convertPollEvery keys
+// and gives up with its error once it is done.
+func arrayLen(t *lua.LTable, ctx context.Context) (int, bool, error) {
 	count, maxKey := 0, 0
 	for k := range t.Pairs() {
 		num, isNum := k.(lua.LNumber)
 		if !isNum || float64(num) != math.Trunc(float64(num)) || num < 1 {
-			return count, false
+			return count, false, nil
 		}
 		count++
 		maxKey = max(maxKey, int(num))
+		if ctx != nil && count%convertPollEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return 0, false, err
+			}
+		}
 	}
-	return count, count == maxKey
+	return count, count == maxKey, nil
 }

@@ -1,6 +1,8 @@
 package stdlib
 
 import (
+	"context"
+	"errors"
 	"reflect"
 	"testing"
 
@@ -11,9 +13,9 @@ import (
 // v is an object, which then holds nothing else; nested maps are never that map.
 func sameInto(t *testing.T, what string, v lua.LValue) {
 	t.Helper()
-	want, werr := ToWire(v)
+	want, werr := ToWire(context.Background(), v)
 	into := map[string]any{"left": "over", "from": map[string]any{"the": "last call"}}
-	got, gerr := ToWireInto(v, into)
+	got, gerr := ToWireInto(context.Background(), v, into)
 	switch {
 	case (werr == nil) != (gerr == nil), werr != nil && werr.Error() != gerr.Error():
 		t.Fatalf("%s: error %v, want %v", what, gerr, werr)
@@ -49,7 +51,7 @@ return {
 	for _, v := range []lua.LValue{lua.LNil, lua.LString("s"), lua.LNumber(2), lua.LTrue} {
 		sameInto(t, v.String(), v)
 	}
-	got, err := ToWireInto(L.NewTable(), nil) // nil: a new map, as ToWire
+	got, err := ToWireInto(context.Background(), L.NewTable(), nil) // nil: a new map, as ToWire
 	if m, ok := got.(map[string]any); err != nil || !ok || m == nil {
 		t.Fatalf("ToWireInto of {} with nil: %#v, %v", got, err)
 	}
@@ -66,4 +68,57 @@ func FuzzToWireInto(f *testing.F) {
 		g := &luaGen{L: L, prog: prog, text: text}
 		sameInto(t, "generated", g.value(0))
 	})
+}
+
+// doneAfter is a context whose Err is DeadlineExceeded from its nth call on.
+type doneAfter struct {
+	context.Context
+	n, calls int
+}
+
+func (d *doneAfter) Err() error {
+	if d.calls++; d.calls >= d.n {
+		return context.DeadlineExceeded
+	}
+	return nil
+}
+
+// TestConvertPollsContext: converting a large value looks at the context every few
+// thousand values and stops with its error once it is done, for arrays, maps and nested
+// tables, through ToGo, ToWire and ToWireInto; a context that is not done lets the whole
+// value through.
+func TestConvertPollsContext(t *testing.T) {
+	L := lua.NewState()
+	defer L.Close()
+	if err := L.DoString(`
+local array, map, nested = {}, {}, {}
+for i = 1, 100000 do array[i] = i; map["k" .. i] = i end
+for i = 1, 1000 do local t = {} for j = 1, 100 do t[j] = j end nested[i] = t end
+values = {array = array, map = map, nested = nested}`); err != nil {
+		t.Fatal(err)
+	}
+	convs := map[string]func(context.Context, lua.LValue) (any, error){
+		"ToGo":       ToGo,
+		"ToWire":     ToWire,
+		"ToWireInto": func(ctx context.Context, v lua.LValue) (any, error) { return ToWireInto(ctx, v, map[string]any{}) },
+	}
+	for _, name := range []string{"array", "map", "nested"} {
+		v := L.GetGlobal("values").(*lua.LTable).RawGetString(name)
+		for cname, conv := range convs {
+			ctx := &doneAfter{Context: context.Background(), n: 3}
+			if _, err := conv(ctx, v); !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("%s of %s: got %v, want the context's error", cname, name, err)
+			}
+			if ctx.calls != 3 {
+				t.Errorf("%s of %s: the context was looked at %d times, want it to stop at the 3rd", cname, name, ctx.calls)
+			}
+			live := &doneAfter{Context: context.Background(), n: 1 << 30}
+			if _, err := conv(live, v); err != nil {
+				t.Errorf("%s of %s with a live context: %v", cname, name, err)
+			}
+			if live.calls < 100000/convertPollEvery {
+				t.Errorf("%s of %s: the context was looked at %d times over 100,000 values", cname, name, live.calls)
+			}
+		}
+	}
 }

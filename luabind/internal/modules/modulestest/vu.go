@@ -1,6 +1,7 @@
 package modulestest
 
 import (
+	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -71,7 +72,7 @@ func (vu *VU) JSON() (*lua.LUserData, *lua.LTable) {
 }
 
 // ToGo implements modules.VU.
-func (vu *VU) ToGo(v lua.LValue) (any, error) { return stdlib.ToGo(v) }
+func (vu *VU) ToGo(v lua.LValue) (any, error) { return stdlib.ToGo(context.Background(), v) }
 
 // ToLua implements modules.VU for JSON values.
 func (vu *VU) ToLua(v any) lua.LValue {
