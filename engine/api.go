@@ -95,17 +95,11 @@ func (e *Engine) PostToolResult(ctx context.Context, call hookspec.ToolCall) (co
 // kept its hooks from running, {"error": "[withheld: hook engine closed]"}.
 func (e *Engine) TransformToolResult(ctx context.Context, call hookspec.ToolCall) string {
 	set, refused := e.withOr(hooknames.TransformToolResult)
-	if set == nil {
-		return withheld(refused, call.Result, errorResult(withheldText))
+	var t textResult
+	if set != nil {
+		t = invokeTool(e, ctx, set, hooknames.TransformToolResult, call, Report.text)
 	}
-	t := invokeTool(e, ctx, set, hooknames.TransformToolResult, call, Report.text)
-	switch {
-	case t.refused:
-		return errorResult(withheldText)
-	case t.ok:
-		return t.s
-	}
-	return call.Result
+	return t.or(refused, call.Result, errorResult(withheldText))
 }
 
 // TransformTerminalOutput fires transform_terminal_output and returns the output to keep:
@@ -113,17 +107,11 @@ func (e *Engine) TransformToolResult(ctx context.Context, call hookspec.ToolCall
 // hooks from running, "[withheld: hook engine closed]".
 func (e *Engine) TransformTerminalOutput(ctx context.Context, out hookspec.TerminalOutput) string {
 	set, refused := e.withOr(hooknames.TransformTerminalOutput)
-	if set == nil {
-		return withheld(refused, out.Output, withheldText)
+	var t textResult
+	if set != nil {
+		t = invokeFor(e, ctx, set, hooknames.TransformTerminalOutput, mapArgs(out.Kwargs()), Report.text)
 	}
-	t := invokeFor(e, ctx, set, hooknames.TransformTerminalOutput, mapArgs(out.Kwargs()), Report.text)
-	switch {
-	case t.refused:
-		return withheldText
-	case t.ok:
-		return t.s
-	}
-	return out.Output
+	return t.or(refused, out.Output, withheldText)
 }
 
 // PostLLMCall fires post_llm_call (an observer) with turn.AssistantResponse.
@@ -138,17 +126,11 @@ func (e *Engine) PostLLMCall(ctx context.Context, turn hookspec.LLMTurn) {
 // its hooks from running, "[withheld: hook engine closed]".
 func (e *Engine) TransformLLMOutput(ctx context.Context, out hookspec.LLMOutput) string {
 	set, refused := e.withOr(hooknames.TransformLLMOutput)
-	if set == nil {
-		return withheld(refused, out.ResponseText, withheldText)
+	var t textResult
+	if set != nil {
+		t = invokeFor(e, ctx, set, hooknames.TransformLLMOutput, mapArgs(out.Kwargs()), Report.text)
 	}
-	t := invokeFor(e, ctx, set, hooknames.TransformLLMOutput, mapArgs(out.Kwargs()), Report.text)
-	switch {
-	case t.refused:
-		return withheldText
-	case t.ok:
-		return t.s
-	}
-	return out.ResponseText
+	return t.or(refused, out.ResponseText, withheldText)
 }
 
 // PreGatewayDispatch fires pre_gateway_dispatch for an inbound message and returns what to
@@ -284,14 +266,6 @@ func (e *Engine) withOr(hook string) (set *hookSet, refused bool) {
 	return nil, s.refuses(hook)
 }
 
-// withheld is in, or instead when the engine refused the call.
-func withheld(refused bool, in, instead string) string {
-	if refused {
-		return instead
-	}
-	return in
-}
-
 // textResult is what Text returns, as one value for invokeFor.
 type textResult struct {
 	s       string
@@ -302,6 +276,18 @@ type textResult struct {
 func (r Report) text() textResult {
 	s, ok := r.Text()
 	return textResult{s, ok, r.refused}
+}
+
+// or is what a transform returns: instead when the engine refused the call (refused: before
+// its hooks ran; t.refused: Close ended them), else the text a hook gave, else in.
+func (t textResult) or(refused bool, in, instead string) string {
+	switch {
+	case refused || t.refused:
+		return instead
+	case t.ok:
+		return t.s
+	}
+	return in
 }
 
 // observed is the pick of observers: nothing to decide.

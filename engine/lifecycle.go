@@ -77,11 +77,24 @@ func refusal(hook string, why error) hookspec.Result {
 	r := hookspec.Failed(hookspec.SourceEngine, "engine", hookspec.StatusError, why.Error(), 0)
 	switch hook {
 	case hooknames.PreToolCall, hooknames.PreLLMCall:
-		r.FailClosed("blocked: " + why.Error())
+		r.Answer = refuseWith(hook, "blocked: "+why.Error())
 	case hooknames.PreGatewayDispatch:
-		r.Answer = hookspec.Answer{Kind: hookspec.Skip, Message: why.Error()}
+		r.Answer = refuseWith(hook, why.Error())
 	}
 	return r
+}
+
+// refuseWith is the answer by which a guard at hook (hooknames.CanBlock) refuses, saying
+// message: pre_approval_request denies, pre_gateway_dispatch skips the message, the others
+// block.
+func refuseWith(hook, message string) hookspec.Answer {
+	switch hook {
+	case hooknames.PreApprovalRequest:
+		return hookspec.Answer{Kind: hookspec.Deny, Message: message}
+	case hooknames.PreGatewayDispatch:
+		return hookspec.Answer{Kind: hookspec.Skip, Message: message}
+	}
+	return hookspec.Answer{Kind: hookspec.Block, Message: message}
 }
 
 // discard closes what s started that prev does not run (a load that failed).

@@ -91,7 +91,7 @@ func keyOf(h *shell.Hook, tools *shell.ToolTable) shellKey {
 // DriftBlocks reports what the engine does with this hook when it was approved but what
 // it runs changed since (Consent.Drifted): true on a point that can block, where it blocks
 // every call it would match until approved again; false elsewhere, where it is skipped.
-func (i *ShellHookInfo) DriftBlocks() bool { return canBlock(i.Event) }
+func (i *ShellHookInfo) DriftBlocks() bool { return hooknames.CanBlock(i.Event) }
 
 // Hook is the parsed hook, for tools that run it directly (doctor).
 func (i *ShellHookInfo) Hook() *shell.Hook { return i.hook }
@@ -131,7 +131,7 @@ func (e *Engine) loadShellHooks(ctx context.Context, cfg *config, prev *hookSet,
 	store := consent.Open(consent.DefaultPath(e.home), storeLogger)
 	decider := &consent.Decider{
 		Store: store, Mode: mode, AcceptFlag: e.opts.AcceptHooks, Getenv: getenv(e.opts.Getenv),
-		ConfigAutoAccept: cfg.autoAccept, Logger: e.loadLog.Logger, Blocks: canBlock,
+		ConfigAutoAccept: cfg.autoAccept, Logger: e.loadLog.Logger, Blocks: hooknames.CanBlock,
 	}
 	if p := e.opts.Prompt; p != nil {
 		decider.Interactive, decider.In, decider.Out = true, p.In, p.Out
@@ -180,7 +180,7 @@ func (e *Engine) loadShellHooks(ctx context.Context, cfg *config, prev *hookSet,
 			l.cb = &shellCallback{hook: h, logger: e.logger, metrics: e.opts.Metrics.forHook(hookspec.SourceShell, metricName(h), h.Event), stop: e.stop,
 				allowedURLs: policy.allowedURLs(), bg: &e.bg, cwd: e.workDir, rewake: func(sid, text string) { e.starts.put(sid, text, e.logger) }}
 		}
-		if !info.Registered && info.ApprovedBy == "" && info.Refused == "" && info.Consent.Drifted && canBlock(h.Event) {
+		if !info.Registered && info.ApprovedBy == "" && info.Refused == "" && info.Consent.Drifted && hooknames.CanBlock(h.Event) {
 			info.Blocking = true
 			l.cb = &driftedCallback{hook: h, cwd: e.workDir, message: driftMessage(h, info.Consent),
 				metrics: e.opts.Metrics.forHook(hookspec.SourceShell, metricName(h), h.Event)}
@@ -190,13 +190,6 @@ func (e *Engine) loadShellHooks(ctx context.Context, cfg *config, prev *hookSet,
 	}
 	return out, warns
 }
-
-// canBlock reports whether a hook on event can stop what the event is about: a tool call
-// (pre_tool_call blocks), a prompt (pre_llm_call blocks), an approval (pre_approval_request
-// denies), a message (pre_gateway_dispatch skips it). A shell hook approved once whose files
-// changed since (consent.Status.Drifted) is a guard there, kept as one that blocks; elsewhere
-// it is skipped, with a warning.
-func canBlock(event string) bool { return hooknames.CanBlock(event) }
 
 // driftMessage is why a drifted guard fails, for the operator: which hook, why, and the
 // command that approves it again (in the reason), which names files of the host. The
@@ -230,15 +223,7 @@ func (c *driftedCallback) fire(_ context.Context, hook string, kw args, _ bool, 
 		return
 	}
 	*r = hookspec.Failed(hookspec.SourceShell, name, hookspec.StatusError, c.message, 0)
-	msg := driftBlock(c.hook)
-	switch hook {
-	case hooknames.PreApprovalRequest:
-		r.Answer = hookspec.Answer{Kind: hookspec.Deny, Message: msg}
-	case hooknames.PreGatewayDispatch:
-		r.Answer = hookspec.Answer{Kind: hookspec.Skip, Message: msg}
-	default:
-		r.Answer = hookspec.Answer{Kind: hookspec.Block, Message: msg}
-	}
+	r.Answer = refuseWith(hook, driftBlock(c.hook))
 	c.metrics.observe(r.Status, 0)
 }
 
