@@ -7,9 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
 // TestAllowlistRefusesFIFOsAndLinks: a named pipe or a symbolic link in place of the
@@ -27,15 +28,7 @@ func TestAllowlistRefusesFIFOsAndLinks(t *testing.T) {
 				if err := os.WriteFile(target, []byte(content), 0o644); err != nil {
 					t.Fatal(err)
 				}
-				want := "not a regular file but a symbolic link"
-				if kind == "fifo" {
-					want = "not a regular file but a named pipe (FIFO)"
-					if err := syscall.Mkfifo(path, 0o644); err != nil {
-						t.Skipf("mkfifo: %v", err)
-					}
-				} else if err := os.Symlink(target, path); err != nil {
-					t.Fatal(err)
-				}
+				want := testutil.NotRegular(t, path, kind, target)
 				s := Open(DefaultPath(home), nil)
 				calls := map[string]func() error{
 					"Approve": func() error { _, err := s.Approve(context.Background(), "pre_tool_call", "x.sh"); return err },

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -41,15 +40,7 @@ func TestLoadRefusesFIFOsAndLinks(t *testing.T) {
 					t.Fatal(err)
 				}
 				before, _ := os.ReadFile(target)
-				want := "not a regular file but a symbolic link"
-				if kind == "fifo" {
-					want = "not a regular file but a named pipe (FIFO)"
-					if err := syscall.Mkfifo(path, 0o644); err != nil {
-						t.Skipf("mkfifo: %v", err)
-					}
-				} else if err := os.Symlink(target, path); err != nil {
-					t.Fatal(err)
-				}
+				want := testutil.NotRegular(t, path, kind, target)
 				logs := &testutil.Buffer{}
 				e, err := newWithin(t, 20*time.Second, engine.Options{Home: home, Getenv: noEnv, Logger: slog.New(slog.NewTextHandler(logs, nil))})
 				if e != nil {

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -32,15 +31,7 @@ func TestLoadRefusesFIFOsAndLinksInHooks(t *testing.T) {
 				if err := os.Rename(path, target); err != nil {
 					t.Fatal(err)
 				}
-				want := "not a regular file but a symbolic link"
-				if kind == "fifo" {
-					want = "not a regular file but a named pipe (FIFO)"
-					if err := syscall.Mkfifo(path, 0o644); err != nil {
-						t.Skipf("mkfifo: %v", err)
-					}
-				} else if err := os.Symlink(target, path); err != nil {
-					t.Fatal(err)
-				}
+				want := testutil.NotRegular(t, path, kind, target)
 				type result struct {
 					g   *Gateway
 					err error

@@ -6,9 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
 // TestOpenRefusesFIFOsAndLinks: a named pipe or a symbolic link at the database or at one of
@@ -29,15 +30,7 @@ func TestOpenRefusesFIFOsAndLinks(t *testing.T) {
 				if err := os.WriteFile(target, nil, 0o644); err != nil {
 					t.Fatal(err)
 				}
-				want := "not a regular file but a symbolic link"
-				if kind == "fifo" {
-					want = "not a regular file but a named pipe (FIFO)"
-					if err := syscall.Mkfifo(path, 0o644); err != nil {
-						t.Skipf("mkfifo: %v", err)
-					}
-				} else if err := os.Symlink(target, path); err != nil {
-					t.Fatal(err)
-				}
+				want := testutil.NotRegular(t, path, kind, target)
 				done := make(chan error, 1)
 				go func() {
 					b, err := Open(home, Config{})
