@@ -275,7 +275,7 @@ type textResult struct {
 
 func (r Report) text() textResult {
 	s, ok := r.Text()
-	return textResult{s, ok, r.refused}
+	return textResult{s, ok, r.refused()}
 }
 
 // or is what a transform returns: instead when the engine refused the call (refused: before

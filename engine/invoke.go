@@ -150,19 +150,17 @@ func (e *Engine) invoke(ctx context.Context, set *hookSet, hook string, kw args,
 		answers = sc
 	}
 	results = runChain(ctx, f, hook, cbs, kw, results, answers, !pooled)
-	refused := false
 	if s.closing.Load() && withholds(hook) && anyFailed(results) {
 		// Close ended this call's hooks (interrupted, or waiting for a state): what they
 		// would have answered is unknown, so the call is refused, as a closed engine does.
 		results = append(results, refusal(hook, ErrClosed))
 		cbs = append(cbs[:len(cbs):len(cbs)], closedGuard{})
-		refused = true
 	}
 	if pooled {
 		sc.results = results
 	}
 	dec := hookspec.Merge(hook, results)
-	rep := Report{Event: hook, Hooks: results, Decision: dec, refused: refused}
+	rep := Report{Event: hook, Hooks: results, Decision: dec}
 	if !pooled || trace != nil { // the typed calls read the decision, not its wire shape
 		rep.Outcome = dec.Outcome()
 	}

@@ -34,9 +34,14 @@ type Report struct {
 	Hooks    []hookspec.Result `json:"hooks"`
 	Outcome  any               `json:"outcome"`
 	Decision hookspec.Decision `json:"-"`
-	// refused: Close ended hooks of a withholding point while they ran (their answer is
-	// unknown), so the call must not go on as if they had run.
-	refused bool
+}
+
+// refused reports that the engine refused the call (its last result is the engine's
+// refusal): Close ended hooks of a withholding point while they ran, so their answer is
+// unknown and the call must not go on as if they had run.
+func (r Report) refused() bool {
+	n := len(r.Hooks)
+	return n > 0 && r.Hooks[n-1].Source == hookspec.SourceEngine
 }
 
 // decider is the result whose answer decided, or nil.

@@ -91,7 +91,7 @@ type apiDecision struct {
 }
 
 func apiDecisionOf(r Report) apiDecision {
-	d := apiDecision{kind: r.Decision.Kind, request: r.Decision.Request, response: r.Decision.Response, refused: r.refused}
+	d := apiDecision{kind: r.Decision.Kind, request: r.Decision.Request, response: r.Decision.Response, refused: r.refused()}
 	if h := r.decider(); h != nil {
 		d.hook = h.Name
 	}
