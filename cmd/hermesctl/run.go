@@ -59,6 +59,7 @@ func init() {
 		webhooksTestCommand, replayCommand, demoCommand,
 		versionCommand, completionCommand,
 	}
+	commands = append(commands, hookCommands...)
 	for _, cmd := range commands {
 		fs, _ := newFlagSet(cmd, &cli{})
 		fs.VisitAll(func(f *flag.Flag) {
