@@ -2,6 +2,8 @@ package shell
 
 import (
 	"fmt"
+	"path"
+	"slices"
 	"strings"
 
 	"github.com/hermes-hooks/hermes/hookspec"
@@ -241,6 +243,25 @@ func agentResult(tool string, resp any) string {
 		return fmt.Sprint(resp)
 	}
 	return strings.TrimSuffix(string(b), "\n")
+}
+
+// CallsAgentHook is the agent a command line runs `hermesctl hook <agent>` for ("" when it
+// does not): the entry `hermesctl hook install` writes, which an import must not bring back
+// as a hook of the home it serves.
+func CallsAgentHook(line string) string {
+	words := strings.Fields(line)
+	for i, w := range words {
+		if !strings.HasPrefix(path.Base(strings.Trim(w, `'"`)), "hermesctl") {
+			continue
+		}
+		for j := i + 1; j+1 < len(words); j++ {
+			if words[j] == "hook" && slices.Contains(Dialects, words[j+1]) {
+				return words[j+1]
+			}
+		}
+		return ""
+	}
+	return ""
 }
 
 // agentPlatform is the platform kwarg of an agent's calls.

@@ -193,6 +193,9 @@ func (imp *ClaudeImport) hook(where, event, matcher string, h *yaml.Node) {
 	case line == "":
 		skip("no command")
 		return
+	case CallsAgentHook(line) != "":
+		skip("it runs this engine's own hooks (hermesctl hook " + CallsAgentHook(line) + "): imported, it would call itself")
+		return
 	case str("shell") != "" && str("shell") != "bash":
 		skip(fmt.Sprintf("shell %q: hooks run by /bin/sh here", str("shell")))
 		return

@@ -37,7 +37,9 @@ func TestBashCompletion(t *testing.T) {
 		want  string
 	}{
 		{[]string{"hermesctl", "hooks", "te"}, "test"},
-		{[]string{"hermesctl", "ho"}, "hooks"},
+		{[]string{"hermesctl", "hoo"}, "hooks hook"},
+		{[]string{"hermesctl", "pl"}, "plugins"},
+		{[]string{"hermesctl", "hook", "co"}, "codex"},
 		{[]string{"hermesctl", "hooks", "test", "pre_tool"}, "pre_tool_call"},
 		{[]string{"hermesctl", "hooks", "test", "--for"}, "--for-tool"},
 		{[]string{"hermesctl", "completion", "fi"}, "fish"},

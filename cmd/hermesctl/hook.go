@@ -26,10 +26,11 @@ import (
 // the agent reads a command hook: exit code, stderr, JSON on stdout. Its output is the
 // agent's protocol, not this tool's: no --json, no colour, logs only when nothing blocks.
 
-var hookCommands = []*command{hookAgentCommand(shell.DialectClaude), hookAgentCommand(shell.DialectCodex), hookAgentCommand(shell.DialectGemini)}
+var hookCommands = []*command{hookAgentCommand(shell.DialectClaude), hookAgentCommand(shell.DialectCodex), hookAgentCommand(shell.DialectGemini),
+	hookInstallCommand, hookUninstallCommand}
 
 func hookAgentCommand(dialect string) *command {
-	agent := map[string]string{shell.DialectClaude: "Claude Code", shell.DialectCodex: "Codex", shell.DialectGemini: "Gemini CLI"}[dialect]
+	agent := agentTitle(dialect)
 	return &command{
 		name: "hook " + dialect,
 		help: "run as " + agent + "'s command hook: its payload on stdin, the home's hooks fired for its event, the answer as " + agent + " reads it",

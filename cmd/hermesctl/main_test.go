@@ -35,7 +35,7 @@ func TestScripts(t *testing.T) {
 			env.Setenv("REPO", repoRoot) // the repository, for scripts that run its examples
 			return nil
 		},
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"cmpjson": cmpJSON, "exitcode": exitCode, "receiver": receiver},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"cmpjson": cmpJSON, "exitcode": exitCode, "receiver": receiver, "agentrun": agentRun},
 	})
 }
 
