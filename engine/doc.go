@@ -32,8 +32,9 @@
 // person, now or later (ErrAnswerLater, then Answer), in the chat of the call (WithOrigin).
 //
 // The same directory loader reads plugins and, for package gateway, gateway hooks
-// (through internal/enginelink): each directory's files are read once, a directory whose files did not
-// change keeps what runs, and one that fails to load keeps its running version.
+// (Engine.LoadGatewayHooks, whose types internal/gatewayhook declares): each directory's
+// files are read once, a directory whose files did not change keeps what runs, and one that
+// fails to load keeps its running version.
 //
 // # The managed layer and the network
 //

@@ -11,7 +11,7 @@ import (
 	"slices"
 
 	"github.com/hermes-hooks/hermes/hookspec"
-	"github.com/hermes-hooks/hermes/internal/enginelink"
+	"github.com/hermes-hooks/hermes/internal/gatewayhook"
 	"github.com/hermes-hooks/hermes/internal/manifest"
 	"github.com/hermes-hooks/hermes/internal/suggest"
 	"github.com/hermes-hooks/hermes/luabind"
@@ -26,7 +26,7 @@ const (
 var gatewayHookKeys = []string{"name", "description", "events", "enabled", "timeout", "memory", "permissions"}
 
 // gatewayHookInfo describes one directory under <home>/hooks, loaded or not.
-type gatewayHookInfo enginelink.GatewayHookInfo
+type gatewayHookInfo hookspec.GatewayHookInfo
 
 func (i *gatewayHookInfo) failure() string {
 	if i.Status == "error" {
@@ -35,7 +35,7 @@ func (i *gatewayHookInfo) failure() string {
 	return ""
 }
 
-// gatewayHook is a loaded gateway hook (enginelink.GatewayHook): a handler.lua defining
+// gatewayHook is a loaded gateway hook (gatewayhook.Hook): a handler.lua defining
 // handle(event, context). Package gateway gives each one a worker.
 type gatewayHook struct {
 	info    *gatewayHookInfo
@@ -50,21 +50,49 @@ func (h *gatewayHook) infoOf() *gatewayHookInfo       { return h.info }
 func (h *gatewayHook) warningsOf() []hookspec.Warning { return h.warns }
 
 // Info describes the hook as it was loaded.
-func (h *gatewayHook) Info() *enginelink.GatewayHookInfo {
-	return (*enginelink.GatewayHookInfo)(h.info)
+func (h *gatewayHook) Info() *hookspec.GatewayHookInfo {
+	return (*hookspec.GatewayHookInfo)(h.info)
 }
 
-// Call runs handle(event, data) under the hook's timeout and returns its result; failures
-// are luabind errors (see StatusOf).
-func (h *gatewayHook) Call(ctx context.Context, event string, data map[string]any) (any, error) {
-	return h.handler.Call(ctx, event, data)
+// Call runs handle(event, data) under the hook's timeout and returns its result; a
+// failure's status is statusOf its error.
+func (h *gatewayHook) Call(ctx context.Context, event string, data map[string]any) (any, hookspec.Status, error) {
+	v, err := h.handler.Call(ctx, event, data)
+	if err != nil {
+		return v, statusOf(err), err
+	}
+	return v, hookspec.StatusOK, nil
 }
 
 // Close releases the hook's Lua state once its call in flight, if any, returns.
 func (h *gatewayHook) Close() { h.handler.Close() }
 
-// loadGatewayHooks is enginelink.LoadGatewayHooks.
-func (e *Engine) loadGatewayHooks(ctx context.Context, opts enginelink.GatewayHookOptions, running []*gatewayHook) ([]*gatewayHook, []*gatewayHookInfo, []hookspec.Warning, error) {
+// LoadGatewayHooks loads <home>/hooks/* in directory order, for package gateway (its
+// types are internal to this module: an embedder runs gateway hooks with gateway.New). A
+// hook of running whose files did not change is returned as it is, and so is one whose new
+// version fails to load (with a warning). Broken hooks are listed with status "error" and
+// one warning each. A config.yaml or hooks directory that cannot be read is an error.
+func (e *Engine) LoadGatewayHooks(ctx context.Context, opts gatewayhook.Options, running []gatewayhook.Hook) ([]gatewayhook.Hook, []*hookspec.GatewayHookInfo, []hookspec.Warning, error) {
+	prev := make([]*gatewayHook, 0, len(running))
+	for _, h := range running {
+		if g, ok := h.(*gatewayHook); ok { // what this loader made; anything else is not kept
+			prev = append(prev, g)
+		}
+	}
+	hooks, infos, warns, err := e.loadGatewayHooks(ctx, opts, prev)
+	out := make([]gatewayhook.Hook, len(hooks))
+	for i, h := range hooks {
+		out[i] = h
+	}
+	outInfos := make([]*hookspec.GatewayHookInfo, len(infos))
+	for i, info := range infos {
+		outInfos[i] = (*hookspec.GatewayHookInfo)(info)
+	}
+	return out, outInfos, warns, err
+}
+
+// loadGatewayHooks is LoadGatewayHooks with the engine's own types.
+func (e *Engine) loadGatewayHooks(ctx context.Context, opts gatewayhook.Options, running []*gatewayHook) ([]*gatewayHook, []*gatewayHookInfo, []hookspec.Warning, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -86,7 +114,7 @@ func (e *Engine) loadGatewayHooks(ctx context.Context, opts enginelink.GatewayHo
 }
 
 // loadGatewayHook loads one directory; a nil hook is listed but not running.
-func (e *Engine) loadGatewayHook(ctx context.Context, d *dirFiles, disabled []string, opts enginelink.GatewayHookOptions) (*gatewayHook, *gatewayHookInfo, []hookspec.Warning) {
+func (e *Engine) loadGatewayHook(ctx context.Context, d *dirFiles, disabled []string, opts gatewayhook.Options) (*gatewayHook, *gatewayHookInfo, []hookspec.Warning) {
 	info := &gatewayHookInfo{Name: filepath.Base(d.dir), Dir: d.dir, Enabled: true, Timeout: defaultGatewayTimeout,
 		Memory: luabind.DefaultMemoryLimit, Events: []string{}}
 	var warns []hookspec.Warning

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/hermes-hooks/hermes/hookspec"
-	"github.com/hermes-hooks/hermes/internal/enginelink"
+	"github.com/hermes-hooks/hermes/internal/gatewayhook"
 	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
@@ -129,7 +129,7 @@ func TestManagedHooksOnlyRefusesUserHooks(t *testing.T) {
 	}
 	os.MkdirAll(filepath.Join(home, "hooks", "g"), 0o755)
 	writeFile(t, filepath.Join(home, "hooks", "g", "HOOK.yaml"), "events: [agent:end]\n")
-	gw, _, warns, err := e.loadGatewayHooks(context.Background(), enginelink.GatewayHookOptions{}, nil)
+	gw, _, warns, err := e.loadGatewayHooks(context.Background(), gatewayhook.Options{}, nil)
 	if err != nil || len(gw) != 0 || !hasWarning(warns, "gateway hooks not loaded: refused by the managed policy") {
 		t.Errorf("gateway hooks %v, warnings %v, err %v: want none loaded, with a warning", gw, warns, err)
 	}

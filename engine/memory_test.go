@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/hermes-hooks/hermes/hookspec"
-	"github.com/hermes-hooks/hermes/internal/enginelink"
+	"github.com/hermes-hooks/hermes/internal/gatewayhook"
 	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
@@ -55,7 +55,7 @@ func TestMemoryKey(t *testing.T) {
 	if seen != 3 {
 		t.Errorf("the report has %d of the 3 plugins: %+v", seen, rep.Hooks)
 	}
-	_, infos, _, err := e.loadGatewayHooks(context.Background(), enginelink.GatewayHookOptions{}, nil)
+	_, infos, _, err := e.loadGatewayHooks(context.Background(), gatewayhook.Options{}, nil)
 	if err != nil || len(infos) != 1 || infos[0].Memory != 8<<20 || infos[0].Status != "loaded" {
 		t.Errorf("gateway hook: %+v, %v; want loaded with 8 MiB", infos, err)
 	}

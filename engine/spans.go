@@ -62,6 +62,10 @@ func newTracer(p trace.TracerProvider) trace.Tracer {
 	return p.Tracer(TracerName)
 }
 
+// Tracer is the engine's tracer, of Options.TracerProvider under TracerName; nil when
+// nothing is traced. Package gateway and its runner make their spans with it.
+func (e *Engine) Tracer() trace.Tracer { return e.tracer }
+
 // firing is what one traced firing knows for its spans; a nil *firing traces nothing.
 type firing struct {
 	tracer trace.Tracer

@@ -98,8 +98,11 @@ func (e *Engine) currentBackend() (store.Backend, error) {
 	return s.backend()
 }
 
-// openStore is enginelink.OpenStore.
-func openStore(home string) (b store.Backend, exists bool, err error) {
+// OpenStore opens the store the config.yaml of home names, without loading any hook, for a
+// tool that inspects a home (`hermesctl store`). exists is false when it is the database in
+// the home and there is none yet: nothing is then created, and the backend is nil. The
+// caller closes the backend.
+func OpenStore(home string) (b store.Backend, exists bool, err error) {
 	home = homedir.Resolve(home)
 	cfg, _, err := loadConfig(home)
 	if err != nil {

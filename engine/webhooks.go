@@ -115,8 +115,10 @@ func toolNameOf(m map[string]any) string {
 	return s
 }
 
-// notifyWebhooks is enginelink.NotifyWebhooks.
-func (e *Engine) notifyWebhooks(event string, data map[string]any) {
+// NotifyWebhooks queues an event the engine does not fire itself (a gateway event: package
+// gateway's Emit calls it) for the webhooks that want it; it never blocks. Hook events
+// reach the webhooks through the engine.
+func (e *Engine) NotifyWebhooks(event string, data map[string]any) {
 	if e == nil {
 		return
 	}
@@ -130,8 +132,10 @@ func (e *Engine) notifyWebhooks(event string, data map[string]any) {
 // Webhooks describes the outbound webhooks of both layers, started or not.
 func (e *Engine) Webhooks() []*WebhookInfo { return e.set.Load().webhookInfo }
 
-// testWebhook is enginelink.TestWebhook: one sample delivery, now.
-func (e *Engine) testWebhook(ctx context.Context, name, event string, data map[string]any) (webhook.Attempt, error) {
+// TestWebhook sends one sample delivery of event with data to the webhook named name, now,
+// on a dispatcher of its own (what is queued is not delayed); webhook.ErrUnknown when no
+// started webhook has that name. `hermesctl webhooks test` is built on it.
+func (e *Engine) TestWebhook(ctx context.Context, name, event string, data map[string]any) (webhook.Attempt, error) {
 	set := e.set.Load()
 	i := slices.IndexFunc(set.webhookEndpoints, func(ep *webhook.Endpoint) bool { return ep.Name == name })
 	if i < 0 {

@@ -56,7 +56,7 @@ func TestWebhookDeliversToolCalls(t *testing.T) {
 		t.Fatalf("blocked: %+v", b)
 	}
 	e.DecideTool(context.Background(), hookspec.ToolCall{Name: "file", Args: map[string]any{}}) // the matcher says no
-	e.notifyWebhooks("agent:end", map[string]any{"response": "done"})
+	e.NotifyWebhooks("agent:end", map[string]any{"response": "done"})
 	if ws := e.Webhooks(); len(ws) != 1 || ws[0].Layer != LayerUser {
 		t.Errorf("Webhooks() = %+v", ws)
 	}

@@ -14,7 +14,7 @@ import (
 
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/hookspec"
-	"github.com/hermes-hooks/hermes/internal/enginelink"
+	"github.com/hermes-hooks/hermes/internal/gatewayhook"
 	"github.com/hermes-hooks/hermes/internal/reload"
 )
 
@@ -75,7 +75,7 @@ type Gateway struct {
 // routes is one generation of loaded hooks and who subscribes to what.
 type routes struct {
 	hooks    []*hook
-	infos    []*HookInfo
+	infos    []*hookspec.GatewayHookInfo
 	warnings []hookspec.Warning
 	exact    map[string][]*hook // event -> exact subscribers, in directory order
 	wildcard map[string][]*hook // prefix -> "<prefix>:*" subscribers, in directory order
@@ -114,7 +114,7 @@ func startGateway(ctx context.Context, eng *engine.Engine, opts Options) (*Gatew
 	if opts.QueueSize <= 0 {
 		opts.QueueSize = 1024
 	}
-	g := &Gateway{eng: eng, home: eng.Home(), opts: opts, logger: opts.Logger, tracer: enginelink.Tracer(eng)}
+	g := &Gateway{eng: eng, home: eng.Home(), opts: opts, logger: opts.Logger, tracer: eng.Tracer()}
 	if g.logger == nil {
 		g.logger = slog.New(slog.DiscardHandler)
 	}
@@ -148,15 +148,15 @@ func (g *Gateway) load(ctx context.Context, prev *routes) (*routes, error) {
 	if err != nil {
 		return nil, err
 	}
-	var running []enginelink.GatewayHook
-	kept := map[enginelink.GatewayHook]*hook{}
+	var running []gatewayhook.Hook
+	kept := map[gatewayhook.Hook]*hook{}
 	if prev != nil {
 		for _, h := range prev.hooks {
-			running = append(running, h.GatewayHook)
-			kept[h.GatewayHook] = h
+			running = append(running, h.Hook)
+			kept[h.Hook] = h
 		}
 	}
-	loaded, infos, warnings, err := enginelink.LoadGatewayHooks(g.eng, ctx, enginelink.GatewayHookOptions{Logger: g.logger, HostFuncs: g.opts.HostFuncs}, running)
+	loaded, infos, warnings, err := g.eng.LoadGatewayHooks(ctx, gatewayhook.Options{Logger: g.logger, HostFuncs: g.opts.HostFuncs}, running)
 	if err == nil {
 		err = home.Unchanged()
 	}
@@ -171,13 +171,13 @@ func (g *Gateway) load(ctx context.Context, prev *routes) (*routes, error) {
 	hooks := make([]*hook, len(loaded))
 	for i, h := range loaded {
 		if hooks[i] = kept[h]; hooks[i] == nil {
-			hooks[i] = &hook{GatewayHook: h, info: (*HookInfo)(h.Info())}
+			hooks[i] = &hook{Hook: h, info: h.Info()}
 		}
 	}
 	for _, w := range warnings {
 		g.loadLog.Warn(w.String())
 	}
-	r := &routes{hooks: hooks, infos: hookInfos(infos), warnings: warnings, exact: map[string][]*hook{}, wildcard: map[string][]*hook{}}
+	r := &routes{hooks: hooks, infos: infos, warnings: warnings, exact: map[string][]*hook{}, wildcard: map[string][]*hook{}}
 	for _, h := range hooks {
 		for _, ev := range h.info.Events {
 			if prefix, ok := strings.CutSuffix(ev, ":*"); ok {
@@ -275,15 +275,7 @@ func appendOnce(hs []*hook, h *hook) []*hook {
 func (g *Gateway) Engine() *engine.Engine { return g.eng }
 
 // Hooks describes every hook directory found, loaded or not, in directory order.
-func (g *Gateway) Hooks() []*HookInfo { return g.routes.Load().infos }
-
-func hookInfos(infos []*enginelink.GatewayHookInfo) []*HookInfo {
-	out := make([]*HookInfo, len(infos))
-	for i, info := range infos {
-		out[i] = (*HookInfo)(info)
-	}
-	return out
-}
+func (g *Gateway) Hooks() []*hookspec.GatewayHookInfo { return g.routes.Load().infos }
 
 // Warnings lists the problems found while loading.
 func (g *Gateway) Warnings() []hookspec.Warning { return g.routes.Load().warnings }
@@ -335,7 +327,7 @@ func (g *Gateway) Emit(ctx context.Context, ev hookspec.Event) {
 			emit = &sc
 		}
 	}
-	enginelink.NotifyWebhooks(g.eng, event, data)
+	g.eng.NotifyWebhooks(event, data)
 	g.mu.RLock()
 	defer g.mu.RUnlock()
 	for _, h := range g.routes.Load().matching(event) {
@@ -392,7 +384,7 @@ func (g *Gateway) run(h *hook, after <-chan struct{}) {
 // there are no results.
 func (g *Gateway) EmitSync(ctx context.Context, ev hookspec.Event) []hookspec.Result {
 	event, data := ev.EventName(), ev.Context()
-	enginelink.NotifyWebhooks(g.eng, event, data)
+	g.eng.NotifyWebhooks(event, data)
 	g.mu.RLock()
 	hooks := g.routes.Load().matching(event)
 	if g.closed {
@@ -419,10 +411,10 @@ func (g *Gateway) call(ctx context.Context, h *hook, event string, data map[stri
 		defer func() { endSpan(span, r) }()
 	}
 	start := time.Now()
-	v, err := h.Call(ctx, event, data)
+	v, status, err := h.Call(ctx, event, data)
 	r = hookspec.Result{Source: hookspec.SourceGateway, Name: h.info.Name, Status: hookspec.StatusOK, Result: v, Duration: time.Since(start)}
 	if err != nil {
-		r = hookspec.Failed(hookspec.SourceGateway, h.info.Name, enginelink.StatusOf(err), err.Error(), r.Duration)
+		r = hookspec.Failed(hookspec.SourceGateway, h.info.Name, status, err.Error(), r.Duration)
 		g.logger.Warn("gateway hook failed", "hook", h.info.Name, "event", event, "status", r.Status.String(), "error", r.Err)
 	}
 	g.opts.Metrics.Observe(hookspec.SourceGateway, h.info.Name, event, r.Status, r.Duration)

@@ -18,7 +18,7 @@ import (
 func TestDropWarningsAreRateLimited(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		logs := &testutil.Buffer{}
-		h := &hook{info: &HookInfo{Name: "full"}, worker: &worker{queue: make(chan job), dropped: new(atomic.Int64)}}
+		h := &hook{info: &hookspec.GatewayHookInfo{Name: "full"}, worker: &worker{queue: make(chan job), dropped: new(atomic.Int64)}}
 		g := &Gateway{logger: slog.New(slog.NewTextHandler(logs, nil))}
 		r := &routes{hooks: []*hook{h}, exact: map[string][]*hook{hookspec.AgentStep: {h}}, wildcard: map[string][]*hook{}}
 		g.routes.Store(r)

@@ -6,7 +6,6 @@ import (
 
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/hookspec"
-	"github.com/hermes-hooks/hermes/internal/enginelink"
 	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
@@ -37,10 +36,11 @@ func TestGatewayHookStore(t *testing.T) {
 	if last != int64(3) {
 		t.Errorf("the gateway hook counted %v, want 3 (its own namespace)", last)
 	}
-	b, err := enginelink.StoreBackend(eng)
-	if err != nil {
-		t.Fatal(err)
+	b, exists, err := engine.OpenStore(home) // the same database, as hermesctl store reads it
+	if err != nil || !exists {
+		t.Fatalf("open the home's store: exists %v, %v", exists, err)
 	}
+	defer b.Close()
 	if v, _, _ := b.Get(ctx, "plugin:counter", "steps"); string(v) != "100" {
 		t.Errorf("the plugin's count is %s, want 100", v)
 	}

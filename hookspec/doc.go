@@ -2,10 +2,11 @@
 // plugin hooks and gateway events, the typed arguments of each (ToolCall, LLMTurn, Session,
 // AgentStepEvent, ...) with the one conversion to the map hooks receive, how a hook's call
 // ended (Status, Result), where a hook came from (sources), a problem found while loading
-// (Warning), what a hook may touch (Permissions), and the one set of rules that turns hook
-// answers into a decision: Normalise reads one hook's answer (a Lua return value or a shell
-// hook's parsed stdout) in any accepted shape, Problem says what is wrong with one that does
-// nothing, and Merge combines the answers of every hook of one call into a Decision.
+// (Warning), what a hook may touch (Permissions), what a gateway hook's directory holds
+// (GatewayHookInfo), and the one set of rules that turns hook answers into a decision:
+// Normalise reads one hook's answer (a Lua return value or a shell hook's parsed stdout) in
+// any accepted shape, Problem says what is wrong with one that does nothing, and Merge
+// combines the answers of every hook of one call into a Decision.
 // SampleKwargs and SampleContext are the sample arguments of `hermesctl hooks test`.
 //
 // It imports nothing of hermes and nothing outside the standard library, so that luabind,

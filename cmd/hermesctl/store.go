@@ -8,8 +8,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/hookspec"
-	"github.com/hermes-hooks/hermes/internal/enginelink"
 	"github.com/hermes-hooks/hermes/internal/homedir"
 	"github.com/hermes-hooks/hermes/store"
 )
@@ -38,7 +38,7 @@ var storeDeleteCommand = &command{
 
 // openStore opens the home's store; nil with exitOK when there is none yet.
 func (c *cli) openStore() (store.Backend, int) {
-	b, exists, err := enginelink.OpenStore(c.home)
+	b, exists, err := engine.OpenStore(c.home)
 	if err != nil {
 		return nil, c.fail(exitConfig, "%v", err)
 	}

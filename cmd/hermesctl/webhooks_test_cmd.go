@@ -10,7 +10,6 @@ import (
 
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/hookspec"
-	"github.com/hermes-hooks/hermes/internal/enginelink"
 	"github.com/hermes-hooks/hermes/internal/homedir"
 	"github.com/hermes-hooks/hermes/internal/hooknames"
 	"github.com/hermes-hooks/hermes/internal/netguard"
@@ -72,7 +71,7 @@ func runWebhooksTest(ctx context.Context, c *cli, event string, args []string) i
 	if hookspec.IsHook(event) {
 		data = hookspec.SampleKwargs(event, cwd)
 	}
-	a, err := enginelink.TestWebhook(eng, ctx, name, event, data)
+	a, err := eng.TestWebhook(ctx, name, event, data)
 	if err != nil {
 		return c.fail(exitFailed, "%v", err)
 	}

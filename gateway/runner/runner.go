@@ -14,7 +14,6 @@ import (
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/gateway"
 	"github.com/hermes-hooks/hermes/hookspec"
-	"github.com/hermes-hooks/hermes/internal/enginelink"
 	"github.com/hermes-hooks/hermes/internal/hooknames"
 )
 
@@ -121,7 +120,7 @@ func New(gw *gateway.Gateway, agent Agent, opts Options) *Runner {
 	if opts.Model == "" {
 		opts.Model = "unknown"
 	}
-	return &Runner{eng: eng, gw: gw, agent: agent, opts: opts, tracer: enginelink.Tracer(eng), sessions: map[string]*session{}, history: map[string][]Message{}}
+	return &Runner{eng: eng, gw: gw, agent: agent, opts: opts, tracer: eng.Tracer(), sessions: map[string]*session{}, history: map[string][]Message{}}
 }
 
 // HostFuncs returns the functions a runner offers to Lua hooks through the hermes module:
