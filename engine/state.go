@@ -89,6 +89,12 @@ func (e *Engine) closeStores() {
 	e.store.Store(nil)
 }
 
+// Store is the store the home's hooks keep their state in (config.yaml's store:, by default
+// a database in the home), opened on first use and closed by Close. A host keeps there, in a
+// namespace of its own, what must outlive one process (`hermesctl hook` keeps the nudge
+// counts of Stop hooks), so replicas that share the store share it.
+func (e *Engine) Store() (store.Backend, error) { return e.currentBackend() }
+
 // currentBackend is the backend of the store config.yaml names now.
 func (e *Engine) currentBackend() (store.Backend, error) {
 	s := e.store.Load()

@@ -14,7 +14,6 @@ import (
 
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/hookspec"
-	"github.com/hermes-hooks/hermes/internal/enginelink"
 	"github.com/hermes-hooks/hermes/internal/homedir"
 	"github.com/hermes-hooks/hermes/internal/hooknames"
 	"github.com/hermes-hooks/hermes/shell"
@@ -159,7 +158,7 @@ func verifyAnswer(ctx context.Context, c *cli, eng *engine.Engine, call *shell.A
 
 // engineStore is the store of the engine's home.
 func engineStore(eng *engine.Engine) (store.Backend, error) {
-	b, err := enginelink.StoreBackend(eng)
+	b, err := eng.Store()
 	if err == nil && b == nil {
 		err = errors.New("no store")
 	}

@@ -31,7 +31,7 @@ var api = map[string][]string{
 		"Engine.PostLLMCall", "Engine.PostToolCall", "Engine.PostToolFailure", "Engine.PostToolResult",
 		"Engine.PreAPIRequest", "Engine.PreApprovalRequest", "Engine.PreCompact",
 		"Engine.PreGatewayDispatch", "Engine.PreVerify", "Engine.Reload", "Engine.RunLLM", "Engine.RunTool",
-		"Engine.ShellHooks", "Engine.SubagentStop", "Engine.TransformLLMOutput",
+		"Engine.ShellHooks", "Engine.Store", "Engine.SubagentStop", "Engine.TransformLLMOutput",
 		"Engine.TransformTerminalOutput", "Engine.TransformToolResult", "Engine.Warnings",
 		"Engine.Webhooks", "ErrAnswerLater", "ErrClosed", "ErrNoSuchApproval", "EventBlocked",
 		"LLMRun", "LayerManaged", "LayerUser", "Metrics", "Metrics.Collect", "Metrics.Describe", "Metrics.Drop",
