@@ -227,3 +227,24 @@ func (c *AgentCall) Failed(why string, failOpen bool) Reply {
 	}
 	return Reply{Exit: 1, Stderr: "hermesctl hook: the hooks could not run: " + why + "\n"}
 }
+
+// AsHTTP is r as the body of an answer to Claude Code's http hooks, which read no exit code
+// and no stderr (any status but 2xx is a non-blocking error to them): a block of exit code 2
+// becomes the same block in JSON, a warning a systemMessage. "" when there is nothing to say.
+func (c *AgentCall) AsHTTP(r Reply) string {
+	why := strings.TrimSpace(r.Stderr)
+	switch {
+	case r.Exit == exitBlock && len(c.Firings) > 0:
+		kind := hookspec.Block
+		if c.Firings[0].Hook == hooknames.PreApprovalRequest {
+			kind = hookspec.Deny
+		}
+		answers := make([]hookspec.Answer, len(c.Firings))
+		answers[0] = hookspec.Answer{Kind: kind, Message: why}
+		return c.Reply(answers).Stdout
+	case r.Exit != 0 && why != "":
+		b, _ := encodePayload(map[string]any{"systemMessage": why})
+		return string(b)
+	}
+	return r.Stdout
+}

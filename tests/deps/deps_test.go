@@ -32,6 +32,8 @@ var forbidden = map[string][]string{
 	"store":   {"engine", "gateway", "luabind", "shell", "consent", "cmd/hermesctl"},
 	"engine":  {"gateway", "cmd/hermesctl"},
 	"gateway": {"cmd/hermesctl"},
+	// The hook server answers over HTTP what the engine decides: it needs no gateway.
+	"server": {"gateway", "cmd/hermesctl"},
 	// Outbound webhooks are told events; they never reach back into what emits them.
 	"webhook":  {"engine", "gateway", "luabind", "consent", "shell", "cmd/hermesctl"},
 	"internal": {"engine", "gateway", "luabind", "cmd/hermesctl"},
