@@ -24,13 +24,16 @@
 //	                                     run a transcript through the reference gateway
 //	demo [--html FILE] [--otlp-endpoint URL]
 //	                                     replay the bundled example
-//	hook claude [--fail-open]            run as Claude Code's command hook: its payload on stdin,
+//	hook claude [--fail-open] [--server URL]
+//	                                     run as Claude Code's command hook: its payload on stdin,
 //	                                     the answer as it reads one (exit code, stderr, JSON)
 //	hook codex [--fail-open]             the same, as Codex's command hook
 //	hook gemini [--fail-open]            the same, as Gemini CLI's command hook
 //	hook install claude|codex|gemini [--user | --project DIR] [--local] [--dry-run]
 //	                                     add `hermesctl hook <agent>` to the agent's settings
 //	hook uninstall claude|codex|gemini   remove those entries, and nothing else
+//	serve [--addr HOST:PORT|unix:PATH] [--tls-cert F --tls-key F] [token add|list|revoke NAME]
+//	                                     answer the home's hooks over HTTP
 //	version                              print the version (also --version)
 //	completion bash|zsh|fish             print a shell completion script
 //	help [command]                       usage of everything, a group or a command

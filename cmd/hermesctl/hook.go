@@ -3,10 +3,15 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
 	"os"
+	"strings"
+	"time"
 
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/internal/homedir"
@@ -20,7 +25,7 @@ import (
 // agent's protocol, not this tool's: no --json, no colour, logs only when nothing blocks.
 
 var hookCommands = []*command{hookAgentCommand(shell.DialectClaude), hookAgentCommand(shell.DialectCodex), hookAgentCommand(shell.DialectGemini),
-	hookInstallCommand, hookUninstallCommand}
+	hookInstallCommand, hookUninstallCommand, serveCommand}
 
 func hookAgentCommand(dialect string) *command {
 	agent := agentTitle(dialect)
@@ -28,22 +33,29 @@ func hookAgentCommand(dialect string) *command {
 		name: "hook " + dialect,
 		help: "run as " + agent + "'s command hook: its payload on stdin, the home's hooks fired for its event, the answer as " + agent + " reads it",
 		flags: func(fs *flag.FlagSet) runFunc {
-			var failOpen bool
-			fs.BoolVar(&failOpen, "fail-open", false, "when the hooks cannot run (a home that does not load), let the call through instead of blocking it")
+			var a agentHookArgs
+			fs.BoolVar(&a.failOpen, "fail-open", false, "when the hooks cannot run (a home that does not load, a server out of reach), let the call through instead of blocking it")
+			fs.StringVar(&a.server, "server", "", "ask the hook server at `URL` (hermesctl serve; http://HOST:PORT, https://..., unix:PATH) instead of loading the home; a token comes from $HERMES_SERVER_TOKEN")
 			return func(ctx context.Context, c *cli, args []string) int {
 				if !c.wantArgs(args, 0) {
 					return exitUsage
 				}
-				return runAgentHook(ctx, c, dialect, failOpen)
+				return runAgentHook(ctx, c, dialect, a)
 			}
 		},
 	}
 }
 
-func runAgentHook(ctx context.Context, c *cli, dialect string, failOpen bool) int {
+// agentHookArgs are the flags of hook claude|codex|gemini.
+type agentHookArgs struct {
+	failOpen bool
+	server   string
+}
+
+func runAgentHook(ctx context.Context, c *cli, dialect string, a agentHookArgs) int {
 	var logs bytes.Buffer // printed unless the answer blocks: then stderr is the reason the agent shows
 	c.logger = newLogger(&logs, c.verbose)
-	reply := agentReply(ctx, c, dialect, failOpen)
+	reply := agentReply(ctx, c, dialect, a)
 	io.WriteString(c.stdout, reply.Stdout)
 	if reply.Exit != 2 {
 		c.stderr.Write(logs.Bytes())
@@ -53,7 +65,7 @@ func runAgentHook(ctx context.Context, c *cli, dialect string, failOpen bool) in
 }
 
 // agentReply reads the call, fires its hooks and builds the answer.
-func agentReply(ctx context.Context, c *cli, dialect string, failOpen bool) shell.Reply {
+func agentReply(ctx context.Context, c *cli, dialect string, a agentHookArgs) shell.Reply {
 	payload, err := io.ReadAll(io.LimitReader(c.stdin, shell.MaxAgentPayload+1))
 	if err == nil && len(payload) > shell.MaxAgentPayload {
 		err = fmt.Errorf("the payload is over %d bytes", shell.MaxAgentPayload)
@@ -68,6 +80,10 @@ func agentReply(ctx context.Context, c *cli, dialect string, failOpen bool) shel
 	if len(call.Firings) == 0 {
 		return shell.Reply{}
 	}
+	failOpen := a.failOpen
+	if a.server != "" {
+		return askServer(ctx, a.server, dialect, payload, call, failOpen)
+	}
 	home := homedir.Resolve(c.home)
 	if _, err := os.Stat(home); err != nil {
 		return call.Failed(fmt.Sprintf("the hermes home %s cannot be read (%v); create it, or set HERMES_HOME or --home to the one to use", home, err), failOpen)
@@ -78,4 +94,56 @@ func agentReply(ctx context.Context, c *cli, dialect string, failOpen bool) shel
 	}
 	defer eng.Close(context.WithoutCancel(ctx))
 	return server.AnswerAgent(ctx, eng, call, failOpen, c.logger)
+}
+
+// askServer forwards the agent's payload to a hook server (POST /v1/agents/{agent}) and
+// returns its answer; a server out of reach fails the call as a home that does not load
+// does. It connects within 2 s.
+func askServer(ctx context.Context, url, dialect string, payload []byte, call *shell.AgentCall, failOpen bool) shell.Reply {
+	client, base := serverClient(url)
+	req, err := http.NewRequestWithContext(ctx, "POST", base+"/v1/agents/"+dialect, bytes.NewReader(payload))
+	if err != nil {
+		return call.Failed(fmt.Sprintf("--server %s: %v", url, err), failOpen)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if tok := os.Getenv("HERMES_SERVER_TOKEN"); tok != "" {
+		req.Header.Set("Authorization", "Bearer "+tok)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return call.Failed(fmt.Sprintf("the hook server %s cannot be reached (%v); start it (hermesctl serve) or fix --server", url, err), failOpen)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, shell.MaxAgentPayload))
+	var r struct {
+		Exit           int
+		Stdout, Stderr string
+		Error          string
+	}
+	if err := json.Unmarshal(body, &r); err != nil || resp.StatusCode != http.StatusOK {
+		why := strings.TrimSpace(firstNonEmpty(r.Error, string(body)))
+		return call.Failed(fmt.Sprintf("the hook server %s answered %s: %s", url, resp.Status, why), failOpen)
+	}
+	return shell.Reply{Exit: r.Exit, Stdout: r.Stdout, Stderr: r.Stderr}
+}
+
+// serverClient is the client and base URL of --server: a unix socket (unix:PATH) or HTTP(S).
+func serverClient(url string) (*http.Client, string) {
+	dialer := &net.Dialer{Timeout: 2 * time.Second}
+	tr := &http.Transport{DialContext: dialer.DialContext, TLSHandshakeTimeout: 2 * time.Second}
+	base := strings.TrimSuffix(url, "/")
+	if path, ok := strings.CutPrefix(url, "unix:"); ok {
+		tr.DialContext = func(ctx context.Context, _, _ string) (net.Conn, error) { return dialer.DialContext(ctx, "unix", path) }
+		base = "http://unix"
+	}
+	return &http.Client{Transport: tr, Timeout: 5 * time.Minute}, base
+}
+
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
 }

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -17,7 +15,7 @@ import (
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"hermesctl": func() { os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"hermesctl": main, // as installed: signals end the context
 	})
 }
 
@@ -35,7 +33,7 @@ func TestScripts(t *testing.T) {
 			env.Setenv("REPO", repoRoot) // the repository, for scripts that run its examples
 			return nil
 		},
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"cmpjson": cmpJSON, "exitcode": exitCode, "receiver": receiver, "agentrun": agentRun},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"cmpjson": cmpJSON, "exitcode": exitCode, "receiver": receiver, "agentrun": agentRun, "waitserve": waitServe},
 	})
 }
 

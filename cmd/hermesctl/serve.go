@@ -1,0 +1,229 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/hermes-hooks/hermes/engine"
+	"github.com/hermes-hooks/hermes/internal/homedir"
+	"github.com/hermes-hooks/hermes/server"
+)
+
+// serveArgs are the flags of serve.
+type serveArgs struct {
+	addr, tlsCert, tlsKey, clientCA string
+	maxBody                         int64
+	maxInFlight                     int
+	failOpen                        bool
+	drain                           time.Duration
+}
+
+var serveCommand = &command{
+	name: "serve",
+	args: "[token add|list|revoke [NAME]]",
+	help: "answer the home's hooks over HTTP (POST /v1/hooks/{hook}, Claude Code's http hooks at /v1/claude, /healthz, /readyz, /metrics); `serve token add NAME` makes a bearer token",
+	flags: func(fs *flag.FlagSet) runFunc {
+		var a serveArgs
+		fs.StringVar(&a.addr, "addr", "127.0.0.1:8787", "listen on `HOST:PORT`, or unix:PATH; off loopback TLS and tokens are required")
+		fs.StringVar(&a.tlsCert, "tls-cert", "", "serve HTTPS with the certificate in `FILE` (with --tls-key)")
+		fs.StringVar(&a.tlsKey, "tls-key", "", "the TLS private key in `FILE`")
+		fs.StringVar(&a.clientCA, "client-ca", "", "require client certificates signed by the CAs in `FILE` (mTLS)")
+		fs.Int64Var(&a.maxBody, "max-body", server.DefaultMaxBody, "refuse request bodies over `BYTES` (413)")
+		fs.IntVar(&a.maxInFlight, "max-inflight", server.DefaultMaxInFlight, "answer 503 with Retry-After past `N` calls at once")
+		fs.BoolVar(&a.failOpen, "fail-open", false, "let an agent's call through when a plugin that may serve it did not load")
+		fs.DurationVar(&a.drain, "drain", 30*time.Second, "on SIGTERM, wait up to `DURATION` for calls in flight")
+		return func(ctx context.Context, c *cli, args []string) int {
+			if len(args) > 0 {
+				return runServeToken(c, args)
+			}
+			return runServe(ctx, c, a)
+		}
+	},
+}
+
+// tokenFile is where a home's server tokens are kept (their digests).
+func tokenFile(home string) string { return filepath.Join(homedir.Resolve(home), "server-tokens.json") }
+
+func runServeToken(c *cli, args []string) int {
+	file := tokenFile(c.home)
+	toks, err := server.LoadTokens(file)
+	if err != nil {
+		return c.fail(exitConfig, "%v", err)
+	}
+	switch {
+	case args[0] != "token" || len(args) < 2:
+		return c.fail(exitUsage, "serve takes no arguments but `token add NAME`, `token list` and `token revoke NAME`")
+	case args[1] == "add" && len(args) == 3:
+		tok, err := toks.Add(file, args[2])
+		if err != nil {
+			return c.fail(exitConfig, "%v", err)
+		}
+		fmt.Fprintf(c.stdout, "%s\n", tok)
+		fmt.Fprintf(c.stderr, "token %s added to %s: give it to the caller now (Authorization: Bearer ...); only its digest is kept\n", args[2], file)
+	case args[1] == "list" && len(args) == 2:
+		for _, t := range toks.List() {
+			fmt.Fprintf(c.stdout, "%s\tcreated %s\n", t.Name, t.Created.Format(time.RFC3339))
+		}
+	case args[1] == "revoke" && len(args) == 3:
+		if err := toks.Revoke(file, args[2]); err != nil {
+			return c.fail(exitConfig, "%v", err)
+		}
+		fmt.Fprintf(c.stdout, "revoked %s\n", args[2])
+	default:
+		return c.fail(exitUsage, "usage: serve token add NAME | token list | token revoke NAME")
+	}
+	return exitOK
+}
+
+// listen opens the address: a unix socket, loopback, or (with TLS and tokens) any other.
+func listen(a serveArgs, toks *server.Tokens) (net.Listener, *tls.Config, error) {
+	if path, ok := strings.CutPrefix(a.addr, "unix:"); ok {
+		os.Remove(path) // a socket left by a server that did not stop cleanly
+		l, err := net.Listen("unix", path)
+		return l, nil, err
+	}
+	host, _, err := net.SplitHostPort(a.addr)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--addr %s: %v (HOST:PORT or unix:PATH)", a.addr, err)
+	}
+	ip := net.ParseIP(host)
+	loopback := host == "localhost" || (ip != nil && ip.IsLoopback())
+	if !loopback && (a.tlsCert == "" || toks.Len() == 0) {
+		return nil, nil, fmt.Errorf("--addr %s is not loopback: anyone who reaches it could call the hooks, so it needs --tls-cert and --tls-key, and a token (hermesctl serve token add NAME)", a.addr)
+	}
+	cfg, err := tlsConfig(a)
+	if err != nil {
+		return nil, nil, err
+	}
+	l, err := net.Listen("tcp", a.addr)
+	return l, cfg, err
+}
+
+// tlsConfig is the server's TLS configuration (nil without --tls-cert).
+func tlsConfig(a serveArgs) (*tls.Config, error) {
+	if (a.tlsCert == "") != (a.tlsKey == "") {
+		return nil, errors.New("--tls-cert and --tls-key go together")
+	}
+	if a.tlsCert == "" {
+		if a.clientCA != "" {
+			return nil, errors.New("--client-ca needs --tls-cert and --tls-key")
+		}
+		return nil, nil
+	}
+	cert, err := tls.LoadX509KeyPair(a.tlsCert, a.tlsKey)
+	if err != nil {
+		return nil, fmt.Errorf("--tls-cert/--tls-key: %v", err)
+	}
+	cfg := &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	if a.clientCA != "" {
+		pem, err := os.ReadFile(a.clientCA)
+		if err != nil {
+			return nil, err
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("--client-ca %s holds no PEM certificate", a.clientCA)
+		}
+		cfg.ClientCAs, cfg.ClientAuth = pool, tls.RequireAndVerifyClientCert
+	}
+	return cfg, nil
+}
+
+func runServe(ctx context.Context, c *cli, a serveArgs) int {
+	toks, err := server.LoadTokens(tokenFile(c.home))
+	if err != nil {
+		return c.fail(exitConfig, "%v", err)
+	}
+	l, tlsCfg, err := listen(a, toks)
+	if err != nil {
+		return c.fail(exitUsage, "%v", err)
+	}
+	metrics := engine.NewMetrics()
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(metrics)
+	eng, err := engine.New(ctx, engine.Options{Home: c.home, Logger: c.logger, Metrics: metrics, AcceptHooks: c.acceptHooks})
+	if err != nil {
+		l.Close()
+		return c.fail(exitConfig, "cannot load %s: %v", homedir.Resolve(c.home), err)
+	}
+	srv, err := server.New(server.Options{Engine: eng, Tokens: toks, MaxBody: a.maxBody, MaxInFlight: a.maxInFlight, FailOpen: a.failOpen,
+		Registry: reg, AccessLog: slog.New(slog.NewJSONHandler(c.stderr, nil)), Logger: c.logger})
+	if err != nil {
+		return c.fail(exitInternal, "%v", err)
+	}
+	hs := &http.Server{Handler: srv, TLSConfig: tlsCfg, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(c.logger.Handler(), slog.LevelWarn)}
+	served := make(chan error, 1)
+	go func() {
+		if tlsCfg != nil {
+			served <- hs.ServeTLS(l, "", "")
+		} else {
+			served <- hs.Serve(l)
+		}
+	}()
+	fmt.Fprintf(c.stderr, "hermesctl: serving %s on %s (%d plugins, %d shell hooks, %d tokens)\n", homedir.Resolve(c.home), l.Addr(), len(eng.Plugins()), len(eng.ShellHooks()), toks.Len())
+	reloads := c.watchReloads(ctx, eng)
+	select {
+	case err = <-served:
+	case <-ctx.Done():
+	}
+	reloads()
+	return c.drain(hs, eng, a.drain, err)
+}
+
+// watchReloads reloads the engine when the home changes and on SIGHUP (a broken home keeps
+// the running set, with a warning); the returned func stops it.
+func (c *cli) watchReloads(ctx context.Context, eng *engine.Engine) func() {
+	ctx, cancel := context.WithCancel(ctx)
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	reload := func(why string) {
+		if err := eng.Reload(ctx); err != nil && ctx.Err() == nil {
+			c.logger.Warn("reload failed; the running hooks stay", "cause", why, "error", err)
+			return
+		}
+		c.logger.Info("reloaded", "cause", why)
+	}
+	go engine.WatchHome(ctx, homedir.Resolve(c.home), 300*time.Millisecond, func([]string) { reload("the home changed") })
+	go func() {
+		for {
+			select {
+			case <-hup:
+				reload("SIGHUP")
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return func() { signal.Stop(hup); cancel() }
+}
+
+// drain stops taking calls, waits up to d for those in flight, then closes the engine.
+func (c *cli) drain(hs *http.Server, eng *engine.Engine, d time.Duration, serveErr error) int {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	shutErr := hs.Shutdown(ctx)
+	closeErr := eng.Close(ctx)
+	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
+		return c.fail(exitInternal, "serve: %v", serveErr)
+	}
+	if err := errors.Join(shutErr, closeErr); err != nil {
+		return c.fail(exitFailed, "drained with calls left after %v: %v", d, err)
+	}
+	fmt.Fprintln(c.stderr, "hermesctl: drained; stopped")
+	return exitOK
+}
