@@ -175,8 +175,8 @@ func runServe(ctx context.Context, c *cli, a serveArgs) int {
 			served <- hs.Serve(l)
 		}
 	}()
-	fmt.Fprintf(c.stderr, "hermesctl: serving %s on %s (%d plugins, %d shell hooks, %d tokens)\n", homedir.Resolve(c.home), l.Addr(), len(eng.Plugins()), len(eng.ShellHooks()), toks.Len())
 	reloads := c.watchReloads(ctx, eng)
+	fmt.Fprintf(c.stderr, "hermesctl: serving %s on %s (%d plugins, %d shell hooks, %d tokens)\n", homedir.Resolve(c.home), l.Addr(), len(eng.Plugins()), len(eng.ShellHooks()), toks.Len())
 	select {
 	case err = <-served:
 	case <-ctx.Done():
