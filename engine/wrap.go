@@ -245,7 +245,7 @@ func (e *Engine) fireWrap(ctx context.Context, hook string, kw map[string]any) R
 		if !ok {
 			result = "ok"
 		}
-		e.runWrapped(ctx, set, call, func(context.Context, hookspec.ToolCall) (string, error) { return result, nil })
+		runWrap(ctx, e, set, &toolWrap, call, func(context.Context, hookspec.ToolCall) (string, error) { return result, nil })
 	} else {
 		req := hookspec.LLMRequest{}
 		req.SessionID, _ = kw["session_id"].(string)
@@ -256,7 +256,7 @@ func (e *Engine) fireWrap(ctx context.Context, hook string, kw map[string]any) R
 				req = r
 			}
 		}
-		e.runWrappedLLM(ctx, set, req, func(_ context.Context, r hookspec.LLMRequest) (hookspec.LLMResponse, error) {
+		runWrap(ctx, e, set, &llmWrap, req, func(_ context.Context, r hookspec.LLMRequest) (hookspec.LLMResponse, error) {
 			return hookspec.LLMResponse{Model: r.Model, Content: "ok", StopReason: "end_turn"}, nil
 		})
 	}
