@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 )
 
 // wrapKind is what one wrap hook (wrap_tool_call, wrap_llm_call) makes of the chain of
@@ -131,7 +132,11 @@ func (c *wrapChain[In, Out]) input(in In, arg any, nexts int) (In, bool, error) 
 	if err != nil || t == nil {
 		return in, false, err
 	}
-	return c.k.input(in, t)
+	out, changed, err := c.k.input(in, t)
+	if err != nil { // named as nextArg names its own: the hook, next, what it takes
+		return in, false, fmt.Errorf("%s: next(%s): %w", c.k.hook, c.k.what, err)
+	}
+	return out, changed, nil
 }
 
 // next runs the rest of the chain after callback i on in, the input a callback passed to

@@ -152,6 +152,7 @@ func TestWrapChainRules(t *testing.T) {
 	outer := chainPlug{"outer", "priority: 10\n", `return answer("outer(" .. text(next()) .. ")")`}
 	tests := []struct {
 		name   string
+		only   string // the one hook the rule is for; "" for both
 		plugs  []chainPlug
 		host   hostCfg
 		ctx    func(context.Context) (context.Context, context.CancelFunc)
@@ -197,6 +198,8 @@ func TestWrapChainRules(t *testing.T) {
 			text: "ran two", ran: []string{"one", "two"}, hooks: []chainHook{{hookspec.StatusOK, 2, ""}}},
 		{name: "next with an input that is not a table: the hook's mistake, skipped", plugs: []chainPlug{{"w", "", `return next("ls")`}},
 			text: "ran ls", ran: []string{"ls"}, hooks: []chainHook{{hookspec.StatusError, 0, `{hook}: next({what}): expected a table of {what}, not "ls"`}}},
+		{name: "next with a table that is no input: the hook's mistake, named, skipped", only: "wrap_llm_call", plugs: []chainPlug{{"w", "", `return next({modle = "x"})`}},
+			text: "ran ls", ran: []string{"ls"}, hooks: []chainHook{{hookspec.StatusError, 0, `{hook}: next({what}): request key "modle" is not one of`}}},
 		{name: "a retry that never gives up stops at maxNexts", host: hostCfg{fail: 1000},
 			plugs:  []chainPlug{{"w", "", `while true do local ok, err = pcall(next); if not ok and string.find(err, "more than") then error(err, 0) end end`}},
 			failed: "disk full", ran: repeat("ls", maxNexts), hooks: []chainHook{{hookspec.StatusError, maxNexts, "{hook}: next called more than 32 times"}}},
@@ -217,6 +220,9 @@ func TestWrapChainRules(t *testing.T) {
 	}
 	for _, k := range chainKinds {
 		for _, tt := range tests {
+			if tt.only != "" && tt.only != k.hook {
+				continue
+			}
 			t.Run(k.hook+"/"+tt.name, func(t *testing.T) {
 				home := map[string]string{}
 				for _, p := range tt.plugs {
