@@ -54,12 +54,12 @@ func (e *Engine) RunLLM(ctx context.Context, req hookspec.LLMRequest, call func(
 		}
 	}
 	if set := e.with(hooknames.WrapLLMCall); set != nil {
-		w := e.runWrappedLLM(ctx, set, run.Request, call)
-		run.Response, run.Err, run.Calls = w.resp, w.err, w.calls
-		run.Synthetic = w.calls == 0 && w.err == nil
-		if w.calls > 0 {
-			run.Modified = run.Modified || !sameArgs(w.sent.Table(), req.Table())
-			run.Request = w.sent
+		w := runWrap(ctx, e, set, &llmWrap, run.Request, call)
+		run.Response, run.Err, run.Calls = w.out, w.err, w.runs
+		run.Synthetic = w.runs == 0 && w.err == nil
+		if w.runs > 0 {
+			run.Modified = run.Modified || !sameArgs(w.ran.Table(), req.Table())
+			run.Request = w.ran
 		}
 	} else {
 		run.Response, run.Err = call(ctx, run.Request)
@@ -120,93 +120,20 @@ func (m mapArgs) withRequest(t map[string]any) args {
 	return c
 }
 
-// llmChain runs one request through the wrap_llm_call callbacks (wrap.go), around the
-// host's model call.
-type llmChain struct {
-	set   *hookSet // the set the chain runs on
-	cbs   []*pluginCallback
-	call  func(context.Context, hookspec.LLMRequest) (hookspec.LLMResponse, error)
-	timed bool
-
-	steps []*wrapStep
-	sent  hookspec.LLMRequest // the request as the model last received it
-	calls int
-	f     *firing // the chain's span; nil without a tracer
-}
-
-// wrappedLLM is what a chain made of a request.
-type wrappedLLM struct {
-	resp  hookspec.LLMResponse
-	err   error
-	sent  hookspec.LLMRequest
-	calls int
-}
-
-func (e *Engine) runWrappedLLM(ctx context.Context, set *hookSet, req hookspec.LLMRequest, call func(context.Context, hookspec.LLMRequest) (hookspec.LLMResponse, error)) wrappedLLM {
-	sc := getScratch()
-	s := e.acquire(set, sc.shard)
-	defer func() { e.release(s, sc.shard); putScratch(sc) }()
-	trace := traceOf(ctx)
-	ctx, f := e.startWrapFiring(ctx, hooknames.WrapLLMCall, req.Kwargs())
-	c := &llmChain{set: s, cbs: wrappers(s, hooknames.WrapLLMCall), call: call, timed: trace != nil || f != nil, sent: req, f: f}
-	resp, err := c.run(ctx, 0, req)
-	if trace != nil || f != nil {
-		out := map[string]any{"response": resp.Table(), "calls": c.calls}
-		if err != nil {
-			out = map[string]any{"error": err.Error(), "calls": c.calls}
-		}
-		if c.calls > 0 {
-			out["request"] = c.sent.Table()
-		}
-		rep := wrapReport(hooknames.WrapLLMCall, req.Kwargs(), c.steps, out)
-		if f != nil {
-			f.end(rep)
-		}
-		if trace != nil {
-			trace(rep)
-		}
-	}
-	return wrappedLLM{resp: resp, err: err, sent: c.sent, calls: c.calls}
-}
-
-// run runs the chain from callback i on.
-func (c *llmChain) run(ctx context.Context, i int, req hookspec.LLMRequest) (hookspec.LLMResponse, error) {
-	if i == len(c.cbs) {
-		c.sent = req
-		c.calls++
-		return c.call(ctx, req)
-	}
-	cb := c.cbs[i]
-	step := &wrapStep{cb: cb}
-	c.steps = append(c.steps, step)
-	var last wrapOutcome
-	next := func(ctx context.Context, arg any) (any, error) {
-		t, err := nextArg(hooknames.WrapLLMCall, arg, "request", step.nexts)
-		inner := req
-		if err == nil && t != nil {
-			inner, err = req.WithTable(t)
-		}
-		if err != nil { // the hook's mistake: not a call of the model
-			return nil, err
-		}
-		step.nexts++
-		resp, err := c.run(ctx, i+1, inner)
-		last = wrapOutcome{v: resp, err: err}
-		if err != nil {
-			return nil, err
-		}
-		return resp.Table(), nil
-	}
-	hctx, end := startWrapHook(ctx, c.f)
-	v, t, err := cb.p.lp.CallWrap(hctx, cb.index, req.Kwargs(), next, c.timed || cb.metrics != nil)
-	r, out := cb.readWrap(c.set, hooknames.WrapLLMCall, v, t, err, step.nexts, last, llmAnswer)
-	end(r)
-	step.result = r
-	if out.skip {
-		return c.run(ctx, i+1, req)
-	}
-	resp, _ := out.v.(hookspec.LLMResponse)
-	return resp, out.err
+// llmWrap is wrap_llm_call's kind of chain (wrapchain.go): kw are pre_api_request's, next
+// takes a request table (its fields replace the request's) and returns the response table.
+// A changed request is not decided again: pre_api_request rewrites or answers a request,
+// it does not guard one, and it ran before the chain.
+var llmWrap = wrapKind[hookspec.LLMRequest, hookspec.LLMResponse]{
+	hook: hooknames.WrapLLMCall, what: "request", outKey: "response", runsKey: "calls",
+	kwargs: hookspec.LLMRequest.Kwargs,
+	input: func(r hookspec.LLMRequest, t map[string]any) (hookspec.LLMRequest, bool, error) {
+		out, err := r.WithTable(t)
+		return out, true, err // no recheck to spare: RunLLM compares the request the model got with the one given
+	},
+	toLua:   func(r hookspec.LLMResponse) any { return r.Table() },
+	inTable: func(r hookspec.LLMRequest) any { return r.Table() },
+	answer:  llmAnswer,
 }
 
 // llmAnswer reads what a wrap_llm_call callback returned: a response table (or a string,

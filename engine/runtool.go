@@ -45,11 +45,11 @@ func (e *Engine) RunTool(ctx context.Context, call hookspec.ToolCall, run func(c
 	var res string
 	var err error
 	if set := e.with(hooknames.WrapToolCall); set != nil {
-		w := e.runWrapped(ctx, set, call, run)
-		if w.block != nil { // a guard blocked the arguments a wrap hook passed on
-			return ToolRun{Result: withContext(errorResult(w.block.Message), d.Context), Block: w.block, Args: w.ran.Args, Context: d.Context}
+		w := runWrap(ctx, e, set, &toolWrap, call, run)
+		if b := blockOf(w.err); b != nil { // a guard blocked the arguments a wrap hook passed on
+			return ToolRun{Result: withContext(errorResult(b.Message), d.Context), Block: b, Args: w.ran.Args, Context: d.Context}
 		}
-		res, err = w.result, w.err
+		res, err = w.out, w.err
 		if w.changed && w.runs > 0 && !sameArgs(hookspec.ArgsOrEmpty(w.ran.Args), hookspec.ArgsOrEmpty(d.Args)) {
 			call.Args, d.Args = w.ran.Args, w.ran.Args
 			d.Modified = !sameArgs(hookspec.ArgsOrEmpty(w.ran.Args), hookspec.ArgsOrEmpty(orig))

@@ -17,7 +17,9 @@ import (
 // The wrap hooks (SPEC §4.6): wrap_tool_call and wrap_llm_call callbacks stand around a
 // call as an onion, outermost first (the order of every hook: priority, then directory
 // name, then registration). Each gets (kw, next); next(x) runs the rest of the chain and the
-// call, and returns its result or raises its error. One rule reads what every callback did:
+// call, and returns its result or raises its error. One chain runs both (wrapchain.go), each
+// hook a kind of it (toolWrap, wraptool.go; llmWrap, runllm.go). One rule reads what every
+// callback did:
 //
 //   - it returned a value: that is the call's outcome (a result, a response, or {error=...});
 //   - it returned nothing after calling next: the outcome of its last next stands;
@@ -245,7 +247,7 @@ func (e *Engine) fireWrap(ctx context.Context, hook string, kw map[string]any) R
 		if !ok {
 			result = "ok"
 		}
-		e.runWrapped(ctx, set, call, func(context.Context, hookspec.ToolCall) (string, error) { return result, nil })
+		runWrap(ctx, e, set, &toolWrap, call, func(context.Context, hookspec.ToolCall) (string, error) { return result, nil })
 	} else {
 		req := hookspec.LLMRequest{}
 		req.SessionID, _ = kw["session_id"].(string)
@@ -256,7 +258,7 @@ func (e *Engine) fireWrap(ctx context.Context, hook string, kw map[string]any) R
 				req = r
 			}
 		}
-		e.runWrappedLLM(ctx, set, req, func(_ context.Context, r hookspec.LLMRequest) (hookspec.LLMResponse, error) {
+		runWrap(ctx, e, set, &llmWrap, req, func(_ context.Context, r hookspec.LLMRequest) (hookspec.LLMResponse, error) {
 			return hookspec.LLMResponse{Model: r.Model, Content: "ok", StopReason: "end_turn"}, nil
 		})
 	}

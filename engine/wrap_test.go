@@ -74,15 +74,11 @@ func runWrappedTool(ctx context.Context, e *Engine, args map[string]any, tool *t
 	return run, rep
 }
 
-// The wrap_tool_call chain, case by case: the order of the onion, zero, one and many calls
-// of next, errors raised inside and around next, pre_tool_call's decisions taken before the
-// chain (a blocked call never reaches a wrap hook) and again on arguments a wrap hook
-// changes, and the timeouts (the wrap hook's own, not the wrapped tool's; the host's
-// context over the whole).
+// What is wrap_tool_call's own in its chain (the rules both wrap hooks share are
+// TestWrapChainRules'): pre_tool_call's decisions taken before the chain (a blocked call
+// never reaches a wrap hook) and again on arguments a wrap hook changes, and how RunTool
+// shows a chain's error or block (the result the model sees is {"error": message}).
 func TestWrapToolChain(t *testing.T) {
-	const fast = "timeout: 0.1\n"
-	outer := pluginFiles("outer", "priority: 10\n", wrapHandler("wrap_tool_call", `return "outer(" .. next() .. ")"`))
-	inner := pluginFiles("inner", "", wrapHandler("wrap_tool_call", `return "inner(" .. next() .. ")"`))
 	guard := pluginFiles("guard", "priority: 20\n", one("pre_tool_call", `
     if kw.args.command == "rm" then return {action="block", message="no rm"} end
     if kw.args.command == "dir" then return {action="modify", args={command="ls"}} end`))
@@ -103,49 +99,14 @@ func TestWrapToolChain(t *testing.T) {
 		blocked string     // a part of the block's message; "" for none
 		err     string     // a part of the tool's error; "" for none
 	}{
-		{name: "onion: outermost first", home: files(outer, inner),
-			result: "outer(inner(tool))", ran: []string{"ls"},
-			hooks: []hookWant{{hookspec.StatusOK, 1, ""}, {hookspec.StatusOK, 1, ""}}},
-		{name: "zero nexts: answered from a cache", home: pluginFiles("cache", "", wrapHandler("wrap_tool_call", `return "cached"`)),
-			result: "cached", ran: nil, hooks: []hookWant{{hookspec.StatusOK, 0, ""}}},
-		{name: "one next, arguments changed", home: pluginFiles("w", "", wrapHandler("wrap_tool_call", `return next({command = kw.args.command .. " -a"})`)),
-			result: "tool", ran: []string{"ls -a"}, hooks: []hookWant{{hookspec.StatusOK, 1, ""}}},
-		{name: "many nexts: a retry until it works", tool: toolCfg{fail: 2},
-			home: pluginFiles("retry", "", wrapHandler("wrap_tool_call", `
-    local err
-    for i = 1, 5 do
-      local ok, res = pcall(next, kw.args)
-      if ok then return res end
-      err = res
-    end
-    error(err)`)),
-			result: "tool", ran: []string{"ls", "ls", "ls"}, hooks: []hookWant{{hookspec.StatusOK, 3, ""}}},
 		{name: "an error inside next is the call's", tool: toolCfg{fail: 9},
 			home:   pluginFiles("w", "", wrapHandler("wrap_tool_call", `return next()`)),
 			result: `{"error":"disk full"}`, ran: []string{"ls"}, err: "disk full",
 			hooks: []hookWant{{hookspec.StatusOK, 1, ""}}}, // the call's error passed on: not the hook's failure
-		{name: "an error inside next caught and answered", tool: toolCfg{fail: 9},
-			home:   pluginFiles("w", "", wrapHandler("wrap_tool_call", `local ok, err = pcall(next); return "fallback: " .. err`)),
-			result: "fallback: disk full", ran: []string{"ls"}, hooks: []hookWant{{hookspec.StatusOK, 1, ""}}},
-		{name: "an error before next: the hook is skipped", home: files(outer, pluginFiles("buggy", "", wrapHandler("wrap_tool_call", `error("bug")`))),
-			result: "outer(tool)", ran: []string{"ls"}, hooks: []hookWant{{hookspec.StatusOK, 1, ""}, {hookspec.StatusError, 0, "bug"}}},
-		{name: "an error after next: its result stands", home: pluginFiles("w", "", wrapHandler("wrap_tool_call", `next(); error("after")`)),
-			result: "tool", ran: []string{"ls"}, hooks: []hookWant{{hookspec.StatusError, 1, "after"}}},
 		{name: "fail_closed: an error before next blocks", home: pluginFiles("strict", "fail_closed: true\n", wrapHandler("wrap_tool_call", `error("bug")`)),
 			result: `{"error":"blocked: plugin \"strict\" failed closed (error)"}`, ran: nil, blocked: `plugin "strict" failed closed`, hooks: []hookWant{{hookspec.StatusError, 0, "bug"}}},
-		{name: "nothing returned without next: skipped and reported", home: pluginFiles("w", "", wrapHandler("wrap_tool_call", `local x = 1`)),
-			result: "tool", ran: []string{"ls"}, hooks: []hookWant{{hookspec.StatusError, 0, "returned nothing and never called next"}}},
-		{name: "nothing returned after next: next's result", home: pluginFiles("w", "", wrapHandler("wrap_tool_call", `next()`)),
-			result: "tool", ran: []string{"ls"}, hooks: []hookWant{{hookspec.StatusOK, 1, ""}}},
-		{name: "next with arguments that are not a table: the hook's mistake, skipped", home: pluginFiles("w", "", wrapHandler("wrap_tool_call", `return next("ls")`)),
-			result: "tool", ran: []string{"ls"}, hooks: []hookWant{{hookspec.StatusError, 0, `next(args): expected a table of args, not "ls"`}}},
-		{name: "a retry that never gives up stops at maxNexts", tool: toolCfg{fail: 1000},
-			home:   pluginFiles("w", "", wrapHandler("wrap_tool_call", `while true do local ok, err = pcall(next); if not ok and string.find(err, "more than") then error(err, 0) end end`)),
-			result: "disk full", ran: repeat("ls", maxNexts), err: "disk full", hooks: []hookWant{{hookspec.StatusError, maxNexts, "next called more than 32 times"}}},
 		{name: "an error answer without next", home: pluginFiles("w", "", wrapHandler("wrap_tool_call", `return {error = "offline"}`)),
 			result: `{"error":"offline"}`, ran: nil, err: "offline", hooks: []hookWant{{hookspec.StatusOK, 0, ""}}},
-		{name: "a misspelled answer is reported, next's result stands", home: pluginFiles("w", "", wrapHandler("wrap_tool_call", `next(); return {reslt = "x"}`)),
-			result: "tool", ran: []string{"ls"}, hooks: []hookWant{{hookspec.StatusError, 1, `did you mean "result" instead of "reslt"?`}}},
 		{name: "a blocked call never reaches a wrap hook", home: files(guard, pluginFiles("w", "", wrapHandler("wrap_tool_call", `return "reached"`))),
 			args: map[string]any{"command": "rm"}, result: "no rm", ran: nil, blocked: "no rm", hooks: nil},
 		{name: "changed arguments a guard blocks are blocked", home: files(guard, pluginFiles("w", "", wrapHandler("wrap_tool_call", `return next({command = "rm"})`))),
@@ -154,17 +115,6 @@ func TestWrapToolChain(t *testing.T) {
 			result: "caught: no rm", ran: nil, hooks: []hookWant{{hookspec.StatusOK, 1, ""}}},
 		{name: "changed arguments a guard rewrites run rewritten", home: files(guard, pluginFiles("w", "", wrapHandler("wrap_tool_call", `return next({command = "dir"})`))),
 			result: "tool", ran: []string{"ls"}, hooks: []hookWant{{hookspec.StatusOK, 1, ""}}},
-		{name: "the wrap hook's own timeout: skipped", home: files(outer, pluginFiles("spin", fast, wrapHandler("wrap_tool_call", `while true do end`))),
-			result: "outer(tool)", ran: []string{"ls"}, hooks: []hookWant{{hookspec.StatusOK, 1, ""}, {hookspec.StatusTimeout, 0, "timed out"}}},
-		{name: "a tool slower than the wrap hook's timeout", tool: toolCfg{slow: 400 * time.Millisecond},
-			home:   pluginFiles("w", fast, wrapHandler("wrap_tool_call", `return "w(" .. next() .. ")"`)),
-			result: "w(tool)", ran: []string{"ls"}, hooks: []hookWant{{hookspec.StatusOK, 1, ""}}},
-		{name: "the host's context bounds the whole call", tool: toolCfg{slow: time.Hour},
-			ctx: func(ctx context.Context) (context.Context, context.CancelFunc) {
-				return context.WithTimeout(ctx, 50*time.Millisecond)
-			},
-			home:   pluginFiles("w", "timeout: 60\n", wrapHandler("wrap_tool_call", `return next()`)),
-			result: "deadline exceeded", ran: []string{"ls"}, err: "deadline exceeded", hooks: []hookWant{{hookspec.StatusCancelled, 1, ""}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
