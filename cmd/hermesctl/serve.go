@@ -31,6 +31,7 @@ type serveArgs struct {
 	maxInFlight                     int
 	failOpen                        bool
 	drain                           time.Duration
+	otlpEndpoint                    string
 }
 
 var serveCommand = &command{
@@ -47,6 +48,7 @@ var serveCommand = &command{
 		fs.IntVar(&a.maxInFlight, "max-inflight", server.DefaultMaxInFlight, "answer 503 with Retry-After past `N` calls at once")
 		fs.BoolVar(&a.failOpen, "fail-open", false, "let an agent's call through when a plugin that may serve it did not load")
 		fs.DurationVar(&a.drain, "drain", 30*time.Second, "on SIGTERM, wait up to `DURATION` for calls in flight")
+		fs.StringVar(&a.otlpEndpoint, "otlp-endpoint", "", "export spans over OTLP/HTTP to `URL`, each call continuing its caller's traceparent (the OTEL_EXPORTER_OTLP_* variables are honoured)")
 		return func(ctx context.Context, c *cli, args []string) int {
 			if len(args) > 0 {
 				return runServeToken(c, args)
@@ -153,16 +155,22 @@ func runServe(ctx context.Context, c *cli, a serveArgs) int {
 	if err != nil {
 		return c.fail(exitUsage, "%v", err)
 	}
+	tr, err := c.newTracing(ctx, traceArgs{otlpEndpoint: a.otlpEndpoint})
+	if err != nil {
+		l.Close()
+		return c.fail(exitUsage, "%v", err)
+	}
+	defer tr.shutdown(context.WithoutCancel(ctx))
 	metrics := engine.NewMetrics()
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(metrics)
-	eng, err := engine.New(ctx, engine.Options{Home: c.home, Logger: c.logger, Metrics: metrics, AcceptHooks: c.acceptHooks})
+	eng, err := engine.New(ctx, engine.Options{Home: c.home, Logger: c.logger, Metrics: metrics, AcceptHooks: c.acceptHooks, TracerProvider: tr.provider()})
 	if err != nil {
 		l.Close()
 		return c.fail(exitConfig, "cannot load %s: %v", homedir.Resolve(c.home), err)
 	}
 	srv, err := server.New(server.Options{Engine: eng, Tokens: toks, MaxBody: a.maxBody, MaxInFlight: a.maxInFlight, FailOpen: a.failOpen,
-		Registry: reg, AccessLog: slog.New(slog.NewJSONHandler(c.stderr, nil)), Logger: c.logger})
+		Registry: reg, AccessLog: slog.New(slog.NewJSONHandler(c.stderr, nil)), Logger: c.logger, TracerProvider: tr.provider()})
 	if err != nil {
 		return c.fail(exitInternal, "%v", err)
 	}
