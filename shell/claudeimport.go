@@ -174,18 +174,13 @@ func (imp *ClaudeImport) hook(where, event, matcher string, h *yaml.Node) {
 		skip(why)
 		return
 	}
-	str := func(k string) string {
-		if v := mapValue(h, k); v != nil && v.Kind == yaml.ScalarNode {
-			return v.Value
-		}
-		return ""
-	}
+	str := func(k string) string { return scalarOf(h, k) }
 	line := strings.TrimSpace(str("command"))
-	if str("type") == TypeHTTP && imp.dialect() == DialectClaude {
+	d := imp.dialect()
+	if str("type") == TypeHTTP && d == DialectClaude {
 		imp.httpHook(where, event, matcher, h)
 		return
 	}
-	d := imp.dialect()
 	switch typ := str("type"); {
 	case typ != "command":
 		skip(fmt.Sprintf("type %q needs %s itself; only command hooks run here", typ, agentName(d)))
@@ -207,24 +202,43 @@ func (imp *ClaudeImport) hook(where, event, matcher string, h *yaml.Node) {
 		imp.other(&e, h, note)
 		return
 	}
-	if cond := str("if"); cond != "" {
-		if _, _, tool := ifInput(event, nil, DefaultTools); !tool {
-			skip(fmt.Sprintf("its if condition (%s) applies to tool events only; on %s it cannot be checked, and without it the hook would fire for more calls", cond, event))
-			return
+	if !imp.claudeCommand(&e, h, skip) {
+		return
+	}
+	claudeBehaviour(&e, h, note)
+	imp.Entries = append(imp.Entries, e)
+}
+
+// scalarOf is the scalar value of key k of mapping h ("" when it has none).
+func scalarOf(h *yaml.Node, k string) string {
+	if v := mapValue(h, k); v != nil && v.Kind == yaml.ScalarNode {
+		return v.Value
+	}
+	return ""
+}
+
+// claudeCommand reads what decides which calls a Claude Code command hook runs for and
+// what it runs: its if condition, its plugin's variables, its exec-form args. false: the
+// hook is skipped (skip said why).
+func (imp *ClaudeImport) claudeCommand(e *ImportEntry, h *yaml.Node, skip func(string)) bool {
+	if cond := scalarOf(h, "if"); cond != "" {
+		if _, _, tool := ifInput(e.Event, nil, DefaultTools); !tool {
+			skip(fmt.Sprintf("its if condition (%s) applies to tool events only; on %s it cannot be checked, and without it the hook would fire for more calls", cond, e.Event))
+			return false
 		}
 		if _, err := compileIf(cond); err != nil {
 			skip(fmt.Sprintf("its if condition cannot be checked here (%v), and without it the hook would fire for more calls", err))
-			return
+			return false
 		}
 		e.If = cond
 	}
-	if !imp.pluginVars(&e, h, skip) {
-		return
+	if !imp.pluginVars(e, h, skip) {
+		return false
 	}
 	if a := mapValue(h, "args"); a != nil {
 		if a.Kind != yaml.SequenceNode || a.Decode(&e.Args) != nil {
 			skip("args must be a list of strings")
-			return
+			return false
 		}
 		for i, w := range e.Args {
 			if e.PluginRoot != "" { // the exec form: no quoting
@@ -232,6 +246,14 @@ func (imp *ClaudeImport) hook(where, event, matcher string, h *yaml.Node) {
 			}
 		}
 	}
+	return true
+}
+
+// claudeBehaviour reads how a Claude Code command hook runs (status message, failure,
+// timeout, async, once), with a note for what runs differently here.
+func claudeBehaviour(e *ImportEntry, h *yaml.Node, note func(string)) {
+	str := func(k string) string { return scalarOf(h, k) }
+	event := e.Event
 	e.StatusMessage = str("statusMessage")
 	switch f := str("onFailure"); f {
 	case "":
@@ -269,7 +291,6 @@ func (imp *ClaudeImport) hook(where, event, matcher string, h *yaml.Node) {
 	if event == hooknames.OnSessionEnd {
 		note("on_session_end fires at the end of every turn here; for once per session, move the entry to on_session_finalize")
 	}
-	imp.Entries = append(imp.Entries, e)
 }
 
 // The JSON types of the fields of a matcher group and of a hook, in the three agents'
