@@ -140,12 +140,7 @@ func (lx *shLexer) op(op string) { lx.toks = append(lx.toks, shToken{op: op}) }
 func (lx *shLexer) lex() []shToken {
 	s := lx.s
 	for i := 0; i < len(s) && lx.bad == ""; i++ {
-		c := s[i]
-		next := byte(0)
-		if i+1 < len(s) {
-			next = s[i+1]
-		}
-		switch {
+		switch c := s[i]; {
 		case c == ' ' || c == '\t':
 			lx.end(i)
 		case c == '\n':
@@ -155,80 +150,14 @@ func (lx *shLexer) lex() []shToken {
 			for i+1 < len(s) && s[i+1] != '\n' {
 				i++
 			}
-		case c == ';':
-			lx.end(i)
-			if next == ';' || next == '&' {
-				lx.fail("the operator " + s[i:i+2])
-			}
-			lx.op(";")
-		case c == '&':
-			lx.end(i)
-			switch next {
-			case '&':
-				lx.op("&&")
-				i++
-			case '>':
-				lx.fail("the redirection &>")
-			default:
-				lx.op("&")
-			}
-		case c == '|':
-			lx.end(i)
-			switch next {
-			case '|':
-				lx.op("||")
-				i++
-			case '&':
-				lx.fail("the operator |&")
-			default:
-				lx.op("|")
-			}
-		case c == '>':
-			io := lx.inWord && lx.allDigits
-			if io {
-				lx.inWord = false
-				lx.cur.Reset()
-				lx.toks = append(lx.toks, shToken{ioNumber: true})
-			}
-			lx.end(i)
-			op := ">"
-			if next == '>' || next == '|' || next == '&' {
-				op += string(next)
-				i++
-			}
-			lx.op(op)
-		case c == '<':
-			lx.fail("an input redirection (<)")
-		case c == '(' || c == ')':
-			lx.fail("a subshell or group ( )")
-		case c == '{' || c == '}':
-			lx.fail("braces { }")
-		case c == '*' || c == '?' || c == '[':
-			lx.fail("a glob (" + string(c) + ")")
-		case c == '`':
-			lx.fail("command substitution `...`")
+		case strings.IndexByte(";&|><", c) >= 0:
+			i = lx.operator(i)
+		case strings.IndexByte("(){}*?[`", c) >= 0:
+			lx.refuse(c)
 		case c == '$':
 			i = lx.dollar(i, false)
-		case c == '\\':
-			switch next {
-			case 0:
-				lx.fail("a trailing backslash")
-			case '\n':
-				i++
-			default:
-				lx.add(i, s[i+1:i+2], true)
-				i++
-			}
-		case c == '\'':
-			end := strings.IndexByte(s[i+1:], '\'')
-			if end < 0 {
-				lx.fail("an unterminated quote")
-				break
-			}
-			lx.add(i, s[i+1:i+1+end], true)
-			i += end + 1
-		case c == '"':
-			i = lx.doubleQuoted(i)
+		case c == '\\' || c == '\'' || c == '"':
+			i = lx.quoted(i)
 		case c == '~' && !lx.inWord:
 			i = lx.tilde(i)
 		default:
@@ -237,6 +166,95 @@ func (lx *shLexer) lex() []shToken {
 	}
 	lx.end(len(s))
 	return lx.toks
+}
+
+// operator reads the control or redirection operator at i (one of ;&|><) and returns the
+// index of its last byte.
+func (lx *shLexer) operator(i int) int {
+	s, c := lx.s, lx.s[i]
+	next := byte(0)
+	if i+1 < len(s) {
+		next = s[i+1]
+	}
+	switch c {
+	case ';':
+		lx.end(i)
+		if next == ';' || next == '&' {
+			lx.fail("the operator " + s[i:i+2])
+		}
+		lx.op(";")
+	case '&', '|':
+		lx.end(i)
+		switch {
+		case next == c:
+			lx.op(string([]byte{c, c}))
+			return i + 1
+		case c == '&' && next == '>':
+			lx.fail("the redirection &>")
+		case c == '|' && next == '&':
+			lx.fail("the operator |&")
+		default:
+			lx.op(string(c))
+		}
+	case '>':
+		if lx.inWord && lx.allDigits { // 2>: the word was the redirection's IO number
+			lx.inWord = false
+			lx.cur.Reset()
+			lx.toks = append(lx.toks, shToken{ioNumber: true})
+		}
+		lx.end(i)
+		if next == '>' || next == '|' || next == '&' {
+			lx.op(">" + string(next))
+			return i + 1
+		}
+		lx.op(">")
+	case '<':
+		lx.fail("an input redirection (<)")
+	}
+	return i
+}
+
+// refuse fails on a character that starts what is not read here.
+func (lx *shLexer) refuse(c byte) {
+	switch c {
+	case '(', ')':
+		lx.fail("a subshell or group ( )")
+	case '{', '}':
+		lx.fail("braces { }")
+	case '`':
+		lx.fail("command substitution `...`")
+	default:
+		lx.fail("a glob (" + string(c) + ")")
+	}
+}
+
+// quoted reads a backslash escape or a quoted string at i and returns the index of its last
+// byte.
+func (lx *shLexer) quoted(i int) int {
+	s := lx.s
+	switch s[i] {
+	case '\\':
+		switch {
+		case i+1 == len(s):
+			lx.fail("a trailing backslash")
+		case s[i+1] == '\n':
+			return i + 1
+		default:
+			lx.add(i, s[i+1:i+2], true)
+			return i + 1
+		}
+	case '\'':
+		end := strings.IndexByte(s[i+1:], '\'')
+		if end < 0 {
+			lx.fail("an unterminated quote")
+			return i
+		}
+		lx.add(i, s[i+1:i+1+end], true)
+		return i + end + 1
+	case '"':
+		return lx.doubleQuoted(i)
+	}
+	return i
 }
 
 // tilde expands an unquoted "~" at the start of a word (at i) and returns the index of its
