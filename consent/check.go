@@ -160,6 +160,13 @@ func (s *Store) checkTarget(t Target, mode Mode) Status {
 		st.Approved = false
 		return st
 	}
+	st.drift(recorded, cur, mode, reapprove)
+	return st
+}
+
+// drift compares the pins of an approval with the files' current ones and says what
+// changed: in pinned mode a changed (or never hashed) file undoes the approval.
+func (st *Status) drift(recorded, cur []Pin, mode Mode, reapprove string) {
 	var changed, touched, unhashed *Pin
 	var changedSHA string
 	for i := range cur {
@@ -204,7 +211,6 @@ func (s *Store) checkTarget(t Target, mode Mode) Status {
 	case touched != nil:
 		st.Reason = name(touched) + " modification time changed since approval (content unchanged)"
 	}
-	return st
 }
 
 // notApproved is the reason of a target with no approval (in its project).
