@@ -157,16 +157,8 @@ func (rd *shReader) read() {
 			rd.end(i)
 		case c == '\n':
 			rd.sep(i)
-		case c == '#' && !rd.in: // a comment: kept as a word, as a rule written for the line reads it
-			j := i
-			for i+1 < len(s) && s[i+1] != '\n' {
-				i++
-			}
-			rd.lit(j, s[j:i+1], true)
-			rd.end(i + 1)
-			if n := len(rd.cur); n > 0 && rd.cur[n-1].raw == s[j:i+1] {
-				rd.cur[n-1].comment = true
-			}
+		case c == '#' && !rd.in:
+			i = rd.comment(i)
 		case c == ';':
 			if next == ';' || next == '&' {
 				rd.fail("case patterns (" + s[i:i+2] + ")")
@@ -191,23 +183,8 @@ func (rd *shReader) read() {
 			rd.fail("command substitution `...`")
 		case c == '$':
 			i = rd.dollar(i)
-		case c == '\\':
-			switch next {
-			case 0:
-				rd.fail("a trailing backslash")
-			case '\n':
-			default:
-				rd.lit(i, s[i+1:i+2], true)
-			}
-			i++
-		case c == '\'':
-			end := strings.IndexByte(s[i+1:], '\'')
-			if end < 0 {
-				rd.fail("a quote that does not end")
-				break
-			}
-			rd.lit(i, s[i+1:i+1+end], true)
-			i += end + 1
+		case c == '\\' || c == '\'':
+			i = rd.quoted(i)
 		case c == '"':
 			i = rd.doubleQuoted(i)
 		case c == '*' || c == '?':
@@ -224,6 +201,43 @@ func (rd *shReader) read() {
 	if rd.bad == "" {
 		rd.sep(len(s))
 	}
+}
+
+// comment reads a comment at i, kept as a word, as a rule written for the line reads it,
+// and returns the index of its last byte.
+func (rd *shReader) comment(i int) int {
+	s, j := rd.s, i
+	for i+1 < len(s) && s[i+1] != '\n' {
+		i++
+	}
+	rd.lit(j, s[j:i+1], true)
+	rd.end(i + 1)
+	if n := len(rd.cur); n > 0 && rd.cur[n-1].raw == s[j:i+1] {
+		rd.cur[n-1].comment = true
+	}
+	return i
+}
+
+// quoted reads a backslash escape or a single-quoted string at i and returns the index of
+// its last byte.
+func (rd *shReader) quoted(i int) int {
+	s := rd.s
+	if s[i] == '\\' {
+		switch {
+		case i+1 == len(s):
+			rd.fail("a trailing backslash")
+		case s[i+1] != '\n':
+			rd.lit(i, s[i+1:i+2], true)
+		}
+		return i + 1
+	}
+	end := strings.IndexByte(s[i+1:], '\'')
+	if end < 0 {
+		rd.fail("a quote that does not end")
+		return i
+	}
+	rd.lit(i, s[i+1:i+1+end], true)
+	return i + end + 1
 }
 
 // wordEnd is where the unquoted text from i ends: at a blank or an operator.
