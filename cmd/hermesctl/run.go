@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/hermes-hooks/hermes/consent"
@@ -95,17 +96,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return help.print(stdout)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "hermesctl: %v\nRun 'hermesctl help' for the commands.\n", err)
+		fmt.Fprintf(stderr, "hermesctl: %v\n", err)
 		return exitUsage
 	}
 	fs, runCmd := newFlagSet(cmd, c)
 	positional, err := parseInterleaved(fs, rest)
 	if err != nil {
-		if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -"); ok {
-			err = fmt.Errorf("unknown flag --%s", name)
-		}
-		fmt.Fprintf(stderr, "hermesctl %s: %v\n", cmd.name, err)
-		commandUsage(stderr, cmd, fs)
+		fmt.Fprintf(stderr, "hermesctl %s: %v\n", cmd.name, flagError(cmd, fs, err))
 		return exitUsage
 	}
 	c.logger = newLogger(stderr, c.verbose)
@@ -167,7 +164,7 @@ func findCommand(args []string) (*command, []string, error) {
 		if wantHelp {
 			return nil, nil, &helpRequest{}
 		}
-		return nil, nil, errors.New("no command given")
+		return nil, nil, errors.New("no command given (see hermesctl help)")
 	}
 	name := strings.Join(words, " ")
 	for _, cmd := range commands {
@@ -184,14 +181,58 @@ func findCommand(args []string) (*command, []string, error) {
 		}
 		return nil, nil, fmt.Errorf("%q needs a subcommand: %s (see hermesctl %s --help)", name, strings.Join(subcommands(name), ", "), name)
 	}
-	var names []string
-	for _, cmd := range commands {
-		names = append(names, cmd.name)
-	}
-	if s := suggest.Closest(name, names); s != "" {
+	if s := suggest.Closest(name, commandNames(words)); s != "" {
 		return nil, nil, fmt.Errorf("unknown command %q (did you mean %q?)", name, s)
 	}
-	return nil, nil, fmt.Errorf("unknown command %q", name)
+	return nil, nil, fmt.Errorf("unknown command %q (see hermesctl help)", name)
+}
+
+// commandNames are what an unknown command of words may have meant: a command of the group
+// it names ("hooks lst"), else the commands and groups as their first word is typed ("hoks").
+func commandNames(words []string) []string {
+	if len(words) == 2 && isGroup(words[0]) {
+		var names []string
+		for _, sub := range subcommands(words[0]) {
+			names = append(names, words[0]+" "+sub)
+		}
+		return names
+	}
+	names := []string{"help"}
+	for _, cmd := range commands {
+		first, _, _ := strings.Cut(cmd.name, " ")
+		if !slices.Contains(names, first) {
+			names = append(names, first)
+		}
+	}
+	return names
+}
+
+// flagError is a parse error of cmd's flags fs as it reads on the command line, in one
+// line: flags written --name, an unknown flag with the closest flag of the command, else a
+// pointer to the command's help.
+func flagError(cmd *command, fs *flag.FlagSet, err error) error {
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		var names []string
+		fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+		if s := suggest.Closest(name, names); s != "" {
+			return fmt.Errorf("unknown flag --%s (did you mean %s?)", name, flagName(s))
+		}
+		msg = "unknown flag --" + name
+	}
+	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
+		msg = "flag needs an argument: " + flagName(name)
+	}
+	msg = strings.Replace(msg, " for flag -", " for flag --", 1)
+	return fmt.Errorf("%s (see hermesctl %s --help)", msg, cmd.name)
+}
+
+// flagName is a flag as it is written: -v, else --name.
+func flagName(name string) string {
+	if name == "v" {
+		return "-v"
+	}
+	return "--" + name
 }
 
 // isGroup reports whether name is a group of commands ("hooks", "plugins").
@@ -255,10 +296,7 @@ func commandUsage(w io.Writer, cmd *command, fs *flag.FlagSet) {
 // printFlags lists a flag set's flags as they are written: --name VALUE, then what it does.
 func printFlags(w io.Writer, fs *flag.FlagSet) {
 	fs.VisitAll(func(f *flag.Flag) {
-		name := "--" + f.Name
-		if f.Name == "v" {
-			name = "-v"
-		}
+		name := flagName(f.Name)
 		kind, usage := flag.UnquoteUsage(f)
 		if valueFlags[f.Name] {
 			name += " " + strings.ToUpper(kind)
