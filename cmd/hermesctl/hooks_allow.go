@@ -16,17 +16,19 @@ import (
 )
 
 var hooksAllowCommand = &command{
-	name: "hooks allow",
-	args: "<event> <command>",
-	help: "approve a shell hook (event, command) without a prompt; the command must be quoted as one argument",
-	run:  runHooksAllow,
+	name:     "hooks allow",
+	args:     "<event> <command>",
+	help:     "approve a shell hook (event, command) without a prompt; the command must be quoted as one argument",
+	examples: []string{"hermesctl hooks allow pre_tool_call \"~/bin/guard.sh --strict\""},
+	run:      runHooksAllow,
 }
 
 var hooksRevokeCommand = &command{
-	name: "hooks revoke",
-	args: "<command>",
-	help: "remove every approval of a command string, for any event",
-	run:  runHooksRevoke,
+	name:     "hooks revoke",
+	args:     "<command>",
+	help:     "remove every approval of a command string, for any event",
+	examples: []string{"hermesctl hooks revoke \"~/bin/guard.sh --strict\""},
+	run:      runHooksRevoke,
 }
 
 func runHooksAllow(ctx context.Context, c *cli, args []string) int {

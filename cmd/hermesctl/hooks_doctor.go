@@ -22,10 +22,11 @@ import (
 )
 
 var hooksDoctorCommand = &command{
-	name: "hooks doctor",
-	json: true,
-	help: "check every hook as the engine loads it; smoke-run approved shell hooks; exit 3 when a problem is found",
-	run:  runHooksDoctor,
+	name:     "hooks doctor",
+	json:     true,
+	help:     "check every hook as the engine loads it; smoke-run approved shell hooks; exit 3 when a problem is found",
+	examples: []string{"hermesctl hooks doctor  # exit 3 when a hook has a problem"},
+	run:      runHooksDoctor,
 }
 
 // check is one hook's health, the same in text and JSON.

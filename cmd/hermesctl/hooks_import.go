@@ -19,9 +19,10 @@ import (
 )
 
 var hooksImportCommand = &command{
-	name: "hooks import",
-	args: "claude|codex|gemini <settings file|plugin-dir>",
-	help: "add the hooks of a Claude Code settings file (or plugin bundle), a Codex hooks.json or config.toml, or a Gemini CLI settings.json to config.yaml as shell hooks in that dialect that run in its project, reporting what cannot be mapped and why (exit 3); they still need consent",
+	name:     "hooks import",
+	args:     "claude|codex|gemini <settings file|plugin-dir>",
+	help:     "add the hooks of a Claude Code settings file (or plugin bundle), a Codex hooks.json or config.toml, or a Gemini CLI settings.json to config.yaml as shell hooks in that dialect that run in its project, reporting what cannot be mapped and why (exit 3); they still need consent",
+	examples: []string{"hermesctl hooks import claude .claude/settings.json --dry-run  # what would be added", "hermesctl hooks import codex ~/.codex/config.toml"},
 	flags: func(fs *flag.FlagSet) runFunc {
 		var dryRun bool
 		fs.BoolVar(&dryRun, "dry-run", false, "report what would be imported without writing config.yaml")

@@ -33,10 +33,11 @@ func describePolicy(p engine.Policy) string {
 }
 
 var hooksListCommand = &command{
-	name: "hooks list",
-	json: true,
-	help: "list every gateway hook, plugin hook and shell hook with its events, priority, matcher, timeout, permissions, state and consent",
-	run:  runHooksList,
+	name:     "hooks list",
+	json:     true,
+	help:     "list every gateway hook, plugin hook and shell hook with its events, priority, matcher, timeout, permissions, state and consent",
+	examples: []string{"hermesctl hooks list  # every hook of the home, with its state", "hermesctl hooks list --json"},
+	run:      runHooksList,
 }
 
 // listEntry is one row of `hooks list`, the same in text and JSON.

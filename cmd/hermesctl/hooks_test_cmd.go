@@ -23,10 +23,12 @@ import (
 )
 
 var hooksTestCommand = &command{
-	name: "hooks test",
-	json: true,
-	args: "<event>",
-	help: "fire every matching hook on the default payload of <event> and show each answer and the merged outcome",
+	name:     "hooks test",
+	json:     true,
+	args:     "<event>",
+	more:     testableEvents,
+	help:     "fire every matching hook on the default payload of <event> and show each answer and the merged outcome",
+	examples: []string{"hermesctl hooks test pre_tool_call --for-tool terminal  # what a terminal call meets", "hermesctl hooks test agent:step  # a gateway event", "hermesctl hooks test pre_llm_call --payload-file kw.json --json"},
 	flags: func(fs *flag.FlagSet) runFunc {
 		var a hooksTestArgs
 		fs.StringVar(&a.forTool, "for-tool", "", "set tool_name in the payload to `TOOL`")
@@ -34,6 +36,16 @@ var hooksTestCommand = &command{
 		fs.StringVar(&a.payloadFile, "payload-file", "", "a JSON object of kwargs in `FILE`, merged over the default payload")
 		return func(ctx context.Context, c *cli, args []string) int { return runHooksTest(ctx, c, a, args) }
 	},
+}
+
+// testableEvents are the events hooks test accepts, as its help lists them.
+func testableEvents() []string {
+	gatewayEvents := []string{hookspec.GatewayStartup, hookspec.SessionStart, hookspec.SessionEnd, hookspec.SessionReset,
+		hookspec.AgentStart, hookspec.AgentStep, hookspec.AgentEnd, hookspec.CommandPrefix + "<name>"}
+	return []string{
+		"events (the hook points of plugins and shell hooks): " + strings.Join(hookspec.Names(), ", "),
+		"gateway events (of gateway hooks): " + strings.Join(gatewayEvents, ", "),
+	}
 }
 
 // hooksTestArgs are the flags of hooks test.

@@ -11,10 +11,11 @@ import (
 )
 
 var pluginsListCommand = &command{
-	name: "plugins list",
-	json: true,
-	help: "list plugins with priority, hooks registered, permissions and status",
-	run:  runPluginsList,
+	name:     "plugins list",
+	json:     true,
+	help:     "list plugins with priority, hooks registered, permissions and status",
+	examples: []string{"hermesctl plugins list --json"},
+	run:      runPluginsList,
 }
 
 func runPluginsList(ctx context.Context, c *cli, args []string) int {

@@ -37,6 +37,10 @@ type command struct {
 	name string // "hooks test"
 	args string // positional arguments, for usage
 	help string
+	// examples are command lines, each with what it does after a "#", shown by --help.
+	examples []string
+	// more, when not nil, returns paragraphs --help shows after help (the events of hooks test).
+	more func() []string
 	json bool // takes --json
 	run  runFunc
 	// flags, when not nil, defines the command's own flags in fs, parsed into an args value
@@ -119,14 +123,15 @@ type helpRequest struct {
 func (h *helpRequest) Error() string { return "help" }
 
 func (h *helpRequest) print(w io.Writer) int {
+	hw := &helpWriter{w: w, width: helpWidth(w)}
 	switch {
 	case h.cmd != nil:
 		fs, _ := newFlagSet(h.cmd, &cli{})
-		commandUsage(w, h.cmd, fs)
+		hw.command(h.cmd, fs)
 	case h.group != "":
-		groupUsage(w, h.group)
+		hw.group(h.group)
 	default:
-		usage(w)
+		hw.usage()
 	}
 	return exitOK
 }
@@ -267,45 +272,6 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 		positional = append(positional, args[0])
 		args = args[1:]
 	}
-}
-
-func usage(w io.Writer) {
-	fmt.Fprintln(w, "usage: hermesctl [--home DIR] [--accept-hooks] [-v] <command> [flags]")
-	fmt.Fprintln(w, "\ncommands:")
-	for _, cmd := range commands {
-		fmt.Fprintf(w, "  %-40s %s\n", strings.TrimSpace(cmd.name+" "+cmd.args), cmd.help)
-	}
-	fmt.Fprintln(w, "\nhermesctl help <command> (or <command> --help) describes a command and its flags.")
-}
-
-func groupUsage(w io.Writer, group string) {
-	fmt.Fprintf(w, "usage: hermesctl %s <command> [flags]\n\ncommands:\n", group)
-	for _, cmd := range commands {
-		if strings.HasPrefix(cmd.name, group+" ") {
-			fmt.Fprintf(w, "  %-40s %s\n", strings.TrimSpace(cmd.name+" "+cmd.args), cmd.help)
-		}
-	}
-	fmt.Fprintf(w, "\nhermesctl help %s <command> describes a command and its flags.\n", group)
-}
-
-func commandUsage(w io.Writer, cmd *command, fs *flag.FlagSet) {
-	fmt.Fprintf(w, "usage: hermesctl %s [flags]\n\n%s\n\nflags:\n", strings.TrimSpace(cmd.name+" "+cmd.args), cmd.help)
-	printFlags(w, fs)
-}
-
-// printFlags lists a flag set's flags as they are written: --name VALUE, then what it does.
-func printFlags(w io.Writer, fs *flag.FlagSet) {
-	fs.VisitAll(func(f *flag.Flag) {
-		name := flagName(f.Name)
-		kind, usage := flag.UnquoteUsage(f)
-		if valueFlags[f.Name] {
-			name += " " + strings.ToUpper(kind)
-		}
-		if f.DefValue != "" && f.DefValue != "false" {
-			usage += fmt.Sprintf(" (default %s)", f.DefValue)
-		}
-		fmt.Fprintf(w, "  %-24s %s\n", name, usage)
-	})
 }
 
 // wantArgs checks the number of positional arguments.

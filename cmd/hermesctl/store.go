@@ -15,25 +15,28 @@ import (
 )
 
 var storeListCommand = &command{
-	name: "store list",
-	json: true,
-	args: "[hook]",
-	help: "list the hooks that keep state in the store with their number of keys, or one hook's keys, values and expiry",
-	run:  runStoreList,
+	name:     "store list",
+	json:     true,
+	args:     "[hook]",
+	help:     "list the hooks that keep state in the store with their number of keys, or one hook's keys, values and expiry",
+	examples: []string{"hermesctl store list  # the hooks that keep state", "hermesctl store list rate-limiter  # one hook's keys"},
+	run:      runStoreList,
 }
 
 var storeGetCommand = &command{
-	name: "store get",
-	args: "<hook> <key>",
-	help: "print the value of one key of a hook's store as JSON (exit 3 when there is none)",
-	run:  runStoreGet,
+	name:     "store get",
+	args:     "<hook> <key>",
+	help:     "print the value of one key of a hook's store as JSON (exit 3 when there is none)",
+	examples: []string{"hermesctl store get rate-limiter calls"},
+	run:      runStoreGet,
 }
 
 var storeDeleteCommand = &command{
-	name: "store delete",
-	args: "<hook> <key>",
-	help: "delete one key of a hook's store (exit 3 when there is none)",
-	run:  runStoreDelete,
+	name:     "store delete",
+	args:     "<hook> <key>",
+	help:     "delete one key of a hook's store (exit 3 when there is none)",
+	examples: []string{"hermesctl store delete rate-limiter calls"},
+	run:      runStoreDelete,
 }
 
 // openStore opens the home's store; nil with exitOK when there is none yet.

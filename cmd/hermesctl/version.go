@@ -8,9 +8,10 @@ import (
 )
 
 var versionCommand = &command{
-	name: "version",
-	help: "print hermesctl's version and the Go version that built it (also --version)",
-	run:  runVersion,
+	name:     "version",
+	help:     "print hermesctl's version and the Go version that built it (also --version)",
+	examples: []string{"hermesctl --version"},
+	run:      runVersion,
 }
 
 // runVersion prints the main module's version (a tag, or "(devel)" with the commit when
