@@ -67,7 +67,10 @@ func runHooksStats(ctx context.Context, c *cli, exposition bool, args []string) 
 	}
 	rows := statRows(families)
 	if c.json {
-		return c.printJSON(rows)
+		if rows == nil {
+			rows = []statRow{}
+		}
+		return c.printJSON(map[string]any{"stats": rows})
 	}
 	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SOURCE\tHOOK\tEVENT\tCALLS\tERRORS\tTIMEOUTS\tBLOCKS\tDROPS\tMEAN")
