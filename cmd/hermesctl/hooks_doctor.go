@@ -53,6 +53,11 @@ func runHooksDoctor(ctx context.Context, c *cli, args []string) int {
 	if !c.wantArgs(args, 0) {
 		return exitUsage
 	}
+	release := func([]string) {}
+	if !c.json {
+		release = c.holdWarnings() // every load warning is a problem or a warning of the report
+		defer release(nil)
+	}
 	l, code := c.loadHome(ctx)
 	if l == nil {
 		return code
@@ -111,6 +116,7 @@ func runHooksDoctor(ctx context.Context, c *cli, args []string) int {
 			fmt.Fprintf(c.stdout, "home: %s\n", p)
 		}
 		printChecks(c, checks, warnings, problems, len(homeProblems))
+		release(warningStrings(append(slices.Clone(l.eng.Warnings()), l.gw.Warnings()...)))
 	}
 	if problems > 0 {
 		return exitFailed

@@ -97,6 +97,11 @@ func runHooksTest(ctx context.Context, c *cli, a hooksTestArgs, args []string) i
 	if event == hooknames.PreGatewayDispatch {
 		host.install(payload)
 	}
+	release := func([]string) {}
+	if !c.json {
+		release = c.holdWarnings() // the report lists the load warnings that may change it
+		defer release(nil)
+	}
 	t, code := c.fireForTest(ctx, event, payload, isGateway, host)
 	if code != exitOK {
 		return code
@@ -125,6 +130,7 @@ func runHooksTest(ctx context.Context, c *cli, a hooksTestArgs, args []string) i
 		for _, w := range t.warnings {
 			fmt.Fprintf(c.stdout, "warning: %s\n", printable(w.String()))
 		}
+		release(append(warningStrings(t.warnings), t.notLoaded...))
 		for _, hc := range host.calls {
 			fmt.Fprintf(c.stdout, "host call: %s%s\n", hc.Func, printable(compactJSON(hc.Args)))
 		}

@@ -298,6 +298,7 @@ func (c *cli) fail(code int, format string, args ...any) int {
 func (c *cli) openEngine(ctx context.Context, opts engine.Options) (*engine.Engine, int) {
 	opts = c.engineOptions(opts)
 	eng, err := engine.New(ctx, opts)
+	c.loaded()
 	if err != nil {
 		return nil, c.fail(exitConfig, "cannot load %s: %v", homedir.Resolve(c.home), err)
 	}
@@ -308,6 +309,7 @@ func (c *cli) openEngine(ctx context.Context, opts engine.Options) (*engine.Engi
 func (c *cli) openGateway(ctx context.Context, opts gateway.Options) (*gateway.Gateway, int) {
 	opts.Engine = c.engineOptions(opts.Engine)
 	gw, err := gateway.New(ctx, opts)
+	c.loaded()
 	if err != nil {
 		return nil, c.fail(exitConfig, "cannot load %s: %v", homedir.Resolve(c.home), err)
 	}
