@@ -34,6 +34,8 @@
 // results to stdout. Text that comes from hooks (errors, results, output excerpts, names and
 // paths read from files, log lines) is printed with control characters escaped (printable);
 // --json output is one JSON object, escaped by the encoder, and nothing else on stdout.
+// Status words are coloured on a terminal only: not when piped, nor with NO_COLOR set;
+// CLICOLOR_FORCE keeps the colour when piped.
 //
 // Exit codes:
 //

@@ -281,9 +281,9 @@ var literalType = regexp.MustCompile(`^[A-Za-z0-9_:-]+$`)
 
 func printChecks(c *cli, checks []*check, warnings []hookspec.Warning, problems, homeProblems int) {
 	for _, ch := range checks {
-		mark := "ok  "
+		mark := c.paint(green, "ok") + "  "
 		if !ch.OK {
-			mark = "FAIL"
+			mark = c.paint(red, "FAIL")
 		}
 		fmt.Fprintf(c.stdout, "%s %-7s %s [%s]\n", mark, ch.Source, printable(ch.Name), printable(strings.Join(ch.Events, ", ")))
 		for _, p := range ch.Problems {

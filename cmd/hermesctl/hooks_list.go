@@ -189,7 +189,7 @@ func runHooksList(ctx context.Context, c *cli, args []string) int {
 			source += " [managed]"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%gs\t%s\t%s\n", source, printable(e.Name), printable(orDash(strings.Join(e.Events, ","))), prio,
-			printable(orDash(e.Matcher)), e.Timeout, printable(perms), printable(describeState(e)))
+			printable(orDash(e.Matcher)), e.Timeout, printable(perms), c.paint(stateColour(e), printable(describeState(e))))
 	}
 	tw.Flush()
 	printDialected(c, entries)

@@ -29,6 +29,7 @@ type cli struct {
 	acceptHooks bool
 	json        bool
 	verbose     bool
+	colour      bool // colour status words on stdout (a terminal, no NO_COLOR)
 	logger      *slog.Logger
 }
 
@@ -110,6 +111,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return exitUsage
 	}
 	c.logger = newLogger(stderr, c.verbose)
+	c.colour = useColour(stdout)
 	c.cmd = cmd
 	return runCmd(ctx, c, positional)
 }
