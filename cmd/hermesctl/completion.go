@@ -12,10 +12,11 @@ import (
 )
 
 var completionCommand = &command{
-	name: "completion",
-	args: "bash|zsh|fish",
-	help: "print a shell completion script: source <(hermesctl completion bash), or add it to your shell's startup file",
-	run:  runCompletion,
+	name:     "completion",
+	args:     "bash|zsh|fish",
+	help:     "print a shell completion script: source <(hermesctl completion bash), or add it to your shell's startup file",
+	examples: []string{"source <(hermesctl completion bash)  # in ~/.bashrc"},
+	run:      runCompletion,
 }
 
 func runCompletion(ctx context.Context, c *cli, args []string) int {

@@ -11,9 +11,10 @@ import (
 )
 
 var demoCommand = &command{
-	name: "demo",
-	json: true,
-	help: "replay the bundled example conversation against the bundled example hooks (no setup needed)",
+	name:     "demo",
+	json:     true,
+	help:     "replay the bundled example conversation against the bundled example hooks (no setup needed)",
+	examples: []string{"hermesctl demo", "hermesctl demo --html demo.html  # the timeline for a browser"},
 	flags: func(fs *flag.FlagSet) runFunc {
 		var a traceArgs
 		traceFlags(fs, &a)

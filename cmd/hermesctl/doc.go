@@ -7,22 +7,24 @@
 //	hooks list [--json]                  every gateway, plugin and shell hook
 //	hooks test <event> [--for-tool X] [--subagent TYPE] [--payload-file F] [--json]
 //	                                     fire every matching hook on a sample payload
-//	hooks allow <event> <command>        approve a shell hook
-//	hooks revoke <command>               remove every approval of a command
-//	hooks import claude|codex|gemini <settings file|plugin dir>
+//	hooks allow <event> <command> [--json]
+//	                                     approve a shell hook
+//	hooks revoke <command> [--json]      remove every approval of a command
+//	hooks import claude|codex|gemini <settings file|plugin dir> [--json]
 //	                                     add another agent's hooks to config.yaml, in its dialect
 //	hooks doctor [--json]                check every hook; exit 3 on a problem
 //	hooks watch                          reload the home whenever it changes, printing what changed
-//	hooks stats <transcript.jsonl> [--prometheus]
+//	hooks stats <transcript.jsonl> [--json|--prometheus]
 //	                                     per-hook calls, errors, timeouts, blocks and latency of a replay
 //	plugins list [--json]                plugins with priority, hooks and permissions
-//	store list [hook]                    the hooks that keep state, or one hook's keys
-//	store get <hook> <key>               one key's value, as JSON
-//	store delete <hook> <key>            delete one key
-//	webhooks test <name> [--event E]     send one signed sample delivery to a webhook
+//	store list [hook] [--json]           the hooks that keep state, or one hook's keys
+//	store get <hook> <key> [--json]      one key's value, as JSON
+//	store delete <hook> <key> [--json]   delete one key
+//	webhooks test <name> [--event E] [--json]
+//	                                     send one signed sample delivery to a webhook
 //	replay <transcript.jsonl> [--json] [--html FILE] [--otlp-endpoint URL]
 //	                                     run a transcript through the reference gateway
-//	demo [--html FILE] [--otlp-endpoint URL]
+//	demo [--json] [--html FILE] [--otlp-endpoint URL]
 //	                                     replay the bundled example
 //	hook claude [--fail-open] [--server URL]
 //	                                     run as Claude Code's command hook: its payload on stdin,
@@ -34,14 +36,16 @@
 //	hook uninstall claude|codex|gemini   remove those entries, and nothing else
 //	serve [--addr HOST:PORT|unix:PATH] [--tls-cert F --tls-key F] [token add|list|revoke NAME]
 //	                                     answer the home's hooks over HTTP
-//	version                              print the version (also --version)
+//	version [--json]                     print the version (also --version)
 //	completion bash|zsh|fish             print a shell completion script
 //	help [command]                       usage of everything, a group or a command
 //
 // The home is --home, else $HERMES_HOME, else ~/.hermes. Logs and warnings go to stderr,
 // results to stdout. Text that comes from hooks (errors, results, output excerpts, names and
 // paths read from files, log lines) is printed with control characters escaped (printable);
-// --json output is JSON, escaped by the encoder.
+// --json output is one JSON object, escaped by the encoder, and nothing else on stdout.
+// Status words are coloured on a terminal only: not when piped, nor with NO_COLOR set;
+// CLICOLOR_FORCE keeps the colour when piped.
 //
 // Exit codes:
 //

@@ -28,6 +28,7 @@ import (
 
 var hookInstallCommand = &command{
 	name: "hook install",
+	json: true,
 	args: "claude|codex|gemini",
 	help: "add `hermesctl hook <agent>` to the agent's settings file for each event the home has hooks for (idempotent; the user's other hooks are kept)",
 	flags: func(fs *flag.FlagSet) runFunc {
@@ -38,6 +39,7 @@ var hookInstallCommand = &command{
 
 var hookUninstallCommand = &command{
 	name: "hook uninstall",
+	json: true,
 	args: "claude|codex|gemini",
 	help: "remove the entries `hook install` added from the agent's settings file, and nothing else",
 	flags: func(fs *flag.FlagSet) runFunc {
@@ -196,6 +198,14 @@ func readSettings(file string) (*jsonvalue.Object, error) {
 }
 
 func (c *cli) writeSettings(file string, settings *jsonvalue.Object, agent string, added, removed []string, dryRun bool) int {
+	if c.json {
+		code := c.saveSettings(file, settings, len(added)+len(removed) > 0 && !dryRun)
+		if code == exitOK {
+			code = c.printJSON(map[string]any{"file": file, "command": c.agentCommand(agent), "added": nonNil(added), "removed": nonNil(removed),
+				"written": len(added)+len(removed) > 0 && !dryRun})
+		}
+		return code
+	}
 	verb := map[bool]string{true: "would ", false: ""}[dryRun]
 	for _, ev := range removed {
 		fmt.Fprintf(c.stdout, "%sremove the entry for %s\n", verb, ev)
@@ -208,6 +218,21 @@ func (c *cli) writeSettings(file string, settings *jsonvalue.Object, agent strin
 		return exitOK
 	}
 	if dryRun {
+		return exitOK
+	}
+	if code := c.saveSettings(file, settings, true); code != exitOK {
+		return code
+	}
+	fmt.Fprintf(c.stdout, "wrote %s\n", file)
+	if agent == shell.DialectCodex {
+		fmt.Fprintln(c.stderr, "note: Codex runs hooks only with codex_hooks = true under [features] in its config.toml")
+	}
+	return exitOK
+}
+
+// saveSettings writes the settings file (when write), keeping its mode.
+func (c *cli) saveSettings(file string, settings *jsonvalue.Object, write bool) int {
+	if !write {
 		return exitOK
 	}
 	b, err := jsonvalue.EncodeIndented(settings)
@@ -223,10 +248,6 @@ func (c *cli) writeSettings(file string, settings *jsonvalue.Object, agent strin
 	}
 	if err := atomicfile.Write(file, b, perm, nil); err != nil {
 		return c.fail(exitConfig, "cannot write %s: %v", file, err)
-	}
-	fmt.Fprintf(c.stdout, "wrote %s\n", file)
-	if agent == shell.DialectCodex {
-		fmt.Fprintln(c.stdout, "Codex runs hooks only with codex_hooks = true under [features] in its config.toml")
 	}
 	return exitOK
 }

@@ -16,17 +16,21 @@ import (
 )
 
 var hooksAllowCommand = &command{
-	name: "hooks allow",
-	args: "<event> <command>",
-	help: "approve a shell hook (event, command) without a prompt; the command must be quoted as one argument",
-	run:  runHooksAllow,
+	name:     "hooks allow",
+	args:     "<event> <command>",
+	help:     "approve a shell hook (event, command) without a prompt; the command must be quoted as one argument",
+	examples: []string{"hermesctl hooks allow pre_tool_call \"~/bin/guard.sh --strict\""},
+	json:     true,
+	run:      runHooksAllow,
 }
 
 var hooksRevokeCommand = &command{
-	name: "hooks revoke",
-	args: "<command>",
-	help: "remove every approval of a command string, for any event",
-	run:  runHooksRevoke,
+	name:     "hooks revoke",
+	args:     "<command>",
+	help:     "remove every approval of a command string, for any event",
+	examples: []string{"hermesctl hooks revoke \"~/bin/guard.sh --strict\""},
+	json:     true,
+	run:      runHooksRevoke,
 }
 
 func runHooksAllow(ctx context.Context, c *cli, args []string) int {
@@ -47,20 +51,28 @@ func runHooksAllow(ctx context.Context, c *cli, args []string) int {
 	home := homedir.Resolve(c.home)
 	store := consent.Open(consent.DefaultPath(home), c.logger)
 	targets, found := declared(ctx, c, event, command)
+	approved := []consent.Approval{}
 	for _, t := range targets {
 		a, err := store.ApproveTarget(ctx, t)
 		if err != nil {
 			return c.fail(exitInternal, "approval not saved: %v", err)
 		}
-		shown := command
 		if t.URL {
-			shown = netguard.RedactURL(t.Command)
+			a.Command = netguard.RedactURL(t.Command)
+		} else {
+			a.Command = command
 		}
-		fmt.Fprintf(c.stdout, "approved %s %s\n", event, printable(shown))
-		printApproval(c, a)
+		approved = append(approved, a)
 	}
 	if !found {
 		fmt.Fprintf(c.stderr, "hermesctl: note: %s declares no %s hook with this exact command; it is approved but will not run until it is declared\n", printable(home+"/config.yaml"), event)
+	}
+	if c.json {
+		return c.printJSON(map[string]any{"approved": approved, "declared": found})
+	}
+	for _, a := range approved {
+		fmt.Fprintf(c.stdout, "approved %s %s\n", event, printable(a.Command))
+		printApproval(c, a)
 	}
 	return exitOK
 }
@@ -118,6 +130,9 @@ func runHooksRevoke(ctx context.Context, c *cli, args []string) int {
 	n, err := store.Revoke(ctx, strings.TrimSpace(args[0]))
 	if err != nil {
 		return c.fail(exitInternal, "revoke not saved: %v", err)
+	}
+	if c.json {
+		return c.printJSON(map[string]any{"command": args[0], "revoked": n})
 	}
 	if n == 0 {
 		fmt.Fprintf(c.stdout, "no approval of %s to revoke\n", printable(args[0]))

@@ -22,10 +22,11 @@ import (
 )
 
 var hooksDoctorCommand = &command{
-	name: "hooks doctor",
-	json: true,
-	help: "check every hook as the engine loads it; smoke-run approved shell hooks; exit 3 when a problem is found",
-	run:  runHooksDoctor,
+	name:     "hooks doctor",
+	json:     true,
+	help:     "check every hook as the engine loads it; smoke-run approved shell hooks; exit 3 when a problem is found",
+	examples: []string{"hermesctl hooks doctor  # exit 3 when a hook has a problem"},
+	run:      runHooksDoctor,
 }
 
 // check is one hook's health, the same in text and JSON.
@@ -51,6 +52,11 @@ func (ch *check) note(format string, args ...any) {
 func runHooksDoctor(ctx context.Context, c *cli, args []string) int {
 	if !c.wantArgs(args, 0) {
 		return exitUsage
+	}
+	release := func([]string) {}
+	if !c.json {
+		release = c.holdWarnings() // every load warning is a problem or a warning of the report
+		defer release(nil)
 	}
 	l, code := c.loadHome(ctx)
 	if l == nil {
@@ -110,6 +116,7 @@ func runHooksDoctor(ctx context.Context, c *cli, args []string) int {
 			fmt.Fprintf(c.stdout, "home: %s\n", p)
 		}
 		printChecks(c, checks, warnings, problems, len(homeProblems))
+		release(warningStrings(append(slices.Clone(l.eng.Warnings()), l.gw.Warnings()...)))
 	}
 	if problems > 0 {
 		return exitFailed
@@ -274,9 +281,9 @@ var literalType = regexp.MustCompile(`^[A-Za-z0-9_:-]+$`)
 
 func printChecks(c *cli, checks []*check, warnings []hookspec.Warning, problems, homeProblems int) {
 	for _, ch := range checks {
-		mark := "ok  "
+		mark := c.paint(green, "ok") + "  "
 		if !ch.OK {
-			mark = "FAIL"
+			mark = c.paint(red, "FAIL")
 		}
 		fmt.Fprintf(c.stdout, "%s %-7s %s [%s]\n", mark, ch.Source, printable(ch.Name), printable(strings.Join(ch.Events, ", ")))
 		for _, p := range ch.Problems {

@@ -19,9 +19,11 @@ import (
 )
 
 var hooksImportCommand = &command{
-	name: "hooks import",
-	args: "claude|codex|gemini <settings file|plugin-dir>",
-	help: "add the hooks of a Claude Code settings file (or plugin bundle), a Codex hooks.json or config.toml, or a Gemini CLI settings.json to config.yaml as shell hooks in that dialect that run in its project, reporting what cannot be mapped and why (exit 3); they still need consent",
+	name:     "hooks import",
+	args:     "claude|codex|gemini <settings file|plugin-dir>",
+	help:     "add the hooks of a Claude Code settings file (or plugin bundle), a Codex hooks.json or config.toml, or a Gemini CLI settings.json to config.yaml as shell hooks in that dialect that run in its project, reporting what cannot be mapped and why (exit 3); they still need consent",
+	examples: []string{"hermesctl hooks import claude .claude/settings.json --dry-run  # what would be added", "hermesctl hooks import codex ~/.codex/config.toml"},
+	json:     true,
 	flags: func(fs *flag.FlagSet) runFunc {
 		var dryRun bool
 		fs.BoolVar(&dryRun, "dry-run", false, "report what would be imported without writing config.yaml")
@@ -70,22 +72,63 @@ func runHooksImport(ctx context.Context, c *cli, dryRun bool, args []string) int
 			return c.fail(exitInternal, "hooks import: config.yaml not written: %v", err)
 		}
 	}
-	c.reportImport(file, imp, added, dryRun)
-	unfound := 0
+	var problems []string
 	for _, e := range imp.Entries {
 		if !hooknames.CanBlock(e.Event) {
 			continue
 		}
 		if why := e.Unfound(); why != "" {
-			unfound++
-			fmt.Fprintf(c.stdout, "problem: the %s guard %s cannot run: %s; %s\n",
-				e.Event, printable(e.CommandLine()), printable(why), unfoundEffect(e.FailClosed))
+			problems = append(problems, fmt.Sprintf("the %s guard %s cannot run: %s; %s",
+				e.Event, e.CommandLine(), why, unfoundEffect(e.FailClosed)))
 		}
 	}
-	if len(imp.Skipped) > 0 || unfound > 0 {
+	if c.json {
+		if code := c.printJSON(importResult(file, imp, added, dryRun, problems)); code != exitOK {
+			return code
+		}
+	} else {
+		c.reportImport(file, imp, added, dryRun)
+		for _, p := range problems {
+			fmt.Fprintf(c.stdout, "problem: %s\n", printable(p))
+		}
+	}
+	if len(imp.Skipped) > 0 || len(problems) > 0 {
 		return exitFailed
 	}
 	return exitOK
+}
+
+// importedHook is a hook hooks import --json adds (or would add).
+type importedHook struct {
+	Event    string `json:"event"`
+	Command  string `json:"command"`
+	Matcher  string `json:"matcher,omitempty"`
+	Subagent bool   `json:"subagent,omitempty"`
+}
+
+// importResult is what hooks import --json prints: the same as its text.
+func importResult(file string, imp shell.ClaudeImport, added []shell.ImportEntry, dryRun bool, problems []string) any {
+	hooks := []importedHook{}
+	for _, e := range added {
+		hooks = append(hooks, importedHook{e.Event, e.CommandLine(), e.Matcher, e.Subagent})
+	}
+	notes, skipped := []string{}, []string{}
+	for _, n := range imp.Notes {
+		notes = append(notes, n.String())
+	}
+	for _, n := range imp.Skipped {
+		skipped = append(skipped, n.String())
+	}
+	return struct {
+		File            string         `json:"file"`
+		DryRun          bool           `json:"dry_run"`
+		Found           int            `json:"found"`
+		Added           []importedHook `json:"added"`
+		AlreadyDeclared int            `json:"already_declared"`
+		Notes           []string       `json:"notes"`
+		Skipped         []string       `json:"skipped"`
+		Problems        []string       `json:"problems"`
+	}{file, dryRun, len(imp.Entries), hooks, len(imp.Entries) - len(added), notes, skipped, nonNil(problems)}
 }
 
 // reportImport says what was added, what was already there, what was not imported and why,

@@ -33,10 +33,11 @@ func describePolicy(p engine.Policy) string {
 }
 
 var hooksListCommand = &command{
-	name: "hooks list",
-	json: true,
-	help: "list every gateway hook, plugin hook and shell hook with its events, priority, matcher, timeout, permissions, state and consent",
-	run:  runHooksList,
+	name:     "hooks list",
+	json:     true,
+	help:     "list every gateway hook, plugin hook and shell hook with its events, priority, matcher, timeout, permissions, state and consent",
+	examples: []string{"hermesctl hooks list  # every hook of the home, with its state", "hermesctl hooks list --json"},
+	run:      runHooksList,
 }
 
 // listEntry is one row of `hooks list`, the same in text and JSON.
@@ -141,6 +142,11 @@ func runHooksList(ctx context.Context, c *cli, args []string) int {
 	if !c.wantArgs(args, 0) {
 		return exitUsage
 	}
+	release := func([]string) {}
+	if !c.json {
+		release = c.holdWarnings() // the list prints the load warnings itself
+		defer release(nil)
+	}
 	l, code := c.loadHome(ctx)
 	if l == nil {
 		return code
@@ -155,7 +161,7 @@ func runHooksList(ctx context.Context, c *cli, args []string) int {
 	}
 	if len(entries) == 0 {
 		fmt.Fprintf(c.stdout, "no hooks in %s\n", printable(l.eng.Home()))
-		printListWarnings(c, entries, l.eng)
+		release(printListWarnings(c, entries, l.eng))
 		return exitOK
 	}
 	if p := l.eng.Policy(); p.File != "" {
@@ -183,19 +189,23 @@ func runHooksList(ctx context.Context, c *cli, args []string) int {
 			source += " [managed]"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%gs\t%s\t%s\n", source, printable(e.Name), printable(orDash(strings.Join(e.Events, ","))), prio,
-			printable(orDash(e.Matcher)), e.Timeout, printable(perms), printable(describeState(e)))
+			printable(orDash(e.Matcher)), e.Timeout, printable(perms), c.paint(stateColour(e), printable(describeState(e))))
 	}
 	tw.Flush()
 	printDialected(c, entries)
-	printListWarnings(c, entries, l.eng)
+	release(printListWarnings(c, entries, l.eng))
 	return exitOK
 }
 
 // printListWarnings prints the warnings of the hooks listed, then those about config.yaml
-// that belong to no hook (a misspelt key: the hooks it holds are not listed at all).
-func printListWarnings(c *cli, entries []listEntry, eng *engine.Engine) {
+// that belong to no hook (a misspelt key: the hooks it holds are not listed at all), and
+// returns what the list showed of them: these and the errors of the hooks that did not load.
+func printListWarnings(c *cli, entries []listEntry, eng *engine.Engine) []string {
 	var printed []string
 	for _, e := range entries {
+		if e.Error != "" {
+			printed = append(printed, e.Error)
+		}
 		for _, w := range e.Warnings {
 			fmt.Fprintf(c.stdout, "warning: %s\n", printable(w))
 			printed = append(printed, w)
@@ -205,8 +215,10 @@ func printListWarnings(c *cli, entries []listEntry, eng *engine.Engine) {
 	for _, w := range eng.Warnings() {
 		if w.File == config && !slices.Contains(printed, w.String()) {
 			fmt.Fprintf(c.stdout, "warning: %s\n", printable(w.String()))
+			printed = append(printed, w.String())
 		}
 	}
+	return printed
 }
 
 // loadedWarnings are the warnings of a hook that loaded (those of one that did not are its

@@ -16,10 +16,11 @@ import (
 )
 
 var hooksStatsCommand = &command{
-	name: "hooks stats",
-	json: true,
-	args: "<transcript.jsonl>",
-	help: "replay a transcript and print per-hook calls, errors, timeouts, blocks, drops and latency (--prometheus for the exposition format)",
+	name:     "hooks stats",
+	json:     true,
+	args:     "<transcript.jsonl>",
+	help:     "replay a transcript and print per-hook calls, errors, timeouts, blocks, drops and latency (--prometheus for the exposition format)",
+	examples: []string{"hermesctl hooks stats session.jsonl", "hermesctl hooks stats session.jsonl --prometheus"},
 	flags: func(fs *flag.FlagSet) runFunc {
 		var exposition bool
 		fs.BoolVar(&exposition, "prometheus", false, "print the Prometheus text exposition format")
@@ -66,7 +67,10 @@ func runHooksStats(ctx context.Context, c *cli, exposition bool, args []string) 
 	}
 	rows := statRows(families)
 	if c.json {
-		return c.printJSON(rows)
+		if rows == nil {
+			rows = []statRow{}
+		}
+		return c.printJSON(map[string]any{"stats": rows})
 	}
 	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SOURCE\tHOOK\tEVENT\tCALLS\tERRORS\tTIMEOUTS\tBLOCKS\tDROPS\tMEAN")

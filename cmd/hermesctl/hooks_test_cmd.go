@@ -23,10 +23,12 @@ import (
 )
 
 var hooksTestCommand = &command{
-	name: "hooks test",
-	json: true,
-	args: "<event>",
-	help: "fire every matching hook on the default payload of <event> and show each answer and the merged outcome",
+	name:     "hooks test",
+	json:     true,
+	args:     "<event>",
+	more:     testableEvents,
+	help:     "fire every matching hook on the default payload of <event> and show each answer and the merged outcome",
+	examples: []string{"hermesctl hooks test pre_tool_call --for-tool terminal  # what a terminal call meets", "hermesctl hooks test agent:step  # a gateway event", "hermesctl hooks test pre_llm_call --payload-file kw.json --json"},
 	flags: func(fs *flag.FlagSet) runFunc {
 		var a hooksTestArgs
 		fs.StringVar(&a.forTool, "for-tool", "", "set tool_name in the payload to `TOOL`")
@@ -34,6 +36,16 @@ var hooksTestCommand = &command{
 		fs.StringVar(&a.payloadFile, "payload-file", "", "a JSON object of kwargs in `FILE`, merged over the default payload")
 		return func(ctx context.Context, c *cli, args []string) int { return runHooksTest(ctx, c, a, args) }
 	},
+}
+
+// testableEvents are the events hooks test accepts, as its help lists them.
+func testableEvents() []string {
+	gatewayEvents := []string{hookspec.GatewayStartup, hookspec.SessionStart, hookspec.SessionEnd, hookspec.SessionReset,
+		hookspec.AgentStart, hookspec.AgentStep, hookspec.AgentEnd, hookspec.CommandPrefix + "<name>"}
+	return []string{
+		"events (the hook points of plugins and shell hooks): " + strings.Join(hookspec.Names(), ", "),
+		"gateway events (of gateway hooks): " + strings.Join(gatewayEvents, ", "),
+	}
 }
 
 // hooksTestArgs are the flags of hooks test.
@@ -85,6 +97,11 @@ func runHooksTest(ctx context.Context, c *cli, a hooksTestArgs, args []string) i
 	if event == hooknames.PreGatewayDispatch {
 		host.install(payload)
 	}
+	release := func([]string) {}
+	if !c.json {
+		release = c.holdWarnings() // the report lists the load warnings that may change it
+		defer release(nil)
+	}
 	t, code := c.fireForTest(ctx, event, payload, isGateway, host)
 	if code != exitOK {
 		return code
@@ -113,6 +130,7 @@ func runHooksTest(ctx context.Context, c *cli, a hooksTestArgs, args []string) i
 		for _, w := range t.warnings {
 			fmt.Fprintf(c.stdout, "warning: %s\n", printable(w.String()))
 		}
+		release(append(warningStrings(t.warnings), t.notLoaded...))
 		for _, hc := range host.calls {
 			fmt.Fprintf(c.stdout, "host call: %s%s\n", hc.Func, printable(compactJSON(hc.Args)))
 		}

@@ -13,9 +13,10 @@ import (
 )
 
 var hooksWatchCommand = &command{
-	name: "hooks watch",
-	help: "load the home, then reload it whenever its hooks, config or allowlist change; print what changed (Ctrl-C stops)",
-	run:  runHooksWatch,
+	name:     "hooks watch",
+	help:     "load the home, then reload it whenever its hooks, config or allowlist change; print what changed (Ctrl-C stops)",
+	examples: []string{"hermesctl hooks watch  # leave it running while you edit the hooks"},
+	run:      runHooksWatch,
 }
 
 func runHooksWatch(ctx context.Context, c *cli, args []string) int {

@@ -33,7 +33,7 @@ func TestScripts(t *testing.T) {
 			env.Setenv("REPO", repoRoot) // the repository, for scripts that run its examples
 			return nil
 		},
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"cmpjson": cmpJSON, "exitcode": exitCode, "receiver": receiver, "agentrun": agentRun, "waitserve": waitServe},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"cmpjson": cmpJSON, "exitcode": exitCode, "jsonobject": jsonObject, "receiver": receiver, "agentrun": agentRun, "waitserve": waitServe},
 	})
 }
 
@@ -83,6 +83,23 @@ func cmpJSON(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if diff := cmp.Diff(want, got); (diff != "") != neg {
 		ts.Fatalf("%s and %s differ (-want +got):\n%s", args[0], args[1], diff)
+	}
+}
+
+// jsonObject fails unless a file (or stdout) holds one JSON object and nothing else:
+// jsonobject stdout.
+func jsonObject(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: jsonobject stdout|file")
+	}
+	text := ts.ReadFile(args[0])
+	dec := json.NewDecoder(strings.NewReader(text))
+	var v map[string]any
+	if err := dec.Decode(&v); err != nil {
+		ts.Fatalf("%s is not a JSON object: %v\n%s", args[0], err, text)
+	}
+	if rest := strings.TrimSpace(text[dec.InputOffset():]); rest != "" {
+		ts.Fatalf("%s holds more than one JSON object: %s", args[0], rest)
 	}
 }
 

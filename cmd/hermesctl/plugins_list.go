@@ -11,10 +11,11 @@ import (
 )
 
 var pluginsListCommand = &command{
-	name: "plugins list",
-	json: true,
-	help: "list plugins with priority, hooks registered, permissions and status",
-	run:  runPluginsList,
+	name:     "plugins list",
+	json:     true,
+	help:     "list plugins with priority, hooks registered, permissions and status",
+	examples: []string{"hermesctl plugins list --json"},
+	run:      runPluginsList,
 }
 
 func runPluginsList(ctx context.Context, c *cli, args []string) int {
@@ -31,7 +32,7 @@ func runPluginsList(ctx context.Context, c *cli, args []string) int {
 		if plugins == nil {
 			plugins = []*engine.PluginInfo{}
 		}
-		return c.printJSON(plugins)
+		return c.printJSON(map[string]any{"home": eng.Home(), "plugins": plugins})
 	}
 	if len(plugins) == 0 {
 		fmt.Fprintf(c.stdout, "no plugins in %s\n", printable(eng.Home()+"/plugins"))

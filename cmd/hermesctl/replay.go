@@ -24,10 +24,11 @@ import (
 )
 
 var replayCommand = &command{
-	name: "replay",
-	json: true,
-	args: "<transcript.jsonl>",
-	help: "run a transcript through the reference gateway and print every event fired, the hooks that ran and their outcomes",
+	name:     "replay",
+	json:     true,
+	args:     "<transcript.jsonl>",
+	help:     "run a transcript through the reference gateway and print every event fired, the hooks that ran and their outcomes",
+	examples: []string{"hermesctl replay session.jsonl", "hermesctl replay session.jsonl --html report.html  # a timeline for a browser"},
 	flags: func(fs *flag.FlagSet) runFunc {
 		var a traceArgs
 		traceFlags(fs, &a)

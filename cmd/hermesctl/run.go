@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/hermes-hooks/hermes/consent"
@@ -28,6 +29,7 @@ type cli struct {
 	acceptHooks bool
 	json        bool
 	verbose     bool
+	colour      bool // colour status words on stdout (a terminal, no NO_COLOR)
 	logger      *slog.Logger
 }
 
@@ -36,6 +38,10 @@ type command struct {
 	name string // "hooks test"
 	args string // positional arguments, for usage
 	help string
+	// examples are command lines, each with what it does after a "#", shown by --help.
+	examples []string
+	// more, when not nil, returns paragraphs --help shows after help (the events of hooks test).
+	more func() []string
 	json bool // takes --json
 	run  runFunc
 	// flags, when not nil, defines the command's own flags in fs, parsed into an args value
@@ -96,20 +102,17 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return help.print(stdout)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "hermesctl: %v\nRun 'hermesctl help' for the commands.\n", err)
+		fmt.Fprintf(stderr, "hermesctl: %v\n", err)
 		return exitUsage
 	}
 	fs, runCmd := newFlagSet(cmd, c)
 	positional, err := parseInterleaved(fs, rest)
 	if err != nil {
-		if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -"); ok {
-			err = fmt.Errorf("unknown flag --%s", name)
-		}
-		fmt.Fprintf(stderr, "hermesctl %s: %v\n", cmd.name, err)
-		commandUsage(stderr, cmd, fs)
+		fmt.Fprintf(stderr, "hermesctl %s: %v\n", cmd.name, flagError(cmd, fs, err))
 		return exitUsage
 	}
 	c.logger = newLogger(stderr, c.verbose)
+	c.colour = useColour(stdout)
 	c.cmd = cmd
 	return runCmd(ctx, c, positional)
 }
@@ -123,14 +126,15 @@ type helpRequest struct {
 func (h *helpRequest) Error() string { return "help" }
 
 func (h *helpRequest) print(w io.Writer) int {
+	hw := &helpWriter{w: w, width: helpWidth(w)}
 	switch {
 	case h.cmd != nil:
 		fs, _ := newFlagSet(h.cmd, &cli{})
-		commandUsage(w, h.cmd, fs)
+		hw.command(h.cmd, fs)
 	case h.group != "":
-		groupUsage(w, h.group)
+		hw.group(h.group)
 	default:
-		usage(w)
+		hw.usage()
 	}
 	return exitOK
 }
@@ -168,7 +172,7 @@ func findCommand(args []string) (*command, []string, error) {
 		if wantHelp {
 			return nil, nil, &helpRequest{}
 		}
-		return nil, nil, errors.New("no command given")
+		return nil, nil, errors.New("no command given (see hermesctl help)")
 	}
 	name := strings.Join(words, " ")
 	for _, cmd := range commands {
@@ -185,14 +189,58 @@ func findCommand(args []string) (*command, []string, error) {
 		}
 		return nil, nil, fmt.Errorf("%q needs a subcommand: %s (see hermesctl %s --help)", name, strings.Join(subcommands(name), ", "), name)
 	}
-	var names []string
-	for _, cmd := range commands {
-		names = append(names, cmd.name)
-	}
-	if s := suggest.Closest(name, names); s != "" {
+	if s := suggest.Closest(name, commandNames(words)); s != "" {
 		return nil, nil, fmt.Errorf("unknown command %q (did you mean %q?)", name, s)
 	}
-	return nil, nil, fmt.Errorf("unknown command %q", name)
+	return nil, nil, fmt.Errorf("unknown command %q (see hermesctl help)", name)
+}
+
+// commandNames are what an unknown command of words may have meant: a command of the group
+// it names ("hooks lst"), else the commands and groups as their first word is typed ("hoks").
+func commandNames(words []string) []string {
+	if len(words) == 2 && isGroup(words[0]) {
+		var names []string
+		for _, sub := range subcommands(words[0]) {
+			names = append(names, words[0]+" "+sub)
+		}
+		return names
+	}
+	names := []string{"help"}
+	for _, cmd := range commands {
+		first, _, _ := strings.Cut(cmd.name, " ")
+		if !slices.Contains(names, first) {
+			names = append(names, first)
+		}
+	}
+	return names
+}
+
+// flagError is a parse error of cmd's flags fs as it reads on the command line, in one
+// line: flags written --name, an unknown flag with the closest flag of the command, else a
+// pointer to the command's help.
+func flagError(cmd *command, fs *flag.FlagSet, err error) error {
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		var names []string
+		fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+		if s := suggest.Closest(name, names); s != "" {
+			return fmt.Errorf("unknown flag --%s (did you mean %s?)", name, flagName(s))
+		}
+		msg = "unknown flag --" + name
+	}
+	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
+		msg = "flag needs an argument: " + flagName(name)
+	}
+	msg = strings.Replace(msg, " for flag -", " for flag --", 1)
+	return fmt.Errorf("%s (see hermesctl %s --help)", msg, cmd.name)
+}
+
+// flagName is a flag as it is written: -v, else --name.
+func flagName(name string) string {
+	if name == "v" {
+		return "-v"
+	}
+	return "--" + name
 }
 
 // isGroup reports whether name is a group of commands ("hooks", "plugins").
@@ -229,48 +277,6 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-func usage(w io.Writer) {
-	fmt.Fprintln(w, "usage: hermesctl [--home DIR] [--accept-hooks] [-v] <command> [flags]")
-	fmt.Fprintln(w, "\ncommands:")
-	for _, cmd := range commands {
-		fmt.Fprintf(w, "  %-40s %s\n", strings.TrimSpace(cmd.name+" "+cmd.args), cmd.help)
-	}
-	fmt.Fprintln(w, "\nhermesctl help <command> (or <command> --help) describes a command and its flags.")
-}
-
-func groupUsage(w io.Writer, group string) {
-	fmt.Fprintf(w, "usage: hermesctl %s <command> [flags]\n\ncommands:\n", group)
-	for _, cmd := range commands {
-		if strings.HasPrefix(cmd.name, group+" ") {
-			fmt.Fprintf(w, "  %-40s %s\n", strings.TrimSpace(cmd.name+" "+cmd.args), cmd.help)
-		}
-	}
-	fmt.Fprintf(w, "\nhermesctl help %s <command> describes a command and its flags.\n", group)
-}
-
-func commandUsage(w io.Writer, cmd *command, fs *flag.FlagSet) {
-	fmt.Fprintf(w, "usage: hermesctl %s [flags]\n\n%s\n\nflags:\n", strings.TrimSpace(cmd.name+" "+cmd.args), cmd.help)
-	printFlags(w, fs)
-}
-
-// printFlags lists a flag set's flags as they are written: --name VALUE, then what it does.
-func printFlags(w io.Writer, fs *flag.FlagSet) {
-	fs.VisitAll(func(f *flag.Flag) {
-		name := "--" + f.Name
-		if f.Name == "v" {
-			name = "-v"
-		}
-		kind, usage := flag.UnquoteUsage(f)
-		if valueFlags[f.Name] {
-			name += " " + strings.ToUpper(kind)
-		}
-		if f.DefValue != "" && f.DefValue != "false" {
-			usage += fmt.Sprintf(" (default %s)", f.DefValue)
-		}
-		fmt.Fprintf(w, "  %-24s %s\n", name, usage)
-	})
-}
-
 // wantArgs checks the number of positional arguments.
 func (c *cli) wantArgs(args []string, n int) bool {
 	if len(args) == n {
@@ -295,6 +301,7 @@ func (c *cli) fail(code int, format string, args ...any) int {
 func (c *cli) openEngine(ctx context.Context, opts engine.Options) (*engine.Engine, int) {
 	opts = c.engineOptions(opts)
 	eng, err := engine.New(ctx, opts)
+	c.loaded()
 	if err != nil {
 		return nil, c.fail(exitConfig, "cannot load %s: %v", homedir.Resolve(c.home), err)
 	}
@@ -305,6 +312,7 @@ func (c *cli) openEngine(ctx context.Context, opts engine.Options) (*engine.Engi
 func (c *cli) openGateway(ctx context.Context, opts gateway.Options) (*gateway.Gateway, int) {
 	opts.Engine = c.engineOptions(opts.Engine)
 	gw, err := gateway.New(ctx, opts)
+	c.loaded()
 	if err != nil {
 		return nil, c.fail(exitConfig, "cannot load %s: %v", homedir.Resolve(c.home), err)
 	}

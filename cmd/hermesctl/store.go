@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -15,35 +16,45 @@ import (
 )
 
 var storeListCommand = &command{
-	name: "store list",
-	json: true,
-	args: "[hook]",
-	help: "list the hooks that keep state in the store with their number of keys, or one hook's keys, values and expiry",
-	run:  runStoreList,
+	name:     "store list",
+	json:     true,
+	args:     "[hook]",
+	help:     "list the hooks that keep state in the store with their number of keys, or one hook's keys, values and expiry",
+	examples: []string{"hermesctl store list  # the hooks that keep state", "hermesctl store list rate-limiter  # one hook's keys"},
+	run:      runStoreList,
 }
 
 var storeGetCommand = &command{
-	name: "store get",
-	args: "<hook> <key>",
-	help: "print the value of one key of a hook's store as JSON (exit 3 when there is none)",
-	run:  runStoreGet,
+	name:     "store get",
+	args:     "<hook> <key>",
+	help:     "print the value of one key of a hook's store as JSON (exit 3 when there is none)",
+	examples: []string{"hermesctl store get rate-limiter calls"},
+	json:     true,
+	run:      runStoreGet,
 }
 
 var storeDeleteCommand = &command{
-	name: "store delete",
-	args: "<hook> <key>",
-	help: "delete one key of a hook's store (exit 3 when there is none)",
-	run:  runStoreDelete,
+	name:     "store delete",
+	args:     "<hook> <key>",
+	help:     "delete one key of a hook's store (exit 3 when there is none)",
+	examples: []string{"hermesctl store delete rate-limiter calls"},
+	json:     true,
+	run:      runStoreDelete,
 }
 
-// openStore opens the home's store; nil with exitOK when there is none yet.
+// openStore opens the home's store; nil with exitOK when there is none yet, which it says
+// on stdout, or on stderr when stdout is for JSON.
 func (c *cli) openStore() (store.Backend, int) {
 	b, exists, err := engine.OpenStore(c.home)
 	if err != nil {
 		return nil, c.fail(exitConfig, "%v", err)
 	}
 	if !exists {
-		fmt.Fprintf(c.stdout, "no store yet in %s: no hook has kept anything\n", printable(homedir.Resolve(c.home)))
+		out := c.stdout
+		if c.json {
+			out = c.stderr
+		}
+		fmt.Fprintf(out, "no store yet in %s: no hook has kept anything\n", printable(homedir.Resolve(c.home)))
 	}
 	return b, exitOK
 }
@@ -79,8 +90,11 @@ func runStoreList(ctx context.Context, c *cli, args []string) int {
 	}
 	b, code := c.openStore()
 	if b == nil {
+		if c.json && code == exitOK && len(args) == 0 {
+			return c.printJSON(map[string]any{"hooks": map[string]int{}})
+		}
 		if c.json && code == exitOK {
-			return c.printJSON(map[string]any{})
+			return c.printJSON(map[string]any{"hook": args[0], "keys": []store.Entry{}})
 		}
 		return code
 	}
@@ -152,7 +166,10 @@ func (c *cli) listNamespaces(ctx context.Context, b store.Backend) int {
 func runStoreGet(ctx context.Context, c *cli, args []string) int {
 	return c.storeKey(ctx, args, func(b store.Backend, ns, key string) (bool, error) {
 		v, ok, err := b.Get(ctx, ns, key)
-		if ok {
+		switch {
+		case ok && c.json:
+			c.printJSON(map[string]any{"hook": ns, "key": key, "value": json.RawMessage(v)})
+		case ok:
 			fmt.Fprintln(c.stdout, string(v))
 		}
 		return ok, err
@@ -162,7 +179,10 @@ func runStoreGet(ctx context.Context, c *cli, args []string) int {
 func runStoreDelete(ctx context.Context, c *cli, args []string) int {
 	return c.storeKey(ctx, args, func(b store.Backend, ns, key string) (bool, error) {
 		ok, err := b.Delete(ctx, ns, key)
-		if ok {
+		switch {
+		case ok && c.json:
+			c.printJSON(map[string]any{"hook": ns, "key": key, "deleted": true})
+		case ok:
 			fmt.Fprintf(c.stdout, "deleted %q of %s\n", key, ns)
 		}
 		return ok, err

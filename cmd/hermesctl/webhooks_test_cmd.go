@@ -16,10 +16,11 @@ import (
 )
 
 var webhooksTestCommand = &command{
-	name: "webhooks test",
-	json: true,
-	args: "<name>",
-	help: "send one signed sample delivery to a webhook of config.yaml now and print the answer (--event to choose the event)",
+	name:     "webhooks test",
+	json:     true,
+	args:     "<name>",
+	help:     "send one signed sample delivery to a webhook of config.yaml now and print the answer (--event to choose the event)",
+	examples: []string{"hermesctl webhooks test audit --event agent:end"},
 	flags: func(fs *flag.FlagSet) runFunc {
 		var event string
 		fs.StringVar(&event, "event", "", "the `EVENT` of the sample (default: the webhook's first event that names one)")
