@@ -31,6 +31,8 @@ func hookAgentCommand(dialect string) *command {
 	agent := agentTitle(dialect)
 	return &command{
 		name: "hook " + dialect,
+		examples: []string{"hermesctl hook " + dialect + " < payload.json  # what " + agent + " runs: the answer on stdout, the exit code",
+			"hermesctl hook " + dialect + " --server http://127.0.0.1:8787  # ask a hook server instead of loading the home"},
 		help: "run as " + agent + "'s command hook: its payload on stdin, the home's hooks fired for its event, the answer as " + agent + " reads it",
 		flags: func(fs *flag.FlagSet) runFunc {
 			var a agentHookArgs

@@ -29,6 +29,8 @@ import (
 var hookInstallCommand = &command{
 	name: "hook install",
 	json: true,
+	examples: []string{"hermesctl hook install claude  # .claude/settings.json of this directory",
+		"hermesctl hook install codex --user --dry-run  # what ~/.codex/hooks.json would get"},
 	args: "claude|codex|gemini",
 	help: "add `hermesctl hook <agent>` to the agent's settings file for each event the home has hooks for (idempotent; the user's other hooks are kept)",
 	flags: func(fs *flag.FlagSet) runFunc {
@@ -38,10 +40,11 @@ var hookInstallCommand = &command{
 }
 
 var hookUninstallCommand = &command{
-	name: "hook uninstall",
-	json: true,
-	args: "claude|codex|gemini",
-	help: "remove the entries `hook install` added from the agent's settings file, and nothing else",
+	name:     "hook uninstall",
+	json:     true,
+	examples: []string{"hermesctl hook uninstall gemini  # only the entries of hermesctl hook gemini"},
+	args:     "claude|codex|gemini",
+	help:     "remove the entries `hook install` added from the agent's settings file, and nothing else",
 	flags: func(fs *flag.FlagSet) runFunc {
 		a := installFlags(fs)
 		return func(ctx context.Context, c *cli, args []string) int { return runHookInstall(ctx, c, *a, args, false) }

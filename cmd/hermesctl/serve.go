@@ -36,6 +36,8 @@ type serveArgs struct {
 
 var serveCommand = &command{
 	name: "serve",
+	examples: []string{"hermesctl serve  # http://127.0.0.1:8787", "hermesctl serve --addr unix:/run/hermes/hooks.sock",
+		"hermesctl serve token add ci-bot  # a bearer token, printed once"},
 	args: "[token add|list|revoke [NAME]]",
 	help: "answer the home's hooks over HTTP (POST /v1/hooks/{hook}, Claude Code's http hooks at /v1/claude, /healthz, /readyz, /metrics); `serve token add NAME` makes a bearer token",
 	flags: func(fs *flag.FlagSet) runFunc {
