@@ -335,40 +335,7 @@ func (d *jsonDecoder) str() lua.LString {
 		case c < 0x20:
 			d.invalid("in string literal")
 		case c == '\\':
-			d.i++
-			if d.i >= len(d.s) {
-				d.fail("unexpected EOF")
-			}
-			switch e := d.s[d.i]; e {
-			case '"', '\\', '/':
-				b = append(b, e)
-			case 'b':
-				b = append(b, '\b')
-			case 'f':
-				b = append(b, '\f')
-			case 'n':
-				b = append(b, '\n')
-			case 'r':
-				b = append(b, '\r')
-			case 't':
-				b = append(b, '\t')
-			case 'u':
-				r := d.hex4()
-				if utf16.IsSurrogate(r) {
-					r = utf8.RuneError
-					if low, ok := d.lowSurrogate(); ok {
-						if dec := utf16.DecodeRune(rune(d.hexAt(d.i-4)), low); dec != utf8.RuneError {
-							r = dec
-							d.i += 6
-						}
-					}
-				}
-				b = utf8.AppendRune(b, r)
-				continue
-			default:
-				d.invalid("in string escape code")
-			}
-			d.i++
+			b = d.escape(b)
 		case c < utf8.RuneSelf:
 			b = append(b, c)
 			d.i++
@@ -378,6 +345,45 @@ func (d *jsonDecoder) str() lua.LString {
 			d.i += n
 		}
 	}
+}
+
+// escape appends the character of the escape at d.i (the backslash) to b and leaves d.i
+// after the escape.
+func (d *jsonDecoder) escape(b []byte) []byte {
+	d.i++
+	if d.i >= len(d.s) {
+		d.fail("unexpected EOF")
+	}
+	e := d.s[d.i]
+	switch e {
+	case '"', '\\', '/':
+	case 'b':
+		e = '\b'
+	case 'f':
+		e = '\f'
+	case 'n':
+		e = '\n'
+	case 'r':
+		e = '\r'
+	case 't':
+		e = '\t'
+	case 'u':
+		r := d.hex4()
+		if utf16.IsSurrogate(r) {
+			r = utf8.RuneError
+			if low, ok := d.lowSurrogate(); ok {
+				if dec := utf16.DecodeRune(rune(d.hexAt(d.i-4)), low); dec != utf8.RuneError {
+					r = dec
+					d.i += 6
+				}
+			}
+		}
+		return utf8.AppendRune(b, r)
+	default:
+		d.invalid("in string escape code")
+	}
+	d.i++
+	return append(b, e)
 }
 
 // hex4 reads the four hex digits after \u (d.i at the u) and leaves d.i after them.
