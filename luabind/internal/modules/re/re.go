@@ -1,6 +1,8 @@
 package re
 
 import (
+	"time"
+
 	"regexp"
 	"strings"
 	"unsafe"
@@ -60,51 +62,10 @@ func (i *Instance) Exports() lua.LValue {
 			return w.matches(s), nil
 		}),
 		"find": modules.Fn2(func(L *lua.LState, s, pattern string) (modules.Values, error) {
-			re, err := c.compile(pattern)
-			if err != nil {
-				return nil, err
-			}
-			var a []int
-			if re.mayMatch(s) {
-				a = newReWork(L, timeout(), re, "re.find", s).search(s, 0)
-			}
-			if a == nil {
-				return modules.Values{lua.LNil}, nil
-			}
-			out := make(modules.Values, len(a)/2)
-			for i := range out {
-				if a[2*i] >= 0 {
-					out[i] = lua.LString(s[a[2*i]:a[2*i+1]])
-				} else {
-					out[i] = lua.LString("")
-				}
-			}
-			return out, nil
+			return find(L, &c, timeout(), s, pattern)
 		}),
 		"find_all": modules.Fn3(func(L *lua.LState, s, pattern string, limit modules.Opt[int]) (lua.LValue, error) {
-			re, err := c.compile(pattern)
-			if err != nil {
-				return nil, err
-			}
-			n := limit.V
-			if !limit.Set || n < 0 || n > reMaxResults {
-				n = reMaxResults + 1
-			}
-			t := L.CreateTable(0, 0)
-			if n == 0 || !re.mayMatch(s) {
-				return t, nil
-			}
-			w := newReWork(L, timeout(), re, "re.find_all", s)
-			count := 0
-			w.each(s, func(a []int) bool {
-				if count++; count > reMaxResults {
-					limits.CheckSize(L, "re.find_all", int64(count)*reResultSize)
-				}
-				L.ChargeMemory(reResultSize)
-				t.RawSetInt(count, lua.LString(s[a[0]:a[1]]))
-				return count < n
-			})
-			return t, nil
+			return findAll(L, &c, timeout(), s, pattern, limit)
 		}),
 		"gsub": modules.Fn3(func(L *lua.LState, s, pattern string, repl lua.LValue) (modules.Values, error) {
 			re, err := c.compile(pattern)
@@ -123,6 +84,58 @@ func (i *Instance) Exports() lua.LValue {
 			return regexp.QuoteMeta(s), nil
 		}),
 	})
+}
+
+// find is re.find: the first match and its captures ("" for one that did not take part),
+// or nil.
+func find(L *lua.LState, c *reCache, timeout time.Duration, s, pattern string) (modules.Values, error) {
+	re, err := c.compile(pattern)
+	if err != nil {
+		return nil, err
+	}
+	var a []int
+	if re.mayMatch(s) {
+		a = newReWork(L, timeout, re, "re.find", s).search(s, 0)
+	}
+	if a == nil {
+		return modules.Values{lua.LNil}, nil
+	}
+	out := make(modules.Values, len(a)/2)
+	for i := range out {
+		if a[2*i] >= 0 {
+			out[i] = lua.LString(s[a[2*i]:a[2*i+1]])
+		} else {
+			out[i] = lua.LString("")
+		}
+	}
+	return out, nil
+}
+
+// findAll is re.find_all: an array of the matches, at most limit of them.
+func findAll(L *lua.LState, c *reCache, timeout time.Duration, s, pattern string, limit modules.Opt[int]) (lua.LValue, error) {
+	re, err := c.compile(pattern)
+	if err != nil {
+		return nil, err
+	}
+	n := limit.V
+	if !limit.Set || n < 0 || n > reMaxResults {
+		n = reMaxResults + 1
+	}
+	t := L.CreateTable(0, 0)
+	if n == 0 || !re.mayMatch(s) {
+		return t, nil
+	}
+	w := newReWork(L, timeout, re, "re.find_all", s)
+	count := 0
+	w.each(s, func(a []int) bool {
+		if count++; count > reMaxResults {
+			limits.CheckSize(L, "re.find_all", int64(count)*reResultSize)
+		}
+		L.ChargeMemory(reResultSize)
+		t.RawSetInt(count, lua.LString(s[a[0]:a[1]]))
+		return count < n
+	})
+	return t, nil
 }
 
 // quotedSize is the length of regexp.QuoteMeta(s), which escapes each of its special
