@@ -15,7 +15,7 @@ import (
 )
 
 // Close ends the async hooks still running in the background: when it returns, their
-// processes are gone, as a call's own shell hooks are.
+// processes were killed, as a call's own shell hooks are.
 func TestCloseEndsAsyncHooks(t *testing.T) {
 	home := t.TempDir()
 	fifo := filepath.Join(home, "started")
@@ -45,8 +45,7 @@ func TestCloseEndsAsyncHooks(t *testing.T) {
 	closeCtx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
 	defer cancel()
 	e.Close(closeCtx)
-	if !testutil.ProcessGone(pid) { // killed, maybe not yet reaped by its new parent
-		syscall.Kill(pid, syscall.SIGKILL)
-		t.Errorf("the async hook's process %d still runs after Close returned", pid)
-	}
+	// Close killed it: it ends well before its 60s sleep, once the kernel delivered the
+	// signal (the process is the shell's child, which a busy machine may take a moment to end).
+	testutil.WaitGone(t, pid, "Close")
 }

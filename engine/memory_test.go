@@ -17,8 +17,10 @@ func TestMemoryKey(t *testing.T) {
 	const keep32 = `keep = {} for i = 1, 32 do keep[i] = string.rep("x", 2^20) .. i end`
 	home := testutil.Home(t, testutil.Merge(
 		pluginFiles("a_small", "memory: 16MiB\n", one("pre_tool_call", keep32)),
-		pluginFiles("b_default", "", one("pre_tool_call", keep32)),
-		pluginFiles("c_bytes", "memory: 67108864\n", one("pre_tool_call", keep32)),
+		// Building 32 MiB of strings may take seconds on a busy machine under -race: the hooks
+		// under their limit have time for it.
+		pluginFiles("b_default", "timeout: 60\n", one("pre_tool_call", keep32)),
+		pluginFiles("c_bytes", "memory: 67108864\ntimeout: 60\n", one("pre_tool_call", keep32)),
 		pluginFiles("d_bad", "memory: 64MB\n", one("pre_tool_call", "")),
 		map[string]string{
 			"hooks/h/HOOK.yaml":   "events: [agent:start]\nmemory: 8 MiB\n",

@@ -150,7 +150,7 @@ func TestTimeoutInterruptsAndNextCallbackRuns(t *testing.T) {
 	e, _ := newEngine(t, home)
 	start := time.Now()
 	rep := e.Fire(context.Background(), hookspec.PreToolCall, call.Kwargs(false))
-	if d := time.Since(start); d > 3*time.Second {
+	if d := time.Since(start); d > 30*time.Second { // a loose bound: the loop never ends
 		t.Errorf("took %v, want about 0.2s", d)
 	}
 	if rep.Hooks[0].Status != hookspec.StatusTimeout || !strings.Contains(rep.Hooks[0].Err, "timed out after 200ms") {
@@ -160,7 +160,7 @@ func TestTimeoutInterruptsAndNextCallbackRuns(t *testing.T) {
 		t.Errorf("outcome (-want +got):\n%s", diff)
 	}
 	e.Close(context.Background())
-	deadline := time.Now().Add(2 * time.Second)
+	deadline := time.Now().Add(10 * time.Second) // polling: only a goroutine that never ends runs out
 	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}

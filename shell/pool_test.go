@@ -172,6 +172,7 @@ done
 
 	os.Remove(hang)
 	fast("answering again, rest not over", "for 1m0s")
+	h.Timeout = 30 * time.Second // the new process has time to start on a busy machine
 	clk.Add(time.Minute)
 	for i := range 3 {
 		if res := terminal(h, RunOptions{}, "pwd"); res.Status != hookspec.StatusOK || blocks(res) || res.Err != "" {
@@ -191,7 +192,16 @@ func TestPersistentCircuitCounts(t *testing.T) {
   echo '{}'
 done
 `, withTimeout(200*time.Millisecond), withCircuit(2, time.Minute, clk))
-	run := func(sid string, ctx context.Context) Result { res, _ := fire(t, h, ctx, sid, RunOptions{}); return res }
+	// Only a hanging firing has the short timeout: an answering one, which may start a
+	// process, has time for it on a busy machine.
+	run := func(sid string, ctx context.Context) Result {
+		h.Timeout = 30 * time.Second
+		if sid == "hang" {
+			h.Timeout = 200 * time.Millisecond
+		}
+		res, _ := fire(t, h, ctx, sid, RunOptions{})
+		return res
+	}
 	run("hang", context.Background())
 	run("ok", context.Background())
 	run("hang", context.Background())

@@ -25,10 +25,11 @@ func incr(b Backend) (time.Duration, error) {
 }
 
 // downFailsFast checks the circuit of b, whose server is down as down did it: the first
-// failAfter calls fail with the backend's error (each within bound), the next ones fail at
-// once without reaching it; once up brought it back, the calls still fail at once until the
-// rest is over, then one call tries again and succeeds, and the calls after it too.
-func downFailsFast(t *testing.T, b Backend, clk *testutil.Clock, failAfter int, bound time.Duration, wantErr string, up func()) {
+// failAfter calls fail with the backend's error, the next ones fail at once without reaching
+// it; once up brought it back, the calls still fail at once until the rest is over, then one
+// call tries again and succeeds, and the calls after it too. What ended each call is read
+// from its error, not from how long it took (logged only): a busy machine is slow.
+func downFailsFast(t *testing.T, b Backend, clk *testutil.Clock, failAfter int, wantErr string, up func()) {
 	t.Helper()
 	for i := range failAfter {
 		took, err := incr(b)
@@ -36,18 +37,12 @@ func downFailsFast(t *testing.T, b Backend, clk *testutil.Clock, failAfter int, 
 		if err == nil || errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), wantErr) {
 			t.Fatalf("call %d: %v, want the backend's error %q", i+1, err, wantErr)
 		}
-		if took >= bound {
-			t.Errorf("call %d took %v, want less than %v", i+1, took, bound)
-		}
 	}
 	for i := range 3 {
 		took, err := incr(b)
 		t.Logf("call %d, circuit open: %v, %v", failAfter+i+1, took, err)
 		if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "calls fail at once for 1m0s, then one call tries again") {
 			t.Fatalf("call %d: %v, want a fast failure", failAfter+i+1, err)
-		}
-		if took >= time.Second {
-			t.Errorf("call %d took %v with the circuit open, want much less than the hook's timeout of %v", failAfter+i+1, took, hookTimeout)
 		}
 	}
 	up()
@@ -78,7 +73,7 @@ func TestRedisKilledFailsFast(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.Stop()
-	downFailsFast(t, b, clk, 3, hookTimeout, "connection refused", r.Start)
+	downFailsFast(t, b, clk, 3, "connection refused", r.Start)
 }
 
 // A Redis stopped with SIGSTOP accepts connections and answers nothing: each call gives up
@@ -98,7 +93,7 @@ func TestRedisPausedFailsFast(t *testing.T) {
 	}
 	r.Pause()
 	defer r.Resume() // so that the cleanup's kill is not held by a stopped process
-	downFailsFast(t, b, clk, 3, hookTimeout/2, "no answer within 300ms", r.Resume)
+	downFailsFast(t, b, clk, 3, "no answer within 300ms", r.Resume)
 }
 
 // BenchmarkRedisKilled is a store call while the Redis server is down (killed), from 16

@@ -45,5 +45,5 @@ func TestSQLiteLockedFailsFast(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	downFailsFast(t, b, clk, 3, hookTimeout/2, "database is locked", unlock)
+	downFailsFast(t, b, clk, 3, "database is locked", unlock)
 }

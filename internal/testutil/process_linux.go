@@ -38,12 +38,12 @@ func ProcessGone(pid int) bool {
 	return i >= 0 && i+2 < len(s) && s[i+2] == 'Z'
 }
 
-// WaitGone waits up to 3s for a process that was sent SIGKILL to exit (it is reaped by
-// whoever is its parent now, which takes a moment), and fails the test, killing it, if it
-// did not: what was meant to kill it missed it.
+// WaitGone waits up to 10s for a process that was sent SIGKILL to exit (it is reaped by
+// whoever is its parent now, which takes a moment, longer on a busy machine), and fails the
+// test, killing it, if it did not: what was meant to kill it missed it.
 func WaitGone(t testing.TB, pid int, what string) {
 	t.Helper()
-	for deadline := time.Now().Add(3 * time.Second); !ProcessGone(pid); {
+	for deadline := time.Now().Add(10 * time.Second); !ProcessGone(pid); {
 		if time.Now().After(deadline) {
 			syscall.Kill(pid, syscall.SIGKILL)
 			t.Fatalf("process %d outlived %s", pid, what)
