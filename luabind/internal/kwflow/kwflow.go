@@ -170,9 +170,14 @@ func analyze(p *lua.FunctionProto, fn *lua.LFunction, param int, follows *int, d
 	case a.escaped&taintTable != 0 || a.closed != 0:
 		return Use{Why: a.why}
 	}
-	// A function followed may be replaced during a call, before it is called (the guards
-	// then stop the reuse from the next call on): the one called instead may look up any
-	// field, so every field is converted.
+	return a.use()
+}
+
+// use is what a finished analysis found. A function followed may be replaced during a
+// call, before it is called (the guards then stop the reuse from the next call on): the one
+// called instead may look up any field, so every field is converted.
+func (a *flow) use() Use {
+	p := a.p
 	u := Use{ReadOnly: true, AnyField: a.escaped&taintAnyKey != 0, ReadsAny: a.read&taintAnyKey != 0 || len(a.guards) > 0, Guards: a.guards,
 		InnerAny: a.innerAny}
 	for i := range min(taintKeyBits, len(p.Constants)) {
