@@ -19,6 +19,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/hermes-hooks/hermes/engine"
+	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
 const guard = `
@@ -186,12 +187,24 @@ func TestClaudeEndpoint(t *testing.T) {
 	}
 }
 
-// Two servers sharing a home (and so its store) keep one Stop hook's nudge cap across both:
-// calls alternate between them, and the third stop in a row is let through.
+// Two servers sharing a home's store (its database, or Redis) keep one Stop hook's nudge
+// cap across both: calls alternate between them, and the third stop in a row is let
+// through.
 func TestNudgeCapAcrossServers(t *testing.T) {
-	home := testHome(t, nil)
-	a, _ := newServer(t, home, Options{})
-	b, _ := newServer(t, home, Options{})
+	t.Run("sqlite", func(t *testing.T) {
+		home := testHome(t, nil)
+		nudgeCapAcross(t, home, home)
+	})
+	t.Run("redis", func(t *testing.T) {
+		r := testutil.StartRedis(t)
+		cfg := map[string]string{"config.yaml": "max_verify_nudges: 2\nstore:\n  url: " + r.URL + "\n"}
+		nudgeCapAcross(t, testHome(t, cfg), testHome(t, cfg)) // two machines: two homes, one Redis
+	})
+}
+
+func nudgeCapAcross(t *testing.T, homeA, homeB string) {
+	a, _ := newServer(t, homeA, Options{})
+	b, _ := newServer(t, homeB, Options{})
 	stop := func(active bool) string {
 		return `{"session_id":"s9","cwd":"/tmp","hook_event_name":"Stop","stop_hook_active":` + map[bool]string{true: "true", false: "false"}[active] + `}`
 	}
