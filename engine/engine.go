@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -66,6 +67,13 @@ type Options struct {
 	// docs/observability.md). nil traces nothing and costs nothing. The engine never uses
 	// or sets the global provider.
 	TracerProvider trace.TracerProvider
+	// DryRun runs the Lua hooks (plugins' callbacks, gateway hooks) so that they change
+	// nothing: their store calls go to a scratch store in a temporary directory that Close
+	// deletes, and their http and exec calls, and io.open for writing, fail with an error
+	// DryRunRefused recognises. Shell hooks and outbound webhooks are loaded and listed
+	// but never run. Host functions (HostFuncs) are the host's: give stand-ins. hermesctl
+	// hooks doctor sets it to run each Lua hook on its sample payload.
+	DryRun bool
 }
 
 // Prompt is where to ask the user about an unapproved shell hook.
@@ -92,6 +100,7 @@ type Engine struct {
 	asks    pendingAsks   // approvals waiting for Answer (approvals.go)
 
 	store   atomic.Pointer[stateStore] // the store config.yaml names now
+	scratch string                     // DryRun: the scratch store's directory, deleted by Close
 	storeMu sync.Mutex
 	stores  []*stateStore // every store the engine used, closed with it
 
@@ -111,8 +120,16 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 	e.loadLog = reload.NewLog(e.logger)
 	e.stop, e.stopNow = context.WithCancelCause(context.Background())
 	e.bg.init()
+	if opts.DryRun {
+		dir, err := os.MkdirTemp("", "hermes-dry-run-")
+		if err != nil {
+			return nil, fmt.Errorf("dry run: cannot make its scratch store: %w", err)
+		}
+		e.scratch = dir
+	}
 	set, err := e.load(ctx, nil)
 	if err != nil {
+		e.closeStores()
 		return nil, err
 	}
 	e.set.Store(set)
@@ -171,7 +188,7 @@ func (e *Engine) load(ctx context.Context, prev *hookSet) (*hookSet, error) {
 	managedShell, w := e.loadShellHooks(ctx, mgd.cfg, prev, LayerManaged, mgd.policy)
 	set.warnings = append(set.warnings, w...)
 	for _, h := range managedShell { // first: before the user's plugins and shell hooks
-		if h.cb != nil {
+		if h.cb != nil && !e.opts.DryRun {
 			set.byHook[h.info.Event] = append(set.byHook[h.info.Event], h.cb)
 		}
 	}
@@ -192,7 +209,7 @@ func (e *Engine) load(ctx context.Context, prev *hookSet) (*hookSet, error) {
 	shell, w := e.loadShellHooks(ctx, cfg, prev, LayerUser, mgd.policy)
 	set.warnings = append(set.warnings, w...)
 	for _, h := range shell {
-		if h.cb != nil {
+		if h.cb != nil && !e.opts.DryRun {
 			set.byHook[h.info.Event] = append(set.byHook[h.info.Event], h.cb)
 		}
 	}

@@ -152,7 +152,7 @@ func (e *Engine) loadGatewayHook(ctx context.Context, d *dirFiles, disabled []st
 	h, err := luabind.LoadHandler(ctx, d.src, "handle", luabind.Options{
 		Name: info.Name, File: d.handler, Home: e.home, Logger: opts.Logger.With("hook", info.Name),
 		Timeout: seconds(info.Timeout), MemoryLimit: info.Memory, Permissions: info.Permissions, HostFuncs: opts.HostFuncs,
-		Store: e.hookStore(hookspec.SourceGateway, d.dir, info.Name),
+		Store: e.hookStore(hookspec.SourceGateway, d.dir, info.Name), DryRun: e.opts.DryRun,
 	})
 	if err != nil {
 		var le *luabind.Error

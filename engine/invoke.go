@@ -311,7 +311,9 @@ func (c *pluginCallback) fire(ctx context.Context, hook string, kw args, timed b
 	if r.Status == hookspec.StatusOK {
 		return
 	}
-	c.warns.warn(c.logger, "plugin hook failed", "plugin", c.p.info.Name, "hook", hook, "status", r.Status.String(), "error", r.Err)
+	if !DryRunRefused(*r) { // a dry run's refusal is not the hook's fault
+		c.warns.warn(c.logger, "plugin hook failed", "plugin", c.p.info.Name, "hook", hook, "status", r.Status.String(), "error", r.Err)
+	}
 	if c.p.info.FailClosed && hook == hooknames.PreToolCall {
 		r.FailClosed(failedClosed(c.p.info.Name, r.Status))
 	}

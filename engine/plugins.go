@@ -179,7 +179,7 @@ func (e *Engine) loadPlugin(ctx context.Context, d *dirFiles, cfg *config, owner
 		Timeout: seconds(info.Timeout), BusyTimeout: seconds(info.BusyTimeout), States: info.States, MaxStates: info.MaxStates,
 		WrapMaxStates: wrapMaxStatesOf(info),
 		MemoryLimit:   info.Memory, Permissions: info.Permissions, HostFuncs: e.opts.HostFuncs, Config: info.config,
-		Store: e.hookStore(hookspec.SourcePlugin, d.dir, info.Name),
+		Store: e.hookStore(hookspec.SourcePlugin, d.dir, info.Name), DryRun: e.opts.DryRun,
 	}
 	lp, err := luabind.LoadPlugin(ctx, src, opts)
 	if err == nil {

@@ -7,10 +7,12 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/homedir"
 	"github.com/hermes-hooks/hermes/luabind"
 	"github.com/hermes-hooks/hermes/store"
@@ -74,6 +76,9 @@ func (e *Engine) useStore(c storeConfig) {
 		return
 	}
 	s := &stateStore{home: e.home, cfg: c.cfg, cfgErr: c.err, log: e.logger}
+	if e.scratch != "" { // a dry run: the default store, in the scratch directory
+		s.home, s.cfg, s.cfgErr = e.scratch, store.Config{}, nil
+	}
 	e.stores = append(e.stores, s)
 	e.store.Store(s)
 }
@@ -87,6 +92,16 @@ func (e *Engine) closeStores() {
 	}
 	e.stores = nil
 	e.store.Store(nil)
+	if e.scratch != "" {
+		os.RemoveAll(e.scratch)
+	}
+}
+
+// DryRunRefused reports whether r, a Lua hook's result in a dry run (Options.DryRun),
+// failed because the dry run refused one of its calls (http, exec, io.open for writing)
+// rather than through a fault of the hook.
+func DryRunRefused(r hookspec.Result) bool {
+	return r.Status == hookspec.StatusError && strings.Contains(r.Err, luabind.DryRunRefusal)
 }
 
 // Store is the store the home's hooks keep their state in (config.yaml's store:, by default

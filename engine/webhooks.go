@@ -65,7 +65,7 @@ func (e *Engine) loadWebhooks(mgd *managed, cfg *config) (*webhook.Dispatcher, [
 	}
 	add(mgd.cfg, LayerManaged)
 	add(cfg, LayerUser)
-	if len(eps) == 0 || e.opts.DisableWebhooks {
+	if len(eps) == 0 || e.opts.DisableWebhooks || e.opts.DryRun {
 		return nil, eps, infos, warns
 	}
 	return e.dispatcher(eps, mgd.policy), eps, infos, warns

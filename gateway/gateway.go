@@ -415,6 +415,8 @@ func (g *Gateway) call(ctx context.Context, h *hook, event string, data map[stri
 	r = hookspec.Result{Source: hookspec.SourceGateway, Name: h.info.Name, Status: hookspec.StatusOK, Result: v, Duration: time.Since(start)}
 	if err != nil {
 		r = hookspec.Failed(hookspec.SourceGateway, h.info.Name, status, err.Error(), r.Duration)
+	}
+	if err != nil && !engine.DryRunRefused(r) { // a dry run's refusal is not the hook's fault
 		g.logger.Warn("gateway hook failed", "hook", h.info.Name, "event", event, "status", r.Status.String(), "error", r.Err)
 	}
 	g.opts.Metrics.Observe(hookspec.SourceGateway, h.info.Name, event, r.Status, r.Duration)

@@ -55,3 +55,27 @@ func TestCheckKwargsAcceptsTheSamples(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckToolArgs holds a misspelt argument of our tools, which names the one meant, and
+// what is passed on: a key like none, a host's own tool.
+func TestCheckToolArgs(t *testing.T) {
+	tests := []struct {
+		tool string
+		args map[string]any
+		want string // "" = no problem
+	}{
+		{"terminal", map[string]any{"comand": "rm -rf /"}, `unknown argument "comand" of terminal in args, did you mean "command"?`},
+		{"read_file", map[string]any{"pth": "/etc/passwd"}, `unknown argument "pth" of read_file in args, did you mean "path"?`},
+		{"terminal", map[string]any{"command": "ls", "description": "list"}, ""},
+		{"my_tool", map[string]any{"comand": "x"}, ""},
+	}
+	for _, tt := range tests {
+		got := CheckToolArgs(tt.tool, tt.args, suggest.Closest)
+		switch {
+		case tt.want == "" && len(got) != 0:
+			t.Errorf("%s %v: unexpected %q", tt.tool, tt.args, got[0].Msg)
+		case tt.want != "" && (len(got) != 1 || !strings.HasPrefix(got[0].Msg, tt.want)):
+			t.Errorf("%s %v: got %v, want %q", tt.tool, tt.args, got, tt.want)
+		}
+	}
+}

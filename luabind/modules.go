@@ -38,10 +38,21 @@ func (h *hook) moduleTable() []modules.Def {
 		{Name: "time", Module: timemod.Module{}},
 		{Name: "hermes", Module: h.hermesModule()},
 		{Name: "store", Module: gated(h.store != nil, storemod.Module{Backend: h.store}), Missing: "the host gave this hook no store"},
-		{Name: "http", Perm: "net", Module: gated(len(h.perms.Net) > 0, httpmod.Module{Net: h.perms.Net, Version: version})},
-		{Name: "exec", Perm: "exec", Module: gated(len(h.perms.Exec) > 0, execmod.Module{Programs: h.programs, Home: h.home, Getenv: h.getenv})},
+		{Name: "http", Perm: "net", Module: gated(len(h.perms.Net) > 0, h.dryRunOf("http", httpmod.Module{Net: h.perms.Net, Version: version}))},
+		{Name: "exec", Perm: "exec", Module: gated(len(h.perms.Exec) > 0, h.dryRunOf("exec", execmod.Module{Programs: h.programs, Home: h.home, Getenv: h.getenv}))},
 	}
 }
+
+// dryRunOf is m, or in a dry run m with its calls refused (Options.DryRun).
+func (h *hook) dryRunOf(name string, m modules.Module) modules.Module {
+	if h.dryRun {
+		return modules.Refused{Name: name, Module: m}
+	}
+	return m
+}
+
+// DryRunRefusal starts the error of every call a dry run refuses (Options.DryRun).
+const DryRunRefusal = modules.DryRunPrefix
 
 // hermesModule is the hermes module of the hook: its host functions are adapted to each
 // state by wrapFunc, under the state's guard.

@@ -29,6 +29,7 @@ type hook struct {
 	fsRoots   []iomod.Root      // permissions.fs entries, resolved and opened once at load (io.ResolveRoots)
 	programs  []execmod.Program // permissions.exec entries, resolved once at load (exec.ResolvePrograms)
 	modules   []modules.Def     // what require may return (modules.go)
+	dryRun    bool              // Options.DryRun
 }
 
 // env is one state's view of its hook, plus the resources of that state: the memory guard
@@ -122,7 +123,7 @@ func newSandbox(e *env) *lua.LState {
 	stdlib.InstallString(L)
 	limitCoroutines(L, e)
 	stdlib.InstallLoad(L)
-	e.io = iomod.Module{Roots: e.fsRoots, FS: e.perms.FS}.NewModuleInstance(e).(*iomod.Instance)
+	e.io = iomod.Module{Roots: e.fsRoots, FS: e.perms.FS, ReadOnly: e.dryRun}.NewModuleInstance(e).(*iomod.Instance)
 	e.closers = append(e.closers, e.io)
 	L.SetGlobal("io", e.io.Exports())
 	installRequire(L, e)

@@ -54,6 +54,10 @@ type Options struct {
 	// that would pass it fails the call with a KindLimit error (see doc.go, Limits). 0 =
 	// 256 MiB; negative = no limit.
 	MemoryLimit int64
+	// DryRun refuses what the hook's calls would change outside the process: every call of
+	// the http and exec modules, and io.open for writing, raise an error that starts with
+	// DryRunRefusal. The store and the host functions are the host's: give stand-ins.
+	DryRun bool
 }
 
 const defaultTimeout = 5 * time.Second
@@ -211,7 +215,8 @@ func newScript(src []byte, opts Options) (*script, error) {
 		opts:  opts,
 		proto: proto,
 		hook: &hook{name: opts.Name, home: opts.Home, logger: logger, perms: opts.Permissions,
-			hostFuncs: opts.HostFuncs, store: opts.Store, fsRoots: roots, programs: execmod.ResolvePrograms(opts.Permissions.Exec, opts.Home)},
+			hostFuncs: opts.HostFuncs, store: opts.Store, fsRoots: roots, programs: execmod.ResolvePrograms(opts.Permissions.Exec, opts.Home),
+			dryRun: opts.DryRun},
 		timeoutText: fmt.Sprintf("timed out after %s", opts.Timeout),
 		ccs:         map[*limits.Call]struct{}{},
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/hermes-hooks/hermes/consent"
 	"github.com/hermes-hooks/hermes/engine"
+	"github.com/hermes-hooks/hermes/gateway"
 	"github.com/hermes-hooks/hermes/internal/hooknames"
 	"github.com/hermes-hooks/hermes/internal/netguard"
 	"github.com/hermes-hooks/hermes/internal/suggest"
@@ -24,7 +25,7 @@ import (
 var hooksDoctorCommand = &command{
 	name:     "hooks doctor",
 	json:     true,
-	help:     "check every hook as the engine loads it; smoke-run approved shell hooks; exit 3 when a problem is found",
+	help:     "check every hook as the engine loads it; smoke-run Lua hooks (in a dry run) and approved shell hooks; exit 3 when a problem is found",
 	examples: []string{"hermesctl hooks doctor  # exit 3 when a hook has a problem"},
 	run:      runHooksDoctor,
 }
@@ -58,16 +59,25 @@ func runHooksDoctor(ctx context.Context, c *cli, args []string) int {
 		release = c.holdWarnings() // every load warning is a problem or a warning of the report
 		defer release(nil)
 	}
-	l, code := c.loadHome(ctx)
-	if l == nil {
+	// A dry run: the Lua hooks' store is a scratch one, their http, exec and file writes are
+	// refused, the host's functions are stand-ins, and the engine runs no shell hook (doctor
+	// runs the approved ones itself, below).
+	host := &hostRecorder{}
+	gw, code := c.openGateway(ctx, gateway.Options{Engine: engine.Options{IgnoreConsent: true, DryRun: true, HostFuncs: host.funcs()}, HostFuncs: host.funcs()})
+	if gw == nil {
 		return code
 	}
+	l := &loaded{eng: gw.Engine(), gw: gw}
 	defer l.close(ctx)
 	var checks []*check
+	gatewayChecks, pluginChecks := map[string]*check{}, map[string]*check{}
 	for _, h := range l.gw.Hooks() {
 		ch := &check{Source: hookspec.SourceGateway, Name: h.Name, Events: h.Events, dir: h.Dir}
 		luaCheck(ch, h.Status, h.Error, h.Permissions)
 		checks = append(checks, ch)
+		if h.Status == "loaded" {
+			gatewayChecks[h.Name] = ch
+		}
 	}
 	for _, p := range l.eng.Plugins() {
 		ch := &check{Source: hookspec.SourcePlugin, Name: p.Name, Events: p.Hooks, dir: p.Dir}
@@ -81,7 +91,11 @@ func runHooksDoctor(ctx context.Context, c *cli, args []string) int {
 				"keep kw inside the callback (hand helpers the fields they need)", r)
 		}
 		checks = append(checks, ch)
+		if p.Status == "loaded" {
+			pluginChecks[p.Name] = ch
+		}
 	}
+	luaSmoke(ctx, l, host, pluginChecks, gatewayChecks)
 	for _, s := range l.eng.ShellHooks() {
 		checks = append(checks, c.shellCheck(ctx, s, l.eng.Policy()))
 	}
@@ -248,6 +262,80 @@ func (c *cli) shellCheck(ctx context.Context, s *engine.ShellHookInfo, policy en
 		ch.problem("smoke run exited with code %d", res.ExitCode)
 	}
 	return ch
+}
+
+// luaSmoke runs the loaded Lua hooks in the engine's dry run, each event they serve once on
+// its sample payload (a gateway subscription "agent:*" on each event of that prefix): a
+// hook that fails, or answers what no hook may answer there (the engine fails such an
+// answer, at the hook's file:line), is a problem of its check; a call refused only because
+// of the dry run is a note.
+func luaSmoke(ctx context.Context, l *loaded, host *hostRecorder, plugins, gateways map[string]*check) {
+	cwd, _ := os.Getwd()
+	record := func(checks map[string]*check, event string, results []hookspec.Result) {
+		for _, r := range results {
+			ch := checks[r.Name]
+			switch {
+			case ch == nil || r.Status == hookspec.StatusSkipped:
+			case engine.DryRunRefused(r):
+				ch.note("smoke run %s: %s (the dry run refuses it: doctor changes nothing)", event, r.Err)
+			case r.Status.Failed():
+				ch.problem("smoke run %s %s on the sample payload: %s", event, r.Status, r.Err)
+			default:
+				ch.note("smoke run %s ok: %s", event, truncate(compactJSON(r.Result), 80))
+			}
+		}
+	}
+	var events []string
+	for _, ch := range plugins {
+		for _, ev := range ch.Events {
+			if hookspec.IsHook(ev) && !slices.Contains(events, ev) {
+				events = append(events, ev)
+			}
+		}
+	}
+	slices.Sort(events)
+	for _, ev := range events {
+		kw := hookspec.SampleKwargs(ev, cwd)
+		if ev == hooknames.PreGatewayDispatch {
+			host.install(kw)
+		}
+		record(plugins, ev, l.eng.Fire(ctx, hookspec.HookNamed(ev), kw).Hooks)
+	}
+	events = nil
+	for _, ch := range gateways {
+		for _, sub := range ch.Events {
+			for _, ev := range sampleEvents(sub) {
+				if !slices.Contains(events, ev) {
+					events = append(events, ev)
+				}
+			}
+		}
+	}
+	slices.Sort(events)
+	for _, ev := range events {
+		record(gateways, ev, l.gw.EmitSync(ctx, hookspec.NamedEvent{Name: ev, Data: hookspec.SampleContext(ev)}))
+	}
+}
+
+// sampleEvents are the events a smoke run emits for a gateway subscription: the event
+// itself, or for "prefix:*" each event the gateway emits with that prefix (command:* is
+// a sample command, command:test).
+func sampleEvents(sub string) []string {
+	prefix, ok := strings.CutSuffix(sub, ":*")
+	if !ok {
+		return []string{sub}
+	}
+	if prefix == strings.TrimSuffix(hookspec.CommandPrefix, ":") {
+		return []string{hookspec.CommandPrefix + "test"}
+	}
+	var out []string
+	for _, ev := range []string{hookspec.GatewayStartup, hookspec.SessionStart, hookspec.SessionEnd, hookspec.SessionReset,
+		hookspec.AgentStart, hookspec.AgentStep, hookspec.AgentEnd} {
+		if strings.HasPrefix(ev, prefix+":") {
+			out = append(out, ev)
+		}
+	}
+	return out
 }
 
 // unfoundEffect is what a guard that cannot run does until it can.

@@ -78,6 +78,7 @@ func runHooksTest(ctx context.Context, c *cli, a hooksTestArgs, args []string) i
 		}
 		payload["subagent"] = map[string]any{"agent_id": "test-agent", "agent_type": a.subagent, "agent_transcript_path": ""}
 	}
+	argsWarned := false // a misspelt argument of one of our tools: the hooks run, exit 3
 	if a.payloadFile != "" {
 		extra, data, err := readPayloadFile(a.payloadFile)
 		if err != nil {
@@ -89,6 +90,7 @@ func runHooksTest(ctx context.Context, c *cli, a hooksTestArgs, args []string) i
 		for k, v := range extra {
 			payload[k] = v
 		}
+		argsWarned = c.checkToolArgs(payload, extra, a.payloadFile, data)
 	}
 	if code := c.checkToolName(payload, a); code != exitOK {
 		return code
@@ -135,7 +137,7 @@ func runHooksTest(ctx context.Context, c *cli, a hooksTestArgs, args []string) i
 			fmt.Fprintf(c.stdout, "host call: %s%s\n", hc.Func, printable(compactJSON(hc.Args)))
 		}
 	}
-	if len(t.notLoaded) > 0 || len(t.warnings) > 0 {
+	if len(t.notLoaded) > 0 || len(t.warnings) > 0 || argsWarned {
 		return exitFailed // a hook the user wrote may be missing from this test, or not do what it says
 	}
 	for _, h := range rep.Hooks {
@@ -180,6 +182,23 @@ func (c *cli) checkPayload(event, file string, data []byte, payload map[string]a
 		return exitConfig
 	}
 	return exitOK
+}
+
+// checkToolArgs warns, at the key's line, about each key of the payload file's args that
+// misspells an argument of the payload's tool, one of ours (terminal's "comand"): the hooks
+// would see the call without it. It reports whether it warned.
+func (c *cli) checkToolArgs(payload, extra map[string]any, file string, data []byte) bool {
+	args, given := extra["args"].(map[string]any)
+	tool, _ := payload["tool_name"].(string)
+	if !given {
+		return false
+	}
+	problems := hookspec.CheckToolArgs(tool, args, suggest.Closest)
+	for _, p := range problems {
+		where, _ := keyLine(file, data, p.Key)
+		c.logger.Warn(fmt.Sprintf("--payload-file %s: %s", where, p.Msg))
+	}
+	return len(problems) > 0
 }
 
 // readPayloadFile reads a JSON object of kwargs; numbers stay integers where they are. It

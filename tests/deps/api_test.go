@@ -22,7 +22,7 @@ var api = map[string][]string{
 		"AttrHooksFailed", "AttrLinkedEmit", "AttrRechecked", "AttrStoreKey", "AttrStoreOp", "AttrTaskID",
 		"AttrToolCallID", "AttrToolName", "AttrTurnID", "AttrWaitMS", "Block", "Dispatch",
 		"DispatchAction", "DispatchAction.MarshalText", "DispatchAction.String", "DispatchAllow",
-		"DispatchHost", "DispatchRewrite", "DispatchSkip", "Engine", "Engine.Answer", "Engine.Close",
+		"DispatchHost", "DispatchRewrite", "DispatchSkip", "DryRunRefused", "Engine", "Engine.Answer", "Engine.Close",
 		"Engine.DecideTool", "Engine.DecideTurn", "Engine.Delivered", "Engine.Fire", "Engine.HasHooks", "Engine.Home",
 		"Engine.LoadGatewayHooks", "Engine.NotifyWebhooks", "Engine.TestWebhook", "Engine.Tracer",
 		"Engine.OnNotification", "Engine.OnSessionEnd", "Engine.OnSessionFinalize",

@@ -24,6 +24,9 @@ const fileTypeName = "hermes.file"
 type Module struct {
 	Roots []Root
 	FS    []string
+	// ReadOnly refuses io.open for writing (a dry run): the error starts with
+	// modules.DryRunPrefix.
+	ReadOnly bool
 }
 
 // Instance is the io table in one state: the files the call in progress opened.
@@ -124,6 +127,9 @@ func (e *Instance) openFile(L *lua.LState, fn, path, mode string) (*lua.LUserDat
 	flag, ok := openFlags(mode)
 	if !ok {
 		L.ArgError(2, fmt.Sprintf("invalid mode %q (want r, w, a, r+, w+ or a+, optionally with b)", mode))
+	}
+	if e.ReadOnly && flag != os.O_RDONLY {
+		L.RaiseError("%s%s(%q, %q) is not run (it would write a file)", modules.DryRunPrefix, fn, path, mode)
 	}
 	root, name, resolved, err := allowedPath(e.Roots, path)
 	if err != nil {
