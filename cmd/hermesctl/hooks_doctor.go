@@ -195,6 +195,21 @@ func (c *cli) shellCheck(ctx context.Context, s *engine.ShellHookInfo, policy en
 	if st.ContentDrift || st.MtimeDrift {
 		ch.problem("%s", st.Reason) // says what changed and what to do
 	}
+	if !shellApproved(ch, s, st, managed) {
+		return ch
+	}
+	if !managed {
+		ch.note("approved")
+	}
+	if !noScript && (!st.Exists || !st.Executable) {
+		return ch
+	}
+	c.shellSmoke(ctx, ch, s, policy)
+	return ch
+}
+
+// shellApproved says on ch why a shell hook does not run, when it is not approved (false).
+func shellApproved(ch *check, s *engine.ShellHookInfo, st consent.Status, managed bool) bool {
 	if !st.Approved {
 		reason := st.Reason
 		switch {
@@ -207,10 +222,10 @@ func (c *cli) shellCheck(ctx context.Context, s *engine.ShellHookInfo, policy en
 			} else {
 				ch.problem("so the engine skips it until it is approved again, nor does doctor run it")
 			}
-			return ch
+			return false
 		case st.ContentDrift || st.MtimeDrift: // said just above
 			ch.problem("so the engine does not run it, nor does doctor")
-			return ch
+			return false
 		case reason == "":
 			reason = "not approved; approve it with `" + consent.AllowHint(s.Event, s.Command) + "`"
 		}
@@ -218,14 +233,13 @@ func (c *cli) shellCheck(ctx context.Context, s *engine.ShellHookInfo, policy en
 			reason = netguard.RedactIn(reason, s.Command)
 		}
 		ch.problem("%s; the engine does not run it, nor does doctor", reason)
-		return ch
+		return false
 	}
-	if !managed {
-		ch.note("approved")
-	}
-	if !noScript && (!st.Exists || !st.Executable) {
-		return ch
-	}
+	return true
+}
+
+// shellSmoke runs an approved shell hook once on its sample payload and says how it went.
+func (c *cli) shellSmoke(ctx context.Context, ch *check, s *engine.ShellHookInfo, policy engine.Policy) {
 	cwd, _ := os.Getwd()
 	sample := smokeKwargs(s, cwd)
 	res := s.Hook().Run(ctx, sample, shell.RunOptions{Logger: c.logger, AllowedURLs: policy.AllowedHTTPURLs})
@@ -241,14 +255,14 @@ func (c *cli) shellCheck(ctx context.Context, s *engine.ShellHookInfo, policy en
 			what = fmt.Sprintf("a subagent of type %q", sub.Type)
 		}
 		ch.note("smoke run skipped: %s does not select the sample call (%s)", by, what)
-		return ch
+		return
 	case res.Status != hookspec.StatusOK:
 		ch.problem("smoke run %s after %s: %s", res.Status, took, res.Err)
 	case strings.TrimSpace(res.Stdout) == "":
 		ch.note("smoke run ok in %s (no output: no effect)", took)
 	case s.Dialect != "": // Claude Code's answers: plain text is fine, problems are statuses
 		ch.note("smoke run ok in %s: %s", took, truncate(compactJSON(res.Parsed), 80))
-		return ch
+		return
 	case res.Parsed == nil:
 		ch.problem("smoke run printed output that is not JSON (%s): %q", took, truncate(strings.TrimSpace(res.Stdout), 80))
 	default:
@@ -261,7 +275,6 @@ func (c *cli) shellCheck(ctx context.Context, s *engine.ShellHookInfo, policy en
 	if res.Status == hookspec.StatusOK && s.Type == "" && res.ExitCode != 0 && !(s.Event == hooknames.PreToolCall && res.ExitCode == 2) {
 		ch.problem("smoke run exited with code %d", res.ExitCode)
 	}
-	return ch
 }
 
 // luaSmoke runs the loaded Lua hooks in the engine's dry run, each event they serve once on
