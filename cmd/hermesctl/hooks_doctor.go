@@ -69,32 +69,7 @@ func runHooksDoctor(ctx context.Context, c *cli, args []string) int {
 	}
 	l := &loaded{eng: gw.Engine(), gw: gw}
 	defer l.close(ctx)
-	var checks []*check
-	gatewayChecks, pluginChecks := map[string]*check{}, map[string]*check{}
-	for _, h := range l.gw.Hooks() {
-		ch := &check{Source: hookspec.SourceGateway, Name: h.Name, Events: h.Events, dir: h.Dir}
-		luaCheck(ch, h.Status, h.Error, h.Permissions)
-		checks = append(checks, ch)
-		if h.Status == "loaded" {
-			gatewayChecks[h.Name] = ch
-		}
-	}
-	for _, p := range l.eng.Plugins() {
-		ch := &check{Source: hookspec.SourcePlugin, Name: p.Name, Events: p.Hooks, dir: p.Dir}
-		luaCheck(ch, p.Status, p.Error, p.Permissions)
-		if p.Status == "loaded" && len(p.Hooks) == 0 {
-			ch.problem("register(ctx) registered no hook")
-		}
-		for _, r := range p.KwargsRebuilt {
-			ch.note("kwargs rebuilt for every call (%s): the tables are refilled only for a callback that just reads kw, "+
-				"or passes it to local functions that just read it, and whose closures cannot reach it; "+
-				"keep kw inside the callback (hand helpers the fields they need)", r)
-		}
-		checks = append(checks, ch)
-		if p.Status == "loaded" {
-			pluginChecks[p.Name] = ch
-		}
-	}
+	checks, gatewayChecks, pluginChecks := luaChecks(l)
 	luaSmoke(ctx, l, host, pluginChecks, gatewayChecks)
 	for _, s := range l.eng.ShellHooks() {
 		checks = append(checks, c.shellCheck(ctx, s, l.eng.Policy()))
@@ -136,6 +111,37 @@ func runHooksDoctor(ctx context.Context, c *cli, args []string) int {
 		return exitFailed
 	}
 	return exitOK
+}
+
+// luaChecks are the checks of the loaded home's gateway hooks and plugins, in order, and
+// those of the ones that loaded, by name.
+func luaChecks(l *loaded) (checks []*check, gatewayChecks, pluginChecks map[string]*check) {
+	gatewayChecks, pluginChecks = map[string]*check{}, map[string]*check{}
+	for _, h := range l.gw.Hooks() {
+		ch := &check{Source: hookspec.SourceGateway, Name: h.Name, Events: h.Events, dir: h.Dir}
+		luaCheck(ch, h.Status, h.Error, h.Permissions)
+		checks = append(checks, ch)
+		if h.Status == "loaded" {
+			gatewayChecks[h.Name] = ch
+		}
+	}
+	for _, p := range l.eng.Plugins() {
+		ch := &check{Source: hookspec.SourcePlugin, Name: p.Name, Events: p.Hooks, dir: p.Dir}
+		luaCheck(ch, p.Status, p.Error, p.Permissions)
+		if p.Status == "loaded" && len(p.Hooks) == 0 {
+			ch.problem("register(ctx) registered no hook")
+		}
+		for _, r := range p.KwargsRebuilt {
+			ch.note("kwargs rebuilt for every call (%s): the tables are refilled only for a callback that just reads kw, "+
+				"or passes it to local functions that just read it, and whose closures cannot reach it; "+
+				"keep kw inside the callback (hand helpers the fields they need)", r)
+		}
+		checks = append(checks, ch)
+		if p.Status == "loaded" {
+			pluginChecks[p.Name] = ch
+		}
+	}
+	return checks, gatewayChecks, pluginChecks
 }
 
 func luaCheck(ch *check, status, errText string, perms hookspec.Permissions) {
