@@ -56,43 +56,8 @@ func runHooksTest(ctx context.Context, c *cli, a hooksTestArgs, args []string) i
 		return exitUsage
 	}
 	event := args[0]
-	cwd, _ := os.Getwd()
-	payload := hookspec.SampleKwargs(event, cwd)
-	isGateway := payload == nil && hookspec.IsEvent(event)
-	if isGateway {
-		payload = hookspec.SampleContext(event)
-	}
-	if payload == nil {
-		hint := ""
-		if s := suggest.Closest(event, hookspec.Names()); s != "" {
-			hint = fmt.Sprintf(" (did you mean %q?)", s)
-		}
-		return c.fail(exitUsage, "unknown event %q%s; valid events: %s, or a gateway event such as agent:step or command:reset", event, hint, strings.Join(hookspec.Names(), ", "))
-	}
-	if a.forTool != "" {
-		payload["tool_name"] = a.forTool
-	}
-	if a.subagent != "" {
-		if event != hooknames.PreVerify {
-			return c.fail(exitUsage, "--subagent is for pre_verify (a subagent about to stop), not %s", event)
-		}
-		payload["subagent"] = map[string]any{"agent_id": "test-agent", "agent_type": a.subagent, "agent_transcript_path": ""}
-	}
-	argsWarned := false // a misspelt argument of one of our tools: the hooks run, exit 3
-	if a.payloadFile != "" {
-		extra, data, err := readPayloadFile(a.payloadFile)
-		if err != nil {
-			return c.fail(exitConfig, "%v", err)
-		}
-		if code := c.checkPayload(event, a.payloadFile, data, extra); code != exitOK {
-			return code
-		}
-		for k, v := range extra {
-			payload[k] = v
-		}
-		argsWarned = c.checkToolArgs(payload, extra, a.payloadFile, data)
-	}
-	if code := c.checkToolName(payload, a); code != exitOK {
+	payload, isGateway, argsWarned, code := c.testPayload(event, a)
+	if code != exitOK {
 		return code
 	}
 	host := &hostRecorder{}
@@ -146,6 +111,51 @@ func runHooksTest(ctx context.Context, c *cli, a hooksTestArgs, args []string) i
 		}
 	}
 	return exitOK
+}
+
+// testPayload is the payload hooks test fires event with: the sample, with the flags' and
+// the payload file's changes, checked. argsWarned: a misspelt argument of one of our tools
+// was warned of (the hooks run; the exit code is 3).
+func (c *cli) testPayload(event string, a hooksTestArgs) (payload map[string]any, isGateway, argsWarned bool, code int) {
+	cwd, _ := os.Getwd()
+	payload = hookspec.SampleKwargs(event, cwd)
+	isGateway = payload == nil && hookspec.IsEvent(event)
+	if isGateway {
+		payload = hookspec.SampleContext(event)
+	}
+	if payload == nil {
+		hint := ""
+		if s := suggest.Closest(event, hookspec.Names()); s != "" {
+			hint = fmt.Sprintf(" (did you mean %q?)", s)
+		}
+		return nil, false, false, c.fail(exitUsage, "unknown event %q%s; valid events: %s, or a gateway event such as agent:step or command:reset", event, hint, strings.Join(hookspec.Names(), ", "))
+	}
+	if a.forTool != "" {
+		payload["tool_name"] = a.forTool
+	}
+	if a.subagent != "" {
+		if event != hooknames.PreVerify {
+			return nil, false, false, c.fail(exitUsage, "--subagent is for pre_verify (a subagent about to stop), not %s", event)
+		}
+		payload["subagent"] = map[string]any{"agent_id": "test-agent", "agent_type": a.subagent, "agent_transcript_path": ""}
+	}
+	if a.payloadFile != "" {
+		extra, data, err := readPayloadFile(a.payloadFile)
+		if err != nil {
+			return nil, false, false, c.fail(exitConfig, "%v", err)
+		}
+		if code := c.checkPayload(event, a.payloadFile, data, extra); code != exitOK {
+			return nil, false, false, code
+		}
+		for k, v := range extra {
+			payload[k] = v
+		}
+		argsWarned = c.checkToolArgs(payload, extra, a.payloadFile, data)
+	}
+	if code := c.checkToolName(payload, a); code != exitOK {
+		return nil, false, false, code
+	}
+	return payload, isGateway, argsWarned, exitOK
 }
 
 // testRun is what hooks test fired, in which home, and what could not be loaded there.
