@@ -198,15 +198,31 @@ func normalise(s, tmp, root string) []string {
 	return lines
 }
 
-// match reports how want fails to match got, or "": each line of want must match a line of
-// got, in order; got may have more lines (logs) in between.
+// match reports how want fails to match got, or "": each line of want matches the next line
+// of got, in order, log records aside; a "..." line lets any number of lines go by (at the
+// end: any more).
 func match(want, got []string) string {
-	g := 0
+	g, skip := 0, false // skip: a "..." line before lets any lines go by
 	for _, w := range want {
 		if w == "..." {
+			skip = true
 			continue
 		}
 		re := lineRE(w)
+		for !skip && g < len(got) && !re.MatchString(got[g]) && isLog(got[g]) {
+			g++
+		}
+		if !skip {
+			if g == len(got) || !re.MatchString(got[g]) {
+				next := "nothing"
+				if g < len(got) {
+					next = fmt.Sprintf("%q", got[g])
+				}
+				return fmt.Sprintf("line %q does not match what comes next (%s): a block that leaves lines out says so with a \"...\" line", w, next)
+			}
+			g++
+			continue
+		}
 		for g < len(got) && !re.MatchString(got[g]) {
 			g++
 		}
@@ -214,8 +230,22 @@ func match(want, got []string) string {
 			return fmt.Sprintf("no line matches %q (in order)", w)
 		}
 		g++
+		skip = false
+	}
+	for g < len(got) && isLog(got[g]) {
+		g++
+	}
+	if g < len(got) && !skip {
+		return fmt.Sprintf("the snippet printed more (%q ...) than the block shows: end it with a \"...\" line", got[g])
 	}
 	return ""
+}
+
+// isLog reports whether a printed line is a log record (on stderr, mixed in with the
+// output), which a block need not show.
+func isLog(line string) bool {
+	return strings.HasPrefix(line, "hermesctl: warning:") || strings.HasPrefix(line, "hermesctl: info:") ||
+		strings.HasPrefix(line, "hermesctl: debug:") || strings.HasPrefix(line, "time=")
 }
 
 // lineRE matches a line of an output block: literally, with "..." for any text.
@@ -225,4 +255,27 @@ func lineRE(w string) *regexp.Regexp {
 		parts[i] = regexp.QuoteMeta(p)
 	}
 	return regexp.MustCompile("^" + strings.Join(parts, ".*") + "$")
+}
+
+// TestMatch: an output block shows every line the snippet printed, log records aside,
+// unless a "..." line says some were left out.
+func TestMatch(t *testing.T) {
+	got := []string{"a", "hermesctl: warning: w", "b", "c", "d"}
+	for _, c := range []struct {
+		want []string
+		ok   bool
+	}{
+		{[]string{"a", "b", "c", "d"}, true},
+		{[]string{"a", "...", "d"}, true},
+		{[]string{"a", "b", "..."}, true},
+		{[]string{"...", "c", "d"}, true},
+		{[]string{"a", "c", "d"}, false}, // b left out without "..."
+		{[]string{"a", "b", "c"}, false}, // d left out at the end
+		{[]string{"b", "c", "d"}, false}, // a left out at the start
+		{[]string{"a...", "b", "c", "d"}, true},
+	} {
+		if msg := match(c.want, got); (msg == "") != c.ok {
+			t.Errorf("match(%q): %q, want ok %v", c.want, msg, c.ok)
+		}
+	}
 }
