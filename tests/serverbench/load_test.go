@@ -1,12 +1,17 @@
+//go:build unix
+
 package serverbench
 
 import (
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -33,7 +38,15 @@ type load struct {
 	errors    int
 	firstErr  string
 	elapsed   time.Duration
+	cpu       time.Duration // the process's CPU time: the server's, and the load's own
 	latencies []time.Duration
+}
+
+// cpuPerDecision is the test process's CPU time per answered decision, in µs: the server's
+// share and the load generator's, which costs about the same for both sides. Unlike the
+// wall-clock numbers it barely moves when other processes compete for the cores.
+func (l *load) cpuPerDecision() float64 {
+	return float64(l.cpu) / float64(time.Microsecond) / float64(l.ok)
 }
 
 func (l *load) perSecond() float64 { return float64(l.ok) / l.elapsed.Seconds() }
@@ -64,7 +77,7 @@ func run(ts []vegeta.Target, clients int, d time.Duration, into *load) {
 	atk := vegeta.NewAttacker(vegeta.Workers(uint64(clients)), vegeta.MaxWorkers(uint64(clients)),
 		vegeta.Connections(clients), vegeta.MaxConnections(clients), vegeta.KeepAlive(true),
 		vegeta.Timeout(requestTimeout), vegeta.MaxBody(0))
-	start := time.Now()
+	start, cpu := time.Now(), cpuTime()
 	n := 0
 	for res := range atk.Attack(vegeta.NewStaticTargeter(ts...), vegeta.Rate{Freq: 0}, d, "") {
 		n++
@@ -86,29 +99,49 @@ func run(ts []vegeta.Target, clients int, d time.Duration, into *load) {
 	}
 	if into != nil {
 		into.elapsed += time.Since(start)
+		into.cpu += cpuTime() - cpu
 	}
+}
+
+// startFloor serves a constant answer on loopback TCP until the test ends: the load's own cost
+// with a server that does nothing, to subtract from the others'.
+func startFloor(tb testing.TB) peer {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	hs := &http.Server{ReadHeaderTimeout: 10 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"hook":"pre_tool_call","outcome":null}`)
+	})}
+	go hs.Serve(l)
+	tb.Cleanup(func() { hs.Close() })
+	return peer{name: "floor", url: "http://" + l.Addr().String() + "/", body: func(kwargs string) []byte { return []byte(kwargs) }}
 }
 
 // BenchmarkServers loads the hook server (its token, access log and metrics on) and Open
 // Policy Agent's server with the same guard, over loopback TCP, from 1, 16 and 256
 // keep-alive clients. Each iteration is one phase of each, in turn (the order alternates);
 // `-benchtime 3x` runs three. It reports each side's decisions per second and p50/p99, and
-// the ratios ours/OPA.
+// the ratios ours/OPA; and the test process's CPU time per decision (the server's and the
+// load's) of each, and of a floor, a server answering a constant, so that
+// `server-cpu-ours/opa` compares what the two servers themselves cost.
 func BenchmarkServers(b *testing.B) {
-	ours, opa := startOurs(b, guardHome), startOPA(b)
+	ours, opa, floor := startOurs(b, guardHome), startOPA(b), startFloor(b)
 	for _, clients := range []int{1, 16, 256} {
 		b.Run("clients="+strconv.Itoa(clients), func(b *testing.B) {
 			sides := []struct {
 				p peer
 				l load
-			}{{p: ours}, {p: opa}}
+			}{{p: ours}, {p: opa}, {p: floor}}
 			for i := range sides {
 				run(targets(sides[i].p), clients, phaseTime()/5, nil)
 			}
 			i := 0
 			for b.Loop() {
 				for j := range sides {
-					s := &sides[(i+j)%2]
+					s := &sides[(i+j)%len(sides)]
 					run(targets(s.p), clients, phaseTime(), &s.l)
 				}
 				i++
@@ -120,13 +153,26 @@ func BenchmarkServers(b *testing.B) {
 				b.ReportMetric(s.l.perSecond(), s.p.name+"-decisions/s")
 				b.ReportMetric(s.l.quantile(0.5), s.p.name+"-p50-ms")
 				b.ReportMetric(s.l.quantile(0.99), s.p.name+"-p99-ms")
+				b.ReportMetric(s.l.cpuPerDecision(), s.p.name+"-cpu-us/decision")
 			}
 			b.ReportMetric(sides[0].l.perSecond()/sides[1].l.perSecond(), "throughput-ours/opa")
 			b.ReportMetric(sides[0].l.quantile(0.99)/sides[1].l.quantile(0.99), "p99-ours/opa")
+			b.ReportMetric(sides[0].l.cpuPerDecision()/sides[1].l.cpuPerDecision(), "cpu-ours/opa")
+			f := sides[2].l.cpuPerDecision()
+			b.ReportMetric((sides[0].l.cpuPerDecision()-f)/(sides[1].l.cpuPerDecision()-f), "server-cpu-ours/opa")
 			b.ReportMetric(0, "ns/op")
 			b.Logf("load average: %s", loadAverage())
 		})
 	}
+}
+
+// cpuTime is the CPU time this process has used, user and system.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // loadAverage is the machine's 1, 5 and 15 minute load average, where /proc tells it.
