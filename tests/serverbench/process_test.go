@@ -58,7 +58,8 @@ type oneProcess struct {
 // BenchmarkProcessPerDecision measures one decision made by a new process, the payload on
 // stdin and the answer on stdout: `hermesctl hook claude` with the guard's home (as Claude
 // Code runs it, with Claude Code's payload) and `opa eval` of the Rego guard on the same call
-// as the guard's kwargs, in turn in the same run. It reports each median and their ratio.
+// as the guard's kwargs, in turn in the same run. It reports the median wall-clock and CPU
+// time of each and their ratios.
 func BenchmarkProcessPerDecision(b *testing.B) {
 	hermesctl, opa := binaries(b)
 	env := append(os.Environ(), "HERMES_MANAGED_HOME="+b.TempDir())
@@ -68,33 +69,44 @@ func BenchmarkProcessPerDecision(b *testing.B) {
 			`{"tool_name":"terminal","args":{"command":"rm -rf /"}}`, `"action": "block"`},
 	}
 	for _, k := range kinds { // each answers the block
-		if out := runProcess(b, k, env); !strings.Contains(out, k.want) {
+		if out, _ := runProcess(b, k, env); !strings.Contains(out, k.want) {
 			b.Fatalf("%s answered %q, without %s", k.name, out, k.want)
 		}
 	}
 	times := make([][]time.Duration, len(kinds))
+	cpu := make([][]time.Duration, len(kinds))
 	i := 0
 	for b.Loop() {
 		for j := range kinds { // the order alternates, so neither always runs first
 			k := (i + j) % len(kinds)
 			start := time.Now()
-			runProcess(b, kinds[k], env)
+			_, used := runProcess(b, kinds[k], env)
 			times[k] = append(times[k], time.Since(start))
+			cpu[k] = append(cpu[k], used)
 		}
 		i++
 	}
-	med := make([]float64, len(kinds))
+	med, medCPU := make([]float64, len(kinds)), make([]float64, len(kinds))
 	for k, kind := range kinds {
-		slices.Sort(times[k])
-		med[k] = float64(times[k][len(times[k])/2]) / float64(time.Millisecond)
+		med[k], medCPU[k] = median(times[k]), median(cpu[k])
 		b.ReportMetric(med[k], kind.name+"-p50-ms")
+		b.ReportMetric(medCPU[k], kind.name+"-cpu-ms")
 	}
 	b.ReportMetric(med[0]/med[1], "hermes/opa")
+	b.ReportMetric(medCPU[0]/medCPU[1], "cpu-hermes/opa")
 	b.Logf("load average: %s", loadAverage())
 }
 
-// runProcess runs one decision's process and returns its stdout.
-func runProcess(b *testing.B, k oneProcess, env []string) string {
+// median is the median of ds, in ms.
+func median(ds []time.Duration) float64 {
+	slices.Sort(ds)
+	return float64(ds[len(ds)/2]) / float64(time.Millisecond)
+}
+
+// runProcess runs one decision's process and returns its stdout and the CPU time it used
+// (user and system; unlike the wall clock, it barely moves when other processes compete
+// for the cores).
+func runProcess(b *testing.B, k oneProcess, env []string) (string, time.Duration) {
 	cmd := exec.Command(k.argv[0], k.argv[1:]...)
 	cmd.Stdin = strings.NewReader(k.stdin)
 	cmd.Env = env
@@ -103,5 +115,13 @@ func runProcess(b *testing.B, k oneProcess, env []string) string {
 	if err := cmd.Run(); err != nil {
 		b.Fatalf("%s: %v: %s", k.name, err, errs.String())
 	}
-	return out.String()
+	return out.String(), cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
 }
