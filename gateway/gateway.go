@@ -33,8 +33,8 @@ type Options struct {
 	// Metrics, when non-nil, counts every hook call and dropped event; nil means
 	// Engine.Metrics, so one Metrics serves both.
 	Metrics *engine.Metrics
-	// MaxSteps bounds the requests to the model of one turn (Turn.RunLLM; the runner's
-	// steps): past it the turn ends with ErrStepLimit and a warning, so that no hook (a
+	// MaxSteps bounds the requests to the model of one turn (Turn.RunLLM; with
+	// Message.Recorded, those hooks answered in a row without the model): past it the turn ends with ErrStepLimit and a warning, so that no hook (a
 	// pre_api_request that answers every request with a tool call) keeps a turn going
 	// for ever. 0 or less means DefaultMaxSteps.
 	MaxSteps int

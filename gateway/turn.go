@@ -26,11 +26,20 @@ type Message struct {
 	// History is the conversation so far, as pre_llm_call's hooks see it (a list of
 	// {role, content} tables); the turn's first message is IsFirstTurn when it is empty.
 	History []any
-	// Model is the model the turn runs on, as hooks are told.
+	// Model is the model the turn runs on, as hooks are told; a response to RunLLM that
+	// names its model is the model for the rest of the turn.
 	Model string
 	// Dispatch holds the host objects pre_gateway_dispatch's hooks get (kw.gateway,
 	// kw.session_store); zero: none.
 	Dispatch engine.DispatchHost
+	// Emit, when set, sends the turn's gateway events (session:start, agent:start,
+	// agent:step, agent:end) instead of Gateway.Emit: a host that waits for their hooks
+	// (Gateway.EmitSync) or records them. nil: Gateway.Emit.
+	Emit func(context.Context, hookspec.Event)
+	// Recorded: the model's answers come from a record that bounds them (a replayed
+	// transcript), so the step limit (Options.MaxSteps) counts only the requests to the
+	// model that hooks answered in a row without calling it.
+	Recorded bool
 }
 
 // Turn runs the hooks of one user turn in the documented order (docs/events.md, "The order
@@ -91,10 +100,10 @@ func (g *Gateway) StartTurn(ctx context.Context, m Message) (*Turn, error) {
 		}
 	}
 	if m.NewSession {
-		g.Emit(ctx, hookspec.SessionStartEvent{Platform: m.Platform, UserID: m.UserID, SessionID: m.SessionID, SessionKey: t.sessionKey()})
+		t.emit(ctx, hookspec.SessionStartEvent{Platform: m.Platform, UserID: m.UserID, SessionID: m.SessionID, SessionKey: t.sessionKey()})
 		eng.OnSessionStart(ctx, t.session())
 	}
-	g.Emit(ctx, hookspec.AgentStartEvent{Platform: m.Platform, UserID: m.UserID, SessionID: m.SessionID, Message: t.Text})
+	t.emit(ctx, hookspec.AgentStartEvent{Platform: m.Platform, UserID: m.UserID, SessionID: m.SessionID, Message: t.Text})
 	d := eng.DecideTurn(ctx, t.llmTurn(""))
 	if d.Block != nil {
 		t.Blocked = d.Block
@@ -119,7 +128,7 @@ func (t *Turn) RunTool(ctx context.Context, call hookspec.ToolCall, run func(con
 // Step emits agent:step for a model step that called the tools named.
 func (t *Turn) Step(ctx context.Context, toolNames ...string) {
 	t.steps++
-	t.g.Emit(ctx, hookspec.AgentStepEvent{Platform: t.msg.Platform, UserID: t.msg.UserID, SessionID: t.msg.SessionID,
+	t.emit(ctx, hookspec.AgentStepEvent{Platform: t.msg.Platform, UserID: t.msg.UserID, SessionID: t.msg.SessionID,
 		Iteration: t.steps, ToolNames: toolNames})
 }
 
@@ -149,7 +158,7 @@ func (t *Turn) Finish(ctx context.Context, response string) string {
 	reply := eng.TransformLLMOutput(ctx, hookspec.LLMOutput{ResponseText: response, SessionID: t.msg.SessionID,
 		Model: t.msg.Model, Platform: t.msg.Platform})
 	eng.PostLLMCall(ctx, t.llmTurn(reply))
-	t.g.Emit(ctx, hookspec.AgentEndEvent{Platform: t.msg.Platform, UserID: t.msg.UserID, SessionID: t.msg.SessionID,
+	t.emit(ctx, hookspec.AgentEndEvent{Platform: t.msg.Platform, UserID: t.msg.UserID, SessionID: t.msg.SessionID,
 		Message: t.Text, Response: reply})
 	eng.OnSessionEnd(ctx, hookspec.SessionResult{Session: t.session(), Completed: true})
 	return reply
@@ -164,6 +173,15 @@ func (t *Turn) Fail(ctx context.Context, interrupted bool) {
 	}
 	defer t.end()
 	t.g.eng.OnSessionEnd(engine.WithOrigin(ctx, t.origin), hookspec.SessionResult{Session: t.session(), Interrupted: interrupted})
+}
+
+// emit sends a gateway event of the turn (Message.Emit).
+func (t *Turn) emit(ctx context.Context, ev hookspec.Event) {
+	if t.msg.Emit != nil {
+		t.msg.Emit(ctx, ev)
+		return
+	}
+	t.g.Emit(ctx, ev)
 }
 
 func (t *Turn) end() {

@@ -97,3 +97,35 @@ func TestTurnStepLimit(t *testing.T) {
 		g.Close(context.Background())
 	}
 }
+
+// A turn's gateway events go to Message.Emit when it is set, and a response that names its
+// model makes it the model the turn's later hooks are told.
+func TestTurnEmitAndResponseModel(t *testing.T) {
+	home := testutil.Home(t, hookFilesPlugin("models", `function register(ctx)
+  ctx.register_hook("post_llm_call", function(kw) print("post_llm_call model " .. kw.model) end)
+end`))
+	logs := &testutil.Buffer{}
+	g, err := New(context.Background(), Options{Engine: engine.Options{Home: home, Logger: slog.New(slog.NewTextHandler(logs, nil))}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close(context.Background())
+	var events []string
+	turn, err := g.StartTurn(context.Background(), Message{Platform: "cli", UserID: "u1", SessionID: "s1", NewSession: true,
+		Model: "m1", Text: "hi", Emit: func(_ context.Context, ev hookspec.Event) { events = append(events, ev.EventName()) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer turn.Fail(context.Background(), false)
+	turn.RunLLM(context.Background(), hookspec.LLMRequest{}, func(context.Context, hookspec.LLMRequest) (hookspec.LLMResponse, error) {
+		return hookspec.LLMResponse{Model: "m2", Content: "hello"}, nil
+	})
+	turn.Step(context.Background())
+	turn.Finish(context.Background(), "hello")
+	if got := strings.Join(events, " "); got != "session:start agent:start agent:step agent:end" {
+		t.Errorf("events through Message.Emit: %s", got)
+	}
+	if !strings.Contains(logs.String(), "post_llm_call model m2") {
+		t.Errorf("post_llm_call was not told the response's model m2:\n%s", logs)
+	}
+}

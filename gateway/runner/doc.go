@@ -1,4 +1,5 @@
-// Package runner is the reference gateway described in the docs, and replay.
+// Package runner is the reference gateway described in the docs, a user of gateway.Turn,
+// and replay.
 //
 // A Runner drives conversations through an engine's plugin and shell hooks and a gateway's
 // event hooks, in the documented order: for each inbound message it fires
@@ -13,5 +14,6 @@
 // demo are built on it.
 //
 // With the engine's TracerProvider, the runner adds spans for each message, turn
-// (invoke_agent) and tool call (execute_tool), with the hooks' spans inside them.
+// (invoke_agent, from pre_gateway_dispatch on) and tool call (execute_tool), with the
+// hooks' spans inside them.
 package runner

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/hermes-hooks/hermes/gateway"
 	"github.com/hermes-hooks/hermes/hookspec"
 )
 
@@ -14,11 +15,11 @@ import (
 // agent gets the request as the hooks left it (StepRequest.Request); what it answers comes
 // back as the response the hooks see. The timeline shows the request as sent when a hook
 // rewrote it, and a response no model gave.
-// synthetic reports that hooks answered without the agent.
-func (r *Runner) step(ctx context.Context, s *session, req StepRequest) (st Step, synthetic bool, err error) {
+// The turn's step limit counts the steps hooks answered in a row without the agent.
+func (r *Runner) step(ctx context.Context, t *gateway.Turn, s *session, req StepRequest) (st Step, err error) {
 	llm := r.llmRequest(s, req)
 	var took map[string]int64 // the duration the agent gave each tool call of its last answer, by id
-	run := r.eng.RunLLM(r.traced(ctx, ""), llm, func(ctx context.Context, sent hookspec.LLMRequest) (hookspec.LLMResponse, error) {
+	run := t.RunLLM(r.traced(ctx, ""), llm, func(ctx context.Context, sent hookspec.LLMRequest) (hookspec.LLMResponse, error) {
 		sreq := req
 		sreq.Request = sent
 		st, err := r.agent.Step(ctx, sreq)
@@ -45,13 +46,13 @@ func (r *Runner) step(ctx context.Context, s *session, req StepRequest) (st Step
 		r.note("the model was called %d times for this step", run.Calls)
 	}
 	if run.Err != nil {
-		return Step{}, run.Synthetic, run.Err
+		return Step{}, run.Err
 	}
 	st = responseStep(run.Response)
 	for i, c := range st.ToolCalls { // a response carries no durations: the agent's stand
 		st.ToolCalls[i].DurationMS = took[c.ToolCallID]
 	}
-	return st, run.Synthetic, nil
+	return st, nil
 }
 
 // llmRequest is the request for one step: the system prompt and tools of the options, the

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/hookspec"
 )
 
@@ -12,11 +13,16 @@ import (
 // stop (pre_verify), an approval a hook answers itself, a compaction of the history and a
 // notification.
 
-// verify fires pre_verify for the final response of a turn, or of a subagent, that hooks
-// kept going v.Nudges times already. ok: a hook keeps it going, and reason is its next user
-// turn (a subagent's next instruction).
+// verify fires pre_verify for the final response of a subagent that hooks kept going
+// v.Nudges times already. ok: a hook keeps it going, and reason is its next instruction.
 func (r *Runner) verify(ctx context.Context, v hookspec.Verify) (reason string, ok bool) {
-	d := r.eng.PreVerify(ctx, v)
+	return r.verifyNote(r.eng.PreVerify(ctx, v), v)
+}
+
+// verifyNote notes what pre_verify decided for the final response of a turn, or of a
+// subagent, that hooks kept going v.Nudges times already. ok: a hook keeps it going, and
+// reason is its next user turn (a subagent's next instruction).
+func (r *Runner) verifyNote(d engine.VerifyDecision, v hookspec.Verify) (reason string, ok bool) {
 	switch {
 	case d.Capped && v.Subagent != nil:
 		r.note("%s asked to keep going (%s), but subagent %s already kept going %d times (max_verify_nudges); it stops", d.Hook, d.Reason, v.Subagent.ID, v.Nudges)

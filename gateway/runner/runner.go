@@ -112,6 +112,7 @@ type Runner struct {
 type session struct {
 	id, key, platform, userID string
 	started                   bool
+	reserved                  int // messages that reserved it (reserve)
 }
 
 // New builds a runner over gw and its engine, with agent answering for the model.
@@ -156,131 +157,166 @@ func (r *Runner) Startup(ctx context.Context, platforms []string) {
 // the timeline, with a note when a transform replaced something (callID names the tool call
 // a tool transform is about).
 func (r *Runner) traced(ctx context.Context, callID string) context.Context {
+	return engine.WithTrace(ctx, func(rep engine.Report) { r.report(rep, callID) })
+}
+
+// report records one firing of the engine's hooks (see traced).
+func (r *Runner) report(rep engine.Report, callID string) {
+	r.record(Entry{Event: rep.Event, Hooks: rep.Hooks, Outcome: rep.Outcome})
+	if rep.Decision.Kind != hookspec.Replace {
+		return
+	}
+	switch rep.Event {
+	case hooknames.TransformLLMOutput:
+		r.note("response rewritten by transform_llm_output")
+	case hooknames.TransformTerminalOutput:
+		r.note("terminal output of %s replaced by transform_terminal_output", callID)
+	case hooknames.TransformToolResult:
+		r.note("tool result of %s replaced by transform_tool_result", callID)
+	}
+}
+
+// turnTrace is what the trace of one message's turn tells the runner beyond the timeline:
+// the hook of pre_verify that last asked to keep going.
+type turnTrace struct {
+	in           Inbound
+	s            *session
+	asked        bool
+	hook, reason string
+}
+
+// tracedTurn is ctx with the trace of the turn of a message: traced's, with the notes of
+// what the turn's hooks decided (pre_gateway_dispatch skipped or rewrote the message,
+// pre_llm_call blocked the prompt), each attached to its firing.
+func (r *Runner) tracedTurn(ctx context.Context, tt *turnTrace) context.Context {
 	return engine.WithTrace(ctx, func(rep engine.Report) {
-		r.record(Entry{Event: rep.Event, Hooks: rep.Hooks, Outcome: rep.Outcome})
-		if rep.Decision.Kind != hookspec.Replace {
-			return
-		}
+		r.report(rep, "")
 		switch rep.Event {
-		case hooknames.TransformLLMOutput:
-			r.note("response rewritten by transform_llm_output")
-		case hooknames.TransformTerminalOutput:
-			r.note("terminal output of %s replaced by transform_terminal_output", callID)
-		case hooknames.TransformToolResult:
-			r.note("tool result of %s replaced by transform_tool_result", callID)
+		case hooknames.PreGatewayDispatch:
+			switch d := rep.Dispatch(); d.Action {
+			case engine.DispatchSkip:
+				r.note("message skipped by %s: %s", d.Hook, d.Reason)
+			case engine.DispatchRewrite:
+				r.note("message rewritten by %s: %q -> %q", d.Hook, tt.in.Text, d.Text)
+			}
+		case hooknames.PreLLMCall:
+			if rep.Decision.Kind == hookspec.Block {
+				r.note("prompt blocked by %s: %s", deciderName(rep), rep.Decision.Message)
+				r.flow("reply out to %s (the prompt was not sent): %q", tt.s.userID, rep.Decision.Message)
+			}
+		case hooknames.PreVerify:
+			tt.asked = rep.Decision.Kind == hookspec.Continue
+			tt.hook, tt.reason = deciderName(rep), rep.Decision.Message
 		}
 	})
 }
 
-// HandleMessage runs one inbound message through the whole lifecycle and returns the
-// response delivered to the user ("" when the message was skipped).
+// deciderName is the name of the hook whose answer decided rep, or "".
+func deciderName(rep engine.Report) string {
+	if by := rep.Decision.By; by >= 0 && by < len(rep.Hooks) {
+		return rep.Hooks[by].Name
+	}
+	return ""
+}
+
+// HandleMessage runs one inbound message through the whole lifecycle, as a gateway.Turn,
+// and returns the response delivered to the user ("" when the message was skipped).
 func (r *Runner) HandleMessage(ctx context.Context, in Inbound) (string, error) {
 	ctx, span := r.span(ctx, "message", in.Platform, nil)
 	defer span.End()
-	ctx = r.traced(ctx, "")
 	r.flow("message in from %s on %s: %q", in.UserID, in.Platform, in.Text)
-	text := in.Text
-	if !in.Internal {
-		ev := hookspec.DispatchEvent{Text: in.Text, Platform: in.Platform, UserID: in.UserID, ChatID: in.ChatID,
-			ChatType: in.ChatType, MessageID: in.MessageID}
-		host := engine.DispatchHost{Gateway: r.gatewayFacade(ctx), SessionStore: r.storeFacade(ctx)}
-		switch d := r.eng.PreGatewayDispatch(ctx, ev, host); d.Action {
-		case engine.DispatchSkip:
-			r.note("message skipped by %s: %s", d.Hook, d.Reason)
-			return "", nil
-		case engine.DispatchRewrite:
-			r.note("message rewritten by %s: %q -> %q", d.Hook, in.Text, d.Text)
-			text = d.Text
-		}
-	}
-	s, first := r.session(in.Platform, in.UserID, in.ChatID)
-	if first {
-		r.emit(ctx, hookspec.SessionStartEvent{Platform: s.platform, UserID: s.userID, SessionID: s.id, SessionKey: s.key})
-		r.eng.OnSessionStart(ctx, hookspec.Session{SessionID: s.id, Model: r.opts.Model, Platform: s.platform})
-	}
-	return r.turn(ctx, s, in, text)
-}
-
-// turn runs the agent loop for one message: pre_llm_call (a block ends the turn with its
-// message instead of a model turn), the steps, and pre_verify when the agent is about to
-// stop (a hook's continue gives its reason to the agent as the next user turn, at most
-// max_verify_nudges times). The gateway's step limit (gateway.Options.MaxSteps) bounds the
-// steps hooks answer in a row without the agent (pre_api_request's respond, a wrap hook that
-// never calls next): past it the turn ends without a reply, with gateway.ErrStepLimit. The
-// agent's own steps are the agent's to bound (a transcript's, by its lines).
-func (r *Runner) turn(ctx context.Context, s *session, in Inbound, text string) (string, error) {
-	ctx, span := r.span(ctx, "invoke_agent", "", func() []attribute.KeyValue {
+	s, first, created := r.reserve(in.Platform, in.UserID, in.ChatID)
+	tt := &turnTrace{in: in, s: s}
+	ctx, turnSpan := r.span(ctx, "invoke_agent", "", func() []attribute.KeyValue {
 		return []attribute.KeyValue{attrOperation.String("invoke_agent"), engine.AttrConversationID.String(s.id)}
 	})
-	defer span.End()
-	r.emit(ctx, hookspec.AgentStartEvent{Platform: s.platform, UserID: s.userID, SessionID: s.id, Message: text})
+	defer turnSpan.End()
+	ctx = r.tracedTurn(ctx, tt)
 	history := r.historyOf(s.id)
-	llm := hookspec.LLMTurn{SessionID: s.id, UserMessage: text, ConversationHistory: messagesAny(history),
-		IsFirstTurn: len(history) == 0, Model: r.opts.Model, Platform: s.platform, SenderID: in.UserID}
-	end := hookspec.SessionResult{Session: hookspec.Session{SessionID: s.id, Model: r.opts.Model, Platform: s.platform}}
-	decided := r.eng.DecideTurn(ctx, llm)
-	if blk := decided.Block; blk != nil {
-		r.note("prompt blocked by %s: %s", blk.Hook, blk.Message)
-		r.flow("reply out to %s (the prompt was not sent): %q", s.userID, blk.Message)
-		r.eng.OnSessionEnd(ctx, end)
-		return blk.Message, nil
+	t, err := r.gw.StartTurn(ctx, gateway.Message{Platform: in.Platform, UserID: in.UserID, ChatID: in.ChatID,
+		ChatType: in.ChatType, MessageID: in.MessageID, Text: in.Text, Internal: in.Internal,
+		SessionID: s.id, NewSession: first, History: messagesAny(history), Model: r.opts.Model,
+		Dispatch: engine.DispatchHost{Gateway: r.gatewayFacade(ctx), SessionStore: r.storeFacade(ctx)},
+		Emit:     r.turnEmit(s), Recorded: true})
+	if err != nil || t.Skipped {
+		r.release(s, first, created)
+		return "", err
 	}
-	req := StepRequest{SessionID: s.id, Platform: s.platform, UserMessage: text, Context: decided.Context, History: history}
+	defer t.Fail(ctx, false)
+	r.mu.Lock()
+	r.lastID = s.id
+	r.mu.Unlock()
+	if t.Blocked != nil {
+		return t.Blocked.Message, nil
+	}
+	return r.turn(ctx, t, tt, history)
+}
+
+// turnEmit sends the gateway events of a turn of s (gateway.Message.Emit): the reply goes
+// out, and into the history, as agent:end fires.
+func (r *Runner) turnEmit(s *session) func(context.Context, hookspec.Event) {
+	return func(ctx context.Context, ev hookspec.Event) {
+		if end, ok := ev.(hookspec.AgentEndEvent); ok {
+			r.appendHistory(s.id, Message{Role: "user", Content: end.Message}, Message{Role: "assistant", Content: end.Response})
+			r.flow("reply out to %s: %q", s.userID, end.Response)
+		}
+		r.emit(ctx, ev)
+	}
+}
+
+// turn runs the agent loop of a turn pre_llm_call let through: the steps, and pre_verify
+// when the agent is about to stop (a hook's continue gives its reason to the agent as the
+// next user turn, at most max_verify_nudges times). The gateway's step limit
+// (gateway.Options.MaxSteps) bounds the steps hooks answer in a row without the agent
+// (pre_api_request's respond, a wrap hook that never calls next): past it the turn ends
+// without a reply, with gateway.ErrStepLimit. The agent's own steps are the agent's to
+// bound (a transcript's, by its lines).
+func (r *Runner) turn(ctx context.Context, t *gateway.Turn, tt *turnTrace, history []Message) (string, error) {
+	s := tt.s
+	req := StepRequest{SessionID: s.id, Platform: s.platform, UserMessage: t.Text, Context: t.Context, History: history}
 	if req.Context != "" {
 		r.note("context injected for this turn (%d bytes), not stored in history", len(req.Context))
 	}
-	nudges, unanswered := 0, 0 // unanswered: the steps in a row hooks answered without the agent
+	nudges := 0
 	for {
-		if err := r.gw.StepLimit(s.id, unanswered); err != nil {
-			r.note("turn stopped: %v; no reply", err)
-			r.eng.OnSessionEnd(ctx, end)
-			return "", err
-		}
-		step, synthetic, err := r.step(ctx, s, req)
-		if synthetic {
-			unanswered++
-		} else {
-			unanswered = 0
-		}
+		step, err := r.step(ctx, t, s, req)
 		if interrupted(ctx, err) {
-			return r.interrupt(ctx, end, err.Error())
+			return r.interrupt(ctx, t, err.Error())
+		}
+		if errors.Is(err, gateway.ErrStepLimit) {
+			r.note("turn stopped: %v; no reply", err)
+			t.Fail(ctx, false)
+			return "", err
 		}
 		if err != nil {
 			r.note("turn failed: %v", err)
-			r.eng.OnSessionEnd(ctx, end)
+			t.Fail(ctx, false)
 			return "", err
-		}
-		if step.Model != "" {
-			end.Model = step.Model
 		}
 		if !step.Final || len(step.ToolCalls) > 0 {
 			req.Iteration++
 			var cut string
-			req.ToolResults, cut = r.runTools(ctx, s, step.ToolCalls)
+			req.ToolResults, cut = r.runTools(ctx, t, s, step.ToolCalls)
 			if cut != "" {
-				return r.interrupt(ctx, end, cut)
+				return r.interrupt(ctx, t, cut)
 			}
-			r.emit(ctx, hookspec.AgentStepEvent{Platform: s.platform, UserID: s.userID, SessionID: s.id, Iteration: req.Iteration, ToolNames: toolNames(step.ToolCalls)})
+			t.Step(ctx, toolNames(step.ToolCalls)...)
 			if !step.Final {
 				continue
 			}
 		}
-		if reason, ok := r.verify(ctx, hookspec.Verify{SessionID: s.id, UserMessage: text, Response: step.Response, Nudges: nudges,
-			Model: end.Model, Platform: s.platform}); ok {
-			nudges++
-			req.UserMessage, req.ToolResults = reason, nil
-			req.Iteration++
-			continue
+		tt.asked = false
+		if reason, ok := t.Verify(ctx, step.Response); ok || tt.asked {
+			r.verifyNote(engine.VerifyDecision{Continue: ok, Capped: !ok, Reason: tt.reason, Hook: tt.hook},
+				hookspec.Verify{Nudges: nudges})
+			if ok {
+				nudges++
+				req.UserMessage, req.ToolResults = reason, nil
+				req.Iteration++
+				continue
+			}
 		}
-		response := r.eng.TransformLLMOutput(ctx, hookspec.LLMOutput{ResponseText: step.Response, SessionID: s.id, Model: end.Model, Platform: s.platform})
-		llm.AssistantResponse, llm.Model = response, end.Model
-		r.eng.PostLLMCall(ctx, llm)
-		r.appendHistory(s.id, Message{Role: "user", Content: text}, Message{Role: "assistant", Content: response})
-		r.flow("reply out to %s: %q", s.userID, response)
-		r.emit(ctx, hookspec.AgentEndEvent{Platform: s.platform, UserID: s.userID, SessionID: s.id, Message: text, Response: response})
-		end.Completed = true
-		r.eng.OnSessionEnd(ctx, end)
-		return response, nil
+		return t.Finish(ctx, step.Response), nil
 	}
 }
 
@@ -292,23 +328,22 @@ func interrupted(ctx context.Context, err error) bool {
 
 // interrupt ends a turn the user interrupted (why says where): no reply, and on_session_end
 // with interrupted=true.
-func (r *Runner) interrupt(ctx context.Context, end hookspec.SessionResult, why string) (string, error) {
+func (r *Runner) interrupt(ctx context.Context, t *gateway.Turn, why string) (string, error) {
 	r.note("turn interrupted: %s; no reply", why)
-	end.Interrupted = true
-	r.eng.OnSessionEnd(ctx, end)
+	t.Fail(ctx, true)
 	return "", nil
 }
 
 // runTools runs one step's tool calls, each through engine.RunTool: pre_tool_call, the
 // tool, the terminal transform, post_tool_call and transform_tool_result. A call the user
 // interrupted ends the step: cut says which, and the later calls do not run.
-func (r *Runner) runTools(ctx context.Context, s *session, calls []hookspec.ToolCall) (results []ToolResult, cut string) {
+func (r *Runner) runTools(ctx context.Context, t *gateway.Turn, s *session, calls []hookspec.ToolCall) (results []ToolResult, cut string) {
 	for _, call := range calls {
 		call.SessionID, call.TaskID = s.id, s.id
 		args, _ := json.Marshal(call.Args)
 		r.flow("tool call %s: %s %s", call.ToolCallID, call.Name, args)
 		tctx, span := r.toolSpan(ctx, s, call)
-		run := r.eng.RunTool(r.traced(tctx, call.ToolCallID), call, r.agent.RunTool)
+		run := t.RunTool(r.traced(tctx, call.ToolCallID), call, r.agent.RunTool)
 		endToolSpan(span, run.Block != nil)
 		if blk := run.Block; blk != nil {
 			r.note("tool call %s (%s) blocked by %s: %s", call.ToolCallID, call.Name, blk.Hook, blk.Message)
@@ -397,20 +432,39 @@ func (r *Runner) Shutdown(ctx context.Context) error {
 	return r.gw.Close(ctx)
 }
 
-// session returns the session of a chat, creating it if needed, and whether this call starts
-// it: of concurrent messages to a new chat, exactly one does.
-func (r *Runner) session(platform, userID, chatID string) (*session, bool) {
+// reserve returns the session of a chat for a message, creating it if needed (created),
+// and whether this message starts it (first): of concurrent messages to a new chat, exactly
+// one does. A message that does not become a turn gives it back with release.
+func (r *Runner) reserve(platform, userID, chatID string) (s *session, first, created bool) {
 	key := sessionKey(platform, userID, chatID)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	s := r.sessions[key]
+	s = r.sessions[key]
 	if s == nil {
-		s = r.addSession(platform, userID, key)
+		s, created = r.addSession(platform, userID, key), true
 	}
-	r.lastID = s.id
-	first := !s.started
+	first = !s.started
 	s.started = true
-	return s, first
+	s.reserved++
+	return s, first, created
+}
+
+// release gives back the session reserve returned for a message that did not become a
+// turn (pre_gateway_dispatch skipped it): the chat's next message starts it, and a session
+// the message created, and no other message reserved meanwhile, is forgotten, its number
+// given back when no later one was taken.
+func (r *Runner) release(s *session, first, created bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if first {
+		s.started = false
+	}
+	if created && s.reserved == 1 && r.sessions[s.key] == s {
+		delete(r.sessions, s.key)
+		if s.id == fmt.Sprintf("sess-%d", r.nextID) {
+			r.nextID--
+		}
+	}
 }
 
 func (r *Runner) newSession(platform, userID, key string) *session {
