@@ -39,8 +39,10 @@ type config struct {
 // storeConfig is the store: section: the backend, or why the section cannot be used (then
 // every store call fails with that error rather than use another backend).
 type storeConfig struct {
-	cfg store.Config
-	err error
+	cfg   store.Config
+	err   error
+	line  int                // of store: in config.yaml, when it sets one; 0: it does not
+	warns []hookspec.Warning // about the section
 }
 
 // loadConfig reads config.yaml; a missing file is an empty config. An unreadable or
@@ -70,7 +72,10 @@ func loadConfig(home string) (*config, []hookspec.Warning, error) {
 		case "store":
 			var w []hookspec.Warning
 			cfg.store, w = parseStore(file, v)
-			warns = append(warns, w...)
+			cfg.store.warns, warns = w, append(warns, w...)
+			if v.Kind != yaml.ScalarNode || v.Tag != "!!null" {
+				cfg.store.line = k.Line
+			}
 		case "hooks_auto_accept":
 			cfg.autoAccept, _ = manifest.Any(file, v, k.Value)
 		case "hooks_consent":

@@ -18,6 +18,7 @@ import (
 	"github.com/hermes-hooks/hermes/internal/homedir"
 	"github.com/hermes-hooks/hermes/internal/hooknames"
 	"github.com/hermes-hooks/hermes/internal/reload"
+	"github.com/hermes-hooks/hermes/store"
 )
 
 // Options configure an Engine. The zero value works: home from $HERMES_HOME or
@@ -74,6 +75,31 @@ type Options struct {
 	// but never run. Host functions (HostFuncs) are the host's: give stand-ins. hermesctl
 	// hooks doctor sets it to run each Lua hook on its sample payload.
 	DryRun bool
+	// Store, when non-nil, is the store the hooks keep their state in, in place of
+	// config.yaml's store: (a section there is then ignored, with a warning naming its
+	// line). The engine uses it as given and never closes it: open it with store.OpenWith
+	// to have its circuit breaker. nil: StoreURL, else config.yaml's store:.
+	Store store.Backend
+	// StoreURL, when not "", names the store as config.yaml's store: {url: ...} does
+	// ("redis://host:6379/0"), in place of config.yaml's store: (a section there is then
+	// ignored, with a warning naming its line): opened on first use, kept across reloads,
+	// closed by Close. New fails on a URL that cannot be used, and when Store is set too.
+	// "": config.yaml's store:, by default the database in the home.
+	StoreURL string
+	// Limits bound the Lua states each plugin's manifest may ask for; the zero value
+	// bounds nothing beyond the manifests' own limits.
+	Limits Limits
+}
+
+// Limits bound what each plugin's manifest (plugin.yaml) may ask for: a manifest asking
+// more gets the bound, with a load warning naming its line. 0 (or less) means no bound
+// beyond the manifest's own limits.
+type Limits struct {
+	// States bounds states: (the Lua states a plugin keeps for calls running Lua at once).
+	States int
+	// MaxStates bounds max_states: (the states a plugin may have while calls wait on I/O)
+	// and its defaults (4 x states, 64 for a plugin that wraps), and states: too.
+	MaxStates int
 }
 
 // Prompt is where to ask the user about an unapproved shell hook.
@@ -110,9 +136,13 @@ type Engine struct {
 }
 
 // New loads the home and returns a ready engine. It fails only when the home's
-// config.yaml cannot be read or parsed; broken hooks are skipped with a warning. A home
-// that does not exist yet is an engine without hooks.
+// config.yaml cannot be read or parsed, or the store the host gives cannot be used; broken
+// hooks are skipped with a warning. A home that does not exist yet is an engine without
+// hooks.
 func New(ctx context.Context, opts Options) (*Engine, error) {
+	if err := opts.checkStore(); err != nil {
+		return nil, err
+	}
 	e := &Engine{opts: opts, home: homedir.Resolve(opts.Home), logger: opts.Logger, tracer: newTracer(opts.TracerProvider)}
 	if e.logger == nil {
 		e.logger = slog.New(slog.DiscardHandler)
@@ -161,21 +191,12 @@ func (e *Engine) load(ctx context.Context, prev *hookSet) (*hookSet, error) {
 	if err != nil {
 		return nil, err
 	}
-	mgd, mwarns, err := loadManaged(homedir.ResolveManaged(e.opts.ManagedHome))
+	mgd, cfg, warns, err := e.readConfigs()
 	if err != nil {
 		return nil, err
-	}
-	cfg, warns, err := loadConfig(e.home)
-	if err != nil {
-		return nil, err
-	}
-	warns = append(mwarns, warns...)
-	if cfg.policy != nil {
-		warns = append(warns, hookspec.Warning{File: cfg.file, Line: cfg.policyLine, Msg: "policy: is read only from the managed home (" +
-			filepath.Join(mgd.home, "config.yaml") + "); ignored here"})
 	}
 	if prev == nil { // the first load: register(ctx) may already use the store
-		e.useStore(cfg.store)
+		e.useStore(cfg)
 	}
 	set := newHookSet()
 	set.warnings, set.policy, set.maxNudges = warns, mgd.policy, lowerNudges(cfg, mgd.cfg)
@@ -185,17 +206,52 @@ func (e *Engine) load(ctx context.Context, prev *hookSet) (*hookSet, error) {
 			set.discard(prev)
 		}
 	}()
+	if err := e.loadHooks(ctx, set, prev, mgd, cfg); err != nil {
+		return nil, err
+	}
+	if err := home.Unchanged(); err != nil {
+		return nil, err
+	}
+	for _, w := range set.warnings {
+		e.loadLog.Warn(w.String())
+	}
+	e.useStore(cfg)     // only a load that succeeded changes the store: a failed one keeps the old set, and its store
+	wd, _ := os.Getwd() // "" when it is gone: each firing then asks again, and says why it cannot run there
+	e.wd.Store(&wd)
+	done = true
+	return set, nil
+}
+
+// readConfigs reads the managed home and the home's config.yaml, with the warnings about
+// them.
+func (e *Engine) readConfigs() (*managed, *config, []hookspec.Warning, error) {
+	mgd, mwarns, err := loadManaged(homedir.ResolveManaged(e.opts.ManagedHome))
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	cfg, warns, err := loadConfig(e.home)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	warns = append(mwarns, e.hostStoreWarnings(cfg, warns)...)
+	if cfg.policy != nil {
+		warns = append(warns, hookspec.Warning{File: cfg.file, Line: cfg.policyLine, Msg: "policy: is read only from the managed home (" +
+			filepath.Join(mgd.home, "config.yaml") + "); ignored here"})
+	}
+	return mgd, cfg, warns, nil
+}
+
+// loadHooks fills set with the hooks of both layers, in the order they run: the managed
+// shell hooks, the user's plugins, the user's shell hooks, then the webhooks. It fails only
+// on a reload whose plugins directory cannot be read.
+func (e *Engine) loadHooks(ctx context.Context, set, prev *hookSet, mgd *managed, cfg *config) error {
 	managedShell, w := e.loadShellHooks(ctx, mgd.cfg, prev, LayerManaged, mgd.policy)
 	set.warnings = append(set.warnings, w...)
-	for _, h := range managedShell { // first: before the user's plugins and shell hooks
-		if h.cb != nil && !e.opts.DryRun {
-			set.byHook[h.info.Event] = append(set.byHook[h.info.Event], h.cb)
-		}
-	}
+	e.addShellHooks(set, managedShell) // first: before the user's plugins and shell hooks
 	plugins, infos, w, err := e.loadUserPlugins(ctx, cfg, prev, mgd.policy)
 	if err != nil {
 		if prev != nil {
-			return nil, err
+			return err
 		}
 		w = append(w, hookspec.Warning{File: filepath.Join(e.home, "plugins"), Msg: err.Error()})
 	}
@@ -208,14 +264,9 @@ func (e *Engine) load(ctx context.Context, prev *hookSet) (*hookSet, error) {
 	}
 	shell, w := e.loadShellHooks(ctx, cfg, prev, LayerUser, mgd.policy)
 	set.warnings = append(set.warnings, w...)
-	for _, h := range shell {
-		if h.cb != nil && !e.opts.DryRun {
-			set.byHook[h.info.Event] = append(set.byHook[h.info.Event], h.cb)
-		}
-	}
-	var w2 []hookspec.Warning
-	set.webhooks, set.webhookEndpoints, set.webhookInfo, w2 = e.loadWebhooks(mgd, cfg)
-	set.warnings = append(set.warnings, w2...)
+	e.addShellHooks(set, shell)
+	set.webhooks, set.webhookEndpoints, set.webhookInfo, w = e.loadWebhooks(mgd, cfg)
+	set.warnings = append(set.warnings, w...)
 	for _, name := range hookNames { // last: they see the arguments the tool runs with
 		if set.webhooks.Wants(name) && !hooknames.IsWrap(name) { // a webhook cannot call next
 			set.byHook[name] = append(set.byHook[name], webhookCallback{set.webhooks, e.workDir})
@@ -228,17 +279,16 @@ func (e *Engine) load(ctx context.Context, prev *hookSet) (*hookSet, error) {
 		}
 	}
 	set.preTool = set.byHook[hooknames.PreToolCall]
-	if err := home.Unchanged(); err != nil {
-		return nil, err
+	return nil
+}
+
+// addShellHooks registers the shell hooks that run (none in a dry run) in set.
+func (e *Engine) addShellHooks(set *hookSet, hooks []loadedShellHook) {
+	for _, h := range hooks {
+		if h.cb != nil && !e.opts.DryRun {
+			set.byHook[h.info.Event] = append(set.byHook[h.info.Event], h.cb)
+		}
 	}
-	for _, w := range set.warnings {
-		e.loadLog.Warn(w.String())
-	}
-	e.useStore(cfg.store) // only a load that succeeded changes the store: a failed one keeps the old set, and its store
-	wd, _ := os.Getwd()   // "" when it is gone: each firing then asks again, and says why it cannot run there
-	e.wd.Store(&wd)
-	done = true
-	return set, nil
 }
 
 // Reload re-reads the home and swaps the new hook set in atomically. Calls in flight

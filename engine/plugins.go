@@ -53,20 +53,21 @@ type PluginInfo struct {
 	// for reuse. Default 4 x States, and for a plugin that registers a wrap hook (whose
 	// calls wait in next for as long as the calls they wrap run) at least 64; States means
 	// never more.
-	MaxStates    int                 `json:"max_states"`
-	maxStatesSet bool                // plugin.yaml gives max_states
-	Enabled      bool                `json:"enabled"`
-	Status       string              `json:"status"` // "loaded", "disabled" or "error"
-	Error        string              `json:"error,omitempty"`
-	Hooks        []string            `json:"hooks"`
-	Permissions  luabind.Permissions `json:"permissions"`
+	MaxStates   int                 `json:"max_states"`
+	Enabled     bool                `json:"enabled"`
+	Status      string              `json:"status"` // "loaded", "disabled" or "error"
+	Error       string              `json:"error,omitempty"`
+	Hooks       []string            `json:"hooks"`
+	Permissions luabind.Permissions `json:"permissions"`
 	// KwargsRebuilt lists the callbacks whose kwargs table is built afresh for every call
 	// instead of refilled, and why: "pre_tool_call at handler.lua:3: line 5: kw is passed
 	// to a function" (see docs/lua.md, Reusing the kwargs table).
 	KwargsRebuilt []string `json:"kwargs_rebuilt,omitempty"`
 
-	config  any
-	dirName string
+	config        any
+	dirName       string
+	statesLine    int // of states: in plugin.yaml; 0: not given
+	maxStatesLine int // of max_states: in plugin.yaml; 0: not given
 }
 
 // plugin is a loaded plugin.
@@ -162,6 +163,7 @@ func (e *Engine) loadPlugin(ctx context.Context, d *dirFiles, cfg *config, owner
 		info.Status = "disabled"
 		return nil, info, warns
 	}
+	warns = append(warns, e.opts.Limits.bound(mfile, info)...)
 	if owner != "" {
 		return fail(hookspec.Warning{File: mfile, Msg: fmt.Sprintf("the plugin in %s is not loaded: its name %q is the name of the plugin in %s, which keeps it; give one of them another name (name: in plugin.yaml)",
 			d.dir, info.Name, owner)})
@@ -177,7 +179,7 @@ func (e *Engine) loadPlugin(ctx context.Context, d *dirFiles, cfg *config, owner
 	opts := luabind.Options{
 		Name: info.Name, File: hfile, Home: e.home, Logger: e.logger.With("plugin", info.Name),
 		Timeout: seconds(info.Timeout), BusyTimeout: seconds(info.BusyTimeout), States: info.States, MaxStates: info.MaxStates,
-		WrapMaxStates: wrapMaxStatesOf(info),
+		WrapMaxStates: wrapMaxStatesOf(info, e.opts.Limits),
 		MemoryLimit:   info.Memory, Permissions: info.Permissions, HostFuncs: e.opts.HostFuncs, Config: info.config,
 		Store: e.hookStore(hookspec.SourcePlugin, d.dir, info.Name), DryRun: e.opts.DryRun,
 	}
@@ -236,7 +238,6 @@ func parsePluginManifest(file string, data []byte, readErr error, info *PluginIn
 	info.Name, info.Description, info.Enabled = common.Name, common.Description, common.Enabled
 	info.Timeout, info.Memory, info.Permissions = common.Timeout, common.Memory, common.Permissions
 	info.BusyTimeout = info.Timeout
-	maxStatesKey := false
 	for _, key := range pluginKeys {
 		n, ok := fields[key]
 		if !ok {
@@ -259,12 +260,13 @@ func parsePluginManifest(file string, data []byte, readErr error, info *PluginIn
 				err = manifest.Errorf(file, n, "busy_timeout must be a number of seconds above 0 and at most %v", maxTimeout)
 			}
 		case "states":
+			info.statesLine = n.Line
 			info.States, err = manifest.Int(file, n, key)
 			if err == nil && (info.States < 1 || info.States > maxStates) {
 				err = manifest.Errorf(file, n, "states must be between 1 and %d", maxStates)
 			}
 		case "max_states": // after states, which it is checked against
-			maxStatesKey = true
+			info.maxStatesLine = n.Line
 			info.MaxStates, err = manifest.Int(file, n, key)
 			if err == nil && (info.MaxStates < info.States || info.MaxStates > maxMaxStates) {
 				err = manifest.Errorf(file, n, "max_states must be between states (%d) and %d: the states the plugin may have while calls wait on I/O", info.States, maxMaxStates)
@@ -276,21 +278,52 @@ func parsePluginManifest(file string, data []byte, readErr error, info *PluginIn
 			return warns, err
 		}
 	}
-	if !maxStatesKey {
+	if info.maxStatesLine == 0 {
 		info.MaxStates = maxStatesPerState * info.States
 	}
-	info.maxStatesSet = maxStatesKey
 	return warns, nil
 }
 
 // wrapMaxStatesOf is the max_states of a plugin that registers a wrap hook, whose calls wait
 // in next while the calls they wrap run: as many as a gateway has conversations, not 4;
-// one that set max_states keeps it.
-func wrapMaxStatesOf(info *PluginInfo) int {
-	if info.maxStatesSet {
+// one that set max_states keeps it. The host's Limits.MaxStates bounds it.
+func wrapMaxStatesOf(info *PluginInfo, l Limits) int {
+	if info.maxStatesLine > 0 {
 		return 0
 	}
+	if l.MaxStates > 0 {
+		return min(wrapMaxStates, maxMaxStates, l.MaxStates)
+	}
 	return min(wrapMaxStates, maxMaxStates)
+}
+
+// bound gives info, as plugin.yaml (file) set it, at most the states l allows: a manifest
+// asking more gets the bound, with a warning naming its line; a default above it (4 x
+// states) is lowered without one.
+func (l Limits) bound(file string, info *PluginInfo) []hookspec.Warning {
+	var warns []hookspec.Warning
+	capped := func(line int, key string, asked, most int) {
+		warns = append(warns, hookspec.Warning{File: file, Line: line, Msg: fmt.Sprintf(
+			"%s: %d is more than this host allows; the plugin gets %d (ask for at most %d)", key, asked, most, most)})
+	}
+	states := l.States
+	if l.MaxStates > 0 && (states <= 0 || l.MaxStates < states) {
+		states = l.MaxStates // max_states is never below states
+	}
+	if states > 0 && info.States > states {
+		capped(info.statesLine, "states", info.States, states)
+		info.States = states
+		if info.maxStatesLine == 0 {
+			info.MaxStates = maxStatesPerState * states
+		}
+	}
+	if l.MaxStates > 0 && info.MaxStates > l.MaxStates {
+		if info.maxStatesLine > 0 {
+			capped(info.maxStatesLine, "max_states", info.MaxStates, l.MaxStates)
+		}
+		info.MaxStates = l.MaxStates
+	}
+	return warns
 }
 
 // sortPlugins orders plugins for invocation: priority (higher first), then directory name.

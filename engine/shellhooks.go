@@ -120,10 +120,40 @@ func (e *Engine) loadShellHooks(ctx context.Context, cfg *config, prev *hookSet,
 	if len(hooks) == 0 {
 		return nil, warns
 	}
-	mode, err := consent.ParseMode(cfg.consentMode)
+	l, err := e.newShellLoad(cfg, layer, policy, tools)
 	if err != nil {
 		warns = append(warns, hookspec.Warning{File: cfg.file, Msg: err.Error()})
 	}
+	if prev != nil {
+		for _, info := range prev.shell {
+			if info.Registered {
+				l.running[info.key] = info
+			}
+		}
+	}
+	out := make([]loadedShellHook, 0, len(hooks))
+	for _, h := range hooks {
+		out = append(out, e.loadShellHook(ctx, l, h))
+	}
+	return out, warns
+}
+
+// shellLoad is what deciding the shell hooks of one layer of config.yaml takes.
+type shellLoad struct {
+	file    string // config.yaml
+	layer   string // LayerManaged or LayerUser
+	policy  *Policy
+	tools   *shell.ToolTable
+	mode    consent.Mode
+	store   *consent.Store
+	decider *consent.Decider
+	running map[shellKey]*ShellHookInfo // registered in the previous set
+}
+
+// newShellLoad opens the allowlist and sets up the consent decisions for cfg's shell hooks.
+// An invalid hooks_consent: is its error, and the default mode is used.
+func (e *Engine) newShellLoad(cfg *config, layer string, policy *Policy, tools *shell.ToolTable) (*shellLoad, error) {
+	mode, err := consent.ParseMode(cfg.consentMode)
 	storeLogger := e.loadLog.Logger
 	if e.opts.IgnoreConsent {
 		storeLogger = slog.New(slog.DiscardHandler) // nothing is decided: the file's state is reported, not warned about
@@ -136,59 +166,54 @@ func (e *Engine) loadShellHooks(ctx context.Context, cfg *config, prev *hookSet,
 	if p := e.opts.Prompt; p != nil {
 		decider.Interactive, decider.In, decider.Out = true, p.In, p.Out
 	}
-	running := map[shellKey]*ShellHookInfo{}
-	if prev != nil {
-		for _, info := range prev.shell {
-			if info.Registered {
-				running[info.key] = info
-			}
-		}
+	return &shellLoad{file: cfg.file, layer: layer, policy: policy, tools: tools, mode: mode, store: store,
+		decider: decider, running: map[shellKey]*ShellHookInfo{}}, err
+}
+
+// loadShellHook decides whether h runs (policy, layer, consent) and makes its callback, or
+// keeps the one running in the previous set when h is declared the same way.
+func (e *Engine) loadShellHook(ctx context.Context, l *shellLoad, h *shell.Hook) loadedShellHook {
+	info := &ShellHookInfo{
+		Event: h.Event, Matcher: h.Matcher, Command: h.Command, Timeout: h.Timeout.Seconds(),
+		FailClosed: h.FailClosed, Dialect: h.Dialect, Type: h.Type, Line: h.Line, hook: h,
+		File: l.file, Layer: l.layer, WorkDir: h.WorkDir(), If: h.If, Async: h.Async || h.AsyncRewake, Subagent: h.Subagent,
 	}
-	out := make([]loadedShellHook, 0, len(hooks))
-	for _, h := range hooks {
-		info := &ShellHookInfo{
-			Event: h.Event, Matcher: h.Matcher, Command: h.Command, Timeout: h.Timeout.Seconds(),
-			FailClosed: h.FailClosed, Dialect: h.Dialect, Type: h.Type, Line: h.Line, hook: h,
-			File: cfg.file, Layer: layer, WorkDir: h.WorkDir(), If: h.If, Async: h.Async || h.AsyncRewake, Subagent: h.Subagent,
-		}
-		if layer == LayerUser {
-			info.Refused = policy.refuses(h.Type, h.Command)
-		}
-		target := consent.Target{Event: h.Event, Command: h.Command, Shell: h.Dialect != "" && h.Type == "" && len(h.Args) == 0,
-			URL: h.Type == shell.TypeHTTP, Dir: info.WorkDir, Dialect: h.Dialect}
-		switch {
-		case info.Refused != "":
-			info.ApprovedBy = ""
-			e.loadLog.Warn(fmt.Sprintf("%s:%d: %s hook %q not registered: %s", cfg.file, h.Line, h.Event, metricName(h), info.Refused))
-		case layer == LayerManaged:
-			info.Registered, info.ApprovedBy = true, LayerManaged
-		case e.opts.IgnoreConsent:
-			info.Registered, info.ApprovedBy = true, "ignored"
-		default:
-			info.Registered, info.ApprovedBy = decider.DecideTarget(ctx, target)
-		}
-		info.Consent = store.CheckTarget(target, mode)
-		info.key = keyOf(h, tools)
-		info.key.layer = layer
-		if h.Type == shell.TypeHTTP { // the policy's URLs are part of how it runs
-			info.key.http += fmt.Sprintf("|%q", policy.allowedURLs())
-		}
-		l := loadedShellHook{info: info}
-		if old := running[info.key]; info.Registered && old != nil {
-			info.hook, l.cb = old.hook, old.cb
-		} else if info.Registered {
-			l.cb = &shellCallback{hook: h, logger: e.logger, metrics: e.opts.Metrics.forHook(hookspec.SourceShell, metricName(h), h.Event), stop: e.stop,
-				allowedURLs: policy.allowedURLs(), bg: &e.bg, cwd: e.workDir, rewake: func(sid, text string) { e.starts.put(sid, text, e.logger) }}
-		}
-		if !info.Registered && info.ApprovedBy == "" && info.Refused == "" && info.Consent.Drifted && hooknames.CanBlock(h.Event) {
-			info.Blocking = true
-			l.cb = &driftedCallback{hook: h, cwd: e.workDir, message: driftMessage(h, info.Consent),
-				metrics: e.opts.Metrics.forHook(hookspec.SourceShell, metricName(h), h.Event)}
-		}
-		info.cb = l.cb
-		out = append(out, l)
+	if l.layer == LayerUser {
+		info.Refused = l.policy.refuses(h.Type, h.Command)
 	}
-	return out, warns
+	target := consent.Target{Event: h.Event, Command: h.Command, Shell: h.Dialect != "" && h.Type == "" && len(h.Args) == 0,
+		URL: h.Type == shell.TypeHTTP, Dir: info.WorkDir, Dialect: h.Dialect}
+	switch {
+	case info.Refused != "":
+		info.ApprovedBy = ""
+		e.loadLog.Warn(fmt.Sprintf("%s:%d: %s hook %q not registered: %s", l.file, h.Line, h.Event, metricName(h), info.Refused))
+	case l.layer == LayerManaged:
+		info.Registered, info.ApprovedBy = true, LayerManaged
+	case e.opts.IgnoreConsent:
+		info.Registered, info.ApprovedBy = true, "ignored"
+	default:
+		info.Registered, info.ApprovedBy = l.decider.DecideTarget(ctx, target)
+	}
+	info.Consent = l.store.CheckTarget(target, l.mode)
+	info.key = keyOf(h, l.tools)
+	info.key.layer = l.layer
+	if h.Type == shell.TypeHTTP { // the policy's URLs are part of how it runs
+		info.key.http += fmt.Sprintf("|%q", l.policy.allowedURLs())
+	}
+	out := loadedShellHook{info: info}
+	if old := l.running[info.key]; info.Registered && old != nil {
+		info.hook, out.cb = old.hook, old.cb
+	} else if info.Registered {
+		out.cb = &shellCallback{hook: h, logger: e.logger, metrics: e.opts.Metrics.forHook(hookspec.SourceShell, metricName(h), h.Event), stop: e.stop,
+			allowedURLs: l.policy.allowedURLs(), bg: &e.bg, cwd: e.workDir, rewake: func(sid, text string) { e.starts.put(sid, text, e.logger) }}
+	}
+	if !info.Registered && info.ApprovedBy == "" && info.Refused == "" && info.Consent.Drifted && hooknames.CanBlock(h.Event) {
+		info.Blocking = true
+		out.cb = &driftedCallback{hook: h, cwd: e.workDir, message: driftMessage(h, info.Consent),
+			metrics: e.opts.Metrics.forHook(hookspec.SourceShell, metricName(h), h.Event)}
+	}
+	info.cb = out.cb
+	return out
 }
 
 // driftMessage is why a drifted guard fails, for the operator: which hook, why, and the

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -18,20 +19,25 @@ import (
 	"github.com/hermes-hooks/hermes/store"
 )
 
-// stateStore is the backend config.yaml's store: names, opened on first use (so that
+// stateStore is the backend the host gives (Options.Store, used as given) or names
+// (Options.StoreURL), else the one config.yaml's store: names, opened on first use (so that
 // loading a home creates no file) and kept for the engine's life. A backend that cannot be
 // opened (a corrupt database, a bad url) is the error of each store call, tried again at
 // the next one; nothing falls back to another backend, which would split the state.
 type stateStore struct {
 	home   string
 	cfg    store.Config
-	cfgErr error        // a store: section that cannot be used
-	log    *slog.Logger // the backend's circuit opening and closing
+	cfgErr error         // a store: section that cannot be used
+	given  store.Backend // Options.Store: the host's, never closed here
+	log    *slog.Logger  // the backend's circuit opening and closing
 	b      atomic.Pointer[store.Backend]
 	mu     sync.Mutex // serialises opening
 }
 
 func (s *stateStore) backend() (store.Backend, error) {
+	if s.given != nil {
+		return s.given, nil
+	}
 	if b := s.b.Load(); b != nil && !store.Moved(*b) {
 		return *b, nil
 	}
@@ -67,20 +73,52 @@ func (s *stateStore) close() {
 	}
 }
 
-// useStore makes cfg's store the one store calls use from now on; a store whose
-// configuration changed is closed with the engine (a kept plugin may still be using it).
-func (e *Engine) useStore(c storeConfig) {
+// useStore makes the store of cfg (the host's, else config.yaml's) the one store calls use
+// from now on; a store whose configuration changed is closed with the engine (a kept
+// plugin may still be using it).
+func (e *Engine) useStore(cfg *config) {
+	c := cfg.store
+	if e.opts.hostStore() {
+		c = storeConfig{cfg: store.Config{URL: e.opts.StoreURL}}
+	}
 	e.storeMu.Lock()
 	defer e.storeMu.Unlock()
 	if cur := e.store.Load(); cur != nil && cur.cfg == c.cfg && fmt.Sprint(cur.cfgErr) == fmt.Sprint(c.err) {
 		return
 	}
-	s := &stateStore{home: e.home, cfg: c.cfg, cfgErr: c.err, log: e.logger}
+	s := &stateStore{home: e.home, cfg: c.cfg, cfgErr: c.err, given: e.opts.Store, log: e.logger}
 	if e.scratch != "" { // a dry run: the default store, in the scratch directory
-		s.home, s.cfg, s.cfgErr = e.scratch, store.Config{}, nil
+		s.home, s.cfg, s.cfgErr, s.given = e.scratch, store.Config{}, nil, nil
 	}
 	e.stores = append(e.stores, s)
 	e.store.Store(s)
+}
+
+// hostStore reports whether the host gives the store (Store or StoreURL).
+func (o Options) hostStore() bool { return o.Store != nil || o.StoreURL != "" }
+
+// checkStore fails on a store the host gives that cannot be used.
+func (o Options) checkStore() error {
+	if o.Store != nil && o.StoreURL != "" {
+		return errors.New("engine: Options.Store and Options.StoreURL are both set; set one of them")
+	}
+	if o.StoreURL != "" {
+		if _, err := store.ParseConfig(store.Config{URL: o.StoreURL}); err != nil {
+			return fmt.Errorf("engine: Options.StoreURL: %w", err)
+		}
+	}
+	return nil
+}
+
+// hostStoreWarnings, when the host gives the store and config.yaml sets one too, replaces
+// the warnings about config.yaml's store: section with one saying it is ignored.
+func (e *Engine) hostStoreWarnings(cfg *config, warns []hookspec.Warning) []hookspec.Warning {
+	if !e.opts.hostStore() || cfg.store.line == 0 {
+		return warns
+	}
+	warns = slices.DeleteFunc(warns, func(w hookspec.Warning) bool { return slices.Contains(cfg.store.warns, w) })
+	return append(warns, hookspec.Warning{File: cfg.file, Line: cfg.store.line, Msg: "store: is ignored: " +
+		"the program running the hooks gives their store, which wins over config.yaml's (remove this section, or change the program's setting)"})
 }
 
 // closeStores closes every backend the engine opened.
@@ -104,13 +142,14 @@ func DryRunRefused(r hookspec.Result) bool {
 	return r.Status == hookspec.StatusError && strings.Contains(r.Err, luabind.DryRunRefusal)
 }
 
-// Store is the store the home's hooks keep their state in (config.yaml's store:, by default
-// a database in the home), opened on first use and closed by Close. A host keeps there, in a
+// Store is the store the home's hooks keep their state in (Options.Store or
+// Options.StoreURL when the host gives one, else config.yaml's store:, by default a database
+// in the home), opened on first use and closed by Close (except Options.Store, the host's). A host keeps there, in a
 // namespace of its own, what must outlive one process (`hermesctl hook` keeps the nudge
 // counts of Stop hooks), so replicas that share the store share it.
 func (e *Engine) Store() (store.Backend, error) { return e.currentBackend() }
 
-// currentBackend is the backend of the store config.yaml names now.
+// currentBackend is the backend of the store the hooks use now.
 func (e *Engine) currentBackend() (store.Backend, error) {
 	s := e.store.Load()
 	if s == nil {

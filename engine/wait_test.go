@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"strings"
@@ -123,6 +124,48 @@ func TestMaxStatesManifest(t *testing.T) {
 				t.Errorf("scaled: max_states %d, want 12 (four times states: 3)", p.MaxStates)
 			}
 		}
+	}
+}
+
+// The host's Limits bound what manifests ask: a manifest asking more gets the bound, with a
+// warning naming its line; a default above it is lowered without one.
+func TestLimitsBoundManifests(t *testing.T) {
+	wrap := `function register(ctx)
+  ctx.register_hook("wrap_tool_call", function(kw, next) return next(kw) end)
+end`
+	for _, tc := range []struct {
+		name, manifest, handler string
+		limits                  Limits
+		states, maxStates       int
+		warning                 string // "" for none
+	}{
+		{"states", "states: 8\n", "", Limits{States: 2}, 2, 8, "plugin.yaml:2: states: 8 is more than this host allows; the plugin gets 2"},
+		{"max_states", "states: 2\nmax_states: 16\n", "", Limits{MaxStates: 4}, 2, 4, "plugin.yaml:3: max_states: 16 is more than this host allows; the plugin gets 4"},
+		{"states under max_states", "states: 8\n", "", Limits{States: 6, MaxStates: 4}, 4, 4, "plugin.yaml:2: states: 8 is more than this host allows; the plugin gets 4"},
+		{"default", "", "", Limits{MaxStates: 2}, 1, 2, ""},
+		{"wrap default", "", wrap, Limits{MaxStates: 8}, 1, 8, ""},
+		{"within", "states: 2\nmax_states: 3\n", "", Limits{States: 2, MaxStates: 3}, 2, 3, ""},
+		{"none", "states: 8\n", "", Limits{}, 8, 32, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			handler := cmp.Or(tc.handler, one(hooknames.PreToolCall, ""))
+			home := testutil.Home(t, pluginFiles("p", tc.manifest, handler))
+			e, err := New(context.Background(), Options{Home: home, Limits: tc.limits})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer e.Close(context.Background())
+			if p := e.Plugins()[0]; p.Status != "loaded" || p.States != tc.states || p.MaxStates != tc.maxStates {
+				t.Errorf("%s: states %d, max_states %d; want %d and %d", p.Status, p.States, p.MaxStates, tc.states, tc.maxStates)
+			}
+			var warns []string
+			for _, w := range e.Warnings() {
+				warns = append(warns, w.String())
+			}
+			if got := strings.Join(warns, "\n"); (tc.warning == "") != (got == "") || !strings.Contains(got, tc.warning) {
+				t.Errorf("warnings %q, want %q", got, tc.warning)
+			}
+		})
 	}
 }
 
