@@ -31,7 +31,8 @@ type serveArgs struct {
 	maxInFlight                     int
 	failOpen                        bool
 	drain                           time.Duration
-	otlpEndpoint                    string
+	otlpEndpoint, storeURL          string
+	states, maxStates               int
 }
 
 var serveCommand = &command{
@@ -50,6 +51,9 @@ var serveCommand = &command{
 		fs.IntVar(&a.maxInFlight, "max-inflight", server.DefaultMaxInFlight, "answer 503 with Retry-After past `N` calls at once")
 		fs.BoolVar(&a.failOpen, "fail-open", false, "let an agent's call through when a plugin that may serve it did not load")
 		fs.DurationVar(&a.drain, "drain", 30*time.Second, "on SIGTERM, wait up to `DURATION` for calls in flight")
+		fs.StringVar(&a.storeURL, "store-url", "", "keep the hooks' state in the store at `URL` (redis://...), over config.yaml's store: (also $HERMES_STORE_URL, which keeps a password out of the process list)")
+		fs.IntVar(&a.states, "limit-states", 0, "at most `N` Lua states per plugin, whatever its plugin.yaml asks (0: no bound)")
+		fs.IntVar(&a.maxStates, "limit-max-states", 0, "at most `N` Lua states per plugin while calls wait on I/O (0: no bound)")
 		fs.StringVar(&a.otlpEndpoint, "otlp-endpoint", "", "export spans over OTLP/HTTP to `URL`, each call continuing its caller's traceparent (the OTEL_EXPORTER_OTLP_* variables are honoured)")
 		return func(ctx context.Context, c *cli, args []string) int {
 			if len(args) > 0 {
@@ -166,7 +170,12 @@ func runServe(ctx context.Context, c *cli, a serveArgs) int {
 	metrics := engine.NewMetrics()
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(metrics)
-	eng, err := engine.New(ctx, engine.Options{Home: c.home, Logger: c.logger, Metrics: metrics, AcceptHooks: c.acceptHooks, TracerProvider: tr.provider()})
+	storeURL := a.storeURL
+	if storeURL == "" {
+		storeURL = os.Getenv("HERMES_STORE_URL")
+	}
+	eng, err := engine.New(ctx, engine.Options{Home: c.home, Logger: c.logger, Metrics: metrics, AcceptHooks: c.acceptHooks, TracerProvider: tr.provider(),
+		StoreURL: storeURL, Limits: engine.Limits{States: a.states, MaxStates: a.maxStates}})
 	if err != nil {
 		l.Close()
 		return c.fail(exitConfig, "cannot load %s: %v", homedir.Resolve(c.home), err)
