@@ -41,7 +41,7 @@ func AnswerAgent(ctx context.Context, eng *engine.Engine, call *shell.AgentCall,
 func brokenGuard(eng *engine.Engine, hook string) string {
 	for _, p := range eng.Plugins() {
 		if p.Status == "error" && (len(p.Hooks) == 0 || slices.Contains(p.Hooks, hook)) {
-			return fmt.Sprintf("plugin %s, which may serve %s, did not load: %s; fix it (`hermesctl doctor`), or disable it in config.yaml", p.Name, hook, p.Error)
+			return fmt.Sprintf("plugin %s, which may serve %s, did not load: %s; fix it (`hermesctl hooks doctor`), or disable it in config.yaml", p.Name, hook, p.Error)
 		}
 	}
 	return ""

@@ -82,20 +82,19 @@ func agentReply(ctx context.Context, c *cli, dialect string, a agentHookArgs) sh
 	if len(call.Firings) == 0 {
 		return shell.Reply{}
 	}
-	failOpen := a.failOpen
 	if a.server != "" {
-		return askServer(ctx, a.server, dialect, payload, call, failOpen)
+		return askServer(ctx, a.server, dialect, payload, call, a.failOpen)
 	}
 	home := homedir.Resolve(c.home)
 	if _, err := os.Stat(home); err != nil {
-		return call.Failed(fmt.Sprintf("the hermes home %s cannot be read (%v); create it, or set HERMES_HOME or --home to the one to use", home, err), failOpen)
+		return call.Failed(fmt.Sprintf("the hermes home %s cannot be read (%v); create it, or set HERMES_HOME or --home to the one to use", home, err), a.failOpen)
 	}
 	eng, err := engine.New(ctx, engine.Options{Home: c.home, Logger: c.logger, DisableWebhooks: true, AcceptHooks: c.acceptHooks})
 	if err != nil {
-		return call.Failed(fmt.Sprintf("%v; fix it, then `hermesctl doctor` says what else is wrong", err), failOpen)
+		return call.Failed(fmt.Sprintf("%v; fix it, then `hermesctl hooks doctor` says what else is wrong", err), a.failOpen)
 	}
 	defer eng.Close(context.WithoutCancel(ctx))
-	return server.AnswerAgent(ctx, eng, call, failOpen, c.logger)
+	return server.AnswerAgent(ctx, eng, call, a.failOpen, c.logger)
 }
 
 // askServer forwards the agent's payload to a hook server (POST /v1/agents/{agent}) and
