@@ -53,12 +53,12 @@ type PluginInfo struct {
 	// for reuse. Default 4 x States, and for a plugin that registers a wrap hook (whose
 	// calls wait in next for as long as the calls they wrap run) at least 64; States means
 	// never more.
-	MaxStates   int                 `json:"max_states"`
-	Enabled     bool                `json:"enabled"`
-	Status      string              `json:"status"` // "loaded", "disabled" or "error"
-	Error       string              `json:"error,omitempty"`
-	Hooks       []string            `json:"hooks"`
-	Permissions luabind.Permissions `json:"permissions"`
+	MaxStates   int                  `json:"max_states"`
+	Enabled     bool                 `json:"enabled"`
+	Status      string               `json:"status"` // "loaded", "disabled" or "error"
+	Error       string               `json:"error,omitempty"`
+	Hooks       []string             `json:"hooks"`
+	Permissions hookspec.Permissions `json:"permissions"`
 	// KwargsRebuilt lists the callbacks whose kwargs table is built afresh for every call
 	// instead of refilled, and why: "pre_tool_call at handler.lua:3: line 5: kw is passed
 	// to a function" (see docs/lua.md, Reusing the kwargs table).

@@ -10,7 +10,6 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/hermes-hooks/hermes/hookspec"
-	"github.com/hermes-hooks/hermes/luabind"
 )
 
 // TracerName is the instrumentation scope of the engine's spans (and the gateway's).
@@ -244,14 +243,14 @@ func kindName(k hookspec.Kind) string {
 // tracedStore makes every call of a hook's store a span, a child of the hook's span (the
 // call's context carries it).
 type tracedStore struct {
-	s      luabind.Store
+	s      hookspec.Store
 	tracer trace.Tracer
 }
 
-var _ luabind.Store = (*tracedStore)(nil)
+var _ hookspec.Store = (*tracedStore)(nil)
 
 // traceStore is s with spans when the engine traces, else s.
-func (e *Engine) traceStore(s luabind.Store) luabind.Store {
+func (e *Engine) traceStore(s hookspec.Store) hookspec.Store {
 	if e.tracer == nil {
 		return s
 	}

@@ -182,7 +182,7 @@ func OpenStore(home string) (b store.Backend, exists bool, err error) {
 
 // hookStore is the store module's view for the hook in dir, counted in the metrics under
 // its name.
-func (e *Engine) hookStore(source, dir, name string) luabind.Store {
+func (e *Engine) hookStore(source, dir, name string) hookspec.Store {
 	v := store.NewView(e.currentBackend, store.Namespace(source, filepath.Base(dir)))
 	m := e.opts.Metrics
 	if m == nil {

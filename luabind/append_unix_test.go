@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/hermes-hooks/hermes/hookspec"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -65,7 +66,7 @@ func TestAppendHelperProcess(t *testing.T) {
 	plugin, err := LoadPlugin(context.Background(), []byte(appendPlugin), Options{
 		File:        "append.lua",
 		Timeout:     time.Minute,
-		Permissions: Permissions{FS: []string{filepath.Dir(path)}},
+		Permissions: hookspec.Permissions{FS: []string{filepath.Dir(path)}},
 	})
 	if err != nil {
 		t.Fatalf("LoadPlugin: %v", err)
@@ -169,7 +170,7 @@ func TestAppendConcurrentProcessesWholeLines(t *testing.T) {
 // and refuses a bad argument, or a result over the size limit, before writing anything.
 func TestFileWriteArguments(t *testing.T) {
 	dir := t.TempDir()
-	opts := Options{Permissions: Permissions{FS: []string{dir}}}
+	opts := Options{Permissions: hookspec.Permissions{FS: []string{dir}}}
 	kw := map[string]any{"dir": dir}
 	got, err := eval(t, `
 local f = assert(io.open(kw.dir .. "/w.txt", "w"))

@@ -13,12 +13,6 @@ import (
 	"github.com/hermes-hooks/hermes/luabind/internal/stdlib"
 )
 
-// Func is a Go function callable from Lua (hookspec.Func).
-type Func = hookspec.Func
-
-// Object hands a Go value to Lua as userdata through gopher-luar (hookspec.Object).
-type Object = hookspec.Object
-
 // Table is a Go value that fills a new Lua table itself, field by field. On a hot path it
 // saves building a map[string]any and boxing every value in it.
 type Table interface {
@@ -110,7 +104,7 @@ func toLua(L *lua.LState, v any) lua.LValue {
 	case map[string]any:
 		t := newKeyedTable(L, len(x))
 		for k, e := range x {
-			if f, ok := e.(Func); ok {
+			if f, ok := e.(hookspec.Func); ok {
 				t.RawSetString(k, L.NewFunction(methodFunc(f, t)))
 				continue
 			}
@@ -141,9 +135,9 @@ func toLua(L *lua.LState, v any) lua.LValue {
 			t.RawSetString(k, L.StringValue(e))
 		}
 		return t
-	case Func:
+	case hookspec.Func:
 		return L.NewFunction(wrapFunc(x, nil))
-	case Object:
+	case hookspec.Object:
 		return bindMethods(L, luar.New(L, x.V), reflect.TypeOf(x.V))
 	case fmt.Stringer:
 		return lua.LString(x.String())
@@ -192,7 +186,7 @@ func reflectToLua(L *lua.LState, rv reflect.Value) lua.LValue {
 
 // wrapFunc adapts a Func to gopher-lua, converting arguments and recovering panics. With a
 // guard, the call is marked as waiting while f runs (not while its result is converted).
-func wrapFunc(f Func, g *limits.Guard) lua.LGFunction {
+func wrapFunc(f hookspec.Func, g *limits.Guard) lua.LGFunction {
 	return func(L *lua.LState) int {
 		args := make([]any, L.GetTop())
 		for i := range args {
@@ -290,7 +284,7 @@ func isMethod(typ reflect.Type, name string) bool {
 // methodFunc is f as a field of table t: callable as t.f(...) and as t:f(...), whose self
 // argument it drops, so that a host object built as a map of Funcs works in both styles
 // (as an Object's methods do: gopher-luar accepts obj:Send(...) and obj:send(...)).
-func methodFunc(f Func, t *lua.LTable) lua.LGFunction {
+func methodFunc(f hookspec.Func, t *lua.LTable) lua.LGFunction {
 	call := wrapFunc(f, nil)
 	return func(L *lua.LState) int {
 		if L.GetTop() > 0 && L.Get(1) == t {
@@ -300,7 +294,7 @@ func methodFunc(f Func, t *lua.LTable) lua.LGFunction {
 	}
 }
 
-func callFunc(ctx context.Context, f Func, args []any) (res any, err error) {
+func callFunc(ctx context.Context, f hookspec.Func, args []any) (res any, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("panic in host function: %v", r)

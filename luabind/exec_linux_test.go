@@ -1,6 +1,7 @@
 package luabind
 
 import (
+	"github.com/hermes-hooks/hermes/hookspec"
 	"path/filepath"
 	"testing"
 
@@ -15,7 +16,7 @@ func TestExecSetsidDaemonDies(t *testing.T) {
 	pidFile := filepath.Join(dir, "daemon.pid")
 	tool := writeScript(t, dir, "tool", "setsid sh -c 'echo $$ > \"$0\"; exec sleep 300' '"+pidFile+"' </dev/null >/dev/null 2>&1 &\n"+
 		"while [ ! -s '"+pidFile+"' ]; do :; done\necho done")
-	p := loadPlugin(t, execPlugin, Options{Permissions: Permissions{Exec: []string{tool}}})
+	p := loadPlugin(t, execPlugin, Options{Permissions: hookspec.Permissions{Exec: []string{tool}}})
 	if got, err := runArgv(p, tool); err != nil || got != "done\n" {
 		t.Fatalf("exec: %v, %v", got, err)
 	}

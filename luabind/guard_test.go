@@ -2,6 +2,7 @@ package luabind
 
 import (
 	"context"
+	"github.com/hermes-hooks/hermes/hookspec"
 	"runtime"
 	"testing"
 	"time"
@@ -38,7 +39,7 @@ func TestHostGrowthIsForgiven(t *testing.T) {
     local t0 = os.clock() while os.clock() - t0 < 0.02 do end -- sampled before the wait
     return require("hermes").grow()
   end)
-end`, Options{MemoryLimit: 16 << 20, HostFuncs: map[string]Func{"grow": grow}})
+end`, Options{MemoryLimit: 16 << 20, HostFuncs: map[string]hookspec.Func{"grow": grow}})
 	for range 3 {
 		if v, err := p.Call(context.Background(), 0, nil); v != "ok" || err != nil {
 			t.Fatalf("got %v, %v; want ok", v, err)

@@ -3,6 +3,7 @@ package luabind
 import (
 	"context"
 	"errors"
+	"github.com/hermes-hooks/hermes/hookspec"
 	"runtime"
 	"strings"
 	"testing"
@@ -10,8 +11,8 @@ import (
 )
 
 // started is a host function a hook calls to say it is running; the test waits on it.
-func started(ch chan struct{}) map[string]Func {
-	return map[string]Func{"started": func(context.Context, []any) (any, error) { ch <- struct{}{}; return nil, nil }}
+func started(ch chan struct{}) map[string]hookspec.Func {
+	return map[string]hookspec.Func{"started": func(context.Context, []any) (any, error) { ch <- struct{}{}; return nil, nil }}
 }
 
 const loopAfterStart = `function register(ctx)

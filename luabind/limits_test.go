@@ -2,6 +2,7 @@ package luabind
 
 import (
 	"context"
+	"github.com/hermes-hooks/hermes/hookspec"
 	"runtime"
 	"runtime/metrics"
 	"sync"
@@ -169,7 +170,7 @@ func TestMemoryGuardSparesWaitingCalls(t *testing.T) {
 	}
 	sleeper := loadPlugin(t, `function register(ctx)
   ctx.register_hook("sleep", function() return require("hermes").wait() end)
-end`, Options{MemoryLimit: 16 << 20, HostFuncs: map[string]Func{"wait": wait}})
+end`, Options{MemoryLimit: 16 << 20, HostFuncs: map[string]hookspec.Func{"wait": wait}})
 	var wg sync.WaitGroup
 	var got any
 	var err error

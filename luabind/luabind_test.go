@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/hermes-hooks/hermes/hookspec"
 	"log/slog"
 	"strings"
 	"sync"
@@ -150,7 +151,7 @@ func TestSandbox(t *testing.T) {
 		{"return pcall(require, 'io')", false},
 	}
 	for _, tt := range tests {
-		got, err := eval(t, tt.body, nil, Options{Home: "/home/x", Permissions: Permissions{Env: []string{"HERMES_TEST_OK"}}})
+		got, err := eval(t, tt.body, nil, Options{Home: "/home/x", Permissions: hookspec.Permissions{Env: []string{"HERMES_TEST_OK"}}})
 		if err != nil {
 			t.Errorf("%s: %v", tt.body, err)
 			continue
@@ -259,7 +260,7 @@ func TestLimits(t *testing.T) {
 
 func TestHostFuncs(t *testing.T) {
 	var got []any
-	host := map[string]Func{
+	host := map[string]hookspec.Func{
 		"run_agent": func(ctx context.Context, args []any) (any, error) {
 			got = args
 			return map[string]any{"text": "ok"}, nil
@@ -282,7 +283,7 @@ func TestHostFuncs(t *testing.T) {
 	}
 	// Funcs inside kwargs become callable functions (host objects such as gateway.send).
 	var sent string
-	gw := map[string]any{"send": Func(func(_ context.Context, a []any) (any, error) { sent = a[2].(string); return nil, nil })}
+	gw := map[string]any{"send": hookspec.Func(func(_ context.Context, a []any) (any, error) { sent = a[2].(string); return nil, nil })}
 	if _, err := eval(t, `kw.gateway.send("telegram", "c1", "hi")`, map[string]any{"gateway": gw}, Options{}); err != nil || sent != "hi" {
 		t.Errorf("gateway.send: sent %q, err %v", sent, err)
 	}

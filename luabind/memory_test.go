@@ -3,6 +3,7 @@ package luabind
 import (
 	"context"
 	"fmt"
+	"github.com/hermes-hooks/hermes/hookspec"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -103,7 +104,7 @@ func TestHostResultsAreCharged(t *testing.T) {
 	p := loadPlugin(t, `function register(ctx) ctx.register_hook("x", function()
   local hermes, t = require("hermes"), {}
   for i = 1, 1e9 do t[i] = hermes.big() end
-end) end`, Options{Timeout: time.Minute, MemoryLimit: 16 << 20, HostFuncs: map[string]Func{
+end) end`, Options{Timeout: time.Minute, MemoryLimit: 16 << 20, HostFuncs: map[string]hookspec.Func{
 		"big": func(context.Context, []any) (any, error) { return []any{strings.Repeat("x", 1<<20)}, nil },
 	}})
 	_, err := p.Call(context.Background(), 0, nil)
@@ -141,7 +142,7 @@ while not hermes.released() do for i = 1, 1000 do n = n + i end end
 return #keep`
 	ready := make(chan struct{}, 4) // a hook holds its memory, or its call ended
 	var released atomic.Bool
-	funcs := map[string]Func{
+	funcs := map[string]hookspec.Func{
 		"ready":    func(context.Context, []any) (any, error) { ready <- struct{}{}; return nil, nil },
 		"released": func(context.Context, []any) (any, error) { return released.Load(), nil },
 	}

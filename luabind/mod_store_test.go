@@ -3,6 +3,7 @@ package luabind
 import (
 	"context"
 	"errors"
+	"github.com/hermes-hooks/hermes/hookspec"
 	"strings"
 	"sync"
 	"testing"
@@ -14,7 +15,7 @@ import (
 )
 
 // sqliteStore is a namespace of a fresh store database.
-func sqliteStore(t *testing.T, ns string) Store {
+func sqliteStore(t *testing.T, ns string) hookspec.Store {
 	t.Helper()
 	b, err := store.Open(t.TempDir(), store.Config{})
 	if err != nil {
@@ -88,7 +89,7 @@ func TestStoreModuleErrors(t *testing.T) {
 }
 
 // blockingStore never answers before its context ends, like a backend that hangs.
-type blockingStore struct{ Store }
+type blockingStore struct{ hookspec.Store }
 
 func (blockingStore) Incr(ctx context.Context, _ string, _ int64, _ time.Duration) (int64, error) {
 	<-ctx.Done()

@@ -2,6 +2,7 @@ package luabind
 
 import (
 	"context"
+	"github.com/hermes-hooks/hermes/hookspec"
 	"strings"
 	"testing"
 )
@@ -23,7 +24,7 @@ func TestObjectCallStyles(t *testing.T) {
     return table.concat({o:Send("a"), o.send("b"), o.Send("c"), o:send("d"), o.Name}, ",")
   end)
 end`, Options{})
-	got, err := p.Call(context.Background(), 0, map[string]any{"obj": Object{V: obj}})
+	got, err := p.Call(context.Background(), 0, map[string]any{"obj": hookspec.Object{V: obj}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/hermes-hooks/hermes/hookspec"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -103,7 +104,7 @@ function register(ctx)
     for line in io.lines(kw.path) do out[#out + 1] = line end
     return out
   end)
-end`, Options{Permissions: Permissions{FS: []string{"~/.hermes/logs"}}})
+end`, Options{Permissions: hookspec.Permissions{FS: []string{"~/.hermes/logs"}}})
 
 	for i, path := range []string{"~/.hermes/logs/audit.log", logs + "/audit.log", "~/.hermes/logs/sub/../audit.log", "~/.hermes/logs/inner/x.log"} {
 		if _, err := p.Call(context.Background(), 0, map[string]any{"path": path, "text": fmt.Sprint("line ", i)}); err != nil {
@@ -169,7 +170,7 @@ local back = w:read("a")
 local closed = io.type(w)
 w:close()
 return {a, b, c, nl, l2, l3, four, eof == nil, all, pos, from3, size, back, closed, io.type(w), io.type(42)}`
-	got, err := eval(t, body, map[string]any{"dir": dir}, Options{Permissions: Permissions{FS: []string{dir}}})
+	got, err := eval(t, body, map[string]any{"dir": dir}, Options{Permissions: hookspec.Permissions{FS: []string{dir}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,10 +178,10 @@ return {a, b, c, nl, l2, l3, four, eof == nil, all, pos, from3, size, back, clos
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("reads (-want +got):\n%s", diff)
 	}
-	if _, err := eval(t, `io.open(kw.dir .. "/data.txt", "rw")`, map[string]any{"dir": dir}, Options{Permissions: Permissions{FS: []string{dir}}}); err == nil || !strings.Contains(err.Error(), "invalid mode") {
+	if _, err := eval(t, `io.open(kw.dir .. "/data.txt", "rw")`, map[string]any{"dir": dir}, Options{Permissions: hookspec.Permissions{FS: []string{dir}}}); err == nil || !strings.Contains(err.Error(), "invalid mode") {
 		t.Errorf("mode rw: err = %v, want invalid mode", err)
 	}
-	got, err = eval(t, `local f, msg = io.open(kw.dir .. "/missing.txt") return {f == nil, msg}`, map[string]any{"dir": dir}, Options{Permissions: Permissions{FS: []string{dir}}})
+	got, err = eval(t, `local f, msg = io.open(kw.dir .. "/missing.txt") return {f == nil, msg}`, map[string]any{"dir": dir}, Options{Permissions: hookspec.Permissions{FS: []string{dir}}})
 	if m, _ := got.([]any); err != nil || len(m) != 2 || m[0] != true || !strings.Contains(fmt.Sprint(m[1]), "missing.txt: no such file") {
 		t.Errorf("missing file: got %v, %v; want nil and a message", got, err)
 	}
@@ -208,7 +209,7 @@ function register(ctx)
   ctx.register_hook("too many", function(kw)
     for i = 1, 100 do io.open(kw.dir .. "/g" .. i, "w") end
   end)
-end`, Options{Permissions: Permissions{FS: []string{dir}}})
+end`, Options{Permissions: hookspec.Permissions{FS: []string{dir}}})
 	before := openFDs(t)
 	if _, err := p.Call(context.Background(), 0, map[string]any{"dir": dir}); err != nil {
 		t.Fatal(err)
@@ -226,7 +227,7 @@ end`, Options{Permissions: Permissions{FS: []string{dir}}})
 }
 
 func TestFSLoadErrors(t *testing.T) {
-	_, err := LoadPlugin(context.Background(), []byte("function register(ctx) end"), Options{File: "p.lua", Permissions: Permissions{FS: []string{""}}})
+	_, err := LoadPlugin(context.Background(), []byte("function register(ctx) end"), Options{File: "p.lua", Permissions: hookspec.Permissions{FS: []string{""}}})
 	wantErr(t, "empty fs entry", err, KindLoad, "p.lua: permissions.fs: empty entry")
 }
 
@@ -288,7 +289,7 @@ func httpServer(t *testing.T) (*httptest.Server, *atomic.Int32) {
 }
 
 func TestHTTPNeedsNet(t *testing.T) {
-	for _, perms := range []Permissions{{}, {FS: []string{t.TempDir()}, Exec: []string{"echo"}}} {
+	for _, perms := range []hookspec.Permissions{{}, {FS: []string{t.TempDir()}, Exec: []string{"echo"}}} {
 		_, err := eval(t, `return require("http")`, nil, Options{Permissions: perms})
 		wantErr(t, "require http", err, KindRuntime, `module "http" needs permissions.net`)
 	}
@@ -296,7 +297,7 @@ func TestHTTPNeedsNet(t *testing.T) {
 
 func TestHTTPRequests(t *testing.T) {
 	srv, _ := httpServer(t)
-	opts := Options{Permissions: Permissions{Net: []string{"127.0.0.1"}}}
+	opts := Options{Permissions: hookspec.Permissions{Net: []string{"127.0.0.1"}}}
 	kw := map[string]any{"url": srv.URL}
 	tests := []struct {
 		name, body string
@@ -357,7 +358,7 @@ func TestHTTPRefusals(t *testing.T) {
 	}
 	for _, tt := range tests {
 		hits.Store(0)
-		_, err := eval(t, tt.body, map[string]any{"url": srv.URL}, Options{Timeout: 20 * time.Second, Permissions: Permissions{Net: tt.net}})
+		_, err := eval(t, tt.body, map[string]any{"url": srv.URL}, Options{Timeout: 20 * time.Second, Permissions: hookspec.Permissions{Net: tt.net}})
 		wantErr(t, tt.name, err, KindRuntime, tt.want...)
 		if tt.name == "host not allowed" || tt.name == "other port" {
 			if n := hits.Load(); n != 0 {
@@ -376,13 +377,13 @@ func TestHTTPTimeouts(t *testing.T) {
 	srv, _ := httpServer(t)
 	kw := map[string]any{"url": srv.URL}
 	start := time.Now()
-	_, err := eval(t, `require("http").get(kw.url .. "/slow", {timeout = 0.2})`, kw, Options{Permissions: Permissions{Net: []string{"127.0.0.1"}}})
+	_, err := eval(t, `require("http").get(kw.url .. "/slow", {timeout = 0.2})`, kw, Options{Permissions: hookspec.Permissions{Net: []string{"127.0.0.1"}}})
 	wantErr(t, "request timeout", err, KindRuntime, "http: GET 127.0.0.1:", "timed out after 200ms")
 	if d := time.Since(start); d > 3*time.Second {
 		t.Errorf("request timeout took %v, want about 200ms", d)
 	}
 	start = time.Now()
-	_, err = eval(t, `require("http").get(kw.url .. "/slow", {timeout = 60})`, kw, Options{Timeout: 200 * time.Millisecond, Permissions: Permissions{Net: []string{"127.0.0.1"}}})
+	_, err = eval(t, `require("http").get(kw.url .. "/slow", {timeout = 60})`, kw, Options{Timeout: 200 * time.Millisecond, Permissions: hookspec.Permissions{Net: []string{"127.0.0.1"}}})
 	wantErr(t, "call timeout", err, KindTimeout, "timed out after 200ms")
 	if d := time.Since(start); d > 3*time.Second {
 		t.Errorf("call timeout took %v, want about 200ms", d)
@@ -390,7 +391,7 @@ func TestHTTPTimeouts(t *testing.T) {
 }
 
 func TestExecNeedsExec(t *testing.T) {
-	_, err := eval(t, `return require("exec").run({"echo", "hi"})`, nil, Options{Permissions: Permissions{Net: []string{"*"}}})
+	_, err := eval(t, `return require("exec").run({"echo", "hi"})`, nil, Options{Permissions: hookspec.Permissions{Net: []string{"*"}}})
 	wantErr(t, "require exec", err, KindRuntime, `module "exec" needs permissions.exec`)
 }
 
@@ -410,7 +411,7 @@ func TestExecRun(t *testing.T) {
 	needUnix(t, "echo", "cat", "false", "sh", "head")
 	echoPath, _ := exec.LookPath("echo")
 	t.Setenv("HERMES_EXEC_SECRET", "s3cret")
-	opts := Options{Permissions: Permissions{Exec: []string{"echo", "cat", "false", "head"}}}
+	opts := Options{Permissions: hookspec.Permissions{Exec: []string{"echo", "cat", "false", "head"}}}
 	tests := []struct {
 		name, body string
 		want       any
@@ -450,7 +451,7 @@ func TestExecEnvironmentIsFiltered(t *testing.T) {
 	t.Setenv("HERMES_EXEC_SECRET", "s3cret")
 	t.Setenv("HERMES_EXEC_OK", "fine")
 	got, err := eval(t, `return require("exec").run({"sh", "-c", "echo \"$HERMES_EXEC_SECRET|$HERMES_EXEC_OK|${PATH:+path}\""}).stdout`, nil,
-		Options{Permissions: Permissions{Exec: []string{"sh"}, Env: []string{"HERMES_EXEC_OK"}}})
+		Options{Permissions: hookspec.Permissions{Exec: []string{"sh"}, Env: []string{"HERMES_EXEC_OK"}}})
 	if err != nil || got != "|fine|path\n" {
 		t.Errorf("child environment: got %q, %v; want only PATH and the declared variable", got, err)
 	}
@@ -458,7 +459,7 @@ func TestExecEnvironmentIsFiltered(t *testing.T) {
 
 func TestExecTimeouts(t *testing.T) {
 	needUnix(t, "sleep", "sh")
-	opts := Options{Permissions: Permissions{Exec: []string{"sleep", "sh"}}}
+	opts := Options{Permissions: hookspec.Permissions{Exec: []string{"sleep", "sh"}}}
 	tests := []struct {
 		name, body string
 		opts       Options
@@ -507,7 +508,7 @@ func TestEnvPermission(t *testing.T) {
 		{[]string{"*"}, []any{"tok", os.Getenv("HOME"), os.Getenv("PATH")}},
 	}
 	for _, tt := range tests {
-		got, err := eval(t, body, nil, Options{Permissions: Permissions{Env: tt.env}})
+		got, err := eval(t, body, nil, Options{Permissions: hookspec.Permissions{Env: tt.env}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -549,7 +550,7 @@ function register(ctx)
     f:write("x\n")
     f:close()
   end)
-end`, Options{Home: home, Permissions: Permissions{FS: []string{"logs"}}})
+end`, Options{Home: home, Permissions: hookspec.Permissions{FS: []string{"logs"}}})
 	if _, err := p.Call(context.Background(), 0, map[string]any{"path": filepath.Join(home, "logs", "a.log")}); err != nil {
 		t.Errorf("append inside <home>/logs: %v", err)
 	}

@@ -2,6 +2,7 @@ package luabind
 
 import (
 	"context"
+	"github.com/hermes-hooks/hermes/hookspec"
 	"runtime"
 	"slices"
 	"sync"
@@ -16,7 +17,7 @@ import (
 // database's statement does: the call waits on I/O meanwhile, and other calls may take an
 // extra state.
 type cpuStore struct {
-	Store
+	hookspec.Store
 	cost time.Duration
 }
 
@@ -79,7 +80,7 @@ func TestLongestWaiterIsServedFirst(t *testing.T) {
 	g := newGate(t)
 	var mu sync.Mutex
 	var order []string
-	funcs := map[string]Func{
+	funcs := map[string]hookspec.Func{
 		"block": func(ctx context.Context, _ []any) (any, error) { return nil, g.block(ctx) },
 		"mark": func(_ context.Context, args []any) (any, error) {
 			mu.Lock()

@@ -2,6 +2,7 @@ package luabind
 
 import (
 	"context"
+	"github.com/hermes-hooks/hermes/hookspec"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -38,7 +39,7 @@ func (g *gate) block(ctx context.Context) error {
 
 // gateStore is a store whose incr waits at the gate, like a database that is slow to answer.
 type gateStore struct {
-	Store
+	hookspec.Store
 	g *gate
 }
 
@@ -66,7 +67,7 @@ func TestIOWaitDoesNotHoldTheLine(t *testing.T) {
 	viaGate := func(g *gate, _ *Plugin) { <-g.entered }
 	cases := map[string]setup{
 		"host function": {`require("hermes").block()`, func(g *gate, o *Options) {
-			o.HostFuncs = map[string]Func{"block": func(ctx context.Context, _ []any) (any, error) { return nil, g.block(ctx) }}
+			o.HostFuncs = map[string]hookspec.Func{"block": func(ctx context.Context, _ []any) (any, error) { return nil, g.block(ctx) }}
 		}, viaGate},
 		"store": {`require("store").incr("k")`, func(g *gate, o *Options) { o.Store = gateStore{g: g} }, viaGate},
 		"http": {`require("http").get(kw.url)`, func(g *gate, o *Options) {
@@ -139,7 +140,7 @@ func TestPureLuaDoesNotGrowThePool(t *testing.T) {
   end)
 end`
 	started := make(chan struct{}, 4)
-	funcs := map[string]Func{
+	funcs := map[string]hookspec.Func{
 		"block":   func(ctx context.Context, _ []any) (any, error) { return nil, g.block(ctx) },
 		"started": func(context.Context, []any) (any, error) { started <- struct{}{}; return nil, nil },
 	}
@@ -192,7 +193,7 @@ func TestPoolGrowthIsBounded(t *testing.T) {
 	for _, maxStates := range []int{0, 1, 3} {
 		limit := max(maxStates, 1)
 		g := newGate(t)
-		funcs := map[string]Func{"block": func(ctx context.Context, _ []any) (any, error) { return nil, g.block(ctx) }}
+		funcs := map[string]hookspec.Func{"block": func(ctx context.Context, _ []any) (any, error) { return nil, g.block(ctx) }}
 		p := loadPlugin(t, `function register(ctx) ctx.register_hook("h", function() require("hermes").block() end) end`,
 			Options{Timeout: time.Minute, BusyTimeout: 30 * time.Millisecond, MaxStates: maxStates, HostFuncs: funcs})
 		errs := make(chan error, limit)
@@ -222,7 +223,7 @@ func TestPoolGrowthIsBounded(t *testing.T) {
 // covers the time the state was held by another call, the run does not.
 func TestWaitIsNotRun(t *testing.T) {
 	g := newGate(t)
-	funcs := map[string]Func{"block": func(ctx context.Context, _ []any) (any, error) { return nil, g.block(ctx) }}
+	funcs := map[string]hookspec.Func{"block": func(ctx context.Context, _ []any) (any, error) { return nil, g.block(ctx) }}
 	p := loadPlugin(t, `function register(ctx)
   ctx.register_hook("h", function(kw) if kw.block then require("hermes").block() end return 1 end)
 end`, Options{Timeout: time.Minute, BusyTimeout: time.Minute, MaxStates: 1, HostFuncs: funcs})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/hermes-hooks/hermes/hookspec"
 	"log/slog"
 
 	iomod "github.com/hermes-hooks/hermes/luabind/internal/modules/io"
@@ -23,9 +24,9 @@ type hook struct {
 	name      string
 	home      string
 	logger    *slog.Logger
-	perms     Permissions
-	hostFuncs map[string]Func
-	store     Store             // nil: the store module is absent
+	perms     hookspec.Permissions
+	hostFuncs map[string]hookspec.Func
+	store     hookspec.Store    // nil: the store module is absent
 	fsRoots   []iomod.Root      // permissions.fs entries, resolved and opened once at load (io.ResolveRoots)
 	programs  []execmod.Program // permissions.exec entries, resolved once at load (exec.ResolvePrograms)
 	modules   []modules.Def     // what require may return (modules.go)

@@ -3,6 +3,7 @@ package luabind
 import (
 	"bytes"
 	"context"
+	"github.com/hermes-hooks/hermes/hookspec"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -127,7 +128,7 @@ function register(ctx)
     f:close()
     return "ok"
   end)
-end`, Options{Home: home, Permissions: Permissions{FS: []string{"notes.txt", "logs"}}})
+end`, Options{Home: home, Permissions: hookspec.Permissions{FS: []string{"notes.txt", "logs"}}})
 	write := func(path string) any {
 		got, err := p.Call(context.Background(), 0, map[string]any{"path": path})
 		if err != nil {

@@ -5,6 +5,7 @@ package luabind
 import (
 	"context"
 	"fmt"
+	"github.com/hermes-hooks/hermes/hookspec"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -37,7 +38,7 @@ func TestIOOpenRefusesFIFOs(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "plain"), []byte("text"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	p := loadPlugin(t, openPlugin, Options{Timeout: 2 * time.Second, Permissions: Permissions{FS: []string{dir}}})
+	p := loadPlugin(t, openPlugin, Options{Timeout: 2 * time.Second, Permissions: hookspec.Permissions{FS: []string{dir}}})
 	for _, tt := range []struct{ path, mode, want string }{
 		{fifo, "r", ""},
 		{fifo, "w", ""},
@@ -88,7 +89,7 @@ func TestFSFolderSwappedForSymlink(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	p := loadPlugin(t, openPlugin, Options{Permissions: Permissions{FS: []string{dir}}})
+	p := loadPlugin(t, openPlugin, Options{Permissions: hookspec.Permissions{FS: []string{dir}}})
 	if got, err := p.Call(context.Background(), 0, map[string]any{"path": filepath.Join(dir, "before"), "mode": "w"}); err != nil || got != "written" {
 		t.Fatalf("before the swap: %v, %v", got, err)
 	}
@@ -142,7 +143,7 @@ func TestExecEntriesNameOneFile(t *testing.T) {
 	evil := writeScript(t, dir, "echo", "touch "+marker)
 	echoPath, _ := exec.LookPath("echo")
 
-	p := loadPlugin(t, execPlugin, Options{Permissions: Permissions{Exec: []string{"echo"}}})
+	p := loadPlugin(t, execPlugin, Options{Permissions: hookspec.Permissions{Exec: []string{"echo"}}})
 	_, err := runArgv(p, evil, "hi")
 	wantErr(t, "a file named echo", err, KindRuntime, `exec: "`+evil+`" is not in permissions.exec`)
 	if _, err := os.Stat(marker); err == nil {
@@ -155,7 +156,7 @@ func TestExecEntriesNameOneFile(t *testing.T) {
 	}
 
 	own := writeScript(t, t.TempDir(), "tool", "echo tool")
-	p = loadPlugin(t, execPlugin, Options{Permissions: Permissions{Exec: []string{own}}})
+	p = loadPlugin(t, execPlugin, Options{Permissions: hookspec.Permissions{Exec: []string{own}}})
 	if got, err := runArgv(p, own); err != nil || got != "tool\n" {
 		t.Errorf("absolute entry: %v, %v", got, err)
 	}
@@ -171,7 +172,7 @@ func TestExecResolvesAtLoad(t *testing.T) {
 	writeScript(t, first, "tool", "echo first")
 	writeScript(t, second, "tool", "echo second")
 	t.Setenv("PATH", first+string(os.PathListSeparator)+os.Getenv("PATH"))
-	p := loadPlugin(t, execPlugin, Options{Permissions: Permissions{Exec: []string{"tool", "hermes-no-such-program"}}})
+	p := loadPlugin(t, execPlugin, Options{Permissions: hookspec.Permissions{Exec: []string{"tool", "hermes-no-such-program"}}})
 	if got, err := runArgv(p, "tool"); err != nil || got != "first\n" {
 		t.Errorf("tool: %v, %v", got, err)
 	}
@@ -195,7 +196,7 @@ func TestExecSameFileOtherName(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	p := loadPlugin(t, execPlugin, Options{Permissions: Permissions{Exec: []string{filepath.Join(dir, "hello")}}})
+	p := loadPlugin(t, execPlugin, Options{Permissions: hookspec.Permissions{Exec: []string{filepath.Join(dir, "hello")}}})
 	got, err := runArgv(p, filepath.Join(dir, "hello"))
 	if err != nil || !strings.HasSuffix(got.(string), "\n") {
 		t.Errorf("hello: %v, %v", got, err)

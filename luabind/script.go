@@ -23,9 +23,6 @@ import (
 	"github.com/hermes-hooks/hermes/luabind/internal/stdlib"
 )
 
-// Permissions are the side effects a hook declares in its manifest (hookspec.Permissions).
-type Permissions = hookspec.Permissions
-
 // Options describe one handler file to load. The zero value of every field works.
 type Options struct {
 	Name    string        // hook or plugin name, for logs; "" = the file name
@@ -46,10 +43,10 @@ type Options struct {
 	// WrapMaxStates, when more than MaxStates, is the bound instead for a plugin that
 	// registers a wrap hook: its calls wait in next for as long as the calls they wrap run.
 	WrapMaxStates int
-	Permissions   Permissions     // what the hook may touch
-	HostFuncs     map[string]Func // extra functions of the hermes module, e.g. run_agent
-	Store         Store           // the hook's namespace of the store module; nil = no store module
-	Config        any             // plugins only: visible to Lua as ctx.config
+	Permissions   hookspec.Permissions     // what the hook may touch
+	HostFuncs     map[string]hookspec.Func // extra functions of the hermes module, e.g. run_agent
+	Store         hookspec.Store           // the hook's namespace of the store module; nil = no store module
+	Config        any                      // plugins only: visible to Lua as ctx.config
 	// MemoryLimit is how many bytes each Lua state of the hook may hold; an allocation
 	// that would pass it fails the call with a KindLimit error (see doc.go, Limits). 0 =
 	// 256 MiB; negative = no limit.

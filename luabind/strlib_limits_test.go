@@ -2,6 +2,7 @@ package luabind
 
 import (
 	"context"
+	"github.com/hermes-hooks/hermes/hookspec"
 	"regexp"
 	"testing"
 	"time"
@@ -121,7 +122,7 @@ func TestPathologicalPatternsTimeOut(t *testing.T) {
 // TestPatternCanceledByTheHost: cancelling the caller's context stops a match in progress.
 func TestPatternCanceledByTheHost(t *testing.T) {
 	started := make(chan struct{})
-	host := map[string]Func{"started": func(context.Context, []any) (any, error) {
+	host := map[string]hookspec.Func{"started": func(context.Context, []any) (any, error) {
 		close(started)
 		return nil, nil
 	}}

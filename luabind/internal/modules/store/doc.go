@@ -1,6 +1,6 @@
 // Package store is the store module of hooks: get, set (with a TTL in seconds), incr,
 // delete, keys and update, on the hook's own namespace of state that outlives a call
-// (Backend: the engine gives each hook its own, in package store of the repository).
+// (a hookspec.Store: the engine gives each hook its own, a store.View).
 // Values cross as JSON values do (modules.VU.ToGo, ToLua), and what the backend returns is
 // charged to the state's memory before it becomes Lua values. Each operation runs under
 // the call's context and counts as a wait outside Lua (modules.VU.Wait), except the Lua

@@ -7,31 +7,22 @@ import (
 	"math"
 	"time"
 
+	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/luabind/internal/limits"
 	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
 	"github.com/hermes-hooks/hermes/luabind/internal/modules"
 )
 
-// Backend is the hook's namespace of the store, as luabind.Store describes it.
-type Backend interface {
-	Get(ctx context.Context, key string) (value any, found bool, err error)
-	Set(ctx context.Context, key string, value any, ttl time.Duration) error
-	Incr(ctx context.Context, key string, n int64, ttl time.Duration) (int64, error)
-	Delete(ctx context.Context, key string) (bool, error)
-	Keys(ctx context.Context, prefix string) ([]string, error)
-	Update(ctx context.Context, key string, fn func(old any, found bool) (any, error)) (any, error)
-}
-
 // Module is the store module of one hook: its namespace, which every state of the hook
 // shares (the backend is safe for concurrent use).
 type Module struct {
-	Backend Backend
+	Backend hookspec.Store
 }
 
 // Instance is the store module in one state.
 type Instance struct {
 	vu modules.VU
-	s  Backend
+	s  hookspec.Store
 }
 
 var (

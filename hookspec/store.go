@@ -1,13 +1,15 @@
-package luabind
+package hookspec
 
 import (
 	"context"
 	"time"
 )
 
-// Store is a hook's own namespace of state that outlives a call, behind the store module:
-// values are JSON values as toGo makes them. Every method honours ctx (the call's, with the
-// hook's timeout). The engine gives each hook its own (package store).
+// Store is the store as one hook sees it: its own namespace of state that outlives a call,
+// behind the Lua store module, with values as JSON values as Go holds them (nil, bool,
+// int64, float64, string, []any, map[string]any). Every method honours ctx (the call's, with
+// the hook's timeout). The engine gives each hook its own (store.View); luabind's store
+// module calls it.
 type Store interface {
 	Get(ctx context.Context, key string) (value any, found bool, err error)
 	Set(ctx context.Context, key string, value any, ttl time.Duration) error
