@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -242,26 +243,28 @@ func (e *Engine) readConfigs() (*managed, *config, []hookspec.Warning, error) {
 }
 
 // loadHooks fills set with the hooks of both layers, in the order they run: the managed
-// shell hooks, the user's plugins, the user's shell hooks, then the webhooks. It fails only
-// on a reload whose plugins directory cannot be read.
+// plugins, the managed shell hooks, the user's plugins, the user's shell hooks, then the
+// webhooks. It fails on a managed plugin that cannot be loaded (loadManagedPlugins), and on
+// a reload whose plugins directory cannot be read.
 func (e *Engine) loadHooks(ctx context.Context, set, prev *hookSet, mgd *managed, cfg *config) error {
+	managedPlugins, managedInfos, w, err := e.loadManagedPlugins(ctx, mgd, prev)
+	e.addPlugins(set, managedPlugins) // first: before every hook of the user's home (and closed with set when the load fails)
+	if err != nil {
+		return err
+	}
+	set.warnings = append(set.warnings, w...)
 	managedShell, w := e.loadShellHooks(ctx, mgd.cfg, prev, LayerManaged, mgd.policy)
 	set.warnings = append(set.warnings, w...)
-	e.addShellHooks(set, managedShell) // first: before the user's plugins and shell hooks
-	plugins, infos, w, err := e.loadUserPlugins(ctx, cfg, prev, mgd.policy)
+	e.addShellHooks(set, managedShell)
+	plugins, infos, w, err := e.loadUserPlugins(ctx, cfg, prev, mgd.policy, managedInfos)
 	if err != nil {
 		if prev != nil {
 			return err
 		}
 		w = append(w, hookspec.Warning{File: filepath.Join(e.home, "plugins"), Msg: err.Error()})
 	}
-	set.plugins, set.warnings, set.loaded = infos, append(set.warnings, w...), plugins
-	for _, p := range plugins {
-		for i, r := range p.lp.Registrations() {
-			set.byHook[r.Hook] = append(set.byHook[r.Hook], &pluginCallback{p: p, index: i, logger: e.logger,
-				metrics: e.opts.Metrics.forHook(hookspec.SourcePlugin, p.info.Name, r.Hook)})
-		}
-	}
+	set.plugins, set.warnings = slices.Concat(managedInfos, infos), append(set.warnings, w...)
+	e.addPlugins(set, plugins)
 	shell, w := e.loadShellHooks(ctx, cfg, prev, LayerUser, mgd.policy)
 	set.warnings = append(set.warnings, w...)
 	e.addShellHooks(set, shell)
@@ -280,6 +283,17 @@ func (e *Engine) loadHooks(ctx context.Context, set, prev *hookSet, mgd *managed
 	}
 	set.preTool = set.byHook[hooknames.PreToolCall]
 	return nil
+}
+
+// addPlugins registers the callbacks of plugins, in their order, in set.
+func (e *Engine) addPlugins(set *hookSet, plugins []*plugin) {
+	set.loaded = append(set.loaded, plugins...)
+	for _, p := range plugins {
+		for i, r := range p.lp.Registrations() {
+			set.byHook[r.Hook] = append(set.byHook[r.Hook], &pluginCallback{p: p, index: i, logger: e.logger,
+				metrics: e.opts.Metrics.forHook(hookspec.SourcePlugin, p.info.Name, r.Hook)})
+		}
+	}
 }
 
 // addShellHooks registers the shell hooks that run (none in a dry run) in set.
@@ -363,7 +377,8 @@ func (e *Engine) Close(ctx context.Context) error {
 	return ctx.Err()
 }
 
-// Plugins describes every plugin directory found, loaded or not, in directory order.
+// Plugins describes every plugin directory found, loaded or not: the managed home's, then
+// the user's, each in directory order.
 func (e *Engine) Plugins() []*PluginInfo { return e.set.Load().plugins }
 
 // ShellHooks describes every shell hook declared in config.yaml, registered or not.

@@ -15,6 +15,7 @@ import (
 	"github.com/hermes-hooks/hermes/internal/manifest"
 	"github.com/hermes-hooks/hermes/internal/suggest"
 	"github.com/hermes-hooks/hermes/luabind"
+	"github.com/hermes-hooks/hermes/store"
 )
 
 // Gateway hook manifest limits.
@@ -152,7 +153,7 @@ func (e *Engine) loadGatewayHook(ctx context.Context, d *dirFiles, disabled []st
 	h, err := luabind.LoadHandler(ctx, d.src, "handle", luabind.Options{
 		Name: info.Name, File: d.handler, Home: e.home, Logger: opts.Logger.With("hook", info.Name),
 		Timeout: seconds(info.Timeout), MemoryLimit: info.Memory, Permissions: info.Permissions, HostFuncs: opts.HostFuncs,
-		Store: e.hookStore(hookspec.SourceGateway, d.dir, info.Name), DryRun: e.opts.DryRun,
+		Store: e.hookStore(hookspec.SourceGateway, store.Namespace(hookspec.SourceGateway, filepath.Base(d.dir)), info.Name), DryRun: e.opts.DryRun,
 	})
 	if err != nil {
 		var le *luabind.Error

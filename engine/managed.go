@@ -89,12 +89,11 @@ type managed struct {
 func loadManaged(home string) (*managed, []hookspec.Warning, error) {
 	m := &managed{home: home, policy: &Policy{}}
 	relocatedWarns := relocated(home)
-	for _, sub := range []string{"plugins", "hooks"} { // a guard put there would not run: say so, never drop it
-		if entries, err := os.ReadDir(filepath.Join(home, sub)); err == nil && len(entries) > 0 {
-			return nil, nil, fmt.Errorf("managed home: %s holds Lua hooks, which the managed layer does not load (it reads config.yaml only); "+
-				"hooks do not run until the guards there are moved to config.yaml's hooks: (a command, or type: http) or the directory is removed",
-				filepath.Join(home, sub))
-		}
+	hooks := filepath.Join(home, "hooks") // a guard put there would not run: say so, never drop it
+	if entries, err := os.ReadDir(hooks); err == nil && len(entries) > 0 {
+		return nil, nil, fmt.Errorf("managed home: %s holds gateway hooks, which the managed layer does not load (it loads config.yaml and plugins/); "+
+			"hooks do not run until the guards there are moved to plugins/ (a Lua plugin) or config.yaml's hooks: (a command, or type: http), or the directory is removed",
+			hooks)
 	}
 	file := filepath.Join(home, "config.yaml")
 	if _, err := os.Stat(file); errors.Is(err, fs.ErrNotExist) {
@@ -170,11 +169,38 @@ func (e *Engine) Policy() Policy {
 	return Policy{}
 }
 
+// loadManagedPlugins loads the plugins of the managed home: no disabled list but its own
+// config.yaml's applies. A managed plugin that fails to load, with no previous version
+// running, is an error, as an unreadable managed config.yaml is: the engine does not run
+// without a guard the administrator put there (and a reload keeps the hooks that run). The
+// plugins that did load are returned with it, for the failed load to close.
+func (e *Engine) loadManagedPlugins(ctx context.Context, m *managed, prev *hookSet) ([]*plugin, []*PluginInfo, []hookspec.Warning, error) {
+	l := pluginLayer{home: m.home, layer: LayerManaged}
+	if m.cfg != nil {
+		l.disabled = m.cfg.disabledPlugins
+	}
+	loaded, infos, warns, err := e.loadPlugins(ctx, l, prev)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("managed home: %w", err)
+	}
+	for _, info := range infos {
+		if info.Status == "error" {
+			return loaded, nil, nil, fmt.Errorf("managed home: the plugin in %s failed to load (%s); hooks do not run until it is fixed: the managed guard would be missing", info.Dir, info.Error)
+		}
+	}
+	return loaded, infos, warns, nil
+}
+
 // loadUserPlugins loads the plugins of the user's home, unless the policy allows only
-// managed hooks: then none is loaded, and one warning says why.
-func (e *Engine) loadUserPlugins(ctx context.Context, cfg *config, prev *hookSet, p *Policy) ([]*plugin, []*PluginInfo, []hookspec.Warning, error) {
+// managed hooks: then none is loaded, and one warning says why. None may have the name of
+// a managed plugin (of managed).
+func (e *Engine) loadUserPlugins(ctx context.Context, cfg *config, prev *hookSet, p *Policy, managed []*PluginInfo) ([]*plugin, []*PluginInfo, []hookspec.Warning, error) {
 	if p == nil || !p.ManagedHooksOnly {
-		return e.loadPlugins(ctx, cfg, prev)
+		l := pluginLayer{home: e.home, layer: LayerUser, disabled: cfg.disabledPlugins, reserved: map[string]string{}}
+		for _, m := range managed {
+			l.reserved[m.Name] = m.Dir
+		}
+		return e.loadPlugins(ctx, l, prev)
 	}
 	_, w := refusedDir(e.home, "plugins", "plugins", p)
 	return nil, nil, w, nil

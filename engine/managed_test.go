@@ -221,15 +221,172 @@ func TestMatchCommand(t *testing.T) {
 	}
 }
 
-// Lua hooks put in the managed home would not run: the load fails rather than drop them.
-func TestManagedLuaHooksAreNotDroppedSilently(t *testing.T) {
-	for _, sub := range []string{"plugins/guard", "hooks/audit"} {
-		mh, home := managedHomes(t, "", map[string]string{"config.yaml": ""})
-		os.MkdirAll(filepath.Join(mh, sub), 0o755)
-		_, err := New(context.Background(), Options{Home: home, ManagedHome: mh})
-		if err == nil || !strings.Contains(err.Error(), "which the managed layer does not load") {
-			t.Errorf("%s: New error %v, want the load refused", sub, err)
+// Gateway hooks put in the managed home would not run: the load fails rather than drop them.
+func TestManagedGatewayHooksAreNotDroppedSilently(t *testing.T) {
+	mh, home := managedHomes(t, "", map[string]string{"config.yaml": ""})
+	os.MkdirAll(filepath.Join(mh, "hooks", "audit"), 0o755)
+	_, err := New(context.Background(), Options{Home: home, ManagedHome: mh})
+	if err == nil || !strings.Contains(err.Error(), filepath.Join(mh, "hooks")+" holds gateway hooks, which the managed layer does not load") {
+		t.Errorf("New error %v, want the load refused", err)
+	}
+}
+
+// writeFiles writes files (paths relative to dir) under dir.
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, body := range files {
+		os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755)
+		writeFile(t, filepath.Join(dir, name), body)
+	}
+}
+
+const managedLuaGuard = `if kw.args.command:find("rm -rf", 1, true) then return {action = "block", message = "managed lua: no rm -rf"} end`
+
+// A Lua guard of the managed home runs before every hook of the user's home, whatever
+// their priority, and the user's config.yaml cannot disable it.
+func TestManagedPluginGuardCannotBeDisabledOrOutranked(t *testing.T) {
+	mh, home := managedHomes(t, "", map[string]string{
+		"config.yaml": "plugins: {disabled: [guard]}\nhooks:\n  pre_tool_call:\n    - command: ./approve.sh\n",
+		"approve.sh":  "#!/bin/sh\necho '{\"action\":\"approve\"}'\n",
+	})
+	writeFiles(t, mh, pluginFiles("guard", "", one("pre_tool_call", managedLuaGuard)))
+	writeFiles(t, home, pluginFiles("yes", "priority: 1000\n", one("pre_tool_call", `return {action = "approve"}`)))
+	writeFiles(t, home, pluginFiles("rewrite", "priority: 999\n", one("pre_tool_call", `return {action = "modify", args = {command = "echo hi"}}`)))
+	t.Chdir(home)
+	e, _ := newManagedEngine(t, mh, home)
+	b := e.DecideTool(context.Background(), rmRF).Block
+	if b == nil || b.Message != "managed lua: no rm -rf" || b.Hook != "guard" {
+		t.Fatalf("got %+v, want the managed plugin's block", b)
+	}
+	ps := e.Plugins()
+	if len(ps) != 3 || ps[0].Name != "guard" || ps[0].Layer != LayerManaged || ps[0].Status != "loaded" || ps[1].Layer != LayerUser {
+		t.Fatalf("plugins %+v: want the managed guard loaded, listed first", ps)
+	}
+	rep := e.Fire(context.Background(), hookspec.PreToolCall, map[string]any{"tool_name": "terminal", "args": map[string]any{"command": "ls"}})
+	if len(rep.Hooks) != 4 || rep.Hooks[0].Name != "guard" || rep.Hooks[3].Source != hookspec.SourceShell {
+		t.Errorf("hooks ran %+v, want the managed guard first, the user's shell hook last", rep.Hooks)
+	}
+}
+
+// A managed plugin's transform comes first, so a user's plugin of higher priority cannot
+// replace its answer; managed plugins run among themselves by priority.
+func TestManagedPluginRunsFirst(t *testing.T) {
+	mh, home := managedHomes(t, "", map[string]string{"config.yaml": ""})
+	writeFiles(t, mh, pluginFiles("low", "", one("transform_tool_result", `return "managed low"`)))
+	writeFiles(t, mh, pluginFiles("high", "priority: 5\n", one("transform_tool_result", `return "managed high"`)))
+	writeFiles(t, home, pluginFiles("user", "priority: 1000\n", one("transform_tool_result", `return "user"`)))
+	e, _ := newManagedEngine(t, mh, home)
+	rep := e.Fire(context.Background(), hookspec.TransformToolResult, map[string]any{"tool_name": "terminal", "result": "x"})
+	var names []string
+	for _, h := range rep.Hooks {
+		names = append(names, h.Name)
+	}
+	if strings.Join(names, ",") != "high,low,user" {
+		t.Errorf("ran %v, want high,low,user", names)
+	}
+	if text, _ := rep.Text(); text != "managed high" {
+		t.Errorf("transformed to %q, want the managed answer", text)
+	}
+}
+
+// A plugin of the user's home that declares a managed plugin's name is not loaded, on a
+// start and on a reload that adds the managed one, with a warning naming both directories.
+func TestManagedPluginNameCannotBeTaken(t *testing.T) {
+	mh, home := managedHomes(t, "", map[string]string{"config.yaml": ""})
+	writeFiles(t, mh, pluginFiles("guard", "", one("pre_tool_call", managedLuaGuard)))
+	writeFiles(t, home, map[string]string{
+		"plugins/mine/plugin.yaml":  "name: guard\n",
+		"plugins/mine/handler.lua":  one("pre_tool_call", `return {action = "approve"}`),
+		"plugins/other/plugin.yaml": "name: other\n",
+		"plugins/other/handler.lua": one("pre_tool_call", `return {action = "approve"}`),
+	})
+	mine, guard := filepath.Join(home, "plugins", "mine"), filepath.Join(mh, "plugins", "guard")
+	check := func(when string, e *Engine) {
+		t.Helper()
+		want := "the plugin in " + mine + " is not loaded: its name \"guard\" is the name of the managed plugin in " + guard
+		if !hasWarning(e.Warnings(), want) {
+			t.Errorf("%s: warnings %v, want %q", when, e.Warnings(), want)
 		}
+		for _, p := range e.Plugins() {
+			if p.Dir == mine && p.Status != "error" {
+				t.Errorf("%s: the user's plugin named guard is %s", when, p.Status)
+			}
+		}
+		if b := e.DecideTool(context.Background(), rmRF).Block; b == nil || b.Message != "managed lua: no rm -rf" {
+			t.Errorf("%s: got %+v, want the managed plugin's block", when, b)
+		}
+	}
+	e, _ := newManagedEngine(t, mh, home)
+	check("start", e)
+
+	mh2, home2 := managedHomes(t, "", map[string]string{"config.yaml": ""})
+	writeFiles(t, home2, map[string]string{"plugins/mine/plugin.yaml": "name: guard\n", "plugins/mine/handler.lua": one("pre_tool_call", `return {action = "approve"}`)})
+	e2, _ := newManagedEngine(t, mh2, home2)
+	if ps := e2.Plugins(); len(ps) != 1 || ps[0].Status != "loaded" {
+		t.Fatalf("before the managed guard: %+v", ps)
+	}
+	writeFiles(t, mh2, pluginFiles("guard", "", one("pre_tool_call", managedLuaGuard)))
+	if err := e2.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	mine, guard = filepath.Join(home2, "plugins", "mine"), filepath.Join(mh2, "plugins", "guard")
+	check("reload", e2)
+}
+
+// A managed plugin keeps its state apart from the user's plugin in a directory of the same
+// name: the user's reads, lists and deletes none of it.
+func TestManagedPluginStoreIsItsOwn(t *testing.T) {
+	ctx := context.Background()
+	mh, home := managedHomes(t, "", map[string]string{"config.yaml": ""})
+	writeFiles(t, mh, pluginFiles("victim", "", victim))
+	writeFiles(t, home, map[string]string{"plugins/victim/plugin.yaml": "name: snoop\n", "plugins/victim/handler.lua": evil})
+	e, _ := newManagedEngine(t, mh, home)
+	if c := e.DecideTurn(ctx, hookspec.LLMTurn{}).Context; !strings.Contains(c, "evil: get=nil keys=0 delete=false") {
+		t.Errorf("the user's plugin saw %q", c)
+	}
+	b, err := e.currentBackend()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns := pluginNamespace(LayerManaged, filepath.Join(mh, "plugins", "victim"))
+	if ns == pluginNamespace(LayerUser, filepath.Join(home, "plugins", "victim")) {
+		t.Fatalf("one namespace %q for both", ns)
+	}
+	if v, ok, err := b.Get(ctx, ns, "secret"); string(v) != `"s3cret"` || !ok || err != nil {
+		t.Errorf("the managed plugin's secret: %s %v %v", v, ok, err)
+	}
+}
+
+// A managed plugin that fails to load is a guard missing: the engine does not start. On a
+// reload, a broken new version keeps the one that runs, and a broken new plugin fails the
+// reload, keeping the set that runs.
+func TestManagedPluginBrokenFailsSafe(t *testing.T) {
+	ctx := context.Background()
+	mh, home := managedHomes(t, "", map[string]string{"config.yaml": ""})
+	writeFiles(t, mh, pluginFiles("broken", "", "function register(ctx"))
+	_, err := New(ctx, Options{Home: home, ManagedHome: mh})
+	if err == nil || !strings.Contains(err.Error(), "managed home: the plugin in "+filepath.Join(mh, "plugins", "broken")+" failed to load") {
+		t.Fatalf("New error %v, want the broken managed plugin named", err)
+	}
+	os.RemoveAll(filepath.Join(mh, "plugins", "broken"))
+	writeFiles(t, mh, pluginFiles("guard", "", one("pre_tool_call", managedLuaGuard)))
+	e, _ := newManagedEngine(t, mh, home)
+	writeFiles(t, mh, map[string]string{"plugins/guard/handler.lua": "function register(ctx"})
+	if err := e.Reload(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if !hasWarning(e.Warnings(), "failed to reload") {
+		t.Errorf("warnings %v, want the failed reload", e.Warnings())
+	}
+	if b := e.DecideTool(ctx, rmRF).Block; b == nil || b.Message != "managed lua: no rm -rf" {
+		t.Errorf("after a broken edit: %+v, want the running guard's block", b)
+	}
+	writeFiles(t, mh, pluginFiles("broken", "", "function register(ctx"))
+	if err := e.Reload(ctx); err == nil || !strings.Contains(err.Error(), "failed to load") {
+		t.Errorf("Reload = %v, want the broken managed plugin's error", err)
+	}
+	if b := e.DecideTool(ctx, rmRF).Block; b == nil {
+		t.Error("after a failed reload the managed guard no longer runs")
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/hermes-hooks/hermes/internal/hooknames"
 	"github.com/hermes-hooks/hermes/internal/manifest"
 	"github.com/hermes-hooks/hermes/luabind"
+	"github.com/hermes-hooks/hermes/store"
 )
 
 // Plugin manifest limits.
@@ -33,8 +34,11 @@ var pluginKeys = []string{"name", "description", "version", "enabled", "priority
 
 // PluginInfo describes one plugin directory as found and loaded.
 type PluginInfo struct {
-	Name        string  `json:"name"`
-	Dir         string  `json:"dir"`
+	Name string `json:"name"`
+	Dir  string `json:"dir"`
+	// Layer is LayerManaged for a plugin of the managed home (it runs before every hook of
+	// the user's home and cannot be disabled or replaced by it), else LayerUser.
+	Layer       string  `json:"layer"`
 	Description string  `json:"description,omitempty"`
 	Version     string  `json:"version,omitempty"`
 	Priority    int     `json:"priority"`
@@ -84,32 +88,40 @@ func (p *plugin) loadedFrom() [sha256.Size]byte  { return p.sum }
 func (p *plugin) infoOf() *PluginInfo            { return p.info }
 func (p *plugin) warningsOf() []hookspec.Warning { return p.warns }
 
-// loadPlugins discovers <home>/plugins/*, loads the enabled ones, and returns them in
-// invocation order (priority, then directory name) with every plugin's info. A plugin
-// running in prev whose files did not change is kept as it runs, and so is one whose new
-// version fails to load. Of two plugins with one name, one loads (see claimNames) and the
-// other fails to. A plugins directory that exists but cannot be read is an error.
-func (e *Engine) loadPlugins(ctx context.Context, cfg *config, prev *hookSet) ([]*plugin, []*PluginInfo, []hookspec.Warning, error) {
-	dirs, err := readHookDirs(filepath.Join(e.home, "plugins"), "plugin.yaml", cfg.disabledPlugins)
+// pluginLayer is one home's plugins directory as a load reads it.
+type pluginLayer struct {
+	home, layer string
+	disabled    []string          // the plugins: disabled: list of that home's config.yaml
+	reserved    map[string]string // names the managed plugins have, with their directories: a plugin of this layer declaring one is not loaded
+}
+
+// loadPlugins discovers <home>/plugins/* of layer l, loads the enabled ones, and returns
+// them in invocation order (priority, then directory name) with every plugin's info. A
+// plugin running in prev whose files did not change is kept as it runs, and so is one
+// whose new version fails to load. Of two plugins with one name, one loads (see
+// claimNames) and the other fails to, and so does one whose name is reserved. A plugins
+// directory that exists but cannot be read is an error.
+func (e *Engine) loadPlugins(ctx context.Context, l pluginLayer, prev *hookSet) ([]*plugin, []*PluginInfo, []hookspec.Warning, error) {
+	dirs, err := readHookDirs(filepath.Join(l.home, "plugins"), "plugin.yaml", l.disabled)
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	var running []*plugin
-	if prev != nil {
-		running = prev.loaded
+	if prev != nil { // this layer's, but none under a name the managed layer has now: it stops, loads again, and fails
+		running = slices.DeleteFunc(slices.Clone(prev.loaded), func(p *plugin) bool { return p.info.Layer != l.layer || l.reserved[p.info.Name] != "" })
 	}
 	taken := claimNames(dirs, running, func(d *dirFiles) (string, bool, error) {
-		info := newPluginInfo(d.dir)
+		info := newPluginInfo(d.dir, l.layer)
 		if _, err := parsePluginManifest(d.manifest, d.mdata, d.merr, info); err != nil {
 			return "", false, err
 		}
-		return info.Name, info.Enabled && !disabledPlugin(cfg, info), d.herr
+		return info.Name, info.Enabled && !disabledPlugin(l.disabled, info), d.herr
 	}, func(p *plugin) string { return p.info.Name })
 	if len(taken) > 0 { // a plugin that lost its name stops: it loads again, and fails
-		running = slices.DeleteFunc(slices.Clone(running), func(p *plugin) bool { return taken[p.info.Dir] != "" })
+		running = slices.DeleteFunc(running, func(p *plugin) bool { return taken[p.info.Dir] != "" })
 	}
 	loaded, infos, warns := loadDirs(dirs, running, func(d *dirFiles) (*plugin, *PluginInfo, []hookspec.Warning) {
-		return e.loadPlugin(ctx, d, cfg, taken[d.dir])
+		return e.loadPlugin(ctx, d, l, taken[d.dir])
 	})
 	sortPlugins(loaded)
 	return loaded, infos, warns, nil
@@ -124,22 +136,24 @@ func (i *PluginInfo) failure() string {
 }
 
 // newPluginInfo is the info of the plugin in dir before its manifest is read.
-func newPluginInfo(dir string) *PluginInfo {
+func newPluginInfo(dir, layer string) *PluginInfo {
 	base := filepath.Base(dir)
-	return &PluginInfo{Name: base, Dir: dir, dirName: base, Enabled: true, Timeout: defaultPluginTimeout,
+	return &PluginInfo{Name: base, Dir: dir, Layer: layer, dirName: base, Enabled: true, Timeout: defaultPluginTimeout,
 		Memory: luabind.DefaultMemoryLimit, States: 1, MaxStates: maxStatesPerState, Hooks: []string{}}
 }
 
-// disabledPlugin reports whether config.yaml disables the plugin, by name or directory.
-func disabledPlugin(cfg *config, info *PluginInfo) bool {
-	return slices.Contains(cfg.disabledPlugins, info.Name) || slices.Contains(cfg.disabledPlugins, info.dirName)
+// disabledPlugin reports whether a config.yaml's disabled list disables the plugin, by
+// name or directory.
+func disabledPlugin(disabled []string, info *PluginInfo) bool {
+	return slices.Contains(disabled, info.Name) || slices.Contains(disabled, info.dirName)
 }
 
-// loadPlugin loads one plugin directory. A nil plugin means the plugin is listed but not
-// running (disabled or broken). owner, when not "", is the directory of the plugin that has
-// the name this one declares: then this one fails to load.
-func (e *Engine) loadPlugin(ctx context.Context, d *dirFiles, cfg *config, owner string) (*plugin, *PluginInfo, []hookspec.Warning) {
-	info := newPluginInfo(d.dir)
+// loadPlugin loads one plugin directory of layer l. A nil plugin means the plugin is listed
+// but not running (disabled or broken). owner, when not "", is the directory of the plugin
+// that has the name this one declares: then this one fails to load, as one does whose name
+// a managed plugin has.
+func (e *Engine) loadPlugin(ctx context.Context, d *dirFiles, l pluginLayer, owner string) (*plugin, *PluginInfo, []hookspec.Warning) {
+	info := newPluginInfo(d.dir, l.layer)
 	mfile, hfile, src, herr := d.manifest, d.handler, d.src, d.herr
 	fail := func(w hookspec.Warning) (*plugin, *PluginInfo, []hookspec.Warning) {
 		info.Status, info.Error = "error", w.String()
@@ -156,7 +170,7 @@ func (e *Engine) loadPlugin(ctx context.Context, d *dirFiles, cfg *config, owner
 		}
 		return fail(hookspec.Warning{File: mfile, Msg: err.Error()})
 	}
-	if disabledPlugin(cfg, info) {
+	if disabledPlugin(l.disabled, info) {
 		info.Enabled = false
 	}
 	if !info.Enabled {
@@ -164,9 +178,8 @@ func (e *Engine) loadPlugin(ctx context.Context, d *dirFiles, cfg *config, owner
 		return nil, info, warns
 	}
 	warns = append(warns, e.opts.Limits.bound(mfile, info)...)
-	if owner != "" {
-		return fail(hookspec.Warning{File: mfile, Msg: fmt.Sprintf("the plugin in %s is not loaded: its name %q is the name of the plugin in %s, which keeps it; give one of them another name (name: in plugin.yaml)",
-			d.dir, info.Name, owner)})
+	if msg := nameTaken(d.dir, info.Name, l, owner); msg != "" {
+		return fail(hookspec.Warning{File: mfile, Msg: msg})
 	}
 	if herr != nil {
 		msg := herr.Error()
@@ -177,11 +190,11 @@ func (e *Engine) loadPlugin(ctx context.Context, d *dirFiles, cfg *config, owner
 		return nil, info, append(warns, hookspec.Warning{File: hfile, Msg: msg})
 	}
 	opts := luabind.Options{
-		Name: info.Name, File: hfile, Home: e.home, Logger: e.logger.With("plugin", info.Name),
+		Name: info.Name, File: hfile, Home: l.home, Logger: e.logger.With("plugin", info.Name),
 		Timeout: seconds(info.Timeout), BusyTimeout: seconds(info.BusyTimeout), States: info.States, MaxStates: info.MaxStates,
 		WrapMaxStates: wrapMaxStatesOf(info, e.opts.Limits),
 		MemoryLimit:   info.Memory, Permissions: info.Permissions, HostFuncs: e.opts.HostFuncs, Config: info.config,
-		Store: e.hookStore(hookspec.SourcePlugin, d.dir, info.Name), DryRun: e.opts.DryRun,
+		Store: e.hookStore(hookspec.SourcePlugin, pluginNamespace(l.layer, d.dir), info.Name), DryRun: e.opts.DryRun,
 	}
 	lp, err := luabind.LoadPlugin(ctx, src, opts)
 	if err == nil {
@@ -215,6 +228,20 @@ func (e *Engine) loadPlugin(ctx context.Context, d *dirFiles, cfg *config, owner
 	}
 	info.Status = "loaded"
 	return &plugin{info: info, file: hfile, lp: lp, sum: d.sum, warns: warns}, info, warns
+}
+
+// nameTaken says why the plugin in dir of layer l may not run under name ("" = it may): a
+// managed plugin has it, or owner (when not "") does.
+func nameTaken(dir, name string, l pluginLayer, owner string) string {
+	if m := l.reserved[name]; m != "" {
+		return fmt.Sprintf("the plugin in %s is not loaded: its name %q is the name of the managed plugin in %s, which the user's home cannot replace; give it another name (name: in plugin.yaml)",
+			dir, name, m)
+	}
+	if owner != "" {
+		return fmt.Sprintf("the plugin in %s is not loaded: its name %q is the name of the plugin in %s, which keeps it; give one of them another name (name: in plugin.yaml)",
+			dir, name, owner)
+	}
+	return ""
 }
 
 func seconds(f float64) time.Duration { return time.Duration(f * float64(time.Second)) }
@@ -331,4 +358,13 @@ func sortPlugins(ps []*plugin) {
 	slices.SortStableFunc(ps, func(a, b *plugin) int {
 		return cmp.Or(cmp.Compare(b.info.Priority, a.info.Priority), cmp.Compare(a.info.dirName, b.info.dirName))
 	})
+}
+
+// pluginNamespace is the store namespace of the plugin in dir of layer: a managed plugin's
+// is not one any plugin of the user's home can have, so none reads or writes its state.
+func pluginNamespace(layer, dir string) string {
+	if layer == LayerManaged {
+		return store.Namespace(LayerManaged+"-"+hookspec.SourcePlugin, filepath.Base(dir))
+	}
+	return store.Namespace(hookspec.SourcePlugin, filepath.Base(dir))
 }

@@ -180,10 +180,10 @@ func OpenStore(home string) (b store.Backend, exists bool, err error) {
 	return b, err == nil, err
 }
 
-// hookStore is the store module's view for the hook in dir, counted in the metrics under
-// its name.
-func (e *Engine) hookStore(source, dir, name string) hookspec.Store {
-	v := store.NewView(e.currentBackend, store.Namespace(source, filepath.Base(dir)))
+// hookStore is the store module's view of namespace ns (see store.Namespace) for a hook of
+// source, counted in the metrics under its name.
+func (e *Engine) hookStore(source, ns, name string) hookspec.Store {
+	v := store.NewView(e.currentBackend, ns)
 	m := e.opts.Metrics
 	if m == nil {
 		return e.traceStore(v)

@@ -131,6 +131,9 @@ func luaChecks(l *loaded) (checks []*check, gatewayChecks, pluginChecks map[stri
 		if p.Status == "loaded" && len(p.Hooks) == 0 {
 			ch.problem("register(ctx) registered no hook")
 		}
+		if p.Layer == engine.LayerManaged {
+			ch.note("managed plugin (%s): runs first, needs no consent, cannot be disabled or replaced from the user's home", p.Dir)
+		}
 		for _, r := range p.KwargsRebuilt {
 			ch.note("kwargs rebuilt for every call (%s): the tables are refilled only for a callback that just reads kw, "+
 				"or passes it to local functions that just read it, and whose closures cannot reach it; "+

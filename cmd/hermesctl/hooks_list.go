@@ -95,7 +95,7 @@ func (l *loaded) entries() []listEntry {
 	}
 	for _, p := range l.eng.Plugins() {
 		prio, perms := p.Priority, p.Permissions
-		out = append(out, listEntry{Source: hookspec.SourcePlugin, Layer: engine.LayerUser, Name: p.Name, Events: p.Hooks, Priority: &prio,
+		out = append(out, listEntry{Source: hookspec.SourcePlugin, Layer: p.Layer, Name: p.Name, Events: p.Hooks, Priority: &prio,
 			Timeout: p.Timeout, Permissions: &perms, Enabled: p.Enabled, Status: p.Status, Error: p.Error,
 			Warnings: loadedWarnings(p.Status, dirWarnings(l.eng.Warnings(), p.Dir))})
 	}

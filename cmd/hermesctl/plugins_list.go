@@ -45,7 +45,11 @@ func runPluginsList(ctx context.Context, c *cli, args []string) int {
 		if p.Error != "" {
 			status += ": " + p.Error
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\n", printable(p.Name), p.Priority, printable(status),
+		name := printable(p.Name)
+		if p.Layer == engine.LayerManaged {
+			name += " [managed]"
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\n", name, p.Priority, printable(status),
 			printable(orDash(strings.Join(p.Hooks, ","))), printable(describePermissions(p.Permissions)))
 	}
 	tw.Flush()
