@@ -218,6 +218,9 @@ func (c *cli) watchReloads(ctx context.Context, eng *engine.Engine) func() {
 		c.logger.Info("reloaded", "cause", why)
 	}
 	go engine.WatchHome(ctx, homedir.Resolve(c.home), 300*time.Millisecond, func([]string) { reload("the home changed") })
+	if managed := homedir.ResolveManaged(""); managed != homedir.Resolve(c.home) { // its guards and policy too
+		go engine.WatchHome(ctx, managed, 300*time.Millisecond, func([]string) { reload("the managed home changed") })
+	}
 	go func() {
 		for {
 			select {

@@ -139,3 +139,47 @@ func writeSelfSigned(t *testing.T, certFile, keyFile string) {
 	os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600)
 	os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb}), 0o600)
 }
+
+// A guard added to the managed home while the server runs is in force once it reloads.
+func TestServeReloadsOnManagedChange(t *testing.T) {
+	home := testutil.Home(t, map[string]string{"config.yaml": "{}\n"})
+	managed := testutil.Home(t, map[string]string{"config.yaml": "{}\n"})
+	t.Setenv("HERMES_MANAGED_HOME", managed)
+	sock := filepath.Join(t.TempDir(), "s.sock")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stderr testutil.Buffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"serve", "-v", "--home", home, "--addr", "unix:" + sock}, strings.NewReader(""), io.Discard, &stderr)
+	}()
+	stderr.WaitFor(t, "serving ", time.Minute)
+	testutil.WriteFiles(t, managed, map[string]string{
+		"plugins/guard/plugin.yaml": "name: guard\n",
+		"plugins/guard/handler.lua": `function register(ctx)
+  ctx.register_hook("pre_tool_call", function(kw) return {action = "block", message = "managed guard"} end)
+end`,
+	})
+	// The watch is armed in the background: touch the managed home until a reload says so
+	// (the deadline only detects a watch that never comes).
+	for deadline := time.Now().Add(time.Minute); !stderr.Await("the managed home changed", 200*time.Millisecond); {
+		if time.Now().After(deadline) {
+			t.Fatalf("no reload after the managed home changed:\n%s", stderr.String())
+		}
+		os.WriteFile(filepath.Join(managed, "config.yaml"), []byte("{}\n"), 0o644)
+	}
+	client := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		return (&net.Dialer{}).DialContext(ctx, "unix", sock)
+	}}}
+	resp, err := client.Post("http://unix/v1/hooks/pre_tool_call", "application/json", strings.NewReader(`{"tool_name":"terminal","args":{}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(b), "managed guard") {
+		t.Errorf("after the managed home changed: %s\n%s", b, stderr.String())
+	}
+	cancel()
+	<-done
+}
