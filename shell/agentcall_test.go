@@ -199,3 +199,31 @@ func jsonString(s string) string {
 	b, _ := encodePayload(s)
 	return strings.TrimSpace(string(b))
 }
+
+// FuzzReadAgentCall: any payload reads into a call or an error, never a panic, and the reply
+// to any answer of its first hook is one the agent can read (JSON or nothing on stdout).
+func FuzzReadAgentCall(f *testing.F) {
+	f.Add("claude", `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm -rf /"}}`)
+	f.Add("codex", `{"hook_event_name":"PreToolUse","tool_name":"apply_patch","tool_input":{"command":"*** Begin Patch\n*** Update File: a\n@@\n-x\n+y\n*** Add File: b\n+z\n*** Move to: c\n*** End Patch"}}`)
+	f.Add("gemini", `{"hook_event_name":"AfterTool","tool_name":"read_file","tool_input":{"file_path":"x"},"tool_response":{"llmContent":"hi"}}`)
+	f.Add("claude", `{"hook_event_name":"SubagentStop","stop_hook_active":true,"agent_id":"a","agent_type":"w"}`)
+	f.Add("claude", `{"hook_event_name":"PostToolUse","tool_name":"Bash","tool_response":{"stdout":1},"duration_ms":1e400}`)
+	f.Fuzz(func(t *testing.T, d, payload string) {
+		call, err := ReadAgentCall(d, []byte(payload), nil)
+		if err != nil {
+			return
+		}
+		for _, k := range []hookspec.Kind{hookspec.None, hookspec.Block, hookspec.Ask, hookspec.Modify, hookspec.Approve, hookspec.Continue, hookspec.Context, hookspec.Allow, hookspec.Deny} {
+			answers := make([]hookspec.Answer, len(call.Firings))
+			if len(answers) > 0 {
+				answers[0] = hookspec.Answer{Kind: k, Message: "m", Text: "t", Args: map[string]any{"command": "x"}}
+			}
+			r := call.Reply(answers)
+			if out := strings.TrimSpace(r.Stdout); out != "" && !strings.HasPrefix(out, "{") {
+				t.Fatalf("reply %q is not a JSON object", r.Stdout)
+			}
+			_ = call.AsHTTP(r)
+			_ = call.Failed("x", false)
+		}
+	})
+}
