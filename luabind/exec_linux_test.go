@@ -22,3 +22,14 @@ func TestExecSetsidDaemonDies(t *testing.T) {
 	}
 	testutil.WaitGone(t, testutil.ReadPid(t, pidFile), "the exec call")
 }
+
+// exec's own timeout kills the program's whole process group: a grandchild it started in
+// the background does not outlive the call.
+func TestExecTimeoutKillsGrandchild(t *testing.T) {
+	needUnix(t, "sleep", "sh")
+	opts := Options{Permissions: hookspec.Permissions{Exec: []string{"sleep", "sh"}}}
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	_, err := eval(t, `require("exec").run({"sh", "-c", "sleep 10 & echo $! > " .. kw.pid .. "; wait"}, {timeout = 0.2})`, map[string]any{"pid": pidFile}, opts)
+	wantErr(t, "grandchild", err, KindRuntime, "timed out")
+	testutil.WaitGone(t, testutil.ReadPid(t, pidFile), "its process group's kill")
+}

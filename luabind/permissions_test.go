@@ -477,15 +477,6 @@ func TestExecTimeouts(t *testing.T) {
 			t.Errorf("%s took %v, want the program killed after about 200ms", tt.name, d)
 		}
 	}
-	pidFile := filepath.Join(t.TempDir(), "pid")
-	_, err := eval(t, `require("exec").run({"sh", "-c", "sleep 10 & echo $! > " .. kw.pid .. "; wait"}, {timeout = 0.2})`, map[string]any{"pid": pidFile}, opts)
-	wantErr(t, "grandchild", err, KindRuntime, "timed out")
-	var pid int
-	if _, err := fmt.Sscan(readFile(t, pidFile), &pid); err != nil {
-		t.Fatalf("grandchild pid: %v", err)
-	}
-	waitGone(t, pid)
-
 	start := time.Now()
 	got, err := eval(t, `return require("exec").run({"sh", "-c", "sleep 10 & echo started"}).stdout`, nil, opts)
 	if err != nil || got != "started\n" {
@@ -516,25 +507,6 @@ func TestEnvPermission(t *testing.T) {
 			t.Errorf("env %v (-want +got):\n%s", tt.env, diff)
 		}
 	}
-}
-
-// waitGone fails unless process pid is gone (or a zombie) within ten seconds (generous: a
-// busy machine is slow to end a killed process; a missed one runs much longer).
-func waitGone(t *testing.T, pid int) {
-	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-		if errors.Is(err, os.ErrNotExist) {
-			return
-		}
-		if err != nil {
-			t.Skipf("cannot watch process %d: %v", pid, err)
-		}
-		if f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:])); len(f) > 0 && f[0] == "Z" {
-			return
-		}
-	}
-	t.Errorf("process %d started by the program is still running: its process group was not killed", pid)
 }
 
 // A relative permissions.fs entry names a directory inside the hermes home.

@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // ReadPid reads the pid a process wrote into file.
@@ -40,14 +42,32 @@ func ProcessGone(pid int) bool {
 
 // WaitGone waits up to 10s for a process that was sent SIGKILL to exit (it is reaped by
 // whoever is its parent now, which takes a moment, longer on a busy machine), and fails the
-// test, killing it, if it did not: what was meant to kill it missed it.
+// test, killing it, if it did not: what was meant to kill it missed it. It waits on the
+// process's pidfd, which the kernel makes readable when the process ends: an event, not a
+// poll.
 func WaitGone(t testing.TB, pid int, what string) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !ProcessGone(pid); {
-		if time.Now().After(deadline) {
-			syscall.Kill(pid, syscall.SIGKILL)
-			t.Fatalf("process %d outlived %s", pid, what)
+	fd, err := unix.PidfdOpen(pid, 0)
+	if errors.Is(err, unix.ESRCH) {
+		return // gone and reaped already
+	}
+	if err != nil {
+		t.Fatalf("cannot watch process %d: %v", pid, err)
+	}
+	defer unix.Close(fd)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		n, err := unix.Poll(fds, int(max(0, time.Until(deadline).Milliseconds())))
+		switch {
+		case n > 0:
+			return
+		case errors.Is(err, unix.EINTR):
+			continue
+		case err != nil:
+			t.Fatalf("watching process %d: %v", pid, err)
 		}
-		time.Sleep(10 * time.Millisecond)
+		syscall.Kill(pid, syscall.SIGKILL)
+		t.Fatalf("process %d outlived %s", pid, what)
 	}
 }
