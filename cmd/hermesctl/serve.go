@@ -101,8 +101,7 @@ func runServeToken(c *cli, args []string) int {
 // listen opens the address: a unix socket, loopback, or (with TLS and tokens) any other.
 func listen(a serveArgs, toks *server.Tokens) (net.Listener, *tls.Config, error) {
 	if path, ok := strings.CutPrefix(a.addr, "unix:"); ok {
-		os.Remove(path) // a socket left by a server that did not stop cleanly
-		l, err := net.Listen("unix", path)
+		l, err := listenUnix(path)
 		return l, nil, err
 	}
 	host, _, err := net.SplitHostPort(a.addr)
@@ -120,6 +119,41 @@ func listen(a serveArgs, toks *server.Tokens) (net.Listener, *tls.Config, error)
 	}
 	l, err := net.Listen("tcp", a.addr)
 	return l, cfg, err
+}
+
+// listenUnix listens on a unix socket at path that appears only once it listens: the
+// socket is made under a temporary name and renamed into place, so a client that finds the
+// file can connect (net.Listen creates the file at bind, before it listens). A socket left
+// by a server that did not stop cleanly is replaced; the socket is removed at Close.
+func listenUnix(path string) (net.Listener, error) {
+	tmp := filepath.Join(filepath.Dir(path), fmt.Sprintf(".%s.%d.tmp", filepath.Base(path), os.Getpid()))
+	os.Remove(tmp)
+	l, err := net.Listen("unix", tmp)
+	if err != nil {
+		return nil, err
+	}
+	ul := l.(*net.UnixListener)
+	ul.SetUnlinkOnClose(false) // the name it would unlink is the temporary one
+	if err := os.Rename(tmp, path); err != nil {
+		l.Close()
+		os.Remove(tmp)
+		return nil, err
+	}
+	return &unixListener{UnixListener: ul, path: path}, nil
+}
+
+// unixListener removes its socket when it closes.
+type unixListener struct {
+	*net.UnixListener
+	path string
+}
+
+func (l *unixListener) Addr() net.Addr { return &net.UnixAddr{Name: l.path, Net: "unix"} }
+
+func (l *unixListener) Close() error {
+	err := l.UnixListener.Close()
+	os.Remove(l.path)
+	return err
 }
 
 // tlsConfig is the server's TLS configuration (nil without --tls-cert).

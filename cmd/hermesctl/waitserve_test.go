@@ -4,15 +4,18 @@ import (
 	"context"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/fsnotify/fsnotify"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
 // waitServe waits until the server at a unix socket answers /healthz: a server started in
-// the background (exec hermesctl serve ... &) takes a moment to listen. The deadline only
-// detects a server that never comes up.
+// the background (exec hermesctl serve ... &) creates its socket when it listens, and the
+// directory's watch says when. The deadline only detects a server that never comes up.
 //
 //	waitserve unix:$WORK/hermes.sock
 func waitServe(ts *testscript.TestScript, neg bool, args []string) {
@@ -20,21 +23,37 @@ func waitServe(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: waitserve unix:PATH")
 	}
 	path := strings.TrimPrefix(args[0], "unix:")
-	client := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		ts.Fatalf("waitserve: %v", err)
+	}
+	defer w.Close()
+	if err := w.Add(filepath.Dir(path)); err != nil {
+		ts.Fatalf("waitserve: %v", err)
+	}
+	timeout := time.After(time.Minute)
+	for { // watched first, then looked for: a socket made in between is seen either way
+		if _, err := os.Stat(path); err == nil {
+			break
+		}
+		select {
+		case <-w.Events:
+		case err := <-w.Errors:
+			ts.Fatalf("waitserve: %v", err)
+		case <-timeout:
+			ts.Fatalf("waitserve: %s did not appear within a minute", path)
+		}
+	}
+	// Listening: a connection waits in the backlog until the server accepts it.
+	client := &http.Client{Timeout: time.Minute, Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 		return (&net.Dialer{}).DialContext(ctx, "unix", path)
 	}}}
-	deadline := time.Now().Add(time.Minute)
-	for {
-		resp, err := client.Get("http://unix/healthz")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				return
-			}
-		}
-		if time.Now().After(deadline) {
-			ts.Fatalf("waitserve: %s did not answer within a minute: %v", args[0], err)
-		}
-		time.Sleep(20 * time.Millisecond)
+	resp, err := client.Get("http://unix/healthz")
+	if err != nil {
+		ts.Fatalf("waitserve: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		ts.Fatalf("waitserve: /healthz answered %s", resp.Status)
 	}
 }
