@@ -13,11 +13,11 @@ import (
 	"io"
 	"math/big"
 	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -28,58 +28,28 @@ import (
 // On SIGHUP with a home that no longer loads, the server keeps answering with the hooks it
 // had; cancelling its context (SIGTERM, SIGINT) drains and stops it with exit 0.
 func TestServeKeepsHooksWhenReloadFails(t *testing.T) {
-	home := testutil.Home(t, map[string]string{
-		"plugins/guard/plugin.yaml": "name: guard\n",
-		"plugins/guard/handler.lua": `function register(ctx)
-  ctx.register_hook("pre_tool_call", function(kw) return {action = "block", message = "guarded"} end)
-end`,
-	})
-	sock := filepath.Join(t.TempDir(), "s.sock")
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var stderr testutil.Buffer
-	done := make(chan int, 1)
-	go func() {
-		done <- run(ctx, []string{"serve", "--home", home, "--addr", "unix:" + sock}, strings.NewReader(""), io.Discard, &stderr)
-	}()
-	stderr.WaitFor(t, "serving ", time.Minute)
-	client := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-		return (&net.Dialer{}).DialContext(ctx, "unix", sock)
-	}}}
-	call := func() string {
-		resp, err := client.Post("http://unix/v1/hooks/pre_tool_call", "application/json", strings.NewReader(`{"tool_name":"terminal","args":{}}`))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return string(b)
-	}
-	if got := call(); !strings.Contains(got, "guarded") {
+	home := guardHome(t, "guarded")
+	sock := "unix:" + filepath.Join(t.TempDir(), "s.sock")
+	srv := startServe(t, "--home", home, "--addr", sock)
+	if got := fireGuard(t, sock); !strings.Contains(got, "guarded") {
 		t.Fatalf("before the reload: %s", got)
 	}
 	os.WriteFile(filepath.Join(home, "config.yaml"), []byte("plugins: [\n"), 0o644)
 	syscall.Kill(os.Getpid(), syscall.SIGHUP)
-	stderr.WaitFor(t, "reload failed; the running hooks stay", time.Minute)
-	if got := call(); !strings.Contains(got, "guarded") {
+	srv.stderr.WaitFor(t, "reload failed; the running hooks stay", time.Minute)
+	if got := fireGuard(t, sock); !strings.Contains(got, "guarded") {
 		t.Errorf("after a failed reload: %s", got)
 	}
-	cancel()
-	if code := <-done; code != exitOK {
-		t.Errorf("serve exited %d:\n%s", code, stderr.String())
+	if code := srv.stop(); code != exitOK {
+		t.Errorf("serve exited %d:\n%s", code, srv.stderr.String())
 	}
-	stderr.WaitFor(t, "drained; stopped", time.Minute)
+	srv.stderr.WaitFor(t, "drained; stopped", time.Minute)
 }
 
 // Over TLS with a token, `hook claude --server https://...` gets the server's answer; without
 // the token the server runs nothing and the command blocks, saying why.
 func TestServeTLSAndTokens(t *testing.T) {
-	home := testutil.Home(t, map[string]string{
-		"plugins/guard/plugin.yaml": "name: guard\n",
-		"plugins/guard/handler.lua": `function register(ctx)
-  ctx.register_hook("pre_tool_call", function(kw) return {action = "block", message = "guarded"} end)
-end`,
-	})
+	home := guardHome(t, "guarded")
 	dir := t.TempDir()
 	cert, key := filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
 	writeSelfSigned(t, cert, key)
@@ -89,17 +59,10 @@ end`,
 		t.Fatalf("token add: %d", code)
 	}
 	token := strings.TrimSpace(out.String())
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var stderr testutil.Buffer
-	done := make(chan int, 1)
-	go func() {
-		done <- run(ctx, []string{"serve", "--home", home, "--addr", "127.0.0.1:0", "--tls-cert", cert, "--tls-key", key}, strings.NewReader(""), io.Discard, &stderr)
-	}()
-	stderr.WaitFor(t, "serving ", time.Minute)
-	m := regexp.MustCompile(`on (127\.0\.0\.1:\d+) `).FindStringSubmatch(stderr.String())
+	srv := startServe(t, "--home", home, "--addr", "127.0.0.1:0", "--tls-cert", cert, "--tls-key", key)
+	m := regexp.MustCompile(`on (127\.0\.0\.1:\d+) `).FindStringSubmatch(srv.stderr.String())
 	if m == nil {
-		t.Fatalf("no address in %q", stderr.String())
+		t.Fatalf("no address in %q", srv.stderr.String())
 	}
 	payload := `{"session_id":"s","cwd":"/tmp","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`
 	ask := func() (int, string, string) {
@@ -115,8 +78,6 @@ end`,
 	if code, so, se := ask(); code != 2 || so != "" || !strings.Contains(se, "401 Unauthorized") {
 		t.Errorf("with a wrong token: %d %q %q", code, so, se)
 	}
-	cancel()
-	<-done
 }
 
 // writeSelfSigned writes a certificate for 127.0.0.1 and its key.
@@ -145,15 +106,8 @@ func TestServeReloadsOnManagedChange(t *testing.T) {
 	home := testutil.Home(t, map[string]string{"config.yaml": "{}\n"})
 	managed := testutil.Home(t, map[string]string{"config.yaml": "{}\n"})
 	t.Setenv("HERMES_MANAGED_HOME", managed)
-	sock := filepath.Join(t.TempDir(), "s.sock")
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var stderr testutil.Buffer
-	done := make(chan int, 1)
-	go func() {
-		done <- run(ctx, []string{"serve", "-v", "--home", home, "--addr", "unix:" + sock}, strings.NewReader(""), io.Discard, &stderr)
-	}()
-	stderr.WaitFor(t, "serving ", time.Minute)
+	sock := "unix:" + filepath.Join(t.TempDir(), "s.sock")
+	srv := startServe(t, "-v", "--home", home, "--addr", sock)
 	testutil.WriteFiles(t, managed, map[string]string{
 		"plugins/guard/plugin.yaml": "name: guard\n",
 		"plugins/guard/handler.lua": `function register(ctx)
@@ -162,24 +116,63 @@ end`,
 	})
 	// The watch is armed in the background: touch the managed home until a reload says so
 	// (the deadline only detects a watch that never comes).
-	for deadline := time.Now().Add(time.Minute); !stderr.Await("the managed home changed", 200*time.Millisecond); {
+	for deadline := time.Now().Add(time.Minute); !srv.stderr.Await("the managed home changed", 200*time.Millisecond); {
 		if time.Now().After(deadline) {
-			t.Fatalf("no reload after the managed home changed:\n%s", stderr.String())
+			t.Fatalf("no reload after the managed home changed:\n%s", srv.stderr.String())
 		}
 		os.WriteFile(filepath.Join(managed, "config.yaml"), []byte("{}\n"), 0o644)
 	}
-	client := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-		return (&net.Dialer{}).DialContext(ctx, "unix", sock)
-	}}}
-	resp, err := client.Post("http://unix/v1/hooks/pre_tool_call", "application/json", strings.NewReader(`{"tool_name":"terminal","args":{}}`))
+	if got := fireGuard(t, sock); !strings.Contains(got, "managed guard") {
+		t.Errorf("after the managed home changed: %s\n%s", got, srv.stderr.String())
+	}
+}
+
+// guardHome is a home whose plugin blocks every tool call with message.
+func guardHome(t *testing.T, message string) string {
+	return testutil.Home(t, map[string]string{
+		"plugins/guard/plugin.yaml": "name: guard\n",
+		"plugins/guard/handler.lua": `function register(ctx)
+  ctx.register_hook("pre_tool_call", function(kw) return {action = "block", message = "` + message + `"} end)
+end`,
+	})
+}
+
+// served is `hermesctl serve` running in the test, until stop ends it (as SIGTERM does).
+type served struct {
+	stderr testutil.Buffer
+	cancel context.CancelFunc
+	done   chan int
+	once   sync.Once
+	code   int
+}
+
+// startServe runs `hermesctl serve args...` and returns once it says it serves.
+func startServe(t *testing.T, args ...string) *served {
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &served{cancel: cancel, done: make(chan int, 1)}
+	t.Cleanup(func() { s.stop() })
+	go func() {
+		s.done <- run(ctx, append([]string{"serve"}, args...), strings.NewReader(""), io.Discard, &s.stderr)
+	}()
+	s.stderr.WaitFor(t, "serving ", time.Minute)
+	return s
+}
+
+// stop ends the server, waits for it and returns its exit code.
+func (s *served) stop() int {
+	s.once.Do(func() { s.cancel(); s.code = <-s.done })
+	return s.code
+}
+
+// fireGuard POSTs a tool call to /v1/hooks/pre_tool_call of the server at url (unix:PATH
+// or http[s]://) with hook --server's client, and returns the answer.
+func fireGuard(t *testing.T, url string) string {
+	client, base := serverClient(url)
+	resp, err := client.Post(base+"/v1/hooks/pre_tool_call", "application/json", strings.NewReader(`{"tool_name":"terminal","args":{}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if !strings.Contains(string(b), "managed guard") {
-		t.Errorf("after the managed home changed: %s\n%s", b, stderr.String())
-	}
-	cancel()
-	<-done
+	return string(b)
 }

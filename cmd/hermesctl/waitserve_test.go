@@ -1,8 +1,6 @@
 package main
 
 import (
-	"context"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -45,10 +43,8 @@ func waitServe(ts *testscript.TestScript, neg bool, args []string) {
 		}
 	}
 	// Listening: a connection waits in the backlog until the server accepts it.
-	client := &http.Client{Timeout: time.Minute, Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-		return (&net.Dialer{}).DialContext(ctx, "unix", path)
-	}}}
-	resp, err := client.Get("http://unix/healthz")
+	client, base := serverClient(args[0]) // hook --server's own client
+	resp, err := client.Get(base + "/healthz")
 	if err != nil {
 		ts.Fatalf("waitserve: %v", err)
 	}
