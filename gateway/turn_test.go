@@ -181,17 +181,7 @@ func TestCloseDrainsTurns(t *testing.T) {
 // answers it through Answer once the host said the question was delivered. A "yes" sent
 // before that, other text and other chats answer nothing: they are ordinary messages.
 func TestTurnAskAnsweredByALaterMessage(t *testing.T) {
-	home := testutil.Home(t, map[string]string{"plugins/careful/plugin.yaml": "name: careful\n",
-		"plugins/careful/handler.lua": `function register(ctx) ctx.register_hook("pre_tool_call", function() return {action = "ask", message = "sure?"} end) end`})
-	asked := make(chan engine.ApprovalRequest, 1)
-	g, err := New(context.Background(), Options{Engine: engine.Options{Home: home,
-		Approve: func(_ context.Context, r engine.ApprovalRequest) (bool, error) {
-			asked <- r
-			return false, engine.ErrAnswerLater
-		}}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, asked := askLaterGateway(t, `function() return {action = "ask", message = "sure?"} end`, 1)
 	defer closeSoon(g) // a failure leaves a turn waiting for its answer
 	for _, reply := range []string{"/approve", "No"} {
 		ctx := context.Background()
@@ -243,17 +233,7 @@ func TestTurnAskAnsweredByALaterMessage(t *testing.T) {
 // how to answer; the answer that names a question's code answers that one, and a code
 // that names none answers nothing, saying which wait.
 func TestTurnAskTwoQuestionsNeedTheCode(t *testing.T) {
-	home := testutil.Home(t, map[string]string{"plugins/careful/plugin.yaml": "name: careful\n",
-		"plugins/careful/handler.lua": `function register(ctx) ctx.register_hook("pre_tool_call", function(kw) return {action = "ask", message = "run " .. kw.tool_name .. "?"} end) end`})
-	asked := make(chan engine.ApprovalRequest, 2)
-	g, err := New(context.Background(), Options{Engine: engine.Options{Home: home,
-		Approve: func(_ context.Context, r engine.ApprovalRequest) (bool, error) {
-			asked <- r
-			return false, engine.ErrAnswerLater
-		}}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, asked := askLaterGateway(t, `function(kw) return {action = "ask", message = "run " .. kw.tool_name .. "?"} end`, 2)
 	defer closeSoon(g) // a failure leaves a turn waiting for its answer
 	ctx := context.Background()
 	tr, _ := g.StartTurn(ctx, Message{Platform: "slack", ChatID: "c7", UserID: "u", Text: "go"})
@@ -341,4 +321,21 @@ func closeSoon(g *Gateway) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	g.Close(ctx)
+}
+
+// askLaterGateway is a gateway whose pre_tool_call plugin asks with callback (a Lua
+// function) and whose approver answers later: each question comes out of asked (room for n).
+func askLaterGateway(t *testing.T, callback string, n int) (*Gateway, chan engine.ApprovalRequest) {
+	home := testutil.Home(t, map[string]string{"plugins/careful/plugin.yaml": "name: careful\n",
+		"plugins/careful/handler.lua": `function register(ctx) ctx.register_hook("pre_tool_call", ` + callback + `) end`})
+	asked := make(chan engine.ApprovalRequest, n)
+	g, err := New(context.Background(), Options{Engine: engine.Options{Home: home,
+		Approve: func(_ context.Context, r engine.ApprovalRequest) (bool, error) {
+			asked <- r
+			return false, engine.ErrAnswerLater
+		}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g, asked
 }
