@@ -146,10 +146,7 @@ func TestRefill(t *testing.T) {
 // counts as seeing it.
 func TestUnread(t *testing.T) {
 	const key = "conversation_history"
-	var many strings.Builder
-	for i := range 70 { // more constants than keys tracked one by one
-		fmt.Fprintf(&many, "local s%d = 'c%d'\n", i, i)
-	}
+	many := manyConstants()
 	for _, tt := range []struct {
 		body   string
 		unread bool
@@ -168,7 +165,7 @@ func TestUnread(t *testing.T) {
 		{"for k, v in pairs(kw) do end", false},
 		{"return rawget(kw, 'conversation_history')", false},
 		{"local f = function() return kw.model end\nreturn f()", false},
-		{many.String() + "return kw.model", false},
+		{many + "return kw.model", false},
 	} {
 		u := Analyze(callback(t, "kw", tt.body), 0)
 		if got := u.Unread(key); got != tt.unread {
@@ -188,10 +185,7 @@ func TestUnread(t *testing.T) {
 // that could let the inner table be seen whole (passing it on, a key known only at run
 // time, a closure, a helper function) leaves nothing unread in it.
 func TestUnreadInner(t *testing.T) {
-	var many strings.Builder
-	for i := range 70 { // more constants than keys tracked one by one
-		fmt.Fprintf(&many, "local s%d = 'c%d'\n", i, i)
-	}
+	many := manyConstants()
 	for _, tt := range []struct {
 		body   string
 		unread bool
@@ -211,7 +205,7 @@ func TestUnreadInner(t *testing.T) {
 		{"local f = 'request'\nreturn kw[f].system", false},
 		{"local t = kw.request or kw.other\nreturn t.messages", false},
 		{"return kw.request:len()", false},
-		{many.String() + "return kw.request.system", false},
+		{many + "return kw.request.system", false},
 	} {
 		u := Analyze(callback(t, "kw", tt.body), 0)
 		if got := u.Field("request").Unread("messages"); got != tt.unread {
@@ -229,4 +223,14 @@ func TestUnreadInner(t *testing.T) {
 	if u := AnalyzeFunc(fn, 0); u.Field("request").Unread("messages") {
 		t.Errorf("behind a helper: Field(request).Unread(messages) is true (%+v)", u)
 	}
+}
+
+// manyConstants is Lua code declaring more string constants than the keys the analysis
+// tracks one by one.
+func manyConstants() string {
+	var b strings.Builder
+	for i := range 70 {
+		fmt.Fprintf(&b, "local s%d = 'c%d'\n", i, i)
+	}
+	return b.String()
 }
