@@ -33,7 +33,7 @@ func checkKwargs(kwargs map[string]any) error {
 // get; anything else is looked at closely.
 func plain(v any) bool {
 	switch x := v.(type) {
-	case nil, string, bool, int, int64, float64, hookspec.Func:
+	case nil, string, bool, int, int64, float64, hookspec.Func, hookspec.Message, []hookspec.Message:
 		return true
 	case map[string]any:
 		for _, e := range x {
@@ -59,7 +59,7 @@ func unsupported(v reflect.Value, depth int) string {
 		return ""
 	}
 	switch v.Interface().(type) {
-	case hookspec.Func, hookspec.Object, luabind.Table, fmt.Stringer, error:
+	case hookspec.Func, hookspec.Object, luabind.Table, fmt.Stringer, error, hookspec.Message, []hookspec.Message:
 		return ""
 	}
 	switch v.Kind() {

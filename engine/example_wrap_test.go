@@ -78,10 +78,10 @@ end
 	}
 	defer eng.Close(ctx)
 	model := func(_ context.Context, req hookspec.LLMRequest) (hookspec.LLMResponse, error) {
-		return hookspec.LLMResponse{Content: fmt.Sprintf("the model got %q", req.Messages[0]["content"])}, nil
+		return hookspec.LLMResponse{Content: fmt.Sprintf("the model got %q", req.Messages[0].Content)}, nil
 	}
 	for _, text := range []string{"my key is sk-abc123", "status?"} {
-		req := hookspec.LLMRequest{SessionID: "s1", Model: "m1", Messages: []map[string]any{{"role": "user", "content": text}}}
+		req := hookspec.LLMRequest{SessionID: "s1", Model: "m1", Messages: []hookspec.Message{{Role: "user", Content: text}}}
 		run := eng.RunLLM(ctx, req, model)
 		fmt.Printf("%s (model called: %v)\n", run.Response.Content, run.Calls > 0)
 	}

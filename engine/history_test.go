@@ -15,11 +15,10 @@ import (
 // historyTurn is a turn after three messages, with nested values in them.
 func historyTurn() hookspec.LLMTurn {
 	return hookspec.LLMTurn{SessionID: "s", UserMessage: "and now?", Model: "gpt-4", Platform: "cli", SenderID: "u",
-		ConversationHistory: []any{
-			map[string]any{"role": "user", "content": "list /tmp"},
-			map[string]any{"role": "assistant", "content": "", "tool_calls": []any{
-				map[string]any{"name": "terminal", "args": map[string]any{"command": "ls /tmp"}}}},
-			map[string]any{"role": "tool", "content": "a\nb", "tokens": 12},
+		ConversationHistory: []hookspec.Message{
+			{Role: "user", Content: "list /tmp"},
+			{Role: "assistant", ToolCalls: []hookspec.ToolCall{{Name: "terminal", Args: map[string]any{"command": "ls /tmp"}}}},
+			{Role: "tool", Content: "a\nb", Extra: map[string]any{"tokens": 12}},
 		}}
 }
 
@@ -179,7 +178,7 @@ end
 			}
 		}
 	}
-	if got := turn.ConversationHistory[0].(map[string]any)["content"]; got != "list /tmp" {
+	if got := turn.ConversationHistory[0].Content; got != "list /tmp" {
 		t.Errorf("the host's history was changed: %v", got)
 	}
 }
@@ -193,7 +192,7 @@ func TestUnreadHistoryNotConverted(t *testing.T) {
 	ctx := context.Background()
 	short, long := firstTurn(), firstTurn()
 	for i := range 1000 {
-		long.ConversationHistory = append(long.ConversationHistory, map[string]any{"role": "user", "content": strings.Repeat("x", i%7)})
+		long.ConversationHistory = append(long.ConversationHistory, hookspec.Message{Role: "user", Content: strings.Repeat("x", i%7)})
 	}
 	empty := testing.AllocsPerRun(50, func() { e.DecideTurn(ctx, short) })
 	full := testing.AllocsPerRun(50, func() { e.DecideTurn(ctx, long) })

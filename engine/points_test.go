@@ -175,7 +175,7 @@ end`))
 	if run.Err == nil {
 		t.Errorf("failed tool: %+v", run)
 	}
-	c := hookspec.Compaction{SessionID: "s", Trigger: "auto", Messages: []any{"a", "b"}, Summary: "sum"}
+	c := hookspec.Compaction{SessionID: "s", Trigger: "auto", Messages: []hookspec.Message{{Role: "user", Content: "a"}, {Role: "assistant", Content: "b"}}, Summary: "sum"}
 	if got := e.PreCompact(ctx, c); got != "keep file names" {
 		t.Errorf("PreCompact = %q", got)
 	}

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"github.com/google/go-cmp/cmp"
+
 	"context"
 	"errors"
 	"path/filepath"
@@ -57,7 +59,7 @@ func TestRunLLM(t *testing.T) {
     kw.request.tools = keep
     return next(kw.request)`))
 	req := hookspec.LLMRequest{SessionID: "s1", Model: "big", System: "be brief",
-		Messages: []map[string]any{{"role": "user", "content": "one"}, {"role": "user", "content": "two"}},
+		Messages: []hookspec.Message{{Role: "user", Content: "one"}, {Role: "user", Content: "two"}},
 		Tools:    []map[string]any{{"name": "terminal"}, {"name": "web"}}}
 	tests := []struct {
 		name      string
@@ -174,9 +176,9 @@ function register(ctx)
   end)
 end`))
 	e := engineWith(t, home, Options{})
-	msgs := make([]map[string]any, 100)
+	msgs := make([]hookspec.Message, 100)
 	for i := range msgs {
-		msgs[i] = map[string]any{"role": []string{"user", "assistant"}[i%2], "content": "x"}
+		msgs[i] = hookspec.Message{Role: []string{"user", "assistant"}[i%2], Content: "x"}
 	}
 	var sent hookspec.LLMRequest
 	model := func(_ context.Context, r hookspec.LLMRequest) (hookspec.LLMResponse, error) {
@@ -192,5 +194,48 @@ end`))
 		if !run.Synthetic || run.Response.Content != "no secrets" {
 			t.Fatalf("run %+v, want the system prompt read", run)
 		}
+	}
+}
+
+// Messages and tool calls are typed on both sides of the hooks: a hook reads an assistant
+// message's tool calls and a tool message's call id under the API's keys, and what it
+// writes back (a message with tool calls, a response with tool calls) reaches the host as
+// hookspec.Message and hookspec.ToolCall, the host API's other keys kept.
+func TestTypedMessagesThroughHooks(t *testing.T) {
+	home := testutil.Home(t, pluginFiles("typed", "", `
+function register(ctx)
+  ctx.register_hook("wrap_llm_call", function(kw, next)
+    local req = kw.request
+    local last = req.messages[#req.messages]
+    local call = req.messages[#req.messages - 1].tool_calls[1]
+    table.insert(req.messages, {role = "user", content = call.name .. "(" .. call.args.command .. ") -> " .. last.tool_call_id .. " " .. last.name})
+    local resp = next(req)
+    resp.tool_calls = {{id = "c2", name = "read_file", args = {path = "/tmp/a"}}}
+    return resp
+  end)
+end`))
+	e := engineWith(t, home, Options{})
+	var sent hookspec.LLMRequest
+	run := e.RunLLM(context.Background(), hookspec.LLMRequest{Messages: []hookspec.Message{
+		{Role: "assistant", ToolCalls: []hookspec.ToolCall{{ToolCallID: "c1", Name: "terminal", Args: map[string]any{"command": "ls"}}}},
+		{Role: "tool", ToolCallID: "c1", Content: "a b", Extra: map[string]any{"name": "terminal"}},
+	}}, func(_ context.Context, r hookspec.LLMRequest) (hookspec.LLMResponse, error) {
+		sent = r
+		return hookspec.LLMResponse{Content: "done"}, nil
+	})
+	if run.Err != nil {
+		t.Fatal(run.Err)
+	}
+	want := []hookspec.Message{
+		{Role: "assistant", ToolCalls: []hookspec.ToolCall{{ToolCallID: "c1", Name: "terminal", Args: map[string]any{"command": "ls"}}}},
+		{Role: "tool", ToolCallID: "c1", Content: "a b", Extra: map[string]any{"name": "terminal"}},
+		{Role: "user", Content: "terminal(ls) -> c1 terminal"},
+	}
+	if diff := cmp.Diff(want, sent.Messages); diff != "" {
+		t.Errorf("the messages the model got (-want +got):\n%s", diff)
+	}
+	wantCalls := []hookspec.ToolCall{{ToolCallID: "c2", Name: "read_file", Args: map[string]any{"path": "/tmp/a"}}}
+	if diff := cmp.Diff(wantCalls, run.Response.ToolCalls); diff != "" {
+		t.Errorf("the response's tool calls (-want +got):\n%s", diff)
 	}
 }

@@ -23,9 +23,9 @@ type Message struct {
 	// session:start and on_session_start fire before the turn.
 	SessionID  string
 	NewSession bool
-	// History is the conversation so far, as pre_llm_call's hooks see it (a list of
-	// {role, content} tables); the turn's first message is IsFirstTurn when it is empty.
-	History []any
+	// History is the conversation so far, as pre_llm_call's hooks see it; the turn's first
+	// message is IsFirstTurn when it is empty.
+	History []hookspec.Message
 	// Model is the model the turn runs on, as hooks are told; a response to RunLLM that
 	// names its model is the model for the rest of the turn.
 	Model string

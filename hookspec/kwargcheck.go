@@ -93,7 +93,7 @@ func kindOf(v any) string {
 		return kindBool
 	case map[string]any:
 		return kindTable
-	case []any, []string:
+	case []any, []string, []Message:
 		return kindList
 	}
 	return kindAny

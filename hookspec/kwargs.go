@@ -55,7 +55,7 @@ func (o TerminalOutput) Kwargs() map[string]any {
 type LLMTurn struct {
 	SessionID           string
 	UserMessage         string
-	ConversationHistory []any // earlier messages, as the host stores them; nil is sent as []
+	ConversationHistory []Message // earlier messages; nil is sent as []
 	IsFirstTurn         bool
 	Model               string
 	Platform            string
@@ -66,7 +66,7 @@ type LLMTurn struct {
 // PreKwargs are pre_llm_call's arguments.
 func (t LLMTurn) PreKwargs() map[string]any {
 	return map[string]any{
-		"session_id": t.SessionID, "user_message": t.UserMessage, "conversation_history": listOrEmpty(t.ConversationHistory),
+		"session_id": t.SessionID, "user_message": t.UserMessage, "conversation_history": messagesOrEmpty(t.ConversationHistory),
 		"is_first_turn": t.IsFirstTurn, "model": t.Model, "platform": t.Platform, "sender_id": t.SenderID,
 	}
 }
@@ -75,15 +75,8 @@ func (t LLMTurn) PreKwargs() map[string]any {
 func (t LLMTurn) PostKwargs() map[string]any {
 	return map[string]any{
 		"session_id": t.SessionID, "user_message": t.UserMessage, "assistant_response": t.AssistantResponse,
-		"conversation_history": listOrEmpty(t.ConversationHistory), "model": t.Model, "platform": t.Platform,
+		"conversation_history": messagesOrEmpty(t.ConversationHistory), "model": t.Model, "platform": t.Platform,
 	}
-}
-
-func listOrEmpty(l []any) []any {
-	if l == nil {
-		return []any{}
-	}
-	return l
 }
 
 // LLMOutput is the model's final response: transform_llm_output.

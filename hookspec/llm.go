@@ -7,10 +7,10 @@ import (
 )
 
 // LLMRequest is one request to the model, whole: pre_api_request's request, what
-// wrap_llm_call's next takes, and what the host's model call receives. Messages and Tools
-// are in the host's API shape (a message is {role=..., content=...} and whatever else its
-// API carries; a tool is {name=..., description=..., parameters=...}): hooks see them as
-// they leave, never a summary.
+// wrap_llm_call's next takes, and what the host's model call receives. Hooks see the
+// messages (Message, with whatever else the host's API carries in Extra) and the tools (in
+// the host's API shape: {name=..., description=..., parameters=...}) as they leave, never a
+// summary.
 type LLMRequest struct {
 	SessionID    string
 	Platform     string
@@ -18,7 +18,7 @@ type LLMRequest struct {
 
 	Model    string
 	System   string           // the system prompt
-	Messages []map[string]any // the conversation, oldest first
+	Messages []Message        // the conversation, oldest first
 	Tools    []map[string]any // the tools the model may call
 	Params   map[string]any   // the model's parameters (temperature, max_tokens, ...)
 }
@@ -28,8 +28,16 @@ type LLMRequest struct {
 // costs nothing for them however long the conversation (a Lua hook that never looks them
 // up does not get them converted).
 func (r LLMRequest) Table() map[string]any {
-	return map[string]any{"model": r.Model, "system": r.System, "messages": tablesOrEmpty(r.Messages),
+	return map[string]any{"model": r.Model, "system": r.System, "messages": messagesOrEmpty(r.Messages),
 		"tools": tablesOrEmpty(r.Tools), "params": ArgsOrEmpty(r.Params)}
+}
+
+// messagesOrEmpty is l, or an empty list for nil.
+func messagesOrEmpty(l []Message) []Message {
+	if l == nil {
+		return []Message{}
+	}
+	return l
 }
 
 // tablesOrEmpty is l, or an empty list for nil: a request always has its lists.
@@ -69,7 +77,11 @@ func (r LLMRequest) WithTable(t map[string]any) (LLMRequest, error) {
 		case "system":
 			out.System, ok = v.(string)
 		case "messages":
-			out.Messages, ok = listOfTables(v)
+			var err error
+			if out.Messages, err = messagesFrom("request.messages", v); err != nil {
+				return r, err
+			}
+			ok = true
 		case "tools":
 			out.Tools, ok = listOfTables(v)
 		case "params":
@@ -98,15 +110,15 @@ func requestKeyType(k string) string {
 // what wrap_llm_call's next returns, and what pre_api_request's respond gives instead.
 type LLMResponse struct {
 	Model      string
-	Content    string           // the text of the answer
-	ToolCalls  []map[string]any // the tools the model calls: {id=..., name=..., args={...}}
+	Content    string     // the text of the answer
+	ToolCalls  []ToolCall // the tools the model calls (Name, Args, ToolCallID); hooks see {id=..., name=..., args={...}}
 	StopReason string
 	Usage      map[string]any // the API's token counts, as it gives them
 }
 
 // Table is the response as hooks see it: {model, content, tool_calls, stop_reason, usage}.
 func (r LLMResponse) Table() map[string]any {
-	return map[string]any{"model": r.Model, "content": r.Content, "tool_calls": mapsList(r.ToolCalls),
+	return map[string]any{"model": r.Model, "content": r.Content, "tool_calls": toolCallsList(r.ToolCalls),
 		"stop_reason": r.StopReason, "usage": ArgsOrEmpty(r.Usage)}
 }
 
@@ -135,7 +147,10 @@ func ResponseFrom(v any) (LLMResponse, error) {
 		case "stop_reason":
 			r.StopReason, ok = v.(string)
 		case "tool_calls":
-			r.ToolCalls, ok = listOfTables(v)
+			var err error
+			if r.ToolCalls, err = toolCallsFrom("response.tool_calls", v); err != nil {
+				return LLMResponse{}, err
+			}
 		case "usage":
 			r.Usage, ok = tableOrEmpty(v)
 		default:
@@ -156,15 +171,6 @@ func responseKeyType(k string) string {
 		return "a table"
 	}
 	return "a string"
-}
-
-// mapsList is l as a list of values, [] for nil.
-func mapsList(l []map[string]any) []any {
-	out := make([]any, len(l))
-	for i, m := range l {
-		out[i] = m
-	}
-	return out
 }
 
 // listOfTables reads a list of tables; an empty table (Lua cannot tell {} from []) is the

@@ -20,10 +20,12 @@ func TestLLMRequestWithTable(t *testing.T) {
 	}{
 		{"nothing", tbl{}, func(*LLMRequest) {}, ""},
 		{"the model alone", tbl{"model": "small"}, func(r *LLMRequest) { r.Model = "small" }, ""},
-		{"messages", tbl{"messages": msgs}, func(r *LLMRequest) { r.Messages = []map[string]any{{"role": "user", "content": "hi"}} }, ""},
+		{"messages", tbl{"messages": msgs}, func(r *LLMRequest) { r.Messages = []Message{{Role: "user", Content: "hi"}} }, ""},
 		{"no tools: an empty table", tbl{"tools": tbl{}}, func(r *LLMRequest) { r.Tools = []map[string]any{} }, ""},
 		{"params, an empty list", tbl{"params": []any{}}, func(r *LLMRequest) { r.Params = map[string]any{} }, ""},
-		{"a message that is not a table", tbl{"messages": []any{"hi"}}, nil, `request.messages must be a list of tables, not ["hi"]`},
+		{"a message that is not a table", tbl{"messages": []any{"hi"}}, nil, `request.messages[1] must be a table, not "hi"`},
+		{"a message whose role is not a string", tbl{"messages": []any{tbl{"role": true}}}, nil, `request.messages[1].role must be a string, not true`},
+		{"messages that are not a list", tbl{"messages": "hi"}, nil, `request.messages must be a list of tables, not "hi"`},
 		{"a model that is not a string", tbl{"model": int64(4)}, nil, `request.model must be a string, not 4`},
 		{"an unknown key", tbl{"prompt": "x"}, nil, `request key "prompt" is not one of [model system messages tools params]`},
 	}
@@ -55,7 +57,7 @@ func TestLLMRequestWithTable(t *testing.T) {
 // reads back as itself.
 func TestResponseFrom(t *testing.T) {
 	t.Parallel()
-	full := LLMResponse{Model: "m", Content: "c", ToolCalls: []map[string]any{{"name": "terminal"}}, StopReason: "end", Usage: map[string]any{"input_tokens": int64(3)}}
+	full := LLMResponse{Model: "m", Content: "c", ToolCalls: []ToolCall{{Name: "terminal", ToolCallID: "c1", Args: map[string]any{"command": "ls"}}}, StopReason: "end", Usage: map[string]any{"input_tokens": int64(3)}}
 	tests := []struct {
 		name    string
 		v       any
@@ -67,6 +69,9 @@ func TestResponseFrom(t *testing.T) {
 		{"content alone", tbl{"content": "x"}, LLMResponse{Content: "x"}, ""},
 		{"a number", int64(1), LLMResponse{}, "a response must be a string or a table, not 1"},
 		{"content that is not a string", tbl{"content": true}, LLMResponse{}, "response.content must be a string, not true"},
+		{"a tool call without a name", tbl{"tool_calls": []any{tbl{"id": "c1"}}}, LLMResponse{}, `response.tool_calls[1] has no name: a tool call is {id=..., name=..., args={...}}`},
+		{"a tool call's args that are not a table", tbl{"tool_calls": []any{tbl{"name": "t", "args": "ls"}}}, LLMResponse{}, `response.tool_calls[1].args must be a table, not "ls"`},
+		{"a tool call's unknown key", tbl{"tool_calls": []any{tbl{"name": "t", "input": tbl{}}}}, LLMResponse{}, `response.tool_calls[1]: key "input" is not one of [args id name]`},
 		{"an unknown key", tbl{"text": "x"}, LLMResponse{}, `response key "text" is not one of [model content tool_calls stop_reason usage]`},
 	}
 	for _, tt := range tests {

@@ -70,16 +70,16 @@ func (f ToolFailure) Kwargs() map[string]any {
 // and post_compact (Summary).
 type Compaction struct {
 	SessionID    string
-	Trigger      string // "manual" (the user asked) or "auto" (the context is full)
-	Messages     []any  // pre_compact: the messages to be summarised; nil is sent as []
-	Instructions string // pre_compact: the user's own instructions for the summary ("" for none)
-	Summary      string // post_compact: the summary that replaced them
+	Trigger      string    // "manual" (the user asked) or "auto" (the context is full)
+	Messages     []Message // pre_compact: the messages to be summarised; nil is sent as []
+	Instructions string    // pre_compact: the user's own instructions for the summary ("" for none)
+	Summary      string    // post_compact: the summary that replaced them
 	Platform     string
 }
 
 // PreKwargs are pre_compact's arguments.
 func (c Compaction) PreKwargs() map[string]any {
-	return map[string]any{"session_id": c.SessionID, "trigger": c.Trigger, "messages": listOrEmpty(c.Messages),
+	return map[string]any{"session_id": c.SessionID, "trigger": c.Trigger, "messages": messagesOrEmpty(c.Messages),
 		"instructions": c.Instructions, "platform": c.Platform}
 }
 

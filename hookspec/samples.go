@@ -18,7 +18,7 @@ func SampleKwargs(hook, cwd string) map[string]any {
 	approval := Approval{Command: "rm -rf /tmp/x", Description: "recursive delete", PatternKey: "rm_rf",
 		PatternKeys: []string{"rm_rf"}, SessionKey: "test-session", Surface: "cli", Choice: "deny"}
 	compaction := Compaction{SessionID: "test-session", Trigger: "manual", Platform: "cli", Summary: "The user asked about the weather; it is sunny.",
-		Messages: []any{map[string]any{"role": "user", "content": "What is the weather?"}, map[string]any{"role": "assistant", "content": "Sunny."}}}
+		Messages: []Message{{Role: "user", Content: "What is the weather?"}, {Role: "assistant", Content: "Sunny."}}}
 	switch hook {
 	case hooknames.PreToolCall, hooknames.WrapToolCall:
 		return tool.Kwargs(false)
@@ -71,7 +71,7 @@ func SampleKwargs(hook, cwd string) map[string]any {
 func SampleLLMRequest() LLMRequest {
 	return LLMRequest{SessionID: "test-session", Platform: "cli", APICallCount: 1, Model: "gpt-4",
 		System:   "You are a helpful assistant.",
-		Messages: []map[string]any{{"role": "user", "content": "What is the weather?"}},
+		Messages: []Message{{Role: "user", Content: "What is the weather?"}},
 		Tools: []map[string]any{{"name": "terminal", "description": "Run a shell command",
 			"parameters": map[string]any{"type": "object", "properties": map[string]any{"command": map[string]any{"type": "string"}}}}},
 		Params: map[string]any{"temperature": 0.2, "max_tokens": 1024}}

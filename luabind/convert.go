@@ -56,9 +56,10 @@ func (w TableWriter) Value(k string, v any) {
 	w.t.SetStringField(k, toLua(w.l, v))
 }
 
-// List sets field k to the list v, converted like any other Go value; it spares boxing the
-// slice when the callback never looks the field up (a refilled table's unread field).
-func (w TableWriter) List(k string, v []any) {
+// List sets field k to the list v (a slice), converted like any other Go value; it spares
+// converting the list when the callback never looks the field up (a refilled table's
+// unread field).
+func (w TableWriter) List(k string, v any) {
 	if w.kw != nil {
 		if i, ok := w.kw.index(k); ok {
 			if w.kw.unreadAt(i, k) {
@@ -121,6 +122,14 @@ func toLua(L *lua.LState, v any) lua.LValue {
 		t := L.CreateTable(len(x), 0)
 		for i, e := range x {
 			t.RawSetInt(i+1, toLua(L, e))
+		}
+		return t
+	case hookspec.Message:
+		return toLua(L, x.Table())
+	case []hookspec.Message:
+		t := L.CreateTable(len(x), 0)
+		for i, m := range x {
+			t.RawSetInt(i+1, toLua(L, m.Table()))
 		}
 		return t
 	case []string:

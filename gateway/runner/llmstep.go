@@ -59,17 +59,15 @@ func (r *Runner) step(ctx context.Context, t *gateway.Turn, s *session, req Step
 // stored history, the user's message (with this turn's injected context after a blank
 // line) and the results of the previous step's tool calls.
 func (r *Runner) llmRequest(s *session, req StepRequest) hookspec.LLMRequest {
-	msgs := make([]map[string]any, 0, len(req.History)+1+len(req.ToolResults))
-	for _, m := range req.History {
-		msgs = append(msgs, map[string]any{"role": m.Role, "content": m.Content})
-	}
+	msgs := make([]hookspec.Message, 0, len(req.History)+1+len(req.ToolResults))
+	msgs = append(msgs, req.History...)
 	user := req.UserMessage
 	if req.Context != "" {
 		user += "\n\n" + req.Context
 	}
-	msgs = append(msgs, map[string]any{"role": "user", "content": user})
+	msgs = append(msgs, hookspec.Message{Role: "user", Content: user})
 	for _, t := range req.ToolResults {
-		msgs = append(msgs, map[string]any{"role": "tool", "tool_call_id": t.Call.ToolCallID, "name": t.Call.Name, "content": t.Result})
+		msgs = append(msgs, hookspec.Message{Role: "tool", ToolCallID: t.Call.ToolCallID, Content: t.Result, Extra: map[string]any{"name": t.Call.Name}})
 	}
 	return hookspec.LLMRequest{SessionID: s.id, Platform: s.platform, APICallCount: req.Iteration + 1,
 		Model: r.opts.Model, System: r.opts.System, Messages: msgs, Tools: r.opts.Tools}
@@ -82,7 +80,7 @@ func stepResponse(st Step) hookspec.LLMResponse {
 		resp.StopReason = "end_turn"
 	}
 	for _, c := range st.ToolCalls {
-		resp.ToolCalls = append(resp.ToolCalls, map[string]any{"id": c.ToolCallID, "name": c.Name, "args": hookspec.ArgsOrEmpty(c.Args)})
+		resp.ToolCalls = append(resp.ToolCalls, hookspec.ToolCall{Name: c.Name, Args: c.Args, ToolCallID: c.ToolCallID})
 	}
 	return resp
 }
@@ -92,13 +90,10 @@ func stepResponse(st Step) hookspec.LLMResponse {
 func responseStep(resp hookspec.LLMResponse) Step {
 	st := Step{Model: resp.Model, Response: resp.Content, Final: len(resp.ToolCalls) == 0 || resp.StopReason == "end_turn"}
 	for i, c := range resp.ToolCalls {
-		id, _ := c["id"].(string)
-		if id == "" {
-			id = fmt.Sprintf("call-%d", i+1)
+		if c.ToolCallID == "" {
+			c.ToolCallID = fmt.Sprintf("call-%d", i+1)
 		}
-		name, _ := c["name"].(string)
-		args, _ := c["args"].(map[string]any)
-		st.ToolCalls = append(st.ToolCalls, hookspec.ToolCall{Name: name, Args: args, ToolCallID: id})
+		st.ToolCalls = append(st.ToolCalls, hookspec.ToolCall{Name: c.Name, Args: c.Args, ToolCallID: c.ToolCallID})
 	}
 	return st
 }
@@ -117,7 +112,7 @@ func describeRequest(req hookspec.LLMRequest) string {
 // describeResponse sums a response up for the timeline.
 func describeResponse(resp hookspec.LLMResponse) string {
 	if len(resp.ToolCalls) > 0 {
-		calls, _ := json.Marshal(resp.ToolCalls)
+		calls, _ := json.Marshal(resp.Table()["tool_calls"])
 		return fmt.Sprintf("%q, tool calls %s", shorten(resp.Content, 120), shorten(string(calls), 120))
 	}
 	return fmt.Sprintf("%q", shorten(resp.Content, 120))

@@ -120,12 +120,12 @@ func (r *Runner) HandleCompact(ctx context.Context, c hookspec.Compaction) {
 	}
 	r.mu.Unlock()
 	history := r.historyOf(c.SessionID)
-	c.Messages = messagesAny(history)
+	c.Messages = history
 	if extra := r.eng.PreCompact(ctx, c); extra != "" {
 		r.note("instructions for the summary from hooks: %q", extra)
 	}
 	r.mu.Lock()
-	r.history[c.SessionID] = []Message{{Role: "user", Content: c.Summary}}
+	r.history[c.SessionID] = []hookspec.Message{{Role: "user", Content: c.Summary}}
 	r.mu.Unlock()
 	r.flow("history of %s (%d messages) summarised: %q", c.SessionID, len(history), shorten(c.Summary, 120))
 	r.eng.PostCompact(ctx, c)

@@ -35,20 +35,14 @@ type Agent interface {
 type StepRequest struct {
 	SessionID   string
 	Platform    string
-	UserMessage string       // after any rewrite by pre_gateway_dispatch
-	Context     string       // injected by pre_llm_call for this turn only; never stored
-	History     []Message    // the stored conversation before this turn
-	Iteration   int          // 0 for the first step, then one per tool-calling step
-	ToolResults []ToolResult // results of the previous step's tool calls
+	UserMessage string             // after any rewrite by pre_gateway_dispatch
+	Context     string             // injected by pre_llm_call for this turn only; never stored
+	History     []hookspec.Message // the stored conversation before this turn
+	Iteration   int                // 0 for the first step, then one per tool-calling step
+	ToolResults []ToolResult       // results of the previous step's tool calls
 	// Request is the whole request to the model as the hooks left it (pre_api_request,
 	// wrap_llm_call): what a live agent sends to its model.
 	Request hookspec.LLMRequest
-}
-
-// Message is one stored message of a conversation.
-type Message struct {
-	Role    string `json:"role"` // "user" or "assistant"
-	Content string `json:"content"`
 }
 
 // Step is one answer of the model.
@@ -106,7 +100,7 @@ type Runner struct {
 	nextID   int
 	lastID   string
 	timeline Timeline
-	history  map[string][]Message // by session id, as the session store keeps it
+	history  map[string][]hookspec.Message // by session id, as the session store keeps it
 }
 
 type session struct {
@@ -121,7 +115,7 @@ func New(gw *gateway.Gateway, agent Agent, opts Options) *Runner {
 	if opts.Model == "" {
 		opts.Model = "unknown"
 	}
-	return &Runner{eng: eng, gw: gw, agent: agent, opts: opts, tracer: eng.Tracer(), sessions: map[string]*session{}, history: map[string][]Message{}}
+	return &Runner{eng: eng, gw: gw, agent: agent, opts: opts, tracer: eng.Tracer(), sessions: map[string]*session{}, history: map[string][]hookspec.Message{}}
 }
 
 // HostFuncs returns the functions a runner offers to Lua hooks through the hermes module:
@@ -235,7 +229,7 @@ func (r *Runner) HandleMessage(ctx context.Context, in Inbound) (string, error) 
 	history := r.historyOf(s.id)
 	t, err := r.gw.StartTurn(ctx, gateway.Message{Platform: in.Platform, UserID: in.UserID, ChatID: in.ChatID,
 		ChatType: in.ChatType, MessageID: in.MessageID, Text: in.Text, Internal: in.Internal,
-		SessionID: s.id, NewSession: first, History: messagesAny(history), Model: r.opts.Model,
+		SessionID: s.id, NewSession: first, History: history, Model: r.opts.Model,
 		Dispatch: engine.DispatchHost{Gateway: r.gatewayFacade(ctx), SessionStore: r.storeFacade(ctx)},
 		Emit:     r.turnEmit(s), Recorded: true})
 	if err != nil || t.Skipped {
@@ -257,7 +251,7 @@ func (r *Runner) HandleMessage(ctx context.Context, in Inbound) (string, error) 
 func (r *Runner) turnEmit(s *session) func(context.Context, hookspec.Event) {
 	return func(ctx context.Context, ev hookspec.Event) {
 		if end, ok := ev.(hookspec.AgentEndEvent); ok {
-			r.appendHistory(s.id, Message{Role: "user", Content: end.Message}, Message{Role: "assistant", Content: end.Response})
+			r.appendHistory(s.id, hookspec.Message{Role: "user", Content: end.Message}, hookspec.Message{Role: "assistant", Content: end.Response})
 			r.flow("reply out to %s: %q", s.userID, end.Response)
 		}
 		r.emit(ctx, ev)
@@ -271,7 +265,7 @@ func (r *Runner) turnEmit(s *session) func(context.Context, hookspec.Event) {
 // (pre_api_request's respond, a wrap hook that never calls next): past it the turn ends
 // without a reply, with gateway.ErrStepLimit. The agent's own steps are the agent's to
 // bound (a transcript's, by its lines).
-func (r *Runner) turn(ctx context.Context, t *gateway.Turn, tt *turnTrace, history []Message) (string, error) {
+func (r *Runner) turn(ctx context.Context, t *gateway.Turn, tt *turnTrace, history []hookspec.Message) (string, error) {
 	s := tt.s
 	req := StepRequest{SessionID: s.id, Platform: s.platform, UserMessage: t.Text, Context: t.Context, History: history}
 	if req.Context != "" {
@@ -501,33 +495,25 @@ func compareIDs(a, b string) int {
 	return 0
 }
 
-func (r *Runner) historyOf(id string) []Message {
+func (r *Runner) historyOf(id string) []hookspec.Message {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return slices.Clone(r.history[id])
 }
 
-func (r *Runner) appendHistory(id string, msgs ...Message) {
+func (r *Runner) appendHistory(id string, msgs ...hookspec.Message) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.history[id] = append(r.history[id], msgs...)
 }
 
 // History returns the stored conversation of a session (what a session store would keep).
-func (r *Runner) History(sessionID string) []Message { return r.historyOf(sessionID) }
+func (r *Runner) History(sessionID string) []hookspec.Message { return r.historyOf(sessionID) }
 
 func toolNames(calls []hookspec.ToolCall) []string {
 	out := make([]string, len(calls))
 	for i, c := range calls {
 		out[i] = c.Name
-	}
-	return out
-}
-
-func messagesAny(ms []Message) []any {
-	out := make([]any, len(ms))
-	for i, m := range ms {
-		out[i] = map[string]any{"role": m.Role, "content": m.Content}
 	}
 	return out
 }

@@ -34,11 +34,11 @@ end
 `
 
 // history is n messages as a host stores them: alternating user and assistant maps.
-func history(n int) []any {
-	h := make([]any, n)
+func history(n int) []hookspec.Message {
+	h := make([]hookspec.Message, n)
 	for i := range h {
 		role := []string{"user", "assistant"}[i%2]
-		h[i] = map[string]any{"role": role, "content": fmt.Sprintf("message %d: some words of a conversation", i)}
+		h[i] = hookspec.Message{Role: role, Content: fmt.Sprintf("message %d: some words of a conversation", i)}
 	}
 	return h
 }

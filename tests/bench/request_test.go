@@ -26,10 +26,10 @@ var requestHandlers = []struct{ name, body string }{
 }
 
 // messages is n messages of a request: alternating user and assistant maps.
-func messages(n int) []map[string]any {
-	m := make([]map[string]any, n)
+func messages(n int) []hookspec.Message {
+	m := make([]hookspec.Message, n)
 	for i := range m {
-		m[i] = map[string]any{"role": []string{"user", "assistant"}[i%2], "content": fmt.Sprintf("message %d: some words of a conversation", i)}
+		m[i] = hookspec.Message{Role: []string{"user", "assistant"}[i%2], Content: fmt.Sprintf("message %d: some words of a conversation", i)}
 	}
 	return m
 }

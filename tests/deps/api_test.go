@@ -49,7 +49,7 @@ var api = map[string][]string{
 		"Turn", "Turn.Fail", "Turn.Finish", "Turn.RunLLM", "Turn.RunTool", "Turn.Step", "Turn.Verify",
 	},
 	"gateway/runner": {
-		"Agent", "Command", "Entry", "HostFuncs", "Inbound", "Line", "Message", "New",
+		"Agent", "Command", "Entry", "HostFuncs", "Inbound", "Line", "New",
 		"NewTranscriptAgent", "Options", "ParseTranscript", "Replay", "Runner", "Runner.HandleApproval",
 		"Runner.HandleCommand", "Runner.HandleCompact", "Runner.HandleMessage",
 		"Runner.HandleNotification", "Runner.HandleSubagent", "Runner.History", "Runner.Play",

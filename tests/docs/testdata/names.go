@@ -32,8 +32,8 @@ var (
 	in                                          gateway.Message // an inbound message of a chat
 	m                                           *engine.Metrics
 	args                                        map[string]any
-	history                                     []any
-	messages, tools                             []map[string]any
+	history, messages                           []hookspec.Message
+	tools                                       []map[string]any
 	call                                        hookspec.ToolCall
 	agent                                       runner.Agent
 	tp                                          trace.TracerProvider
