@@ -318,6 +318,14 @@ func TestReadRefusesCraftedEntries(t *testing.T) {
 			}
 		})
 	}
+	// An entry that says it expands past the cap is refused before it is read.
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	tar.NewWriter(zw).WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: "config.yaml", Size: MaxBytes + 1, Mode: 0o644})
+	zw.Close()
+	if _, err := Verify(buf.Bytes(), nil); err == nil || !strings.Contains(err.Error(), "config.yaml: larger than 64 MiB") {
+		t.Errorf("an entry over the cap: %v", err)
+	}
 	if _, err := Verify([]byte("not gzip"), nil); err == nil || !strings.Contains(err.Error(), "not a bundle") {
 		t.Errorf("junk: %v", err)
 	}
@@ -348,6 +356,13 @@ func TestBuildRefusesFiles(t *testing.T) {
 		if _, err := Inspect(archive); err != nil {
 			t.Error(err)
 		}
+	})
+	t.Run("symlink to a directory", func(t *testing.T) {
+		home := makeHome(t)
+		if err := os.Symlink("../../hooks", filepath.Join(home, "plugins/guard/more")); err != nil {
+			t.Fatal(err)
+		}
+		wantFileError(t, home, Options{Revision: 1}, "plugins/guard/more", "directory")
 	})
 	t.Run("fifo", func(t *testing.T) {
 		home := makeHome(t)
