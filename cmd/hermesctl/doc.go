@@ -36,6 +36,14 @@
 //	hook uninstall claude|codex|gemini   remove those entries, and nothing else
 //	serve [--addr HOST:PORT|unix:PATH] [--tls-cert F --tls-key F] [token add|list|revoke NAME]
 //	                                     answer the home's hooks over HTTP
+//	bundle build <home> -o FILE --revision N [--key PRIV] [--json]
+//	                                     a reproducible archive of a home's hook files and manifest
+//	bundle sign <bundle> --key PRIV [-o FILE] [--json]
+//	                                     add a signature (DSSE, Ed25519)
+//	bundle verify <bundle> --key PUB [--key PUB...] [--json]
+//	                                     check the signature and every file; exit 3 when it fails
+//	bundle inspect <bundle> [--json]     revision, files, digests, who signed (not verified)
+//	bundle keygen -o PREFIX [--json]     an Ed25519 key pair: PREFIX and PREFIX.pub
 //	version [--json]                     print the version (also --version)
 //	completion bash|zsh|fish             print a shell completion script
 //	help [command]                       usage of everything, a group or a command
@@ -53,10 +61,11 @@
 //	1  internal error
 //	2  usage error: unknown command, unknown event for test, bad flag
 //	3  a hook or check failed (test: a hook errored or timed out, or one it could fire has a
-//	   load warning; doctor: a problem found; replay: the transcript could not be followed)
+//	   load warning; doctor: a problem found; replay: the transcript could not be followed;
+//	   bundle: a bundle that does not verify, a home file a bundle cannot hold)
 //	5  invalid configuration: an unreadable or invalid --payload-file (a key or a value the
 //	   hook would not receive as meant), an unreadable or unparsable transcript, a broken
-//	   config.yaml
+//	   config.yaml, an unreadable bundle or key file
 package main
 
 // Exit codes, as documented above.

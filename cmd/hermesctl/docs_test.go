@@ -22,10 +22,7 @@ func TestCLIDocsCoverEveryCommandAndFlag(t *testing.T) {
 		}
 		fs, _ := newFlagSet(cmd, &cli{})
 		fs.VisitAll(func(f *flag.Flag) {
-			name := "--" + f.Name
-			if f.Name == "v" {
-				name = "-v"
-			}
+			name := flagName(f.Name)
 			if !strings.Contains(doc, "`"+name) {
 				t.Errorf("docs/cli.md does not describe %s of %q", name, cmd.name)
 			}

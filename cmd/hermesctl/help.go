@@ -34,8 +34,8 @@ var exitCodes = [][2]string{
 	{"0", "ok"},
 	{"1", "internal error"},
 	{"2", "usage error: unknown command, event or flag, wrong arguments"},
-	{"3", "a hook or check failed (hooks test, hooks doctor, replay, store get/delete: no such key)"},
-	{"5", "invalid configuration: --payload-file, a transcript, config.yaml"},
+	{"3", "a hook or check failed (hooks test, hooks doctor, replay, store get/delete: no such key, bundle verify)"},
+	{"5", "invalid configuration: --payload-file, a transcript, config.yaml, a bundle or key file"},
 }
 
 // helpWriter prints help wrapped to width columns.

@@ -66,6 +66,7 @@ func init() {
 		versionCommand, completionCommand,
 	}
 	commands = append(commands, hookCommands...)
+	commands = append(commands, bundleCommands...)
 	for _, cmd := range commands {
 		fs, _ := newFlagSet(cmd, &cli{})
 		fs.VisitAll(func(f *flag.Flag) {
@@ -235,10 +236,10 @@ func flagError(cmd *command, fs *flag.FlagSet, err error) error {
 	return fmt.Errorf("%s (see hermesctl %s --help)", msg, cmd.name)
 }
 
-// flagName is a flag as it is written: -v, else --name.
+// flagName is a flag as it is written: -v, -o, else --name.
 func flagName(name string) string {
-	if name == "v" {
-		return "-v"
+	if len(name) == 1 {
+		return "-" + name
 	}
 	return "--" + name
 }

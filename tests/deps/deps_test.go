@@ -39,6 +39,8 @@ var forbidden = map[string][]string{
 	"internal": {"engine", "gateway", "luabind", "cmd/hermesctl"},
 	// The one resolution of a shell-hook command, shared by shell (the runner) and consent.
 	"internal/command": {"shell", "consent", "luabind"},
+	// Bundles are files and signatures: they load nothing and run nothing.
+	"bundle": {"engine", "gateway", "luabind", "shell", "consent", "store", "server", "cmd/hermesctl"},
 }
 
 // excepted lists, per package, what it may depend on although forbidden says otherwise.
@@ -54,6 +56,9 @@ var onlyImportedBy = map[string]string{
 	"github.com/gofrs/flock":       "consent",
 	"modernc.org/sqlite":           "store",
 	"github.com/redis/go-redis/v9": "store",
+	// Signatures of bundles: one place that knows the envelope and the keys.
+	"github.com/secure-systems-lab/go-securesystemslib/dsse":           "bundle",
+	"github.com/secure-systems-lab/go-securesystemslib/signerverifier": "bundle",
 	// Lua is the engine's business: the gateway and the CLI reach it through the engine.
 	module + "luabind": "engine",
 	// The libraries take a TracerProvider (the OpenTelemetry API); only the CLI builds one
