@@ -12,6 +12,7 @@ import (
 
 	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/gatewayhook"
+	"github.com/hermes-hooks/hermes/internal/homedir"
 	"github.com/hermes-hooks/hermes/internal/manifest"
 	"github.com/hermes-hooks/hermes/internal/suggest"
 	"github.com/hermes-hooks/hermes/luabind"
@@ -101,22 +102,50 @@ func (e *Engine) loadGatewayHooks(ctx context.Context, opts gatewayhook.Options,
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("%w: the hooks loaded before keep running", err)
 	}
-	if refused, w := e.refusedDir("hooks", "gateway hooks"); refused {
-		return nil, nil, w, nil
-	}
-	dirs, err := readHookDirs(filepath.Join(e.home, "hooks"), "HOOK.yaml", disabled)
+	managedDir := filepath.Join(homedir.ResolveManaged(e.opts.ManagedHome), "hooks")
+	dirs, err := readHookDirs(managedDir, "HOOK.yaml", nil)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, fmt.Errorf("managed home: %w", err)
 	}
 	hooks, infos, warns := loadDirs(dirs, running, func(d *dirFiles) (*gatewayHook, *gatewayHookInfo, []hookspec.Warning) {
-		return e.loadGatewayHook(ctx, d, disabled, opts)
+		return e.loadGatewayHook(ctx, d, nil, opts, LayerManaged, nil)
 	})
-	return hooks, infos, warns, nil
+	reserved := map[string]string{}
+	for _, info := range infos {
+		if info.Status == "error" { // no previous version runs (loadDirs would have kept it)
+			closeGatewayHooks(hooks, running)
+			return nil, nil, nil, fmt.Errorf("managed home: the gateway hook in %s failed to load (%s); gateway hooks do not run until it is fixed: the managed hook would be missing", info.Dir, info.Error)
+		}
+		reserved[info.Name], reserved[filepath.Base(info.Dir)] = info.Dir, info.Dir
+	}
+	if refused, w := e.refusedDir("hooks", "gateway hooks"); refused {
+		return hooks, infos, append(warns, w...), nil
+	}
+	dirs, err = readHookDirs(filepath.Join(e.home, "hooks"), "HOOK.yaml", disabled)
+	if err != nil {
+		closeGatewayHooks(hooks, running)
+		return nil, nil, nil, err
+	}
+	user, userInfos, w := loadDirs(dirs, running, func(d *dirFiles) (*gatewayHook, *gatewayHookInfo, []hookspec.Warning) {
+		return e.loadGatewayHook(ctx, d, disabled, opts, LayerUser, reserved)
+	})
+	return append(hooks, user...), append(infos, userInfos...), append(warns, w...), nil
 }
 
-// loadGatewayHook loads one directory; a nil hook is listed but not running.
-func (e *Engine) loadGatewayHook(ctx context.Context, d *dirFiles, disabled []string, opts gatewayhook.Options) (*gatewayHook, *gatewayHookInfo, []hookspec.Warning) {
-	info := &gatewayHookInfo{Name: filepath.Base(d.dir), Dir: d.dir, Enabled: true, Timeout: defaultGatewayTimeout,
+// closeGatewayHooks closes the hooks a failed load made: the ones of running keep running.
+func closeGatewayHooks(hooks, running []*gatewayHook) {
+	for _, h := range hooks {
+		if !slices.Contains(running, h) {
+			h.Close()
+		}
+	}
+}
+
+// loadGatewayHook loads one directory of layer; a nil hook is listed but not running. A
+// hook of the user's home under a name of reserved (the managed hooks' names and
+// directory names) is not loaded: the user's home cannot replace a managed hook.
+func (e *Engine) loadGatewayHook(ctx context.Context, d *dirFiles, disabled []string, opts gatewayhook.Options, layer string, reserved map[string]string) (*gatewayHook, *gatewayHookInfo, []hookspec.Warning) {
+	info := &gatewayHookInfo{Name: filepath.Base(d.dir), Dir: d.dir, Layer: layer, Enabled: true, Timeout: defaultGatewayTimeout,
 		Memory: luabind.DefaultMemoryLimit, Events: []string{}}
 	var warns []hookspec.Warning
 	fail := func(w hookspec.Warning) (*gatewayHook, *gatewayHookInfo, []hookspec.Warning) {
@@ -140,6 +169,11 @@ func (e *Engine) loadGatewayHook(ctx context.Context, d *dirFiles, disabled []st
 		}
 		return fail(hookspec.Warning{File: d.manifest, Msg: err.Error()})
 	}
+	for _, name := range []string{info.Name, filepath.Base(d.dir)} {
+		if dir := reserved[name]; dir != "" {
+			return fail(hookspec.Warning{File: d.manifest, Msg: fmt.Sprintf("the gateway hook in %s is not loaded: %q is the name of the managed gateway hook in %s, which the user's home cannot replace; give it another name (its directory and name: in HOOK.yaml)", d.dir, name, dir)})
+		}
+	}
 	if slices.Contains(disabled, info.Name) || slices.Contains(disabled, filepath.Base(d.dir)) {
 		info.Enabled = false
 	}
@@ -153,7 +187,7 @@ func (e *Engine) loadGatewayHook(ctx context.Context, d *dirFiles, disabled []st
 	h, err := luabind.LoadHandler(ctx, d.src, "handle", luabind.Options{
 		Name: info.Name, File: d.handler, Home: e.home, Logger: opts.Logger.With("hook", info.Name),
 		Timeout: seconds(info.Timeout), MemoryLimit: info.Memory, Permissions: info.Permissions, HostFuncs: opts.HostFuncs,
-		Store: e.hookStore(hookspec.SourceGateway, store.Namespace(hookspec.SourceGateway, filepath.Base(d.dir)), info.Name), DryRun: e.opts.DryRun,
+		Store: e.hookStore(hookspec.SourceGateway, gatewayNamespace(layer, d.dir), info.Name), DryRun: e.opts.DryRun,
 	})
 	if err != nil {
 		var le *luabind.Error
@@ -164,6 +198,16 @@ func (e *Engine) loadGatewayHook(ctx context.Context, d *dirFiles, disabled []st
 	}
 	info.Status = "loaded"
 	return &gatewayHook{info: info, handler: h, sum: d.sum, warns: warns}, info, warns
+}
+
+// gatewayNamespace is the store namespace of the gateway hook in dir of layer: a managed
+// hook's is its own ("managed-gateway:<dir>"), so a hook of the user's home cannot read or
+// write it.
+func gatewayNamespace(layer, dir string) string {
+	if layer == LayerManaged {
+		return store.Namespace(LayerManaged+"-"+hookspec.SourceGateway, filepath.Base(dir))
+	}
+	return store.Namespace(hookspec.SourceGateway, filepath.Base(dir))
 }
 
 // parseGatewayManifest fills info from HOOK.yaml, read as data (or failing with readErr).

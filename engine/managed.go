@@ -89,12 +89,6 @@ type managed struct {
 func loadManaged(home string) (*managed, []hookspec.Warning, error) {
 	m := &managed{home: home, policy: &Policy{}}
 	relocatedWarns := relocated(home)
-	hooks := filepath.Join(home, "hooks") // a guard put there would not run: say so, never drop it
-	if entries, err := os.ReadDir(hooks); err == nil && len(entries) > 0 {
-		return nil, nil, fmt.Errorf("managed home: %s holds gateway hooks, which the managed layer does not load (it loads config.yaml and plugins/); "+
-			"hooks do not run until the guards there are moved to plugins/ (a Lua plugin) or config.yaml's hooks: (a command, or type: http), or the directory is removed",
-			hooks)
-	}
 	file := filepath.Join(home, "config.yaml")
 	if _, err := os.Stat(file); errors.Is(err, fs.ErrNotExist) {
 		return m, relocatedWarns, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -221,13 +222,88 @@ func TestMatchCommand(t *testing.T) {
 	}
 }
 
-// Gateway hooks put in the managed home would not run: the load fails rather than drop them.
-func TestManagedGatewayHooksAreNotDroppedSilently(t *testing.T) {
+// gatewayHookFiles are the files of a gateway hook on events whose handler has body.
+func gatewayHookFiles(dir, name, events, body string) map[string]string {
+	return map[string]string{"hooks/" + dir + "/HOOK.yaml": "name: " + name + "\nevents: [" + events + "]\n",
+		"hooks/" + dir + "/handler.lua": "function handle(event, ctx)\n" + body + "\nend\n"}
+}
+
+// loadGateway loads e's gateway hooks as package gateway does, returning their infos by
+// directory and the warnings.
+func loadGateway(t *testing.T, e *Engine, running []gatewayhook.Hook) ([]gatewayhook.Hook, map[string]*hookspec.GatewayHookInfo, []hookspec.Warning, error) {
+	t.Helper()
+	hooks, infos, warns, err := e.LoadGatewayHooks(context.Background(), gatewayhook.Options{}, running)
+	byDir := map[string]*hookspec.GatewayHookInfo{}
+	for _, info := range infos {
+		byDir[info.Dir] = info
+	}
+	t.Cleanup(func() {
+		for _, h := range hooks {
+			if !slices.Contains(running, h) {
+				h.Close()
+			}
+		}
+	})
+	return hooks, byDir, warns, err
+}
+
+// The managed home's gateway hooks load first, need no consent, and the user's home can
+// neither disable them (gateway_hooks: {disabled: [...]}) nor replace one with a hook of the
+// same name; their store keys are their own.
+func TestManagedGatewayHooks(t *testing.T) {
+	mh, home := managedHomes(t, "", map[string]string{"config.yaml": "gateway_hooks: {disabled: [audit]}\n"})
+	writeFiles(t, mh, gatewayHookFiles("audit", "audit", "agent:start", `return "managed"`))
+	writeFiles(t, home, gatewayHookFiles("mine", "audit", "agent:start", `return "user"`))
+	writeFiles(t, home, gatewayHookFiles("greeter", "greeter", "agent:start", `return "hello"`))
+	e, _ := newManagedEngine(t, mh, home)
+	hooks, infos, warns, err := loadGateway(t, e, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	managed, mine, greeter := infos[filepath.Join(mh, "hooks", "audit")], infos[filepath.Join(home, "hooks", "mine")], infos[filepath.Join(home, "hooks", "greeter")]
+	if managed == nil || managed.Status != "loaded" || managed.Layer != LayerManaged || !managed.Enabled {
+		t.Errorf("the managed hook: %+v, want loaded, enabled, managed", managed)
+	}
+	if mine == nil || mine.Status != "error" || !strings.Contains(mine.Error, `"audit" is the name of the managed gateway hook in `+filepath.Join(mh, "hooks", "audit")) {
+		t.Errorf("the user's hook of the managed name: %+v, want not loaded", mine)
+	}
+	if greeter == nil || greeter.Status != "loaded" || greeter.Layer != LayerUser {
+		t.Errorf("the user's other hook: %+v", greeter)
+	}
+	if !hasWarning(warns, "which the user's home cannot replace") {
+		t.Errorf("warnings %v, want the refused name", warns)
+	}
+	if len(hooks) != 2 || hooks[0].Info().Name != "audit" || hooks[0].Info().Layer != LayerManaged {
+		t.Fatalf("hooks %v, want the managed one first", hooks)
+	}
+	if got, status, err := hooks[0].Call(context.Background(), "agent:start", map[string]any{}); got != "managed" || status != hookspec.StatusOK || err != nil {
+		t.Errorf("the managed hook answered %v %v %v", got, status, err)
+	}
+	if gatewayNamespace(LayerManaged, filepath.Join(mh, "hooks", "audit")) == gatewayNamespace(LayerUser, filepath.Join(home, "hooks", "audit")) {
+		t.Error("a managed gateway hook shares its store namespace with the user's hook of its directory name")
+	}
+}
+
+// A managed gateway hook that fails to load is a hook missing: the load fails. On a reload,
+// a broken new version keeps the one that runs (with a warning).
+func TestManagedGatewayHookBrokenFailsSafe(t *testing.T) {
 	mh, home := managedHomes(t, "", map[string]string{"config.yaml": ""})
-	os.MkdirAll(filepath.Join(mh, "hooks", "audit"), 0o755)
-	_, err := New(context.Background(), Options{Home: home, ManagedHome: mh})
-	if err == nil || !strings.Contains(err.Error(), filepath.Join(mh, "hooks")+" holds gateway hooks, which the managed layer does not load") {
-		t.Errorf("New error %v, want the load refused", err)
+	writeFiles(t, mh, gatewayHookFiles("audit", "audit", "agent:start", `return "managed"`))
+	e, _ := newManagedEngine(t, mh, home)
+	running, _, _, err := loadGateway(t, e, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, mh, map[string]string{"hooks/audit/handler.lua": "function handle(event, ctx"})
+	if _, _, _, err := loadGateway(t, e, nil); err == nil || !strings.Contains(err.Error(), "managed home: the gateway hook in "+filepath.Join(mh, "hooks", "audit")+" failed to load") {
+		t.Errorf("a fresh load: %v, want the broken managed hook named", err)
+	}
+	hooks, infos, warns, err := loadGateway(t, e, running)
+	if err != nil || len(hooks) != 1 || hooks[0] != running[0] || infos[filepath.Join(mh, "hooks", "audit")].Status != "loaded" {
+		t.Errorf("a reload over the running hook: %v %v %v, want the running one kept", hooks, infos, err)
+	}
+	if !hasWarning(warns, "failed to reload") {
+		t.Errorf("warnings %v, want the failed reload", warns)
 	}
 }
 

@@ -5,6 +5,7 @@ package hookspec
 type GatewayHookInfo struct {
 	Name        string      `json:"name"`
 	Dir         string      `json:"dir"`
+	Layer       string      `json:"layer"` // "managed" (the managed home's: loads first, cannot be disabled or replaced) or "user"
 	Description string      `json:"description,omitempty"`
 	Events      []string    `json:"events"`
 	Timeout     float64     `json:"timeout_s"`

@@ -120,6 +120,9 @@ func luaChecks(l *loaded) (checks []*check, gatewayChecks, pluginChecks map[stri
 	for _, h := range l.gw.Hooks() {
 		ch := &check{Source: hookspec.SourceGateway, Name: h.Name, Events: h.Events, dir: h.Dir}
 		luaCheck(ch, h.Status, h.Error, h.Permissions)
+		if h.Layer == engine.LayerManaged {
+			ch.note("managed gateway hook (%s): runs first, needs no consent, cannot be disabled or replaced from the user's home", h.Dir)
+		}
 		checks = append(checks, ch)
 		if h.Status == "loaded" {
 			gatewayChecks[h.Name] = ch

@@ -90,7 +90,7 @@ func (l *loaded) entries() []listEntry {
 	var out []listEntry
 	for _, h := range l.gw.Hooks() {
 		perms := h.Permissions
-		out = append(out, listEntry{Source: hookspec.SourceGateway, Layer: engine.LayerUser, Name: h.Name, Events: h.Events, Timeout: h.Timeout,
+		out = append(out, listEntry{Source: hookspec.SourceGateway, Layer: h.Layer, Name: h.Name, Events: h.Events, Timeout: h.Timeout,
 			Permissions: &perms, Enabled: h.Enabled, Status: h.Status, Error: h.Error, Warnings: loadedWarnings(h.Status, dirWarnings(l.gw.Warnings(), h.Dir))})
 	}
 	for _, p := range l.eng.Plugins() {
