@@ -10,11 +10,14 @@
 // put to that chat and Answer reads the reply from a later message) and its model requests
 // (RunLLM: pre_api_request and the wrap_llm_call chain), agent:step, pre_verify,
 // and at Finish the output transform, post_llm_call, agent:end and on_session_end. Close
-// refuses new turns and waits for those in flight before it closes the hooks.
+// refuses new turns and waits for those in flight before it closes the hooks. With the
+// engine's TracerProvider a turn makes its own spans: invoke_agent for the turn, chat
+// <model> for each model call and execute_tool <tool> for each tool call inside it.
 //
 // # Event hooks
 //
-// New loads every directory under <home>/hooks in alphabetical order; a broken one is
+// New loads every directory under the managed home's hooks (first: they cannot be disabled
+// or replaced by the user's home) and then under <home>/hooks, in alphabetical order; a broken one is
 // skipped with one warning naming the file and line, and never stops the others. A hook
 // subscribes to events such as "agent:step" or to a whole prefix with "<prefix>:*";
 // exact subscribers run before wildcard ones and a hook subscribed both ways runs once.

@@ -8,6 +8,9 @@ import (
 	"strings"
 	"sync"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/hookspec"
 )
@@ -75,6 +78,8 @@ type Turn struct {
 	llmCalls int // requests to the model (RunLLM), against the step limit
 	nudges   int
 	ended    bool
+	span     trace.Span        // the turn's (invoke_agent); nil: not traced
+	parent   trace.SpanContext // the span the turn started in: a call in it runs in the turn's span
 }
 
 // StartTurn starts the turn of an inbound message: pre_gateway_dispatch (not for an
@@ -85,7 +90,7 @@ func (g *Gateway) StartTurn(ctx context.Context, m Message) (*Turn, error) {
 	if !g.turns.start(t) {
 		return nil, ErrClosed
 	}
-	ctx = engine.WithOrigin(ctx, t.origin)
+	ctx = engine.WithOrigin(t.startSpan(ctx), t.origin)
 	eng := g.eng
 	if !m.Internal {
 		ev := hookspec.DispatchEvent{Text: m.Text, Platform: m.Platform, UserID: m.UserID, ChatID: m.ChatID,
@@ -93,7 +98,7 @@ func (g *Gateway) StartTurn(ctx context.Context, m Message) (*Turn, error) {
 		switch d := eng.PreGatewayDispatch(ctx, ev, m.Dispatch); d.Action {
 		case engine.DispatchSkip:
 			t.Skipped, t.SkipReason = true, d.Reason
-			t.end()
+			t.end("skipped")
 			return t, nil
 		case engine.DispatchRewrite:
 			t.Text = d.Text
@@ -108,7 +113,7 @@ func (g *Gateway) StartTurn(ctx context.Context, m Message) (*Turn, error) {
 	if d.Block != nil {
 		t.Blocked = d.Block
 		eng.OnSessionEnd(ctx, hookspec.SessionResult{Session: t.session()})
-		t.end()
+		t.end("blocked")
 		return t, nil
 	}
 	t.Context = d.Context
@@ -122,13 +127,22 @@ func (t *Turn) RunTool(ctx context.Context, call hookspec.ToolCall, run func(con
 	if call.SessionID == "" {
 		call.SessionID = t.msg.SessionID
 	}
-	return t.g.eng.RunTool(engine.WithOrigin(ctx, t.origin), call, run)
+	ctx, span := t.childSpan(t.in(ctx), "execute_tool "+call.Name, func() []attribute.KeyValue {
+		return []attribute.KeyValue{attrOperation.String("execute_tool"), engine.AttrToolName.String(call.Name),
+			engine.AttrToolCallID.String(call.ToolCallID), engine.AttrConversationID.String(call.SessionID)}
+	})
+	defer span.End()
+	r := t.g.eng.RunTool(ctx, call, run)
+	if span.IsRecording() {
+		span.SetAttributes(attrBlocked.Bool(r.Block != nil))
+	}
+	return r
 }
 
 // Step emits agent:step for a model step that called the tools named.
 func (t *Turn) Step(ctx context.Context, toolNames ...string) {
 	t.steps++
-	t.emit(ctx, hookspec.AgentStepEvent{Platform: t.msg.Platform, UserID: t.msg.UserID, SessionID: t.msg.SessionID,
+	t.emit(t.in(ctx), hookspec.AgentStepEvent{Platform: t.msg.Platform, UserID: t.msg.UserID, SessionID: t.msg.SessionID,
 		Iteration: t.steps, ToolNames: toolNames})
 }
 
@@ -136,7 +150,7 @@ func (t *Turn) Step(ctx context.Context, toolNames ...string) {
 // goOn: a hook wants the agent to keep going; give reason to the model as the next user
 // message, and call Verify again when it is done. The turn's max_verify_nudges bounds it.
 func (t *Turn) Verify(ctx context.Context, response string) (reason string, goOn bool) {
-	d := t.g.eng.PreVerify(engine.WithOrigin(ctx, t.origin), hookspec.Verify{SessionID: t.msg.SessionID, UserMessage: t.Text,
+	d := t.g.eng.PreVerify(t.in(ctx), hookspec.Verify{SessionID: t.msg.SessionID, UserMessage: t.Text,
 		Response: response, Nudges: t.nudges, Model: t.msg.Model, Platform: t.msg.Platform})
 	if !d.Continue {
 		return "", false
@@ -152,8 +166,8 @@ func (t *Turn) Finish(ctx context.Context, response string) string {
 	if t.ended {
 		return response
 	}
-	defer t.end()
-	ctx = engine.WithOrigin(ctx, t.origin)
+	defer t.end("finished")
+	ctx = t.in(ctx)
 	eng := t.g.eng
 	reply := eng.TransformLLMOutput(ctx, hookspec.LLMOutput{ResponseText: response, SessionID: t.msg.SessionID,
 		Model: t.msg.Model, Platform: t.msg.Platform})
@@ -171,8 +185,8 @@ func (t *Turn) Fail(ctx context.Context, interrupted bool) {
 	if t.ended {
 		return
 	}
-	defer t.end()
-	t.g.eng.OnSessionEnd(engine.WithOrigin(ctx, t.origin), hookspec.SessionResult{Session: t.session(), Interrupted: interrupted})
+	defer t.end(map[bool]string{true: "interrupted", false: "failed"}[interrupted])
+	t.g.eng.OnSessionEnd(t.in(ctx), hookspec.SessionResult{Session: t.session(), Interrupted: interrupted})
 }
 
 // emit sends a gateway event of the turn (Message.Emit).
@@ -184,9 +198,11 @@ func (t *Turn) emit(ctx context.Context, ev hookspec.Event) {
 	t.g.Emit(ctx, ev)
 }
 
-func (t *Turn) end() {
+// end ends the turn (and its span, with outcome) once.
+func (t *Turn) end(outcome string) {
 	if !t.ended {
 		t.ended = true
+		t.endSpan(outcome)
 		t.g.turns.done(t)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"go.opentelemetry.io/otel/attribute"
+
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/hookspec"
 )
@@ -30,7 +32,12 @@ func (t *Turn) RunLLM(ctx context.Context, req hookspec.LLMRequest, call func(co
 	if req.Model == "" {
 		req.Model = t.msg.Model
 	}
-	run := t.g.eng.RunLLM(engine.WithOrigin(ctx, t.origin), req, call)
+	ctx, span := t.childSpan(t.in(ctx), "chat "+req.Model, func() []attribute.KeyValue {
+		return []attribute.KeyValue{attrOperation.String("chat"), attrRequestModel.String(req.Model),
+			engine.AttrConversationID.String(req.SessionID)}
+	})
+	run := t.g.eng.RunLLM(ctx, req, call)
+	endLLMSpan(span, run)
 	if t.msg.Recorded && !run.Synthetic {
 		t.llmCalls = 0
 	}

@@ -13,7 +13,8 @@
 // and gateway, with a TranscriptAgent answering from the transcript. hermesctl replay and
 // demo are built on it.
 //
-// With the engine's TracerProvider, the runner adds spans for each message, turn
-// (invoke_agent, from pre_gateway_dispatch on) and tool call (execute_tool), with the
-// hooks' spans inside them.
+// With the engine's TracerProvider, the runner adds spans for each message, command,
+// approval and subagent; its turns are gateway.Turns, which make the spans of the turn
+// (invoke_agent, from pre_gateway_dispatch on), its model calls (chat) and tool calls
+// (execute_tool), with the hooks' spans inside them.
 package runner

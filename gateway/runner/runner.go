@@ -221,10 +221,6 @@ func (r *Runner) HandleMessage(ctx context.Context, in Inbound) (string, error) 
 	r.flow("message in from %s on %s: %q", in.UserID, in.Platform, in.Text)
 	s, first, created := r.reserve(in.Platform, in.UserID, in.ChatID)
 	tt := &turnTrace{in: in, s: s}
-	ctx, turnSpan := r.span(ctx, "invoke_agent", "", func() []attribute.KeyValue {
-		return []attribute.KeyValue{attrOperation.String("invoke_agent"), engine.AttrConversationID.String(s.id)}
-	})
-	defer turnSpan.End()
 	ctx = r.tracedTurn(ctx, tt)
 	history := r.historyOf(s.id)
 	t, err := r.gw.StartTurn(ctx, gateway.Message{Platform: in.Platform, UserID: in.UserID, ChatID: in.ChatID,
@@ -336,9 +332,7 @@ func (r *Runner) runTools(ctx context.Context, t *gateway.Turn, s *session, call
 		call.SessionID, call.TaskID = s.id, s.id
 		args, _ := json.Marshal(call.Args)
 		r.flow("tool call %s: %s %s", call.ToolCallID, call.Name, args)
-		tctx, span := r.toolSpan(ctx, s, call)
-		run := t.RunTool(r.traced(tctx, call.ToolCallID), call, r.agent.RunTool)
-		endToolSpan(span, run.Block != nil)
+		run := t.RunTool(r.traced(ctx, call.ToolCallID), call, r.agent.RunTool)
 		if blk := run.Block; blk != nil {
 			r.note("tool call %s (%s) blocked by %s: %s", call.ToolCallID, call.Name, blk.Hook, blk.Message)
 		}

@@ -7,7 +7,6 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/hermes-hooks/hermes/engine"
-	"github.com/hermes-hooks/hermes/hookspec"
 )
 
 // span starts a span of the runner's own (a message, a turn, a tool call), a child of
@@ -28,22 +27,6 @@ func (r *Runner) span(ctx context.Context, name, suffix string, attrs func() []a
 	return r.tracer.Start(ctx, name, opts...)
 }
 
-// toolSpan starts the span of one tool call of session s (GenAI's execute_tool).
-func (r *Runner) toolSpan(ctx context.Context, s *session, call hookspec.ToolCall) (context.Context, trace.Span) {
-	return r.span(ctx, "execute_tool", call.Name, func() []attribute.KeyValue {
-		return []attribute.KeyValue{attrOperation.String("execute_tool"), engine.AttrToolName.String(call.Name),
-			engine.AttrToolCallID.String(call.ToolCallID), engine.AttrConversationID.String(s.id)}
-	})
-}
-
-// endToolSpan records whether the call was blocked and ends span.
-func endToolSpan(span trace.Span, blocked bool) {
-	if span.IsRecording() {
-		span.SetAttributes(attrBlocked.Bool(blocked))
-	}
-	span.End()
-}
-
 // loadSpan starts the span of loading the home of a replay, when p traces.
 func loadSpan(ctx context.Context, p trace.TracerProvider) (context.Context, trace.Span) {
 	if p == nil {
@@ -55,9 +38,5 @@ func loadSpan(ctx context.Context, p trace.TracerProvider) (context.Context, tra
 // noSpan records nothing.
 var noSpan = trace.SpanFromContext(context.Background())
 
-// GenAI semantic-convention attributes of the runner's spans.
-const (
-	attrOperation = attribute.Key("gen_ai.operation.name") // invoke_agent, execute_tool
-	attrBlocked   = attribute.Key("hermes.tool.blocked")   // a tool call's pre_tool_call hooks blocked it
-	attrCommand   = attribute.Key("hermes.command")        // a slash command's name
-)
+// attrCommand is a slash command's name, on the runner's span of it.
+const attrCommand = attribute.Key("hermes.command")
