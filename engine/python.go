@@ -119,6 +119,21 @@ func guardedPoints(files []string) []string {
 	return slices.DeleteFunc(names, func(n string) bool { return !hooknames.CanBlock(n) })
 }
 
+// PythonTarget is the consent target of the Python hook in dir: the pair
+// (PythonConsentEvent, dir made absolute), pinning every .py file under it (without
+// __pycache__ and hidden directories).
+func PythonTarget(dir string) (consent.Target, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return consent.Target{}, err
+	}
+	files, err := pythonFiles(abs)
+	if files == nil {
+		files = []string{}
+	}
+	return consent.Target{Event: PythonConsentEvent, Command: abs, Files: files}, err
+}
+
 // pythonConsent decides whether the Python hook in d may run, as a shell hook's consent is
 // decided (l.consent nil: the managed layer, which needs none). It returns the target, the
 // status, how it was approved ("" = not), and, for a pinned mode, the check a co-process
@@ -127,10 +142,16 @@ func (e *Engine) pythonConsent(ctx context.Context, l pluginLayer, d *dirFiles) 
 	if l.consent == nil {
 		return consent.Status{Approved: true}, LayerManaged, nil
 	}
-	target := consent.Target{Event: PythonConsentEvent, Command: d.dir, Files: d.pyFiles}
+	target, err := PythonTarget(d.dir)
+	if err != nil {
+		return consent.Status{Reason: err.Error()}, "", nil
+	}
 	st := l.consent.store.CheckTarget(target, l.consent.mode)
-	if e.opts.IgnoreConsent {
-		return st, "ignored", nil
+	if e.opts.IgnoreConsent { // listing: an unapproved plugin is not imported either
+		if st.Approved {
+			return st, "ignored", nil
+		}
+		return st, "", nil
 	}
 	ok, how := l.consent.decider.DecideTarget(ctx, target)
 	if !ok {
@@ -141,11 +162,11 @@ func (e *Engine) pythonConsent(ctx context.Context, l pluginLayer, d *dirFiles) 
 	if l.consent.mode == consent.ModePinned {
 		store, dir := l.consent.store, d.dir
 		check = func() error {
-			files, err := pythonFiles(dir)
+			t, err := PythonTarget(dir)
 			if err != nil {
 				return err
 			}
-			if st := store.CheckTarget(consent.Target{Event: PythonConsentEvent, Command: dir, Files: files}, consent.ModePinned); !st.Approved {
+			if st := store.CheckTarget(t, consent.ModePinned); !st.Approved {
 				return errors.New(st.Reason)
 			}
 			return nil
@@ -176,7 +197,11 @@ func (e *Engine) loadPythonPlugin(ctx context.Context, d *dirFiles, l pluginLaye
 	st, how, check := e.pythonConsent(ctx, l, d)
 	info.Consent, info.ApprovedBy = &st, how
 	if how == "" {
-		info.Status, info.Error = "unapproved", "not approved: "+strings.TrimSpace(st.Reason)
+		info.Status, info.Error = "unapproved", strings.TrimSpace(st.Reason)
+		if !strings.HasPrefix(info.Error, "not approved") {
+			info.Error = "not approved: " + info.Error
+		}
+		info.Hooks = registeredNames(d.pyFiles) // found in its text: it is not run
 		if !st.Drifted {
 			return nil, info, warns
 		}

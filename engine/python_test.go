@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/hermes-hooks/hermes/hookspec"
-	"github.com/hermes-hooks/hermes/internal/hooknames"
 	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
@@ -204,5 +203,3 @@ func TestPythonPluginLoadErrors(t *testing.T) {
 
 // quotePy is s as a Python string literal.
 func quotePy(s string) string { return "'" + strings.ReplaceAll(s, "'", `\'`) + "'" }
-
-var _ = hooknames.PreToolCall

@@ -37,7 +37,7 @@ var api = map[string][]string{
 		"LLMRun", "LayerManaged", "LayerUser", "Limits", "Metrics", "Metrics.Collect", "Metrics.Describe", "Metrics.Drop",
 		"Metrics.Observe", "Metrics.WebhookAttemptFailed", "Metrics.WebhookDelivered",
 		"Metrics.WebhookDropped", "New", "NewMetrics", "OpenStore", "Options", "Origin", "PluginInfo", "Policy",
-		"Prompt", "PythonConsentEvent", "Report", "Report.Block", "Report.Context", "Report.Dispatch", "Report.Text",
+		"Prompt", "PythonConsentEvent", "PythonTarget", "Report", "Report.Block", "Report.Context", "Report.Dispatch", "Report.Text",
 		"RuntimeLua", "RuntimePython", "ShellHookInfo", "ShellHookInfo.DriftBlocks", "ShellHookInfo.Hook", "ToolDecision", "ToolRun", "TracerName", "TurnDecision",
 		"VerifyDecision", "WatchHome", "WebhookInfo", "WithOrigin", "WithTrace",
 	},
