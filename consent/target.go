@@ -26,6 +26,11 @@ type Target struct {
 	// URL reports that Command is the URL of a type: http hook: the approval pins the URL
 	// itself, and there is no script to fingerprint.
 	URL bool
+	// Files, when not nil, are what the approval pins instead of what Command runs: every
+	// file of a hook that is not a command (a Python hook's .py files; Command then names
+	// its directory, for people and `hooks allow`). They are recorded in "scripts", so a
+	// file added or removed since is drift too.
+	Files []string
 }
 
 // plan is what an approval of a target covers, as things are now.
@@ -52,6 +57,13 @@ type plan struct {
 func (t Target) plan() plan {
 	if t.URL {
 		return plan{}
+	}
+	if t.Files != nil {
+		p := plan{pins: fingerprints(t.Files), record: true}
+		if len(t.Files) > 0 {
+			p.script, p.resolved = t.Files[0], t.Files[0]
+		}
+		return p
 	}
 	if !t.Shell {
 		r, err := command.ResolveFor(t.Command, t.Dir, t.Dialect)

@@ -289,9 +289,23 @@ func (e *Engine) loadHooks(ctx context.Context, set, prev *hookSet, mgd *managed
 func (e *Engine) addPlugins(set *hookSet, plugins []*plugin) {
 	set.loaded = append(set.loaded, plugins...)
 	for _, p := range plugins {
-		for i, r := range p.lp.Registrations() {
-			set.byHook[r.Hook] = append(set.byHook[r.Hook], &pluginCallback{p: p, index: i, logger: e.logger,
-				metrics: e.opts.Metrics.forHook(hookspec.SourcePlugin, p.info.Name, r.Hook)})
+		switch {
+		case p.lp != nil:
+			for i, r := range p.lp.Registrations() {
+				set.byHook[r.Hook] = append(set.byHook[r.Hook], &pluginCallback{p: p, index: i, logger: e.logger,
+					metrics: e.opts.Metrics.forHook(hookspec.SourcePlugin, p.info.Name, r.Hook)})
+			}
+		case e.opts.DryRun: // a Python plugin is not sandboxed: a dry run does not start it
+		case p.drift != nil:
+			for _, hook := range p.drift {
+				set.byHook[hook] = append(set.byHook[hook], &driftedPluginCallback{p: p,
+					metrics: e.opts.Metrics.forHook(hookspec.SourcePlugin, p.info.Name, hook)})
+			}
+		default:
+			for i, r := range p.pyRegs {
+				set.byHook[r.Name] = append(set.byHook[r.Name], &pythonCallback{p: p, index: i, logger: e.logger,
+					metrics: e.opts.Metrics.forHook(hookspec.SourcePlugin, p.info.Name, r.Name)})
+			}
 		}
 	}
 }
@@ -371,8 +385,10 @@ func (e *Engine) Close(ctx context.Context) error {
 	}
 	old.webhooks.Close(ctx)
 	for _, p := range old.loaded {
-		p.lp.Close() // no call starts on it any more
-		p.lp.Interrupt(ErrClosed)
+		p.close() // no call starts on it any more
+		if p.lp != nil {
+			p.lp.Interrupt(ErrClosed)
+		}
 	}
 	return ctx.Err()
 }

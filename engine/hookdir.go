@@ -24,7 +24,12 @@ type dirFiles struct {
 	dir, manifest, handler string // paths
 	mdata, src             []byte
 	merr, herr             error
-	sum                    [sha256.Size]byte // of both files and the disabled list
+	sum                    [sha256.Size]byte // of both files and the disabled list (and a Python hook's .py files)
+
+	pyEntry string   // a Python hook's __init__.py or handler.py; "" when there is none
+	pyFiles []string // its .py files (pythonFiles)
+	pyData  [][]byte // their paths and contents, for the sum
+	pyErr   error    // why they could not all be read
 }
 
 // readHookDirs reads every directory under root, in name order, except names starting
@@ -47,16 +52,17 @@ func readHookDirs(root, manifestName string, disabled []string) ([]dirFiles, err
 		d.manifest, d.handler = filepath.Join(d.dir, manifestName), filepath.Join(d.dir, "handler.lua")
 		d.mdata, d.merr = manifest.ReadFile(d.manifest, manifest.MaxSize)
 		d.src, d.herr = manifest.ReadFile(d.handler, maxHandlerSize)
-		d.sum = dirSum(d.mdata, d.src, disabled)
+		d.readPython(pythonEntry(manifestName))
+		d.sum = dirSum(append([][]byte{d.mdata, d.src, []byte(strings.Join(disabled, "\n"))}, d.pyData...))
 		dirs = append(dirs, d)
 	}
 	return dirs, nil
 }
 
 // dirSum identifies what a directory is loaded from.
-func dirSum(manifest, handler []byte, disabled []string) [sha256.Size]byte {
+func dirSum(parts [][]byte) [sha256.Size]byte {
 	h := sha256.New()
-	for _, part := range [][]byte{manifest, handler, []byte(strings.Join(disabled, "\n"))} {
+	for _, part := range parts {
 		fmt.Fprintf(h, "%d:", len(part))
 		h.Write(part)
 	}
@@ -67,7 +73,15 @@ func dirSum(manifest, handler []byte, disabled []string) [sha256.Size]byte {
 
 // unchanged reports whether d holds exactly what a hook loaded from sum was loaded from.
 func (d *dirFiles) unchanged(sum [sha256.Size]byte) bool {
-	return d.merr == nil && d.herr == nil && d.sum == sum
+	return d.merr == nil && (d.herr == nil || d.pyEntry != "") && d.pyErr == nil && d.sum == sum
+}
+
+// pythonEntry is the file that makes a directory with manifest a Python hook.
+func pythonEntry(manifestName string) string {
+	if manifestName == "plugin.yaml" {
+		return pythonEntryPlugin
+	}
+	return pythonEntryGateway
 }
 
 // claimNames decides which directory keeps a hook name that more than one declares: the one

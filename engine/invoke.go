@@ -62,7 +62,7 @@ func (s *hookSet) close() {
 	s.closeOnce.Do(func() {
 		for _, p := range s.loaded {
 			if !s.keep[p] {
-				p.lp.Close()
+				p.close()
 			}
 		}
 		for _, h := range s.hooks {

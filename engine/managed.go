@@ -190,7 +190,8 @@ func (e *Engine) loadManagedPlugins(ctx context.Context, m *managed, prev *hookS
 // a managed plugin (of managed).
 func (e *Engine) loadUserPlugins(ctx context.Context, cfg *config, prev *hookSet, p *Policy, managed []*PluginInfo) ([]*plugin, []*PluginInfo, []hookspec.Warning, error) {
 	if p == nil || !p.ManagedHooksOnly {
-		l := pluginLayer{home: e.home, layer: LayerUser, disabled: cfg.disabledPlugins, reserved: map[string]string{}}
+		l := pluginLayer{home: e.home, layer: LayerUser, disabled: cfg.disabledPlugins, reserved: map[string]string{}, policy: p}
+		l.consent, _ = e.newShellLoad(cfg, LayerUser, p, nil) // an invalid hooks_consent: is reported with the shell hooks
 		for _, m := range managed {
 			l.reserved[m.Name] = m.Dir
 		}

@@ -12,10 +12,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hermes-hooks/hermes/consent"
 	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/hooknames"
 	"github.com/hermes-hooks/hermes/internal/manifest"
 	"github.com/hermes-hooks/hermes/luabind"
+	"github.com/hermes-hooks/hermes/shell"
 	"github.com/hermes-hooks/hermes/store"
 )
 
@@ -30,7 +32,7 @@ const (
 	maxHandlerSize       = 4 << 20
 )
 
-var pluginKeys = []string{"name", "description", "version", "enabled", "priority", "timeout", "memory", "fail_closed", "config", "permissions", "states", "max_states", "busy_timeout", "reuse_kwargs"}
+var pluginKeys = []string{"name", "description", "version", "enabled", "priority", "timeout", "memory", "fail_closed", "config", "permissions", "states", "max_states", "busy_timeout", "reuse_kwargs", "python", "instances"}
 
 // PluginInfo describes one plugin directory as found and loaded.
 type PluginInfo struct {
@@ -59,7 +61,7 @@ type PluginInfo struct {
 	// never more.
 	MaxStates   int                  `json:"max_states"`
 	Enabled     bool                 `json:"enabled"`
-	Status      string               `json:"status"` // "loaded", "disabled" or "error"
+	Status      string               `json:"status"` // "loaded", "disabled", "error", or "unapproved" (a Python plugin not approved: Error says how to approve it)
 	Error       string               `json:"error,omitempty"`
 	Hooks       []string             `json:"hooks"`
 	Permissions hookspec.Permissions `json:"permissions"`
@@ -67,8 +69,21 @@ type PluginInfo struct {
 	// instead of refilled, and why: "pre_tool_call at handler.lua:3: line 5: kw is passed
 	// to a function" (see docs/lua.md, Reusing the kwargs table).
 	KwargsRebuilt []string `json:"kwargs_rebuilt,omitempty"`
+	// Runtime is RuntimeLua (handler.lua) or RuntimePython (__init__.py, SPEC §5.8).
+	Runtime string `json:"runtime"`
+	// Python is the interpreter of a Python plugin (python: in plugin.yaml; "" = python3 on
+	// $PATH), PythonVersion the version it reported when the plugin loaded, and Instances
+	// its co-processes at most (instances:, default 1).
+	Python        string `json:"python,omitempty"`
+	PythonVersion string `json:"python_version,omitempty"`
+	Instances     int    `json:"instances,omitempty"`
+	// Consent and ApprovedBy are a Python plugin's consent, as a shell hook's
+	// (ShellHookInfo); nil and "" for a Lua plugin, which is sandboxed.
+	Consent    *consent.Status `json:"consent,omitempty"`
+	ApprovedBy string          `json:"approved_by,omitempty"`
 
 	config        any
+	memorySet     bool // memory: is in plugin.yaml
 	dirName       string
 	statesLine    int // of states: in plugin.yaml; 0: not given
 	maxStatesLine int // of max_states: in plugin.yaml; 0: not given
@@ -81,6 +96,22 @@ type plugin struct {
 	lp    *luabind.Plugin
 	sum   [sha256.Size]byte  // of what it was loaded from (see pluginSum)
 	warns []hookspec.Warning // found when it was loaded
+
+	py       []*shell.Hook              // a Python plugin: a hook per registration, sharing its co-processes
+	pyRegs   []shell.PythonRegistration // of py, in order
+	check    func() error               // a pinned Python plugin's: nil while its files are as approved
+	drift    []string                   // a drifted Python plugin: the points it blocks (driftedPython)
+	driftMsg string                     // why it does not run
+}
+
+// close stops what the plugin runs: its Lua states or Python co-processes.
+func (p *plugin) close() {
+	switch {
+	case p.lp != nil:
+		p.lp.Close()
+	case len(p.py) > 0:
+		p.py[0].Close()
+	}
 }
 
 func (p *plugin) dirOf() string                  { return p.info.Dir }
@@ -93,6 +124,8 @@ type pluginLayer struct {
 	home, layer string
 	disabled    []string          // the plugins: disabled: list of that home's config.yaml
 	reserved    map[string]string // names the managed plugins have, with their directories: a plugin of this layer declaring one is not loaded
+	consent     *shellLoad        // decides the consent of Python plugins; nil: none needed (the managed layer)
+	policy      *Policy           // the managed policy, which may refuse Python plugins of the user's home
 }
 
 // loadPlugins discovers <home>/plugins/* of layer l, loads the enabled ones, and returns
@@ -139,7 +172,7 @@ func (i *PluginInfo) failure() string {
 func newPluginInfo(dir, layer string) *PluginInfo {
 	base := filepath.Base(dir)
 	return &PluginInfo{Name: base, Dir: dir, Layer: layer, dirName: base, Enabled: true, Timeout: defaultPluginTimeout,
-		Memory: luabind.DefaultMemoryLimit, States: 1, MaxStates: maxStatesPerState, Hooks: []string{}}
+		Memory: luabind.DefaultMemoryLimit, States: 1, MaxStates: maxStatesPerState, Hooks: []string{}, Runtime: RuntimeLua}
 }
 
 // disabledPlugin reports whether a config.yaml's disabled list disables the plugin, by
@@ -180,6 +213,9 @@ func (e *Engine) loadPlugin(ctx context.Context, d *dirFiles, l pluginLayer, own
 	warns = append(warns, e.opts.Limits.bound(mfile, info)...)
 	if msg := nameTaken(d.dir, info.Name, l, owner); msg != "" {
 		return fail(hookspec.Warning{File: mfile, Msg: msg})
+	}
+	if d.pyEntry != "" {
+		return e.loadPythonPlugin(ctx, d, l, info, warns)
 	}
 	if herr != nil {
 		msg := herr.Error()
@@ -300,6 +336,15 @@ func parsePluginManifest(file string, data []byte, readErr error, info *PluginIn
 			}
 		case "config":
 			info.config, err = manifest.Any(file, n, key)
+		case "memory":
+			info.memorySet = true
+		case "python":
+			info.Python, err = manifest.String(file, n, key)
+		case "instances":
+			info.Instances, err = manifest.Int(file, n, key)
+			if err == nil && (info.Instances < 1 || info.Instances > shell.MaxInstances) {
+				err = manifest.Errorf(file, n, "instances must be between 1 and %d", shell.MaxInstances)
+			}
 		}
 		if err != nil {
 			return warns, err

@@ -48,6 +48,13 @@ func resolveCommand(cmd, dir string) (command.Resolved, error) {
 // A program that is not found is an *exec.Error wrapping exec.ErrNotFound. session is the
 // firing's session id ("" when there is none).
 func (h *Hook) newCmd(ctx context.Context, dir, session string) (*exec.Cmd, error) {
+	if h.py != nil {
+		cmd, err := h.py.spec.hostCmd(ctx, false)
+		if cmd != nil {
+			cmd.Dir = dir
+		}
+		return cmd, err
+	}
 	if h.Dialect != "" {
 		return h.dialectCmd(ctx, dir, session), nil
 	}

@@ -51,6 +51,7 @@ type Hook struct {
 	ifc     ifCompiled                 // the compiled If of a hook written for another agent
 	persist atomic.Pointer[persistent] // the processes of a persistent hook, once it fired
 	client  atomic.Pointer[httpClient] // a type: http hook's client, kept for its connections
+	py      *python                    // a Python hook's co-process (python.go); nil for any other
 
 	// The circuit of a persistent hook, for tests: zero values are the defaults of pool.go.
 	circuitAfter int

@@ -78,6 +78,7 @@ type proc struct {
 	stdout *os.File      // our end of the process's stdout, read by pr.read only
 	lines  chan outLine  // its stdout, in order; closed when read returns
 	held   outLine       // what came with an answer, not looked at yet; only the firing holding its slot
+	served bool          // it answered a firing; only the firing holding its slot
 	quit   chan struct{} // closed by shutdown: read stops sending
 	done   chan struct{} // closed once the process was reaped; err is set then
 	err    error
@@ -189,6 +190,9 @@ func (h *Hook) fire(ctx context.Context, s *slot, payload []byte, deadline time.
 			return h.failed(hookspec.StatusError, err.Error()), err.Error()
 		}
 	}
+	if h.py != nil && !pr.served { // its first call waits for the import of the hook too
+		deadline = deadline.Add(pythonImportGrace)
+	}
 	line := withRequestID(payload, id)
 	err = pr.send(ctx, line, deadline)
 	if isBrokenPipe(err) {
@@ -208,6 +212,7 @@ func (h *Hook) fire(ctx context.Context, s *slot, payload []byte, deadline time.
 	if err != nil {
 		return h.lost(ctx, s, pr, err, timeout, limit, log)
 	}
+	pr.served = true
 	return h.answer(s, pr, answer, id, log), ""
 }
 
@@ -311,7 +316,7 @@ func (h *Hook) answer(s *slot, pr *proc, line []byte, id string, log *slog.Logge
 	case hasID && (!isString || gotID != id):
 		return h.outOfStep(s, pr, res, fmt.Sprintf("out of step: the answer to request %s carries request_id %s: %s; "+
 			"answer each payload line with its own request_id", id, jsonText(got), shown()), log)
-	case !hasID && h.FailClosed && h.Event == hooknames.PreToolCall:
+	case !hasID && (h.py != nil || h.FailClosed && h.Event == hooknames.PreToolCall):
 		return h.outOfStep(s, pr, res, fmt.Sprintf("out of step: the answer to request %s has no request_id: %s; "+
 			"a fail_closed persistent hook must echo the request_id of each payload line", id, shown()), log)
 	case !hasID && after.printed():
@@ -319,10 +324,14 @@ func (h *Hook) answer(s *slot, pr *proc, line []byte, id string, log *slog.Logge
 			"and an answer without request_id cannot be matched to its request; "+
 			"print logs to stderr (>&2), or echo the request_id of each payload line", id, shown(), after), log)
 	}
-	res.Parsed = parsed
-	res.Answer = answerOf(h.Event, parsed)
-	if unexpected(res.Parsed, res.Answer) && res.Answer.Kind == hookspec.None {
-		h.failClosed(&res, "unparseable stdout (expected a JSON object)")
+	if h.py != nil {
+		res = h.pythonAnswer(res, parsed)
+	} else {
+		res.Parsed = parsed
+		res.Answer = answerOf(h.Event, parsed)
+		if unexpected(res.Parsed, res.Answer) && res.Answer.Kind == hookspec.None {
+			h.failClosed(&res, "unparseable stdout (expected a JSON object)")
+		}
 	}
 	if after.printed() {
 		// The answer carries its request's id, so it stands; what follows it is reported and
@@ -418,6 +427,11 @@ func (x extraOutput) String() string {
 // start starts the hook's process in its own process group, and the goroutine that reads its
 // stdout (lines up to limit bytes). The error says why, for people.
 func (h *Hook) start(opts RunOptions, limit int, log *slog.Logger) (*proc, error) {
+	if h.py != nil && h.py.spec.Check != nil {
+		if err := h.py.spec.Check(); err != nil {
+			return nil, fmt.Errorf("not started: %w", err)
+		}
+	}
 	cmd, err := h.newCmd(context.Background(), opts.Cwd, "")
 	if err != nil {
 		return nil, errors.New(h.spawnError(err, nil))

@@ -107,9 +107,12 @@ func (h *Hook) run(ctx context.Context, kwargs map[string]any, opts RunOptions, 
 	opts.session = firstString(kwargs["session_id"], kwargs["parent_session_id"], kwargs["session_key"])
 	var in []byte
 	var err error
-	if h.Dialect != "" {
+	switch {
+	case h.py != nil:
+		in, err = h.pythonPayload(kwargs)
+	case h.Dialect != "":
 		in, err = dialectPayload(h.Dialect, h.Event, kwargs, cwd, h.toolTable())
-	} else {
+	default:
 		in, err = BuildPayload(h.Event, kwargs, cwd)
 	}
 	if err != nil {
@@ -277,7 +280,7 @@ func (h *Hook) failClosed(res *Result, why string) {
 		if class == hookspec.StatusOK { // a malformed answer, before its status is set
 			class = hookspec.StatusError
 		}
-		res.Answer = blockAnswer(fmt.Sprintf("shell hook %q failed closed (%s)", h.display(), class))
+		res.Answer = blockAnswer(fmt.Sprintf("%s %q failed closed (%s)", h.kindName(), h.display(), class))
 		if res.Err == "" {
 			res.Err = h.errorf("%s", why)
 		}
@@ -304,7 +307,7 @@ func (h *Hook) failed(status hookspec.Status, msg string) Result {
 
 // errorf prefixes a message with the hook's command.
 func (h *Hook) errorf(format string, args ...any) string {
-	return fmt.Sprintf("shell hook %q: ", h.display()) + fmt.Sprintf(format, args...)
+	return fmt.Sprintf("%s %q: ", h.kindName(), h.display()) + fmt.Sprintf(format, args...)
 }
 
 // spawnError explains why the process could not be started, with what to do about it. cmd is

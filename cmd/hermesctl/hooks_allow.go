@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -38,6 +39,9 @@ func runHooksAllow(ctx context.Context, c *cli, args []string) int {
 		return exitUsage
 	}
 	event, command := args[0], strings.TrimSpace(args[1])
+	if event == engine.PythonConsentEvent {
+		return allowPython(ctx, c, command)
+	}
 	if !hookspec.IsHook(event) {
 		hint := ""
 		if s := suggest.Closest(event, hookspec.Names()); s != "" {
@@ -77,6 +81,25 @@ func runHooksAllow(ctx context.Context, c *cli, args []string) int {
 	return exitOK
 }
 
+// allowPython approves the Python hook in dir: every .py file in it, as they are now.
+func allowPython(ctx context.Context, c *cli, dir string) int {
+	t, err := engine.PythonTarget(dir)
+	if err != nil || len(t.Files) == 0 {
+		return c.fail(exitUsage, "%s holds no .py file to approve: name the directory of a Python plugin or gateway hook", printable(dir))
+	}
+	store := consent.Open(consent.DefaultPath(homedir.Resolve(c.home)), c.logger)
+	a, err := store.ApproveTarget(ctx, t)
+	if err != nil {
+		return c.fail(exitInternal, "approval not saved: %v", err)
+	}
+	if c.json {
+		return c.printJSON(map[string]any{"approved": []consent.Approval{a}, "declared": true})
+	}
+	fmt.Fprintf(c.stdout, "approved %s %s\n", t.Event, printable(t.Command))
+	printApproval(c, a)
+	return exitOK
+}
+
 // printApproval prints what an approval pins: the project it holds in, and each file's hash.
 func printApproval(c *cli, a consent.Approval) {
 	if a.Project != "" {
@@ -111,7 +134,7 @@ func declared(ctx context.Context, c *cli, event, command string) ([]consent.Tar
 		// An http hook is also named by its URL without query values, as messages show it.
 		if s.Event == event && (s.Command == command || s.Type == shell.TypeHTTP && netguard.RedactURL(s.Command) == command) {
 			t := consent.Target{Event: event, Command: s.Command, Shell: s.Dialect != "" && s.Type != shell.TypeHTTP && len(s.Hook().Args) == 0, URL: s.Type == shell.TypeHTTP, Dir: s.WorkDir, Dialect: s.Dialect}
-			if !slices.Contains(out, t) {
+			if !slices.ContainsFunc(out, func(o consent.Target) bool { return reflect.DeepEqual(o, t) }) {
 				out = append(out, t)
 			}
 		}

@@ -3,6 +3,8 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -33,8 +35,22 @@ func TestScripts(t *testing.T) {
 			env.Setenv("REPO", repoRoot) // the repository, for scripts that run its examples
 			return nil
 		},
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"cmpjson": cmpJSON, "exitcode": exitCode, "jsonobject": jsonObject, "receiver": receiver, "agentrun": agentRun, "waitserve": waitServe},
+		Condition: pythonCondition,
+		Cmds:      map[string]func(ts *testscript.TestScript, neg bool, args []string){"cmpjson": cmpJSON, "exitcode": exitCode, "jsonobject": jsonObject, "receiver": receiver, "agentrun": agentRun, "waitserve": waitServe},
 	})
+}
+
+// pythonCondition is [python]: python3 3.9 or later is on $PATH, or CI requires it (then a
+// script that needs it fails where it is missing instead of being skipped).
+func pythonCondition(cond string) (bool, error) {
+	if cond != "python" {
+		return false, fmt.Errorf("unknown condition %q", cond)
+	}
+	if os.Getenv("HERMES_REQUIRE_PYTHON") != "" {
+		return true, nil
+	}
+	out, err := exec.Command("python3", "-c", "import sys; print(sys.version_info >= (3, 9))").Output()
+	return err == nil && strings.TrimSpace(string(out)) == "True", nil
 }
 
 // exitCode runs a command as exec does (its stdout and stderr are checked by the lines

@@ -37,8 +37,8 @@ var api = map[string][]string{
 		"LLMRun", "LayerManaged", "LayerUser", "Limits", "Metrics", "Metrics.Collect", "Metrics.Describe", "Metrics.Drop",
 		"Metrics.Observe", "Metrics.WebhookAttemptFailed", "Metrics.WebhookDelivered",
 		"Metrics.WebhookDropped", "New", "NewMetrics", "OpenStore", "Options", "Origin", "PluginInfo", "Policy",
-		"Prompt", "Report", "Report.Block", "Report.Context", "Report.Dispatch", "Report.Text",
-		"ShellHookInfo", "ShellHookInfo.DriftBlocks", "ShellHookInfo.Hook", "ToolDecision", "ToolRun", "TracerName", "TurnDecision",
+		"Prompt", "PythonConsentEvent", "PythonTarget", "Report", "Report.Block", "Report.Context", "Report.Dispatch", "Report.Text",
+		"RuntimeLua", "RuntimePython", "ShellHookInfo", "ShellHookInfo.DriftBlocks", "ShellHookInfo.Hook", "ToolDecision", "ToolRun", "TracerName", "TurnDecision",
 		"VerifyDecision", "WatchHome", "WebhookInfo", "WithOrigin", "WithTrace",
 	},
 	"gateway": {
