@@ -140,3 +140,41 @@ func TestHostSurvivesHomeReplaced(t *testing.T) {
 		}
 	}
 }
+
+// Watch reloads when the managed home's gateway hooks change too: an edited managed hook
+// answers with its new version.
+func TestWatchReloadsTheManagedHome(t *testing.T) {
+	managed := testutil.Home(t, hookFiles("audit", "events: [agent:end]", `function handle() return "v1" end`))
+	home := testutil.Home(t, map[string]string{"config.yaml": ""})
+	ctx := context.Background()
+	g, _ := newGateway(t, home, Options{Engine: engine.Options{ManagedHome: managed}})
+	reloaded := make(chan error, 8)
+	watchCtx, stopWatch := context.WithCancel(ctx)
+	watching := make(chan error)
+	go func() {
+		watching <- g.Watch(watchCtx, 20*time.Millisecond, func(_ []string, err error) { reloaded <- err })
+	}()
+	for i := 1; ; i++ { // edit until the watcher, which starts asynchronously, sees an edit
+		if i > 120 {
+			t.Fatal("no reload after two minutes of edits to the managed home")
+		}
+		writeFileErr(filepath.Join(managed, "hooks/audit/handler.lua"), `function handle() return "v2" end -- `+strings.Repeat("x", i))
+		select {
+		case err := <-reloaded:
+			if err != nil {
+				t.Fatalf("reload: %v", err)
+			}
+		case <-time.After(time.Second):
+			continue
+		}
+		break
+	}
+	stopWatch()
+	if err := <-watching; err != nil {
+		t.Fatal(err)
+	}
+	rs := g.EmitSync(ctx, hookspec.NamedEvent{Name: hookspec.AgentEnd, Data: map[string]any{}})
+	if len(rs) != 1 || rs[0].Result != "v2" {
+		t.Errorf("after the managed hook's edit: %+v, want v2", rs)
+	}
+}
