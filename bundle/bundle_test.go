@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -363,13 +362,6 @@ func TestBuildRefusesFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 		wantFileError(t, home, Options{Revision: 1}, "plugins/guard/more", "directory")
-	})
-	t.Run("fifo", func(t *testing.T) {
-		home := makeHome(t)
-		if err := syscall.Mkfifo(filepath.Join(home, "hooks/notify/pipe"), 0o644); err != nil {
-			t.Skip(err)
-		}
-		wantFileError(t, home, Options{Revision: 1}, "hooks/notify/pipe", "named pipe")
 	})
 	t.Run("size cap", func(t *testing.T) {
 		home := makeHome(t)
