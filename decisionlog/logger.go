@@ -112,16 +112,22 @@ type Logger struct {
 	sent, dropped, failed atomic.Int64
 }
 
-// New validates opts and starts the Logger's goroutine.
-func New(opts Options) (*Logger, error) {
-	u, err := url.Parse(opts.URL)
+// Check reports what makes o unusable: a URL that is not http(s), a bad mask path.
+func (o Options) Check() error {
+	u, err := url.Parse(o.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("decisionlog: url %q is not an http or https URL", opts.URL)
+		return fmt.Errorf("decisionlog: url %q is not an http or https URL", o.URL)
 	}
-	m, err := NewMasker(opts.Mask)
-	if err != nil {
+	_, err = NewMasker(o.Mask)
+	return err
+}
+
+// New checks opts and starts the Logger's goroutine.
+func New(opts Options) (*Logger, error) {
+	if err := opts.Check(); err != nil {
 		return nil, err
 	}
+	m, _ := NewMasker(opts.Mask)
 	opts = withDefaults(opts)
 	l := &Logger{opts: opts, masker: m, ch: make(chan Entry, opts.Buffer), stop: make(chan struct{}), done: make(chan struct{})}
 	l.room.Store(int64(opts.Buffer))
