@@ -31,6 +31,8 @@
 // # Concurrency and lifecycle
 //
 // A Logger is safe for concurrent use. New starts its goroutine; Close stops taking
-// entries, sends what the buffer holds until its context is done, then cancels what is in
-// flight (those entries count as failed) and returns.
+// entries and sends what the buffer holds, once each batch: a batch that fails then is not
+// tried again, and the batches after it are counted as failed without a try, so an endpoint
+// that is down does not hold Close up. When Close's context is done first, what is in
+// flight is cancelled (and counted as failed).
 package decisionlog

@@ -174,10 +174,10 @@ func (l *Logger) Masker() *Masker { return l.masker }
 // counted as dropped) when the buffer is full or the Logger closed. After true, call Log
 // exactly once. It lets a caller skip building an entry that would be dropped.
 func (l *Logger) Reserve() bool {
-	if !l.closed.Load() && l.room.Add(-1) >= 0 {
-		return true
-	}
-	if !l.closed.Load() {
+	if l.room.Load() > 0 && !l.closed.Load() { // a full buffer is told by a load alone
+		if l.room.Add(-1) >= 0 {
+			return true
+		}
 		l.room.Add(1)
 	}
 	l.count(&l.dropped, l.opts.Dropped, 1)
@@ -232,12 +232,17 @@ func (l *Logger) run() {
 	batch := make([]Entry, 0, l.opts.Batch)
 	timer := time.NewTimer(l.opts.FlushInterval)
 	timer.Stop()
+	down := false // Close began and a batch failed: the rest fail without a try
 	flush := func() {
 		timer.Stop()
-		if len(batch) > 0 {
-			l.ship(batch)
-			batch = batch[:0]
+		switch {
+		case len(batch) == 0:
+		case down:
+			l.count(&l.failed, l.opts.Failed, len(batch))
+		default:
+			down = !l.ship(batch) && l.closed.Load()
 		}
+		batch = batch[:0]
 	}
 	take := func(e Entry) {
 		l.room.Add(1)
@@ -268,8 +273,9 @@ func (l *Logger) run() {
 	}
 }
 
-// ship posts batch, retrying what may pass, and counts its entries.
-func (l *Logger) ship(batch []Entry) {
+// ship posts batch, retrying what may pass (until Close), and counts its entries; false
+// when they failed.
+func (l *Logger) ship(batch []Entry) bool {
 	body, n := encode(batch)
 	if bad := len(batch) - n; bad > 0 {
 		l.count(&l.failed, l.opts.Failed, bad)
@@ -279,24 +285,27 @@ func (l *Logger) ship(batch []Entry) {
 		again, err := l.post(body)
 		if err == nil {
 			l.count(&l.sent, l.opts.Sent, n)
-			return
+			return true
 		}
 		if !again || attempt >= l.opts.Retries || l.sleep(wait) != nil {
 			l.count(&l.failed, l.opts.Failed, n)
 			l.opts.Logger.Warn("decision log: a batch was dropped", "entries", n, "attempts", attempt+1, "error", err)
-			return
+			return false
 		}
 		wait = min(2*wait, maxBackoff)
 	}
 }
 
-// sleep waits d, or less when the Logger gives up.
+// sleep waits d; an error when Close began (no backoff then: Close does not wait out a
+// failing endpoint) or gave up.
 func (l *Logger) sleep(d time.Duration) error {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-t.C:
 		return nil
+	case <-l.stop:
+		return errors.New("decisionlog: closing")
 	case <-l.ctx.Done():
 		return l.ctx.Err()
 	}

@@ -114,13 +114,14 @@ func TestRetriesAreBounded(t *testing.T) {
 			mu.Unlock()
 			w.WriteHeader(tc.code)
 		}))
-		var failed countingCounter
-		l, err := New(Options{URL: srv.URL, Retries: 2, Backoff: time.Millisecond, Failed: &failed})
+		failed := countingCounter{added: make(chan struct{}, 1)}
+		l, err := New(Options{URL: srv.URL, Batch: 2, Retries: 2, Backoff: time.Millisecond, Failed: &failed})
 		if err != nil {
 			t.Fatal(err)
 		}
 		logOne(l, Entry{Event: "e"})
 		logOne(l, Entry{Event: "e"})
+		<-failed.added // the batch is given up
 		l.Close(context.Background())
 		srv.Close()
 		if attempts != tc.want {
@@ -133,11 +134,20 @@ func TestRetriesAreBounded(t *testing.T) {
 }
 
 type countingCounter struct {
-	mu sync.Mutex
-	n  float64
+	mu    sync.Mutex
+	n     float64
+	added chan struct{} // gets a value at each Add, if it has room
 }
 
-func (c *countingCounter) Add(f float64) { c.mu.Lock(); c.n += f; c.mu.Unlock() }
+func (c *countingCounter) Add(f float64) {
+	c.mu.Lock()
+	c.n += f
+	c.mu.Unlock()
+	select {
+	case c.added <- struct{}{}:
+	default:
+	}
+}
 
 // An endpoint that never answers never holds up Log: once the buffer is full new entries
 // are dropped and counted; Close gives up at its deadline and counts what it held as failed.
@@ -210,5 +220,34 @@ func TestNewRefusesBadOptions(t *testing.T) {
 			l.Close(context.Background())
 			t.Errorf("New(%+v) took it", o)
 		}
+	}
+}
+
+// Close does not wait out an endpoint that is down: each batch is tried once at most, and
+// after one fails the rest are counted as failed without a try.
+func TestCloseGivesUpOnADownEndpoint(t *testing.T) {
+	var mu sync.Mutex
+	attempts := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		attempts++
+		mu.Unlock()
+		w.WriteHeader(503)
+	}))
+	defer srv.Close()
+	l, err := New(Options{URL: srv.URL, Batch: 1, FlushInterval: time.Hour, Backoff: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 10 {
+		logOne(l, Entry{Event: "e"})
+	}
+	if err := l.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if s := l.Stats(); s.Failed != 10 || attempts > 2 {
+		t.Errorf("stats = %+v after %d attempts; want 10 failed after one or two", s, attempts)
 	}
 }
