@@ -275,3 +275,29 @@ func TestDecisionLogConfig(t *testing.T) {
 		t.Errorf("warnings = %v", w)
 	}
 }
+
+// A reload that changes decision_log: sends the next decisions to the new endpoint.
+func TestDecisionLogFollowsReload(t *testing.T) {
+	a, b := &collector{}, &collector{}
+	sa, sb := httptest.NewServer(a), httptest.NewServer(b)
+	defer sa.Close()
+	defer sb.Close()
+	mh := managedHome(t, "decision_log: {url: \""+sa.URL+"\"}\n")
+	e, err := New(context.Background(), Options{Home: testutil.Home(t, guardPlugin), ManagedHome: mh})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kw := map[string]any{"tool_name": "terminal", "args": map[string]any{"command": "rm -rf /"}}
+	e.Fire(context.Background(), hookspec.PreToolCall, kw)
+	writeFile(t, mh+"/config.yaml", "decision_log: {url: \""+sb.URL+"\"}\n")
+	if err := e.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	e.Fire(context.Background(), hookspec.PreToolCall, kw)
+	e.Close(context.Background())
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.entries) != 1 {
+		t.Errorf("the new endpoint got %d entries, want 1", len(b.entries))
+	}
+}
