@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strings"
 
+	"github.com/hermes-hooks/hermes/decisionlog"
 	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/hooknames"
 )
@@ -21,6 +22,12 @@ func (e *Engine) audit(ctx context.Context, rep Report) {
 	}
 	var decision, by string
 	var before, after any
+	m := e.masker()
+	if !m.Empty() { // the digests are of the masked values, as the decision log sends them
+		rep.Payload = m.Apply(rep.Payload)
+		rep.Decision.Args = maskedAs(m, "args", rep.Decision.Args)
+		rep.Decision.Request = maskedAs(m, "request", rep.Decision.Request)
+	}
 	switch rep.Event {
 	case hooknames.PreToolCall:
 		decision, by, before = toolDecisionNames[rep.Decision.Kind], rep.decider().Name, rep.Payload["args"]
@@ -90,4 +97,13 @@ func contributors(rep Report) string {
 		names[i] = rep.Hooks[j].Name
 	}
 	return strings.Join(names, ",")
+}
+
+// maskedAs is v masked as the kwarg key it replaces; nil stays nil.
+func maskedAs(m *decisionlog.Masker, key string, v map[string]any) map[string]any {
+	if v == nil {
+		return nil
+	}
+	out, _ := m.Apply(map[string]any{key: v})[key].(map[string]any)
+	return out
 }

@@ -15,7 +15,7 @@ import (
 )
 
 // configKeys are the top-level keys of config.yaml the engine interprets.
-var configKeys = []string{"hooks", "claude_tools", "store", "hooks_auto_accept", "hooks_consent", "gateway_hooks", "plugins", "webhooks", "policy", "max_verify_nudges"}
+var configKeys = []string{"hooks", "claude_tools", "store", "hooks_auto_accept", "hooks_consent", "gateway_hooks", "plugins", "webhooks", "policy", "max_verify_nudges", "decision_log"}
 
 // config is what the engine reads from <home>/config.yaml. The file may hold other
 // settings of the host; only these keys are interpreted, and another key that looks like a
@@ -32,6 +32,8 @@ type config struct {
 	webhooks        *yaml.Node // outbound webhooks, parsed by package webhook
 	policy          *yaml.Node // policy: (read from the managed home only, managed.go)
 	policyLine      int
+	declog          *yaml.Node // decision_log: (read from the managed home only, decisionlog.go)
+	declogLine      int
 	maxNudges       *int     // max_verify_nudges; nil: the default
 	claudePlugins   []string // plugins.claude: Claude Code plugin bundles whose hooks load (claudeplugins.go)
 }
@@ -69,6 +71,8 @@ func loadConfig(home string) (*config, []hookspec.Warning, error) {
 			cfg.webhooks = v
 		case "policy":
 			cfg.policy, cfg.policyLine = v, k.Line
+		case "decision_log":
+			cfg.declog, cfg.declogLine = v, k.Line
 		case "store":
 			var w []hookspec.Warning
 			cfg.store, w = parseStore(file, v)

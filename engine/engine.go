@@ -15,6 +15,7 @@ import (
 
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/hermes-hooks/hermes/decisionlog"
 	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/homedir"
 	"github.com/hermes-hooks/hermes/internal/hooknames"
@@ -90,6 +91,12 @@ type Options struct {
 	// Limits bound the Lua states each plugin's manifest may ask for; the zero value
 	// bounds nothing beyond the manifests' own limits.
 	Limits Limits
+	// DecisionLog, when non-nil, ships every decision as the managed config's
+	// decision_log: section does (see docs/observability.md), in place of that section (which
+	// is then ignored, with a warning naming its line). Its Logger and counters are the
+	// engine's (Options.Logger, Options.Metrics). New fails when it cannot be used (see
+	// decisionlog.Options.Check). nil: the managed config's decision_log:, by default none.
+	DecisionLog *decisionlog.Options
 }
 
 // Limits bound what each plugin's manifest (plugin.yaml) may ask for: a manifest asking
@@ -131,6 +138,8 @@ type Engine struct {
 	storeMu sync.Mutex
 	stores  []*stateStore // every store the engine used, closed with it
 
+	declog atomic.Pointer[declog] // the decision log in force; nil: none (decisionlog.go)
+
 	// wd is the host's working directory as the last load that succeeded found it: where
 	// shell hooks run and the cwd of their payloads and of webhook deliveries (workDir).
 	wd atomic.Pointer[string]
@@ -143,6 +152,11 @@ type Engine struct {
 func New(ctx context.Context, opts Options) (*Engine, error) {
 	if err := opts.checkStore(); err != nil {
 		return nil, err
+	}
+	if opts.DecisionLog != nil {
+		if err := opts.DecisionLog.Check(); err != nil {
+			return nil, fmt.Errorf("engine: Options.DecisionLog: %w", err)
+		}
 	}
 	e := &Engine{opts: opts, home: homedir.Resolve(opts.Home), logger: opts.Logger, tracer: newTracer(opts.TracerProvider)}
 	if e.logger == nil {
@@ -201,6 +215,8 @@ func (e *Engine) load(ctx context.Context, prev *hookSet) (*hookSet, error) {
 	}
 	set := newHookSet()
 	set.warnings, set.policy, set.maxNudges = warns, mgd.policy, lowerNudges(cfg, mgd.cfg)
+	dlog, w := e.decisionLogOptions(mgd)
+	set.warnings = append(set.warnings, w...)
 	done := false
 	defer func() {
 		if !done { // a failed load: close what it started
@@ -216,7 +232,10 @@ func (e *Engine) load(ctx context.Context, prev *hookSet) (*hookSet, error) {
 	for _, w := range set.warnings {
 		e.loadLog.Warn(w.String())
 	}
-	e.useStore(cfg)     // only a load that succeeded changes the store: a failed one keeps the old set, and its store
+	e.useStore(cfg) // only a load that succeeded changes the store: a failed one keeps the old set, and its store
+	if err := e.useDecisionLog(dlog); err != nil {
+		e.loadLog.Warn(err.Error())
+	}
 	wd, _ := os.Getwd() // "" when it is gone: each firing then asks again, and says why it cannot run there
 	e.wd.Store(&wd)
 	done = true
@@ -226,7 +245,7 @@ func (e *Engine) load(ctx context.Context, prev *hookSet) (*hookSet, error) {
 // readConfigs reads the managed home and the home's config.yaml, with the warnings about
 // them.
 func (e *Engine) readConfigs() (*managed, *config, []hookspec.Warning, error) {
-	mgd, mwarns, err := loadManaged(homedir.ResolveManaged(e.opts.ManagedHome))
+	mgd, mwarns, err := loadManaged(homedir.ResolveManaged(e.opts.ManagedHome), getenv(e.opts.Getenv))
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -237,6 +256,10 @@ func (e *Engine) readConfigs() (*managed, *config, []hookspec.Warning, error) {
 	warns = append(mwarns, e.hostStoreWarnings(cfg, warns)...)
 	if cfg.policy != nil {
 		warns = append(warns, hookspec.Warning{File: cfg.file, Line: cfg.policyLine, Msg: "policy: is read only from the managed home (" +
+			filepath.Join(mgd.home, "config.yaml") + "); ignored here"})
+	}
+	if cfg.declog != nil {
+		warns = append(warns, hookspec.Warning{File: cfg.file, Line: cfg.declogLine, Msg: "decision_log: is read only from the managed home (" +
 			filepath.Join(mgd.home, "config.yaml") + "); ignored here"})
 	}
 	return mgd, cfg, warns, nil
@@ -378,6 +401,7 @@ func (e *Engine) Close(ctx context.Context) error {
 		e.bg.close()         // and async ones in the background, which Close waits for
 	}()
 	defer e.closeStores()
+	defer e.closeDecisionLog(ctx) // after the calls: it sends their decisions
 	select {
 	case <-old.drained:
 		return old.webhooks.Close(ctx) // queued deliveries are sent until ctx is done

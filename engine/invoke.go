@@ -178,6 +178,9 @@ func (e *Engine) invoke(ctx context.Context, set *hookSet, hook string, kw args,
 			e.audit(ctx, rep)
 		}
 	}
+	if d := e.declog.Load(); d != nil && d.log != nil {
+		e.logDecision(ctx, d.log, rep, kw)
+	}
 	if f != nil {
 		f.end(rep)
 	}

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hermes-hooks/hermes/decisionlog"
 	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/homedir"
 	"github.com/hermes-hooks/hermes/internal/manifest"
@@ -80,13 +81,14 @@ type managed struct {
 	home   string
 	cfg    *config // nil when the managed home has no config.yaml
 	policy *Policy
+	declog *decisionlog.Options // decision_log:; nil for none
 }
 
 // loadManaged reads the managed home's config.yaml. A missing home or file is no managed
 // layer. A file that exists but cannot be read or parsed, or whose policy: is invalid, is an
 // error: the engine must not run without the guards and limits an administrator set, so it
 // does not start (and a reload keeps the hooks and policy that run).
-func loadManaged(home string) (*managed, []hookspec.Warning, error) {
+func loadManaged(home string, getenv func(string) string) (*managed, []hookspec.Warning, error) {
 	m := &managed{home: home, policy: &Policy{}}
 	relocatedWarns := relocated(home)
 	file := filepath.Join(home, "config.yaml")
@@ -94,6 +96,7 @@ func loadManaged(home string) (*managed, []hookspec.Warning, error) {
 		return m, relocatedWarns, nil
 	}
 	cfg, warns, err := loadConfig(home)
+	var w []hookspec.Warning
 	if err != nil {
 		return nil, nil, fmt.Errorf("managed home: %w (hooks do not run until it is fixed: the managed guards would be missing)", err)
 	}
@@ -103,7 +106,11 @@ func loadManaged(home string) (*managed, []hookspec.Warning, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("managed home: %w (hooks do not run until it is fixed: an unreadable policy is not an empty one)", err)
 	}
-	return m, warns, nil
+	m.declog, w, err = parseDecisionLog(file, cfg.declog, getenv)
+	if err != nil {
+		return nil, nil, fmt.Errorf("managed home: %w (hooks do not run until it is fixed: the decision log the operator asked for would be missing)", err)
+	}
+	return m, append(warns, w...), nil
 }
 
 // parsePolicy reads policy: {managed_hooks_only, allowed_http_urls, allowed_commands}.

@@ -3,6 +3,7 @@ package engine
 import (
 	"time"
 
+	"github.com/hermes-hooks/hermes/decisionlog"
 	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -34,6 +35,8 @@ type Metrics struct {
 	webhookFailures   *prometheus.CounterVec   // attempts that failed
 	webhookRetries    *prometheus.CounterVec   // failed attempts followed by another
 	webhookLatency    *prometheus.HistogramVec // from the first attempt to the 2xx
+
+	decisionsSent, decisionsDropped, decisionsFailed prometheus.Counter // entries of the decision log
 }
 
 var webhookLabels = []string{"webhook", "event"}
@@ -86,7 +89,21 @@ func NewMetrics() *Metrics {
 			Namespace: "hermes", Subsystem: "webhook", Name: "duration_seconds", Help: "Time from a delivery's first attempt to its 2xx, retries included.",
 			Buckets: []float64{.001, .005, .01, .05, .1, .5, 1, 5, 10, 30, 60, 300},
 		}, webhookLabels),
+		decisionsSent: prometheus.NewCounter(prometheus.CounterOpts{Namespace: "hermes", Subsystem: "decision_log", Name: "sent_total",
+			Help: "Decisions the decision log's endpoint accepted (2xx)."}),
+		decisionsDropped: prometheus.NewCounter(prometheus.CounterOpts{Namespace: "hermes", Subsystem: "decision_log", Name: "dropped_total",
+			Help: "Decisions not logged: the decision log's buffer was full (the call did not wait)."}),
+		decisionsFailed: prometheus.NewCounter(prometheus.CounterOpts{Namespace: "hermes", Subsystem: "decision_log", Name: "failed_total",
+			Help: "Decisions buffered but not delivered: the endpoint kept failing past the retries, refused the batch, or was still failing when the engine closed."}),
 	}
+}
+
+// decisionLogCounters are the counters of the decision log; nil Metrics give nils.
+func (m *Metrics) decisionLogCounters() (sent, dropped, failed decisionlog.Counter) {
+	if m == nil {
+		return nil, nil, nil
+	}
+	return m.decisionsSent, m.decisionsDropped, m.decisionsFailed
 }
 
 // Describe implements prometheus.Collector.
@@ -106,7 +123,8 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 func (m *Metrics) collectors() []prometheus.Collector {
 	return []prometheus.Collector{m.calls, m.errors, m.timeouts, m.cancels, m.busy, m.blocks, m.drops, m.latency, m.wait,
 		m.storeCalls, m.storeErrors, m.storeRejected, m.storeLatency,
-		m.webhookDeliveries, m.webhookFailures, m.webhookRetries, m.webhookLatency}
+		m.webhookDeliveries, m.webhookFailures, m.webhookRetries, m.webhookLatency,
+		m.decisionsSent, m.decisionsDropped, m.decisionsFailed}
 }
 
 // hookMetrics are one hook's series for one event, resolved once so that a call costs a

@@ -156,6 +156,9 @@ func (s *Server) serveCall(w http.ResponseWriter, r *http.Request, f callFunc, r
 		return writeError(w, http.StatusBadRequest, "cannot read the body: "+err.Error())
 	}
 	ctx := s.prop.Extract(r.Context(), propagation.HeaderCarrier(r.Header))
+	if name != "-" { // a token's name: the decision log records who asked
+		ctx = engine.WithCaller(ctx, name)
+	}
 	ctx, span := s.tracer.Start(ctx, r.Method+" "+route, trace.WithSpanKind(trace.SpanKindServer))
 	defer span.End()
 	code, answer := f(ctx, r, body)

@@ -93,9 +93,17 @@ func agentReply(ctx context.Context, c *cli, dialect string, a agentHookArgs) sh
 	if err != nil {
 		return call.Failed(fmt.Sprintf("%v; fix it, then `hermesctl hooks doctor` says what else is wrong", err), a.failOpen)
 	}
-	defer eng.Close(context.WithoutCancel(ctx))
-	return server.AnswerAgent(ctx, eng, call, a.failOpen, c.logger)
+	defer func() { // the call is answered: its decisions go to the decision log, if any, for at most closeWait
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeWait)
+		defer cancel()
+		eng.Close(ctx)
+	}()
+	return server.AnswerAgent(engine.WithCaller(ctx, dialect), eng, call, a.failOpen, c.logger)
 }
+
+// closeWait bounds how long `hermesctl hook` waits, once it answered, to send its decisions
+// to the managed home's decision log: an endpoint that is down never holds up the agent more.
+const closeWait = 2 * time.Second
 
 // askServer forwards the agent's payload to a hook server (POST /v1/agents/{agent}) and
 // returns its answer; a server out of reach fails the call as a home that does not load

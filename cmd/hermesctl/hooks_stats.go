@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/hermes-hooks/hermes/engine"
@@ -103,6 +104,9 @@ func statRows(families []*dto.MetricFamily) []statRow {
 		return rows[k]
 	}
 	for _, f := range families {
+		if strings.HasPrefix(f.GetName(), "hermes_decision_log_") { // the engine's, not a hook's
+			continue
+		}
 		for _, m := range f.GetMetric() {
 			r := row(m)
 			v := int64(m.GetCounter().GetValue())

@@ -39,7 +39,7 @@ var api = map[string][]string{
 		"Metrics.WebhookDropped", "New", "NewMetrics", "OpenStore", "Options", "Origin", "PluginInfo", "Policy",
 		"Prompt", "PythonConsentEvent", "PythonTarget", "Report", "Report.Block", "Report.Context", "Report.Dispatch", "Report.Text",
 		"RuntimeLua", "RuntimePython", "ShellHookInfo", "ShellHookInfo.DriftBlocks", "ShellHookInfo.Hook", "ToolDecision", "ToolRun", "TracerName", "TurnDecision",
-		"VerifyDecision", "WatchHome", "WebhookInfo", "WithOrigin", "WithTrace",
+		"VerifyDecision", "WatchHome", "WebhookInfo", "WithCaller", "WithOrigin", "WithTrace",
 	},
 	"gateway": {
 		"DefaultMaxSteps", "ErrClosed", "ErrStepLimit", "ErrUnclearAnswer", "EventDropped", "Gateway", "Gateway.Answer",

@@ -37,6 +37,8 @@ var forbidden = map[string][]string{
 	// Outbound webhooks are told events; they never reach back into what emits them.
 	"webhook":  {"engine", "gateway", "luabind", "consent", "shell", "cmd/hermesctl"},
 	"internal": {"engine", "gateway", "luabind", "cmd/hermesctl"},
+	// Decision logs are told decisions; they never reach back into what decides.
+	"decisionlog": {"engine", "gateway", "luabind", "consent", "shell", "store", "server", "cmd/hermesctl"},
 	// The one resolution of a shell-hook command, shared by shell (the runner) and consent.
 	"internal/command": {"shell", "consent", "luabind"},
 	// Bundles are files and signatures: they load nothing and run nothing.

@@ -466,7 +466,7 @@ func TestSchemaKeysLoadWithoutWarnings(t *testing.T) {
 		"claude_tools": "{browser_navigate: {name: Navigate, args: {url: url}}}", "store": "{url: \"redis://127.0.0.1:1/0\", prefix: \"h:\"}", "max_verify_nudges": "2",
 		"webhooks": "[{name: audit, url: \"https://policy.example.com/events\", events: [pre_tool_call, \"agent:*\"], matcher: terminal, secret_env: S, allow_private_network: false, timeout: 5}]"}
 	for _, k := range slices.Sorted(maps.Keys(get(t, cfg, "properties").(map[string]any))) {
-		if k == "hooks" || k == "policy" { // policy: is read from the managed home, below
+		if k == "hooks" || k == "policy" || k == "decision_log" { // read from the managed home, below
 			continue
 		}
 		v, ok := top[k]
@@ -478,7 +478,8 @@ func TestSchemaKeysLoadWithoutWarnings(t *testing.T) {
 	write("config.yaml", b.String())
 
 	managed := t.TempDir()
-	policy := "policy: {managed_hooks_only: false, allowed_http_urls: [\"https://policy.example.com/*\"], allowed_commands: [\"/bin/true*\"]}\n"
+	policy := "policy: {managed_hooks_only: false, allowed_http_urls: [\"https://policy.example.com/*\"], allowed_commands: [\"/bin/true*\"]}\n" +
+		"decision_log: {url: \"http://127.0.0.1:1/log\", mask: [args.command, \"args.*.token\"], batch: 10, flush_interval: 2s, buffer: 100, headers: {X-Team: a}, token_env: S}\n"
 	if err := compile(t, "config.schema.json").Validate(decodeYAML(t, "config.yaml", []byte(policy))); err != nil {
 		t.Fatalf("the sample policy does not validate: %v", err)
 	}
