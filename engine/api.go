@@ -212,7 +212,7 @@ func (e *Engine) Fire(ctx context.Context, h hookspec.Hook, kwargs map[string]an
 	hook := h.String()
 	set := e.set.Load()
 	if len(set.callbacks(hook)) == 0 { // nothing runs: no kwargs to check, no report to build
-		return Report{Event: hook, Payload: kwargs, Hooks: []hookspec.Result{}, Decision: hookspec.Decision{By: -1}}
+		return Report{Event: h, Payload: kwargs, Hooks: []hookspec.Result{}, Decision: hookspec.Decision{By: -1}}
 	}
 	if err := checkKwargs(kwargs); err != nil {
 		rep := e.rejected(hook, err)

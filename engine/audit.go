@@ -29,27 +29,27 @@ func (e *Engine) audit(ctx context.Context, rep Report) {
 		rep.Decision.Request = maskedAs(m, "request", rep.Decision.Request)
 	}
 	switch rep.Event {
-	case hooknames.PreToolCall:
+	case hookspec.PreToolCall:
 		decision, by, before = toolDecisionNames[rep.Decision.Kind], rep.decider().Name, rep.Payload["args"]
 		after = rep.Decision.Message
 		if rep.Decision.Args != nil {
 			after = rep.Decision.Args
 		}
-	case hooknames.PreLLMCall:
+	case hookspec.PreLLMCall:
 		decision, by, before, after = "inject_context", contributors(rep), rep.Payload["user_message"], rep.Context()
-	case hooknames.OnSessionStart: // kept for the session's first turn
+	case hookspec.OnSessionStart: // kept for the session's first turn
 		decision, by, before, after = "inject_context", contributors(rep), rep.Payload["session_id"], rep.Context()
-	case hooknames.PostToolCall: // appended to the result the model sees
+	case hookspec.PostToolCall: // appended to the result the model sees
 		decision, by, before, after = "add_to_result", contributors(rep), rep.Payload["result"], rep.Context()
-	case hooknames.TransformToolResult, hooknames.TransformTerminalOutput, hooknames.TransformLLMOutput:
+	case hookspec.TransformToolResult, hookspec.TransformTerminalOutput, hookspec.TransformLLMOutput:
 		t, _ := rep.Text()
-		decision, by, before, after = "transform", rep.decider().Name, rep.Payload[transformedKey[rep.Event]], t
-	case hooknames.PreAPIRequest: // the request rewritten, or answered without the model
+		decision, by, before, after = "transform", rep.decider().Name, rep.Payload[transformedKey[rep.Event.String()]], t
+	case hookspec.PreAPIRequest: // the request rewritten, or answered without the model
 		decision, by, before, after = "modify_request", rep.decider().Name, rep.Payload["request"], rep.Decision.Request
 		if rep.Decision.Kind == hookspec.Respond {
 			decision, after = "respond", rep.Decision.Response
 		}
-	case hooknames.PreGatewayDispatch:
+	case hookspec.PreGatewayDispatch:
 		d := rep.Dispatch()
 		ev, _ := rep.Payload["event"].(map[string]any)
 		decision, by, before = d.Action.String(), d.Hook, ev["text"]
@@ -63,7 +63,7 @@ func (e *Engine) audit(ctx context.Context, rep Report) {
 		return
 	}
 	e.logger.LogAttrs(ctx, slog.LevelInfo, "hook decision",
-		slog.String("audit", decision), slog.String("event", rep.Event), slog.String("by", by),
+		slog.String("audit", decision), slog.String("event", rep.Event.String()), slog.String("by", by),
 		slog.String("before_sha256", digest(before)), slog.String("after_sha256", digest(after)))
 }
 

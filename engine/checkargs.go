@@ -95,5 +95,5 @@ func (e *Engine) rejected(hook string, err error) Report {
 	e.logger.Warn("hook not fired", "hook", hook, "error", err.Error())
 	rs := []hookspec.Result{refusal(hook, err)}
 	dec := hookspec.Merge(hook, rs)
-	return Report{Event: hook, Hooks: rs, Outcome: dec.Outcome(), Decision: dec}
+	return Report{Event: hookspec.HookNamed(hook), Hooks: rs, Outcome: dec.Outcome(), Decision: dec}
 }

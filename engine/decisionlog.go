@@ -197,7 +197,7 @@ func (e *Engine) logDecision(ctx context.Context, l *decisionlog.Logger, rep Rep
 	if !l.Reserve() { // full: dropped (and counted) before anything is built
 		return
 	}
-	en := decisionlog.Entry{Time: time.Now().UTC(), Event: rep.Event, Caller: callerOf(ctx), Outcome: kindNames[rep.Decision.Kind],
+	en := decisionlog.Entry{Time: time.Now().UTC(), Event: rep.Event.String(), Caller: callerOf(ctx), Outcome: kindNames[rep.Decision.Kind],
 		Hooks: make([]decisionlog.Run, len(rep.Hooks))}
 	for i, h := range rep.Hooks {
 		en.Hooks[i] = decisionlog.Run{Hook: h.Name, Source: h.Source, Status: h.Status.String()}

@@ -120,7 +120,7 @@ func (e *Engine) release(s *hookSet, shard int) {
 // beyond putScratch.
 func (e *Engine) invoke(ctx context.Context, set *hookSet, hook string, kw args, payload bool, sc *scratch) Report {
 	if len(set.callbacks(hook)) == 0 {
-		rep := Report{Event: hook, Decision: hookspec.Decision{By: -1}}
+		rep := Report{Event: hookspec.HookNamed(hook), Decision: hookspec.Decision{By: -1}}
 		if payload {
 			rep.Payload = kw.Map()
 		}
@@ -160,7 +160,7 @@ func (e *Engine) invoke(ctx context.Context, set *hookSet, hook string, kw args,
 		sc.results = results
 	}
 	dec := hookspec.Merge(hook, results)
-	rep := Report{Event: hook, Hooks: results, Decision: dec}
+	rep := Report{Event: hookspec.HookNamed(hook), Hooks: results, Decision: dec}
 	if !pooled || trace != nil { // the typed calls read the decision, not its wire shape
 		rep.Outcome = dec.Outcome()
 	}

@@ -29,7 +29,7 @@ func statusOf(err error) hookspec.Status {
 // {"text":…} for transforms, the action object for pre_gateway_dispatch, nil when nothing
 // applies and for observers.
 type Report struct {
-	Event    string            `json:"event"`
+	Event    hookspec.Hook     `json:"event"` // the hook point, or a gateway event's name (hookspec.HookNamed)
 	Payload  map[string]any    `json:"payload"`
 	Hooks    []hookspec.Result `json:"hooks"`
 	Outcome  any               `json:"outcome"`

@@ -80,7 +80,7 @@ func TestWithTrace(t *testing.T) {
 	if reps[1].Block() != nil || reps[1].Hooks[0].Status != hookspec.StatusOK {
 		t.Errorf("second report %+v", reps[1])
 	}
-	if reps[2].Event != hooknames.OnSessionStart || reps[2].Hooks[0].Result != "s1" {
+	if reps[2].Event != hookspec.OnSessionStart || reps[2].Hooks[0].Result != "s1" {
 		t.Errorf("third report %+v", reps[2])
 	}
 }

@@ -193,7 +193,7 @@ func errorAnswer(v any) (error, bool) {
 // they were entered (a callback a retry runs again is there once per run), and what the
 // call gave in the end.
 func wrapReport(hook string, payload map[string]any, steps []*wrapStep, outcome map[string]any) Report {
-	rep := Report{Event: hook, Payload: payload, Decision: hookspec.Decision{By: -1}, Outcome: outcome}
+	rep := Report{Event: hookspec.HookNamed(hook), Payload: payload, Decision: hookspec.Decision{By: -1}, Outcome: outcome}
 	for _, s := range steps {
 		rep.Hooks = append(rep.Hooks, s.result)
 	}
@@ -231,7 +231,7 @@ func nextArg(hook string, arg any, what string, nexts int) (map[string]any, erro
 func (e *Engine) fireWrap(ctx context.Context, hook string, kw map[string]any) Report {
 	var rep Report
 	ctx = WithTrace(ctx, func(r Report) {
-		if r.Event == hook {
+		if r.Event.String() == hook {
 			rep = r
 		}
 	})

@@ -66,7 +66,7 @@ func (s *toolScript) run(ctx context.Context, call hookspec.ToolCall) (string, e
 func runWrappedTool(ctx context.Context, e *Engine, args map[string]any, tool *toolScript) (ToolRun, *Report) {
 	var rep *Report
 	ctx = WithTrace(ctx, func(r Report) {
-		if r.Event == hookspec.WrapToolCall.String() {
+		if r.Event == hookspec.WrapToolCall {
 			rep = &r
 		}
 	})

@@ -75,7 +75,7 @@ func (h *hostCall) do(ctx context.Context, input string) (string, error) {
 func traced(ctx context.Context, hook string, call func(context.Context) chainRun) chainRun {
 	var rep *Report
 	r := call(WithTrace(ctx, func(r Report) {
-		if r.Event == hook {
+		if r.Event.String() == hook {
 			rep = &r
 		}
 	}))

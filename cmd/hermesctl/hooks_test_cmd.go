@@ -278,7 +278,7 @@ const recheckedNote = "(asked again with the arguments a later hook left; both c
 
 // printReport prints one firing for people; text from hooks is made printable.
 func printReport(w io.Writer, rep engine.Report) {
-	fmt.Fprintf(w, "%s: %d hook(s)\n", printable(rep.Event), len(rep.Hooks))
+	fmt.Fprintf(w, "%s: %d hook(s)\n", printable(rep.Event.String()), len(rep.Hooks))
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for _, h := range rep.Hooks {
 		detail := "result: " + printable(compactJSON(h.Result))
@@ -462,7 +462,7 @@ func (c *cli) fireForTest(ctx context.Context, event string, payload map[string]
 			outcome = append(outcome, h.Result)
 		}
 	}
-	t := testRun{home: l.eng.Home(), report: engine.Report{Event: event, Payload: payload, Hooks: hooks, Outcome: outcome},
+	t := testRun{home: l.eng.Home(), report: engine.Report{Event: hookspec.HookNamed(event), Payload: payload, Hooks: hooks, Outcome: outcome},
 		warnings: testWarnings(event, l.eng, l.gw)}
 	for _, h := range l.gw.Hooks() {
 		if h.Status == "error" {

@@ -14,7 +14,6 @@ import (
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/gateway"
 	"github.com/hermes-hooks/hermes/hookspec"
-	"github.com/hermes-hooks/hermes/internal/hooknames"
 )
 
 // Agent is the model side of a conversation, implemented by the host.
@@ -156,16 +155,16 @@ func (r *Runner) traced(ctx context.Context, callID string) context.Context {
 
 // report records one firing of the engine's hooks (see traced).
 func (r *Runner) report(rep engine.Report, callID string) {
-	r.record(Entry{Event: rep.Event, Hooks: rep.Hooks, Outcome: rep.Outcome})
+	r.record(Entry{Event: rep.Event.String(), Hooks: rep.Hooks, Outcome: rep.Outcome})
 	if rep.Decision.Kind != hookspec.Replace {
 		return
 	}
 	switch rep.Event {
-	case hooknames.TransformLLMOutput:
+	case hookspec.TransformLLMOutput:
 		r.note("response rewritten by transform_llm_output")
-	case hooknames.TransformTerminalOutput:
+	case hookspec.TransformTerminalOutput:
 		r.note("terminal output of %s replaced by transform_terminal_output", callID)
-	case hooknames.TransformToolResult:
+	case hookspec.TransformToolResult:
 		r.note("tool result of %s replaced by transform_tool_result", callID)
 	}
 }
@@ -186,19 +185,19 @@ func (r *Runner) tracedTurn(ctx context.Context, tt *turnTrace) context.Context 
 	return engine.WithTrace(ctx, func(rep engine.Report) {
 		r.report(rep, "")
 		switch rep.Event {
-		case hooknames.PreGatewayDispatch:
+		case hookspec.PreGatewayDispatch:
 			switch d := rep.Dispatch(); d.Action {
 			case engine.DispatchSkip:
 				r.note("message skipped by %s: %s", d.Hook, d.Reason)
 			case engine.DispatchRewrite:
 				r.note("message rewritten by %s: %q -> %q", d.Hook, tt.in.Text, d.Text)
 			}
-		case hooknames.PreLLMCall:
+		case hookspec.PreLLMCall:
 			if rep.Decision.Kind == hookspec.Block {
 				r.note("prompt blocked by %s: %s", deciderName(rep), rep.Decision.Message)
 				r.flow("reply out to %s (the prompt was not sent): %q", tt.s.userID, rep.Decision.Message)
 			}
-		case hooknames.PreVerify:
+		case hookspec.PreVerify:
 			tt.asked = rep.Decision.Kind == hookspec.Continue
 			tt.hook, tt.reason = deciderName(rep), rep.Decision.Message
 		}
