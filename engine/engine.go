@@ -90,6 +90,8 @@ type Options struct {
 	// Limits bound the Lua states each plugin's manifest may ask for; the zero value
 	// bounds nothing beyond the manifests' own limits.
 	Limits Limits
+
+	bundleDir string // a bundle tried before it is activated (PullBundle), in place of the active one
 }
 
 // Limits bound what each plugin's manifest (plugin.yaml) may ask for: a manifest asking
@@ -200,7 +202,7 @@ func (e *Engine) load(ctx context.Context, prev *hookSet) (*hookSet, error) {
 		e.useStore(cfg)
 	}
 	set := newHookSet()
-	set.warnings, set.policy, set.maxNudges = warns, mgd.policy, lowerNudges(cfg, mgd.cfg)
+	set.warnings, set.policy, set.maxNudges, set.feed = warns, mgd.policy, lowerNudges(cfg, mgd.cfg), mgd.feed
 	done := false
 	defer func() {
 		if !done { // a failed load: close what it started
@@ -226,7 +228,7 @@ func (e *Engine) load(ctx context.Context, prev *hookSet) (*hookSet, error) {
 // readConfigs reads the managed home and the home's config.yaml, with the warnings about
 // them.
 func (e *Engine) readConfigs() (*managed, *config, []hookspec.Warning, error) {
-	mgd, mwarns, err := loadManaged(homedir.ResolveManaged(e.opts.ManagedHome))
+	mgd, mwarns, err := loadManaged(homedir.ResolveManaged(e.opts.ManagedHome), e.opts.bundleDir)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -237,6 +239,10 @@ func (e *Engine) readConfigs() (*managed, *config, []hookspec.Warning, error) {
 	warns = append(mwarns, e.hostStoreWarnings(cfg, warns)...)
 	if cfg.policy != nil {
 		warns = append(warns, hookspec.Warning{File: cfg.file, Line: cfg.policyLine, Msg: "policy: is read only from the managed home (" +
+			filepath.Join(mgd.home, "config.yaml") + "); ignored here"})
+	}
+	if cfg.bundles != nil || cfg.bundleCache != nil {
+		warns = append(warns, hookspec.Warning{File: cfg.file, Line: cfg.bundlesLine, Msg: "bundles: and bundle_cache: are read only from the managed home (" +
 			filepath.Join(mgd.home, "config.yaml") + "); ignored here"})
 	}
 	return mgd, cfg, warns, nil
@@ -255,6 +261,10 @@ func (e *Engine) loadHooks(ctx context.Context, set, prev *hookSet, mgd *managed
 	set.warnings = append(set.warnings, w...)
 	managedShell, w := e.loadShellHooks(ctx, mgd.cfg, prev, LayerManaged, mgd.policy)
 	set.warnings = append(set.warnings, w...)
+	if b := mgd.bundle; b != nil { // after the managed home's own, before the user's
+		bundleShell, w := e.loadShellHooks(ctx, b.cfg, prev, LayerManaged, mgd.policy)
+		set.warnings, managedShell = append(set.warnings, w...), append(managedShell, bundleShell...)
+	}
 	e.addShellHooks(set, managedShell)
 	plugins, infos, w, err := e.loadUserPlugins(ctx, cfg, prev, mgd.policy, managedInfos)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/bundlefeed"
 	"github.com/hermes-hooks/hermes/internal/hooknames"
 	"github.com/hermes-hooks/hermes/internal/suggest"
 	"github.com/hermes-hooks/hermes/shell"
@@ -44,7 +45,8 @@ type hookSet struct {
 	keep     map[any]bool  // what the next set still runs
 	shell    []*ShellHookInfo
 	warnings []hookspec.Warning
-	policy   *Policy // the managed home's policy: (never nil in a loaded set)
+	policy   *Policy            // the managed home's policy: (never nil in a loaded set)
+	feed     *bundlefeed.Config // the managed home's bundles:, nil when none
 
 	webhooks         *webhook.Dispatcher // nil without webhooks; closed with the set
 	webhookInfo      []*WebhookInfo
