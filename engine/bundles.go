@@ -35,12 +35,22 @@ type BundleStatus struct {
 	LastError   string    `json:"last_error,omitempty"`  // why the last check failed or refused a bundle; "" after a success
 	Stale       bool      `json:"stale,omitempty"`       // the last success is older than max_age
 	ETag        string    `json:"etag,omitempty"`        // of the active bundle's answer, sent as If-None-Match
+	// Running is the revision this engine runs: the active one once it reloaded.
+	Running int64 `json:"running_revision"`
+	// Poll is the interval between two checks (bundles.poll), before jitter.
+	Poll time.Duration `json:"-"`
 }
 
-// activeBundle is the bundle of the managed layer: its directory and its config.yaml.
+func bundleStatus(st bundlefeed.Status, c *bundlefeed.Config) BundleStatus {
+	return BundleStatus{URL: st.URL, Revision: st.Revision, Digest: st.Digest, Dir: st.Dir, ActivatedAt: st.ActivatedAt,
+		LastCheck: st.LastCheck, LastSuccess: st.LastSuccess, LastError: st.LastError, Stale: st.Stale, ETag: st.ETag, Poll: c.Poll}
+}
+
+// activeBundle is the bundle of the managed layer: its directory, config.yaml and revision.
 type activeBundle struct {
-	dir string
-	cfg *config
+	dir      string
+	cfg      *config
+	revision int64 // 0 for a bundle tried before it is activated
 }
 
 // loadBundle reads bundles: of the managed home and the bundle it makes part of the layer:
@@ -54,8 +64,8 @@ func (m *managed) loadBundle(dir string) ([]hookspec.Warning, error) {
 	if err != nil || m.feed == nil {
 		return warns, err
 	}
+	var st bundlefeed.Status
 	if dir == "" {
-		var st bundlefeed.Status
 		if dir, st, err = m.feed.LoadActive(); err != nil {
 			return nil, err
 		}
@@ -63,8 +73,11 @@ func (m *managed) loadBundle(dir string) ([]hookspec.Warning, error) {
 			warns = append(warns, staleWarning(m.feed, st))
 		}
 	}
-	m.bundle, err = readBundle(dir, m.policy)
-	return warns, err
+	if m.bundle, err = readBundle(dir, m.policy); err != nil {
+		return nil, err
+	}
+	m.bundle.revision = st.Revision
+	return warns, nil
 }
 
 // staleWarning says that the feed has not been checked successfully for longer than max_age.
@@ -162,18 +175,20 @@ func (e *Engine) loadBundlePlugins(ctx context.Context, b *activeBundle, prev *h
 	return e.loadPlugins(ctx, l, prev)
 }
 
-// Bundle returns the status of the managed home's bundle feed now (read from its cache),
-// and false when the managed home has no bundles:.
+// Bundle returns the status of the managed home's bundle feed now (read from its cache,
+// with the revision this engine runs), and false when the managed home has no bundles:.
 func (e *Engine) Bundle() (BundleStatus, bool) {
-	c := e.set.Load().feed
-	if c == nil {
+	set := e.set.Load()
+	if set.feed == nil {
 		return BundleStatus{}, false
 	}
-	st, err := c.Status(time.Now())
+	st, err := set.feed.Status(time.Now())
 	if err != nil && st.LastError == "" {
 		st.LastError = err.Error()
 	}
-	return BundleStatus(st), true
+	out := bundleStatus(st, set.feed)
+	out.Running = set.bundleRev
+	return out, true
 }
 
 // PullBundle checks the bundle feed of the managed home (bundles: in its config.yaml;
@@ -183,7 +198,7 @@ func (e *Engine) Bundle() (BundleStatus, bool) {
 // run with opts' host functions and limits), then activates it in the cache. It returns the
 // feed's status and whether a new revision is active (engines built on the managed home
 // then Reload); a refused bundle is an error, recorded as the status's last error, and the
-// active bundle stays.
+// active bundle stays. A managed home without bundles: is the zero status and no error.
 func PullBundle(ctx context.Context, opts Options) (BundleStatus, bool, error) {
 	home := homedir.ResolveManaged(opts.ManagedHome)
 	cfg, _, err := loadConfig(home)
@@ -195,12 +210,12 @@ func PullBundle(ctx context.Context, opts Options) (BundleStatus, bool, error) {
 		return BundleStatus{}, false, fmt.Errorf("managed home: %w", err)
 	}
 	if feed == nil {
-		return BundleStatus{}, false, errors.New("managed home: " + cfg.file + " has no bundles: (bundles: {url: https://..., keys: [release.pub]})")
+		return BundleStatus{}, false, nil
 	}
 	res, err := bundlefeed.Pull(ctx, feed, http.DefaultClient, func(ctx context.Context, dir string) error {
 		return tryBundle(ctx, opts, home, dir)
 	})
-	return BundleStatus(res.Status), res.Activated, err
+	return bundleStatus(res.Status, feed), res.Activated, err
 }
 
 // tryBundle loads the managed home with the bundle in dir, as a dry run, beside an empty

@@ -203,6 +203,9 @@ func (e *Engine) load(ctx context.Context, prev *hookSet) (*hookSet, error) {
 	}
 	set := newHookSet()
 	set.warnings, set.policy, set.maxNudges, set.feed = warns, mgd.policy, lowerNudges(cfg, mgd.cfg), mgd.feed
+	if mgd.bundle != nil {
+		set.bundleRev = mgd.bundle.revision
+	}
 	done := false
 	defer func() {
 		if !done { // a failed load: close what it started

@@ -23,7 +23,7 @@ import (
 // Defaults of a bundles: entry.
 const (
 	DefaultPoll = 5 * time.Minute
-	MinPoll     = time.Second
+	MinPoll     = 100 * time.Millisecond
 )
 
 // Config is the bundles: entry of the managed home's config.yaml, with bundle_cache:.
