@@ -60,7 +60,7 @@ type activeBundle struct {
 func (m *managed) loadBundle(dir string) ([]hookspec.Warning, error) {
 	var err error
 	var warns []hookspec.Warning
-	m.feed, warns, err = bundlefeed.Parse(m.cfg.file, m.home, m.cfg.bundles, m.cfg.bundleCache)
+	m.feed, warns, err = bundlefeed.Parse(m.cfg.file, m.home, m.cfg.bundlesLine, m.cfg.bundles, m.cfg.bundleCache)
 	if err != nil || m.feed == nil {
 		return warns, err
 	}
@@ -205,7 +205,7 @@ func PullBundle(ctx context.Context, opts Options) (BundleStatus, bool, error) {
 	if err != nil {
 		return BundleStatus{}, false, fmt.Errorf("managed home: %w", err)
 	}
-	feed, _, err := bundlefeed.Parse(cfg.file, home, cfg.bundles, cfg.bundleCache)
+	feed, _, err := bundlefeed.Parse(cfg.file, home, cfg.bundlesLine, cfg.bundles, cfg.bundleCache)
 	if err != nil {
 		return BundleStatus{}, false, fmt.Errorf("managed home: %w", err)
 	}

@@ -15,6 +15,8 @@ import (
 
 	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/testutil"
+	"github.com/hermes-hooks/hermes/shell"
+	"gopkg.in/yaml.v3"
 )
 
 // bundleFeed is a local bundle server and a managed home pulling from it.
@@ -52,7 +54,7 @@ func blockMsg(e *Engine, cmd string) string {
 // travels in the bundle, named with ${HERMES_BUNDLE_DIR}) run without consent, and the
 // user's home cannot disable the plugin.
 func TestBundleIsTheManagedLayer(t *testing.T) {
-	f := newBundleFeed(t, "")
+	f := newBundleFeed(t, "policy: {managed_hooks_only: true}\n") // the bundle is the managed layer: it runs
 	f.Publish(guardBundle("rm -rf"), 1, "release")
 	st, activated, err := f.pull()
 	if err != nil || !activated || st.Revision != 1 || st.LastError != "" {
@@ -93,6 +95,21 @@ func TestBundleIsTheManagedLayer(t *testing.T) {
 	if got, _ := e.Bundle(); got.Running != 2 || blockMsg(e, "mkfs /dev/sda") != "bundle: no mkfs" || blockMsg(e, "rm -rf /") != "" {
 		t.Errorf("after the reload: Bundle() = %+v, want revision 2 running and its guard only", got)
 	}
+	first := st.Dir
+	f.Publish(guardBundle("dd"), 3, "release")
+	st3, _, err := f.pull()
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, _ := e.Bundle()
+	if _, err := os.Stat(first); err == nil {
+		t.Errorf("revision 1's directory %s is still in the cache after revision 3", first)
+	}
+	for _, dir := range []string{second.Dir, st3.Dir} { // the previous one stays for processes that have not reloaded
+		if _, err := os.Stat(dir + "/plugins/guard/handler.lua"); err != nil {
+			t.Errorf("the cache lost %v", err)
+		}
+	}
 }
 
 // Each bad bundle is refused with its reason in the status, and the running bundle stays
@@ -114,6 +131,8 @@ func TestBundleRefusals(t *testing.T) {
 	gateway := guardBundle("rm -rf")
 	gateway["hooks/audit/HOOK.yaml"] = "name: audit\nevents: [agent:start]\n"
 	gateway["hooks/audit/handler.lua"] = "function handle(event, ctx) end\n"
+	ownPolicy := guardBundle("rm -rf")
+	ownPolicy["config.yaml"] += "policy: {allowed_commands: [\"*\"]}\n"
 	clash := guardBundle("rm -rf")
 	clash["plugins/guard/plugin.yaml"] = "name: local\n"
 
@@ -128,6 +147,7 @@ func TestBundleRefusals(t *testing.T) {
 		{"widening the policy", "matches no pattern of allowed_commands", func() { f.Publish(widening, 3, "release") }},
 		{"a broken plugin", "failed to load", func() { f.Publish(broken, 3, "release") }},
 		{"gateway hooks", "holds gateway hooks", func() { f.Publish(gateway, 3, "release") }},
+		{"a policy of its own", "a bundle may not set policy:", func() { f.Publish(ownPolicy, 3, "release") }},
 		{"a name of the managed home's", "is the name of the managed home's plugin", func() {
 			os.MkdirAll(filepath.Join(f.Managed, "plugins", "local"), 0o755)
 			writeFile(t, filepath.Join(f.Managed, "plugins", "local", "plugin.yaml"), "name: local\n")
@@ -217,7 +237,11 @@ func TestBundleKeyRemoved(t *testing.T) {
 	if _, _, err := f.pull(); err != nil {
 		t.Fatal(err)
 	}
+	running, _ := newManagedEngine(t, f.Managed, t.TempDir())
 	f.Config("[other.pub]", "")
+	if err := running.Reload(context.Background()); err == nil || blockMsg(running, "rm -rf /") != "bundle: no rm -rf" {
+		t.Errorf("reload with the key removed: %v; want it to fail and keep the running guard", err)
+	}
 	f.Publish(guardBundle("rm -rf"), 2, "release")
 	st, activated, err := f.pull()
 	if err == nil || activated || st.Revision != 1 || !strings.Contains(st.LastError, "refused") {
@@ -265,6 +289,9 @@ func TestBundleConfigErrors(t *testing.T) {
 		{"bundles:\n  url: https://example.com/b\n  keys: [k.pub]\n  poll: often\n", "config.yaml:4: bundles.poll must be a duration"},
 		{"bundles: https://example.com/b\n", "config.yaml:1: bundles must be a mapping"},
 		{"bundle_cache: /tmp/x\n", "config.yaml:1: bundle_cache: is set but bundles: is not"},
+		{"bundles:\n  url: https://example.com/b\n  keys: [k.pub]\n  poll: 10ms\n", "config.yaml:4: bundles.poll must be at least 100ms"},
+		{"bundles:\n  url: https://example.com/b\n  keys: []\n", "config.yaml:3: bundles.keys is empty"},
+		{"bundles:\n  url: https://example.com/b\n  keys: [k.pub]\n", "config.yaml:1: bundles.keys: open "},
 	} {
 		mh := t.TempDir()
 		writeFile(t, filepath.Join(mh, "config.yaml"), c.cfg)
@@ -301,5 +328,64 @@ func TestBundleStaleWarning(t *testing.T) {
 	e2, _ := newManagedEngine(t, f.Managed, t.TempDir())
 	if got, _ := e2.Bundle(); !got.Stale || !hasWarning(e2.Warnings(), "longer ago than max_age (1h0m0s): revision 1 runs") {
 		t.Errorf("a feed older than max_age: stale %v, warnings %v", got.Stale, e2.Warnings())
+	}
+}
+
+// bundle_cache: relative to the managed home is where the bundle and its status go; http
+// to a loopback address is accepted (a local mirror), as localhost.
+func TestBundleCacheDirectory(t *testing.T) {
+	f := newBundleFeed(t, "bundle_cache: fleet-cache\n")
+	f.Publish(guardBundle("rm -rf"), 1, "release")
+	st, _, err := f.pull()
+	if err != nil || filepath.Dir(st.Dir) != filepath.Join(f.Managed, "fleet-cache") {
+		t.Fatalf("pull: %v, dir %s, want under fleet-cache", err, st.Dir)
+	}
+	if _, err := os.Stat(filepath.Join(f.Managed, "fleet-cache", "status.json")); err != nil {
+		t.Error(err)
+	}
+}
+
+// A policy narrowed so that the active bundle exceeds it: the engine does not start.
+func TestBundleOutsideNarrowedPolicy(t *testing.T) {
+	f := newBundleFeed(t, "")
+	f.Publish(guardBundle("rm -rf"), 1, "release")
+	if _, _, err := f.pull(); err != nil {
+		t.Fatal(err)
+	}
+	f.Config("[release.pub]", "policy: {allowed_commands: []}\n")
+	_, err := New(context.Background(), Options{Home: t.TempDir(), ManagedHome: f.Managed})
+	if err == nil || !strings.Contains(err.Error(), "matches no pattern of allowed_commands") {
+		t.Fatalf("New: %v, want the bundle's hook refused by the policy", err)
+	}
+}
+
+// A user's plugin with the name of a bundle's plugin is not loaded.
+func TestBundlePluginNameReserved(t *testing.T) {
+	f := newBundleFeed(t, "")
+	f.Publish(guardBundle("rm -rf"), 1, "release")
+	if _, _, err := f.pull(); err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	for name, body := range pluginFiles("guard", "", one("pre_tool_call", `return {action = "approve"}`)) {
+		os.MkdirAll(filepath.Dir(filepath.Join(home, name)), 0o755)
+		writeFile(t, filepath.Join(home, name), body)
+	}
+	e, _ := newManagedEngine(t, f.Managed, home)
+	infos := e.Plugins()
+	if len(infos) != 2 || infos[1].Layer != LayerUser || infos[1].Status != "error" || !strings.Contains(infos[1].Error, "the user's home cannot replace") {
+		t.Errorf("plugins %+v, want the user's guard not loaded", infos)
+	}
+}
+
+// ${HERMES_BUNDLE_DIR} stays one word of the command line, whatever the directory holds.
+func TestExpandBundleDir(t *testing.T) {
+	for _, dir := range []string{"/var/cache/hermes/r1-ab", "/srv/my hooks/r1", "/srv/it's/r1"} {
+		n := &yaml.Node{Kind: yaml.ScalarNode, Value: "${HERMES_BUNDLE_DIR}/agent-hooks/guard.sh --strict"}
+		expandBundleDir(n, dir)
+		words, err := shell.SplitCommand(n.Value)
+		if err != nil || len(words) != 2 || words[0] != dir+"/agent-hooks/guard.sh" {
+			t.Errorf("%q: %q gives %q, %v", dir, n.Value, words, err)
+		}
 	}
 }

@@ -34,7 +34,7 @@ type config struct {
 	policyLine      int
 	bundles         *yaml.Node // bundles: (read from the managed home only, bundles.go)
 	bundleCache     *yaml.Node // bundle_cache: (idem)
-	bundlesLine     int        // of bundles: or bundle_cache:, for the warning of a user's home
+	bundlesLine     int        // of bundles: (else bundle_cache:)
 	maxNudges       *int       // max_verify_nudges; nil: the default
 	claudePlugins   []string   // plugins.claude: Claude Code plugin bundles whose hooks load (claudeplugins.go)
 }
@@ -75,7 +75,10 @@ func loadConfig(home string) (*config, []hookspec.Warning, error) {
 		case "bundles":
 			cfg.bundles, cfg.bundlesLine = v, k.Line
 		case "bundle_cache":
-			cfg.bundleCache, cfg.bundlesLine = v, k.Line
+			cfg.bundleCache = v
+			if cfg.bundles == nil {
+				cfg.bundlesLine = k.Line
+			}
 		case "store":
 			var w []hookspec.Warning
 			cfg.store, w = parseStore(file, v)

@@ -132,3 +132,17 @@ func TestServeFleetActivatesNewRevision(t *testing.T) {
 	t.Logf("revision 2 activated %v and %v after it was published (spread %v, poll 200ms + jitter)",
 		activated[0].Sub(published).Round(time.Millisecond), activated[1].Sub(published).Round(time.Millisecond), spread.Round(time.Millisecond))
 }
+
+func TestPollJitter(t *testing.T) {
+	d, seen := 10*time.Second, map[time.Duration]bool{}
+	for range 100 {
+		j := jittered(d)
+		if j < d || j > d+d/10 {
+			t.Fatalf("jittered(%v) = %v, want within [d, 1.1d]", d, j)
+		}
+		seen[j] = true
+	}
+	if len(seen) < 2 {
+		t.Error("jittered always gives the same delay")
+	}
+}

@@ -299,7 +299,7 @@ func (c *cli) pollBundles(ctx context.Context, eng *engine.Engine, opts engine.O
 			reload(fmt.Sprintf("bundle revision %d activated", st.Revision))
 			continue
 		}
-		t := time.NewTimer(st.Poll + rand.N(st.Poll/10+1))
+		t := time.NewTimer(jittered(st.Poll))
 		select {
 		case <-ctx.Done():
 			t.Stop()
@@ -311,6 +311,10 @@ func (c *cli) pollBundles(ctx context.Context, eng *engine.Engine, opts engine.O
 		}
 	}
 }
+
+// jittered is d plus up to a tenth of it at random: machines that started together do not
+// all ask the bundle server at once.
+func jittered(d time.Duration) time.Duration { return d + rand.N(d/10+1) }
 
 // drain stops taking calls, waits up to d for those in flight, then closes the engine.
 func (c *cli) drain(hs *http.Server, eng *engine.Engine, d time.Duration, serveErr error) int {

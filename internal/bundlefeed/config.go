@@ -39,10 +39,10 @@ type Config struct {
 
 var keys = []string{"url", "keys", "poll", "max_age"}
 
-// Parse reads bundles: (n) and bundle_cache: (cache, nil when absent) of the managed
-// config.yaml file in home. Every mistake is an error naming its line: a feed that cannot
+// Parse reads bundles: (n, whose key is on line) and bundle_cache: (cache, nil when
+// absent) of the managed config.yaml file in home. Every mistake is an error naming its line: a feed that cannot
 // be read is not an empty one.
-func Parse(file, home string, n, cache *yaml.Node) (*Config, []hookspec.Warning, error) {
+func Parse(file, home string, line int, n, cache *yaml.Node) (*Config, []hookspec.Warning, error) {
 	if n == nil || n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
 		if cache != nil {
 			return nil, nil, manifest.Errorf(file, cache, "bundle_cache: is set but bundles: is not (bundles: {url: https://..., keys: [release.pub]})")
@@ -52,7 +52,7 @@ func Parse(file, home string, n, cache *yaml.Node) (*Config, []hookspec.Warning,
 	if n.Kind != yaml.MappingNode {
 		return nil, nil, manifest.Errorf(file, n, "bundles must be a mapping (e.g. bundles: {url: https://hooks.example.com/hooks.bundle, keys: [release.pub]})")
 	}
-	c := &Config{File: file, Line: n.Line, Poll: DefaultPoll, Cache: filepath.Join(home, "state", "bundles")}
+	c := &Config{File: file, Line: line, Poll: DefaultPoll, Cache: filepath.Join(home, "state", "bundles")}
 	fields, warns := manifest.Fields(file, n, keys)
 	u, ok := fields["url"]
 	if !ok {

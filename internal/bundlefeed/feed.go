@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"math/rand/v2"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -25,6 +24,9 @@ const (
 	MaxArchive = 64 << 20 // bytes of a fetched archive
 	Timeout    = 60 * time.Second
 )
+
+// maxArchive and timeout are MaxArchive and Timeout; tests lower them.
+var maxArchive, timeout = MaxArchive, Timeout
 
 // statusFile is the cache's record of the active bundle and of the last checks.
 const statusFile = "status.json"
@@ -85,13 +87,13 @@ func (c *Config) LoadActive() (string, Status, error) {
 	if err != nil {
 		return "", st, err
 	}
-	if st.Revision == 0 {
-		return "", st, fmt.Errorf("%s:%d: no bundle has been activated yet from %s (last error: %s); run hermesctl bundle pull, or remove bundles:",
-			c.File, c.Line, c.URL, orNone(st.LastError))
-	}
 	keys, err := c.PublicKeys()
 	if err != nil {
 		return "", st, err
+	}
+	if st.Revision == 0 {
+		return "", st, fmt.Errorf("%s:%d: no bundle has been activated yet from %s (last error: %s); run hermesctl bundle pull, or remove bundles:",
+			c.File, c.Line, c.URL, orNone(st.LastError))
 	}
 	if err := verifyActive(st, keys); err != nil {
 		return "", st, fmt.Errorf("%s:%d: the active bundle (revision %d in %s) %v; pull one signed by a key of bundles.keys (hermesctl bundle pull), or restore its key",
@@ -128,12 +130,6 @@ func verifyActive(st Status, keys []*bundle.PublicKey) error {
 func digest(data []byte) string {
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:])
-}
-
-// NextPoll is how long to wait before the next check: the poll interval plus up to a
-// tenth of it at random, so that many machines do not ask at once.
-func (c *Config) NextPoll() time.Duration {
-	return c.Poll + rand.N(c.Poll/10+1)
 }
 
 // Check is what a bundle must pass, once verified and extracted into dir, before it is
@@ -252,9 +248,9 @@ func containsPath(list []string, p string) bool {
 // fetch GETs url, with If-None-Match etag when not "". A 304 is nil data and no error.
 func fetch(ctx context.Context, url, etag string, client *http.Client) ([]byte, string, error) {
 	if client == nil {
-		client = &http.Client{Timeout: Timeout}
+		client = &http.Client{}
 	}
-	ctx, cancel := context.WithTimeout(ctx, Timeout)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
@@ -265,7 +261,7 @@ func fetch(ctx context.Context, url, etag string, client *http.Client) ([]byte, 
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return nil, "", fmt.Errorf("fetching the bundle: %s", netguard.Describe(err, url, Timeout))
+		return nil, "", fmt.Errorf("fetching the bundle: %s", netguard.Describe(err, url, timeout))
 	}
 	defer resp.Body.Close()
 	switch {
@@ -274,7 +270,7 @@ func fetch(ctx context.Context, url, etag string, client *http.Client) ([]byte, 
 	case resp.StatusCode != http.StatusOK:
 		return nil, "", fmt.Errorf("fetching the bundle: GET %s: %s", netguard.RedactURL(url), resp.Status)
 	}
-	data, err := netguard.ReadBody(resp.Body, MaxArchive)
+	data, err := netguard.ReadBody(resp.Body, maxArchive)
 	if err != nil {
 		return nil, "", fmt.Errorf("fetching the bundle: GET %s: %w", netguard.RedactURL(url), err)
 	}
