@@ -11,6 +11,8 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -223,26 +225,20 @@ func pull(ctx context.Context, c *Config, client *http.Client, check Check, st *
 	return true, nil
 }
 
-// prune removes the bundles of the cache but keep (a process that loaded one of them
-// before the switch keeps its files until it reloads).
+// bundleName is the name of a bundle's directory and archive in the cache.
+var bundleName = regexp.MustCompile(`^r[0-9]+-[0-9a-f]{16}(\.bundle)?$`)
+
+// prune removes the bundles of the cache (and only them: the cache may be a directory
+// that holds other files) but those in keep, a process that loaded one of them before the
+// switch keeping its files until it reloads.
 func prune(cache string, keep ...string) {
 	entries, _ := os.ReadDir(cache)
 	for _, e := range entries {
 		p := filepath.Join(cache, e.Name())
-		base := strings.TrimSuffix(p, ".bundle")
-		if strings.HasPrefix(e.Name(), "r") && !containsPath(keep, base) {
+		if bundleName.MatchString(e.Name()) && !slices.Contains(keep, strings.TrimSuffix(p, ".bundle")) {
 			os.RemoveAll(p)
 		}
 	}
-}
-
-func containsPath(list []string, p string) bool {
-	for _, q := range list {
-		if q != "" && q == p {
-			return true
-		}
-	}
-	return false
 }
 
 // fetch GETs url, with If-None-Match etag when not "". A 304 is nil data and no error.

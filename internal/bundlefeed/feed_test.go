@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -50,5 +51,24 @@ func TestFetchRefusals(t *testing.T) {
 				t.Errorf("status %+v", st)
 			}
 		})
+	}
+}
+
+// prune removes the cache's bundles but those kept, and nothing else.
+func TestPrune(t *testing.T) {
+	cache := t.TempDir()
+	names := []string{"r1-0123456789abcdef", "r1-0123456789abcdef.bundle", "r2-0123456789abcdef", "r2-0123456789abcdef.bundle",
+		"r3-0123456789abcdef", "r3-0123456789abcdef.bundle", "status.json", "readme.txt", "r4-notadigest"}
+	for _, n := range names {
+		if err := os.WriteFile(filepath.Join(cache, n), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	prune(cache, filepath.Join(cache, "r3-0123456789abcdef"), filepath.Join(cache, "r2-0123456789abcdef"))
+	for _, n := range names {
+		_, err := os.Stat(filepath.Join(cache, n))
+		if gone := err != nil; gone != strings.HasPrefix(n, "r1-") {
+			t.Errorf("%s: removed %v", n, gone)
+		}
 	}
 }
