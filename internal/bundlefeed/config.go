@@ -1,8 +1,3 @@
-// Package bundlefeed pulls signed hook bundles from a URL into a cache directory: it
-// fetches one (ETag, size cap, timeout), verifies it against the configured keys, refuses
-// an older revision, has the caller check that it loads and keeps within the managed
-// policy, then activates it atomically and records the outcome in a status file. It loads
-// no hook itself: the engine reads the active bundle from the cache (LoadActive).
 package bundlefeed
 
 import (
