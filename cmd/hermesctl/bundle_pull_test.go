@@ -50,6 +50,14 @@ func TestBundlePullAndHooksList(t *testing.T) {
 	if code != exitFailed || so != "" || !strings.Contains(se, "no valid signature by any of the keys given") || !strings.Contains(se, "revision 1 stays active") {
 		t.Fatalf("pull of a bundle signed by another key: %d %q %q", code, so, se)
 	}
+	code, so, _ = cmd("bundle", "pull", "--json")
+	var pulled struct {
+		Activated bool
+		Bundle    engine.BundleStatus
+	}
+	if err := json.Unmarshal([]byte(so), &pulled); err != nil || code != exitFailed || pulled.Activated || pulled.Bundle.Revision != 1 || pulled.Bundle.LastError == "" {
+		t.Errorf("bundle pull --json of a refused bundle: %d %v %s", code, err, so)
+	}
 	home := t.TempDir()
 	code, so, se = cmd("hooks", "list", "--home", home)
 	if code != exitOK || !strings.Contains(so, "bundle: revision 1 from "+f.Srv.URL) || !strings.Contains(so, "last error: bundle from") || !strings.Contains(so, "plugin [managed]") {
