@@ -17,7 +17,7 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// BundleDirVar, in a command or URL of a bundle's config.yaml hooks:, stands for the
+// bundleDirVar, in a command or URL of a bundle's config.yaml hooks:, stands for the
 // directory the bundle is extracted into (its scripts travel in it).
 const bundleDirVar = "${HERMES_BUNDLE_DIR}"
 
@@ -25,7 +25,7 @@ const bundleDirVar = "${HERMES_BUNDLE_DIR}"
 // config.yaml): the active bundle's revision and digest, when it was activated, and the
 // time and outcome of the last checks.
 type BundleStatus struct {
-	URL         string    `json:"url"`
+	URL         string    `json:"url"`                   // the feed (bundles.url)
 	Revision    int64     `json:"revision"`              // of the active bundle; 0: none yet
 	Digest      string    `json:"digest,omitempty"`      // SHA-256 of the active bundle's archive
 	Dir         string    `json:"dir,omitempty"`         // the active bundle's directory
@@ -42,7 +42,7 @@ type BundleStatus struct {
 }
 
 func bundleStatus(st bundlefeed.Status, c *bundlefeed.Config) BundleStatus {
-	return BundleStatus{URL: st.URL, Revision: st.Revision, Digest: st.Digest, Dir: st.Dir, ActivatedAt: st.ActivatedAt,
+	return BundleStatus{URL: c.URL, Revision: st.Revision, Digest: st.Digest, Dir: st.Dir, ActivatedAt: st.ActivatedAt,
 		LastCheck: st.LastCheck, LastSuccess: st.LastSuccess, LastError: st.LastError, Stale: st.Stale, ETag: st.ETag, Poll: c.Poll}
 }
 

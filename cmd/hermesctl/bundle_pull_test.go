@@ -38,6 +38,10 @@ func TestBundlePullAndHooksList(t *testing.T) {
 		code := run(context.Background(), args, strings.NewReader(""), &so, &se)
 		return code, so.String(), se.String()
 	}
+	f.Serve([]byte("not a bundle"))
+	if code, so, se := cmd("bundle", "pull"); code != exitFailed || so != "" || !strings.Contains(se, "no bundle is active") {
+		t.Fatalf("pull of something that is not a bundle: %d %q %q", code, so, se)
+	}
 	f.Publish(fleetBundle("fleet 1"), 1, "release")
 	if code, so, se := cmd("bundle", "pull"); code != exitOK || !strings.HasPrefix(so, "activated revision 1 from "+f.Srv.URL) {
 		t.Fatalf("first pull: %d %q %q", code, so, se)
