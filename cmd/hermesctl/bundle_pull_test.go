@@ -123,7 +123,7 @@ func TestServeFleetActivatesNewRevision(t *testing.T) {
 	published := time.Now()
 	var activated []time.Time
 	for i, p := range procs {
-		p.stderr.WaitFor(t, "bundle revision 2 activated", time.Minute) // the server's own log line, once it reloaded
+		p.stderr.WaitFor(t, "reloaded (cause=bundle revision 2 activated)", time.Minute) // the server's own log line, once it reloaded
 		if got := fireGuard(t, p.sock); !strings.Contains(got, "fleet revision 2") {
 			t.Fatalf("server %d after the release: %s\n%s", i, got, p.stderr.String())
 		}
