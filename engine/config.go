@@ -15,7 +15,7 @@ import (
 )
 
 // configKeys are the top-level keys of config.yaml the engine interprets.
-var configKeys = []string{"hooks", "claude_tools", "store", "hooks_auto_accept", "hooks_consent", "gateway_hooks", "plugins", "webhooks", "policy", "max_verify_nudges", "decision_log"}
+var configKeys = []string{"hooks", "claude_tools", "store", "hooks_auto_accept", "hooks_consent", "gateway_hooks", "plugins", "webhooks", "policy", "max_verify_nudges", "decision_log", "bundles", "bundle_cache"}
 
 // config is what the engine reads from <home>/config.yaml. The file may hold other
 // settings of the host; only these keys are interpreted, and another key that looks like a
@@ -34,8 +34,11 @@ type config struct {
 	policyLine      int
 	declog          *yaml.Node // decision_log: (read from the managed home only, decisionlog.go)
 	declogLine      int
-	maxNudges       *int     // max_verify_nudges; nil: the default
-	claudePlugins   []string // plugins.claude: Claude Code plugin bundles whose hooks load (claudeplugins.go)
+	bundles         *yaml.Node // bundles: (read from the managed home only, bundles.go)
+	bundleCache     *yaml.Node // bundle_cache: (idem)
+	bundlesLine     int        // of bundles: (else bundle_cache:)
+	maxNudges       *int       // max_verify_nudges; nil: the default
+	claudePlugins   []string   // plugins.claude: Claude Code plugin bundles whose hooks load (claudeplugins.go)
 }
 
 // storeConfig is the store: section: the backend, or why the section cannot be used (then
@@ -73,6 +76,13 @@ func loadConfig(home string) (*config, []hookspec.Warning, error) {
 			cfg.policy, cfg.policyLine = v, k.Line
 		case "decision_log":
 			cfg.declog, cfg.declogLine = v, k.Line
+		case "bundles":
+			cfg.bundles, cfg.bundlesLine = v, k.Line
+		case "bundle_cache":
+			cfg.bundleCache = v
+			if cfg.bundles == nil {
+				cfg.bundlesLine = k.Line
+			}
 		case "store":
 			var w []hookspec.Warning
 			cfg.store, w = parseStore(file, v)

@@ -97,6 +97,8 @@ type Options struct {
 	// engine's (Options.Logger, Options.Metrics). New fails when it cannot be used (see
 	// decisionlog.Options.Check). nil: the managed config's decision_log:, by default none.
 	DecisionLog *decisionlog.Options
+
+	bundleDir string // a bundle tried before it is activated (PullBundle), in place of the active one
 }
 
 // Limits bound what each plugin's manifest (plugin.yaml) may ask for: a manifest asking
@@ -214,7 +216,10 @@ func (e *Engine) load(ctx context.Context, prev *hookSet) (*hookSet, error) {
 		e.useStore(cfg)
 	}
 	set := newHookSet()
-	set.warnings, set.policy, set.maxNudges = warns, mgd.policy, lowerNudges(cfg, mgd.cfg)
+	set.warnings, set.policy, set.maxNudges, set.feed = warns, mgd.policy, lowerNudges(cfg, mgd.cfg), mgd.feed
+	if mgd.bundle != nil {
+		set.bundleRev = mgd.bundle.revision
+	}
 	dlog, w := e.decisionLogOptions(mgd)
 	set.warnings = append(set.warnings, w...)
 	done := false
@@ -245,7 +250,7 @@ func (e *Engine) load(ctx context.Context, prev *hookSet) (*hookSet, error) {
 // readConfigs reads the managed home and the home's config.yaml, with the warnings about
 // them.
 func (e *Engine) readConfigs() (*managed, *config, []hookspec.Warning, error) {
-	mgd, mwarns, err := loadManaged(homedir.ResolveManaged(e.opts.ManagedHome), getenv(e.opts.Getenv))
+	mgd, mwarns, err := loadManaged(homedir.ResolveManaged(e.opts.ManagedHome), e.opts.bundleDir, getenv(e.opts.Getenv))
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -260,6 +265,10 @@ func (e *Engine) readConfigs() (*managed, *config, []hookspec.Warning, error) {
 	}
 	if cfg.declog != nil {
 		warns = append(warns, hookspec.Warning{File: cfg.file, Line: cfg.declogLine, Msg: "decision_log: is read only from the managed home (" +
+			filepath.Join(mgd.home, "config.yaml") + "); ignored here"})
+	}
+	if cfg.bundles != nil || cfg.bundleCache != nil {
+		warns = append(warns, hookspec.Warning{File: cfg.file, Line: cfg.bundlesLine, Msg: "bundles: and bundle_cache: are read only from the managed home (" +
 			filepath.Join(mgd.home, "config.yaml") + "); ignored here"})
 	}
 	return mgd, cfg, warns, nil
@@ -278,6 +287,10 @@ func (e *Engine) loadHooks(ctx context.Context, set, prev *hookSet, mgd *managed
 	set.warnings = append(set.warnings, w...)
 	managedShell, w := e.loadShellHooks(ctx, mgd.cfg, prev, LayerManaged, mgd.policy)
 	set.warnings = append(set.warnings, w...)
+	if b := mgd.bundle; b != nil { // after the managed home's own, before the user's
+		bundleShell, w := e.loadShellHooks(ctx, b.cfg, prev, LayerManaged, mgd.policy)
+		set.warnings, managedShell = append(set.warnings, w...), append(managedShell, bundleShell...)
+	}
 	e.addShellHooks(set, managedShell)
 	plugins, infos, w, err := e.loadUserPlugins(ctx, cfg, prev, mgd.policy, managedInfos)
 	if err != nil {

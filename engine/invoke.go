@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/bundlefeed"
 	"github.com/hermes-hooks/hermes/internal/hooknames"
 	"github.com/hermes-hooks/hermes/internal/suggest"
 	"github.com/hermes-hooks/hermes/shell"
@@ -33,18 +34,20 @@ type callback interface {
 // hookSet is one immutable generation of loaded hooks. Calls hold a reference while they
 // run, so Reload can swap in a new set and close the old one once its calls finish.
 type hookSet struct {
-	closed   bool                  // the set of a closed engine (closedSet)
-	closing  atomic.Bool           // Close retired it: a guard that fails on it refuses
-	withheld map[string]bool       // a closed set: the withholding points that refuse (refuses)
-	byHook   map[string][]callback // in invocation order: plugins, then shell hooks
-	preTool  []callback            // byHook[PreToolCall], which every tool call looks up
-	plugins  []*PluginInfo
-	loaded   []*plugin     // running plugins, closed with the set unless the next set keeps them
-	hooks    []*shell.Hook // registered shell hooks: their processes stop with the set, likewise
-	keep     map[any]bool  // what the next set still runs
-	shell    []*ShellHookInfo
-	warnings []hookspec.Warning
-	policy   *Policy // the managed home's policy: (never nil in a loaded set)
+	closed    bool                  // the set of a closed engine (closedSet)
+	closing   atomic.Bool           // Close retired it: a guard that fails on it refuses
+	withheld  map[string]bool       // a closed set: the withholding points that refuse (refuses)
+	byHook    map[string][]callback // in invocation order: plugins, then shell hooks
+	preTool   []callback            // byHook[PreToolCall], which every tool call looks up
+	plugins   []*PluginInfo
+	loaded    []*plugin     // running plugins, closed with the set unless the next set keeps them
+	hooks     []*shell.Hook // registered shell hooks: their processes stop with the set, likewise
+	keep      map[any]bool  // what the next set still runs
+	shell     []*ShellHookInfo
+	warnings  []hookspec.Warning
+	policy    *Policy            // the managed home's policy: (never nil in a loaded set)
+	feed      *bundlefeed.Config // the managed home's bundles:, nil when none
+	bundleRev int64              // the revision of its bundle this set runs
 
 	webhooks         *webhook.Dispatcher // nil without webhooks; closed with the set
 	webhookInfo      []*WebhookInfo

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hermes-hooks/hermes/decisionlog"
 	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/bundlefeed"
 	"github.com/hermes-hooks/hermes/internal/homedir"
 	"github.com/hermes-hooks/hermes/internal/manifest"
 	"github.com/hermes-hooks/hermes/internal/netguard"
@@ -82,13 +83,18 @@ type managed struct {
 	cfg    *config // nil when the managed home has no config.yaml
 	policy *Policy
 	declog *decisionlog.Options // decision_log:; nil for none
+	feed   *bundlefeed.Config   // its bundles:, nil when none
+	bundle *activeBundle        // the feed's active bundle, part of this layer
 }
 
 // loadManaged reads the managed home's config.yaml. A missing home or file is no managed
 // layer. A file that exists but cannot be read or parsed, or whose policy: is invalid, is an
 // error: the engine must not run without the guards and limits an administrator set, so it
 // does not start (and a reload keeps the hooks and policy that run).
-func loadManaged(home string, getenv func(string) string) (*managed, []hookspec.Warning, error) {
+//
+// With bundles:, the feed's active bundle is part of the layer (bundleDir, when not "", in
+// place of the active one): a bundle that cannot be loaded is an error too.
+func loadManaged(home, bundleDir string, getenv func(string) string) (*managed, []hookspec.Warning, error) {
 	m := &managed{home: home, policy: &Policy{}}
 	relocatedWarns := relocated(home)
 	file := filepath.Join(home, "config.yaml")
@@ -109,6 +115,11 @@ func loadManaged(home string, getenv func(string) string) (*managed, []hookspec.
 	m.declog, w, err = parseDecisionLog(file, cfg.declog, getenv)
 	if err != nil {
 		return nil, nil, fmt.Errorf("managed home: %w (hooks do not run until it is fixed: the decision log the operator asked for would be missing)", err)
+	}
+	warns = append(warns, w...)
+	w, err = m.loadBundle(bundleDir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("managed home: %w (hooks do not run until it is fixed: the bundle's guards would be missing)", err)
 	}
 	return m, append(warns, w...), nil
 }
@@ -183,6 +194,13 @@ func (e *Engine) loadManagedPlugins(ctx context.Context, m *managed, prev *hookS
 	loaded, infos, warns, err := e.loadPlugins(ctx, l, prev)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("managed home: %w", err)
+	}
+	if m.bundle != nil {
+		more, moreInfos, w, err := e.loadBundlePlugins(ctx, m.bundle, prev, infos)
+		loaded, infos, warns = append(loaded, more...), append(infos, moreInfos...), append(warns, w...)
+		if err != nil {
+			return loaded, nil, nil, fmt.Errorf("managed home: bundle: %w", err)
+		}
 	}
 	for _, info := range infos {
 		if info.Status == "error" {

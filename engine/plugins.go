@@ -126,6 +126,7 @@ type pluginLayer struct {
 	reserved    map[string]string // names the managed plugins have, with their directories: a plugin of this layer declaring one is not loaded
 	consent     *shellLoad        // decides the consent of Python plugins; nil: none needed (the managed layer)
 	policy      *Policy           // the managed policy, which may refuse Python plugins of the user's home
+	bundle      bool              // the managed layer's bundle, whose reserved names are the managed home's plugins
 }
 
 // loadPlugins discovers <home>/plugins/* of layer l, loads the enabled ones, and returns
@@ -269,6 +270,10 @@ func (e *Engine) loadPlugin(ctx context.Context, d *dirFiles, l pluginLayer, own
 // nameTaken says why the plugin in dir of layer l may not run under name ("" = it may): a
 // managed plugin has it, or owner (when not "") does.
 func nameTaken(dir, name string, l pluginLayer, owner string) string {
+	if m := l.reserved[name]; m != "" && l.bundle {
+		return fmt.Sprintf("the bundle's plugin in %s is not loaded: its name %q is the name of the managed home's plugin in %s; give one of them another name (name: in plugin.yaml)",
+			dir, name, m)
+	}
 	if m := l.reserved[name]; m != "" {
 		return fmt.Sprintf("the plugin in %s is not loaded: its name %q is the name of the managed plugin in %s, which the user's home cannot replace; give it another name (name: in plugin.yaml)",
 			dir, name, m)

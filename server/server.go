@@ -97,6 +97,7 @@ func New(opts Options) (*Server, error) {
 		tracer: tp.Tracer("github.com/hermes-hooks/hermes/server")}
 	if opts.Registry != nil {
 		s.metrics = newHTTPMetrics(opts.Registry)
+		opts.Registry.MustRegister(bundleMetrics{s.eng})
 		s.mux.Handle("GET /metrics", promhttp.HandlerFor(opts.Registry, promhttp.HandlerOpts{}))
 	}
 	s.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { writeJSON(w, 200, map[string]any{"status": "ok"}) })
@@ -108,6 +109,7 @@ func New(opts Options) (*Server, error) {
 	s.mux.Handle("POST /v1/hooks/{hook}", s.call("/v1/hooks/{hook}", s.hook))
 	s.mux.Handle("POST /v1/claude", s.call("/v1/claude", s.claude))
 	s.mux.Handle("POST /v1/agents/{agent}", s.call("/v1/agents/{agent}", s.agent))
+	s.mux.Handle("GET /v1/status", s.call("/v1/status", s.status))
 	return s, nil
 }
 
@@ -220,6 +222,16 @@ func (s *Server) agent(ctx context.Context, r *http.Request, body []byte) (int, 
 	}
 	reply := AnswerAgent(ctx, s.eng, call, s.opts.FailOpen, s.opts.Logger)
 	return http.StatusOK, map[string]any{"exit": reply.Exit, "stdout": reply.Stdout, "stderr": reply.Stderr}
+}
+
+// status answers GET /v1/status: what the server runs, and the state of the managed
+// home's bundle feed when it has one.
+func (s *Server) status(ctx context.Context, r *http.Request, body []byte) (int, any) {
+	out := map[string]any{"status": "ok", "plugins": len(s.eng.Plugins()), "shell_hooks": len(s.eng.ShellHooks()), "warnings": len(s.eng.Warnings())}
+	if st, ok := s.eng.Bundle(); ok {
+		out["bundle"] = st
+	}
+	return http.StatusOK, out
 }
 
 // ready answers /readyz: the home is loaded and the store answers.

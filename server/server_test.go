@@ -262,6 +262,7 @@ func TestOpenAPIMatchesAnswers(t *testing.T) {
 		{"POST", "/v1/agents/codex", `{}`, "Error"},
 		{"GET", "/healthz", ``, "Status"},
 		{"GET", "/readyz", ``, "Status"},
+		{"GET", "/v1/status", ``, "ServerStatus"},
 	}
 	for _, call := range calls {
 		code, body, _ := do(t, s, call.method, call.path, call.body, auth...)
@@ -283,5 +284,53 @@ func TestOpenAPIMatchesAnswers(t *testing.T) {
 	}
 	if _, body, _ := do(t, s, "GET", "/metrics", ""); !strings.Contains(body, `hermes_server_requests_total{caller="t",code="200",route="/v1/hooks/{hook}"}`) {
 		t.Errorf("metrics do not count the calls:\n%s", body)
+	}
+}
+
+// GET /v1/status and /metrics report the managed home's bundle feed: the active revision,
+// the one running, and the last error of a refused bundle; the answer matches openapi.json.
+func TestStatusReportsTheBundle(t *testing.T) {
+	f := testutil.NewBundleFeed(t, "1m", "")
+	t.Setenv("HERMES_MANAGED_HOME", f.Managed)
+	guardPlugin := map[string]string{"plugins/fleet/plugin.yaml": "name: fleet\n", "plugins/fleet/handler.lua": guard}
+	f.Publish(guardPlugin, 4, "release")
+	if _, _, err := engine.PullBundle(context.Background(), engine.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	s, _ := newServer(t, t.TempDir(), Options{Registry: prometheus.NewRegistry()})
+	f.Publish(guardPlugin, 5, "other") // not a configured key: refused
+	_, _, pullErr := engine.PullBundle(context.Background(), engine.Options{})
+	if pullErr == nil {
+		t.Fatal("a bundle signed by another key was activated")
+	}
+	code, body, _ := do(t, s, "GET", "/v1/status", "")
+	var got struct {
+		Plugins int                 `json:"plugins"`
+		Bundle  engine.BundleStatus `json:"bundle"`
+	}
+	if err := json.Unmarshal([]byte(body), &got); err != nil || code != 200 {
+		t.Fatalf("GET /v1/status: %d %s", code, body)
+	}
+	if b := got.Bundle; b.Revision != 4 || b.Running != 4 || b.LastError != pullErr.Error() || b.ActivatedAt.IsZero() || b.LastCheck.IsZero() || got.Plugins != 1 {
+		t.Errorf("status %s: want revision 4 active and running, the refusal as last error, one plugin", body)
+	}
+	var doc map[string]any
+	json.Unmarshal(openAPI, &doc)
+	c := jsonschema.NewCompiler()
+	c.AddResource("openapi.json", doc)
+	sch, err := c.Compile("openapi.json#/components/schemas/ServerStatus")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v any
+	json.Unmarshal([]byte(body), &v)
+	if err := sch.Validate(v); err != nil {
+		t.Errorf("/v1/status does not match ServerStatus: %v\n%s", err, body)
+	}
+	_, metrics, _ := do(t, s, "GET", "/metrics", "")
+	for _, want := range []string{"hermes_bundle_revision 4", "hermes_bundle_running_revision 4", "hermes_bundle_check_failing 1", "hermes_bundle_last_success_timestamp_seconds 1."} {
+		if !strings.Contains(metrics, want) {
+			t.Errorf("metrics lack %q:\n%s", want, metrics)
+		}
 	}
 }

@@ -44,6 +44,8 @@
 //	                                     check the signature and every file; exit 3 when it fails
 //	bundle inspect <bundle> [--json]     revision, files, digests, who signed (not verified)
 //	bundle keygen -o PREFIX [--json]     an Ed25519 key pair: PREFIX and PREFIX.pub
+//	bundle pull [--managed-home DIR] [--json]
+//	                                     fetch, verify and activate the managed home's bundle
 //	version [--json]                     print the version (also --version)
 //	completion bash|zsh|fish             print a shell completion script
 //	help [command]                       usage of everything, a group or a command

@@ -157,7 +157,14 @@ func runHooksList(ctx context.Context, c *cli, args []string) int {
 		if entries == nil {
 			entries = []listEntry{}
 		}
-		return c.printJSON(map[string]any{"home": l.eng.Home(), "hooks": entries})
+		out := map[string]any{"home": l.eng.Home(), "hooks": entries}
+		if st, ok := l.eng.Bundle(); ok {
+			out["bundle"] = st
+		}
+		return c.printJSON(out)
+	}
+	if st, ok := l.eng.Bundle(); ok {
+		fmt.Fprintln(c.stdout, printable(describeBundle(st)))
 	}
 	if len(entries) == 0 {
 		fmt.Fprintf(c.stdout, "no hooks in %s\n", printable(l.eng.Home()))

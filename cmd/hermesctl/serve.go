@@ -8,12 +8,14 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -208,8 +210,14 @@ func runServe(ctx context.Context, c *cli, a serveArgs) int {
 	if storeURL == "" {
 		storeURL = os.Getenv("HERMES_STORE_URL")
 	}
-	eng, err := engine.New(ctx, engine.Options{Home: c.home, Logger: c.logger, Metrics: metrics, AcceptHooks: c.acceptHooks, TracerProvider: tr.provider(),
-		StoreURL: storeURL, Limits: engine.Limits{States: a.states, MaxStates: a.maxStates}})
+	opts := engine.Options{Home: c.home, Logger: c.logger, Metrics: metrics, AcceptHooks: c.acceptHooks, TracerProvider: tr.provider(),
+		StoreURL: storeURL, Limits: engine.Limits{States: a.states, MaxStates: a.maxStates}}
+	if st, activated, err := engine.PullBundle(ctx, opts); err != nil { // before the load: a newer bundle, or the cached one
+		c.logger.Warn("bundle check failed; the cached bundle loads", "url", st.URL, "revision", st.Revision, "error", err)
+	} else if activated {
+		c.logger.Info("bundle activated", "url", st.URL, "revision", st.Revision)
+	}
+	eng, err := engine.New(ctx, opts)
 	if err != nil {
 		l.Close()
 		return c.fail(exitConfig, "cannot load %s: %v", homedir.Resolve(c.home), err)
@@ -228,7 +236,7 @@ func runServe(ctx context.Context, c *cli, a serveArgs) int {
 			served <- hs.Serve(l)
 		}
 	}()
-	reloads := c.watchReloads(ctx, eng)
+	reloads := c.watchReloads(ctx, eng, opts)
 	fmt.Fprintf(c.stderr, "hermesctl: serving %s on %s (%d plugins, %d shell hooks, %d tokens)\n", homedir.Resolve(c.home), l.Addr(), len(eng.Plugins()), len(eng.ShellHooks()), toks.Len())
 	select {
 	case err = <-served:
@@ -240,17 +248,24 @@ func runServe(ctx context.Context, c *cli, a serveArgs) int {
 
 // watchReloads reloads the engine when the home changes and on SIGHUP (a broken home keeps
 // the running set, with a warning); the returned func stops it.
-func (c *cli) watchReloads(ctx context.Context, eng *engine.Engine) func() {
+//
+// With bundles: in the managed home, it also checks the feed every poll interval (plus
+// jitter) and reloads once a new revision is active (pollBundles).
+func (c *cli) watchReloads(ctx context.Context, eng *engine.Engine, opts engine.Options) func() {
 	ctx, cancel := context.WithCancel(ctx)
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
+	var mu sync.Mutex // one reload at a time, so a bundle's reload is logged after the one that loaded it
 	reload := func(why string) {
+		mu.Lock()
+		defer mu.Unlock()
 		if err := eng.Reload(ctx); err != nil && ctx.Err() == nil {
 			c.logger.Warn("reload failed; the running hooks stay", "cause", why, "error", err)
 			return
 		}
 		c.logger.Info("reloaded", "cause", why)
 	}
+	go c.pollBundles(ctx, eng, opts, reload)
 	go engine.WatchHome(ctx, homedir.Resolve(c.home), 300*time.Millisecond, func([]string) { reload("the home changed") })
 	if managed := homedir.ResolveManaged(""); managed != homedir.Resolve(c.home) { // its guards and policy too
 		go engine.WatchHome(ctx, managed, 300*time.Millisecond, func([]string) { reload("the managed home changed") })
@@ -267,6 +282,39 @@ func (c *cli) watchReloads(ctx context.Context, eng *engine.Engine) func() {
 	}()
 	return func() { signal.Stop(hup); cancel() }
 }
+
+// pollBundles checks the managed home's bundle feed every poll interval plus up to a tenth
+// of it at random, and reloads when the active revision is not the one running (a new one
+// this server or another puller activated). It returns when ctx is done, or at once when
+// the managed home has no bundles:.
+func (c *cli) pollBundles(ctx context.Context, eng *engine.Engine, opts engine.Options, reload func(string)) {
+	var tried int64 // the revision a reload last tried: one that failed waits for the next check
+	for {
+		st, ok := eng.Bundle()
+		if !ok {
+			return
+		}
+		if st.Revision != 0 && st.Revision != st.Running && st.Revision != tried {
+			tried = st.Revision
+			reload(fmt.Sprintf("bundle revision %d activated", st.Revision))
+			continue
+		}
+		t := time.NewTimer(jittered(st.Poll))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		if st, _, err := engine.PullBundle(ctx, opts); err != nil && ctx.Err() == nil {
+			c.logger.Warn("bundle check failed; the running bundle stays", "url", st.URL, "revision", st.Revision, "error", err)
+		}
+	}
+}
+
+// jittered is d plus up to a tenth of it at random: machines that started together do not
+// all ask the bundle server at once.
+func jittered(d time.Duration) time.Duration { return d + rand.N(d/10+1) }
 
 // drain stops taking calls, waits up to d for those in flight, then closes the engine.
 func (c *cli) drain(hs *http.Server, eng *engine.Engine, d time.Duration, serveErr error) int {

@@ -15,14 +15,14 @@ import (
 // edit of this table, made with the docs and the CHANGES section of docs/embedding.md.
 var api = map[string][]string{
 	"engine": {
-		"ApprovalDecision", "ApprovalRequest", "AttrApproved", "AttrConversationID", "AttrDecision",
+		"ApprovalDecision", "ApprovalRequest", "BundleStatus", "AttrApproved", "AttrConversationID", "AttrDecision",
 		"AttrDecisionHook", "AttrDecisionReason", "AttrDecisionSource", "AttrDurationMS", "AttrErrorType",
 		"AttrEvent", "AttrHookDecision", "AttrHookDialect", "AttrHookError", "AttrHookFailClosed",
 		"AttrHookName", "AttrHookReason", "AttrHookSource", "AttrHookStatus", "AttrHooks", "AttrNexts",
 		"AttrHooksFailed", "AttrLinkedEmit", "AttrRechecked", "AttrStoreKey", "AttrStoreOp", "AttrTaskID",
 		"AttrToolCallID", "AttrToolName", "AttrTurnID", "AttrWaitMS", "Block", "Dispatch",
 		"DispatchAction", "DispatchAction.MarshalText", "DispatchAction.String", "DispatchAllow",
-		"DispatchHost", "DispatchRewrite", "DispatchSkip", "DryRunRefused", "Engine", "Engine.Answer", "Engine.Close",
+		"DispatchHost", "DispatchRewrite", "DispatchSkip", "DryRunRefused", "Engine", "Engine.Answer", "Engine.Bundle", "Engine.Close",
 		"Engine.DecideTool", "Engine.DecideTurn", "Engine.Delivered", "Engine.Fire", "Engine.HasHooks", "Engine.Home",
 		"Engine.LoadGatewayHooks", "Engine.NotifyWebhooks", "Engine.TestWebhook", "Engine.Tracer",
 		"Engine.OnNotification", "Engine.OnSessionEnd", "Engine.OnSessionFinalize",
@@ -37,7 +37,7 @@ var api = map[string][]string{
 		"LLMRun", "LayerManaged", "LayerUser", "Limits", "Metrics", "Metrics.Collect", "Metrics.Describe", "Metrics.Drop",
 		"Metrics.Observe", "Metrics.WebhookAttemptFailed", "Metrics.WebhookDelivered",
 		"Metrics.WebhookDropped", "New", "NewMetrics", "OpenStore", "Options", "Origin", "PluginInfo", "Policy",
-		"Prompt", "PythonConsentEvent", "PythonTarget", "Report", "Report.Block", "Report.Context", "Report.Dispatch", "Report.Text",
+		"Prompt", "PullBundle", "PythonConsentEvent", "PythonTarget", "Report", "Report.Block", "Report.Context", "Report.Dispatch", "Report.Text",
 		"RuntimeLua", "RuntimePython", "ShellHookInfo", "ShellHookInfo.DriftBlocks", "ShellHookInfo.Hook", "ToolDecision", "ToolRun", "TracerName", "TurnDecision",
 		"VerifyDecision", "WatchHome", "WebhookInfo", "WithCaller", "WithOrigin", "WithTrace",
 	},

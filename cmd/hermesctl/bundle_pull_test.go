@@ -1,0 +1,160 @@
+//go:build unix
+
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hermes-hooks/hermes/engine"
+	"github.com/hermes-hooks/hermes/internal/testutil"
+)
+
+// fleetBundle is a bundle whose plugin blocks every tool call with message.
+func fleetBundle(message string) map[string]string {
+	return map[string]string{
+		"plugins/fleet/plugin.yaml": "name: fleet\n",
+		"plugins/fleet/handler.lua": `function register(ctx)
+  ctx.register_hook("pre_tool_call", function(kw) return {action = "block", message = "` + message + `"} end)
+end`,
+	}
+}
+
+// bundle pull activates a newer bundle, says when there is nothing new, and refuses one
+// signed by another key with exit 3, the active one staying; hooks list shows the status.
+func TestBundlePullAndHooksList(t *testing.T) {
+	f := testutil.NewBundleFeed(t, "1m", "")
+	t.Setenv("HERMES_MANAGED_HOME", f.Managed)
+	cmd := func(args ...string) (int, string, string) {
+		var so, se strings.Builder
+		code := run(context.Background(), args, strings.NewReader(""), &so, &se)
+		return code, so.String(), se.String()
+	}
+	f.Serve([]byte("not a bundle"))
+	if code, so, se := cmd("bundle", "pull"); code != exitFailed || so != "" || !strings.Contains(se, "no bundle is active") {
+		t.Fatalf("pull of something that is not a bundle: %d %q %q", code, so, se)
+	}
+	f.Publish(fleetBundle("fleet 1"), 1, "release")
+	if code, so, se := cmd("bundle", "pull"); code != exitOK || !strings.HasPrefix(so, "activated revision 1 from "+f.Srv.URL) {
+		t.Fatalf("first pull: %d %q %q", code, so, se)
+	}
+	if code, so, se := cmd("bundle", "pull", "--managed-home", f.Managed); code != exitOK || !strings.Contains(so, "revision 1 from "+f.Srv.URL+"/hooks.bundle is up to date") {
+		t.Fatalf("second pull: %d %q %q", code, so, se)
+	}
+	f.Publish(fleetBundle("fleet 2"), 2, "other")
+	code, so, se := cmd("bundle", "pull")
+	if code != exitFailed || so != "" || !strings.Contains(se, "no valid signature by any of the keys given") || !strings.Contains(se, "revision 1 stays active") {
+		t.Fatalf("pull of a bundle signed by another key: %d %q %q", code, so, se)
+	}
+	code, so, _ = cmd("bundle", "pull", "--json")
+	var pulled struct {
+		Activated bool
+		Bundle    engine.BundleStatus
+	}
+	if err := json.Unmarshal([]byte(so), &pulled); err != nil || code != exitFailed || pulled.Activated || pulled.Bundle.Revision != 1 || pulled.Bundle.LastError == "" {
+		t.Errorf("bundle pull --json of a refused bundle: %d %v %s", code, err, so)
+	}
+	home := t.TempDir()
+	code, so, se = cmd("hooks", "list", "--home", home)
+	if code != exitOK || !strings.Contains(so, "bundle: revision 1 from "+f.Srv.URL) || !strings.Contains(so, "last error: bundle from") || !strings.Contains(so, "plugin [managed]") {
+		t.Errorf("hooks list: %d %q %q", code, so, se)
+	}
+	code, so, _ = cmd("hooks", "list", "--home", home, "--json")
+	var got struct{ Bundle engine.BundleStatus }
+	if err := json.Unmarshal([]byte(so), &got); err != nil || code != exitOK || got.Bundle.Revision != 1 || got.Bundle.Running != 1 || !strings.Contains(got.Bundle.LastError, "no valid signature") {
+		t.Errorf("hooks list --json: %d %v %s", code, err, so)
+	}
+	f.Config("[other.pub]", "") // the key of revision 1 removed: nothing runs without its guards
+	if code, _, se := cmd("hooks", "list", "--home", home); code != exitConfig || !strings.Contains(se, "hermesctl bundle pull") {
+		t.Errorf("hooks list with the active bundle's key removed: %d %q", code, se)
+	}
+}
+
+// Two `hermesctl serve` processes, each with its own managed home and cache, pointed at
+// one bundle URL, both activate a new revision and answer from it. How far apart they
+// activated it is reported, not asserted.
+func TestServeFleetActivatesNewRevision(t *testing.T) {
+	f := testutil.NewBundleFeed(t, "200ms", "")
+	f.Publish(fleetBundle("fleet revision 1"), 1, "release")
+	second := t.TempDir()
+	for _, name := range []string{"config.yaml", "release.pub", "other.pub"} {
+		data, err := os.ReadFile(filepath.Join(f.Managed, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		testutil.WriteFiles(t, second, map[string]string{name: string(data)})
+	}
+	bin := filepath.Join(t.TempDir(), "hermesctl") // this test binary runs as hermesctl by that name (TestMain)
+	if err := os.Symlink(os.Args[0], bin); err != nil {
+		t.Fatal(err)
+	}
+	type proc struct {
+		sock   string
+		stderr *testutil.Buffer
+	}
+	var procs []proc
+	for i, managed := range []string{f.Managed, second} {
+		p := proc{sock: "unix:" + filepath.Join(t.TempDir(), "s.sock"), stderr: &testutil.Buffer{}}
+		cmd := exec.Command(bin, "serve", "-v", "--home", t.TempDir(), "--addr", p.sock)
+		cmd.Env = append(os.Environ(), "HERMES_MANAGED_HOME="+managed)
+		cmd.Stdout, cmd.Stderr = io.Discard, p.stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			cmd.Process.Signal(syscall.SIGTERM)
+			cmd.Wait()
+		})
+		p.stderr.WaitFor(t, "serving ", time.Minute)
+		if got := fireGuard(t, p.sock); !strings.Contains(got, "fleet revision 1") {
+			t.Fatalf("server %d before the release: %s\n%s", i, got, p.stderr.String())
+		}
+		procs = append(procs, p)
+	}
+	f.Publish(fleetBundle("fleet revision 2"), 2, "release")
+	published := time.Now()
+	var activated []time.Time
+	for i, p := range procs {
+		p.stderr.WaitFor(t, "reloaded (cause=bundle revision 2 activated)", time.Minute) // the server's own log line, once it reloaded
+		if got := fireGuard(t, p.sock); !strings.Contains(got, "fleet revision 2") {
+			t.Fatalf("server %d after the release: %s\n%s", i, got, p.stderr.String())
+		}
+		client, base := serverClient(p.sock)
+		resp, err := client.Get(base + "/v1/status")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var st struct{ Bundle engine.BundleStatus }
+		json.NewDecoder(resp.Body).Decode(&st)
+		resp.Body.Close()
+		if st.Bundle.Revision != 2 || st.Bundle.Running != 2 {
+			t.Fatalf("server %d: /v1/status bundle %+v, want revision 2 active and running", i, st.Bundle)
+		}
+		activated = append(activated, st.Bundle.ActivatedAt)
+	}
+	spread := activated[1].Sub(activated[0]).Abs()
+	t.Logf("revision 2 activated %v and %v after it was published (spread %v, poll 200ms + jitter)",
+		activated[0].Sub(published).Round(time.Millisecond), activated[1].Sub(published).Round(time.Millisecond), spread.Round(time.Millisecond))
+}
+
+func TestPollJitter(t *testing.T) {
+	d, seen := 10*time.Second, map[time.Duration]bool{}
+	for range 100 {
+		j := jittered(d)
+		if j < d || j > d+d/10 {
+			t.Fatalf("jittered(%v) = %v, want within [d, 1.1d]", d, j)
+		}
+		seen[j] = true
+	}
+	if len(seen) < 2 {
+		t.Error("jittered always gives the same delay")
+	}
+}

@@ -1,0 +1,241 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/bundlefeed"
+	"github.com/hermes-hooks/hermes/internal/homedir"
+	"github.com/hermes-hooks/hermes/shell"
+	"gopkg.in/yaml.v3"
+)
+
+// bundleDirVar, in a command or URL of a bundle's config.yaml hooks:, stands for the
+// directory the bundle is extracted into (its scripts travel in it).
+const bundleDirVar = "${HERMES_BUNDLE_DIR}"
+
+// BundleStatus is the state of the managed home's bundle feed (bundles: in its
+// config.yaml): the active bundle's revision and digest, when it was activated, and the
+// time and outcome of the last checks.
+type BundleStatus struct {
+	URL         string    `json:"url"`                   // the feed (bundles.url)
+	Revision    int64     `json:"revision"`              // of the active bundle; 0: none yet
+	Digest      string    `json:"digest,omitempty"`      // SHA-256 of the active bundle's archive
+	Dir         string    `json:"dir,omitempty"`         // the active bundle's directory
+	ActivatedAt time.Time `json:"activated_at,omitzero"` // when it was activated
+	LastCheck   time.Time `json:"last_check,omitzero"`   // the last check, whatever its outcome
+	LastSuccess time.Time `json:"last_success,omitzero"` // the last check that ended with the newest bundle active
+	LastError   string    `json:"last_error,omitempty"`  // why the last check failed or refused a bundle; "" after a success
+	Stale       bool      `json:"stale,omitempty"`       // the last success is older than max_age
+	ETag        string    `json:"etag,omitempty"`        // of the active bundle's answer, sent as If-None-Match
+	// Running is the revision this engine runs: the active one once it reloaded.
+	Running int64 `json:"running_revision"`
+	// Poll is the interval between two checks (bundles.poll), before jitter.
+	Poll time.Duration `json:"-"`
+}
+
+func bundleStatus(st bundlefeed.Status, c *bundlefeed.Config) BundleStatus {
+	return BundleStatus{URL: c.URL, Revision: st.Revision, Digest: st.Digest, Dir: st.Dir, ActivatedAt: st.ActivatedAt,
+		LastCheck: st.LastCheck, LastSuccess: st.LastSuccess, LastError: st.LastError, Stale: st.Stale, ETag: st.ETag, Poll: c.Poll}
+}
+
+// activeBundle is the bundle of the managed layer: its directory, config.yaml and revision.
+type activeBundle struct {
+	dir      string
+	cfg      *config
+	revision int64 // 0 for a bundle tried before it is activated
+}
+
+// loadBundle reads bundles: of the managed home and the bundle it makes part of the layer:
+// dir, or else the active one of the cache (verified again against the keys configured
+// now). No active bundle, one that does not verify, or one that asks for more than the
+// policy allows, is an error: the layer would be missing the guards it holds.
+func (m *managed) loadBundle(dir string) ([]hookspec.Warning, error) {
+	var err error
+	var warns []hookspec.Warning
+	m.feed, warns, err = bundlefeed.Parse(m.cfg.file, m.home, m.cfg.bundlesLine, m.cfg.bundles, m.cfg.bundleCache)
+	if err != nil || m.feed == nil {
+		return warns, err
+	}
+	var st bundlefeed.Status
+	if dir == "" {
+		if dir, st, err = m.feed.LoadActive(); err != nil {
+			return nil, err
+		}
+		if st.Stale {
+			warns = append(warns, staleWarning(m.feed, st))
+		}
+	}
+	if m.bundle, err = readBundle(dir, m.policy); err != nil {
+		return nil, err
+	}
+	m.bundle.revision = st.Revision
+	return warns, nil
+}
+
+// staleWarning says that the feed has not been checked successfully for longer than max_age.
+func staleWarning(c *bundlefeed.Config, st bundlefeed.Status) hookspec.Warning {
+	last := "never"
+	if !st.LastSuccess.IsZero() {
+		last = st.LastSuccess.UTC().Format(time.RFC3339)
+	}
+	return hookspec.Warning{File: c.File, Line: c.Line, Msg: fmt.Sprintf(
+		"bundles: the last successful check of %s was %s, longer ago than max_age (%s): revision %d runs, newer ones may be missed (last error: %s)",
+		c.URL, last, c.MaxAge, st.Revision, orNone(st.LastError))}
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+// readBundle reads the bundle extracted in dir: its config.yaml, with ${HERMES_BUNDLE_DIR}
+// replaced by dir in its hooks:. It refuses a bundle with gateway hooks (the managed layer
+// does not load them, and their guards would be missing), a config.yaml that sets what
+// only the managed home may (policy:, bundles:, store:, webhooks:), and a shell hook whose
+// command or URL, as written, the policy's allowed_commands or allowed_http_urls do not
+// admit.
+func readBundle(dir string, p *Policy) (*activeBundle, error) {
+	if entries, err := os.ReadDir(filepath.Join(dir, "hooks")); err == nil && len(entries) > 0 {
+		return nil, fmt.Errorf("the bundle in %s holds gateway hooks (hooks/), which the managed layer does not load: "+
+			"release the guards there as plugins (plugins/) or shell hooks (config.yaml's hooks:) instead", dir)
+	}
+	cfg, _, err := loadConfig(dir)
+	if err != nil {
+		return nil, fmt.Errorf("the bundle's %w", err)
+	}
+	for key, set := range map[string]bool{"policy": cfg.policy != nil, "bundles": cfg.bundles != nil || cfg.bundleCache != nil,
+		"store": cfg.store.line != 0, "webhooks": cfg.webhooks != nil} {
+		if set {
+			return nil, fmt.Errorf("%s: a bundle may not set %s: (only the managed home's config.yaml does)", cfg.file, key)
+		}
+	}
+	if err := bundleWithinPolicy(cfg, p); err != nil {
+		return nil, err
+	}
+	if cfg.hooks != nil {
+		expandBundleDir(cfg.hooks, dir)
+	}
+	return &activeBundle{dir: dir, cfg: cfg}, nil
+}
+
+// bundleWithinPolicy refuses a bundle whose shell hooks the policy's allowed_commands or
+// allowed_http_urls do not admit, as written (a pattern may start with ${HERMES_BUNDLE_DIR}).
+// managed_hooks_only does not apply: the bundle is the managed layer.
+func bundleWithinPolicy(cfg *config, p *Policy) error {
+	if cfg.hooks == nil || p == nil || p.File == "" {
+		return nil
+	}
+	q := *p
+	q.ManagedHooksOnly = false
+	tools, _ := shell.ParseToolTable(cfg.file, cfg.claudeTools)
+	hooks, _ := shell.ParseHooksWith(cfg.file, cfg.hooks, hookNames, tools)
+	for _, h := range hooks {
+		if why := q.refuses(h.Type, h.Command); why != "" {
+			return fmt.Errorf("%s:%d: %s hook %q: %s", cfg.file, h.Line, h.Event, h.Command, why)
+		}
+	}
+	return nil
+}
+
+// expandBundleDir replaces ${HERMES_BUNDLE_DIR} in every string under n by dir, quoted for
+// a command line when it holds more than letters, digits and "/._-".
+func expandBundleDir(n *yaml.Node, dir string) {
+	if n.Kind == yaml.ScalarNode && strings.Contains(n.Value, bundleDirVar) {
+		n.Value = strings.ReplaceAll(n.Value, bundleDirVar, shellQuote(dir))
+	}
+	for _, c := range n.Content {
+		expandBundleDir(c, dir)
+	}
+}
+
+func shellQuote(s string) string {
+	if strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// loadBundlePlugins loads the plugins of the managed layer's bundle, none of which may have
+// the name of a plugin of the managed home (home).
+func (e *Engine) loadBundlePlugins(ctx context.Context, b *activeBundle, prev *hookSet, home []*PluginInfo) ([]*plugin, []*PluginInfo, []hookspec.Warning, error) {
+	l := pluginLayer{home: b.dir, layer: LayerManaged, disabled: b.cfg.disabledPlugins, reserved: map[string]string{}, bundle: true}
+	for _, p := range home {
+		l.reserved[p.Name] = p.Dir
+	}
+	return e.loadPlugins(ctx, l, prev)
+}
+
+// Bundle returns the status of the managed home's bundle feed now (read from its cache,
+// with the revision this engine runs), and false when the managed home has no bundles:.
+func (e *Engine) Bundle() (BundleStatus, bool) {
+	set := e.set.Load()
+	if set.feed == nil {
+		return BundleStatus{}, false
+	}
+	st, err := set.feed.Status(time.Now())
+	if err != nil && st.LastError == "" {
+		st.LastError = err.Error()
+	}
+	out := bundleStatus(st, set.feed)
+	out.Running = set.bundleRev
+	return out, true
+}
+
+// PullBundle checks the bundle feed of the managed home (bundles: in its config.yaml;
+// opts.ManagedHome, else $HERMES_MANAGED_HOME) once: it fetches the bundle, verifies it
+// against the configured keys, refuses a revision older than the active one, a bundle that
+// asks for more than the managed policy allows and one that does not load (tried as a dry
+// run with opts' host functions and limits), then activates it in the cache. It returns the
+// feed's status and whether a new revision is active (engines built on the managed home
+// then Reload); a refused bundle is an error, recorded as the status's last error, and the
+// active bundle stays. A managed home without bundles: is the zero status and no error.
+func PullBundle(ctx context.Context, opts Options) (BundleStatus, bool, error) {
+	home := homedir.ResolveManaged(opts.ManagedHome)
+	cfg, _, err := loadConfig(home)
+	if err != nil {
+		return BundleStatus{}, false, fmt.Errorf("managed home: %w", err)
+	}
+	feed, _, err := bundlefeed.Parse(cfg.file, home, cfg.bundlesLine, cfg.bundles, cfg.bundleCache)
+	if err != nil {
+		return BundleStatus{}, false, fmt.Errorf("managed home: %w", err)
+	}
+	if feed == nil {
+		return BundleStatus{}, false, nil
+	}
+	res, err := bundlefeed.Pull(ctx, feed, http.DefaultClient, func(ctx context.Context, dir string) error {
+		return tryBundle(ctx, opts, home, dir)
+	})
+	return bundleStatus(res.Status, feed), res.Activated, err
+}
+
+// tryBundle loads the managed home with the bundle in dir, as a dry run, beside an empty
+// home: an error is why the bundle cannot be the managed layer.
+func tryBundle(ctx context.Context, opts Options, managedHome, dir string) error {
+	scratch, err := os.MkdirTemp("", "hermes-bundle-try-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(scratch)
+	e, err := New(ctx, Options{Home: scratch, ManagedHome: managedHome, DryRun: true, IgnoreConsent: true,
+		HostFuncs: opts.HostFuncs, Limits: opts.Limits, bundleDir: dir})
+	if err != nil {
+		msg := strings.TrimPrefix(err.Error(), "managed home: ")
+		for _, tail := range []string{" (hooks do not run until", "; hooks do not run until"} { // true of a running layer, not of a refused bundle
+			if i := strings.LastIndex(msg, tail); i > 0 {
+				msg = msg[:i]
+			}
+		}
+		return errors.New(msg)
+	}
+	return e.Close(ctx)
+}
