@@ -132,7 +132,7 @@ func PythonTarget(dir string) (consent.Target, error) {
 	if files == nil {
 		files = []string{}
 	}
-	return consent.Target{Event: PythonConsentEvent, Command: abs, Files: files}, err
+	return consent.Target{Event: PythonConsentEvent, Command: abs, Files: files, What: "python hook"}, err
 }
 
 // pythonConsent decides whether the Python hook in d may run, as a shell hook's consent is
