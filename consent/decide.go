@@ -68,7 +68,7 @@ func (d *Decider) DecideTarget(ctx context.Context, t Target) (approved bool, ho
 	}
 	logger = logger.With("event", event, "command", t.shown())
 	if d.Store == nil {
-		logger.Error(t.what()+" not registered: no allowlist store configured")
+		logger.Error(t.what() + " not registered: no allowlist store configured")
 		return false, ""
 	}
 	st := d.Store.CheckTarget(t, d.Mode)
@@ -90,7 +90,7 @@ func (d *Decider) DecideTarget(ctx context.Context, t Target) (approved bool, ho
 	}
 	if d.Interactive {
 		if !d.prompt(ctx, event, t.shown(), st) {
-			logger.Info(t.what()+" not approved at the prompt; not registered")
+			logger.Info(t.what() + " not approved at the prompt; not registered")
 			return false, ""
 		}
 		d.Store.ApproveTarget(ctx, t)
