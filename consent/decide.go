@@ -68,39 +68,39 @@ func (d *Decider) DecideTarget(ctx context.Context, t Target) (approved bool, ho
 	}
 	logger = logger.With("event", event, "command", t.shown())
 	if d.Store == nil {
-		logger.Error("shell hook not registered: no allowlist store configured")
+		logger.Error(t.what() + " not registered: no allowlist store configured")
 		return false, ""
 	}
 	st := d.Store.CheckTarget(t, d.Mode)
 	if st.Approved {
 		if st.ContentDrift {
-			logger.Warn("approved shell hook has changed", "reason", st.Reason)
+			logger.Warn("approved "+t.what()+" has changed", "reason", st.Reason)
 		} else if st.Reason != "" {
-			logger.Debug("approved shell hook has drifted", "reason", st.Reason)
+			logger.Debug("approved "+t.what()+" has drifted", "reason", st.Reason)
 		}
 		return true, ByAllowlist
 	}
 	if how := d.bypass(); how != "" {
 		if st.Approval != nil {
-			logger.Warn("re-approving a changed shell hook by bypass", "by", how, "reason", st.Reason)
+			logger.Warn("re-approving a changed "+t.what()+" by bypass", "by", how, "reason", st.Reason)
 		}
 		d.Store.ApproveTarget(ctx, t) // a failed write is logged by the Store and still counts
-		logger.Info("shell hook approved", "by", how)
+		logger.Info(t.what()+" approved", "by", how)
 		return true, how
 	}
 	if d.Interactive {
 		if !d.prompt(ctx, event, t.shown(), st) {
-			logger.Info("shell hook not approved at the prompt; not registered")
+			logger.Info(t.what() + " not approved at the prompt; not registered")
 			return false, ""
 		}
 		d.Store.ApproveTarget(ctx, t)
-		logger.Info("shell hook approved", "by", ByPrompt)
+		logger.Info(t.what()+" approved", "by", ByPrompt)
 		return true, ByPrompt
 	}
 	if st.Drifted {
-		what := "shell hook changed since it was approved, so it is skipped (not registered) until it is approved again"
+		what := t.what() + " changed since it was approved, so it is skipped (not registered) until it is approved again"
 		if d.Blocks != nil && d.Blocks(event) {
-			what = "shell hook changed since it was approved, so it does not run, and blocks every call it would match until it is approved again"
+			what = t.what() + " changed since it was approved, so it does not run, and blocks every call it would match until it is approved again"
 		}
 		logger.Warn(what+"; review it, then approve it with `"+allowHint(t, st.Project)+"`", "reason", st.Reason)
 		return false, ""
@@ -109,7 +109,7 @@ func (d *Decider) DecideTarget(ctx context.Context, t Target) (approved bool, ho
 	if st.Approval != nil || st.Project != "" || st.Unanalysable != "" {
 		args = append(args, "reason", st.Reason) // approved once or elsewhere, or a line approved only as a whole
 	}
-	logger.Warn("shell hook not approved, so not registered; approve it with `"+allowHint(t, st.Project)+
+	logger.Warn(t.what()+" not approved, so not registered; approve it with `"+allowHint(t, st.Project)+
 		"`, or run with --accept-hooks, HERMES_ACCEPT_HOOKS=1 or hooks_auto_accept: true in config.yaml", args...)
 	return false, ""
 }

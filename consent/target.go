@@ -12,6 +12,8 @@ import (
 type Target struct {
 	Event   string
 	Command string
+	// What names what is approved in messages: "python hook"; "" = "shell hook".
+	What string
 	// Shell reports that the command line is run by /bin/sh -c (dialect: claude) instead of
 	// being split into words and run without a shell. Its files are then those the shell
 	// runs (command.ResolveShell): every script of a compound line is pinned, a quoted "~" is
@@ -145,4 +147,12 @@ func (t Target) shown() string {
 		return netguard.RedactURL(t.Command)
 	}
 	return t.Command
+}
+
+// what names t in messages.
+func (t Target) what() string {
+	if t.What == "" {
+		return "shell hook"
+	}
+	return t.What
 }

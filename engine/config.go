@@ -186,15 +186,12 @@ func disabledList(file, key string, n *yaml.Node, extra ...string) ([]string, ma
 	return list, fields, warns, err
 }
 
-// disabledGatewayHooks reads gateway_hooks.disabled from config.yaml now (at each load of
-// the gateway hooks); nil when the file is missing. An unreadable or invalid file is
-// an error: guessing could run a hook the user disabled.
-func (e *Engine) disabledGatewayHooks() ([]string, error) {
+// gatewayConfig reads config.yaml now (at each load of the gateway hooks): its
+// gateway_hooks.disabled list and, for Python gateway hooks, its consent settings. An
+// unreadable or invalid file is an error: guessing could run a hook the user disabled.
+func (e *Engine) gatewayConfig() (*config, error) {
 	cfg, _, err := loadConfig(e.home)
-	if err != nil {
-		return nil, err
-	}
-	return cfg.disabledGateway, nil
+	return cfg, err
 }
 
 // maxMaxVerifyNudges bounds max_verify_nudges: a hook keeps an agent going at most this

@@ -16,6 +16,7 @@ import (
 	"github.com/hermes-hooks/hermes/internal/manifest"
 	"github.com/hermes-hooks/hermes/internal/suggest"
 	"github.com/hermes-hooks/hermes/luabind"
+	"github.com/hermes-hooks/hermes/shell"
 	"github.com/hermes-hooks/hermes/store"
 )
 
@@ -25,7 +26,7 @@ const (
 	maxGatewayTimeout     = 300.0
 )
 
-var gatewayHookKeys = []string{"name", "description", "events", "enabled", "timeout", "memory", "permissions"}
+var gatewayHookKeys = []string{"name", "description", "events", "enabled", "timeout", "memory", "permissions", "python"}
 
 // gatewayHookInfo describes one directory under <home>/hooks, loaded or not.
 type gatewayHookInfo hookspec.GatewayHookInfo
@@ -38,10 +39,13 @@ func (i *gatewayHookInfo) failure() string {
 }
 
 // gatewayHook is a loaded gateway hook (gatewayhook.Hook): a handler.lua defining
-// handle(event, context). Package gateway gives each one a worker.
+// handle(event, context), or a handler.py defining handle(event_type, context) run by a
+// Python co-process. Package gateway gives each one a worker.
 type gatewayHook struct {
 	info    *gatewayHookInfo
 	handler *luabind.Handler
+	py      *shell.Hook // a Python hook's co-process
+	logger  *slog.Logger
 	sum     [sha256.Size]byte
 	warns   []hookspec.Warning
 }
@@ -59,6 +63,13 @@ func (h *gatewayHook) Info() *hookspec.GatewayHookInfo {
 // Call runs handle(event, data) under the hook's timeout and returns its result; a
 // failure's status is statusOf its error.
 func (h *gatewayHook) Call(ctx context.Context, event string, data map[string]any) (any, hookspec.Status, error) {
+	if h.py != nil {
+		res := h.py.Run(ctx, map[string]any{"event": event, "context": data}, shell.RunOptions{Logger: h.logger})
+		if res.Status != hookspec.StatusOK {
+			return nil, res.Status, errors.New(res.Err)
+		}
+		return res.Parsed, hookspec.StatusOK, nil
+	}
 	v, err := h.handler.Call(ctx, event, data)
 	if err != nil {
 		return v, statusOf(err), err
@@ -66,8 +77,15 @@ func (h *gatewayHook) Call(ctx context.Context, event string, data map[string]an
 	return v, hookspec.StatusOK, nil
 }
 
-// Close releases the hook's Lua state once its call in flight, if any, returns.
-func (h *gatewayHook) Close() { h.handler.Close() }
+// Close releases the hook's Lua state (a Python hook: stops its co-process) once its call
+// in flight, if any, returns.
+func (h *gatewayHook) Close() {
+	if h.py != nil {
+		h.py.Close()
+		return
+	}
+	h.handler.Close()
+}
 
 // LoadGatewayHooks loads <home>/hooks/* in directory order, for package gateway (its
 // types are internal to this module: an embedder runs gateway hooks with gateway.New). A
@@ -98,7 +116,7 @@ func (e *Engine) loadGatewayHooks(ctx context.Context, opts gatewayhook.Options,
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	disabled, err := e.disabledGatewayHooks()
+	cfg, err := e.gatewayConfig()
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("%w: the hooks loaded before keep running", err)
 	}
@@ -107,8 +125,9 @@ func (e *Engine) loadGatewayHooks(ctx context.Context, opts gatewayhook.Options,
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("managed home: %w", err)
 	}
+	managed := pluginLayer{home: homedir.ResolveManaged(e.opts.ManagedHome), layer: LayerManaged}
 	hooks, infos, warns := loadDirs(dirs, running, func(d *dirFiles) (*gatewayHook, *gatewayHookInfo, []hookspec.Warning) {
-		return e.loadGatewayHook(ctx, d, nil, opts, LayerManaged, nil)
+		return e.loadGatewayHook(ctx, d, managed, opts, nil)
 	})
 	reserved := map[string]string{}
 	for _, info := range infos {
@@ -121,15 +140,20 @@ func (e *Engine) loadGatewayHooks(ctx context.Context, opts gatewayhook.Options,
 	if refused, w := e.refusedDir("hooks", "gateway hooks"); refused {
 		return hooks, infos, append(warns, w...), nil
 	}
-	dirs, err = readHookDirs(filepath.Join(e.home, "hooks"), "HOOK.yaml", disabled)
+	dirs, err = readHookDirs(filepath.Join(e.home, "hooks"), "HOOK.yaml", cfg.disabledGateway)
 	if err != nil {
 		closeGatewayHooks(hooks, running)
 		return nil, nil, nil, err
 	}
-	user, userInfos, w := loadDirs(dirs, running, func(d *dirFiles) (*gatewayHook, *gatewayHookInfo, []hookspec.Warning) {
-		return e.loadGatewayHook(ctx, d, disabled, opts, LayerUser, reserved)
+	policy := e.Policy()
+	user := pluginLayer{home: e.home, layer: LayerUser, disabled: cfg.disabledGateway, policy: &policy}
+	if slices.ContainsFunc(dirs, func(d dirFiles) bool { return d.pyEntry != "" }) {
+		user.consent, _ = e.newShellLoad(cfg, LayerUser, &policy, nil) // an invalid hooks_consent: is reported with the shell hooks
+	}
+	userHooks, userInfos, w := loadDirs(dirs, running, func(d *dirFiles) (*gatewayHook, *gatewayHookInfo, []hookspec.Warning) {
+		return e.loadGatewayHook(ctx, d, user, opts, reserved)
 	})
-	return append(hooks, user...), append(infos, userInfos...), append(warns, w...), nil
+	return append(hooks, userHooks...), append(infos, userInfos...), append(warns, w...), nil
 }
 
 // closeGatewayHooks closes the hooks a failed load made: the ones of running keep running.
@@ -141,12 +165,13 @@ func closeGatewayHooks(hooks, running []*gatewayHook) {
 	}
 }
 
-// loadGatewayHook loads one directory of layer; a nil hook is listed but not running. A
+// loadGatewayHook loads one directory of layer l; a nil hook is listed but not running. A
 // hook of the user's home under a name of reserved (the managed hooks' names and
 // directory names) is not loaded: the user's home cannot replace a managed hook.
-func (e *Engine) loadGatewayHook(ctx context.Context, d *dirFiles, disabled []string, opts gatewayhook.Options, layer string, reserved map[string]string) (*gatewayHook, *gatewayHookInfo, []hookspec.Warning) {
+func (e *Engine) loadGatewayHook(ctx context.Context, d *dirFiles, l pluginLayer, opts gatewayhook.Options, reserved map[string]string) (*gatewayHook, *gatewayHookInfo, []hookspec.Warning) {
+	layer, disabled := l.layer, l.disabled
 	info := &gatewayHookInfo{Name: filepath.Base(d.dir), Dir: d.dir, Layer: layer, Enabled: true, Timeout: defaultGatewayTimeout,
-		Memory: luabind.DefaultMemoryLimit, Events: []string{}}
+		Memory: luabind.DefaultMemoryLimit, Events: []string{}, Runtime: RuntimeLua}
 	var warns []hookspec.Warning
 	fail := func(w hookspec.Warning) (*gatewayHook, *gatewayHookInfo, []hookspec.Warning) {
 		info.Status, info.Error = "error", w.String()
@@ -156,11 +181,14 @@ func (e *Engine) loadGatewayHook(ctx context.Context, d *dirFiles, disabled []st
 		path string
 		err  error
 	}{{d.manifest, d.merr}, {d.handler, d.herr}} {
-		if errors.Is(f.err, fs.ErrNotExist) {
-			return fail(hookspec.Warning{File: f.path, Msg: fmt.Sprintf("missing %s: a gateway hook needs HOOK.yaml and handler.lua", filepath.Base(f.path))})
+		if errors.Is(f.err, fs.ErrNotExist) && (f.path == d.manifest || d.pyEntry == "") {
+			return fail(hookspec.Warning{File: f.path, Msg: fmt.Sprintf("missing %s: a gateway hook needs HOOK.yaml and handler.lua (or handler.py)", filepath.Base(f.path))})
 		}
 	}
-	w, err := parseGatewayManifest(d.manifest, d.mdata, d.merr, info)
+	if d.pyEntry != "" && d.herr == nil {
+		return fail(hookspec.Warning{File: d.pyEntry, Line: 1, Msg: "the directory holds both handler.lua and handler.py: a gateway hook is written in Lua or in Python; move one of them out"})
+	}
+	w, memorySet, err := parseGatewayManifest(d.manifest, d.mdata, d.merr, info)
 	warns = append(warns, w...)
 	if err != nil {
 		var me *manifest.Error
@@ -181,6 +209,12 @@ func (e *Engine) loadGatewayHook(ctx context.Context, d *dirFiles, disabled []st
 		info.Status = "disabled"
 		return nil, info, warns
 	}
+	if d.pyEntry != "" {
+		return e.loadPythonGatewayHook(ctx, d, l, opts, info, memorySet, warns)
+	}
+	if info.Python != "" {
+		warns = append(warns, hookspec.Warning{File: d.manifest, Msg: "python: applies to a Python hook (handler.py); this one is handler.lua (ignored)"})
+	}
 	if d.herr != nil {
 		return fail(hookspec.Warning{File: d.handler, Msg: d.herr.Error()})
 	}
@@ -197,7 +231,7 @@ func (e *Engine) loadGatewayHook(ctx context.Context, d *dirFiles, disabled []st
 		return fail(hookspec.Warning{File: d.handler, Msg: err.Error()})
 	}
 	info.Status = "loaded"
-	return &gatewayHook{info: info, handler: h, sum: d.sum, warns: warns}, info, warns
+	return &gatewayHook{info: info, handler: h, logger: opts.Logger, sum: d.sum, warns: warns}, info, warns
 }
 
 // gatewayNamespace is the store namespace of the gateway hook in dir of layer: a managed
@@ -210,31 +244,38 @@ func gatewayNamespace(layer, dir string) string {
 	return store.Namespace(hookspec.SourceGateway, filepath.Base(dir))
 }
 
-// parseGatewayManifest fills info from HOOK.yaml, read as data (or failing with readErr).
-func parseGatewayManifest(file string, data []byte, readErr error, info *gatewayHookInfo) ([]hookspec.Warning, error) {
+// parseGatewayManifest fills info from HOOK.yaml, read as data (or failing with readErr),
+// and says whether it sets memory:.
+func parseGatewayManifest(file string, data []byte, readErr error, info *gatewayHookInfo) ([]hookspec.Warning, bool, error) {
 	if readErr != nil {
-		return nil, readErr
+		return nil, false, readErr
 	}
 	root, err := manifest.Parse(file, data)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	fields, warns := manifest.Fields(file, root, gatewayHookKeys)
+	_, memorySet := fields["memory"]
 	evNode, ok := fields["events"]
 	if !ok {
-		return warns, manifest.Errorf(file, root, "missing events: list the events to handle, e.g. events: [agent:start]")
+		return warns, memorySet, manifest.Errorf(file, root, "missing events: list the events to handle, e.g. events: [agent:start]")
 	}
 	common := manifest.Common{Name: info.Name, Enabled: info.Enabled, Timeout: info.Timeout, Memory: info.Memory}
 	w, err := common.Decode(file, fields, maxGatewayTimeout)
 	warns = append(warns, w...)
 	if err != nil {
-		return warns, err
+		return warns, memorySet, err
 	}
 	info.Name, info.Description, info.Enabled = common.Name, common.Description, common.Enabled
 	info.Timeout, info.Memory, info.Permissions = common.Timeout, common.Memory, common.Permissions
+	if n, ok := fields["python"]; ok {
+		if info.Python, err = manifest.String(file, n, "python"); err != nil {
+			return warns, memorySet, err
+		}
+	}
 	events, err := manifest.StringList(file, evNode, "events")
 	if err != nil {
-		return warns, err
+		return warns, memorySet, err
 	}
 	for i, ev := range events {
 		warning, subErr := hookspec.CheckSubscription(ev, suggest.Closest)
@@ -248,7 +289,7 @@ func parseGatewayManifest(file string, data []byte, readErr error, info *gateway
 		info.Events = append(info.Events, ev)
 	}
 	if len(info.Events) == 0 {
-		return warns, manifest.Errorf(file, evNode, "events is empty: list the events to handle, e.g. events: [agent:start]")
+		return warns, memorySet, manifest.Errorf(file, evNode, "events is empty: list the events to handle, e.g. events: [agent:start]")
 	}
-	return warns, nil
+	return warns, memorySet, nil
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/hermes-hooks/hermes/consent"
 	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/gatewayhook"
 	"github.com/hermes-hooks/hermes/internal/hooknames"
 	"github.com/hermes-hooks/hermes/shell"
 )
@@ -131,7 +132,7 @@ func PythonTarget(dir string) (consent.Target, error) {
 	if files == nil {
 		files = []string{}
 	}
-	return consent.Target{Event: PythonConsentEvent, Command: abs, Files: files}, err
+	return consent.Target{Event: PythonConsentEvent, Command: abs, Files: files, What: "python hook"}, err
 }
 
 // pythonConsent decides whether the Python hook in d may run, as a shell hook's consent is
@@ -323,4 +324,49 @@ func (c *driftedPluginCallback) fire(_ context.Context, hook string, _ args, _ b
 	*r = hookspec.Failed(hookspec.SourcePlugin, c.p.info.Name, hookspec.StatusError, c.p.driftMsg, 0)
 	r.Answer = refuseWith(hook, fmt.Sprintf("blocked: python plugin %q needs approval again", c.p.info.Name))
 	c.metrics.observe(r.Status, 0)
+}
+
+// loadPythonGatewayHook loads the Python gateway hook of d (handler.py), whose HOOK.yaml
+// filled info: consented as a Python plugin, run by a co-process of its own, one call at a
+// time (the gateway's queue of the hook).
+func (e *Engine) loadPythonGatewayHook(ctx context.Context, d *dirFiles, l pluginLayer, opts gatewayhook.Options, info *gatewayHookInfo, memorySet bool, warns []hookspec.Warning) (*gatewayHook, *gatewayHookInfo, []hookspec.Warning) {
+	info.Runtime = RuntimePython
+	if !memorySet {
+		info.Memory = defaultPythonMemory
+	}
+	fail := func(w hookspec.Warning) (*gatewayHook, *gatewayHookInfo, []hookspec.Warning) {
+		info.Status, info.Error = "error", w.String()
+		return nil, info, append(warns, w)
+	}
+	if d.pyErr != nil {
+		return fail(hookspec.Warning{File: d.dir, Msg: "cannot read its .py files: " + d.pyErr.Error()})
+	}
+	if why := l.policy.refuses("", pythonCommand(d.dir)); l.layer == LayerUser && why != "" {
+		return fail(hookspec.Warning{File: d.pyEntry, Msg: "python gateway hook not loaded: " + why})
+	}
+	st, how, check := e.pythonConsent(ctx, l, d)
+	info.Consent, info.ApprovedBy = &st, how
+	if how == "" {
+		info.Status, info.Error = "unapproved", strings.TrimSpace(st.Reason)
+		if !strings.HasPrefix(info.Error, "not approved") {
+			info.Error = "not approved: " + info.Error
+		}
+		if st.Drifted && !e.opts.IgnoreConsent {
+			e.loadLog.Warn(fmt.Sprintf("%s: python gateway hook %q is not run: it was approved, but %s", d.dir, info.Name, st.Reason))
+		}
+		return nil, info, warns
+	}
+	if e.opts.DryRun { // not sandboxed: listed with its events, never run
+		info.Status = "loaded"
+		return nil, info, warns
+	}
+	spec := shell.PythonSpec{Kind: shell.PythonGateway, Dir: d.dir, Python: info.Python, Timeout: seconds(info.Timeout),
+		Memory: info.Memory, Check: check}
+	regs, version, err := shell.DescribePython(ctx, spec)
+	if err != nil {
+		return fail(pythonWarning(d.pyEntry, err))
+	}
+	info.PythonVersion = version
+	info.Status = "loaded"
+	return &gatewayHook{info: info, py: shell.NewPython(spec, regs)[0], logger: opts.Logger.With("hook", info.Name), sum: d.sum, warns: warns}, info, warns
 }

@@ -120,7 +120,10 @@ func TestPythonPluginFailuresInChain(t *testing.T) {
 // Python plugins are consented: without approval one does not run.
 func TestPythonPluginNeedsConsent(t *testing.T) {
 	home := testutil.Home(t, pyPluginFiles("guard", "", pyRmGuard))
-	e, _ := newPyEngine(t, home, false)
+	e, logs := newPyEngine(t, home, false)
+	if !strings.Contains(logs.String(), "python hook not approved") || strings.Contains(logs.String(), "shell hook not approved") {
+		t.Errorf("the consent warning does not say it is a python hook:\n%s", logs)
+	}
 	p := pluginInfo(t, e, "guard")
 	if p.Status != "unapproved" || !strings.Contains(p.Error, "hermesctl hooks allow python") {
 		t.Fatalf("plugin %+v, want unapproved with how to approve it", p)

@@ -1,5 +1,7 @@
 package hookspec
 
+import "github.com/hermes-hooks/hermes/consent"
+
 // GatewayHookInfo describes one directory under <home>/hooks, loaded or not: what the
 // engine read from its HOOK.yaml and whether its handler runs.
 type GatewayHookInfo struct {
@@ -11,7 +13,17 @@ type GatewayHookInfo struct {
 	Timeout     float64     `json:"timeout_s"`
 	Memory      int64       `json:"memory_bytes"` // each Lua state may hold (memory:; default 256 MiB)
 	Enabled     bool        `json:"enabled"`
-	Status      string      `json:"status"` // "loaded", "disabled" or "error"
+	Status      string      `json:"status"` // "loaded", "disabled", "error", or "unapproved" (a Python hook not approved: Error says how to approve it)
 	Error       string      `json:"error,omitempty"`
 	Permissions Permissions `json:"permissions"`
+	// Runtime is "lua" (handler.lua) or "python" (handler.py, SPEC §5.8).
+	Runtime string `json:"runtime"`
+	// Python is the interpreter of a Python hook (python: in HOOK.yaml; "" = python3 on
+	// $PATH), PythonVersion the version it reported when the hook loaded.
+	Python        string `json:"python,omitempty"`
+	PythonVersion string `json:"python_version,omitempty"`
+	// Consent and ApprovedBy are a Python hook's consent, as a Python plugin's; nil and ""
+	// for a Lua hook, which is sandboxed.
+	Consent    *consent.Status `json:"consent,omitempty"`
+	ApprovedBy string          `json:"approved_by,omitempty"`
 }

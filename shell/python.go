@@ -240,3 +240,29 @@ func (h *Hook) kindName() string {
 	}
 	return "shell hook"
 }
+
+// PythonVersion runs interpreter (a path, or a name looked up on $PATH; "" =
+// DefaultPython) to learn its version, "3.11.7". One that cannot be run, or is older than
+// PythonMinVersion, is an error saying so.
+func PythonVersion(ctx context.Context, interpreter string) (string, error) {
+	spec := PythonSpec{Python: interpreter}
+	prog, err := exec.LookPath(spec.interpreter())
+	if err != nil {
+		return "", fmt.Errorf("%s not found", spec.interpreter())
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, prog, "-c", "import sys; print('%d.%d.%d' % sys.version_info[:3])").Output()
+	if err != nil {
+		return "", fmt.Errorf("%s does not run: %v", spec.interpreter(), err)
+	}
+	version := strings.TrimSpace(string(out))
+	var major, minor int
+	if _, err := fmt.Sscanf(version, "%d.%d", &major, &minor); err != nil {
+		return "", fmt.Errorf("%s printed %q for its version", spec.interpreter(), truncateChars(version, 80))
+	}
+	if major < PythonMinVersion[0] || major == PythonMinVersion[0] && minor < PythonMinVersion[1] {
+		return version, fmt.Errorf("%s is Python %s, older than %d.%d", spec.interpreter(), version, PythonMinVersion[0], PythonMinVersion[1])
+	}
+	return version, nil
+}

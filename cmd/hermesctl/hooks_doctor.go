@@ -69,7 +69,7 @@ func runHooksDoctor(ctx context.Context, c *cli, args []string) int {
 	}
 	l := &loaded{eng: gw.Engine(), gw: gw}
 	defer l.close(ctx)
-	checks, gatewayChecks, pluginChecks := luaChecks(l)
+	checks, gatewayChecks, pluginChecks := luaChecks(ctx, l)
 	luaSmoke(ctx, l, host, pluginChecks, gatewayChecks)
 	for _, s := range l.eng.ShellHooks() {
 		checks = append(checks, c.shellCheck(ctx, s, l.eng.Policy()))
@@ -115,11 +115,15 @@ func runHooksDoctor(ctx context.Context, c *cli, args []string) int {
 
 // luaChecks are the checks of the loaded home's gateway hooks and plugins, in order, and
 // those of the ones that loaded, by name.
-func luaChecks(l *loaded) (checks []*check, gatewayChecks, pluginChecks map[string]*check) {
+func luaChecks(ctx context.Context, l *loaded) (checks []*check, gatewayChecks, pluginChecks map[string]*check) {
 	gatewayChecks, pluginChecks = map[string]*check{}, map[string]*check{}
+	python := pythonCheck(ctx)
 	for _, h := range l.gw.Hooks() {
 		ch := &check{Source: hookspec.SourceGateway, Name: h.Name, Events: h.Events, dir: h.Dir}
 		luaCheck(ch, h.Status, h.Error, h.Permissions)
+		if h.Runtime == engine.RuntimePython && h.Status != "disabled" {
+			python(ch, h.Python, "HOOK.yaml")
+		}
 		if h.Layer == engine.LayerManaged {
 			ch.note("managed gateway hook (%s): runs first, needs no consent, cannot be disabled or replaced from the user's home", h.Dir)
 		}
@@ -131,6 +135,9 @@ func luaChecks(l *loaded) (checks []*check, gatewayChecks, pluginChecks map[stri
 	for _, p := range l.eng.Plugins() {
 		ch := &check{Source: hookspec.SourcePlugin, Name: p.Name, Events: p.Hooks, dir: p.Dir}
 		luaCheck(ch, p.Status, p.Error, p.Permissions)
+		if p.Runtime == engine.RuntimePython && p.Status != "disabled" {
+			python(ch, p.Python, "plugin.yaml")
+		}
 		if p.Status == "loaded" && len(p.Hooks) == 0 {
 			ch.problem("register(ctx) registered no hook")
 		}
@@ -148,6 +155,24 @@ func luaChecks(l *loaded) (checks []*check, gatewayChecks, pluginChecks map[stri
 		}
 	}
 	return checks, gatewayChecks, pluginChecks
+}
+
+// pythonCheck returns the check of a Python hook's interpreter (python: in its manifest; ""
+// = python3 on $PATH): a problem naming the fix when it is missing or older than 3.9. Each
+// interpreter is run once.
+func pythonCheck(ctx context.Context) func(ch *check, interpreter, manifest string) {
+	seen := map[string]error{}
+	return func(ch *check, interpreter, manifest string) {
+		err, ok := seen[interpreter]
+		if !ok {
+			_, err = shell.PythonVersion(ctx, interpreter)
+			seen[interpreter] = err
+		}
+		if err != nil {
+			ch.problem("a Python hook, but %v: install python3 %d.%d or later, or name one with python: in %s",
+				err, shell.PythonMinVersion[0], shell.PythonMinVersion[1], manifest)
+		}
+	}
 }
 
 func luaCheck(ch *check, status, errText string, perms hookspec.Permissions) {

@@ -36,13 +36,17 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Condition: pythonCondition,
-		Cmds:      map[string]func(ts *testscript.TestScript, neg bool, args []string){"cmpjson": cmpJSON, "exitcode": exitCode, "jsonobject": jsonObject, "receiver": receiver, "agentrun": agentRun, "waitserve": waitServe},
+		Cmds:      map[string]func(ts *testscript.TestScript, neg bool, args []string){"cmpjson": cmpJSON, "exitcode": exitCode, "jsonobject": jsonObject, "receiver": receiver, "agentrun": agentRun, "waitserve": waitServe, "httpsproxy": httpsProxy, "pythonwith": pythonWith},
 	})
 }
 
 // pythonCondition is [python]: python3 3.9 or later is on $PATH, or CI requires it (then a
 // script that needs it fails where it is missing instead of being skipped).
+// [pymod:M] is the same for a python3 that can import M (pythonWithModule).
 func pythonCondition(cond string) (bool, error) {
+	if module, ok := strings.CutPrefix(cond, "pymod:"); ok {
+		return os.Getenv("HERMES_REQUIRE_PYTHON") != "" || pythonWithModule(module) != "", nil
+	}
 	if cond != "python" {
 		return false, fmt.Errorf("unknown condition %q", cond)
 	}
