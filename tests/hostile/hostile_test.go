@@ -106,8 +106,10 @@ var attacks = []attack{
 		manifest: "timeout: 0.25\n", status: hookspec.StatusTimeout, maxCall: libraryCallLimit, rss: libraryCallRSS},
 	{name: "os.date of a 4 MB format under a 16 MiB limit", handler: hook(`return {context = #os.date(string.rep("%c", 2e6))}`),
 		manifest: "memory: 16MiB\n", status: hookspec.StatusError, errHas: "limit exceeded: memory", maxCall: libraryCallLimit, rss: libraryCallRSS},
+	// It finishes (no timeout), so its time is the work's: the bound only catches a hang
+	// (3.3 s was seen beside a parallel build); the memory is what it checks.
 	{name: "os.date of ten million %%", handler: hook(`local n = #os.date(string.rep("%%", 1e7))`),
-		status: hookspec.StatusOK, maxCall: libraryCallLimit, rss: libraryCallRSS},
+		status: hookspec.StatusOK, maxCall: 20 * time.Second, rss: libraryCallRSS},
 	// table.sort compares in Go, n log n times, as one instruction: it looks at the timeout
 	// while it compares (2^21 short strings took 10.5 s when it did not; these 2^17, each
 	// sharing a long prefix with the others, far longer).
