@@ -345,7 +345,7 @@ func (e *Engine) loadPythonGatewayHook(ctx context.Context, d *dirFiles, l plugi
 		return fail(hookspec.Warning{File: d.pyEntry, Msg: "python gateway hook not loaded: " + why})
 	}
 	st, how, check := e.pythonConsent(ctx, l, d)
-	info.Consent, info.ApprovedBy = &st, how
+	info.ApprovedBy, info.Drifted = how, st.Drifted
 	if how == "" {
 		info.Status, info.Error = "unapproved", strings.TrimSpace(st.Reason)
 		if !strings.HasPrefix(info.Error, "not approved") {

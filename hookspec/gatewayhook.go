@@ -1,7 +1,5 @@
 package hookspec
 
-import "github.com/hermes-hooks/hermes/consent"
-
 // GatewayHookInfo describes one directory under <home>/hooks, loaded or not: what the
 // engine read from its HOOK.yaml and whether its handler runs.
 type GatewayHookInfo struct {
@@ -22,8 +20,9 @@ type GatewayHookInfo struct {
 	// $PATH), PythonVersion the version it reported when the hook loaded.
 	Python        string `json:"python,omitempty"`
 	PythonVersion string `json:"python_version,omitempty"`
-	// Consent and ApprovedBy are a Python hook's consent, as a Python plugin's; nil and ""
-	// for a Lua hook, which is sandboxed.
-	Consent    *consent.Status `json:"consent,omitempty"`
-	ApprovedBy string          `json:"approved_by,omitempty"`
+	// ApprovedBy says how a Python hook was approved ("" when it is not: Status is
+	// "unapproved"), and Drifted that its .py files changed since; both unset for a Lua hook,
+	// which is sandboxed and needs no consent.
+	ApprovedBy string `json:"approved_by,omitempty"`
+	Drifted    bool   `json:"drifted,omitempty"`
 }
