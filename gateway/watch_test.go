@@ -13,6 +13,25 @@ import (
 	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
+// editUntilReloaded writes src (and a comment that changes each time) to file until the
+// watcher, which starts asynchronously, reports a reload on reloaded; a failed reload, or
+// none after two minutes of edits, fails the test.
+func editUntilReloaded(t *testing.T, reloaded <-chan error, file, src string) {
+	t.Helper()
+	for i := 1; i <= 120; i++ {
+		writeFileErr(file, src+" -- "+strings.Repeat("x", i))
+		select {
+		case err := <-reloaded:
+			if err != nil {
+				t.Fatalf("reload: %v", err)
+			}
+			return
+		case <-time.After(time.Second):
+		}
+	}
+	t.Fatalf("no reload after two minutes of edits to %s", file)
+}
+
 // One Host reloads, watches and closes an engine and its gateway together.
 func TestHost(t *testing.T) {
 	home := testutil.Home(t, testutil.Merge(
@@ -36,19 +55,8 @@ func TestHost(t *testing.T) {
 	go func() {
 		watching <- h.Watch(watchCtx, 20*time.Millisecond, func(_ []string, err error) { reloaded <- err })
 	}()
-	for i := 1; ; i++ { // edit until the watcher, which starts asynchronously, sees an edit
-		writeFileErr(filepath.Join(home, "plugins/p/handler.lua"),
-			`function register(ctx) ctx.register_hook("pre_llm_call", function() return "v2" end) end -- `+strings.Repeat("x", i))
-		select {
-		case err := <-reloaded:
-			if err != nil {
-				t.Fatalf("reload: %v", err)
-			}
-		case <-time.After(time.Second):
-			continue
-		}
-		break
-	}
+	editUntilReloaded(t, reloaded, filepath.Join(home, "plugins/p/handler.lua"),
+		`function register(ctx) ctx.register_hook("pre_llm_call", function() return "v2" end) end`)
 	stopWatch()
 	if err := <-watching; err != nil {
 		t.Fatal(err)
@@ -154,21 +162,7 @@ func TestWatchReloadsTheManagedHome(t *testing.T) {
 	go func() {
 		watching <- g.Watch(watchCtx, 20*time.Millisecond, func(_ []string, err error) { reloaded <- err })
 	}()
-	for i := 1; ; i++ { // edit until the watcher, which starts asynchronously, sees an edit
-		if i > 120 {
-			t.Fatal("no reload after two minutes of edits to the managed home")
-		}
-		writeFileErr(filepath.Join(managed, "hooks/audit/handler.lua"), `function handle() return "v2" end -- `+strings.Repeat("x", i))
-		select {
-		case err := <-reloaded:
-			if err != nil {
-				t.Fatalf("reload: %v", err)
-			}
-		case <-time.After(time.Second):
-			continue
-		}
-		break
-	}
+	editUntilReloaded(t, reloaded, filepath.Join(managed, "hooks/audit/handler.lua"), `function handle() return "v2" end`)
 	stopWatch()
 	if err := <-watching; err != nil {
 		t.Fatal(err)
