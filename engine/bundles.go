@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/bundlefeed"
+	"github.com/hermes-hooks/hermes/internal/gatewayhook"
 	"github.com/hermes-hooks/hermes/internal/homedir"
 	"github.com/hermes-hooks/hermes/shell"
 	"gopkg.in/yaml.v3"
@@ -99,16 +99,10 @@ func orNone(s string) string {
 }
 
 // readBundle reads the bundle extracted in dir: its config.yaml, with ${HERMES_BUNDLE_DIR}
-// replaced by dir in its hooks:. It refuses a bundle with gateway hooks (the managed layer
-// does not load them, and their guards would be missing), a config.yaml that sets what
-// only the managed home may (policy:, bundles:, store:, webhooks:), and a shell hook whose
-// command or URL, as written, the policy's allowed_commands or allowed_http_urls do not
-// admit.
+// replaced by dir in its hooks:. It refuses a config.yaml that sets what only the managed
+// home may (policy:, bundles:, store:, webhooks:), and a shell hook whose command or URL,
+// as written, the policy's allowed_commands or allowed_http_urls do not admit.
 func readBundle(dir string, p *Policy) (*activeBundle, error) {
-	if entries, err := os.ReadDir(filepath.Join(dir, "hooks")); err == nil && len(entries) > 0 {
-		return nil, fmt.Errorf("the bundle in %s holds gateway hooks (hooks/), which the managed layer does not load: "+
-			"release the guards there as plugins (plugins/) or shell hooks (config.yaml's hooks:) instead", dir)
-	}
 	cfg, _, err := loadConfig(dir)
 	if err != nil {
 		return nil, fmt.Errorf("the bundle's %w", err)
@@ -219,7 +213,7 @@ func PullBundle(ctx context.Context, opts Options) (BundleStatus, bool, error) {
 }
 
 // tryBundle loads the managed home with the bundle in dir, as a dry run, beside an empty
-// home: an error is why the bundle cannot be the managed layer.
+// home, with its gateway hooks: an error is why the bundle cannot be the managed layer.
 func tryBundle(ctx context.Context, opts Options, managedHome, dir string) error {
 	scratch, err := os.MkdirTemp("", "hermes-bundle-try-")
 	if err != nil {
@@ -229,13 +223,27 @@ func tryBundle(ctx context.Context, opts Options, managedHome, dir string) error
 	e, err := New(ctx, Options{Home: scratch, ManagedHome: managedHome, DryRun: true, IgnoreConsent: true,
 		HostFuncs: opts.HostFuncs, Limits: opts.Limits, bundleDir: dir})
 	if err != nil {
-		msg := strings.TrimPrefix(err.Error(), "managed home: ")
-		for _, tail := range []string{" (hooks do not run until", "; hooks do not run until"} { // true of a running layer, not of a refused bundle
-			if i := strings.LastIndex(msg, tail); i > 0 {
-				msg = msg[:i]
-			}
-		}
-		return errors.New(msg)
+		return bundleRefusal(err)
 	}
-	return e.Close(ctx)
+	defer e.Close(ctx)
+	hooks, _, _, err := e.loadGatewayHooks(ctx, gatewayhook.Options{HostFuncs: opts.HostFuncs}, nil)
+	for _, h := range hooks {
+		h.Close()
+	}
+	if err != nil {
+		return bundleRefusal(err)
+	}
+	return nil
+}
+
+// bundleRefusal is a load's error as the reason a bundle is refused: without what is true of a
+// running layer only (that hooks do not run until it is fixed).
+func bundleRefusal(err error) error {
+	msg := strings.TrimPrefix(err.Error(), "managed home: ")
+	for _, tail := range []string{" (hooks do not run until", "; hooks do not run until", "; gateway hooks do not run until"} {
+		if i := strings.LastIndex(msg, tail); i > 0 {
+			msg = msg[:i]
+		}
+	}
+	return errors.New(msg)
 }

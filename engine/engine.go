@@ -218,7 +218,7 @@ func (e *Engine) load(ctx context.Context, prev *hookSet) (*hookSet, error) {
 	set := newHookSet()
 	set.warnings, set.policy, set.maxNudges, set.feed = warns, mgd.policy, lowerNudges(cfg, mgd.cfg), mgd.feed
 	if mgd.bundle != nil {
-		set.bundleRev = mgd.bundle.revision
+		set.bundleRev, set.bundle = mgd.bundle.revision, mgd.bundle
 	}
 	dlog, w := e.decisionLogOptions(mgd)
 	set.warnings = append(set.warnings, w...)
