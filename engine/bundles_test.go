@@ -474,3 +474,74 @@ func TestExpandBundleDir(t *testing.T) {
 		}
 	}
 }
+
+// A feed given to the engine (Options.Bundles, hermesctl serve --bundle) is a bundles:
+// entry for a managed home that has none: pulled into state/bundles of the home, unless
+// the managed config's bundle_cache: names another directory, and loaded as the managed
+// layer.
+func TestBundleGivenFeed(t *testing.T) {
+	f := newBundleFeed(t, "")
+	f.Publish(guardBundle("rm -rf"), 1, "release")
+	feed := &BundleFeed{URL: f.Srv.URL + "/hooks.bundle", Keys: []string{filepath.Join(f.Managed, "release.pub")}, From: "--bundle"}
+	for _, c := range []struct{ name, managedCfg, cache string }{
+		{"no managed config", "", "state/bundles of the home"},
+		{"bundle_cache: of the managed config", "bundle_cache: fleet-cache\n", "fleet-cache of the managed home"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			managed, home := t.TempDir(), t.TempDir()
+			want := filepath.Join(home, "state", "bundles")
+			if c.managedCfg != "" {
+				writeFile(t, filepath.Join(managed, "config.yaml"), c.managedCfg)
+				want = filepath.Join(managed, "fleet-cache")
+			}
+			opts := Options{Home: home, ManagedHome: managed, Bundles: feed}
+			st, activated, err := PullBundle(context.Background(), opts)
+			if err != nil || !activated || st.Revision != 1 || filepath.Dir(st.Dir) != want {
+				t.Fatalf("pull: %+v %v %v, want revision 1 activated in %s", st, activated, err, c.cache)
+			}
+			opts.Logger = newTestLogger(&testutil.Buffer{})
+			e, err := New(context.Background(), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer e.Close(context.Background())
+			if got := blockMsg(e, "rm -rf /"); got != "bundle: no rm -rf" {
+				t.Errorf("rm -rf: block %q, want the bundle's guard", got)
+			}
+			if got, ok := e.Bundle(); !ok || got.URL != feed.URL || got.Running != 1 || got.Poll != 5*time.Minute {
+				t.Errorf("Bundle() = %+v %v, want the given feed, default poll", got, ok)
+			}
+		})
+	}
+}
+
+// A managed layer takes one feed: a managed config with bundles: and a feed given too is
+// an error naming the line; a given feed without keys or with an http URL to another host
+// is an error naming the flag.
+func TestBundleGivenFeedErrors(t *testing.T) {
+	f := newBundleFeed(t, "")
+	key := []string{filepath.Join(f.Managed, "release.pub")}
+	empty := t.TempDir()
+	for _, c := range []struct {
+		managed string
+		feed    BundleFeed
+		want    string
+	}{
+		{f.Managed, BundleFeed{URL: f.Srv.URL + "/b", Keys: key, From: "--bundle"}, "config.yaml:1: bundles: is set, and --bundle gives a bundle feed too"},
+		{empty, BundleFeed{URL: f.Srv.URL + "/b", From: "--bundle"}, "--bundle needs --bundle-key FILE"},
+		{empty, BundleFeed{URL: "http://example.com/b", Keys: key}, "Options.Bundles must be https (http only to a loopback address)"},
+		{empty, BundleFeed{URL: f.Srv.URL + "/b", Keys: key, Poll: time.Millisecond, From: "--bundle"}, "--bundle-poll must be at least 100ms"},
+	} {
+		opts := Options{Home: t.TempDir(), ManagedHome: c.managed, Bundles: &c.feed}
+		if _, err := New(context.Background(), opts); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: New: %v, want %q", c.feed, err, c.want)
+		}
+		if _, _, err := PullBundle(context.Background(), opts); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: PullBundle: %v, want %q", c.feed, err, c.want)
+		}
+	}
+	_, err := New(context.Background(), Options{Home: t.TempDir(), ManagedHome: empty, Bundles: &BundleFeed{URL: f.Srv.URL + "/b", Keys: key, From: "--bundle"}})
+	if err == nil || !strings.Contains(err.Error(), "--bundle: no bundle has been activated yet") || !strings.Contains(err.Error(), "without --bundle") {
+		t.Errorf("New before any pull: %v", err)
+	}
+}

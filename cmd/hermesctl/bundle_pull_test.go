@@ -145,6 +145,64 @@ func TestServeFleetActivatesNewRevision(t *testing.T) {
 		activated[0].Sub(published).Round(time.Millisecond), activated[1].Sub(published).Round(time.Millisecond), spread.Round(time.Millisecond))
 }
 
+// serve --bundle URL --bundle-key FILE, with no bundles: in the managed home, pulls the
+// feed into state/bundles of its home, answers from the bundle, and polls it: a new
+// revision is activated and answered from.
+func TestServeBundleFlag(t *testing.T) {
+	f := testutil.NewBundleFeed(t, "1m", "")
+	f.Publish(fleetBundle("flag revision 1"), 1, "release")
+	bin := filepath.Join(t.TempDir(), "hermesctl") // this test binary runs as hermesctl by that name (TestMain)
+	if err := os.Symlink(os.Args[0], bin); err != nil {
+		t.Fatal(err)
+	}
+	home, sock, stderr := t.TempDir(), "unix:"+filepath.Join(t.TempDir(), "s.sock"), &testutil.Buffer{}
+	cmd := exec.Command(bin, "serve", "-v", "--home", home, "--addr", sock, "--bundle", f.Srv.URL+"/hooks.bundle",
+		"--bundle-key", filepath.Join(f.Managed, "release.pub"), "--bundle-poll", "200ms")
+	cmd.Env = append(os.Environ(), "HERMES_MANAGED_HOME="+t.TempDir())
+	cmd.Stdout, cmd.Stderr = io.Discard, stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		cmd.Wait()
+	})
+	stderr.WaitFor(t, "serving ", time.Minute)
+	if got := fireGuard(t, sock); !strings.Contains(got, "flag revision 1") {
+		t.Fatalf("before the release: %s\n%s", got, stderr.String())
+	}
+	if _, err := os.Stat(filepath.Join(home, "state", "bundles", "status.json")); err != nil {
+		t.Errorf("the cache is not in the home's state: %v", err)
+	}
+	f.Publish(fleetBundle("flag revision 2"), 2, "release")
+	stderr.WaitFor(t, "reloaded (cause=bundle revision 2 activated)", time.Minute)
+	if got := fireGuard(t, sock); !strings.Contains(got, "flag revision 2") {
+		t.Fatalf("after the release: %s\n%s", got, stderr.String())
+	}
+}
+
+// serve --bundle where the managed home has bundles: is refused (one feed), and
+// --bundle-key without --bundle is a usage error.
+func TestServeBundleFlagRefused(t *testing.T) {
+	f := testutil.NewBundleFeed(t, "1m", "")
+	t.Setenv("HERMES_MANAGED_HOME", f.Managed)
+	key := filepath.Join(f.Managed, "release.pub")
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--bundle", f.Srv.URL + "/hooks.bundle", "--bundle-key", key}, exitConfig, "bundles: is set, and --bundle gives a bundle feed too"},
+		{[]string{"--bundle-key", key}, exitUsage, "give --bundle URL too"},
+	} {
+		var so, se strings.Builder
+		args := append([]string{"serve", "--home", t.TempDir(), "--addr", "unix:" + filepath.Join(t.TempDir(), "s.sock")}, c.args...)
+		if code := run(context.Background(), args, strings.NewReader(""), &so, &se); code != c.code || !strings.Contains(se.String(), c.want) {
+			t.Errorf("%v: exit %d, %q; want %d and %q", c.args, code, se.String(), c.code, c.want)
+		}
+	}
+}
+
 func TestPollJitter(t *testing.T) {
 	d, seen := 10*time.Second, map[time.Duration]bool{}
 	for range 100 {

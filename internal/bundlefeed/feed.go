@@ -94,12 +94,20 @@ func (c *Config) LoadActive() (string, Status, error) {
 		return "", st, err
 	}
 	if st.Revision == 0 {
-		return "", st, fmt.Errorf("%s:%d: no bundle has been activated yet from %s (last error: %s); run hermesctl bundle pull, or remove bundles:",
-			c.File, c.Line, c.URL, orNone(st.LastError))
+		fix := "run hermesctl bundle pull, or remove bundles:"
+		if c.Given {
+			fix = "start again once the bundle server answers, or without " + c.File
+		}
+		return "", st, fmt.Errorf("%s: no bundle has been activated yet from %s (last error: %s); %s",
+			c.where(), c.URL, orNone(st.LastError), fix)
 	}
 	if err := verifyActive(st, keys); err != nil {
-		return "", st, fmt.Errorf("%s:%d: the active bundle (revision %d in %s) %v; pull one signed by a key of bundles.keys (hermesctl bundle pull), or restore its key",
-			c.File, c.Line, st.Revision, c.Cache, err)
+		how := " (hermesctl bundle pull)"
+		if c.Given {
+			how = ""
+		}
+		return "", st, fmt.Errorf("%s: the active bundle (revision %d in %s) %v; pull one signed by a key of %s%s, or restore its key",
+			c.where(), st.Revision, c.Cache, err, c.keysName(), how)
 	}
 	return st.Dir, st, nil
 }
