@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,7 +15,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-containerregistry/pkg/registry"
+
 	"github.com/hermes-hooks/hermes/engine"
+	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
@@ -214,5 +218,48 @@ func TestPollJitter(t *testing.T) {
 	}
 	if len(seen) < 2 {
 		t.Error("jittered always gives the same delay")
+	}
+}
+
+// bundle push publishes a signed bundle to an OCI registry, where bundle pull of a managed
+// home whose bundles.url is the oci:// reference finds it; an unsigned bundle is not pushed.
+func TestBundlePushToRegistry(t *testing.T) {
+	t.Setenv("DOCKER_CONFIG", t.TempDir())
+	reg := httptest.NewServer(registry.New())
+	defer reg.Close()
+	url := "oci://" + strings.TrimPrefix(reg.URL, "http://") + "/hooks/fleet:stable"
+	f := testutil.NewBundleFeed(t, "1m", "")
+	testutil.WriteFiles(t, f.Managed, map[string]string{"config.yaml": "bundles:\n  url: " + url + "\n  keys: [release.pub]\n"})
+	t.Setenv("HERMES_MANAGED_HOME", f.Managed)
+	cmd := func(args ...string) (int, string, string) {
+		var so, se strings.Builder
+		code := run(context.Background(), args, strings.NewReader(""), &so, &se)
+		return code, so.String(), se.String()
+	}
+	file := filepath.Join(t.TempDir(), "hooks.bundle")
+	testutil.WriteFiles(t, filepath.Dir(file), map[string]string{"hooks.bundle": string(f.Publish(fleetBundle("from the registry"), 1, "release"))})
+	code, so, se := cmd("bundle", "push", file, url)
+	if code != exitOK || !strings.HasPrefix(so, "pushed "+file+" to "+url+": revision 1, manifest sha256:") {
+		t.Fatalf("bundle push: %d %q %q", code, so, se)
+	}
+	if code, so, se := cmd("bundle", "pull"); code != exitOK || !strings.HasPrefix(so, "activated revision 1 from "+url) {
+		t.Fatalf("bundle pull from the registry: %d %q %q", code, so, se)
+	}
+	e, err := engine.New(context.Background(), engine.Options{Home: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close(context.Background())
+	if d := e.DecideTool(context.Background(), hookspec.ToolCall{Name: "terminal"}); d.Block == nil || d.Block.Message != "from the registry" {
+		t.Errorf("the pulled bundle's guard: %+v", d.Block)
+	}
+	unsigned := filepath.Join(t.TempDir(), "unsigned.bundle")
+	src := t.TempDir()
+	testutil.WriteFiles(t, src, fleetBundle("unsigned"))
+	if code, _, se := cmd("bundle", "build", src, "-o", unsigned, "--revision", "2"); code != exitOK {
+		t.Fatal(se)
+	}
+	if code, _, se := cmd("bundle", "push", unsigned, url); code != exitFailed || !strings.Contains(se, "is not signed") {
+		t.Errorf("bundle push of an unsigned bundle: %d %q", code, se)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/hermes-hooks/hermes/bundle"
 	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/manifest"
+	"github.com/hermes-hooks/hermes/internal/ocibundle"
 	"gopkg.in/yaml.v3"
 )
 
@@ -25,7 +26,7 @@ const (
 type Config struct {
 	File   string        // the managed config.yaml
 	Line   int           // of bundles: in it
-	URL    string        // https, or http to a loopback address
+	URL    string        // https, or http to a loopback address, or oci://registry/repository:tag
 	Keys   []string      // public key files (PEM), absolute
 	Poll   time.Duration // between two checks, before jitter
 	MaxAge time.Duration // a warning when the last successful check is older; 0: none
@@ -165,8 +166,14 @@ func duration(file string, n *yaml.Node, key string) (time.Duration, error) {
 }
 
 // checkURL says what is wrong with a bundle URL, "" when nothing is: https, or http to a
-// loopback address (a local mirror, a test).
+// loopback address (a local mirror, a test), or oci://registry/repository:tag.
 func checkURL(raw string) string {
+	if ocibundle.IsRef(raw) {
+		if _, err := ocibundle.Parse(raw); err != nil {
+			return "must be oci://registry/repository:tag: " + err.Error()
+		}
+		return ""
+	}
 	u, err := url.Parse(raw)
 	switch {
 	case err != nil || u.Host == "":

@@ -19,6 +19,7 @@ import (
 	"github.com/hermes-hooks/hermes/bundle"
 	"github.com/hermes-hooks/hermes/internal/atomicfile"
 	"github.com/hermes-hooks/hermes/internal/netguard"
+	"github.com/hermes-hooks/hermes/internal/ocibundle"
 )
 
 // Limits of a fetch.
@@ -250,12 +251,20 @@ func prune(cache string, keep ...string) {
 }
 
 // fetch GETs url, with If-None-Match etag when not "". A 304 is nil data and no error.
+// From a registry (oci://), the etag is the manifest's digest.
 func fetch(ctx context.Context, url, etag string, client *http.Client) ([]byte, string, error) {
 	if client == nil {
 		client = &http.Client{}
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	if ocibundle.IsRef(url) {
+		data, tag, err := ocibundle.Fetch(ctx, url, etag, int64(maxArchive), client)
+		if err != nil {
+			return nil, "", fmt.Errorf("fetching the bundle: %s", netguard.Describe(err, url, timeout))
+		}
+		return data, tag, nil
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, "", err
