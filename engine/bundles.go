@@ -12,6 +12,7 @@ import (
 
 	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/bundlefeed"
+	"github.com/hermes-hooks/hermes/internal/gatewayhook"
 	"github.com/hermes-hooks/hermes/internal/homedir"
 	"github.com/hermes-hooks/hermes/shell"
 	"gopkg.in/yaml.v3"
@@ -53,18 +54,58 @@ type activeBundle struct {
 	revision int64 // 0 for a bundle tried before it is activated
 }
 
-// loadBundle reads bundles: of the managed home and the bundle it makes part of the layer:
-// dir, or else the active one of the cache (verified again against the keys configured
-// now). No active bundle, one that does not verify, or one that asks for more than the
-// policy allows, is an error: the layer would be missing the guards it holds.
-func (m *managed) loadBundle(dir string) ([]hookspec.Warning, error) {
+// BundleFeed is a bundle feed given to the engine (Options.Bundles) rather than written in
+// the managed config as bundles: {url, keys, poll}: its fields are those keys.
+type BundleFeed struct {
+	URL  string        // https, or http to a loopback address
+	Keys []string      // public key files (PEM); a relative one is relative to the working directory
+	Poll time.Duration // between two checks of hermesctl serve, before jitter; 0: 5m
+	// From names where the feed was given, for its errors; "": "Options.Bundles".
+	From string
+}
+
+// feedOf is the managed layer's bundle feed: opts.Bundles, or else bundles: of cfg, the
+// config of the managed home; nil for none. Both is an error: a layer has one feed. The
+// cache of opts.Bundles is bundle_cache: of cfg, else state/bundles of opts.Home.
+func feedOf(managedHome string, cfg *config, opts Options) (*bundlefeed.Config, []hookspec.Warning, error) {
+	g := opts.Bundles
+	if g == nil {
+		return bundlefeed.Parse(cfg.file, managedHome, cfg.bundlesLine, cfg.bundles, cfg.bundleCache)
+	}
+	from := g.From
+	if from == "" {
+		from = "Options.Bundles"
+	}
+	if cfg.bundles != nil {
+		return nil, nil, fmt.Errorf("%s:%d: bundles: is set, and %s gives a bundle feed too: the managed layer takes one; remove one of them",
+			cfg.file, cfg.bundlesLine, from)
+	}
+	cache, err := bundlefeed.CacheDir(cfg.file, managedHome, cfg.bundleCache, filepath.Join(homedir.Resolve(opts.Home), "state", "bundles"))
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := bundlefeed.NewGiven(from, g.URL, g.Keys, g.Poll, cache)
+	return c, nil, err
+}
+
+// loadBundle reads the managed layer's bundle feed (feedOf) and the bundle it makes part
+// of the layer: opts.bundleDir, or else the active one of the cache (verified again
+// against the keys configured now). No active bundle, one that does not verify, or one
+// that asks for more than the policy allows, is an error: the layer would be missing the
+// guards it holds.
+func (m *managed) loadBundle(opts Options) ([]hookspec.Warning, error) {
 	var err error
 	var warns []hookspec.Warning
-	m.feed, warns, err = bundlefeed.Parse(m.cfg.file, m.home, m.cfg.bundlesLine, m.cfg.bundles, m.cfg.bundleCache)
+	cfg := m.cfg
+	if cfg == nil { // a managed home without config.yaml, given a feed
+		cfg = &config{file: filepath.Join(m.home, "config.yaml")}
+	}
+	m.feed, warns, err = feedOf(m.home, cfg, opts)
 	if err != nil || m.feed == nil {
 		return warns, err
 	}
 	var st bundlefeed.Status
+	dir := opts.bundleDir
 	if dir == "" {
 		if dir, st, err = m.feed.LoadActive(); err != nil {
 			return nil, err
@@ -99,16 +140,10 @@ func orNone(s string) string {
 }
 
 // readBundle reads the bundle extracted in dir: its config.yaml, with ${HERMES_BUNDLE_DIR}
-// replaced by dir in its hooks:. It refuses a bundle with gateway hooks (the managed layer
-// does not load them, and their guards would be missing), a config.yaml that sets what
-// only the managed home may (policy:, bundles:, store:, webhooks:), and a shell hook whose
-// command or URL, as written, the policy's allowed_commands or allowed_http_urls do not
-// admit.
+// replaced by dir in its hooks:. It refuses a config.yaml that sets what only the managed
+// home may (policy:, bundles:, store:, webhooks:), and a shell hook whose command or URL,
+// as written, the policy's allowed_commands or allowed_http_urls do not admit.
 func readBundle(dir string, p *Policy) (*activeBundle, error) {
-	if entries, err := os.ReadDir(filepath.Join(dir, "hooks")); err == nil && len(entries) > 0 {
-		return nil, fmt.Errorf("the bundle in %s holds gateway hooks (hooks/), which the managed layer does not load: "+
-			"release the guards there as plugins (plugins/) or shell hooks (config.yaml's hooks:) instead", dir)
-	}
 	cfg, _, err := loadConfig(dir)
 	if err != nil {
 		return nil, fmt.Errorf("the bundle's %w", err)
@@ -191,21 +226,22 @@ func (e *Engine) Bundle() (BundleStatus, bool) {
 	return out, true
 }
 
-// PullBundle checks the bundle feed of the managed home (bundles: in its config.yaml;
-// opts.ManagedHome, else $HERMES_MANAGED_HOME) once: it fetches the bundle, verifies it
+// PullBundle checks the bundle feed of the managed layer (opts.Bundles, else bundles: in
+// the managed home's config.yaml; opts.ManagedHome, else $HERMES_MANAGED_HOME) once: it
+// fetches the bundle, verifies it
 // against the configured keys, refuses a revision older than the active one, a bundle that
 // asks for more than the managed policy allows and one that does not load (tried as a dry
 // run with opts' host functions and limits), then activates it in the cache. It returns the
 // feed's status and whether a new revision is active (engines built on the managed home
 // then Reload); a refused bundle is an error, recorded as the status's last error, and the
-// active bundle stays. A managed home without bundles: is the zero status and no error.
+// active bundle stays. No feed is the zero status and no error.
 func PullBundle(ctx context.Context, opts Options) (BundleStatus, bool, error) {
 	home := homedir.ResolveManaged(opts.ManagedHome)
 	cfg, _, err := loadConfig(home)
 	if err != nil {
 		return BundleStatus{}, false, fmt.Errorf("managed home: %w", err)
 	}
-	feed, _, err := bundlefeed.Parse(cfg.file, home, cfg.bundlesLine, cfg.bundles, cfg.bundleCache)
+	feed, _, err := feedOf(home, cfg, opts)
 	if err != nil {
 		return BundleStatus{}, false, fmt.Errorf("managed home: %w", err)
 	}
@@ -219,7 +255,7 @@ func PullBundle(ctx context.Context, opts Options) (BundleStatus, bool, error) {
 }
 
 // tryBundle loads the managed home with the bundle in dir, as a dry run, beside an empty
-// home: an error is why the bundle cannot be the managed layer.
+// home, with its gateway hooks: an error is why the bundle cannot be the managed layer.
 func tryBundle(ctx context.Context, opts Options, managedHome, dir string) error {
 	scratch, err := os.MkdirTemp("", "hermes-bundle-try-")
 	if err != nil {
@@ -227,15 +263,29 @@ func tryBundle(ctx context.Context, opts Options, managedHome, dir string) error
 	}
 	defer os.RemoveAll(scratch)
 	e, err := New(ctx, Options{Home: scratch, ManagedHome: managedHome, DryRun: true, IgnoreConsent: true,
-		HostFuncs: opts.HostFuncs, Limits: opts.Limits, bundleDir: dir})
+		HostFuncs: opts.HostFuncs, Limits: opts.Limits, Bundles: opts.Bundles, bundleDir: dir})
 	if err != nil {
-		msg := strings.TrimPrefix(err.Error(), "managed home: ")
-		for _, tail := range []string{" (hooks do not run until", "; hooks do not run until"} { // true of a running layer, not of a refused bundle
-			if i := strings.LastIndex(msg, tail); i > 0 {
-				msg = msg[:i]
-			}
-		}
-		return errors.New(msg)
+		return bundleRefusal(err)
 	}
-	return e.Close(ctx)
+	defer e.Close(ctx)
+	hooks, _, _, err := e.loadGatewayHooks(ctx, gatewayhook.Options{HostFuncs: opts.HostFuncs}, nil)
+	for _, h := range hooks {
+		h.Close()
+	}
+	if err != nil {
+		return bundleRefusal(err)
+	}
+	return nil
+}
+
+// bundleRefusal is a load's error as the reason a bundle is refused: without what is true of a
+// running layer only (that hooks do not run until it is fixed).
+func bundleRefusal(err error) error {
+	msg := strings.TrimPrefix(err.Error(), "managed home: ")
+	for _, tail := range []string{" (hooks do not run until", "; hooks do not run until", "; gateway hooks do not run until"} {
+		if i := strings.LastIndex(msg, tail); i > 0 {
+			msg = msg[:i]
+		}
+	}
+	return errors.New(msg)
 }

@@ -97,6 +97,10 @@ type Options struct {
 	// engine's (Options.Logger, Options.Metrics). New fails when it cannot be used (see
 	// decisionlog.Options.Check). nil: the managed config's decision_log:, by default none.
 	DecisionLog *decisionlog.Options
+	// Bundles, when non-nil, is the managed layer's bundle feed, as a bundles: entry of the
+	// managed config (see docs/bundles.md), for a host whose managed home has none (hermesctl
+	// serve --bundle). New fails when the managed config has bundles: too (one feed).
+	Bundles *BundleFeed
 
 	bundleDir string // a bundle tried before it is activated (PullBundle), in place of the active one
 }
@@ -218,7 +222,7 @@ func (e *Engine) load(ctx context.Context, prev *hookSet) (*hookSet, error) {
 	set := newHookSet()
 	set.warnings, set.policy, set.maxNudges, set.feed = warns, mgd.policy, lowerNudges(cfg, mgd.cfg), mgd.feed
 	if mgd.bundle != nil {
-		set.bundleRev = mgd.bundle.revision
+		set.bundleRev, set.bundle = mgd.bundle.revision, mgd.bundle
 	}
 	dlog, w := e.decisionLogOptions(mgd)
 	set.warnings = append(set.warnings, w...)
@@ -250,7 +254,7 @@ func (e *Engine) load(ctx context.Context, prev *hookSet) (*hookSet, error) {
 // readConfigs reads the managed home and the home's config.yaml, with the warnings about
 // them.
 func (e *Engine) readConfigs() (*managed, *config, []hookspec.Warning, error) {
-	mgd, mwarns, err := loadManaged(homedir.ResolveManaged(e.opts.ManagedHome), e.opts.bundleDir, getenv(e.opts.Getenv))
+	mgd, mwarns, err := loadManaged(homedir.ResolveManaged(e.opts.ManagedHome), e.opts, getenv(e.opts.Getenv))
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -87,7 +87,8 @@ func (h *gatewayHook) Close() {
 	h.handler.Close()
 }
 
-// LoadGatewayHooks loads <home>/hooks/* in directory order, for package gateway (its
+// LoadGatewayHooks loads the gateway hooks, each layer's hooks/* in directory order: the
+// managed home's, the managed layer's bundle's, then the home's, for package gateway (its
 // types are internal to this module: an embedder runs gateway hooks with gateway.New). A
 // hook of running whose files did not change is returned as it is, and so is one whose new
 // version fails to load (with a warning). Broken hooks are listed with status "error" and
@@ -131,11 +132,27 @@ func (e *Engine) loadGatewayHooks(ctx context.Context, opts gatewayhook.Options,
 	})
 	reserved := map[string]string{}
 	for _, info := range infos {
+		reserved[info.Name], reserved[filepath.Base(info.Dir)] = info.Dir, info.Dir
+	}
+	if b := e.set.Load().bundle; b != nil { // after the managed home's own, under none of their names
+		if dirs, err = readHookDirs(filepath.Join(b.dir, "hooks"), "HOOK.yaml", b.cfg.disabledGateway); err != nil {
+			closeGatewayHooks(hooks, running)
+			return nil, nil, nil, fmt.Errorf("managed home: bundle: %w", err)
+		}
+		l := pluginLayer{home: b.dir, layer: LayerManaged, disabled: b.cfg.disabledGateway, bundle: true}
+		more, moreInfos, w := loadDirs(dirs, running, func(d *dirFiles) (*gatewayHook, *gatewayHookInfo, []hookspec.Warning) {
+			return e.loadGatewayHook(ctx, d, l, opts, reserved)
+		})
+		hooks, infos, warns = append(hooks, more...), append(infos, moreInfos...), append(warns, w...)
+		for _, info := range moreInfos {
+			reserved[info.Name], reserved[filepath.Base(info.Dir)] = info.Dir, info.Dir
+		}
+	}
+	for _, info := range infos {
 		if info.Status == "error" { // no previous version runs (loadDirs would have kept it)
 			closeGatewayHooks(hooks, running)
 			return nil, nil, nil, fmt.Errorf("managed home: the gateway hook in %s failed to load (%s); gateway hooks do not run until it is fixed: the managed hook would be missing", info.Dir, info.Error)
 		}
-		reserved[info.Name], reserved[filepath.Base(info.Dir)] = info.Dir, info.Dir
 	}
 	if refused, w := e.refusedDir("hooks", "gateway hooks"); refused {
 		return hooks, infos, append(warns, w...), nil
@@ -167,7 +184,9 @@ func closeGatewayHooks(hooks, running []*gatewayHook) {
 
 // loadGatewayHook loads one directory of layer l; a nil hook is listed but not running. A
 // hook of the user's home under a name of reserved (the managed hooks' names and
-// directory names) is not loaded: the user's home cannot replace a managed hook.
+// directory names) is not loaded: the user's home cannot replace a managed hook. Nor is a
+// hook of the managed layer's bundle under a name of the managed home's own hooks (an
+// error: the layer would hold two hooks of one name).
 func (e *Engine) loadGatewayHook(ctx context.Context, d *dirFiles, l pluginLayer, opts gatewayhook.Options, reserved map[string]string) (*gatewayHook, *gatewayHookInfo, []hookspec.Warning) {
 	layer, disabled := l.layer, l.disabled
 	info := &gatewayHookInfo{Name: filepath.Base(d.dir), Dir: d.dir, Layer: layer, Enabled: true, Timeout: defaultGatewayTimeout,
@@ -198,6 +217,9 @@ func (e *Engine) loadGatewayHook(ctx context.Context, d *dirFiles, l pluginLayer
 		return fail(hookspec.Warning{File: d.manifest, Msg: err.Error()})
 	}
 	for _, name := range []string{info.Name, filepath.Base(d.dir)} {
+		if dir := reserved[name]; dir != "" && l.bundle {
+			return fail(hookspec.Warning{File: d.manifest, Msg: fmt.Sprintf("the bundle's gateway hook in %s is not loaded: %q is the name of the managed home's gateway hook in %s; give one of them another name (its directory and name: in HOOK.yaml)", d.dir, name, dir)})
+		}
 		if dir := reserved[name]; dir != "" {
 			return fail(hookspec.Warning{File: d.manifest, Msg: fmt.Sprintf("the gateway hook in %s is not loaded: %q is the name of the managed gateway hook in %s, which the user's home cannot replace; give it another name (its directory and name: in HOOK.yaml)", d.dir, name, dir)})
 		}

@@ -48,6 +48,7 @@ type hookSet struct {
 	policy    *Policy            // the managed home's policy: (never nil in a loaded set)
 	feed      *bundlefeed.Config // the managed home's bundles:, nil when none
 	bundleRev int64              // the revision of its bundle this set runs
+	bundle    *activeBundle      // that bundle, whose gateway hooks load with the managed home's; nil when none
 
 	webhooks         *webhook.Dispatcher // nil without webhooks; closed with the set
 	webhookInfo      []*WebhookInfo

@@ -92,14 +92,22 @@ type managed struct {
 // error: the engine must not run without the guards and limits an administrator set, so it
 // does not start (and a reload keeps the hooks and policy that run).
 //
-// With bundles:, the feed's active bundle is part of the layer (bundleDir, when not "", in
-// place of the active one): a bundle that cannot be loaded is an error too.
-func loadManaged(home, bundleDir string, getenv func(string) string) (*managed, []hookspec.Warning, error) {
+// With bundles: (or opts.Bundles), the feed's active bundle is part of the layer
+// (opts.bundleDir, when not "", in place of the active one): a bundle that cannot be
+// loaded is an error too.
+func loadManaged(home string, opts Options, getenv func(string) string) (*managed, []hookspec.Warning, error) {
 	m := &managed{home: home, policy: &Policy{}}
 	relocatedWarns := relocated(home)
 	file := filepath.Join(home, "config.yaml")
 	if _, err := os.Stat(file); errors.Is(err, fs.ErrNotExist) {
-		return m, relocatedWarns, nil
+		if opts.Bundles == nil {
+			return m, relocatedWarns, nil
+		}
+		w, err := m.loadBundle(opts)
+		if err != nil {
+			return nil, nil, fmt.Errorf("managed home: %w (hooks do not run until it is fixed: the bundle's guards would be missing)", err)
+		}
+		return m, append(relocatedWarns, w...), nil
 	}
 	cfg, warns, err := loadConfig(home)
 	var w []hookspec.Warning
@@ -117,7 +125,7 @@ func loadManaged(home, bundleDir string, getenv func(string) string) (*managed, 
 		return nil, nil, fmt.Errorf("managed home: %w (hooks do not run until it is fixed: the decision log the operator asked for would be missing)", err)
 	}
 	warns = append(warns, w...)
-	w, err = m.loadBundle(bundleDir)
+	w, err = m.loadBundle(opts)
 	if err != nil {
 		return nil, nil, fmt.Errorf("managed home: %w (hooks do not run until it is fixed: the bundle's guards would be missing)", err)
 	}

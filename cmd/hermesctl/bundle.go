@@ -11,7 +11,7 @@ import (
 	"github.com/hermes-hooks/hermes/internal/safefile"
 )
 
-var bundleCommands = []*command{bundleBuildCommand, bundleSignCommand, bundleVerifyCommand, bundleInspectCommand, bundleKeygenCommand, bundlePullCommand}
+var bundleCommands = []*command{bundleBuildCommand, bundleSignCommand, bundleVerifyCommand, bundleInspectCommand, bundleKeygenCommand, bundlePullCommand, bundlePushCommand}
 
 var bundleBuildCommand = &command{
 	name: "bundle build",

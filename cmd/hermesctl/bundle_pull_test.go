@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,7 +15,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-containerregistry/pkg/registry"
+
 	"github.com/hermes-hooks/hermes/engine"
+	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/testutil"
 )
 
@@ -145,6 +149,64 @@ func TestServeFleetActivatesNewRevision(t *testing.T) {
 		activated[0].Sub(published).Round(time.Millisecond), activated[1].Sub(published).Round(time.Millisecond), spread.Round(time.Millisecond))
 }
 
+// serve --bundle URL --bundle-key FILE, with no bundles: in the managed home, pulls the
+// feed into state/bundles of its home, answers from the bundle, and polls it: a new
+// revision is activated and answered from.
+func TestServeBundleFlag(t *testing.T) {
+	f := testutil.NewBundleFeed(t, "1m", "")
+	f.Publish(fleetBundle("flag revision 1"), 1, "release")
+	bin := filepath.Join(t.TempDir(), "hermesctl") // this test binary runs as hermesctl by that name (TestMain)
+	if err := os.Symlink(os.Args[0], bin); err != nil {
+		t.Fatal(err)
+	}
+	home, sock, stderr := t.TempDir(), "unix:"+filepath.Join(t.TempDir(), "s.sock"), &testutil.Buffer{}
+	cmd := exec.Command(bin, "serve", "-v", "--home", home, "--addr", sock, "--bundle", f.Srv.URL+"/hooks.bundle",
+		"--bundle-key", filepath.Join(f.Managed, "release.pub"), "--bundle-poll", "200ms")
+	cmd.Env = append(os.Environ(), "HERMES_MANAGED_HOME="+t.TempDir())
+	cmd.Stdout, cmd.Stderr = io.Discard, stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		cmd.Wait()
+	})
+	stderr.WaitFor(t, "serving ", time.Minute)
+	if got := fireGuard(t, sock); !strings.Contains(got, "flag revision 1") {
+		t.Fatalf("before the release: %s\n%s", got, stderr.String())
+	}
+	if _, err := os.Stat(filepath.Join(home, "state", "bundles", "status.json")); err != nil {
+		t.Errorf("the cache is not in the home's state: %v", err)
+	}
+	f.Publish(fleetBundle("flag revision 2"), 2, "release")
+	stderr.WaitFor(t, "reloaded (cause=bundle revision 2 activated)", time.Minute)
+	if got := fireGuard(t, sock); !strings.Contains(got, "flag revision 2") {
+		t.Fatalf("after the release: %s\n%s", got, stderr.String())
+	}
+}
+
+// serve --bundle where the managed home has bundles: is refused (one feed), and
+// --bundle-key without --bundle is a usage error.
+func TestServeBundleFlagRefused(t *testing.T) {
+	f := testutil.NewBundleFeed(t, "1m", "")
+	t.Setenv("HERMES_MANAGED_HOME", f.Managed)
+	key := filepath.Join(f.Managed, "release.pub")
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--bundle", f.Srv.URL + "/hooks.bundle", "--bundle-key", key}, exitConfig, "bundles: is set, and --bundle gives a bundle feed too"},
+		{[]string{"--bundle-key", key}, exitUsage, "give --bundle URL too"},
+	} {
+		var so, se strings.Builder
+		args := append([]string{"serve", "--home", t.TempDir(), "--addr", "unix:" + filepath.Join(t.TempDir(), "s.sock")}, c.args...)
+		if code := run(context.Background(), args, strings.NewReader(""), &so, &se); code != c.code || !strings.Contains(se.String(), c.want) {
+			t.Errorf("%v: exit %d, %q; want %d and %q", c.args, code, se.String(), c.code, c.want)
+		}
+	}
+}
+
 func TestPollJitter(t *testing.T) {
 	d, seen := 10*time.Second, map[time.Duration]bool{}
 	for range 100 {
@@ -156,5 +218,48 @@ func TestPollJitter(t *testing.T) {
 	}
 	if len(seen) < 2 {
 		t.Error("jittered always gives the same delay")
+	}
+}
+
+// bundle push publishes a signed bundle to an OCI registry, where bundle pull of a managed
+// home whose bundles.url is the oci:// reference finds it; an unsigned bundle is not pushed.
+func TestBundlePushToRegistry(t *testing.T) {
+	t.Setenv("DOCKER_CONFIG", t.TempDir())
+	reg := httptest.NewServer(registry.New())
+	defer reg.Close()
+	url := "oci://" + strings.TrimPrefix(reg.URL, "http://") + "/hooks/fleet:stable"
+	f := testutil.NewBundleFeed(t, "1m", "")
+	testutil.WriteFiles(t, f.Managed, map[string]string{"config.yaml": "bundles:\n  url: " + url + "\n  keys: [release.pub]\n"})
+	t.Setenv("HERMES_MANAGED_HOME", f.Managed)
+	cmd := func(args ...string) (int, string, string) {
+		var so, se strings.Builder
+		code := run(context.Background(), args, strings.NewReader(""), &so, &se)
+		return code, so.String(), se.String()
+	}
+	file := filepath.Join(t.TempDir(), "hooks.bundle")
+	testutil.WriteFiles(t, filepath.Dir(file), map[string]string{"hooks.bundle": string(f.Publish(fleetBundle("from the registry"), 1, "release"))})
+	code, so, se := cmd("bundle", "push", file, url)
+	if code != exitOK || !strings.HasPrefix(so, "pushed "+file+" to "+url+": revision 1, manifest sha256:") {
+		t.Fatalf("bundle push: %d %q %q", code, so, se)
+	}
+	if code, so, se := cmd("bundle", "pull"); code != exitOK || !strings.HasPrefix(so, "activated revision 1 from "+url) {
+		t.Fatalf("bundle pull from the registry: %d %q %q", code, so, se)
+	}
+	e, err := engine.New(context.Background(), engine.Options{Home: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close(context.Background())
+	if d := e.DecideTool(context.Background(), hookspec.ToolCall{Name: "terminal"}); d.Block == nil || d.Block.Message != "from the registry" {
+		t.Errorf("the pulled bundle's guard: %+v", d.Block)
+	}
+	unsigned := filepath.Join(t.TempDir(), "unsigned.bundle")
+	src := t.TempDir()
+	testutil.WriteFiles(t, src, fleetBundle("unsigned"))
+	if code, _, se := cmd("bundle", "build", src, "-o", unsigned, "--revision", "2"); code != exitOK {
+		t.Fatal(se)
+	}
+	if code, _, se := cmd("bundle", "push", unsigned, url); code != exitFailed || !strings.Contains(se, "is not signed") {
+		t.Errorf("bundle push of an unsigned bundle: %d %q", code, se)
 	}
 }

@@ -46,6 +46,8 @@
 //	bundle keygen -o PREFIX [--json]     an Ed25519 key pair: PREFIX and PREFIX.pub
 //	bundle pull [--managed-home DIR] [--json]
 //	                                     fetch, verify and activate the managed home's bundle
+//	bundle push <bundle> oci://REGISTRY/REPOSITORY:TAG [--json]
+//	                                     publish a signed bundle to an OCI registry
 //	version [--json]                     print the version (also --version)
 //	completion bash|zsh|fish             print a shell completion script
 //	help [command]                       usage of everything, a group or a command

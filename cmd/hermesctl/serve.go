@@ -22,6 +22,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/hermes-hooks/hermes/engine"
+	"github.com/hermes-hooks/hermes/internal/bundlefeed"
 	"github.com/hermes-hooks/hermes/internal/homedir"
 	"github.com/hermes-hooks/hermes/server"
 )
@@ -35,6 +36,9 @@ type serveArgs struct {
 	drain                           time.Duration
 	otlpEndpoint, storeURL          string
 	states, maxStates               int
+	bundle                          string     // --bundle: the managed layer's bundle feed
+	bundleKeys                      stringList // --bundle-key
+	bundlePoll                      time.Duration
 }
 
 var serveCommand = &command{
@@ -57,6 +61,9 @@ var serveCommand = &command{
 		fs.IntVar(&a.states, "limit-states", 0, "at most `N` Lua states per plugin, whatever its plugin.yaml asks (0: no bound)")
 		fs.IntVar(&a.maxStates, "limit-max-states", 0, "at most `N` Lua states per plugin while calls wait on I/O (0: no bound)")
 		fs.StringVar(&a.otlpEndpoint, "otlp-endpoint", "", "export spans over OTLP/HTTP to `URL`, each call continuing its caller's traceparent (the OTEL_EXPORTER_OTLP_* variables are honoured)")
+		fs.StringVar(&a.bundle, "bundle", "", "pull the managed layer's signed bundle from `URL` (https; http only to loopback), as bundles: of the managed config.yaml would")
+		fs.Var(&a.bundleKeys, "bundle-key", "a public key `FILE` (PEM) the bundle must be signed with (repeat it for several)")
+		fs.DurationVar(&a.bundlePoll, "bundle-poll", bundlefeed.DefaultPoll, "check --bundle every `DURATION`, plus up to a tenth at random")
 		return func(ctx context.Context, c *cli, args []string) int {
 			if len(args) > 0 {
 				return runServeToken(c, args)
@@ -189,6 +196,9 @@ func tlsConfig(a serveArgs) (*tls.Config, error) {
 }
 
 func runServe(ctx context.Context, c *cli, a serveArgs) int {
+	if a.bundle == "" && len(a.bundleKeys) > 0 {
+		return c.fail(exitUsage, "--bundle-key is the key of a --bundle feed: give --bundle URL too")
+	}
 	toks, err := server.LoadTokens(tokenFile(c.home))
 	if err != nil {
 		return c.fail(exitConfig, "%v", err)
@@ -212,6 +222,9 @@ func runServe(ctx context.Context, c *cli, a serveArgs) int {
 	}
 	opts := engine.Options{Home: c.home, Logger: c.logger, Metrics: metrics, AcceptHooks: c.acceptHooks, TracerProvider: tr.provider(),
 		StoreURL: storeURL, Limits: engine.Limits{States: a.states, MaxStates: a.maxStates}}
+	if a.bundle != "" {
+		opts.Bundles = &engine.BundleFeed{URL: a.bundle, Keys: a.bundleKeys, Poll: a.bundlePoll, From: "--bundle"}
+	}
 	if st, activated, err := engine.PullBundle(ctx, opts); err != nil { // before the load: a newer bundle, or the cached one
 		c.logger.Warn("bundle check failed; the cached bundle loads", "url", st.URL, "revision", st.Revision, "error", err)
 	} else if activated {

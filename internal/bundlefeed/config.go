@@ -12,6 +12,7 @@ import (
 	"github.com/hermes-hooks/hermes/bundle"
 	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/manifest"
+	"github.com/hermes-hooks/hermes/internal/ocibundle"
 	"gopkg.in/yaml.v3"
 )
 
@@ -25,11 +26,73 @@ const (
 type Config struct {
 	File   string        // the managed config.yaml
 	Line   int           // of bundles: in it
-	URL    string        // https, or http to a loopback address
+	URL    string        // https, or http to a loopback address, or oci://registry/repository:tag
 	Keys   []string      // public key files (PEM), absolute
 	Poll   time.Duration // between two checks, before jitter
 	MaxAge time.Duration // a warning when the last successful check is older; 0: none
 	Cache  string        // the cache directory: the active bundle, its archive, status.json
+	// Given is a feed given on the command line (hermesctl serve --bundle), File naming
+	// the flag, rather than bundles: of File at Line.
+	Given bool
+}
+
+// where is where the feed is configured, for an error: "file:line", or the flag.
+func (c *Config) where() string {
+	if c.Given {
+		return c.File
+	}
+	return fmt.Sprintf("%s:%d", c.File, c.Line)
+}
+
+// keysName is how the configuration names the keys, for an error.
+func (c *Config) keysName() string {
+	if c.Given {
+		return "--bundle-key"
+	}
+	return "bundles.keys"
+}
+
+// NewGiven is a feed given on the command line (hermesctl serve --bundle URL --bundle-key
+// FILE --bundle-poll D), as a bundles: entry: from names the flag for its errors, keys are
+// made absolute, a poll of 0 is DefaultPoll, and cache is the cache directory (CacheDir).
+func NewGiven(from, url string, keys []string, poll time.Duration, cache string) (*Config, error) {
+	if msg := checkURL(url); msg != "" {
+		return nil, fmt.Errorf("%s %s", from, msg)
+	}
+	if len(keys) == 0 {
+		return nil, fmt.Errorf("%s needs --bundle-key FILE: the public key a bundle must be signed with (repeat it for several)", from)
+	}
+	if poll == 0 {
+		poll = DefaultPoll
+	}
+	if poll < MinPoll {
+		return nil, fmt.Errorf("%s: --bundle-poll must be at least %s", from, MinPoll)
+	}
+	c := &Config{File: from, URL: url, Poll: poll, Cache: cache, Given: true}
+	for _, k := range keys {
+		abs, err := filepath.Abs(k)
+		if err != nil {
+			return nil, fmt.Errorf("--bundle-key %s: %w", k, err)
+		}
+		c.Keys = append(c.Keys, abs)
+	}
+	return c, nil
+}
+
+// CacheDir is the cache directory that bundle_cache: (n, nil when absent) of the managed
+// config.yaml file in home names, relative to home, else def.
+func CacheDir(file, home string, n *yaml.Node, def string) (string, error) {
+	if n == nil {
+		return def, nil
+	}
+	s, err := manifest.String(file, n, "bundle_cache")
+	if err != nil || s == "" {
+		return "", manifest.Errorf(file, n, "bundle_cache must be a directory (default: %s)", def)
+	}
+	if !filepath.IsAbs(s) {
+		s = filepath.Join(home, s)
+	}
+	return s, nil
 }
 
 var keys = []string{"url", "keys", "poll", "max_age"}
@@ -87,15 +150,8 @@ func Parse(file, home string, line int, n, cache *yaml.Node) (*Config, []hookspe
 	if c.Poll < MinPoll {
 		return nil, nil, manifest.Errorf(file, fields["poll"], "bundles.poll must be at least %s", MinPoll)
 	}
-	if cache != nil {
-		s, err := manifest.String(file, cache, "bundle_cache")
-		if err != nil || s == "" {
-			return nil, nil, manifest.Errorf(file, cache, "bundle_cache must be a directory (default: %s)", c.Cache)
-		}
-		if !filepath.IsAbs(s) {
-			s = filepath.Join(home, s)
-		}
-		c.Cache = s
+	if c.Cache, err = CacheDir(file, home, cache, c.Cache); err != nil {
+		return nil, nil, err
 	}
 	return c, warns, nil
 }
@@ -110,8 +166,14 @@ func duration(file string, n *yaml.Node, key string) (time.Duration, error) {
 }
 
 // checkURL says what is wrong with a bundle URL, "" when nothing is: https, or http to a
-// loopback address (a local mirror, a test).
+// loopback address (a local mirror, a test), or oci://registry/repository:tag.
 func checkURL(raw string) string {
+	if ocibundle.IsRef(raw) {
+		if _, err := ocibundle.Parse(raw); err != nil {
+			return "must be oci://registry/repository:tag: " + err.Error()
+		}
+		return ""
+	}
 	u, err := url.Parse(raw)
 	switch {
 	case err != nil || u.Host == "":
@@ -139,11 +201,11 @@ func (c *Config) PublicKeys() ([]*bundle.PublicKey, error) {
 	for _, p := range c.Keys {
 		data, err := os.ReadFile(p)
 		if err != nil {
-			return nil, fmt.Errorf("%s:%d: bundles.keys: %w", c.File, c.Line, err)
+			return nil, fmt.Errorf("%s: %s: %w", c.where(), c.keysName(), err)
 		}
 		k, err := bundle.ParsePublicKey(data)
 		if err != nil {
-			return nil, fmt.Errorf("%s:%d: bundles.keys: %s: %w", c.File, c.Line, p, err)
+			return nil, fmt.Errorf("%s: %s: %s: %w", c.where(), c.keysName(), p, err)
 		}
 		out = append(out, k)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/hermes-hooks/hermes/bundle"
 	"github.com/hermes-hooks/hermes/internal/atomicfile"
 	"github.com/hermes-hooks/hermes/internal/netguard"
+	"github.com/hermes-hooks/hermes/internal/ocibundle"
 )
 
 // Limits of a fetch.
@@ -94,12 +95,20 @@ func (c *Config) LoadActive() (string, Status, error) {
 		return "", st, err
 	}
 	if st.Revision == 0 {
-		return "", st, fmt.Errorf("%s:%d: no bundle has been activated yet from %s (last error: %s); run hermesctl bundle pull, or remove bundles:",
-			c.File, c.Line, c.URL, orNone(st.LastError))
+		fix := "run hermesctl bundle pull, or remove bundles:"
+		if c.Given {
+			fix = "start again once the bundle server answers, or without " + c.File
+		}
+		return "", st, fmt.Errorf("%s: no bundle has been activated yet from %s (last error: %s); %s",
+			c.where(), c.URL, orNone(st.LastError), fix)
 	}
 	if err := verifyActive(st, keys); err != nil {
-		return "", st, fmt.Errorf("%s:%d: the active bundle (revision %d in %s) %v; pull one signed by a key of bundles.keys (hermesctl bundle pull), or restore its key",
-			c.File, c.Line, st.Revision, c.Cache, err)
+		how := " (hermesctl bundle pull)"
+		if c.Given {
+			how = ""
+		}
+		return "", st, fmt.Errorf("%s: the active bundle (revision %d in %s) %v; pull one signed by a key of %s%s, or restore its key",
+			c.where(), st.Revision, c.Cache, err, c.keysName(), how)
 	}
 	return st.Dir, st, nil
 }
@@ -242,12 +251,20 @@ func prune(cache string, keep ...string) {
 }
 
 // fetch GETs url, with If-None-Match etag when not "". A 304 is nil data and no error.
+// From a registry (oci://), the etag is the manifest's digest.
 func fetch(ctx context.Context, url, etag string, client *http.Client) ([]byte, string, error) {
 	if client == nil {
 		client = &http.Client{}
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	if ocibundle.IsRef(url) {
+		data, tag, err := ocibundle.Fetch(ctx, url, etag, int64(maxArchive), client)
+		if err != nil {
+			return nil, "", fmt.Errorf("fetching the bundle: %s", netguard.Describe(err, url, timeout))
+		}
+		return data, tag, nil
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, "", err

@@ -15,7 +15,7 @@ import (
 // edit of this table, made with the docs and the CHANGES section of docs/embedding.md.
 var api = map[string][]string{
 	"engine": {
-		"ApprovalDecision", "ApprovalRequest", "BundleStatus", "AttrApproved", "AttrConversationID", "AttrDecision",
+		"ApprovalDecision", "ApprovalRequest", "BundleFeed", "BundleStatus", "AttrApproved", "AttrConversationID", "AttrDecision",
 		"AttrDecisionHook", "AttrDecisionReason", "AttrDecisionSource", "AttrDurationMS", "AttrErrorType",
 		"AttrEvent", "AttrHookDecision", "AttrHookDialect", "AttrHookError", "AttrHookFailClosed",
 		"AttrHookName", "AttrHookReason", "AttrHookSource", "AttrHookStatus", "AttrHooks", "AttrNexts",
