@@ -122,7 +122,7 @@ func TestPythonPluginFailuresInChain(t *testing.T) {
 func TestPythonPluginNeedsConsent(t *testing.T) {
 	home := testutil.Home(t, pyPluginFiles("guard", "", pyRmGuard))
 	e, logs := newPyEngine(t, home, false)
-	if !strings.Contains(logs.String(), "python hook not approved") || strings.Contains(logs.String(), "shell hook not approved") {
+	if !strings.Contains(logs.String(), "python hook not approved") || strings.Contains(logs.String(), "shell hook") {
 		t.Errorf("the consent warning does not say it is a python hook:\n%s", logs)
 	}
 	p := pluginInfo(t, e, "guard")
