@@ -206,7 +206,7 @@ func TestCorruptFiles(t *testing.T) {
 		wantWarn   string
 		wantBackup bool
 	}{
-		{"missing", nil, nil, "does not exist", false},
+		{"missing", nil, nil, "does not exist: no shell or Python hook is approved yet", false},
 		{"empty", ptr(""), nil, "the file is empty", false},
 		{"whitespace", ptr(" \n\t \n"), nil, "the file is empty", false},
 		{"truncated", ptr(`{"approvals": [`), nil, "invalid JSON", true},

@@ -108,12 +108,12 @@ func find(list []Approval, event, command, project string) (Approval, bool) {
 func (s *Store) load() (*document, error) {
 	data, err := readAllowlist(s.path)
 	if errors.Is(err, errTooLarge) {
-		s.warnOnce("too-large", "allowlist file is larger than the limit; it is ignored and no shell hook is approved until it is fixed",
+		s.warnOnce("too-large", "allowlist file is larger than the limit; it is ignored and no shell or Python hook is approved until it is fixed",
 			"limit_bytes", MaxFileSize)
 		return &document{}, nil
 	}
 	if errors.Is(err, fs.ErrNotExist) {
-		s.warnOnce("missing", "allowlist file does not exist: no shell hook is approved yet")
+		s.warnOnce("missing", "allowlist file does not exist: no shell or Python hook is approved yet")
 		return &document{}, nil
 	}
 	if err != nil {

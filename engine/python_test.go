@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/hermes-hooks/hermes/hookspec"
@@ -121,7 +122,7 @@ func TestPythonPluginFailuresInChain(t *testing.T) {
 func TestPythonPluginNeedsConsent(t *testing.T) {
 	home := testutil.Home(t, pyPluginFiles("guard", "", pyRmGuard))
 	e, logs := newPyEngine(t, home, false)
-	if !strings.Contains(logs.String(), "python hook not approved") || strings.Contains(logs.String(), "shell hook not approved") {
+	if !strings.Contains(logs.String(), "python hook not approved") || strings.Contains(logs.String(), "shell hook") {
 		t.Errorf("the consent warning does not say it is a python hook:\n%s", logs)
 	}
 	p := pluginInfo(t, e, "guard")
@@ -206,3 +207,115 @@ func TestPythonPluginLoadErrors(t *testing.T) {
 
 // quotePy is s as a Python string literal.
 func quotePy(s string) string { return "'" + strings.ReplaceAll(s, "'", `\'`) + "'" }
+
+// instances: N lets N calls of a Python plugin run at once, each in a co-process of its own:
+// the two calls below meet at a FIFO, which one opens for writing and the other for reading,
+// and neither open returns before the other's. With one co-process, the first call would
+// wait for the second until its timeout.
+func TestPythonPluginInstances(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "meet")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	src := "import os\n\ndef meet(tool_name, args, **kwargs):\n    mode = 'w' if tool_name == 'writer' else 'r'\n" +
+		"    with open(" + quotePy(fifo) + ", mode) as f:\n        f.write('x') if mode == 'w' else f.read()\n" +
+		"    return {'action': 'block', 'message': '%s in %d' % (tool_name, os.getpid())}\n\n" +
+		"def register(ctx):\n    ctx.register_hook('pre_tool_call', meet)\n"
+	home := testutil.Home(t, pyPluginFiles("pair", "instances: 2\ntimeout: 20\n", src))
+	e, _ := newPyEngine(t, home, true)
+	reports := make(chan hookspec.Result, 2)
+	for _, name := range []string{"writer", "reader"} {
+		go func() {
+			rep := e.Fire(context.Background(), hookspec.PreToolCall, map[string]any{"tool_name": name, "args": map[string]any{}})
+			reports <- rep.Hooks[0]
+		}()
+	}
+	pids := map[string]bool{}
+	for range 2 {
+		r := <-reports
+		if r.Status != hookspec.StatusOK || r.Answer.Kind != hookspec.Block {
+			t.Fatalf("%+v: want both calls answered, each while the other ran", r)
+		}
+		pids[r.Answer.Message[strings.LastIndexByte(r.Answer.Message, ' '):]] = true
+	}
+	if len(pids) != 2 {
+		t.Fatalf("both calls ran in one process (%v), want one co-process each", pids)
+	}
+}
+
+// A managed policy's allowed_commands applies to the user's Python plugins and gateway
+// hooks as `python3 <directory>`: one that matches no pattern is not loaded, with the
+// policy's message.
+func TestPythonManagedAllowedCommands(t *testing.T) {
+	testutil.NeedPython(t)
+	mh, home := managedHomes(t, "policy:\n  allowed_commands: [\"python3 */plugins/ok\", \"python3 */hooks/ok\"]\n", testutil.Merge(
+		pyPluginFiles("ok", "", pyRmGuard), pyPluginFiles("other", "", pyRmGuard),
+		pyGatewayFiles("ok", "[agent:end]", "def handle(event_type, context):\n    return 'ok'\n"),
+		pyGatewayFiles("other", "[agent:end]", "def handle(event_type, context):\n    return 'other'\n"),
+	))
+	e, _ := newManagedEngine(t, mh, home)
+	if p := pluginInfo(t, e, "ok"); p.Status != "loaded" {
+		t.Errorf("allowed plugin: %+v, want loaded", p)
+	}
+	const refused = "not loaded: refused by the managed policy ("
+	if p := pluginInfo(t, e, "other"); p.Status != "error" || !strings.Contains(p.Error, "python plugin "+refused+filepath.Join(mh, "config.yaml")+"): the command matches no pattern of allowed_commands") {
+		t.Errorf("refused plugin: %+v, want the policy's message", p)
+	}
+	hooks, infos, _ := loadPyGateway(t, e)
+	if i := infos["ok"]; len(hooks) != 1 || i.Status != "loaded" {
+		t.Errorf("allowed gateway hook: %+v (%d loaded), want it alone loaded", i, len(hooks))
+	}
+	if i := infos["other"]; i.Status != "error" || !strings.Contains(i.Error, "python gateway hook "+refused) || !strings.Contains(i.Error, "allowed_commands") {
+		t.Errorf("refused gateway hook: %+v, want the policy's message", i)
+	}
+}
+
+// pre_gateway_dispatch's event reaches a Python callback as the original hands it: its
+// fields are attributes too, and event.source holds platform, chat_id, user_id and
+// chat_type (the documentation's examples, with the functions they leave undefined).
+func TestPythonGatewayDispatchEvent(t *testing.T) {
+	const src = `_buffers = {}
+approved = {"u1"}
+
+def _is_approved_user(user_id):
+    return user_id in approved
+
+def _bot_mentioned(text):
+    return "@bot" in text
+
+def deny_unauthorized_dms(event, **kwargs):
+    src = event.source
+    if src.chat_type == "dm" and not _is_approved_user(src.user_id):
+        return {"action": "skip", "reason": "unauthorized-dm"}
+    return None
+
+def buffer_or_rewrite(event, **kwargs):
+    key = (event.source.platform, event.source.chat_id)
+    buf = _buffers.setdefault(key, [])
+    if _bot_mentioned(event.text):
+        combined = "\n".join(buf + [event.text])
+        buf.clear()
+        return {"action": "rewrite", "text": combined}
+    buf.append(event.text)
+    return {"action": "skip", "reason": "ambient-buffered"}
+
+def register(ctx):
+    ctx.register_hook("pre_gateway_dispatch", deny_unauthorized_dms)
+    ctx.register_hook("pre_gateway_dispatch", buffer_or_rewrite)
+`
+	home := testutil.Home(t, pyPluginFiles("dispatch", "", src))
+	e, _ := newPyEngine(t, home, true)
+	ctx := context.Background()
+	ev := func(user, chatType, text string) hookspec.DispatchEvent {
+		return hookspec.DispatchEvent{Text: text, Platform: "telegram", UserID: user, ChatID: chatType + "-" + user, ChatType: chatType, MessageID: "1"}
+	}
+	if d := e.PreGatewayDispatch(ctx, ev("stranger", "dm", "hi"), DispatchHost{}); d.Action != DispatchSkip || d.Reason != "unauthorized-dm" {
+		t.Fatalf("dm from a stranger: %+v, want skipped by event.source.chat_type and .user_id", d)
+	}
+	if d := e.PreGatewayDispatch(ctx, ev("u2", "group", "first"), DispatchHost{}); d.Action != DispatchSkip || d.Reason != "ambient-buffered" {
+		t.Fatalf("ambient message: %+v, want buffered", d)
+	}
+	if d := e.PreGatewayDispatch(ctx, ev("u2", "group", "@bot second"), DispatchHost{}); d.Action != DispatchRewrite || d.Text != "first\n@bot second" {
+		t.Fatalf("mention: %+v, want the buffer and event.text rewritten into one prompt", d)
+	}
+}

@@ -191,3 +191,32 @@ async def handle(event_type, context):
 		t.Fatalf("seen.txt = %q, want the event handled", b)
 	}
 }
+
+// An error raised in a module of the plugin's package other than __init__.py is reported at
+// that module's file:line, at call time and at import alike.
+func TestPythonErrorInPackageModule(t *testing.T) {
+	testutil.NeedPython(t)
+	dir := filepath.Join(t.TempDir(), "plug")
+	testutil.WriteFiles(t, dir, map[string]string{
+		"__init__.py": "from . import checks\n\ndef guard(**kwargs):\n    return checks.check(kwargs)\n\ndef register(ctx):\n    ctx.register_hook('pre_tool_call', guard)\n",
+		"checks.py":   "import json\n\ndef check(kwargs):\n    return json.loads(kwargs['raw'])\n",
+	})
+	spec := PythonSpec{Kind: PythonPlugin, Dir: dir, Timeout: 20 * time.Second}
+	regs, _, err := DescribePython(context.Background(), spec)
+	if err != nil {
+		t.Fatalf("DescribePython: %v", err)
+	}
+	hooks := NewPython(spec, regs)
+	t.Cleanup(hooks[0].Close)
+	res := hooks[0].Run(context.Background(), map[string]any{"raw": "{"}, RunOptions{})
+	if want := filepath.Join(dir, "checks.py") + ":4: json.decoder.JSONDecodeError"; res.Status != hookspec.StatusError || !strings.HasPrefix(res.Err, want) {
+		t.Fatalf("got %v %q, want the error at %q (the innermost frame of the package, not json's)", res.Status, res.Err, want)
+	}
+
+	testutil.WriteFiles(t, dir, map[string]string{"checks.py": "def check(kwargs):\n    return 1 +\n"})
+	_, _, err = DescribePython(context.Background(), spec)
+	var pe *PythonError
+	if !errors.As(err, &pe) || pe.Where != filepath.Join(dir, "checks.py")+":2" || !strings.HasPrefix(pe.Msg, "SyntaxError") {
+		t.Fatalf("got %v, want a SyntaxError at checks.py:2", err)
+	}
+}

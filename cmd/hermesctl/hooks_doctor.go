@@ -120,9 +120,14 @@ func luaChecks(ctx context.Context, l *loaded) (checks []*check, gatewayChecks, 
 	python := pythonCheck(ctx)
 	for _, h := range l.gw.Hooks() {
 		ch := &check{Source: hookspec.SourceGateway, Name: h.Name, Events: h.Events, dir: h.Dir}
-		luaCheck(ch, h.Status, h.Error, h.Permissions)
+		if h.Status == "unapproved" {
+			pythonUnapproved(ch, h.Error, h.Consent, false)
+		} else {
+			luaCheck(ch, h.Status, h.Error, h.Permissions)
+		}
 		if h.Runtime == engine.RuntimePython && h.Status != "disabled" {
 			python(ch, h.Python, "HOOK.yaml")
+			pythonDrift(ch, h.Consent)
 		}
 		if h.Layer == engine.LayerManaged {
 			ch.note("managed gateway hook (%s): runs first, needs no consent, cannot be disabled or replaced from the user's home", h.Dir)
@@ -134,9 +139,14 @@ func luaChecks(ctx context.Context, l *loaded) (checks []*check, gatewayChecks, 
 	}
 	for _, p := range l.eng.Plugins() {
 		ch := &check{Source: hookspec.SourcePlugin, Name: p.Name, Events: p.Hooks, dir: p.Dir}
-		luaCheck(ch, p.Status, p.Error, p.Permissions)
+		if p.Status == "unapproved" {
+			pythonUnapproved(ch, p.Error, p.Consent, slices.ContainsFunc(p.Hooks, hooknames.CanBlock))
+		} else {
+			luaCheck(ch, p.Status, p.Error, p.Permissions)
+		}
 		if p.Runtime == engine.RuntimePython && p.Status != "disabled" {
 			python(ch, p.Python, "plugin.yaml")
+			pythonDrift(ch, p.Consent)
 		}
 		if p.Status == "loaded" && len(p.Hooks) == 0 {
 			ch.problem("register(ctx) registered no hook")
@@ -172,6 +182,33 @@ func pythonCheck(ctx context.Context) func(ch *check, interpreter, manifest stri
 			ch.problem("a Python hook, but %v: install python3 %d.%d or later, or name one with python: in %s",
 				err, shell.PythonMinVersion[0], shell.PythonMinVersion[1], manifest)
 		}
+	}
+}
+
+// pythonUnapproved says on ch why a Python hook that is not approved does not run, as
+// shellApproved says it of a shell hook: not a hook that fails to load, but one waiting for
+// its approval. guards: it is a plugin whose files register points that can block (what a
+// plugin edited since its approval blocks in pinned mode).
+func pythonUnapproved(ch *check, errText string, st *consent.Status, guards bool) {
+	switch {
+	case st != nil && st.Drifted:
+		ch.problem("%s", st.Reason)
+		if guards {
+			ch.problem("so the engine does not run it: it blocks every call it would match until it is approved again; nor does doctor run it")
+		} else {
+			ch.problem("so the engine skips it until it is approved again, nor does doctor run it")
+		}
+	default:
+		ch.problem("%s; the engine does not run it, nor does doctor", errText)
+	}
+}
+
+// pythonDrift says on ch that the files of an approved Python hook changed since its
+// approval (the default mode runs it and reports the drift), as shellCheck says it of a
+// shell hook's script.
+func pythonDrift(ch *check, st *consent.Status) {
+	if st != nil && st.Approved && (st.ContentDrift || st.MtimeDrift) && st.Reason != "" {
+		ch.problem("%s", st.Reason)
 	}
 }
 

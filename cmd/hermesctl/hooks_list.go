@@ -8,6 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/hermes-hooks/hermes/consent"
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/gateway"
 	"github.com/hermes-hooks/hermes/hookspec"
@@ -59,8 +60,8 @@ type listEntry struct {
 	Enabled     bool                  `json:"enabled"`
 	Status      string                `json:"status"`
 	Error       string                `json:"error,omitempty"`
-	Consent     string                `json:"consent,omitempty"` // shell hooks: approved / not approved / drifted: blocking / drifted: skipped
-	Drift       []string              `json:"drift,omitempty"`   // shell hooks: "mtime", "content"
+	Consent     string                `json:"consent,omitempty"` // shell hooks (a Python hook: only when it drifted): approved / not approved / drifted: blocking / drifted: skipped
+	Drift       []string              `json:"drift,omitempty"`   // shell and Python hooks: "mtime", "content"
 	Script      string                `json:"script,omitempty"`
 	Warnings    []string              `json:"warnings,omitempty"` // the load warnings about the hook (file:line: what)
 }
@@ -86,18 +87,37 @@ func (l *loaded) close(ctx context.Context) {
 	l.gw.Close(ctx)
 }
 
+// pythonDriftState shows on e that the files of an approved Python hook changed since its
+// approval (the default mode runs it), as a shell hook's entry shows its script's drift.
+func pythonDriftState(e *listEntry, st *consent.Status) {
+	if st == nil || !st.Approved || e.Status != "loaded" {
+		return
+	}
+	if st.MtimeDrift {
+		e.Drift = append(e.Drift, "mtime")
+	}
+	if st.ContentDrift {
+		e.Drift = append(e.Drift, "content")
+	}
+	if len(e.Drift) > 0 {
+		e.Consent = "approved"
+	}
+}
+
 func (l *loaded) entries() []listEntry {
 	var out []listEntry
 	for _, h := range l.gw.Hooks() {
 		perms := h.Permissions
 		out = append(out, listEntry{Source: hookspec.SourceGateway, Layer: h.Layer, Name: h.Name, Events: h.Events, Timeout: h.Timeout,
 			Permissions: &perms, Enabled: h.Enabled, Status: h.Status, Error: h.Error, Warnings: loadedWarnings(h.Status, dirWarnings(l.gw.Warnings(), h.Dir))})
+		pythonDriftState(&out[len(out)-1], h.Consent)
 	}
 	for _, p := range l.eng.Plugins() {
 		prio, perms := p.Priority, p.Permissions
 		out = append(out, listEntry{Source: hookspec.SourcePlugin, Layer: p.Layer, Name: p.Name, Events: p.Hooks, Priority: &prio,
 			Timeout: p.Timeout, Permissions: &perms, Enabled: p.Enabled, Status: p.Status, Error: p.Error,
 			Warnings: loadedWarnings(p.Status, dirWarnings(l.eng.Warnings(), p.Dir))})
+		pythonDriftState(&out[len(out)-1], p.Consent)
 	}
 	for _, s := range l.eng.ShellHooks() {
 		e := listEntry{Source: hookspec.SourceShell, Name: s.Command, Events: []string{s.Event}, Matcher: s.Matcher, Dialect: s.Dialect,

@@ -444,7 +444,7 @@ func (c *cli) fireForTest(ctx context.Context, event string, payload map[string]
 		defer eng.Close(ctx)
 		t := testRun{home: eng.Home(), report: eng.Fire(ctx, hookspec.HookNamed(event), payload), warnings: testWarnings(event, eng, nil)}
 		for _, p := range eng.Plugins() {
-			if p.Status == "error" {
+			if p.Status == "error" || p.Status == "unapproved" && slices.Contains(p.Hooks, event) {
 				t.notLoaded = append(t.notLoaded, "plugin "+p.Name+": "+p.Error)
 			}
 		}
@@ -465,11 +465,22 @@ func (c *cli) fireForTest(ctx context.Context, event string, payload map[string]
 	t := testRun{home: l.eng.Home(), report: engine.Report{Event: hookspec.HookNamed(event), Payload: payload, Hooks: hooks, Outcome: outcome},
 		warnings: testWarnings(event, l.eng, l.gw)}
 	for _, h := range l.gw.Hooks() {
-		if h.Status == "error" {
+		if h.Status == "error" || h.Status == "unapproved" && subscribed(h.Events, event) {
 			t.notLoaded = append(t.notLoaded, "gateway hook "+h.Name+": "+h.Error)
 		}
 	}
 	return t, exitOK
+}
+
+// subscribed reports whether a gateway hook on events ("agent:start", "command:*") handles
+// event.
+func subscribed(events []string, event string) bool {
+	for _, ev := range events {
+		if prefix, ok := strings.CutSuffix(ev, ":*"); ev == event || ok && strings.HasPrefix(event, prefix+":") {
+			return true
+		}
+	}
+	return false
 }
 
 // checkToolName refuses a payload whose tool_name is another agent's name for a tool of
