@@ -150,7 +150,7 @@ func TestPythonGatewayHookConsent(t *testing.T) {
 	}
 	defer e.Close(context.Background())
 	hooks, infos, _ = loadPyGateway(t, e)
-	if i := infos["log"]; len(hooks) != 0 || i.Status != "unapproved" || !i.Drifted {
+	if i := infos["log"]; len(hooks) != 0 || i.Status != "unapproved" || i.Consent == nil || !i.Consent.Drifted {
 		t.Fatalf("edited: %+v, want unapproved and drifted", i)
 	}
 	if _, err := os.Stat(marker); err == nil {

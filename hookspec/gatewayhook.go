@@ -1,5 +1,15 @@
 package hookspec
 
+// ConsentState is the consent of a hook that is not sandboxed (a Python hook): the
+// consent package's decision, as tools show it.
+type ConsentState struct {
+	Approved     bool   `json:"approved"`      // the decision after the mode: it runs
+	Drifted      bool   `json:"drifted"`       // its files changed since approval, and that counts
+	ContentDrift bool   `json:"content_drift"` // a file's content changed since approval
+	MtimeDrift   bool   `json:"mtime_drift"`   // a file's modification time changed since approval
+	Reason       string `json:"reason,omitempty"`
+}
+
 // GatewayHookInfo describes one directory under <home>/hooks, loaded or not: what the
 // engine read from its HOOK.yaml and whether its handler runs.
 type GatewayHookInfo struct {
@@ -20,9 +30,8 @@ type GatewayHookInfo struct {
 	// $PATH), PythonVersion the version it reported when the hook loaded.
 	Python        string `json:"python,omitempty"`
 	PythonVersion string `json:"python_version,omitempty"`
-	// ApprovedBy says how a Python hook was approved ("" when it is not: Status is
-	// "unapproved"), and Drifted that its .py files changed since; both unset for a Lua hook,
-	// which is sandboxed and needs no consent.
-	ApprovedBy string `json:"approved_by,omitempty"`
-	Drifted    bool   `json:"drifted,omitempty"`
+	// Consent and ApprovedBy are a Python hook's consent ("" when it is not approved:
+	// Status is "unapproved"); nil and "" for a Lua hook, which is sandboxed.
+	Consent    *ConsentState `json:"consent,omitempty"`
+	ApprovedBy string        `json:"approved_by,omitempty"`
 }

@@ -140,13 +140,13 @@ func luaChecks(ctx context.Context, l *loaded) (checks []*check, gatewayChecks, 
 	for _, p := range l.eng.Plugins() {
 		ch := &check{Source: hookspec.SourcePlugin, Name: p.Name, Events: p.Hooks, dir: p.Dir}
 		if p.Status == "unapproved" {
-			pythonUnapproved(ch, p.Error, p.Consent, slices.ContainsFunc(p.Hooks, hooknames.CanBlock))
+			pythonUnapproved(ch, p.Error, consentState(p.Consent), slices.ContainsFunc(p.Hooks, hooknames.CanBlock))
 		} else {
 			luaCheck(ch, p.Status, p.Error, p.Permissions)
 		}
 		if p.Runtime == engine.RuntimePython && p.Status != "disabled" {
 			python(ch, p.Python, "plugin.yaml")
-			pythonDrift(ch, p.Consent)
+			pythonDrift(ch, consentState(p.Consent))
 		}
 		if p.Status == "loaded" && len(p.Hooks) == 0 {
 			ch.problem("register(ctx) registered no hook")
@@ -189,7 +189,7 @@ func pythonCheck(ctx context.Context) func(ch *check, interpreter, manifest stri
 // shellApproved says it of a shell hook: not a hook that fails to load, but one waiting for
 // its approval. guards: it is a plugin whose files register points that can block (what a
 // plugin edited since its approval blocks in pinned mode).
-func pythonUnapproved(ch *check, errText string, st *consent.Status, guards bool) {
+func pythonUnapproved(ch *check, errText string, st *hookspec.ConsentState, guards bool) {
 	switch {
 	case st != nil && st.Drifted:
 		ch.problem("%s", st.Reason)
@@ -206,7 +206,7 @@ func pythonUnapproved(ch *check, errText string, st *consent.Status, guards bool
 // pythonDrift says on ch that the files of an approved Python hook changed since its
 // approval (the default mode runs it and reports the drift), as shellCheck says it of a
 // shell hook's script.
-func pythonDrift(ch *check, st *consent.Status) {
+func pythonDrift(ch *check, st *hookspec.ConsentState) {
 	if st != nil && st.Approved && (st.ContentDrift || st.MtimeDrift) && st.Reason != "" {
 		ch.problem("%s", st.Reason)
 	}
