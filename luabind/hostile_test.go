@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestNonFiniteReturnIsUnsupported: NaN and the infinities have no JSON form, so a hook that
@@ -48,11 +49,13 @@ func TestJSONDecodeOutOfRange(t *testing.T) {
 	}
 }
 
-// hostileCall loads a plugin whose one callback has body and calls it with kwargs.
+// hostileCall loads a plugin whose one callback has body and calls it with kwargs. The
+// timeout only stops a hang: under -race on a busy machine, building the 64 MiB strings the
+// limit tests build takes more than the default 5 s.
 func hostileCall(t *testing.T, body string, kwargs map[string]any) (any, error) {
 	t.Helper()
 	src := "function register(ctx)\n  ctx.register_hook('x', function(kw)\n" + body + "\n  end)\nend\n"
-	p, err := LoadPlugin(context.Background(), []byte(src), Options{File: "hostile/handler.lua"})
+	p, err := LoadPlugin(context.Background(), []byte(src), Options{File: "hostile/handler.lua", Timeout: time.Minute})
 	if err != nil {
 		t.Fatalf("LoadPlugin: %v", err)
 	}

@@ -16,6 +16,11 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	// Built with -race, every process sleeps a second before it exits (the race detector's
+	// atexit_sleep_ms), and the scripts start hermesctl hundreds of times. The commands they
+	// run (scripts copy GORACE; exec.Command inherits it) exit at once: races in what a
+	// command did are reported all the same. A GORACE of the caller's comes after and wins.
+	os.Setenv("GORACE", strings.TrimSpace("atexit_sleep_ms=0 "+os.Getenv("GORACE")))
 	testscript.Main(m, map[string]func(){
 		"hermesctl": main, // as installed: signals end the context
 	})

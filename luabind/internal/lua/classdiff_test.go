@@ -86,7 +86,7 @@ func TestDifferential(t *testing.T) {
 	n := *differentialN
 	if n <= 0 {
 		n = differentialDefault
-		if testing.Short() {
+		if testing.Short() || raceEnabled {
 			n = 100
 		}
 	}

@@ -158,7 +158,7 @@ func TestGeneratedProgramsDispatchAlike(t *testing.T) {
 	rng := rand.New(rand.NewPCG(32, 7))
 	opt := currentOptions()
 	n := 300
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		n = 60
 	}
 	for i := range n {

@@ -113,7 +113,11 @@ func tableText(tb *LTable) string {
 // SetStringField, from Go's), clears, replacements, reservations and traversals give the same table whether it starts small or with its maps.
 func TestSmallTablesLikeMaps(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 32))
-	for range 2000 {
+	n := 2000
+	if raceEnabled {
+		n = 500
+	}
+	for range n {
 		data := make([]byte, 2*(1+rng.IntN(40)))
 		for i := range data {
 			data[i] = byte(rng.IntN(256))
