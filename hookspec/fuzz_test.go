@@ -167,6 +167,8 @@ var fuzzSeeds = map[string][]string{
 		`[{"action":"modify","args":{"command":"ls"}},{"action":"approve"},{"action":"ask","message":"sure?"},{"action":"block"}]`,
 		`[{"action":"approve"},{"action":"ask","message":"sure?"}]`,
 		`[{"action":"modify","args":{"c":"1"}},{"action":"ask"}]`,
+		`[{"context":"0"},{"action":null,"context":"\t\n"},{"action":"block","context":"why"},{"context":"c","decision":"blok"}]`,
+		`[{"hookSpecificOutput":{"hookEventName":"PreToolUse","additionalContext":"a","permissionDecision":"defer"}},{"action":"allow","context":"b"}]`,
 		`[{"action":"modify","args":{"c":"1"}},{"decision":"approve"}]`,
 		`[{"action":"modify","args":{"c":"1"}},{"action":"modify","args":{"c":"2"}}]`,
 		`[{"action":"approve","args":{"c":"3"}},{"action":"modify","args":{"c":"4"}}]`,

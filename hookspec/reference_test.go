@@ -45,7 +45,7 @@ func refNormalise(event string, v any) Answer {
 	switch event {
 	case hooknames.PreToolCall:
 		if isTable {
-			return refTool(obj)
+			return refToolWithContext(obj)
 		}
 	case hooknames.PreLLMCall: // {action="block", message=...}; a non-blank string, or {context=<non-blank string>}
 		if isTable && obj["action"] == "block" { // the message is message, else reason, else the source's default
@@ -187,6 +187,49 @@ func refTool(obj map[string]any) Answer {
 	return Answer{}
 }
 
+// refToolWithContext reads a pre_tool_call answer: its decision (refTool) and its context
+// for the model (context, else Claude Code's additionalContext). A context rides beside any
+// decision; alone, or beside what decides nothing on purpose ({action="allow"}, Claude
+// Code's fields that decide nothing), it is the answer: a Context. Beside a mistake it is
+// not read, so the mistake is reported.
+func refToolWithContext(obj map[string]any) Answer {
+	a := refTool(obj)
+	c, ok := obj["context"].(string)
+	if !ok || refBlank(c) {
+		spec, _ := refTable(obj["hookSpecificOutput"])
+		c, _ = spec["additionalContext"].(string)
+	}
+	if refBlank(c) {
+		return a
+	}
+	if a.Kind == None {
+		for k, v := range obj {
+			spec, _ := refTable(v)
+			switch {
+			case k == "context", k == "systemMessage", k == "suppressOutput",
+				k == "continue" && v == true, (k == "action" || k == "decision") && v == "allow":
+			case k == "hookSpecificOutput" && refDecidesNothing(spec):
+			default:
+				return a
+			}
+		}
+		a.Kind = Context
+	}
+	a.Text = c
+	return a
+}
+
+// refDecidesNothing: Claude Code's hookSpecificOutput with only fields that decide
+// nothing (the event's name, the context, permissionDecision "defer").
+func refDecidesNothing(spec map[string]any) bool {
+	for k, v := range spec {
+		if k != "additionalContext" && k != "hookEventName" && (k != "permissionDecision" || v != "defer") {
+			return false
+		}
+	}
+	return true
+}
+
 // refMerge combines the answers of one call, in invocation order.
 func refMerge(event string, rs []Result) Decision {
 	d := Decision{By: -1}
@@ -217,8 +260,22 @@ func refMerge(event string, rs []Result) Decision {
 				}
 			}
 		}
+		// Every answer's context reaches the model, in order, a blank line between two;
+		// with no decision, the first hook that gave one is the Context's.
+		var texts []string
+		for i, r := range rs {
+			if r.Answer.Text != "" {
+				d.From, texts = append(d.From, i), append(texts, r.Answer.Text)
+			}
+		}
+		if len(texts) > 0 {
+			d.Text = strings.Join(texts, "\n\n")
+			if d.Kind == None {
+				d.Kind, d.By = Context, d.From[0]
+			}
+		}
 		switch d.Kind {
-		case None:
+		case None, Context:
 			return d
 		case Block: // "Blocked by plugin hook." / "Blocked by shell hook."
 			d.Message = rs[d.By].Answer.Message
@@ -331,7 +388,8 @@ func refMeansNothing(event string, v any) bool {
 		}
 		switch event {
 		case hooknames.PreToolCall:
-			return x["action"] == "allow" || x["decision"] == "allow"
+			c, ok := x["context"].(string)
+			return x["action"] == "allow" || x["decision"] == "allow" || ok && refBlank(c) && x["action"] == nil // as pre_llm_call's
 		case hooknames.PreLLMCall, hooknames.PreCompact:
 			c, ok := x["context"].(string)
 			return ok && refBlank(c) && x["action"] == nil
