@@ -197,7 +197,7 @@ func (e *Engine) logDecision(ctx context.Context, l *decisionlog.Logger, rep Rep
 	if !l.Reserve() { // full: dropped (and counted) before anything is built
 		return
 	}
-	en := decisionlog.Entry{Time: time.Now().UTC(), Event: rep.Event.String(), Caller: callerOf(ctx), Outcome: kindNames[rep.Decision.Kind],
+	en := decisionlog.Entry{Time: time.Now().UTC(), Event: rep.Event.String(), Caller: callerOf(ctx), Outcome: kindName(rep.Decision.Kind),
 		Hooks: make([]decisionlog.Run, len(rep.Hooks))}
 	for i, h := range rep.Hooks {
 		en.Hooks[i] = decisionlog.Run{Hook: h.Name, Source: h.Source, Status: h.Status.String()}
@@ -223,14 +223,6 @@ func (e *Engine) logDecision(ctx context.Context, l *decisionlog.Logger, rep Rep
 		en.Result = res
 	}
 	l.Log(en)
-}
-
-// kindNames name the outcomes of the decision log.
-var kindNames = map[hookspec.Kind]string{
-	hookspec.None: "none", hookspec.Block: "block", hookspec.Context: "context", hookspec.Replace: "replace",
-	hookspec.Allow: "allow", hookspec.Skip: "skip", hookspec.Rewrite: "rewrite", hookspec.Modify: "modify",
-	hookspec.Approve: "approve", hookspec.Ask: "ask", hookspec.Continue: "continue", hookspec.Deny: "deny",
-	hookspec.Respond: "respond",
 }
 
 // closeDecisionLog sends what the decision log holds until ctx is done.

@@ -28,7 +28,7 @@ const (
 	AttrTurnID         = attribute.Key("hermes.turn.id")          // the turn_id of the call, when the host gives one
 	AttrHooks          = attribute.Key("hermes.hooks")            // how many hooks a firing ran
 	AttrHooksFailed    = attribute.Key("hermes.hooks.failed")     // how many of them failed
-	AttrDecision       = attribute.Key("hermes.decision")         // what the hooks decided together: none, block, ask, approve, modify, context, replace, allow, skip, rewrite
+	AttrDecision       = attribute.Key("hermes.decision")         // what the hooks decided together: none, block, ask, approve, modify, context, replace, allow, skip, rewrite, continue, deny, respond
 	AttrDecisionHook   = attribute.Key("hermes.decision.hook")    // the hook whose answer decided
 	AttrDecisionSource = attribute.Key("hermes.decision.source")  // its source
 	AttrDecisionReason = attribute.Key("hermes.decision.reason")  // why: a block's message, a question, a skip's reason
@@ -236,6 +236,12 @@ func kindName(k hookspec.Kind) string {
 		return "approve"
 	case hookspec.Ask:
 		return "ask"
+	case hookspec.Continue:
+		return "continue"
+	case hookspec.Deny:
+		return "deny"
+	case hookspec.Respond:
+		return "respond"
 	}
 	return "kind" + strconv.Itoa(int(k))
 }

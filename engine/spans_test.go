@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"testing"
 
@@ -186,5 +187,20 @@ func TestAuditLineInFiringSpan(t *testing.T) {
 	}
 	if got := h.spans["hook decision"]; fire == "" || got != fire {
 		t.Errorf("audit line logged under span %q, want the firing's %q", got, fire)
+	}
+}
+
+// Every kind of decision has its name in spans and the decision log, none a placeholder.
+func TestEveryKindHasAName(t *testing.T) {
+	seen := map[string]hookspec.Kind{}
+	for k := hookspec.None; k <= hookspec.Respond; k++ {
+		n := kindName(k)
+		if strings.HasPrefix(n, "kind") {
+			t.Errorf("kind %d has no name: %q", k, n)
+		}
+		if prev, dup := seen[n]; dup {
+			t.Errorf("kinds %d and %d are both %q", prev, k, n)
+		}
+		seen[n] = k
 	}
 }
