@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/hermes-hooks/hermes/hookspec"
 )
 
 // Mode is the consent mode, hooks_consent in config.yaml.
@@ -39,6 +41,14 @@ func ParseMode(v any) (Mode, error) {
 		}
 	}
 	return ModePinned, fmt.Errorf("%w %#v: want %q or %q; using %q", ErrInvalidMode, v, ModeCommand, ModePinned, ModePinned)
+}
+
+// State is s as hooks' descriptions carry it (hookspec.GatewayHookInfo, tools); nil for nil.
+func (s *Status) State() *hookspec.ConsentState {
+	if s == nil {
+		return nil
+	}
+	return &hookspec.ConsentState{Approved: s.Approved, Drifted: s.Drifted, ContentDrift: s.ContentDrift, MtimeDrift: s.MtimeDrift, Reason: s.Reason}
 }
 
 // Status is the consent state of one (event, command) pair, for registration, `hooks list`

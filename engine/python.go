@@ -345,8 +345,7 @@ func (e *Engine) loadPythonGatewayHook(ctx context.Context, d *dirFiles, l plugi
 		return fail(hookspec.Warning{File: d.pyEntry, Msg: "python gateway hook not loaded: " + why})
 	}
 	st, how, check := e.pythonConsent(ctx, l, d)
-	info.ApprovedBy, info.Consent = how, &hookspec.ConsentState{Approved: st.Approved, Drifted: st.Drifted,
-		ContentDrift: st.ContentDrift, MtimeDrift: st.MtimeDrift, Reason: st.Reason}
+	info.ApprovedBy, info.Consent = how, st.State()
 	if how == "" {
 		info.Status, info.Error = "unapproved", strings.TrimSpace(st.Reason)
 		if !strings.HasPrefix(info.Error, "not approved") {

@@ -140,13 +140,13 @@ func luaChecks(ctx context.Context, l *loaded) (checks []*check, gatewayChecks, 
 	for _, p := range l.eng.Plugins() {
 		ch := &check{Source: hookspec.SourcePlugin, Name: p.Name, Events: p.Hooks, dir: p.Dir}
 		if p.Status == "unapproved" {
-			pythonUnapproved(ch, p.Error, consentState(p.Consent), slices.ContainsFunc(p.Hooks, hooknames.CanBlock))
+			pythonUnapproved(ch, p.Error, p.Consent.State(), slices.ContainsFunc(p.Hooks, hooknames.CanBlock))
 		} else {
 			luaCheck(ch, p.Status, p.Error, p.Permissions)
 		}
 		if p.Runtime == engine.RuntimePython && p.Status != "disabled" {
 			python(ch, p.Python, "plugin.yaml")
-			pythonDrift(ch, consentState(p.Consent))
+			pythonDrift(ch, p.Consent.State())
 		}
 		if p.Status == "loaded" && len(p.Hooks) == 0 {
 			ch.problem("register(ctx) registered no hook")

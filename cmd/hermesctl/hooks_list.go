@@ -8,7 +8,6 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/hermes-hooks/hermes/consent"
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/gateway"
 	"github.com/hermes-hooks/hermes/hookspec"
@@ -89,14 +88,6 @@ func (l *loaded) close(ctx context.Context) {
 
 // pythonDriftState shows on e that the files of an approved Python hook changed since its
 // approval (the default mode runs it), as a shell hook's entry shows its script's drift.
-// consentState is a plugin's consent as tools show it (nil for nil).
-func consentState(st *consent.Status) *hookspec.ConsentState {
-	if st == nil {
-		return nil
-	}
-	return &hookspec.ConsentState{Approved: st.Approved, Drifted: st.Drifted, ContentDrift: st.ContentDrift, MtimeDrift: st.MtimeDrift, Reason: st.Reason}
-}
-
 func pythonDriftState(e *listEntry, st *hookspec.ConsentState) {
 	if st == nil || !st.Approved || e.Status != "loaded" {
 		return
@@ -125,7 +116,7 @@ func (l *loaded) entries() []listEntry {
 		out = append(out, listEntry{Source: hookspec.SourcePlugin, Layer: p.Layer, Name: p.Name, Events: p.Hooks, Priority: &prio,
 			Timeout: p.Timeout, Permissions: &perms, Enabled: p.Enabled, Status: p.Status, Error: p.Error,
 			Warnings: loadedWarnings(p.Status, dirWarnings(l.eng.Warnings(), p.Dir))})
-		pythonDriftState(&out[len(out)-1], consentState(p.Consent))
+		pythonDriftState(&out[len(out)-1], p.Consent.State())
 	}
 	for _, s := range l.eng.ShellHooks() {
 		e := listEntry{Source: hookspec.SourceShell, Name: s.Command, Events: []string{s.Event}, Matcher: s.Matcher, Dialect: s.Dialect,
