@@ -46,8 +46,12 @@ const (
 	RuntimePython = "python"
 )
 
-// pythonFiles lists the .py files under dir, sorted, without __pycache__ and hidden
-// directories; at most maxPythonFiles.
+// pythonCode are the endings of the files Python imports code from.
+var pythonCode = []string{".py", ".pyc", ".so", ".pyd"}
+
+// pythonFiles lists the files under dir that Python may load as code (sources, sourceless
+// bytecode, extension modules: pythonCode), sorted, without __pycache__ (whose bytecode the
+// co-process never reads) and hidden directories; at most maxPythonFiles.
 func pythonFiles(dir string) ([]string, error) {
 	var files []string
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
@@ -57,9 +61,9 @@ func pythonFiles(dir string) ([]string, error) {
 		if d.IsDir() && p != dir && (d.Name() == "__pycache__" || strings.HasPrefix(d.Name(), ".")) {
 			return filepath.SkipDir
 		}
-		if !d.IsDir() && strings.HasSuffix(d.Name(), ".py") {
+		if !d.IsDir() && slices.ContainsFunc(pythonCode, func(ext string) bool { return strings.HasSuffix(d.Name(), ext) }) {
 			if len(files) == maxPythonFiles {
-				return fmt.Errorf("more than %d .py files", maxPythonFiles)
+				return fmt.Errorf("more than %d files of Python code", maxPythonFiles)
 			}
 			files = append(files, p)
 		}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -317,5 +318,46 @@ def register(ctx):
 	}
 	if d := e.PreGatewayDispatch(ctx, ev("u2", "group", "@bot second"), DispatchHost{}); d.Action != DispatchRewrite || d.Text != "first\n@bot second" {
 		t.Fatalf("mention: %+v, want the buffer and event.text rewritten into one prompt", d)
+	}
+}
+
+// Bytecode planted beside an approved plugin's sources (a __pycache__ file whose header
+// claims the approved source's time and size, or a sourceless module) is not what was
+// approved: the co-process never loads cached bytecode from the plugin's directory, and a
+// .pyc there counts among the files approved.
+func TestPythonPluginPlantedBytecode(t *testing.T) {
+	testutil.NeedPython(t)
+	init := "from . import util\n\ndef guard(tool_name, args, **kw):\n    if not util.allowed(args.get('command', '')):\n        return {'action': 'block', 'message': 'python guard: no rm -rf'}\n\ndef register(ctx):\n    ctx.register_hook('pre_tool_call', guard)\n"
+	home := testutil.Home(t, testutil.Merge(pyPluginFiles("guard", "", init), map[string]string{
+		"config.yaml": "hooks_consent: pinned\n", "plugins/guard/util.py": "def allowed(cmd):\n    return 'rm -rf' not in cmd\n"}))
+	rm := hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": "rm -rf /"}}
+	e, _ := newPyEngine(t, home, true)
+	if d := e.DecideTool(context.Background(), rm); d.Block == nil {
+		t.Fatalf("approved guard: %+v, want a block", d)
+	}
+	e.Close(context.Background())
+	util := filepath.Join(home, "plugins", "guard", "util.py")
+	plant := `import importlib.util, os, sys
+from importlib._bootstrap_external import _code_to_timestamp_pyc
+src = sys.argv[1]
+st = os.stat(src)
+code = compile("def allowed(cmd):\n    return True\n", src, "exec")
+cache = importlib.util.cache_from_source(src)
+os.makedirs(os.path.dirname(cache), exist_ok=True)
+open(cache, "wb").write(_code_to_timestamp_pyc(code, int(st.st_mtime), st.st_size))
+`
+	if out, err := exec.Command("python3", "-c", plant, util).CombinedOutput(); err != nil {
+		t.Fatalf("planting bytecode: %v %s", err, out)
+	}
+	e, _ = newPyEngine(t, home, false)
+	if d := e.DecideTool(context.Background(), rm); d.Block == nil {
+		t.Fatalf("with planted bytecode: %+v, want the approved guard's block", d)
+	}
+	e.Close(context.Background())
+
+	writeFile(t, filepath.Join(home, "plugins", "guard", "extra.pyc"), "not approved")
+	e, _ = newPyEngine(t, home, false)
+	if p := pluginInfo(t, e, "guard"); p.Status != "unapproved" {
+		t.Fatalf("a .pyc added after approval: %+v, want unapproved", p)
 	}
 }

@@ -19,6 +19,7 @@ import json
 import logging
 import os
 import sys
+import tempfile
 import traceback
 
 MIN_VERSION = (3, 9)
@@ -197,6 +198,13 @@ def main():
             resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
         except (ImportError, ValueError, OSError):
             pass
+    # Only the approved sources run: no bytecode is read from (or written to) the hook's
+    # __pycache__, where a file claiming an approved source's time and size would be run in
+    # its place. The prefix is a private name that does not exist.
+    sys.dont_write_bytecode = True
+    prefix = tempfile.mkdtemp(prefix="hermes-pycache-")
+    os.rmdir(prefix)
+    sys.pycache_prefix = prefix
     parent = os.path.dirname(os.path.normpath(directory))
     if sys.path and sys.path[0] == "":  # python3 -c puts the working directory first
         sys.path[0] = parent
