@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -218,5 +219,39 @@ func TestPythonErrorInPackageModule(t *testing.T) {
 	var pe *PythonError
 	if !errors.As(err, &pe) || pe.Where != filepath.Join(dir, "checks.py")+":2" || !strings.HasPrefix(pe.Msg, "SyntaxError") {
 		t.Fatalf("got %v, want a SyntaxError at checks.py:2", err)
+	}
+}
+
+// A module in the working directory (the project an agent works in) or in a sibling
+// directory of the hook (another, unapproved plugin) does not take the place of the one a
+// hook imports: the standard library and the installed packages come first, and the working
+// directory is not searched.
+func TestPythonImportsAreNotShadowed(t *testing.T) {
+	marker := filepath.Join(t.TempDir(), "shadowed")
+	shadow := "open(" + strconv.Quote(marker) + ", 'w').write('ran')\n"
+	cwd := t.TempDir()
+	testutil.WriteFiles(t, cwd, map[string]string{"colorsys.py": shadow, "hermes_cwd_only.py": shadow})
+	t.Chdir(cwd)
+	hooks, _ := pythonPlugin(t, `import colorsys, importlib
+
+def probe(**kw):
+    try:
+        importlib.import_module("hermes_cwd_only")
+        cwd = "imported"
+    except ImportError:
+        cwd = "not found"
+    return {"context": "%s %s" % (hasattr(colorsys, "rgb_to_hsv"), cwd)}
+
+def register(ctx):
+    ctx.register_hook("pre_llm_call", probe)
+`, func(s *PythonSpec) {
+		testutil.WriteFiles(t, filepath.Dir(s.Dir), map[string]string{"colorsys/__init__.py": shadow})
+	})
+	res := hooks[0].Run(context.Background(), map[string]any{"session_id": "s", "user_message": "hi"}, RunOptions{})
+	if res.Status != hookspec.StatusOK || res.Answer.Text != "True not found" {
+		t.Fatalf("got %+v, want the standard library's colorsys and no module from the working directory", res)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("a shadowing module ran")
 	}
 }

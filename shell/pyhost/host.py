@@ -205,11 +205,12 @@ def main():
     prefix = tempfile.mkdtemp(prefix="hermes-pycache-")
     os.rmdir(prefix)
     sys.pycache_prefix = prefix
+    # The hook's own directory's parent is searched last (its package imports itself by
+    # name), after the standard library and the installed packages, so a sibling directory
+    # cannot take a module's place; the working directory, which python3 -c puts first, is
+    # not searched at all (it is the project an agent works in, not the hook's).
     parent = os.path.dirname(os.path.normpath(directory))
-    if sys.path and sys.path[0] == "":  # python3 -c puts the working directory first
-        sys.path[0] = parent
-    else:
-        sys.path.insert(0, parent)
+    sys.path[:] = [p for p in sys.path if p not in ("", os.getcwd())] + [parent]
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
     if describing:
         out.write(to_json(describe(mode, directory)) + "\n")
