@@ -100,7 +100,7 @@ func (a *turnArgs) FillLua(w luabind.TableWriter) {
 	w.String("session_id", a.turn.SessionID)
 	w.String("user_message", a.turn.UserMessage)
 	if history := a.turn.ConversationHistory; len(history) > 0 {
-		w.List("conversation_history", history) // not even boxed for a callback that never reads it
+		w.Messages("conversation_history", history) // not even boxed for a callback that never reads it
 	} else {
 		w.Value("conversation_history", emptyList)
 	}

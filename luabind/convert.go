@@ -56,10 +56,16 @@ func (w TableWriter) Value(k string, v any) {
 	w.t.SetStringField(k, toLua(w.l, v))
 }
 
-// List sets field k to the list v (a slice), converted like any other Go value; it spares
-// converting the list when the callback never looks the field up (a refilled table's
+// List sets field k to the list v, converted like any other Go value; it spares boxing
+// and converting the list when the callback never looks the field up (a refilled table's
 // unread field).
-func (w TableWriter) List(k string, v any) {
+func (w TableWriter) List(k string, v []any) { setList(w, k, v) }
+
+// Messages is List for a conversation: each message a table of its API's keys.
+func (w TableWriter) Messages(k string, v []hookspec.Message) { setList(w, k, v) }
+
+// setList is List for a slice of any type: v is boxed only when it is converted.
+func setList[S any](w TableWriter, k string, v S) {
 	if w.kw != nil {
 		if i, ok := w.kw.index(k); ok {
 			if w.kw.unreadAt(i, k) {
@@ -125,11 +131,11 @@ func toLua(L *lua.LState, v any) lua.LValue {
 		}
 		return t
 	case hookspec.Message:
-		return toLua(L, x.Table())
+		return messageToLua(L, x)
 	case []hookspec.Message:
 		t := L.CreateTable(len(x), 0)
 		for i, m := range x {
-			t.RawSetInt(i+1, toLua(L, m.Table()))
+			t.RawSetInt(i+1, messageToLua(L, m))
 		}
 		return t
 	case []string:
@@ -154,6 +160,34 @@ func toLua(L *lua.LState, v any) lua.LValue {
 		return lua.LString(x.Error())
 	}
 	return reflectToLua(L, reflect.ValueOf(v))
+}
+
+// messageToLua is toLua(L, m.Table()) without the map in between: a history of a thousand
+// messages read by a hook is a thousand tables, not a thousand maps and their tables.
+func messageToLua(L *lua.LState, m hookspec.Message) lua.LValue {
+	t := newKeyedTable(L, len(m.Extra)+4)
+	for k, v := range m.Extra {
+		t.RawSetString(k, toLua(L, v))
+	}
+	t.RawSetString("role", L.StringValue(m.Role))
+	if _, blocks := m.Extra["content"]; m.Content != "" || !blocks {
+		t.RawSetString("content", L.StringValue(m.Content))
+	}
+	if len(m.ToolCalls) > 0 {
+		calls := L.CreateTable(len(m.ToolCalls), 0)
+		for i, c := range m.ToolCalls {
+			calls.RawSetInt(i+1, toLua(L, c.Table()))
+		}
+		t.RawSetString("tool_calls", calls)
+	} else if _, stale := m.Extra["tool_calls"]; stale {
+		t.RawSetString("tool_calls", lua.LNil)
+	}
+	if m.ToolCallID != "" {
+		t.RawSetString("tool_call_id", L.StringValue(m.ToolCallID))
+	} else if _, stale := m.Extra["tool_call_id"]; stale {
+		t.RawSetString("tool_call_id", lua.LNil)
+	}
+	return t
 }
 
 func reflectToLua(L *lua.LState, rv reflect.Value) lua.LValue {
