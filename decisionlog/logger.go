@@ -1,6 +1,7 @@
 package decisionlog
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"context"
@@ -358,4 +359,25 @@ func encode(batch []Entry) ([]byte, int) {
 	}
 	zw.Close()
 	return buf.Bytes(), n
+}
+
+// ReadBatch reads one batch as a Logger sends it (the body of its POST: gzip'd NDJSON, an
+// Entry a line), for a receiver written in Go. A body that is not gzip, or a line that is
+// not an entry, is an error naming the line.
+func ReadBatch(body io.Reader) ([]Entry, error) {
+	zr, err := gzip.NewReader(body)
+	if err != nil {
+		return nil, fmt.Errorf("a decision-log batch is gzip'd NDJSON: %w", err)
+	}
+	var out []Entry
+	sc := bufio.NewScanner(zr)
+	sc.Buffer(nil, 64<<20)
+	for n := 1; sc.Scan(); n++ {
+		var e Entry
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			return out, fmt.Errorf("line %d of the batch is not an entry: %w", n, err)
+		}
+		out = append(out, e)
+	}
+	return out, sc.Err()
 }

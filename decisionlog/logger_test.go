@@ -1,12 +1,12 @@
 package decisionlog
 
 import (
-	"bufio"
+	"bytes"
 	"compress/gzip"
 	"context"
-	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -25,20 +25,11 @@ type receiver struct {
 func newReceiver(t *testing.T) (*receiver, *httptest.Server) {
 	r := &receiver{batches: make(chan int, 100)}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		zr, err := gzip.NewReader(req.Body)
+		got, err := ReadBatch(req.Body)
 		if err != nil {
-			t.Errorf("the body is not gzip: %v", err)
+			t.Error(err)
 			w.WriteHeader(400)
 			return
-		}
-		sc := bufio.NewScanner(zr)
-		var got []Entry
-		for sc.Scan() {
-			var e Entry
-			if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-				t.Errorf("a line is not an entry: %v: %s", err, sc.Text())
-			}
-			got = append(got, e)
 		}
 		r.mu.Lock()
 		r.entries = append(r.entries, got...)
@@ -249,5 +240,25 @@ func TestCloseGivesUpOnADownEndpoint(t *testing.T) {
 	defer mu.Unlock()
 	if s := l.Stats(); s.Failed != 10 || attempts > 2 {
 		t.Errorf("stats = %+v after %d attempts; want 10 failed after one or two", s, attempts)
+	}
+}
+
+// ReadBatch reads what a Logger sends back into its entries, and names what it cannot read.
+func TestReadBatch(t *testing.T) {
+	sent := []Entry{{Event: "pre_tool_call", Outcome: "block", Hook: "guard"}, {Event: "pre_llm_call", Outcome: "none"}}
+	body, n := encode(sent)
+	got, err := ReadBatch(bytes.NewReader(body))
+	if err != nil || n != 2 || len(got) != 2 || got[0].Hook != "guard" || got[1].Event != "pre_llm_call" {
+		t.Fatalf("ReadBatch = %+v, %v", got, err)
+	}
+	if _, err := ReadBatch(strings.NewReader(`{"event":"x"}`)); err == nil || !strings.Contains(err.Error(), "gzip'd NDJSON") {
+		t.Errorf("a body that is not gzip: %v", err)
+	}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte("{\"event\":\"x\"}\nnot json\n"))
+	zw.Close()
+	if _, err := ReadBatch(&gz); err == nil || !strings.Contains(err.Error(), "line 2") {
+		t.Errorf("a line that is not an entry: %v", err)
 	}
 }

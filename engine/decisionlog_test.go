@@ -1,11 +1,10 @@
 package engine
 
 import (
-	"bufio"
 	"bytes"
 	"compress/gzip"
 	"context"
-	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -45,25 +44,19 @@ type collector struct {
 }
 
 func (c *collector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	zr, err := gzip.NewReader(r.Body)
+	sent, _ := io.ReadAll(r.Body)
+	entries, err := decisionlog.ReadBatch(bytes.NewReader(sent))
 	if err != nil || r.Header.Get("Content-Encoding") != "gzip" {
-		http.Error(w, "want gzip", 400)
+		http.Error(w, fmt.Sprintf("want gzip'd NDJSON entries: %v", err), 400)
 		return
 	}
-	body, _ := io.ReadAll(zr)
+	zr, _ := gzip.NewReader(bytes.NewReader(sent))
+	body, _ := io.ReadAll(zr) // every byte that arrived, for what must not be in it
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.raw.Write(body)
 	c.auth = append(c.auth, r.Header.Get("Authorization"))
-	sc := bufio.NewScanner(bytes.NewReader(body))
-	for sc.Scan() {
-		var e decisionlog.Entry
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			http.Error(w, err.Error(), 400)
-			return
-		}
-		c.entries = append(c.entries, e)
-	}
+	c.entries = append(c.entries, entries...)
 }
 
 // managedHome is a managed home whose config.yaml is cfg.

@@ -1,10 +1,7 @@
 package server
 
 import (
-	"bufio"
-	"compress/gzip"
 	"context"
-	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -20,19 +17,13 @@ func TestDecisionLogNamesTheCaller(t *testing.T) {
 	var mu sync.Mutex
 	var got []decisionlog.Entry
 	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		zr, err := gzip.NewReader(r.Body)
+		entries, err := decisionlog.ReadBatch(r.Body)
 		if err != nil {
 			t.Error(err)
-			return
 		}
-		sc := bufio.NewScanner(zr)
-		for sc.Scan() {
-			var e decisionlog.Entry
-			json.Unmarshal(sc.Bytes(), &e)
-			mu.Lock()
-			got = append(got, e)
-			mu.Unlock()
-		}
+		mu.Lock()
+		got = append(got, entries...)
+		mu.Unlock()
 	}))
 	defer recv.Close()
 	eng, err := engine.New(context.Background(), engine.Options{Home: testHome(t, nil), DecisionLog: &decisionlog.Options{URL: recv.URL}})
