@@ -12,7 +12,7 @@ var luabindSurface = []string{
 	"Kind", "Kind.String", "KindBusy", "KindCanceled", "KindConvert", "KindLimit", "KindLoad", "KindRuntime",
 	"KindSyntax", "KindTimeout", "LoadHandler", "LoadPlugin", "Next", "Options", "Plugin", "Plugin.CallInto",
 	"Plugin.CallTimed", "Plugin.CallWrap", "Plugin.Close", "Plugin.Interrupt", "Plugin.MaxStates",
-	"Plugin.Registrations", "Plugin.Wraps", "Registration", "Table", "TableWriter", "TableWriter.List",
+	"Plugin.Registrations", "Plugin.Wraps", "Registration", "Table", "TableWriter", "TableWriter.List", "TableWriter.Messages",
 	"TableWriter.String", "TableWriter.Value", "Timing",
 }
 
