@@ -157,6 +157,9 @@ func readBundle(dir string, p *Policy) (*activeBundle, error) {
 	if err := bundleWithinPolicy(cfg, p); err != nil {
 		return nil, err
 	}
+	if err := bundlePythonWithinPolicy(dir, p); err != nil {
+		return nil, err
+	}
 	if cfg.hooks != nil {
 		expandBundleDir(cfg.hooks, dir)
 	}
@@ -177,6 +180,30 @@ func bundleWithinPolicy(cfg *config, p *Policy) error {
 	for _, h := range hooks {
 		if why := q.refuses(h.Type, h.Command); why != "" {
 			return fmt.Errorf("%s:%d: %s hook %q: %s", cfg.file, h.Line, h.Event, h.Command, why)
+		}
+	}
+	return nil
+}
+
+// bundlePythonWithinPolicy refuses a bundle holding a Python plugin or gateway hook (code
+// that is not sandboxed, run as python3 <directory>) that the policy's allowed_commands do
+// not admit, as written: "python3 ${HERMES_BUNDLE_DIR}/plugins/<name>" (and hooks/<name>),
+// as a Python hook of the user's home is held to the policy.
+func bundlePythonWithinPolicy(dir string, p *Policy) error {
+	if p == nil || p.File == "" {
+		return nil
+	}
+	q := *p
+	q.ManagedHooksOnly = false
+	for sub, entry := range map[string]string{"plugins": pythonEntryPlugin, "hooks": pythonEntryGateway} {
+		entries, _ := os.ReadDir(filepath.Join(dir, sub))
+		for _, ent := range entries {
+			if _, err := os.Stat(filepath.Join(dir, sub, ent.Name(), entry)); err != nil {
+				continue
+			}
+			if why := q.refuses("", pythonCommand(bundleDirVar+"/"+sub+"/"+ent.Name())); why != "" {
+				return fmt.Errorf("%s: the Python hook %s/%s: %s", filepath.Join(dir, sub, ent.Name(), entry), sub, ent.Name(), why)
+			}
 		}
 	}
 	return nil

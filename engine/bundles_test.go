@@ -140,6 +140,9 @@ func TestBundleRefusals(t *testing.T) {
 	maps.Copy(gatewayClash, gatewayHookFiles("audit", "audit", "agent:start", `return "bundle"`))
 	ownPolicy := guardBundle("rm -rf")
 	ownPolicy["config.yaml"] += "policy: {allowed_commands: [\"*\"]}\n"
+	python := guardBundle("rm -rf")
+	python["plugins/py/plugin.yaml"] = "name: py\n"
+	python["plugins/py/__init__.py"] = "def register(ctx):\n    pass\n"
 	clash := guardBundle("rm -rf")
 	clash["plugins/guard/plugin.yaml"] = "name: local\n"
 
@@ -152,6 +155,7 @@ func TestBundleRefusals(t *testing.T) {
 		{"older revision", "older than the active revision 2", func() { f.Publish(guardBundle("rm -fr"), 1, "release") }},
 		{"same revision, other content", "has other content", func() { f.Publish(guardBundle("rm -fr"), 2, "release") }},
 		{"widening the policy", "matches no pattern of allowed_commands", func() { f.Publish(widening, 3, "release") }},
+		{"a Python plugin outside the policy", "the Python hook plugins/py: refused by the managed policy", func() { f.Publish(python, 3, "release") }},
 		{"a broken plugin", "failed to load", func() { f.Publish(broken, 3, "release") }},
 		{"a broken gateway hook", "the gateway hook in ", func() { f.Publish(brokenGateway, 3, "release") }},
 		{"a gateway hook name of the managed home's", "is the name of the managed home's gateway hook", func() {
