@@ -59,7 +59,11 @@ func TestDecideToolAsks(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			e := engineWith(t, home, Options{Approve: tt.approve, ApproveTimeout: 20 * time.Millisecond})
+			timeout := time.Minute // an answer given at once never races the bound on a busy machine
+			if strings.Contains(tt.blocked, "20ms") {
+				timeout = 20 * time.Millisecond
+			}
+			e := engineWith(t, home, Options{Approve: tt.approve, ApproveTimeout: timeout})
 			d := e.DecideTool(context.Background(), call)
 			if d.Approved != tt.approved || (d.Block == nil) != (tt.blocked == "") {
 				t.Fatalf("decision %+v, want approved %v, blocked %q", d, tt.approved, tt.blocked)

@@ -102,6 +102,18 @@ type Options struct {
 	// serve --bundle). New fails when the managed config has bundles: too (one feed).
 	Bundles *BundleFeed
 
+	// Fires, when not nil, lists the only hooks the host fires on this engine (hermesctl
+	// hook sets the one point an agent's call fires), so that a process per call loads only
+	// what it needs: a plugin of the user's home that registered none of them when it last
+	// loaded from the same files, under the same build and host functions, is not loaded
+	// (its PluginInfo has Status "skipped" and the hooks it registered). Which hooks each
+	// plugin registered is kept in <home>/state/plugin-hooks.json by such engines. A plugin
+	// whose loading read anything besides its files (the store, the clock, the environment,
+	// a file, a host function, http, exec; see luabind's Plugin.Pure), a Python plugin and
+	// the managed layer's plugins always load. Firing another hook on the engine runs
+	// without the skipped plugins. nil: every plugin loads, and nothing is kept.
+	Fires []hookspec.Hook
+
 	bundleDir string // a bundle tried before it is activated (PullBundle), in place of the active one
 }
 

@@ -228,7 +228,16 @@ func (e *Engine) loadUserPlugins(ctx context.Context, cfg *config, prev *hookSet
 		for _, m := range managed {
 			l.reserved[m.Name] = m.Dir
 		}
-		return e.loadPlugins(ctx, l, prev)
+		if !e.opts.DryRun { // a dry run leaves nothing in the home
+			l.regs = newRegCache(e.home, e.opts.Fires, e.opts.HostFuncs)
+		}
+		loaded, infos, warns, err := e.loadPlugins(ctx, l, prev)
+		if err == nil && l.regs != nil {
+			if err := l.regs.save(); err != nil {
+				e.logger.Debug("the plugins' registrations could not be kept for the next load", "error", err)
+			}
+		}
+		return loaded, infos, warns, err
 	}
 	_, w := refusedDir(e.home, "plugins", "plugins", p)
 	return nil, nil, w, nil

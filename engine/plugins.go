@@ -127,6 +127,7 @@ type pluginLayer struct {
 	consent     *shellLoad        // decides the consent of Python plugins; nil: none needed (the managed layer)
 	policy      *Policy           // the managed policy, which may refuse Python plugins of the user's home
 	bundle      bool              // the managed layer's bundle, whose reserved names are the managed home's plugins
+	regs        *regCache         // the registration cache (regcache.go) of a load that fires only some hooks; nil: every plugin loads
 }
 
 // loadPlugins discovers <home>/plugins/* of layer l, loads the enabled ones, and returns
@@ -188,7 +189,7 @@ func disabledPlugin(disabled []string, info *PluginInfo) bool {
 // a managed plugin has.
 func (e *Engine) loadPlugin(ctx context.Context, d *dirFiles, l pluginLayer, owner string) (*plugin, *PluginInfo, []hookspec.Warning) {
 	info := newPluginInfo(d.dir, l.layer)
-	mfile, hfile, src, herr := d.manifest, d.handler, d.src, d.herr
+	mfile := d.manifest
 	fail := func(w hookspec.Warning) (*plugin, *PluginInfo, []hookspec.Warning) {
 		info.Status, info.Error = "error", w.String()
 		return nil, info, []hookspec.Warning{w}
@@ -218,6 +219,17 @@ func (e *Engine) loadPlugin(ctx context.Context, d *dirFiles, l pluginLayer, own
 	if d.pyEntry != "" {
 		return e.loadPythonPlugin(ctx, d, l, info, warns)
 	}
+	return e.loadLuaPlugin(ctx, d, l, info, warns)
+}
+
+// loadLuaPlugin loads the handler.lua of a plugin whose manifest info was read, or skips it
+// when the registration cache knows it serves none of the hooks the engine fires.
+func (e *Engine) loadLuaPlugin(ctx context.Context, d *dirFiles, l pluginLayer, info *PluginInfo, warns []hookspec.Warning) (*plugin, *PluginInfo, []hookspec.Warning) {
+	mfile, hfile, src, herr := d.manifest, d.handler, d.src, d.herr
+	fail := func(w hookspec.Warning) (*plugin, *PluginInfo, []hookspec.Warning) {
+		info.Status, info.Error = "error", w.String()
+		return nil, info, []hookspec.Warning{w}
+	}
 	if herr != nil {
 		msg := herr.Error()
 		if errors.Is(herr, fs.ErrNotExist) {
@@ -225,6 +237,14 @@ func (e *Engine) loadPlugin(ctx context.Context, d *dirFiles, l pluginLayer, own
 		}
 		info.Status, info.Error = "error", hookspec.Warning{File: hfile, Msg: msg}.String()
 		return nil, info, append(warns, hookspec.Warning{File: hfile, Msg: msg})
+	}
+	var regKey string
+	if l.regs != nil {
+		regKey = l.regs.key(d, l)
+		if hooks, ok := l.regs.skip(regKey); ok {
+			info.Status, info.Hooks = "skipped", hooks
+			return nil, info, warns
+		}
 	}
 	opts := luabind.Options{
 		Name: info.Name, File: hfile, Home: l.home, Logger: e.logger.With("plugin", info.Name),
@@ -262,6 +282,9 @@ func (e *Engine) loadPlugin(ctx context.Context, d *dirFiles, l pluginLayer, own
 	}
 	if info.FailClosed && !slices.Contains(info.Hooks, hooknames.PreToolCall) {
 		warns = append(warns, hookspec.Warning{File: mfile, Msg: "fail_closed only applies to pre_tool_call, which this plugin does not register"})
+	}
+	if l.regs != nil && lp.Pure() {
+		l.regs.record(regKey, info.Hooks)
 	}
 	info.Status = "loaded"
 	return &plugin{info: info, file: hfile, lp: lp, sum: d.sum, warns: warns}, info, warns

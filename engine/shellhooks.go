@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
@@ -116,6 +117,9 @@ func (e *Engine) loadShellHooks(ctx context.Context, cfg *config, prev *hookSet,
 	hooks, shellWarns := shell.ParseHooksWith(cfg.file, node, hookNames, tools)
 	for _, w := range append(toolWarns, shellWarns...) {
 		warns = append(warns, hookspec.Warning{File: w.File, Line: w.Line, Msg: w.Msg})
+	}
+	if e.opts.Fires != nil { // the host never fires the others: their consent is not decided
+		hooks = slices.DeleteFunc(hooks, func(h *shell.Hook) bool { return !slices.Contains(e.opts.Fires, hookspec.HookNamed(h.Event)) })
 	}
 	if len(hooks) == 0 {
 		return nil, warns

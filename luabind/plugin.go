@@ -24,6 +24,7 @@ type Registration struct {
 type Plugin struct {
 	s    *script
 	regs []Registration
+	pure bool // loading read nothing outside the source and Options (Pure)
 }
 
 // LoadPlugin compiles src, runs it in a new sandboxed state and calls its global
@@ -58,6 +59,12 @@ func (p *Plugin) Wraps() bool {
 // MaxStates is the bound the plugin's pool grows to (Options.MaxStates, or WrapMaxStates
 // for a plugin that wraps).
 func (p *Plugin) MaxStates() int { return int(p.s.pool.limit.Load()) }
+
+// Pure reports whether loading the plugin (its top-level code and register(ctx)) read
+// nothing but its source and its Options: no store, http, exec, host function, sleep,
+// clock, environment variable, file or random number. A pure plugin registers the same
+// hooks at every load of the same source with the same Options.
+func (p *Plugin) Pure() bool { return p.pure }
 
 // Registrations lists the plugin's callbacks in registration order; the index of each is
 // the index to pass to Call.
@@ -128,7 +135,7 @@ func (p *Plugin) register(ctx context.Context, st *state) error {
 				regs[i].FreshKwargs = analyze(fn, 0).Why
 			}
 		}
-		p.regs = regs
+		p.regs, p.pure = regs, !st.env.guard.Outside()
 		if p.regs == nil {
 			p.regs = []Registration{}
 		}

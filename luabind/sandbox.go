@@ -120,6 +120,7 @@ func newSandbox(e *env) *lua.LState {
 	}))
 	restrictOs(L, e)
 	stdlib.InstallOs(L)
+	markOutsideReads(L, e)
 	stdlib.InstallBase(L)
 	stdlib.InstallString(L)
 	limitCoroutines(L, e)
@@ -147,6 +148,22 @@ func restrictOs(L *lua.LState, e *env) {
 		return 1
 	}))
 	L.SetGlobal("os", os)
+}
+
+// markOutsideReads makes the base functions that read outside Lua (the clock, the
+// environment, the random generator) record it (modules.VU.Outside): a plugin whose loading
+// called one may register other hooks at another load (Plugin.Pure).
+func markOutsideReads(L *lua.LState, e *env) {
+	for _, lib := range []struct{ table, fn string }{
+		{"os", "time"}, {"os", "clock"}, {"os", "date"}, {"os", "getenv"}, {"math", "random"},
+	} {
+		t := L.GetGlobal(lib.table).(*lua.LTable)
+		f := t.RawGetString(lib.fn).(*lua.LFunction).GFunction
+		t.RawSetString(lib.fn, L.NewFunction(func(L *lua.LState) int {
+			e.Outside()
+			return f(L)
+		}))
+	}
 }
 
 // limitCoroutines bounds how deeply coroutines may resume one another. Each resume nests

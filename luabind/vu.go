@@ -16,6 +16,9 @@ func (e *env) Runtime() *lua.LState { return e.L }
 // Wait implements modules.VU: the call's guard counts the wait (limits.Guard).
 func (e *env) Wait() (done func()) { return e.guard.Wait() }
 
+// Outside implements modules.VU.
+func (e *env) Outside() { e.guard.MarkOutside() }
+
 // CallTimeout implements modules.VU.
 func (e *env) CallTimeout() time.Duration {
 	if e == nil || e.guard == nil {

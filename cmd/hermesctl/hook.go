@@ -10,10 +10,12 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/hermes-hooks/hermes/engine"
+	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/homedir"
 	"github.com/hermes-hooks/hermes/server"
 	"github.com/hermes-hooks/hermes/shell"
@@ -89,7 +91,13 @@ func agentReply(ctx context.Context, c *cli, dialect string, a agentHookArgs) sh
 	if _, err := os.Stat(home); err != nil {
 		return call.Failed(fmt.Sprintf("the hermes home %s cannot be read (%v); create it, or set HERMES_HOME or --home to the one to use", home, err), a.failOpen)
 	}
-	eng, err := engine.New(ctx, engine.Options{Home: c.home, Logger: c.logger, DisableWebhooks: true, AcceptHooks: c.acceptHooks})
+	var fires []hookspec.Hook // a process per call loads only the plugins that may serve its points
+	for _, f := range call.Firings {
+		if h := hookspec.HookNamed(f.Hook); !slices.Contains(fires, h) {
+			fires = append(fires, h)
+		}
+	}
+	eng, err := engine.New(ctx, engine.Options{Home: c.home, Logger: c.logger, DisableWebhooks: true, AcceptHooks: c.acceptHooks, Fires: fires})
 	if err != nil {
 		return call.Failed(fmt.Sprintf("%v; fix it, then `hermesctl hooks doctor` says what else is wrong", err), a.failOpen)
 	}

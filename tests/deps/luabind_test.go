@@ -11,7 +11,7 @@ var luabindSurface = []string{
 	"DefaultMemoryLimit", "DryRunRefusal", "Error", "Error.Error", "Handler", "Handler.Call", "Handler.Close",
 	"Kind", "Kind.String", "KindBusy", "KindCanceled", "KindConvert", "KindLimit", "KindLoad", "KindRuntime",
 	"KindSyntax", "KindTimeout", "LoadHandler", "LoadPlugin", "Next", "Options", "Plugin", "Plugin.CallInto",
-	"Plugin.CallTimed", "Plugin.CallWrap", "Plugin.Close", "Plugin.Interrupt", "Plugin.MaxStates",
+	"Plugin.CallTimed", "Plugin.CallWrap", "Plugin.Close", "Plugin.Interrupt", "Plugin.MaxStates", "Plugin.Pure",
 	"Plugin.Registrations", "Plugin.Wraps", "Registration", "Table", "TableWriter", "TableWriter.List", "TableWriter.Messages",
 	"TableWriter.String", "TableWriter.Value", "Timing",
 }

@@ -51,6 +51,7 @@ type Guard struct {
 	waiting   atomic.Int32 // > 0 while the call waits in a host function (sleep, http, exec, ...)
 	forgiven  atomic.Int64 // heap growth during the call's waits, which is the host's
 	checks    atomic.Int32 // times the guard asked for a check (for tests)
+	outside   atomic.Bool  // the state read something outside Lua: waited in a host function, or MarkOutside
 }
 
 // Wait marks the call as blocked in a host function (sleep, http, exec, a host function)
@@ -61,6 +62,7 @@ type Guard struct {
 // cannot hide its growth in the waits. The state's pool counts the wait too, so that other
 // calls of the hook need not wait for this one's state meanwhile (the pool's tryExtra).
 func (g *Guard) Wait() (done func()) {
+	g.outside.Store(true)
 	h0 := heapObjects()
 	g.mu.Lock()
 	g.judge(h0)
@@ -79,6 +81,15 @@ func (g *Guard) Wait() (done func()) {
 		g.waiting.Add(-1)
 	}
 }
+
+// MarkOutside records that the state read something from outside Lua without waiting (the
+// clock, the environment, a file): what it computed may differ from one load to the next.
+// Every Wait marks it too.
+func (g *Guard) MarkOutside() { g.outside.Store(true) }
+
+// Outside reports whether the state read something from outside Lua since it was made
+// (MarkOutside, Wait).
+func (g *Guard) Outside() bool { return g.outside.Load() }
 
 // Pause stops the call's clock until the returned func is called: the time between is not
 // the call's own and never times it out (a wrap hook waiting in next for the call it wraps).

@@ -38,6 +38,11 @@ type VU interface {
 	// so the wait must not cover building what Lua receives, and the pool lets other calls
 	// of the hook have a state.
 	Wait() (done func())
+	// Outside records that the call read something from outside Lua without a Wait (the
+	// clock, a file), so what it computed may differ from one run to the next: a plugin whose
+	// loading did so is always loaded, its registrations never taken from a cache. Wait
+	// records it too.
+	Outside()
 	// CallTimeout is the timeout of the call in progress; 0 when none.
 	CallTimeout() time.Duration
 	// MemoryLimit is what the state may hold, in bytes; 0 when none is known.

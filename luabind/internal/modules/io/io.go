@@ -121,6 +121,7 @@ func ioType(L *lua.LState) int {
 // that is not a regular file one saying so; an operating-system failure returns nil and
 // the message, as Lua's io.open does.
 func (e *Instance) openFile(L *lua.LState, fn, path, mode string) (*lua.LUserData, string) {
+	e.vu.Outside()
 	if len(e.Roots) == 0 {
 		L.RaiseError("%s: file access needs permissions.fs in the manifest", fn)
 	}

@@ -15,12 +15,13 @@ import (
 // counts the waits a module marks, and converts values the way the core does for JSON
 // values (maps, slices, strings, numbers, booleans, nil).
 type VU struct {
-	L       *lua.LState
-	Timeout time.Duration // what CallTimeout answers
-	Limit   int64         // what MemoryLimit answers
-	Waits   int           // waits begun
-	Ended   int           // waits ended
-	OnWait  func()        // called as each wait begins, if set (to cancel the call then)
+	L        *lua.LState
+	Timeout  time.Duration // what CallTimeout answers
+	Limit    int64         // what MemoryLimit answers
+	Waits    int           // waits begun
+	Ended    int           // waits ended
+	Outsides int           // Outside calls
+	OnWait   func()        // called as each wait begins, if set (to cancel the call then)
 
 	null      *lua.LUserData
 	arrayMeta *lua.LTable
@@ -53,6 +54,9 @@ func (vu *VU) Wait() func() {
 	}
 	return func() { vu.Ended++ }
 }
+
+// Outside implements modules.VU.
+func (vu *VU) Outside() { vu.Outsides++ }
 
 // CallTimeout implements modules.VU.
 func (vu *VU) CallTimeout() time.Duration { return vu.Timeout }

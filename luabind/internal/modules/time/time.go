@@ -27,7 +27,10 @@ func (Module) NewModuleInstance(vu modules.VU) modules.Instance { return &Instan
 // and sleep(seconds), which stops early with an error when the call's context ends.
 func (i *Instance) Exports() lua.LValue {
 	return modules.FuncTable(i.vu.Runtime(), map[string]lua.LGFunction{
-		"now":   modules.Fn0(func(*lua.LState) (float64, error) { return float64(gotime.Now().UnixNano()) / 1e9, nil }),
+		"now": modules.Fn0(func(*lua.LState) (float64, error) {
+			i.vu.Outside()
+			return float64(gotime.Now().UnixNano()) / 1e9, nil
+		}),
 		"sleep": modules.Fn1(i.sleep),
 	})
 }
