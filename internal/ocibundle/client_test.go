@@ -16,7 +16,6 @@ import (
 	"testing"
 
 	"github.com/google/go-containerregistry/pkg/registry"
-	"github.com/opencontainers/go-digest"
 	specs "github.com/opencontainers/image-spec/specs-go"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 )
@@ -43,12 +42,16 @@ func TestPushedManifestIsImageSpecs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var layer ocispec.Descriptor
+	if err := json.Unmarshal([]byte(`{"mediaType": "`+LayerMediaType+`", "digest": "sha256:`+sha256Hex(data)+`", "size": 10}`), &layer); err != nil {
+		t.Fatal(err)
+	}
 	want, err := json.Marshal(ocispec.Manifest{
 		Versioned:    specs.Versioned{SchemaVersion: 2},
 		MediaType:    ocispec.MediaTypeImageManifest,
 		ArtifactType: ArtifactType,
 		Config:       ocispec.DescriptorEmptyJSON,
-		Layers:       []ocispec.Descriptor{{MediaType: LayerMediaType, Digest: digest.Digest("sha256:" + sha256Hex(data)), Size: int64(len(data))}},
+		Layers:       []ocispec.Descriptor{layer},
 		Annotations:  map[string]string{ocispec.AnnotationCreated: "1970-01-01T00:00:00Z"},
 	})
 	if err != nil {
