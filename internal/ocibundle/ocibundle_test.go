@@ -12,10 +12,6 @@ import (
 	"testing"
 
 	"github.com/google/go-containerregistry/pkg/registry"
-	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
-	"oras.land/oras-go/v2"
-	"oras.land/oras-go/v2/content"
-	"oras.land/oras-go/v2/registry/remote"
 )
 
 // newRegistry serves an OCI registry on a loopback address and returns its host:port.
@@ -63,20 +59,20 @@ func TestPushFetch(t *testing.T) {
 func TestFetchNotABundle(t *testing.T) {
 	ctx := context.Background()
 	host := newRegistry(t)
-	repo, err := remote.NewRepository(host + "/hooks/other")
+	ref, err := Parse(Scheme + host + "/hooks/other:v1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	repo.PlainHTTP = true
-	layer := content.NewDescriptorFromBytes("application/octet-stream", []byte("x"))
-	if err := repo.Push(ctx, layer, bytes.NewReader([]byte("x"))); err != nil {
-		t.Fatal(err)
-	}
-	desc, err := oras.PackManifest(ctx, repo, oras.PackManifestVersion1_1, "application/x-other", oras.PackManifestOptions{Layers: []ocispec.Descriptor{layer}})
+	s := newSession(ref, nil, "pull,push")
+	layer, err := s.pushBlob(ctx, "application/octet-stream", []byte("x"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := repo.Tag(ctx, desc, "v1"); err != nil {
+	config, err := s.pushBlob(ctx, mediaTypeEmptyJSON, []byte("{}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.putManifest(ctx, manifest{SchemaVersion: 2, MediaType: mediaTypeManifest, ArtifactType: "application/x-other", Config: config, Layers: []descriptor{layer}}); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := Fetch(ctx, Scheme+host+"/hooks/other:v1", "", 1<<20, nil); err == nil || !strings.Contains(err.Error(), "not a bundle pushed by hermesctl bundle push") {
@@ -129,10 +125,55 @@ func TestParse(t *testing.T) {
 		{"oci://localhost:5000/hooks/fleet:1", true, true},
 		{"oci://registry.example.com/hooks/fleet", false, false},
 		{"oci://registry.example.com/Hooks:x", false, false},
+		{"oci://registry.example.com/a__b/c.d/e--f_g:v1.0-rc_1", true, false},
+		{"oci://registry.example.com/a___b:x", false, false},
+		{"oci://registry.example.com/a-:x", false, false},
+		{"oci://registry.example.com/a//b:x", false, false},
+		{"oci://registry.example.com/a:.x", false, false},
+		{"oci://registry.example.com/a:" + strings.Repeat("x", 128), true, false},
+		{"oci://registry.example.com/a:" + strings.Repeat("x", 129), false, false},
+		{"oci://registry.example.com/a@sha256:" + strings.Repeat("A", 64), false, false},
+		{"oci://registry.example.com/a@sha256:abc", false, false},
+		{"oci://registry.example.com:x/a:b", false, false},
+		{"oci://registry.example.com", false, false},
 	} {
 		ref, err := Parse(c.url)
 		if (err == nil) != c.ok || err == nil && Loopback(ref.Registry) != c.host {
 			t.Errorf("Parse(%q) = %+v, %v", c.url, ref, err)
 		}
 	}
+}
+
+// A bad reference's error names the part that is wrong.
+func TestParseErrors(t *testing.T) {
+	for url, want := range map[string]string{
+		"oci://registry.example.com/Hooks:x":     `invalid reference: invalid repository "Hooks"`,
+		"oci://registry.example.com/hooks:-x":    `invalid reference: invalid tag "-x"`,
+		"oci://registry.example.com/hooks@md5:x": `invalid reference: invalid digest "md5:x"`,
+		"oci://registry.example.com":             "invalid reference: missing registry or repository",
+		"oci://registry.example.com/hooks":       "names no tag",
+	} {
+		if _, err := Parse(url); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Parse(%q) = %v, want %q", url, err, want)
+		}
+	}
+	if ref, err := Parse("oci://registry.example.com/hooks:v1@sha256:" + strings.Repeat("a", 64)); err != nil || !ref.IsDigest() || ref.Repository != "hooks" {
+		t.Errorf("a tag and a digest: %+v %v, want the digest", ref, err)
+	}
+}
+
+// What Parse takes is what the registry API's paths can carry: a repository and a
+// reference without characters a URL path would change.
+func FuzzParse(f *testing.F) {
+	f.Add("oci://registry.example.com/hooks/fleet:stable")
+	f.Add("oci://127.0.0.1:5000/a__b@sha256:" + strings.Repeat("a", 64))
+	f.Fuzz(func(t *testing.T, url string) {
+		ref, err := Parse(url)
+		if err != nil {
+			return
+		}
+		if strings.ContainsAny(ref.Repository, "?#% \t\n") || strings.ContainsAny(ref.Reference, "/?#% \t\n") {
+			t.Errorf("Parse(%q) took %+v", url, ref)
+		}
+	})
 }
