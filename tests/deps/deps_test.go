@@ -43,6 +43,9 @@ var forbidden = map[string][]string{
 	"internal/command": {"shell", "consent", "luabind"},
 	// Bundles are files and signatures: they load nothing and run nothing.
 	"bundle": {"engine", "gateway", "luabind", "shell", "consent", "store", "server", "cmd/hermesctl"},
+	// The CLI starts for every tool call an agent makes: it exports spans over OTLP/HTTP
+	// without linking gRPC, whose packages' initialisation every start would pay for.
+	"cmd/hermesctl": {"google.golang.org/grpc", "github.com/grpc-ecosystem/grpc-gateway", "go.opentelemetry.io/proto/otlp/collector"},
 }
 
 // excepted lists, per package, what it may depend on although forbidden says otherwise.
@@ -72,8 +75,7 @@ var onlyImportedBy = map[string]string{
 	module + "luabind": "engine",
 	// The libraries take a TracerProvider (the OpenTelemetry API); only the CLI builds one
 	// and exports what it records.
-	"go.opentelemetry.io/otel/sdk/trace":                              "cmd/hermesctl",
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp": "cmd/hermesctl",
+	"go.opentelemetry.io/otel/sdk/trace": "cmd/hermesctl",
 }
 
 type pkg struct {
