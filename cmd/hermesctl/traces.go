@@ -79,7 +79,7 @@ func (c *cli) newTracing(ctx context.Context, a traceArgs) (*tracing, error) {
 		}
 		exp, err := otlphttp.New(eopts) // reads OTEL_EXPORTER_OTLP_* itself
 		if err != nil {
-			return nil, fmt.Errorf("--otlp-endpoint %s: %v", endpoint, err)
+			return nil, err // it names the variable it could not use
 		}
 		t.exporter = &checkedExporter{SpanExporter: exp}
 		opts = append(opts, sdktrace.WithBatcher(t.exporter))

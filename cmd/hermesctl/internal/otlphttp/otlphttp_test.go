@@ -338,7 +338,7 @@ func TestSameRequestAsOpenTelemetryExporter(t *testing.T) {
 }
 
 // TestEnvironment: the endpoint, headers and compression come from the standard
-// variables, the _TRACES_ forms winning.
+// variables, the _TRACES_ forms winning; the body is protobuf whatever the protocol says.
 func TestEnvironment(t *testing.T) {
 	c := &collector{}
 	srv := httptest.NewServer(c)
@@ -347,6 +347,7 @@ func TestEnvironment(t *testing.T) {
 	t.Setenv("OTEL_EXPORTER_OTLP_HEADERS", "x-tenant=hermes%20test, authorization = Bearer%3Dtoken ,")
 	t.Setenv("OTEL_EXPORTER_OTLP_COMPRESSION", "none")
 	t.Setenv("OTEL_EXPORTER_OTLP_TRACES_COMPRESSION", "gzip")
+	t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "http/json") // protobuf all the same: the collector refuses anything else
 	e := newExporter(t, Options{})
 	if err := e.ExportSpans(context.Background(), testSpans(t)[:1]); err != nil {
 		t.Fatal(err)
