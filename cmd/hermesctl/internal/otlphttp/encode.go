@@ -117,7 +117,7 @@ func flags(tf trace.TraceFlags, other trace.SpanContext) uint32 {
 func unixNano(n int64) uint64 { return uint64(max(0, n)) }
 
 func clampUint32(v int) uint32 {
-	return uint32(min(max(v, 0), math.MaxUint32))
+	return uint32(min(max(int64(v), 0), math.MaxUint32))
 }
 
 func statusCode(c codes.Code) tracepb.Status_StatusCode {
