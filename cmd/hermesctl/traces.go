@@ -11,10 +11,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hermes-hooks/hermes/cmd/hermesctl/internal/otlphttp"
 	"github.com/hermes-hooks/hermes/gateway/runner"
 
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
@@ -69,18 +69,17 @@ func (c *cli) newTracing(ctx context.Context, a traceArgs) (*tracing, error) {
 	opts := []sdktrace.TracerProviderOption{sdktrace.WithResource(res)}
 	if endpoint != "" {
 		// A run is short: an unreachable collector is given seconds, not the SDK's minute.
-		eopts := []otlptracehttp.Option{otlptracehttp.WithRetry(otlptracehttp.RetryConfig{Enabled: true,
-			InitialInterval: time.Second, MaxInterval: 5 * time.Second, MaxElapsedTime: 10 * time.Second})}
+		eopts := otlphttp.Options{Retry: otlphttp.Retry{Initial: time.Second, Max: 5 * time.Second, MaxElapsed: 10 * time.Second}}
 		if a.otlpEndpoint != "" {
 			u, err := tracesURL(a.otlpEndpoint)
 			if err != nil {
 				return nil, err
 			}
-			eopts = append(eopts, otlptracehttp.WithEndpointURL(u))
+			eopts.URL = u
 		}
-		exp, err := otlptracehttp.New(ctx, eopts...) // reads OTEL_EXPORTER_OTLP_* itself
+		exp, err := otlphttp.New(eopts) // reads OTEL_EXPORTER_OTLP_* itself
 		if err != nil {
-			return nil, fmt.Errorf("--otlp-endpoint %s: %v", endpoint, err)
+			return nil, err // it names the variable it could not use
 		}
 		t.exporter = &checkedExporter{SpanExporter: exp}
 		opts = append(opts, sdktrace.WithBatcher(t.exporter))

@@ -161,6 +161,28 @@ func TestOTLPEndpointFlagErrors(t *testing.T) {
 	}
 }
 
+// TestOTLPEnvironmentErrors: a standard variable hermesctl cannot use is a usage error,
+// before the run, naming the variable and what it wants.
+func TestOTLPEnvironmentErrors(t *testing.T) {
+	for name, value := range map[string]string{
+		"OTEL_EXPORTER_OTLP_ENDPOINT": "localhost:4318",
+		"OTEL_EXPORTER_OTLP_HEADERS":  "x-tenant",
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:1")
+			t.Setenv(name, value)
+			var stdout, stderr bytes.Buffer
+			code := run(context.Background(), []string{"demo"}, strings.NewReader(""), &stdout, &stderr)
+			if code != exitUsage || !strings.Contains(stderr.String(), name+"=") && !strings.Contains(stderr.String(), name+":") {
+				t.Errorf("exit %d, stderr %q; want %d and the variable named", code, stderr.String(), exitUsage)
+			}
+			if strings.Contains(stdout.String(), "pre_tool_call") {
+				t.Errorf("the run went ahead:\n%s", stdout.String())
+			}
+		})
+	}
+}
+
 // TestReplayExportFailureIsReported: a collector that refuses the spans is an error the
 // user sees (exit 1), after the timeline, never a silent loss.
 func TestReplayExportFailureIsReported(t *testing.T) {

@@ -43,10 +43,12 @@ var forbidden = map[string][]string{
 	"internal/command": {"shell", "consent", "luabind"},
 	// Bundles are files and signatures: they load nothing and run nothing.
 	"bundle": {"engine", "gateway", "luabind", "shell", "consent", "store", "server", "cmd/hermesctl"},
-	// hermesctl starts once per tool call of an agent (hermesctl hook): it links no registry
-	// client whose packages compile regular expressions at init (internal/ocibundle speaks
-	// the registry API itself).
-	"cmd/hermesctl": {"oras.land/oras-go/v2", "github.com/opencontainers/go-digest", "github.com/opencontainers/image-spec"},
+	// hermesctl starts once per tool call of an agent (hermesctl hook), and every linked
+	// package's initialisation runs at every start: it links no registry client whose
+	// packages compile regular expressions at init (internal/ocibundle speaks the registry
+	// API itself), and exports spans over OTLP/HTTP without linking gRPC.
+	"cmd/hermesctl": {"oras.land/oras-go/v2", "github.com/opencontainers/go-digest", "github.com/opencontainers/image-spec",
+		"google.golang.org/grpc", "github.com/grpc-ecosystem/grpc-gateway", "go.opentelemetry.io/proto/otlp/collector"},
 }
 
 // excepted lists, per package, what it may depend on although forbidden says otherwise.
@@ -69,8 +71,7 @@ var onlyImportedBy = map[string]string{
 	module + "luabind": "engine",
 	// The libraries take a TracerProvider (the OpenTelemetry API); only the CLI builds one
 	// and exports what it records.
-	"go.opentelemetry.io/otel/sdk/trace":                              "cmd/hermesctl",
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp": "cmd/hermesctl",
+	"go.opentelemetry.io/otel/sdk/trace": "cmd/hermesctl",
 }
 
 type pkg struct {
