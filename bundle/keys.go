@@ -28,6 +28,14 @@ func (k *PrivateKey) ID() string { id, _ := k.sv.KeyID(); return id }
 // ID is the key's id, as signatures name it.
 func (k *PublicKey) ID() string { id, _ := k.sv.KeyID(); return id }
 
+// sign is the key's Ed25519 signature of msg.
+func (k *PrivateKey) sign(msg []byte) ([]byte, error) { return k.sv.Sign(context.Background(), msg) }
+
+// verify says whether sig is the key's Ed25519 signature of msg.
+func (k *PublicKey) verify(msg, sig []byte) bool {
+	return k.sv.Verify(context.Background(), msg, sig) == nil
+}
+
 // GenerateKey makes an Ed25519 key pair, each in PEM.
 func GenerateKey() (private, public []byte, err error) {
 	pub, priv, err := ed25519.GenerateKey(rand.Reader)

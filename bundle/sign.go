@@ -2,13 +2,10 @@ package bundle
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
-
-	"github.com/secure-systems-lab/go-securesystemslib/dsse"
 )
 
 // Sign adds key's signature to a bundle and returns the signed archive. The bundle's files
@@ -29,11 +26,7 @@ func Sign(archive []byte, key *PrivateKey) ([]byte, error) {
 // signManifest signs manifest with key into a DSSE envelope, merged with the signatures of
 // old (an envelope, or nil).
 func signManifest(manifest, old []byte, key *PrivateKey) ([]byte, error) {
-	signer, err := dsse.NewEnvelopeSigner(key.sv)
-	if err != nil {
-		return nil, err
-	}
-	env, err := signer.SignPayload(context.Background(), PayloadType, manifest)
+	env, err := signEnvelope(PayloadType, manifest, key)
 	if err != nil {
 		return nil, err
 	}
@@ -42,9 +35,9 @@ func signManifest(manifest, old []byte, key *PrivateKey) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		kept := slices.DeleteFunc(prev.Signatures, func(s dsse.Signature) bool { return s.KeyID == key.ID() })
+		kept := slices.DeleteFunc(prev.Signatures, func(s signature) bool { return s.KeyID == key.ID() })
 		env.Signatures = append(kept, env.Signatures...)
-		slices.SortFunc(env.Signatures, func(a, b dsse.Signature) int { return strings.Compare(a.KeyID, b.KeyID) })
+		slices.SortFunc(env.Signatures, func(a, b signature) int { return strings.Compare(a.KeyID, b.KeyID) })
 	}
 	out, err := json.MarshalIndent(env, "", "  ")
 	return append(out, '\n'), err
@@ -52,8 +45,8 @@ func signManifest(manifest, old []byte, key *PrivateKey) ([]byte, error) {
 
 // parseEnvelope reads bundle.sig: a DSSE envelope of this payload type whose payload is
 // manifest, byte for byte.
-func parseEnvelope(data, manifest []byte) (*dsse.Envelope, error) {
-	var env dsse.Envelope
+func parseEnvelope(data, manifest []byte) (*envelope, error) {
+	var env envelope
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&env); err != nil {
@@ -62,7 +55,7 @@ func parseEnvelope(data, manifest []byte) (*dsse.Envelope, error) {
 	if env.PayloadType != PayloadType {
 		return nil, fmt.Errorf("bundle: %s: payload type %q, want %q", SignatureName, env.PayloadType, PayloadType)
 	}
-	payload, err := env.DecodeB64Payload()
+	payload, err := b64Decode(env.Payload)
 	if err != nil {
 		return nil, fmt.Errorf("bundle: %s: %w", SignatureName, err)
 	}

@@ -2,15 +2,12 @@ package bundle
 
 import (
 	"bytes"
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-
-	"github.com/secure-systems-lab/go-securesystemslib/dsse"
 )
 
 // contents is an archive read and checked against its manifest.
@@ -100,33 +97,25 @@ func (c *contents) verifySignature(keys []*PublicKey) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	var verifiers []dsse.Verifier
+	var unique []*PublicKey
 	seen := map[string]bool{}
 	for _, k := range keys {
-		if !seen[k.ID()] { // one verifier per key, however often it is given
+		if !seen[k.ID()] { // each key once, however often it is given
 			seen[k.ID()] = true
-			verifiers = append(verifiers, k.sv)
+			unique = append(unique, k)
 		}
 	}
-	if len(verifiers) == 0 {
+	if len(unique) == 0 {
 		return nil, errors.New("bundle: no public key given to verify with")
 	}
-	v, err := dsse.NewEnvelopeVerifier(verifiers...)
-	if err != nil {
-		return nil, err
-	}
-	accepted, err := v.Verify(context.Background(), env)
-	if err != nil || len(accepted) == 0 {
+	ids, err := env.verify(unique)
+	if err != nil || len(ids) == 0 {
 		return nil, fmt.Errorf("%w (signed by %s)", ErrSignature, signerIDs(env))
-	}
-	var ids []string
-	for _, a := range accepted {
-		ids = append(ids, a.KeyID)
 	}
 	return ids, nil
 }
 
-func signerIDs(env *dsse.Envelope) string {
+func signerIDs(env *envelope) string {
 	var b bytes.Buffer
 	for i, s := range env.Signatures {
 		if i > 0 {

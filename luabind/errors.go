@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/hermes-hooks/hermes/luabind/internal/limits"
 	lua "github.com/hermes-hooks/hermes/luabind/internal/lua"
@@ -76,7 +77,7 @@ func (e *Error) Error() string {
 }
 
 // locRE finds "file:line:" prefixes in gopher-lua messages.
-var locRE = regexp.MustCompile(`^(.*?):(\d+):\s*(.*)$`)
+var locRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(.*?):(\d+):\s*(.*)$`) })
 
 // fromParseError converts a gopher-lua syntax error. An error at the end of the file (often
 // a missing `end`) is located on lastLine, the file's last line.
@@ -123,7 +124,7 @@ func fromCallError(file string, callCtx context.Context, timeoutText string, err
 		}
 	}
 	e := &Error{Kind: KindRuntime, File: file, Msg: msg}
-	if m := locRE.FindStringSubmatch(msg); m != nil && !strings.Contains(m[1], "\n") {
+	if m := locRE().FindStringSubmatch(msg); m != nil && !strings.Contains(m[1], "\n") {
 		if n, convErr := strconv.Atoi(m[2]); convErr == nil {
 			e.Line, e.Msg = n, m[3]
 			if m[1] != "<string>" && m[1] != "" {

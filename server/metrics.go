@@ -2,6 +2,7 @@ package server
 
 import (
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -37,23 +38,32 @@ func (m *httpMetrics) observe(route string, code int, caller string, d time.Dura
 // the managed home has no bundles:.
 type bundleMetrics struct{ eng *engine.Engine }
 
-var (
-	bundleRevision = prometheus.NewDesc("hermes_bundle_revision",
-		"The revision of the managed home's active bundle (0: none yet).", nil, nil)
-	bundleRunning = prometheus.NewDesc("hermes_bundle_running_revision",
-		"The revision of the managed home's bundle the server runs (the active one once it reloaded).", nil, nil)
-	bundleLastCheck = prometheus.NewDesc("hermes_bundle_last_check_timestamp_seconds",
-		"When the bundle feed was last checked, whatever the outcome (0: never).", nil, nil)
-	bundleLastSuccess = prometheus.NewDesc("hermes_bundle_last_success_timestamp_seconds",
-		"When the bundle feed was last checked successfully (0: never).", nil, nil)
-	bundleFailing = prometheus.NewDesc("hermes_bundle_check_failing",
-		"1 when the last check of the bundle feed failed or refused a bundle (its reason is last_error of /v1/status), else 0.", nil, nil)
-	bundleStale = prometheus.NewDesc("hermes_bundle_stale",
-		"1 when the last successful check is older than bundles.max_age, else 0.", nil, nil)
-)
+// bundleDescs describe the bundle metrics.
+type bundleDescs struct {
+	revision, running, lastCheck, lastSuccess, failing, stale *prometheus.Desc
+}
+
+// bundleDesc makes the descriptions at first use: only a server with a bundle feed reports them.
+var bundleDesc = sync.OnceValue(func() *bundleDescs {
+	return &bundleDescs{
+		revision: prometheus.NewDesc("hermes_bundle_revision",
+			"The revision of the managed home's active bundle (0: none yet).", nil, nil),
+		running: prometheus.NewDesc("hermes_bundle_running_revision",
+			"The revision of the managed home's bundle the server runs (the active one once it reloaded).", nil, nil),
+		lastCheck: prometheus.NewDesc("hermes_bundle_last_check_timestamp_seconds",
+			"When the bundle feed was last checked, whatever the outcome (0: never).", nil, nil),
+		lastSuccess: prometheus.NewDesc("hermes_bundle_last_success_timestamp_seconds",
+			"When the bundle feed was last checked successfully (0: never).", nil, nil),
+		failing: prometheus.NewDesc("hermes_bundle_check_failing",
+			"1 when the last check of the bundle feed failed or refused a bundle (its reason is last_error of /v1/status), else 0.", nil, nil),
+		stale: prometheus.NewDesc("hermes_bundle_stale",
+			"1 when the last successful check is older than bundles.max_age, else 0.", nil, nil),
+	}
+})
 
 func (m bundleMetrics) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{bundleRevision, bundleRunning, bundleLastCheck, bundleLastSuccess, bundleFailing, bundleStale} {
+	ds := bundleDesc()
+	for _, d := range []*prometheus.Desc{ds.revision, ds.running, ds.lastCheck, ds.lastSuccess, ds.failing, ds.stale} {
 		ch <- d
 	}
 }
@@ -75,10 +85,11 @@ func (m bundleMetrics) Collect(ch chan<- prometheus.Metric) {
 		}
 		return 0
 	}
-	ch <- prometheus.MustNewConstMetric(bundleRevision, prometheus.GaugeValue, float64(st.Revision))
-	ch <- prometheus.MustNewConstMetric(bundleRunning, prometheus.GaugeValue, float64(st.Running))
-	ch <- prometheus.MustNewConstMetric(bundleLastCheck, prometheus.GaugeValue, unix(st.LastCheck))
-	ch <- prometheus.MustNewConstMetric(bundleLastSuccess, prometheus.GaugeValue, unix(st.LastSuccess))
-	ch <- prometheus.MustNewConstMetric(bundleFailing, prometheus.GaugeValue, flag(st.LastError != ""))
-	ch <- prometheus.MustNewConstMetric(bundleStale, prometheus.GaugeValue, flag(st.Stale))
+	d := bundleDesc()
+	ch <- prometheus.MustNewConstMetric(d.revision, prometheus.GaugeValue, float64(st.Revision))
+	ch <- prometheus.MustNewConstMetric(d.running, prometheus.GaugeValue, float64(st.Running))
+	ch <- prometheus.MustNewConstMetric(d.lastCheck, prometheus.GaugeValue, unix(st.LastCheck))
+	ch <- prometheus.MustNewConstMetric(d.lastSuccess, prometheus.GaugeValue, unix(st.LastSuccess))
+	ch <- prometheus.MustNewConstMetric(d.failing, prometheus.GaugeValue, flag(st.LastError != ""))
+	ch <- prometheus.MustNewConstMetric(d.stale, prometheus.GaugeValue, flag(st.Stale))
 }

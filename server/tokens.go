@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/hermes-hooks/hermes/internal/atomicfile"
@@ -33,7 +34,8 @@ type Token struct {
 	Created time.Time `json:"created"`
 }
 
-var tokenName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+// tokenName is what a token may be called; compiled at first use (hermesctl hook never reads tokens).
+var tokenName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`) })
 
 // LoadTokens reads the token file; a missing file is an empty set. A file that does not
 // parse is an error, never treated as empty (that would open the server).
@@ -52,7 +54,7 @@ func LoadTokens(file string) (*Tokens, error) {
 		return nil, fmt.Errorf("%s: %v; fix or delete it (hermesctl serve token add recreates it)", file, err)
 	}
 	for i, t := range doc.Tokens {
-		if d, err := hex.DecodeString(t.SHA256); err != nil || len(d) != sha256.Size || !tokenName.MatchString(t.Name) {
+		if d, err := hex.DecodeString(t.SHA256); err != nil || len(d) != sha256.Size || !tokenName().MatchString(t.Name) {
 			return nil, fmt.Errorf("%s: token %d (%q) is not a name and a hex SHA-256 digest; fix or delete it", file, i+1, t.Name)
 		}
 	}
@@ -94,7 +96,7 @@ func (t *Tokens) Check(header string) (string, bool) {
 // Add makes a new token named name, stores its digest in file and returns the token (shown
 // once: it cannot be read back).
 func (t *Tokens) Add(file, name string) (string, error) {
-	if !tokenName.MatchString(name) {
+	if !tokenName().MatchString(name) {
 		return "", fmt.Errorf("token name %q: use letters, digits, '.', '_' and '-' (at most 64)", name)
 	}
 	if slices.ContainsFunc(t.list, func(e Token) bool { return e.Name == name }) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 
@@ -62,7 +63,7 @@ func PluginBundles(home string, dirs []string) (*yaml.Node, []hookspec.Warning) 
 	return hooks, warns
 }
 
-var pluginNameRE = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
+var pluginNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9._-]+$`) })
 
 // PluginName is a Claude Code plugin bundle's name: its .claude-plugin/plugin.json "name"
 // when that is a plain name (letters, digits, '.', '_', '-'), else the directory's name.
@@ -71,7 +72,7 @@ func PluginName(dir string) string {
 		Name string `json:"name"`
 	}
 	if b, err := safefile.ReadFile(filepath.Join(dir, ".claude-plugin", "plugin.json"), maxBundleFile); err == nil {
-		if json.Unmarshal(b, &m) == nil && pluginNameRE.MatchString(m.Name) && m.Name != "." && m.Name != ".." {
+		if json.Unmarshal(b, &m) == nil && pluginNameRE().MatchString(m.Name) && m.Name != "." && m.Name != ".." {
 			return m.Name
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/hooknames"
@@ -214,7 +215,7 @@ func compileClaudeMatcher(m string) (*claudeMatcher, error) {
 	if m == "" || m == "*" {
 		return &claudeMatcher{all: true}, nil
 	}
-	if simpleMatcher.MatchString(m) {
+	if simpleMatcher().MatchString(m) {
 		var names []string
 		for _, n := range strings.Split(m, "|") {
 			names = append(names, strings.TrimSpace(n))
@@ -228,7 +229,7 @@ func compileClaudeMatcher(m string) (*claudeMatcher, error) {
 	return &claudeMatcher{re: re}, nil
 }
 
-var simpleMatcher = regexp.MustCompile(`^[a-zA-Z0-9_|]+$`)
+var simpleMatcher = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9_|]+$`) })
 
 func (m *claudeMatcher) match(q string) bool {
 	switch {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/hermes-hooks/hermes/internal/hooknames"
 )
@@ -30,7 +31,7 @@ type ifRule struct {
 	domain string
 }
 
-var ruleRE = regexp.MustCompile(`^([A-Za-z0-9_]+(?:__\*)?)(?:\((.*)\))?$`)
+var ruleRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([A-Za-z0-9_]+(?:__\*)?)(?:\((.*)\))?$`) })
 
 // pathTools are the tools whose rule is a path glob, with the input field holding the path.
 var pathTools = map[string]string{"Read": "file_path", "Edit": "file_path", "Write": "file_path", "MultiEdit": "file_path",
@@ -39,7 +40,7 @@ var pathTools = map[string]string{"Read": "file_path", "Edit": "file_path", "Wri
 // compileIf compiles an `if` condition; the error says why it cannot be evaluated here.
 func compileIf(rule string) (*ifRule, error) {
 	rule = strings.TrimSpace(rule)
-	m := ruleRE.FindStringSubmatch(rule)
+	m := ruleRE().FindStringSubmatch(rule)
 	if m == nil {
 		return nil, fmt.Errorf("if %q is not a permission rule (Tool or Tool(specifier))", rule)
 	}
@@ -146,7 +147,7 @@ func (r *ifRule) matchCommand(cmd string) bool {
 	if r.re.MatchString(strings.TrimSpace(cmd)) {
 		return true
 	}
-	for _, part := range compoundRE.Split(cmd, -1) {
+	for _, part := range compoundRE().Split(cmd, -1) {
 		if r.re.MatchString(strings.TrimSpace(part)) {
 			return true
 		}
@@ -155,7 +156,7 @@ func (r *ifRule) matchCommand(cmd string) bool {
 	return selects
 }
 
-var compoundRE = regexp.MustCompile(`&&|\|\||;|\||\n`)
+var compoundRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`&&|\|\||;|\||\n`) })
 
 // matchPath matches a file path (relative paths are read from project) with the rule's
 // glob resolved the way Claude Code resolves it: `//x` absolute, `~/x` the home, `/x` and

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 
@@ -27,7 +28,9 @@ type HTTPTarget struct {
 }
 
 // envRef is a reference to an environment variable in a header value.
-var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)`)
+var envRef = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)`)
+})
 
 // HeaderValues returns the headers with their variable references filled from getenv (nil =
 // os.Getenv), as Claude Code fills them: a variable not listed in AllowedEnvVars is "".
@@ -37,8 +40,8 @@ func (t *HTTPTarget) HeaderValues(getenv func(string) string) map[string]string 
 	}
 	out := make(map[string]string, len(t.Headers))
 	for k, v := range t.Headers {
-		out[k] = envRef.ReplaceAllStringFunc(v, func(ref string) string {
-			m := envRef.FindStringSubmatch(ref)
+		out[k] = envRef().ReplaceAllStringFunc(v, func(ref string) string {
+			m := envRef().FindStringSubmatch(ref)
 			name := m[1] + m[2]
 			if !slices.Contains(t.AllowedEnvVars, name) {
 				return ""
@@ -135,7 +138,7 @@ func (p *parser) headers(t *HTTPTarget, where string, n *yaml.Node) {
 			continue
 		}
 		t.Headers[k.Value] = v.Value
-		for _, m := range envRef.FindAllStringSubmatch(v.Value, -1) {
+		for _, m := range envRef().FindAllStringSubmatch(v.Value, -1) {
 			if name := m[1] + m[2]; !slices.Contains(t.AllowedEnvVars, name) {
 				p.warn(v, "%s: header %q names $%s, which allowed_env_vars does not list: it is sent as an empty string", where, k.Value, name)
 			}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 
@@ -126,7 +127,7 @@ func (t *ToolTable) claudeToolNames() []string {
 
 // listMatcher is a matcher that lists tool names: words separated by '|' (and, by mistake,
 // spaces or commas).
-var listMatcher = regexp.MustCompile(`^[A-Za-z0-9_|, ]+$`)
+var listMatcher = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_|, ]+$`) })
 
 // matcherFix looks for the matcher meant by m, whose tool names are compared with known
 // (alias maps the other dialect's names to ours: Bash -> terminal). In a matcher that lists
@@ -139,7 +140,7 @@ var listMatcher = regexp.MustCompile(`^[A-Za-z0-9_|, ]+$`)
 // no suggestion is itself a matcher that never matches.
 func matcherFix(m string, known []string, alias map[string]string, selects func(fix, tool string) bool) (fix string, dead []string) {
 	var meant []string
-	if listMatcher.MatchString(m) {
+	if listMatcher().MatchString(m) {
 		words := strings.FieldsFunc(m, func(r rune) bool { return r == '|' || r == ',' || r == ' ' })
 		changed := len(words) > 0 && strings.Join(words, "|") != m
 		for i, w := range words {

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/BurntSushi/toml"
 	"github.com/hermes-hooks/hermes/internal/hooknames"
@@ -130,7 +131,7 @@ func ReadGeminiSettings(file string, data []byte, opts ImportOptions) (ClaudeImp
 	return ReadClaudeSettingsWith(file, data, opts)
 }
 
-var tomlHeader = regexp.MustCompile(`^\s*\[\[\s*hooks\.([A-Za-z]+)(\.hooks)?\s*\]\]`)
+var tomlHeader = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*\[\[\s*hooks\.([A-Za-z]+)(\.hooks)?\s*\]\]`) })
 
 // tomlLines finds the lines of the [[hooks.<Event>]] and [[hooks.<Event>.hooks]] tables of
 // a config.toml: the n-th group of an event, and the n-th hook of that group.
@@ -142,7 +143,7 @@ func tomlLines(text string) func(event string, group, hook int) int {
 	lines := map[key]int{}
 	groups, hooksIn := map[string]int{}, map[key]int{}
 	for i, l := range strings.Split(text, "\n") {
-		m := tomlHeader.FindStringSubmatch(l)
+		m := tomlHeader().FindStringSubmatch(l)
 		if m == nil {
 			continue
 		}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -238,8 +239,11 @@ local function account(old, size, exp)
 end
 `
 
+// The scripts are made (their SHA-1 computed) at first use: only the Redis backend runs them.
+
 // setScript: ARGV[6] the value, ARGV[7] the TTL in ms (0: none).
-var setScript = redis.NewScript(redisLib + `
+var setScript = sync.OnceValue(func() *redis.Script {
+	return redis.NewScript(redisLib + `
 local value, ttl = ARGV[6], tonumber(ARGV[7])
 local old = held()
 local size = #name + #value
@@ -252,11 +256,13 @@ else
   account(old, size, 0)
 end
 return 1`)
+})
 
 // incrScript: ARGV[6] the increment, ARGV[7] the TTL in ms of a key it creates (0: none).
 // INCRBY refuses a value that is not an integer before anything changes; a sum that does
 // not fit is taken back. It returns the sum as text (a Lua number is a double).
-var incrScript = redis.NewScript(redisLib + `
+var incrScript = sync.OnceValue(func() *redis.Script {
+	return redis.NewScript(redisLib + `
 local n, ttl = ARGV[6], tonumber(ARGV[7])
 local old = held()
 local new = old == 0 and redis.call("EXISTS", key) == 0
@@ -277,11 +283,13 @@ if new then
 end
 account(old, size, exp)
 return redis.call("GET", key)`)
+})
 
 // swapScript is Update's write: ARGV[6] "1" when the key was there, ARGV[7] its value then,
 // ARGV[8] "del" or "set", ARGV[9] the new value. It writes only when the key still holds
 // what was read, and returns 1, else 0. A key set keeps its expiry.
-var swapScript = redis.NewScript(redisLib + `
+var swapScript = sync.OnceValue(func() *redis.Script {
+	return redis.NewScript(redisLib + `
 local cur = redis.call("GET", key)
 if (ARGV[6] == "1") ~= (cur ~= false) or (cur and cur ~= ARGV[7]) then return 0 end
 local old = held()
@@ -295,12 +303,15 @@ if not room(old, size) then return refuse(old, size) end
 redis.call("SET", key, ARGV[9], "KEEPTTL")
 account(old, size, cur == false and 0 or false)
 return 1`)
+})
 
 // delScript deletes the key and returns how many keys it deleted.
-var delScript = redis.NewScript(redisLib + `
+var delScript = sync.OnceValue(func() *redis.Script {
+	return redis.NewScript(redisLib + `
 local n = redis.call("DEL", key)
 forget(name)
 return n`)
+})
 
 func (b *redisBackend) Get(ctx context.Context, ns, key string) ([]byte, bool, error) {
 	ctx, cancel := b.bound(ctx)
@@ -330,7 +341,7 @@ func ttlMS(ttl time.Duration) int64 {
 func (b *redisBackend) Set(ctx context.Context, ns, key string, value []byte, ttl time.Duration) error {
 	ctx, cancel := b.bound(ctx)
 	defer cancel()
-	cmd, err := b.send.call(ctx, b.Where(), b.script(setScript, ns, key, value, ttlMS(ttl)))
+	cmd, err := b.send.call(ctx, b.Where(), b.script(setScript(), ns, key, value, ttlMS(ttl)))
 	if err != nil {
 		return err
 	}
@@ -340,7 +351,7 @@ func (b *redisBackend) Set(ctx context.Context, ns, key string, value []byte, tt
 func (b *redisBackend) Incr(ctx context.Context, ns, key string, n int64, ttl time.Duration) (int64, error) {
 	ctx, cancel := b.bound(ctx)
 	defer cancel()
-	cmd, err := b.send.call(ctx, b.Where(), b.script(incrScript, ns, key, n, ttlMS(ttl)))
+	cmd, err := b.send.call(ctx, b.Where(), b.script(incrScript(), ns, key, n, ttlMS(ttl)))
 	if err != nil {
 		return 0, err
 	}
@@ -367,7 +378,7 @@ func (b *redisBackend) notInteger(ctx context.Context, ns, key string) error {
 func (b *redisBackend) Delete(ctx context.Context, ns, key string) (bool, error) {
 	ctx, cancel := b.bound(ctx)
 	defer cancel()
-	cmd, err := b.send.call(ctx, b.Where(), b.script(delScript, ns, key))
+	cmd, err := b.send.call(ctx, b.Where(), b.script(delScript(), ns, key))
 	if err != nil {
 		return false, err
 	}
@@ -436,7 +447,7 @@ func (b *redisBackend) Update(ctx context.Context, ns, key string, fn func([]byt
 			was = "1"
 		}
 		octx, cancel = b.bound(ctx)
-		n, err := b.run(octx, swapScript, ns, key, was, old, op, next).Int64()
+		n, err := b.run(octx, swapScript(), ns, key, was, old, op, next).Int64()
 		cancel()
 		if err != nil {
 			return nil, b.updateErr(ctx, err)

@@ -82,7 +82,7 @@ func (h *helpWriter) command(cmd *command, fs *flag.FlagSet) {
 	fs.VisitAll(func(f *flag.Flag) {
 		name := flagName(f.Name)
 		kind, usage := flag.UnquoteUsage(f)
-		if valueFlags[f.Name] {
+		if valueFlags()[f.Name] {
 			name += " " + strings.ToUpper(kind)
 		}
 		if f.DefValue != "" && f.DefValue != "false" {

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/hermes-hooks/hermes/hookspec"
@@ -442,7 +443,7 @@ func smokeKwargs(s *engine.ShellHookInfo, cwd string) map[string]any {
 	if s.Subagent {
 		typ, _, _ := strings.Cut(s.Matcher, "|")
 		typ = strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(typ), "^"), "$")
-		if !literalType.MatchString(typ) {
+		if !literalType().MatchString(typ) {
 			typ = ""
 		}
 		kw["subagent"] = map[string]any{"agent_id": "test-agent", "agent_type": typ, "agent_transcript_path": ""}
@@ -452,7 +453,7 @@ func smokeKwargs(s *engine.ShellHookInfo, cwd string) map[string]any {
 
 // literalType is a subagent type a matcher names as it is: a regular expression of these
 // characters matches only itself.
-var literalType = regexp.MustCompile(`^[A-Za-z0-9_:-]+$`)
+var literalType = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_:-]+$`) })
 
 func printChecks(c *cli, checks []*check, warnings []hookspec.Warning, problems, homeProblems int) {
 	for _, ch := range checks {

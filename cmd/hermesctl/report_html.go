@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/hermes-hooks/hermes/gateway/runner"
@@ -259,14 +260,16 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // writeReport writes rep as one self-contained HTML page: no script, no external asset.
 func writeReport(w io.Writer, rep report) error {
-	return reportTemplate.Execute(w, rep)
+	return reportTemplate().Execute(w, rep)
 }
 
-var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
-	"pct":    func(f float64) string { return fmt.Sprintf("%.3f%%", f) },
-	"indent": func(d int) string { return fmt.Sprintf("%.1fem", float64(d)*1.1) },
-	"ms":     func(f float64) string { return fmt.Sprintf("%.2f ms", f) },
-}).Parse(`<!DOCTYPE html>
+// reportTemplate is parsed at first use: only replay and demo with --html write a report.
+var reportTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("report").Funcs(template.FuncMap{
+		"pct":    func(f float64) string { return fmt.Sprintf("%.3f%%", f) },
+		"indent": func(d int) string { return fmt.Sprintf("%.1fem", float64(d)*1.1) },
+		"ms":     func(f float64) string { return fmt.Sprintf("%.2f ms", f) },
+	}).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -332,3 +335,4 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; }
 </body>
 </html>
 `))
+})

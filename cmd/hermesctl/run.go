@@ -10,6 +10,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/hermes-hooks/hermes/consent"
 	"github.com/hermes-hooks/hermes/engine"
@@ -54,9 +55,21 @@ type runFunc func(ctx context.Context, c *cli, args []string) int
 
 var commands []*command
 
-// valueFlags take a value as the next argument, for finding the command words among the
-// arguments; they are read from the commands' flag sets.
-var valueFlags = map[string]bool{}
+// valueFlags are the flags that take a value as the next argument, for finding the command
+// words among the arguments; they are read from the commands' flag sets, at first use (most
+// command lines have no flag).
+var valueFlags = sync.OnceValue(func() map[string]bool {
+	value := map[string]bool{}
+	for _, cmd := range commands {
+		fs, _ := newFlagSet(cmd, &cli{})
+		fs.VisitAll(func(f *flag.Flag) {
+			if b, ok := f.Value.(interface{ IsBoolFlag() bool }); !ok || !b.IsBoolFlag() {
+				value[f.Name] = true
+			}
+		})
+	}
+	return value
+})
 
 func init() {
 	commands = []*command{
@@ -67,14 +80,6 @@ func init() {
 	}
 	commands = append(commands, hookCommands...)
 	commands = append(commands, bundleCommands...)
-	for _, cmd := range commands {
-		fs, _ := newFlagSet(cmd, &cli{})
-		fs.VisitAll(func(f *flag.Flag) {
-			if b, ok := f.Value.(interface{ IsBoolFlag() bool }); !ok || !b.IsBoolFlag() {
-				valueFlags[f.Name] = true
-			}
-		})
-	}
 }
 
 // newFlagSet holds the global flags, parsed into c, and cmd's own; it returns the flag set
@@ -155,7 +160,7 @@ func findCommand(args []string) (*command, []string, error) {
 			return versionCommand, nil, nil
 		case strings.HasPrefix(a, "-") && a != "-":
 			rest = append(rest, a)
-			if valueFlags[strings.TrimLeft(a, "-")] && !strings.Contains(a, "=") && i+1 < len(args) {
+			if valueFlags()[strings.TrimLeft(a, "-")] && !strings.Contains(a, "=") && i+1 < len(args) {
 				i++
 				rest = append(rest, args[i])
 			}

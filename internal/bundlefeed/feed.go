@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/hermes-hooks/hermes/bundle"
@@ -234,8 +235,9 @@ func pull(ctx context.Context, c *Config, client *http.Client, check Check, st *
 	return true, nil
 }
 
-// bundleName is the name of a bundle's directory and archive in the cache.
-var bundleName = regexp.MustCompile(`^r[0-9]+-[0-9a-f]{16}(\.bundle)?$`)
+// bundleName is the name of a bundle's directory and archive in the cache; compiled at
+// first use, as only a prune needs it.
+var bundleName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^r[0-9]+-[0-9a-f]{16}(\.bundle)?$`) })
 
 // prune removes the bundles of the cache (and only them: the cache may be a directory
 // that holds other files) but those in keep, a process that loaded one of them before the
@@ -244,7 +246,7 @@ func prune(cache string, keep ...string) {
 	entries, _ := os.ReadDir(cache)
 	for _, e := range entries {
 		p := filepath.Join(cache, e.Name())
-		if bundleName.MatchString(e.Name()) && !slices.Contains(keep, strings.TrimSuffix(p, ".bundle")) {
+		if bundleName().MatchString(e.Name()) && !slices.Contains(keep, strings.TrimSuffix(p, ".bundle")) {
 			os.RemoveAll(p)
 		}
 	}

@@ -3,7 +3,6 @@ package command
 import (
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 )
@@ -46,9 +45,10 @@ func (r Runs) String() string {
 // argument is that argument. The table of these is Interpreters, the one place the rule is
 // written down (docs/consent.md shows it, checked by a test).
 type Interpreter struct {
-	// Name is the interpreter as documented; Names matches the programs' base names.
+	// Name is the interpreter as documented; Names says whether a program's base name is
+	// this interpreter.
 	Name  string
-	Names *regexp.Regexp
+	Names func(base string) bool
 	// Flags are the one-letter options that take no argument.
 	Flags string
 	// Args are the one-letter options that take an argument: the rest of the group when
@@ -93,21 +93,21 @@ type Interpreter struct {
 // runs unknown.
 var Interpreters = []Interpreter{
 	{
-		Name: "sh, bash, dash", Names: regexp.MustCompile(`^(sh|bash|dash)$`),
+		Name: "sh, bash, dash", Names: oneOf("sh", "bash", "dash"),
 		Flags: "abefhiklmnprtuvxBCEHPT", Args: "oO", ArgsNext: true, NoFile: "cs",
 		LongFlags: []string{"login", "noprofile", "norc", "posix", "restricted", "verbose", "version", "help", "noediting", "debugger"},
 		LongLoads: []string{"rcfile", "init-file"},
 		Dash:      "end",
 	},
 	{
-		Name: "python, python3, python3.N", Names: regexp.MustCompile(`^python[0-9.]*$`),
+		Name: "python, python3, python3.N", Names: versioned("python"),
 		Flags: "bBdEhiIOPqsSuvVx?R", Args: "WX", Code: "c", CodeEnds: true, Loads: "m",
 		LongFlags: []string{"help", "version", "help-env", "help-xoptions", "help-all"},
 		LongArgs:  []string{"check-hash-based-pycs"},
 		Dash:      "stdin",
 	},
 	{
-		Name: "node, nodejs", Names: regexp.MustCompile(`^(node|nodejs)$`),
+		Name: "node, nodejs", Names: oneOf("node", "nodejs"),
 		Flags: "chiv", Args: "C", Code: "ep", Loads: "r",
 		LongFlags: []string{"check", "interactive", "version", "help", "no-warnings", "no-deprecation",
 			"trace-warnings", "trace-deprecation", "throw-deprecation", "pending-deprecation", "enable-source-maps",
@@ -118,17 +118,30 @@ var Interpreters = []Interpreter{
 		Dash:      "stdin",
 	},
 	{
-		Name: "ruby, ruby3.N", Names: regexp.MustCompile(`^ruby[0-9.]*$`),
+		Name: "ruby, ruby3.N", Names: versioned("ruby"),
 		Flags: "acdlnpsvwyh", Args: "IE", Attached: "iKWF", Digits: "0T", Code: "e", Loads: "rCSx",
 		LongFlags: []string{"verbose", "version", "copyright", "help", "disable-gems", "jit", "yjit"},
 		LongArgs:  []string{"disable", "enable", "encoding", "external-encoding", "internal-encoding"},
 		Dash:      "stdin",
 	},
 	{
-		Name: "perl, perl5.N", Names: regexp.MustCompile(`^perl[0-9.]*$`),
+		Name: "perl, perl5.N", Names: versioned("perl"),
 		Flags: "acnpstTuUvwWXh", Args: "I", Attached: "iCDFV", Digits: "0l", Code: "eE", Loads: "mMdxS",
 		Dash: "stdin",
 	},
+}
+
+// oneOf matches exactly the names given.
+func oneOf(names ...string) func(string) bool {
+	return func(base string) bool { return slices.Contains(names, base) }
+}
+
+// versioned matches name followed by any digits and dots: python, python3, python3.12.
+func versioned(name string) func(string) bool {
+	return func(base string) bool {
+		rest, ok := strings.CutPrefix(base, name)
+		return ok && strings.Trim(rest, "0123456789.") == ""
+	}
 }
 
 // interpreterOf is the interpreter program name is, or nil. A program is recognised by its
@@ -140,7 +153,7 @@ func interpreterOf(name string) *Interpreter {
 	}
 	base := filepath.Base(name)
 	for i := range Interpreters {
-		if Interpreters[i].Names.MatchString(base) {
+		if Interpreters[i].Names(base) {
 			return &Interpreters[i]
 		}
 	}

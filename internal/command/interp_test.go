@@ -174,3 +174,30 @@ func TestInterpretersDocumented(t *testing.T) {
 		t.Errorf("docs/consent.md's table has %d interpreters, the code %d", n, len(Interpreters))
 	}
 }
+
+// TestInterpreterNames holds each interpreter's Names to the regular expression it
+// documents ("python, python3, python3.N"): the string code matches what the expression did.
+func TestInterpreterNames(t *testing.T) {
+	patterns := map[string]string{
+		"sh, bash, dash":             `^(sh|bash|dash)$`,
+		"python, python3, python3.N": `^python[0-9.]*$`,
+		"node, nodejs":               `^(node|nodejs)$`,
+		"ruby, ruby3.N":              `^ruby[0-9.]*$`,
+		"perl, perl5.N":              `^perl[0-9.]*$`,
+	}
+	names := []string{"", "sh", "bash", "dash", "zsh", "shh", "bashx", "xsh", "python", "python3", "python3.12",
+		"python3.12.1", "python.", "python3a", "pythonw", "ipython", "py", "node", "nodejs", "nodejsx", "nod",
+		"ruby", "ruby3.3", "ruby-3", "rubyx", "perl", "perl5.36", "perl5x", "perl6", "Python3", "sh ", " sh",
+		"python\n", "node\n", "python3\u0660"}
+	if len(patterns) != len(Interpreters) {
+		t.Fatalf("%d patterns for %d interpreters", len(patterns), len(Interpreters))
+	}
+	for _, in := range Interpreters {
+		re := regexp.MustCompile(patterns[in.Name])
+		for _, n := range names {
+			if got, want := in.Names(n), re.MatchString(n); got != want {
+				t.Errorf("%s: Names(%q) = %v, want %v", in.Name, n, got, want)
+			}
+		}
+	}
+}

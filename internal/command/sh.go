@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Shell is a command line run by /bin/sh -c (hooks written for Claude Code), as far as it
@@ -419,7 +420,8 @@ func printableOp(op string) string {
 }
 
 var (
-	assignment = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
+	// assignment is compiled at first use: most commands have no assignment in front.
+	assignment = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`) })
 	// keywords are the shell's reserved words (and bash's), recognised unquoted.
 	keywords = []string{"!", "if", "then", "else", "elif", "fi", "do", "done", "case", "esac", "while", "until",
 		"for", "in", "function", "select", "time", "[[", "]]", "coproc"}
@@ -442,7 +444,7 @@ func resolveSimple(toks []shToken, wd *workdir) (r Resolved, bad string, relativ
 	switch {
 	case slices.Contains(keywords, first.raw):
 		return Resolved{}, "the shell keyword " + first.raw, false
-	case assignment.MatchString(first.raw):
+	case assignment().MatchString(first.raw):
 		return Resolved{}, "the variable assignment " + first.raw, false
 	case slices.Contains(stateful, first.word):
 		return Resolved{}, "the builtin " + first.word + ", which changes how the rest runs", false

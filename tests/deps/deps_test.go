@@ -46,9 +46,11 @@ var forbidden = map[string][]string{
 	// hermesctl starts once per tool call of an agent (hermesctl hook), and every linked
 	// package's initialisation runs at every start: it links no registry client whose
 	// packages compile regular expressions at init (internal/ocibundle speaks the registry
-	// API itself), and exports spans over OTLP/HTTP without linking gRPC.
+	// API itself), exports spans over OTLP/HTTP without linking gRPC, and links no SSH client
+	// to read bundle signatures (bundle writes and checks DSSE envelopes itself).
 	"cmd/hermesctl": {"oras.land/oras-go/v2", "github.com/opencontainers/go-digest", "github.com/opencontainers/image-spec",
-		"google.golang.org/grpc", "github.com/grpc-ecosystem/grpc-gateway", "go.opentelemetry.io/proto/otlp/collector"},
+		"google.golang.org/grpc", "github.com/grpc-ecosystem/grpc-gateway", "go.opentelemetry.io/proto/otlp/collector",
+		"golang.org/x/crypto/ssh"},
 }
 
 // excepted lists, per package, what it may depend on although forbidden says otherwise.

@@ -30,14 +30,6 @@ const (
 	BuiltinStringFind
 )
 
-// boxedInts are the integers 0..4095 as Lua values, boxed once.
-var boxedInts = func() (t [4096]LValue) {
-	for i := range t {
-		t[i] = LNumber(i)
-	}
-	return t
-}()
-
 // IntValue is i as a Lua value, boxed once for 0..4095: converting an LNumber to an LValue
 // allocates 8 bytes.
 func IntValue(i int) LValue {
