@@ -63,8 +63,12 @@ type oneProcess struct {
 func BenchmarkProcessPerDecision(b *testing.B) {
 	hermesctl, opa := binaries(b)
 	env := append(os.Environ(), "HERMES_MANAGED_HOME="+b.TempDir())
+	home := filepath.Join(b.TempDir(), "home") // a call keeps what it learns in its home's state/
+	if err := os.CopyFS(home, os.DirFS(guardHome)); err != nil {
+		b.Fatal(err)
+	}
 	kinds := []oneProcess{
-		{"hermes", []string{hermesctl, "hook", "claude", "--home", guardHome}, claudeCall, `"permissionDecision":"deny"`},
+		{"hermes", []string{hermesctl, "hook", "claude", "--home", home}, claudeCall, `"permissionDecision":"deny"`},
 		{"opa", []string{opa, "eval", "--stdin-input", "--data", guardRego, "--format", "json", "data.guard.decision"},
 			`{"tool_name":"terminal","args":{"command":"rm -rf /"}}`, `"action": "block"`},
 	}
