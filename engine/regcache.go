@@ -52,8 +52,8 @@ func newRegCache(home string, fires []hookspec.Hook, hostFuncs map[string]hooksp
 	}
 	slices.Sort(names)
 	c.host = fmt.Appendf(nil, "%s\x00%q", buildID(), names)
-	if data, err := os.ReadFile(c.file); err == nil {
-		json.Unmarshal(data, &c.known) // a file that cannot be read is no cache: every plugin loads
+	if data, err := os.ReadFile(c.file); err == nil && json.Unmarshal(data, &c.known) != nil {
+		c.known = nil // a file that cannot be read is no cache, not even in part: every plugin loads
 	}
 	return c
 }
