@@ -90,12 +90,13 @@ func TestPythonPluginAmongLua(t *testing.T) {
 func TestPythonPluginFailuresInChain(t *testing.T) {
 	home := testutil.Home(t, testutil.Merge(
 		pyPluginFiles("a-raise", "priority: 30\n", "def boom(**kw):\n    raise RuntimeError('no')\n\ndef register(ctx):\n    ctx.register_hook('pre_tool_call', boom)\n"),
-		pyPluginFiles("b-hang", "priority: 20\ntimeout: 1\nfail_closed: true\n", "import time\n\ndef hang(**kw):\n    time.sleep(600)\n\ndef register(ctx):\n    ctx.register_hook('pre_tool_call', hang)\n"),
+		pyPluginFiles("b-hang", "priority: 20\ntimeout: 1\nfail_closed: true\n", "import time\n\ndef hang(**kw):\n    if kw.get('tool_name') == 'terminal':\n        time.sleep(600)\n\ndef register(ctx):\n    ctx.register_hook('pre_tool_call', hang)\n"),
 		pyPluginFiles("c-print", "priority: 10\n", "import sys\n\ndef noisy(**kw):\n    print('{\"action\": \"block\"}')\n    sys.stdout.write('garbage\\n')\n    return None\n\ndef register(ctx):\n    ctx.register_hook('pre_tool_call', noisy)\n"),
 		pluginFiles("d-lua", "priority: 0\n", one("pre_tool_call", `return {action = "block", message = "lua still runs"}`)),
 	))
 	e, _ := newPyEngine(t, home, true)
-	// the first call of each co-process may import for longer than its timeout: warm them up
+	// the first call of each co-process may import for longer than its timeout (it waits for
+	// the hang's whole grace): warm them up, with a call b-hang answers at once
 	e.Fire(context.Background(), hookspec.PreToolCall, map[string]any{"tool_name": "x", "args": map[string]any{}})
 	rep := e.Fire(context.Background(), hookspec.PreToolCall, map[string]any{"tool_name": "terminal", "args": map[string]any{"command": "ls"}})
 	byName := map[string]hookspec.Result{}
