@@ -12,6 +12,8 @@ import (
 	"sync"
 
 	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/internal/atomicfile"
+	"github.com/hermes-hooks/hermes/internal/safefile"
 	"github.com/hermes-hooks/hermes/store"
 )
 
@@ -22,8 +24,11 @@ import (
 // plugin whose loading read anything from outside its files (luabind.Plugin.Pure), a
 // Python plugin and every plugin of the managed layer are always loaded.
 
-// regCacheFile is the cache's file in the home's state directory.
-const regCacheFile = "plugin-hooks.json"
+// regCacheFile is the cache's file in the home's state directory; a larger one is no cache.
+const (
+	regCacheFile = "plugin-hooks.json"
+	maxRegCache  = 1 << 20
+)
 
 // regCache is the registration cache of one load.
 type regCache struct {
@@ -52,7 +57,7 @@ func newRegCache(home string, fires []hookspec.Hook, hostFuncs map[string]hooksp
 	}
 	slices.Sort(names)
 	c.host = fmt.Appendf(nil, "%s\x00%q", buildID(), names)
-	if data, err := os.ReadFile(c.file); err == nil && json.Unmarshal(data, &c.known) != nil {
+	if data, err := safefile.ReadFile(c.file, maxRegCache); err == nil && json.Unmarshal(data, &c.known) != nil {
 		c.known = nil // a file that cannot be read is no cache, not even in part: every plugin loads
 	}
 	return c
@@ -114,21 +119,7 @@ func (c *regCache) save() error {
 	if err := os.MkdirAll(filepath.Dir(c.file), 0o700); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(c.file), regCacheFile+".*")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Rename(tmp.Name(), c.file); err != nil {
-		os.Remove(tmp.Name())
+	if err := atomicfile.Write(c.file, data, 0o600, nil); err != nil {
 		return err
 	}
 	c.known = c.seen

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/hermes-hooks/hermes/hookspec"
@@ -122,6 +123,25 @@ func TestFiresCacheFile(t *testing.T) {
 	}
 	if got := statuses(newFiresEngine(t, Options{Home: home})); got["memory"] != "skipped" {
 		t.Fatalf("after the corrupt cache was rewritten: %v, want memory skipped", got)
+	}
+
+	// A link put in its place is neither read (the file it points to could say anything) nor
+	// written through.
+	if runtime.GOOS == "windows" {
+		return
+	}
+	good, _ := os.ReadFile(file)
+	target := filepath.Join(t.TempDir(), "elsewhere.json")
+	writeFile(t, target, string(good))
+	os.Remove(file)
+	if err := os.Symlink(target, file); err != nil {
+		t.Fatal(err)
+	}
+	if got := statuses(newFiresEngine(t, Options{Home: home})); got["memory"] != "loaded" {
+		t.Fatalf("with the cache a link: %v, want memory loaded", got)
+	}
+	if after, _ := os.ReadFile(target); string(after) != string(good) {
+		t.Errorf("the file the link points to was written: %s", after)
 	}
 }
 

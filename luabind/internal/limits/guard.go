@@ -62,7 +62,7 @@ type Guard struct {
 // cannot hide its growth in the waits. The state's pool counts the wait too, so that other
 // calls of the hook need not wait for this one's state meanwhile (the pool's tryExtra).
 func (g *Guard) Wait() (done func()) {
-	g.outside.Store(true)
+	g.MarkOutside()
 	h0 := heapObjects()
 	g.mu.Lock()
 	g.judge(h0)
@@ -85,7 +85,11 @@ func (g *Guard) Wait() (done func()) {
 // MarkOutside records that the state read something from outside Lua without waiting (the
 // clock, the environment, a file): what it computed may differ from one load to the next.
 // Every Wait marks it too.
-func (g *Guard) MarkOutside() { g.outside.Store(true) }
+func (g *Guard) MarkOutside() {
+	if !g.outside.Load() { // a load, not a write, on the calls after the first
+		g.outside.Store(true)
+	}
+}
 
 // Outside reports whether the state read something from outside Lua since it was made
 // (MarkOutside, Wait).
