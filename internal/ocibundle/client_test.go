@@ -131,16 +131,7 @@ func TestCredentialHelper(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("the helper is a shell script")
 	}
-	inner := registry.New()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if user, pass, ok := r.BasicAuth(); !ok || user != "ci" || pass != "from-helper" {
-			w.Header().Set("WWW-Authenticate", `Basic realm="hooks"`)
-			w.WriteHeader(http.StatusUnauthorized)
-			return
-		}
-		inner.ServeHTTP(w, r)
-	}))
-	defer srv.Close()
+	srv := basicAuthRegistry(t, "ci", "from-helper")
 	host := strings.TrimPrefix(srv.URL, "http://")
 	bin := t.TempDir()
 	script := "#!/bin/sh\n[ \"$1\" = get ] && [ \"$(cat)\" = \"" + host + "\" ] && echo '{\"Username\":\"ci\",\"Secret\":\"from-helper\"}' && exit 0\necho 'credentials not found in native keychain'; exit 1\n"

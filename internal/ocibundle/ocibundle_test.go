@@ -85,16 +85,7 @@ func TestFetchNotABundle(t *testing.T) {
 
 // The credentials of the Docker configuration are sent to a registry that asks for them.
 func TestDockerCredentials(t *testing.T) {
-	inner := registry.New()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if user, pass, ok := r.BasicAuth(); !ok || user != "ci" || pass != "s3cret" {
-			w.Header().Set("WWW-Authenticate", `Basic realm="hooks"`)
-			w.WriteHeader(http.StatusUnauthorized)
-			return
-		}
-		inner.ServeHTTP(w, r)
-	}))
-	defer srv.Close()
+	srv := basicAuthRegistry(t, "ci", "s3cret")
 	host := strings.TrimPrefix(srv.URL, "http://")
 	url := Scheme + host + "/hooks/fleet:stable"
 	dir := t.TempDir()
@@ -176,4 +167,20 @@ func FuzzParse(f *testing.F) {
 			t.Errorf("Parse(%q) took %+v", url, ref)
 		}
 	})
+}
+
+// basicAuthRegistry is an in-process registry that answers only requests with the basic
+// credentials user and pass, and asks for them otherwise.
+func basicAuthRegistry(t *testing.T, user, pass string) *httptest.Server {
+	inner := registry.New()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if u, p, ok := r.BasicAuth(); !ok || u != user || p != pass {
+			w.Header().Set("WWW-Authenticate", `Basic realm="hooks"`)
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		inner.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
 }
