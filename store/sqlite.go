@@ -15,7 +15,8 @@ import (
 	"time"
 
 	"github.com/hermes-hooks/hermes/internal/safefile"
-	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
+	"modernc.org/sqlite" // the database/sql driver "sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // sqliteBackend is the store in <home>/state/store.db: one table, WAL mode, every write in
@@ -103,11 +104,10 @@ func openSQLite(home string, maxBytes int64, busy time.Duration) (*sqliteBackend
 		return nil, fmt.Errorf("store: %v", err)
 	}
 	path := filepath.Join(dir, "store.db")
-	held, err := openDBFile(path)
+	checked, err := inspectDBFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("store: %v", err)
 	}
-	defer held.Close()
 	dsn := fmt.Sprintf("file:%s?_txlock=immediate&_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)",
 		path, max(busy.Milliseconds(), 1))
 	db, err := sql.Open("sqlite", dsn)
@@ -124,25 +124,30 @@ func openSQLite(home string, maxBytes int64, busy time.Duration) (*sqliteBackend
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	var check string
-	if err := db.QueryRowContext(ctx, "PRAGMA quick_check").Scan(&check); err != nil || check != "ok" {
-		db.Close()
-		if err == nil {
-			err = errors.New(check)
-		}
-		return nil, fmt.Errorf("store: %s is not a usable database (%v); it was left as it is: move it away to start an empty store, or restore it", path, err)
+	err = whileLocked(ctx, func() error { return db.QueryRowContext(ctx, "PRAGMA quick_check").Scan(&check) })
+	if err == nil && check != "ok" {
+		err = errors.New(check)
 	}
-	if err := b.migrate(ctx); err != nil {
+	if err == nil {
+		err = whileLocked(ctx, func() error { return b.migrate(ctx) })
+	} else if !isLocked(err) {
 		db.Close()
-		return nil, fmt.Errorf("store: %s: %v", path, err)
+		return nil, fmt.Errorf("store: %s is not a usable database (%v); it was left as it is: move it away to start an empty store, or restore it", path, err)
 	}
 	for stmt, q := range map[**sql.Stmt]string{&b.getStmt: getSQL, &b.setStmt: setSQL, &b.incrStmt: incrSQL, &b.deleteStmt: deleteSQL,
 		&b.savepointStmt: "SAVEPOINT call", &b.rollbackToStmt: "ROLLBACK TO call", &b.releaseStmt: "RELEASE call"} {
-		if *stmt, err = db.PrepareContext(ctx, q); err != nil {
-			db.Close()
-			return nil, fmt.Errorf("store: %s: %v", path, err)
+		if err == nil {
+			err = whileLocked(ctx, func() (err error) { *stmt, err = db.PrepareContext(ctx, q); return err })
 		}
 	}
-	if b.file, err = sameDBFile(held, path); err != nil {
+	if err != nil {
+		db.Close()
+		if isLocked(err) {
+			return nil, fmt.Errorf("store: %s is locked by another process (%v); try again when it is done", path, err)
+		}
+		return nil, fmt.Errorf("store: %s: %v", path, err)
+	}
+	if b.file, err = sameDBFile(checked, path); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("store: %v", err)
 	}
@@ -167,54 +172,34 @@ func Moved(b Backend) bool {
 // journalSuffixes name the files SQLite opens beside the database, by name.
 var journalSuffixes = []string{"-wal", "-shm", "-journal"}
 
-// openDBFile opens the database file as safefile does (a FIFO, device or symbolic link there
-// is refused, never waited on or followed), creating it readable by its owner only when it
-// is missing, and refuses journal files that are not regular files. It takes the rights of
-// group and others from the database and its journal files when they have some (when this
-// process may: else they stay as they are), through descriptors of the files checked, never
-// by name. SQLite gives the journal files it creates the database file's mode. The file
-// returned is held until the driver has opened the path, for sameDBFile.
-func openDBFile(path string) (*os.File, error) {
-	f, err := safefile.OpenFile(path, os.O_RDONLY|os.O_CREATE, 0o600)
+// inspectDBFile checks the database file as safefile does (a FIFO, device or symbolic link
+// there is refused, never waited on or followed), creating it readable by its owner only
+// when it is missing, and refuses journal files that are not regular files. It takes the
+// rights of group and others from the database and its journal files when they have some
+// (see inspect). SQLite gives the journal files it creates the database file's mode. What
+// it returns is the file checked, for sameDBFile.
+func inspectDBFile(path string) (fs.FileInfo, error) {
+	fi, err := inspect(path, true)
 	if err != nil {
 		return nil, err
 	}
-	ownerOnly(f)
 	for _, suffix := range journalSuffixes {
-		j, err := safefile.Open(path + suffix)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			f.Close()
+		if _, err := inspect(path+suffix, false); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, err
 		}
-		ownerOnly(j)
-		j.Close()
 	}
-	return f, nil
-}
-
-// ownerOnly takes the rights of group and others from the open file f when it has some.
-func ownerOnly(f *os.File) {
-	if fi, err := f.Stat(); err == nil && fi.Mode().Perm()&0o077 != 0 {
-		f.Chmod(fi.Mode().Perm() & 0o700)
-	}
+	return fi, nil
 }
 
 // sameDBFile checks, once the driver has opened path by name, that path is still the file
-// held (checked by openDBFile) and its journal files are still regular files, and returns
-// what the held descriptor says of it. What remains: the driver opens by name, following
-// links, so a FIFO or a link swapped in between openDBFile and the driver's open is met by
-// the driver before this check refuses the store (and so is one swapped in before
-// database/sql opens a new connection, which it does only after one fails). Racing that
-// window takes someone who can already write to <home>/state; what a home holds at rest,
-// the case of every file left there, is refused before the driver sees it.
-func sameDBFile(held *os.File, path string) (os.FileInfo, error) {
-	fi, err := held.Stat()
-	if err != nil {
-		return nil, err
-	}
+// checked (fi, from inspectDBFile) and its journal files are still regular files, and
+// returns fi. What remains: the driver opens by name, following links, so a FIFO or a link
+// swapped in between inspectDBFile and the driver's open is met by the driver before this
+// check refuses the store (and so is one swapped in before database/sql opens a new
+// connection, which it does only after one fails). Racing that window takes someone who can
+// already write to <home>/state; what a home holds at rest, the case of every file left
+// there, is refused before the driver sees it.
+func sameDBFile(fi fs.FileInfo, path string) (fs.FileInfo, error) {
 	now, err := os.Lstat(path)
 	if err != nil {
 		return nil, err
@@ -572,6 +557,35 @@ func (b *sqliteBackend) Entries(ctx context.Context, ns string) ([]Entry, error)
 
 func (b *sqliteBackend) Namespaces(ctx context.Context) ([]string, error) {
 	return b.strings(ctx, "SELECT DISTINCT ns FROM kv WHERE "+live+" ORDER BY ns", nowMS())
+}
+
+// whileLocked runs step again while it fails because another process holds the database
+// past the busy timeout (processes opening one database at once, each creating its tables
+// and checking it), until ctx ends.
+func whileLocked(ctx context.Context, step func() error) error {
+	for {
+		err := step()
+		if !isLocked(err) || ctx.Err() != nil {
+			return err
+		}
+		if testHookOpenLocked != nil {
+			testHookOpenLocked()
+		}
+	}
+}
+
+// testHookOpenLocked, when set by a test, runs each time an open found the database locked.
+var testHookOpenLocked func()
+
+// isLocked reports whether err is SQLite's "the database is locked" (SQLITE_BUSY or
+// SQLITE_LOCKED, and their extended codes).
+func isLocked(err error) bool {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	code := se.Code() & 0xff // the primary code of an extended one
+	return code == sqlite3.SQLITE_BUSY || code == sqlite3.SQLITE_LOCKED
 }
 
 // wrap names the database in an error.
