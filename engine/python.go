@@ -218,13 +218,13 @@ func (e *Engine) loadPythonPlugin(ctx context.Context, d *dirFiles, l pluginLaye
 	}
 	spec := shell.PythonSpec{Kind: shell.PythonPlugin, Dir: d.dir, Python: info.Python, Timeout: seconds(info.Timeout),
 		Instances: info.Instances, Memory: info.Memory, Check: check}
-	regs, version, err := shell.DescribePython(ctx, spec)
+	desc, err := shell.DescribePython(ctx, spec)
 	if err != nil {
 		return fail(pythonWarning(d.pyEntry, err))
 	}
-	info.PythonVersion = version
+	info.PythonVersion, spec.Executable = desc.Version, desc.Executable
 	var kept []shell.PythonRegistration
-	for _, r := range regs {
+	for _, r := range desc.Hooks {
 		if hooknames.IsWrap(r.Name) {
 			warns = append(warns, hookspec.Warning{File: r.File, Line: r.Line, Msg: fmt.Sprintf(
 				"%s is for Lua plugins only: a Python callback cannot call next (not registered)", r.Name)})
@@ -366,11 +366,11 @@ func (e *Engine) loadPythonGatewayHook(ctx context.Context, d *dirFiles, l plugi
 	}
 	spec := shell.PythonSpec{Kind: shell.PythonGateway, Dir: d.dir, Python: info.Python, Timeout: seconds(info.Timeout),
 		Memory: info.Memory, Check: check}
-	regs, version, err := shell.DescribePython(ctx, spec)
+	desc, err := shell.DescribePython(ctx, spec)
 	if err != nil {
 		return fail(pythonWarning(d.pyEntry, err))
 	}
-	info.PythonVersion = version
+	info.PythonVersion, spec.Executable = desc.Version, desc.Executable
 	info.Status = "loaded"
-	return &gatewayHook{info: info, py: shell.NewPython(spec, regs)[0], logger: opts.Logger.With("hook", info.Name), sum: d.sum, warns: warns}, info, warns
+	return &gatewayHook{info: info, py: shell.NewPython(spec, desc.Hooks)[0], logger: opts.Logger.With("hook", info.Name), sum: d.sum, warns: warns}, info, warns
 }

@@ -6,7 +6,9 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -57,7 +59,11 @@ type PythonSpec struct {
 	Kind string // PythonPlugin or PythonGateway
 	Dir  string // the hook's directory (the package of a plugin)
 	// Python is the interpreter: a path, or a name looked up on $PATH; "" = DefaultPython.
-	Python     string
+	Python string
+	// Executable is the interpreter's own path (sys.executable), from DescribePython: the
+	// co-processes run it directly, not Python through a launcher found on $PATH (pyenv's
+	// shim runs a tree of shell scripts, most of a second, at each start). "" = Python.
+	Executable string
 	Timeout    time.Duration // of each call; 0 = DefaultTimeout
 	Instances  int           // co-processes at most; 0 = 1
 	Memory     int64         // RLIMIT_AS of each co-process in bytes; 0 = no cap
@@ -107,9 +113,12 @@ func (s PythonSpec) interpreter() string {
 // hostCmd is the command that runs the host script for spec; describe: once, to list the
 // registrations.
 func (s PythonSpec) hostCmd(ctx context.Context, describe bool) (*exec.Cmd, error) {
-	prog, err := exec.LookPath(s.interpreter())
-	if err != nil {
-		return nil, &exec.Error{Name: s.interpreter(), Err: exec.ErrNotFound}
+	prog := s.Executable
+	if describe || prog == "" {
+		var err error
+		if prog, err = exec.LookPath(s.interpreter()); err != nil {
+			return nil, &exec.Error{Name: s.interpreter(), Err: exec.ErrNotFound}
+		}
 	}
 	args := []string{"-c", pythonHost, s.Kind, s.Dir, strconv.FormatInt(s.Memory, 10)}
 	if describe {
@@ -120,17 +129,23 @@ func (s PythonSpec) hostCmd(ctx context.Context, describe bool) (*exec.Cmd, erro
 	return cmd, nil
 }
 
+// PythonDescription is what DescribePython learnt of a Python hook.
+type PythonDescription struct {
+	Hooks      []PythonRegistration // what its register(ctx) registered (a gateway hook: handle)
+	Version    string               // of the interpreter, "3.11.7"
+	Executable string               // the interpreter's own path, for PythonSpec.Executable ("" when unknown)
+}
+
 // DescribePython runs the hook of spec once, in a process of its own with spec's limits and
-// a timeout of at least 30 s (importing takes a while), and returns what its register(ctx)
-// registered (a gateway hook: its handle function) and the Python version. A hook that
-// cannot be imported or registered fails with a *PythonError; a Python that cannot be run
-// or is older than PythonMinVersion, with an error that says so.
-func DescribePython(ctx context.Context, spec PythonSpec) ([]PythonRegistration, string, error) {
+// a timeout of at least 30 s (importing takes a while), and returns what it registered. A
+// hook that cannot be imported or registered fails with a *PythonError; a Python that
+// cannot be run or is older than PythonMinVersion, with an error that says so.
+func DescribePython(ctx context.Context, spec PythonSpec) (PythonDescription, error) {
 	ctx, cancel := context.WithTimeout(ctx, max(spec.Timeout, 30*time.Second))
 	defer cancel()
 	cmd, err := spec.hostCmd(ctx, true)
 	if err != nil {
-		return nil, "", fmt.Errorf("cannot run %s: not found on $PATH (install Python %d.%d or later, or name one with python: in the manifest)",
+		return PythonDescription{}, fmt.Errorf("cannot run %s: not found on $PATH (install Python %d.%d or later, or name one with python: in the manifest)",
 			spec.interpreter(), PythonMinVersion[0], PythonMinVersion[1])
 	}
 	stdout, stderr := &procgroup.Capped{Max: DefaultMaxOutput}, &procgroup.Capped{Max: DefaultMaxOutput}
@@ -140,10 +155,11 @@ func DescribePython(ctx context.Context, spec PythonSpec) ([]PythonRegistration,
 	err = cmd.Run()
 	run.Kill()
 	var got struct {
-		Hooks  []PythonRegistration `json:"hooks"`
-		Python string               `json:"python"`
-		Error  *string              `json:"error"`
-		Where  string               `json:"where"`
+		Hooks      []PythonRegistration `json:"hooks"`
+		Python     string               `json:"python"`
+		Executable string               `json:"executable"`
+		Error      *string              `json:"error"`
+		Where      string               `json:"where"`
 	}
 	out := bytes.TrimSpace([]byte(stdout.String()))
 	if jerr := json.Unmarshal(out, &got); jerr != nil || len(out) == 0 {
@@ -154,15 +170,26 @@ func DescribePython(ctx context.Context, spec PythonSpec) ([]PythonRegistration,
 		case why == "" && err != nil:
 			why = err.Error()
 		}
-		return nil, "", fmt.Errorf("%s did not load the hook: %s", spec.interpreter(), why)
+		return PythonDescription{}, fmt.Errorf("%s did not load the hook: %s", spec.interpreter(), why)
 	}
 	if got.Error != nil {
-		return nil, "", &PythonError{Where: got.Where, Msg: *got.Error}
+		return PythonDescription{}, &PythonError{Where: got.Where, Msg: *got.Error}
 	}
 	if got.Hooks == nil {
 		got.Hooks = []PythonRegistration{}
 	}
-	return got.Hooks, got.Python, nil
+	return PythonDescription{Hooks: got.Hooks, Version: got.Python, Executable: executable(got.Executable)}, nil
+}
+
+// executable is path when it is an absolute path to an executable regular file, else "".
+func executable(path string) string {
+	if !filepath.IsAbs(path) {
+		return ""
+	}
+	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
+		return ""
+	}
+	return path
 }
 
 // lastLine is the last non-blank line of s, for a message.

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -27,13 +28,15 @@ func pythonPlugin(t *testing.T, init string, mods ...func(*PythonSpec)) ([]*Hook
 	for _, m := range mods {
 		m(&spec)
 	}
-	regs, version, err := DescribePython(context.Background(), spec)
+	desc, err := DescribePython(context.Background(), spec)
 	if err != nil {
 		t.Fatalf("DescribePython: %v", err)
 	}
-	if !strings.HasPrefix(version, "3.") {
-		t.Fatalf("python version %q, want 3.x", version)
+	if !strings.HasPrefix(desc.Version, "3.") {
+		t.Fatalf("python version %q, want 3.x", desc.Version)
 	}
+	regs := desc.Hooks
+	spec.Executable = desc.Executable
 	hooks := NewPython(spec, regs)
 	if len(hooks) > 0 {
 		t.Cleanup(hooks[0].Close)
@@ -139,14 +142,14 @@ func TestPythonPluginLoadErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "plug")
 			testutil.WriteFiles(t, dir, map[string]string{"__init__.py": tc.src})
-			_, _, err := DescribePython(context.Background(), PythonSpec{Kind: PythonPlugin, Dir: dir})
+			_, err := DescribePython(context.Background(), PythonSpec{Kind: PythonPlugin, Dir: dir})
 			var pe *PythonError
 			if !errors.As(err, &pe) || !strings.Contains(pe.Msg, tc.msg) || !strings.HasSuffix(pe.Where, tc.where) {
 				t.Fatalf("got %v, want a PythonError at %q saying %q", err, tc.where, tc.msg)
 			}
 		})
 	}
-	_, _, err := DescribePython(context.Background(), PythonSpec{Kind: PythonPlugin, Dir: t.TempDir(), Python: "no-such-python3"})
+	_, err := DescribePython(context.Background(), PythonSpec{Kind: PythonPlugin, Dir: t.TempDir(), Python: "no-such-python3"})
 	if err == nil || !strings.Contains(err.Error(), "not found on $PATH") {
 		t.Fatalf("missing interpreter: got %v", err)
 	}
@@ -178,7 +181,8 @@ async def handle(event_type, context):
         f.write("%s %s\n" % (event_type, context.get("iteration")))
 `})
 	spec := PythonSpec{Kind: PythonGateway, Dir: dir, Timeout: 20 * time.Second}
-	regs, _, err := DescribePython(context.Background(), spec)
+	desc, err := DescribePython(context.Background(), spec)
+	regs := desc.Hooks
 	if err != nil || len(regs) != 1 || regs[0].Name != "handle" {
 		t.Fatalf("describe: %+v, %v", regs, err)
 	}
@@ -203,7 +207,8 @@ func TestPythonErrorInPackageModule(t *testing.T) {
 		"checks.py":   "import json\n\ndef check(kwargs):\n    return json.loads(kwargs['raw'])\n",
 	})
 	spec := PythonSpec{Kind: PythonPlugin, Dir: dir, Timeout: 20 * time.Second}
-	regs, _, err := DescribePython(context.Background(), spec)
+	desc, err := DescribePython(context.Background(), spec)
+	regs := desc.Hooks
 	if err != nil {
 		t.Fatalf("DescribePython: %v", err)
 	}
@@ -215,7 +220,7 @@ func TestPythonErrorInPackageModule(t *testing.T) {
 	}
 
 	testutil.WriteFiles(t, dir, map[string]string{"checks.py": "def check(kwargs):\n    return 1 +\n"})
-	_, _, err = DescribePython(context.Background(), spec)
+	_, err = DescribePython(context.Background(), spec)
 	var pe *PythonError
 	if !errors.As(err, &pe) || pe.Where != filepath.Join(dir, "checks.py")+":2" || !strings.HasPrefix(pe.Msg, "SyntaxError") {
 		t.Fatalf("got %v, want a SyntaxError at checks.py:2", err)
@@ -253,5 +258,33 @@ def register(ctx):
 	}
 	if _, err := os.Stat(marker); err == nil {
 		t.Fatal("a shadowing module ran")
+	}
+}
+
+// A Python reached through a launcher (pyenv's shim: a tree of shell scripts at each start)
+// runs the launcher once, to describe the hook; the co-processes run the interpreter it
+// reported, which is what the launcher would have chosen.
+func TestPythonCoProcessesRunTheInterpreterItself(t *testing.T) {
+	testutil.NeedPython(t)
+	out, err := exec.Command("python3", "-c", "import sys; print(sys.executable)").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	log, launcher := filepath.Join(dir, "starts"), filepath.Join(dir, "python-launcher")
+	testutil.WriteFiles(t, dir, map[string]string{"python-launcher": "#!/bin/sh\necho start >> " + log + "\nexec " + strings.TrimSpace(string(out)) + ` "$@"` + "\n"})
+	if err := os.Chmod(launcher, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	hooks, _ := pythonPlugin(t, pyGuard, func(s *PythonSpec) { s.Python = launcher; s.Instances = 2 })
+	ctx := context.Background()
+	for range 3 {
+		res := hooks[0].Run(ctx, map[string]any{"tool_name": "terminal", "args": map[string]any{"command": "rm -rf /"}, "task_id": "t"}, RunOptions{})
+		if res.Status != hookspec.StatusOK || res.Answer.Kind != hookspec.Block {
+			t.Fatalf("through the reported interpreter: %+v", res)
+		}
+	}
+	if starts, _ := os.ReadFile(log); string(starts) != "start\n" {
+		t.Errorf("the launcher ran %d times, want once (the description)", strings.Count(string(starts), "start"))
 	}
 }

@@ -3,7 +3,8 @@
 Started as: python3 -c <this file> <mode> <dir> <memory bytes>
   mode "plugin": imports the package in <dir> and calls its register(ctx);
   mode "gateway": imports <dir>/handler.py and finds its handle(event_type, context);
-  with "describe" after the mode, it prints what it found as one JSON line and exits.
+  with "describe" after the mode, it prints what it found (and the interpreter's own path,
+  sys.executable, which later co-processes run directly) as one JSON line and exits.
 Otherwise it answers one JSON line per request line on stdin:
   {"request_id": ..., "index": i, "hook": name, "kwargs": {...}}      (plugin)
   {"request_id": ..., "event": name, "context": {...}}                 (gateway)
@@ -135,7 +136,7 @@ def describe(mode, directory):
     for name, fn in regs:
         f, line = line_of(fn)
         hooks.append({"name": name, "file": f, "line": line})
-    return {"hooks": hooks, "python": "%d.%d.%d" % sys.version_info[:3]}
+    return {"hooks": hooks, "python": "%d.%d.%d" % sys.version_info[:3], "executable": EXECUTABLE}
 
 
 def to_json(value):
@@ -184,6 +185,10 @@ def call(mode, regs, req, loop, directory):
         if isinstance(exc, KeyboardInterrupt):
             raise
         return failure(exc, directory)
+
+
+# The interpreter's path, taken before any hook code runs.
+EXECUTABLE = sys.executable or ""
 
 
 def main():
