@@ -290,6 +290,9 @@ func TestCorruptDatabaseIsKept(t *testing.T) {
 // makes room, and another hook is not affected. A database made before the count existed
 // is counted when opened.
 func TestQuota(t *testing.T) {
+	if raceEnabled {
+		t.Skip("fills a namespace with 100,000 keys through one goroutine: run without -race")
+	}
 	ctx := context.Background()
 	home := t.TempDir()
 	b, err := Open(home, Config{})
@@ -610,6 +613,9 @@ func TestByteQuotaConcurrentWriters(t *testing.T) {
 // With the default quota, a loop writing the largest values a hook may write stops at
 // 64 MiB, with the quota's error: not at the disk's or the memory's end.
 func TestDefaultByteQuotaStopsALoop(t *testing.T) {
+	if raceEnabled {
+		t.Skip("writes 64 MiB through one goroutine: run without -race")
+	}
 	if testing.Short() {
 		t.Skip("writes 64 MiB")
 	}

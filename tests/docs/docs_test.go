@@ -81,6 +81,9 @@ func parse(t *testing.T, file string) []*snippet {
 // "..." standing for any text (a whole line of "..." for any lines), durations, digests and
 // the temporary directory written alike on both sides, and runs of spaces as one.
 func TestDocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("runs a hermesctl built without -race: the run without -race does the same")
+	}
 	if testing.Short() {
 		t.Skip("runs every snippet of the docs")
 	}

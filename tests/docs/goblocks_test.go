@@ -84,6 +84,9 @@ func goBlocks(t *testing.T, root, rel string) []goBlock {
 // all: a whole program as it is, a fragment in a file that declares the names it uses
 // (testdata/names.go). A compile error names the document and the line of the block.
 func TestGoBlocks(t *testing.T) {
+	if raceEnabled {
+		t.Skip("builds and vets the blocks with go build and go vet: the run without -race does the same")
+	}
 	root, _ := filepath.Abs(filepath.Join("..", ".."))
 	files, _ := filepath.Glob(filepath.Join(root, "docs", "*.md"))
 	rels := []string{"README.md"}

@@ -82,6 +82,9 @@ type classCount struct {
 }
 
 func TestDifferential(t *testing.T) {
+	if raceEnabled {
+		t.Skip("compares programs with C Lua one by one, in one goroutine: run without -race")
+	}
 	skipWithoutLua51(t)
 	n := *differentialN
 	if n <= 0 {

@@ -769,6 +769,9 @@ func generatedCount(t *testing.T) int {
 // TestGeneratedProgramsLikeLua51 runs generated programs here and in lua5.1 and compares
 // what they print; a difference is reported with a minimised program.
 func TestGeneratedProgramsLikeLua51(t *testing.T) {
+	if raceEnabled {
+		t.Skip("compares programs with C Lua one by one, in one goroutine: run without -race")
+	}
 	skipWithoutLua51(t)
 	n := generatedCount(t)
 	seed := uint64(1)

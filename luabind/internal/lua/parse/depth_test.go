@@ -46,6 +46,9 @@ func rep(s string, n int) string { return strings.Repeat(s, n) }
 // Every shape parses at MaxDepth levels and is refused, at its line, one level deeper and
 // 200,000 levels deeper.
 func TestMaxDepthEveryShape(t *testing.T) {
+	if raceEnabled {
+		t.Skip("parses the deepest programs in one goroutine: run without -race")
+	}
 	for name, gen := range depthShapes {
 		t.Run(name, func(t *testing.T) {
 			if _, err := Parse(strings.NewReader(gen(MaxDepth)), "x"); err != nil {
