@@ -420,7 +420,7 @@ func TestManagedPluginStoreIsItsOwn(t *testing.T) {
 	if c := e.DecideTurn(ctx, hookspec.LLMTurn{}).Context; !strings.Contains(c, "evil: get=nil keys=0 delete=false") {
 		t.Errorf("the user's plugin saw %q", c)
 	}
-	b, err := e.currentBackend()
+	b, err := e.currentBackend(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -31,10 +30,18 @@ type stateStore struct {
 	given  store.Backend // Options.Store: the host's, never closed here
 	log    *slog.Logger  // the backend's circuit opening and closing
 	b      atomic.Pointer[store.Backend]
-	mu     sync.Mutex // serialises opening
+	// opening holds a token while one caller opens the backend; the others wait for it,
+	// each as long as its own context lets it.
+	opening chan struct{}
 }
 
-func (s *stateStore) backend() (store.Backend, error) {
+// newStateStore is the state of a store of home with settings cfg.
+func newStateStore(home string, cfg store.Config, cfgErr error, given store.Backend, log *slog.Logger) *stateStore {
+	return &stateStore{home: home, cfg: cfg, cfgErr: cfgErr, given: given, log: log, opening: make(chan struct{}, 1)}
+}
+
+// backend is the backend, opened (waiting no longer than ctx) when it is not open yet.
+func (s *stateStore) backend(ctx context.Context) (store.Backend, error) {
 	if s.given != nil {
 		return s.given, nil
 	}
@@ -44,8 +51,12 @@ func (s *stateStore) backend() (store.Backend, error) {
 	if s.cfgErr != nil {
 		return nil, s.cfgErr
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	select {
+	case s.opening <- struct{}{}:
+		defer func() { <-s.opening }()
+	case <-ctx.Done():
+		return nil, fmt.Errorf("store: %w while another call opened the store", ctx.Err())
+	}
 	if b := s.b.Load(); b != nil {
 		if !store.Moved(*b) {
 			return *b, nil
@@ -59,7 +70,7 @@ func (s *stateStore) backend() (store.Backend, error) {
 		// A home that vanished is not created again by a store call.
 		return nil, fmt.Errorf("store: the home %s is gone (%v); store calls fail until it is back", s.home, err)
 	}
-	b, err := store.OpenWith(s.home, s.cfg, store.Options{Logger: s.log})
+	b, err := store.OpenContext(ctx, s.home, s.cfg, store.Options{Logger: s.log})
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +97,7 @@ func (e *Engine) useStore(cfg *config) {
 	if cur := e.store.Load(); cur != nil && cur.cfg == c.cfg && fmt.Sprint(cur.cfgErr) == fmt.Sprint(c.err) {
 		return
 	}
-	s := &stateStore{home: e.home, cfg: c.cfg, cfgErr: c.err, given: e.opts.Store, log: e.logger}
+	s := newStateStore(e.home, c.cfg, c.err, e.opts.Store, e.logger)
 	if e.scratch != "" { // a dry run: the default store, in the scratch directory
 		s.home, s.cfg, s.cfgErr, s.given = e.scratch, store.Config{}, nil, nil
 	}
@@ -147,15 +158,16 @@ func DryRunRefused(r hookspec.Result) bool {
 // in the home), opened on first use and closed by Close (except Options.Store, the host's). A host keeps there, in a
 // namespace of its own, what must outlive one process (`hermesctl hook` keeps the nudge
 // counts of Stop hooks), so replicas that share the store share it.
-func (e *Engine) Store() (store.Backend, error) { return e.currentBackend() }
+func (e *Engine) Store() (store.Backend, error) { return e.currentBackend(context.Background()) }
 
-// currentBackend is the backend of the store the hooks use now.
-func (e *Engine) currentBackend() (store.Backend, error) {
+// currentBackend is the backend of the store the hooks use now, opened within ctx when it
+// is not open yet.
+func (e *Engine) currentBackend(ctx context.Context) (store.Backend, error) {
 	s := e.store.Load()
 	if s == nil {
 		return nil, fmt.Errorf("store: the engine is closed")
 	}
-	return s.backend()
+	return s.backend(ctx)
 }
 
 // OpenStore opens the store the config.yaml of home names, without loading any hook, for a

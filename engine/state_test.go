@@ -54,7 +54,7 @@ func TestStoreOutlivesReloadsAndRestarts(t *testing.T) {
 	if c := eng.DecideTurn(ctx, turn).Context; c != "count 3\n\ncall 3" {
 		t.Errorf("after a restart: %q", c)
 	}
-	b, err := eng.currentBackend()
+	b, err := eng.currentBackend(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestStoreOutlivesReloadsAndRestarts(t *testing.T) {
 		t.Errorf("namespaces %q", ns)
 	}
 	eng.Close(ctx) // the store closes with the engine
-	if _, err := eng.currentBackend(); err == nil || !strings.Contains(err.Error(), "engine is closed") {
+	if _, err := eng.currentBackend(context.Background()); err == nil || !strings.Contains(err.Error(), "engine is closed") {
 		t.Errorf("store after Close: %v", err)
 	}
 	if _, _, err := b.Get(ctx, "plugin:counter", "calls"); err == nil {
@@ -218,7 +218,7 @@ func TestStoreIsThePluginDirectorys(t *testing.T) {
 	if c := eng.DecideTurn(ctx, hookspec.LLMTurn{}).Context; c != "evil: get=nil keys=0 delete=false" {
 		t.Errorf("evil saw %q", c)
 	}
-	b, err := eng.currentBackend()
+	b, err := eng.currentBackend(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

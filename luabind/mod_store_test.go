@@ -22,7 +22,7 @@ func sqliteStore(t *testing.T, ns string) hookspec.Store {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { b.Close() })
-	return store.NewView(func() (store.Backend, error) { return b, nil }, ns)
+	return store.NewView(func(context.Context) (store.Backend, error) { return b, nil }, ns)
 }
 
 // What a handler writes with the store module, and what it reads back.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -106,5 +107,38 @@ func TestOpenWaitsForALockedDatabase(t *testing.T) {
 	b.Close()
 	if met == 0 {
 		t.Error("the open never met the lock")
+	}
+}
+
+// An open that waits for a locked database ends with its caller's context: a hook's store
+// call keeps to the hook's timeout.
+func TestOpenWaitEndsWithTheCallersContext(t *testing.T) {
+	home := t.TempDir()
+	b, err := Open(home, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Close()
+	other, err := sql.Open("sqlite", "file:"+filepath.Join(StateDir(home), "store.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	lock, err := other.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
+	if _, err := lock.ExecContext(context.Background(), "BEGIN EXCLUSIVE"); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	testHookOpenLocked = cancel // the caller gives up once the open waits
+	defer func() { testHookOpenLocked = nil }()
+	if b, err := OpenContext(ctx, home, Config{}, Options{OpTimeout: 10 * time.Millisecond}); err == nil || !strings.Contains(err.Error(), "is locked by another process") {
+		if b != nil {
+			b.Close()
+		}
+		t.Fatalf("open after its caller gave up: %v, want the lock's error", err)
 	}
 }

@@ -98,7 +98,7 @@ func StateDir(home string) string { return filepath.Join(home, "state") }
 // openSQLite opens (creating it when missing) the database of home, with a byte quota of
 // maxBytes per namespace. A file that is there but is not a usable database is an error
 // naming it; it is never replaced.
-func openSQLite(home string, maxBytes int64, busy time.Duration) (*sqliteBackend, error) {
+func openSQLite(ctx context.Context, home string, maxBytes int64, busy time.Duration) (*sqliteBackend, error) {
 	dir := StateDir(home)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("store: %v", err)
@@ -121,7 +121,7 @@ func openSQLite(home string, maxBytes int64, busy time.Duration) (*sqliteBackend
 	// Other processes on the same file still meet busy_timeout.
 	db.SetMaxOpenConns(1)
 	b := &sqliteBackend{db: db, path: path, maxBytes: maxBytes}
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
 	var check string
 	err = whileLocked(ctx, func() error { return db.QueryRowContext(ctx, "PRAGMA quick_check").Scan(&check) })
@@ -565,11 +565,14 @@ func (b *sqliteBackend) Namespaces(ctx context.Context) ([]string, error) {
 func whileLocked(ctx context.Context, step func() error) error {
 	for {
 		err := step()
-		if !isLocked(err) || ctx.Err() != nil {
+		if !isLocked(err) {
 			return err
 		}
 		if testHookOpenLocked != nil {
 			testHookOpenLocked()
+		}
+		if ctx.Err() != nil {
+			return err
 		}
 	}
 }

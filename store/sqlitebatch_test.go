@@ -22,7 +22,7 @@ type heldStore struct {
 
 func newHeldStore(t *testing.T, maxBytes int64) *heldStore {
 	t.Helper()
-	b, err := openSQLite(t.TempDir(), maxBytes, DefaultOpTimeout)
+	b, err := openSQLite(context.Background(), t.TempDir(), maxBytes, DefaultOpTimeout)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +161,7 @@ func TestGroupCommitClose(t *testing.T) {
 func TestCallAloneIsBounded(t *testing.T) {
 	ctx := context.Background()
 	home := t.TempDir()
-	b, err := openSQLite(home, DefaultMaxBytes, 2*time.Second)
+	b, err := openSQLite(context.Background(), home, DefaultMaxBytes, 2*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +212,7 @@ func TestCallAloneIsBounded(t *testing.T) {
 
 // A call alone that panics (a bug) leaves the store usable: the next call runs.
 func TestCallAlonePanicLeavesTheStoreUsable(t *testing.T) {
-	b, err := openSQLite(t.TempDir(), DefaultMaxBytes, DefaultOpTimeout)
+	b, err := openSQLite(context.Background(), t.TempDir(), DefaultMaxBytes, DefaultOpTimeout)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -149,12 +149,18 @@ func Open(home string, cfg Config) (Backend, error) { return OpenWith(home, cfg,
 // SQLite locked by another process, its disk full or failing), calls fail at once with an
 // UnavailableError for a back-off, then one call tries it again.
 func OpenWith(home string, cfg Config, o Options) (Backend, error) {
+	return OpenContext(context.Background(), home, cfg, o)
+}
+
+// OpenContext is OpenWith, ending with ctx: opening the database in the home waits for
+// another process that holds it (15 s at most), and ctx ends that wait sooner.
+func OpenContext(ctx context.Context, home string, cfg Config, o Options) (Backend, error) {
 	kind, err := ParseConfig(cfg)
 	if err != nil {
 		return nil, err
 	}
 	if kind == "sqlite" {
-		s, err := openSQLite(home, cfg.maxBytes(), o.opTimeout())
+		s, err := openSQLite(ctx, home, cfg.maxBytes(), o.opTimeout())
 		if err != nil {
 			return nil, err
 		}
@@ -171,7 +177,7 @@ func OpenWith(home string, cfg Config, o Options) (Backend, error) {
 // calls. Values are JSON values as Go holds them: nil, bool, int64, float64, string, []any,
 // map[string]any.
 type View struct {
-	b  func() (Backend, error)
+	b  func(context.Context) (Backend, error)
 	ns string
 }
 
@@ -183,24 +189,26 @@ func Namespace(source, dirName string) string { return source + ":" + dirName }
 
 // NewView is namespace ns of the backend backend returns (called at every operation, so a
 // backend that could not be opened is tried again).
-func NewView(backend func() (Backend, error), ns string) *View { return &View{b: backend, ns: ns} }
+func NewView(backend func(context.Context) (Backend, error), ns string) *View {
+	return &View{b: backend, ns: ns}
+}
 
 // Namespace is the view's namespace.
 func (v *View) Namespace() string { return v.ns }
 
-func (v *View) backend(key string) (Backend, error) {
+func (v *View) backend(ctx context.Context, key string) (Backend, error) {
 	switch {
 	case key == "":
 		return nil, errors.New("the key is empty")
 	case len(key) > MaxKeyBytes:
 		return nil, fmt.Errorf("the key is %d bytes, more than %d", len(key), MaxKeyBytes)
 	}
-	return v.b()
+	return v.b(ctx)
 }
 
 // Get returns the value at key.
 func (v *View) Get(ctx context.Context, key string) (any, bool, error) {
-	b, err := v.backend(key)
+	b, err := v.backend(ctx, key)
 	if err != nil {
 		return nil, false, err
 	}
@@ -214,7 +222,7 @@ func (v *View) Get(ctx context.Context, key string) (any, bool, error) {
 
 // Set stores value at key; ttl > 0 makes it expire. A nil value deletes the key.
 func (v *View) Set(ctx context.Context, key string, value any, ttl time.Duration) error {
-	b, err := v.backend(key)
+	b, err := v.backend(ctx, key)
 	if err != nil {
 		return err
 	}
@@ -232,7 +240,7 @@ func (v *View) Set(ctx context.Context, key string, value any, ttl time.Duration
 // Incr adds n to the integer at key and returns the sum; a key it creates expires after
 // ttl when ttl > 0.
 func (v *View) Incr(ctx context.Context, key string, n int64, ttl time.Duration) (int64, error) {
-	b, err := v.backend(key)
+	b, err := v.backend(ctx, key)
 	if err != nil {
 		return 0, err
 	}
@@ -241,7 +249,7 @@ func (v *View) Incr(ctx context.Context, key string, n int64, ttl time.Duration)
 
 // Delete removes key and reports whether it was there.
 func (v *View) Delete(ctx context.Context, key string) (bool, error) {
-	b, err := v.backend(key)
+	b, err := v.backend(ctx, key)
 	if err != nil {
 		return false, err
 	}
@@ -250,7 +258,7 @@ func (v *View) Delete(ctx context.Context, key string) (bool, error) {
 
 // Keys lists the keys starting with prefix, sorted.
 func (v *View) Keys(ctx context.Context, prefix string) ([]string, error) {
-	b, err := v.b()
+	b, err := v.b(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -265,7 +273,7 @@ func (v *View) Keys(ctx context.Context, prefix string) ([]string, error) {
 // returns (nil deletes the key), atomically: if another writer changed the key meanwhile,
 // fn runs again with the new value. It returns what was stored.
 func (v *View) Update(ctx context.Context, key string, fn func(old any, found bool) (any, error)) (any, error) {
-	b, err := v.backend(key)
+	b, err := v.backend(ctx, key)
 	if err != nil {
 		return nil, err
 	}

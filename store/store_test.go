@@ -41,7 +41,7 @@ func backends(t *testing.T) map[string]Backend {
 }
 
 func view(b Backend, ns string) *View {
-	return NewView(func() (Backend, error) { return b, nil }, ns)
+	return NewView(func(context.Context) (Backend, error) { return b, nil }, ns)
 }
 
 // What a hook relies on, on every backend: values round-trip as JSON values, incr counts,
