@@ -53,7 +53,10 @@ func hermesctlBinary(b *testing.B) string {
 			return
 		}
 		hermesctlBin = filepath.Join(dir, "hermesctl")
-		out, err := exec.Command("go", "build", "-o", hermesctlBin, "github.com/hermes-hooks/hermes/cmd/hermesctl").CombinedOutput()
+		// As the README installs it: static, without cgo.
+		build := exec.Command("go", "build", "-o", hermesctlBin, "github.com/hermes-hooks/hermes/cmd/hermesctl")
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
+		out, err := build.CombinedOutput()
 		if err != nil {
 			hermesctlErr = err
 			b.Logf("%s", out)

@@ -29,7 +29,10 @@ func binaries(tb testing.TB) (hermesctl, opa string) {
 			return
 		}
 		for bin, pkg := range map[string]string{"hermesctl": "github.com/hermes-hooks/hermes/cmd/hermesctl", "opa": "github.com/open-policy-agent/opa"} {
-			out, err := exec.Command("go", "build", "-o", filepath.Join(binDir, bin), pkg).CombinedOutput()
+			// Both static, without cgo, as hermesctl is installed and OPA ships a static build.
+			build := exec.Command("go", "build", "-o", filepath.Join(binDir, bin), pkg)
+			build.Env = append(os.Environ(), "CGO_ENABLED=0")
+			out, err := build.CombinedOutput()
 			if err != nil {
 				buildErr = err
 				tb.Logf("go build %s: %s", pkg, out)
