@@ -103,12 +103,16 @@ type Logger struct {
 	masker *Masker
 	ch     chan Entry
 	room   atomic.Int64 // free places of ch, taken by Reserve
-	closed atomic.Bool
-	stop   chan struct{}
-	done   chan struct{}
-	once   sync.Once
-	ctx    context.Context // of the POSTs and backoffs; cancelled when Close gives up
-	cancel context.CancelFunc
+	// open counts the reservations not yet logged (and Reserve calls under way), which
+	// Close's final flush waits for; settled tells it one ended after Close.
+	open    atomic.Int64
+	settled chan struct{}
+	closed  atomic.Bool
+	stop    chan struct{}
+	done    chan struct{}
+	once    sync.Once
+	ctx     context.Context // of the POSTs and backoffs; cancelled when Close gives up
+	cancel  context.CancelFunc
 
 	sent, dropped, failed atomic.Int64
 }
@@ -133,6 +137,7 @@ func New(opts Options) (*Logger, error) {
 	l := &Logger{opts: opts, masker: m, ch: make(chan Entry, opts.Buffer), stop: make(chan struct{}), done: make(chan struct{})}
 	l.room.Store(int64(opts.Buffer))
 	l.ctx, l.cancel = context.WithCancel(context.Background())
+	l.settled = make(chan struct{}, 1)
 	go l.run()
 	return l, nil
 }
@@ -175,14 +180,26 @@ func (l *Logger) Masker() *Masker { return l.masker }
 // counted as dropped) when the buffer is full or the Logger closed. After true, call Log
 // exactly once. It lets a caller skip building an entry that would be dropped.
 func (l *Logger) Reserve() bool {
+	l.open.Add(1)
 	if l.room.Load() > 0 && !l.closed.Load() { // a full buffer is told by a load alone
 		if l.room.Add(-1) >= 0 {
 			return true
 		}
 		l.room.Add(1)
 	}
+	l.release()
 	l.count(&l.dropped, l.opts.Dropped, 1)
 	return false
+}
+
+// release ends a reservation (logged, or refused), telling a Close that waits for it.
+func (l *Logger) release() {
+	if l.open.Add(-1) == 0 && l.closed.Load() {
+		select {
+		case l.settled <- struct{}{}:
+		default:
+		}
+	}
 }
 
 // Log queues e, masking a copy of its Input and Result (e's maps are not kept): call it
@@ -194,6 +211,7 @@ func (l *Logger) Log(e Entry) {
 	default: // not reserved: never wait
 		l.count(&l.dropped, l.opts.Dropped, 1)
 	}
+	l.release()
 }
 
 // Stats returns the counts so far.
@@ -208,8 +226,8 @@ func (l *Logger) count(n *atomic.Int64, c Counter, k int) {
 	}
 }
 
-// Close stops taking entries and sends what is buffered until ctx is done; what is left
-// then is counted as failed. It returns ctx's error when it gave up, else nil. Later
+// Close stops taking entries and sends what is buffered, and the entries reserved before
+// it once they are logged, until ctx is done; what is left then is counted as failed. It returns ctx's error when it gave up, else nil. Later
 // calls return at once.
 func (l *Logger) Close(ctx context.Context) error {
 	l.once.Do(func() {
@@ -261,11 +279,25 @@ func (l *Logger) run() {
 		case <-timer.C:
 			flush()
 		case <-l.stop:
+			// Every entry reserved before Close is sent with the rest: wait for the
+			// reservations under way to be logged (a caller between Reserve and Log),
+			// until Close gives up.
 			for {
 				select {
 				case e := <-l.ch:
 					take(e)
+					continue
 				default:
+				}
+				if l.open.Load() == 0 {
+					flush()
+					return
+				}
+				select {
+				case e := <-l.ch:
+					take(e)
+				case <-l.settled:
+				case <-l.ctx.Done():
 					flush()
 					return
 				}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -261,4 +262,53 @@ func TestReadBatch(t *testing.T) {
 	if _, err := ReadBatch(&gz); err == nil || !strings.Contains(err.Error(), "line 2") {
 		t.Errorf("a line that is not an entry: %v", err)
 	}
+}
+
+// roundTrip is an http.RoundTripper of a function.
+type roundTrip func(*http.Request) (*http.Response, error)
+
+func (f roundTrip) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// An entry reserved before Close and logged while Close runs is sent with the rest, not
+// left in the buffer uncounted.
+func TestCloseSendsWhatWasReservedBeforeIt(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var mu sync.Mutex
+		var got []Entry
+		client := &http.Client{Transport: roundTrip(func(r *http.Request) (*http.Response, error) {
+			batch, err := ReadBatch(r.Body)
+			if err != nil {
+				t.Error(err)
+			}
+			mu.Lock()
+			got = append(got, batch...)
+			mu.Unlock()
+			return &http.Response{StatusCode: 200, Body: http.NoBody, Request: r}, nil
+		})}
+		l, err := New(Options{URL: "http://logs.example/v1", Client: client, FlushInterval: time.Hour})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !l.Reserve() {
+			t.Fatal("an empty buffer refused a reservation")
+		}
+		closed := make(chan error, 1)
+		go func() { closed <- l.Close(context.Background()) }()
+		synctest.Wait() // Close has done all it can without the entry
+		if l.Reserve() {
+			t.Error("a reservation after Close began was taken")
+		}
+		l.Log(Entry{Event: "pre_tool_call", Outcome: "block"})
+		if err := <-closed; err != nil {
+			t.Fatal(err)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if len(got) != 1 || got[0].Event != "pre_tool_call" {
+			t.Errorf("sent %+v, want the entry reserved before Close", got)
+		}
+		if s := l.Stats(); s.Sent != 1 || s.Dropped != 1 || s.Failed != 0 {
+			t.Errorf("stats %+v, want 1 sent, 1 dropped (the reservation after Close)", s)
+		}
+	})
 }
