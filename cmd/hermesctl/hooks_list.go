@@ -87,19 +87,31 @@ func (l *loaded) close(ctx context.Context) {
 }
 
 // pythonDriftState shows on e that the files of an approved Python hook changed since its
-// approval (the default mode runs it), as a shell hook's entry shows its script's drift.
+// approval, as a shell hook's entry shows its script's drift: the default mode runs it
+// ("approved"); the pinned mode does not, and a plugin that guards a point blocks it in its
+// place ("drifted: blocking", else "drifted: skipped").
 func pythonDriftState(e *listEntry, st *hookspec.ConsentState) {
-	if st == nil || !st.Approved || e.Status != "loaded" {
+	if st == nil {
 		return
 	}
+	var consent string
+	switch {
+	case st.Approved && e.Status == "loaded" && (st.MtimeDrift || st.ContentDrift):
+		consent = "approved"
+	case st.Drifted && e.Status == "unapproved":
+		consent, e.Error = "drifted: skipped", ""
+		if e.Source == hookspec.SourcePlugin && len(e.Events) > 0 { // the points it blocks
+			consent = "drifted: blocking"
+		}
+	default:
+		return
+	}
+	e.Consent = consent
 	if st.MtimeDrift {
 		e.Drift = append(e.Drift, "mtime")
 	}
 	if st.ContentDrift {
 		e.Drift = append(e.Drift, "content")
-	}
-	if len(e.Drift) > 0 {
-		e.Consent = "approved"
 	}
 }
 
