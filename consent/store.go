@@ -14,8 +14,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gofrs/flock"
-
 	"github.com/hermes-hooks/hermes/internal/atomicfile"
 	"github.com/hermes-hooks/hermes/internal/safefile"
 )
@@ -245,7 +243,7 @@ func (s *Store) update(ctx context.Context, change func(*document) bool) (err er
 	if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {
 		return err
 	}
-	lock, err := lockFile(ctx, s.path+".lock")
+	lock, err := safefile.Lock(ctx, s.path+".lock", lockRetry)
 	if err != nil {
 		return err
 	}
@@ -341,29 +339,6 @@ func readAllowlist(path string) ([]byte, error) {
 		err = errTooLarge
 	}
 	return data, err
-}
-
-// lockFile takes the lock file at path (created when missing, mode 0600), retrying while
-// another holds it until ctx ends. Its open neither blocks nor follows a link, and the
-// descriptor locked must be a regular file's.
-func lockFile(ctx context.Context, path string) (*flock.Flock, error) {
-	lock := flock.New(path, flock.SetFlag(os.O_CREATE|os.O_RDONLY|safefile.Flags), flock.SetPermissions(0o600))
-	if _, err := lock.TryLockContext(ctx, lockRetry); err != nil {
-		var pe *fs.PathError
-		if fi, lerr := os.Lstat(path); errors.As(err, &pe) && lerr == nil && safefile.Regular(path, fi) != nil {
-			return nil, safefile.Regular(path, fi) // O_NOFOLLOW's ELOOP, said as what the file is
-		}
-		return nil, fmt.Errorf("lock: %w", err)
-	}
-	fi, err := lock.Stat() // of the descriptor locked
-	if err == nil {
-		err = safefile.Regular(path, fi)
-	}
-	if err != nil {
-		lock.Unlock()
-		return nil, err
-	}
-	return lock, nil
 }
 
 // removeStaleTemps deletes temporary files left by writers killed mid-write. It runs with

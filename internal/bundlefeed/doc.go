@@ -19,7 +19,8 @@
 // # Concurrency
 //
 // The functions keep no state but the cache's files. Readers may run at any time (status.json
-// is replaced whole, a bundle's directory is complete before it is named in it); one
-// process at a time should pull into a cache: two pullers are not locked against each
-// other, and the last status written wins.
+// is replaced whole, a bundle's directory is complete before it is named in it). Pulls of
+// one cache take turns (a lock file, .pull.lock, in the cache): replicas that share the
+// managed home may all poll, and the one that waited finds the revision the other
+// activated.
 package bundlefeed

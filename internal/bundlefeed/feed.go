@@ -21,6 +21,7 @@ import (
 	"github.com/hermes-hooks/hermes/internal/atomicfile"
 	"github.com/hermes-hooks/hermes/internal/netguard"
 	"github.com/hermes-hooks/hermes/internal/ocibundle"
+	"github.com/hermes-hooks/hermes/internal/safefile"
 )
 
 // Limits of a fetch.
@@ -148,6 +149,13 @@ func digest(data []byte) string {
 // activated: that it loads, and keeps within the managed policy.
 type Check func(ctx context.Context, dir string) error
 
+// pullLock is the lock file a Pull holds in the cache; pullRetry, how often a Pull that
+// waits for another tries it again.
+const (
+	pullLock  = ".pull.lock"
+	pullRetry = 50 * time.Millisecond
+)
+
 // Result is what a pull did.
 type Result struct {
 	Status    Status
@@ -163,6 +171,15 @@ func Pull(ctx context.Context, c *Config, client *http.Client, check Check) (Res
 	if err := os.MkdirAll(c.Cache, 0o755); err != nil {
 		return Result{}, err
 	}
+	// One pull at a time per cache: two replicas sharing it would otherwise extract the
+	// same revision into one directory, each removing what the other made, or prune the
+	// bundle the other just activated. The one that waited reads the status the other
+	// wrote, and finds nothing new.
+	lock, err := safefile.Lock(ctx, filepath.Join(c.Cache, pullLock), pullRetry)
+	if err != nil {
+		return Result{}, fmt.Errorf("bundle cache %s: %w", c.Cache, err)
+	}
+	defer lock.Unlock()
 	st, err := ReadStatus(c.Cache)
 	if err != nil {
 		return Result{Status: st}, err

@@ -63,7 +63,7 @@ var excepted = map[string][]string{
 // (owner/internal/...), which Go lets only the owner import, may import them too.
 var onlyImportedBy = map[string]string{
 	"github.com/fsnotify/fsnotify": "engine",
-	"github.com/gofrs/flock":       "consent",
+	"github.com/gofrs/flock":       "internal/safefile", // its lock files: the allowlist's, the bundle cache's
 	"modernc.org/sqlite":           "store",
 	"github.com/redis/go-redis/v9": "store",
 	// Signatures of bundles: one place that knows the envelope and the keys.
