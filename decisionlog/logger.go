@@ -194,7 +194,7 @@ func (l *Logger) Reserve() bool {
 
 // release ends a reservation (logged, or refused), telling a Close that waits for it.
 func (l *Logger) release() {
-	if l.open.Add(-1) == 0 && l.closed.Load() {
+	if l.open.Add(-1) <= 0 && l.closed.Load() {
 		select {
 		case l.settled <- struct{}{}:
 		default:
@@ -205,13 +205,13 @@ func (l *Logger) release() {
 // Log queues e, masking a copy of its Input and Result (e's maps are not kept): call it
 // after a Reserve that returned true. It never blocks.
 func (l *Logger) Log(e Entry) {
+	defer l.release()
 	e.Input, e.Result = l.masker.Apply(e.Input), l.masker.Apply(e.Result)
 	select {
 	case l.ch <- e:
 	default: // not reserved: never wait
 		l.count(&l.dropped, l.opts.Dropped, 1)
 	}
-	l.release()
 }
 
 // Stats returns the counts so far.
@@ -289,7 +289,7 @@ func (l *Logger) run() {
 					continue
 				default:
 				}
-				if l.open.Load() == 0 {
+				if l.open.Load() <= 0 { // below 0 only after a Log without its Reserve
 					flush()
 					return
 				}
