@@ -89,7 +89,7 @@ func TestDifferential(t *testing.T) {
 	n := *differentialN
 	if n <= 0 {
 		n = differentialDefault
-		if testing.Short() || raceEnabled {
+		if testing.Short() {
 			n = 100
 		}
 	}

@@ -760,7 +760,7 @@ func generatedCount(t *testing.T) int {
 		}
 		return n
 	}
-	if testing.Short() || raceEnabled {
+	if testing.Short() {
 		return 100
 	}
 	return 400
