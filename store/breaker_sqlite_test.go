@@ -3,9 +3,6 @@
 package store
 
 import (
-	"context"
-	"database/sql"
-	"path/filepath"
 	"testing"
 	"time"
 )
@@ -26,24 +23,6 @@ func TestSQLiteLockedFailsFast(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	other, err := sql.Open("sqlite", "file:"+filepath.Join(StateDir(home), "store.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
-	ctx := context.Background()
-	lock, err := other.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lock.Close()
-	if _, err := lock.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
-		t.Fatal(err)
-	}
-	unlock := func() {
-		if _, err := lock.ExecContext(ctx, "ROLLBACK"); err != nil {
-			t.Fatal(err)
-		}
-	}
+	unlock := holdLock(t, home, "BEGIN IMMEDIATE")
 	downFailsFast(t, b, clk, 3, "database is locked", unlock)
 }

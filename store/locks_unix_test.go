@@ -77,26 +77,11 @@ func TestOpenWaitsForALockedDatabase(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.Close()
-	other, err := sql.Open("sqlite", "file:"+filepath.Join(StateDir(home), "store.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
-	ctx := context.Background()
-	lock, err := other.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lock.Close()
-	if _, err := lock.ExecContext(ctx, "BEGIN EXCLUSIVE"); err != nil {
-		t.Fatal(err)
-	}
+	unlock := holdLock(t, home, "BEGIN EXCLUSIVE")
 	met := 0
 	testHookOpenLocked = func() {
 		if met++; met == 1 {
-			if _, err := lock.ExecContext(ctx, "ROLLBACK"); err != nil {
-				t.Error(err)
-			}
+			unlock()
 		}
 	}
 	defer func() { testHookOpenLocked = nil }()
@@ -119,19 +104,7 @@ func TestOpenWaitEndsWithTheCallersContext(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.Close()
-	other, err := sql.Open("sqlite", "file:"+filepath.Join(StateDir(home), "store.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
-	lock, err := other.Conn(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lock.Close()
-	if _, err := lock.ExecContext(context.Background(), "BEGIN EXCLUSIVE"); err != nil {
-		t.Fatal(err)
-	}
+	holdLock(t, home, "BEGIN EXCLUSIVE")
 	ctx, cancel := context.WithCancel(context.Background())
 	testHookOpenLocked = cancel // the caller gives up once the open waits
 	defer func() { testHookOpenLocked = nil }()
@@ -140,5 +113,31 @@ func TestOpenWaitEndsWithTheCallersContext(t *testing.T) {
 			b.Close()
 		}
 		t.Fatalf("open after its caller gave up: %v, want the lock's error", err)
+	}
+}
+
+// holdLock opens the database of home on a connection of its own, as another process would,
+// and begins a transaction with begin ("BEGIN IMMEDIATE": others cannot write; "BEGIN
+// EXCLUSIVE": nor open it), held until the test ends or unlock is called.
+func holdLock(t *testing.T, home, begin string) (unlock func()) {
+	t.Helper()
+	other, err := sql.Open("sqlite", "file:"+filepath.Join(StateDir(home), "store.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Close() })
+	ctx := context.Background()
+	lock, err := other.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { lock.Close() })
+	if _, err := lock.ExecContext(ctx, begin); err != nil {
+		t.Fatal(err)
+	}
+	return func() {
+		if _, err := lock.ExecContext(ctx, "ROLLBACK"); err != nil {
+			t.Error(err)
+		}
 	}
 }
