@@ -561,7 +561,8 @@ func (b *sqliteBackend) Namespaces(ctx context.Context) ([]string, error) {
 
 // whileLocked runs step again while it fails because another process holds the database
 // past the busy timeout (processes opening one database at once, each creating its tables
-// and checking it), until ctx ends.
+// and checking it), until ctx ends. Between tries it pauses lockedPause: SQLite returns some
+// locks at once, without its busy wait, and the loop must not spin on them.
 func whileLocked(ctx context.Context, step func() error) error {
 	for {
 		err := step()
@@ -571,11 +572,16 @@ func whileLocked(ctx context.Context, step func() error) error {
 		if testHookOpenLocked != nil {
 			testHookOpenLocked()
 		}
-		if ctx.Err() != nil {
+		select {
+		case <-ctx.Done():
 			return err
+		case <-time.After(lockedPause):
 		}
 	}
 }
+
+// lockedPause is whileLocked's pause between tries.
+const lockedPause = 10 * time.Millisecond
 
 // testHookOpenLocked, when set by a test, runs each time an open found the database locked.
 var testHookOpenLocked func()
