@@ -704,3 +704,25 @@ func TestBadURLErrorShowsNoSecret(t *testing.T) {
 		}
 	}
 }
+
+// Every operation of a view opens the backend within its caller's context (a store call
+// keeps to the hook's timeout even when it has to open the database first).
+func TestViewOpensWithinTheCallersContext(t *testing.T) {
+	type key struct{}
+	ctx := context.WithValue(context.Background(), key{}, "the call's")
+	refused := errors.New("not opened")
+	var got []any
+	v := NewView(func(c context.Context) (Backend, error) {
+		got = append(got, c.Value(key{}))
+		return nil, refused
+	}, "plugin:p")
+	v.Get(ctx, "k")
+	v.Set(ctx, "k", 1, 0)
+	v.Incr(ctx, "k", 1, 0)
+	v.Delete(ctx, "k")
+	v.Keys(ctx, "")
+	v.Update(ctx, "k", func(any, bool) (any, error) { return 1, nil })
+	if len(got) != 6 || slices.ContainsFunc(got, func(x any) bool { return x != "the call's" }) {
+		t.Errorf("the contexts the backend was opened within: %v, want the call's, six times", got)
+	}
+}
