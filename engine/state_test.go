@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -311,4 +312,22 @@ func TestStoreFollowsTheHome(t *testing.T) {
 	if _, err := os.Stat(home); !os.IsNotExist(err) {
 		t.Errorf("the vanished home was made again: %v", err)
 	}
+}
+
+// A store call that finds another call opening the store waits for it only as long as its
+// own context lets it.
+func TestStoreOpenWaitEndsWithTheCallersContext(t *testing.T) {
+	s := newStateStore(t.TempDir(), store.Config{}, nil, nil, slog.New(slog.DiscardHandler))
+	s.opening <- struct{}{} // another call is opening it
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if b, err := s.backend(ctx); b != nil || err == nil || !strings.Contains(err.Error(), "while another call opened the store") {
+		t.Fatalf("backend = %v, %v; want the caller's context's error", b, err)
+	}
+	<-s.opening
+	b, err := s.backend(context.Background())
+	if err != nil {
+		t.Fatalf("once the other call is done: %v", err)
+	}
+	b.Close()
 }
