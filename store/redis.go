@@ -475,15 +475,23 @@ func (b *redisBackend) Entries(ctx context.Context, ns string) ([]Entry, error) 
 		}
 		var out []Entry
 		for _, key := range keys {
-			v, err := b.c.Get(ctx, b.k(ns, key)).Bytes()
-			if errors.Is(err, redis.Nil) {
+			// The value and its time to live in one transaction: a key that expires between
+			// two separate reads would be listed as never expiring.
+			var get *redis.StringCmd
+			var pttl *redis.DurationCmd
+			_, err := b.c.TxPipelined(ctx, func(p redis.Pipeliner) error {
+				get, pttl = p.Get(ctx, b.k(ns, key)), p.PTTL(ctx, b.k(ns, key))
+				return nil
+			})
+			v, gerr := get.Bytes()
+			if errors.Is(gerr, redis.Nil) {
 				continue
 			}
 			if err != nil {
 				return nil, b.wrap(ctx, err)
 			}
 			e := Entry{Key: key, Value: v}
-			if ttl, err := b.c.PTTL(ctx, b.k(ns, key)).Result(); err == nil && ttl > 0 {
+			if ttl, err := pttl.Result(); err == nil && ttl > 0 {
 				t := time.Now().Add(ttl)
 				e.Expires = &t
 			}
