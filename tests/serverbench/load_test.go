@@ -120,6 +120,19 @@ func startFloor(tb testing.TB) peer {
 	return peer{name: "floor", url: "http://" + l.Addr().String() + "/", body: func(kwargs string) []byte { return []byte(kwargs) }}
 }
 
+// floorEnv names the address a copy of the test binary serves the floor on (see TestMain).
+const floorEnv = "SERVERBENCH_FLOOR_ADDR"
+
+// serveFloor answers a constant at addr until the process is stopped.
+func serveFloor(addr string) error {
+	hs := &http.Server{Addr: addr, ReadHeaderTimeout: 10 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"hook":"pre_tool_call","outcome":null}`)
+	})}
+	return hs.ListenAndServe()
+}
+
 // BenchmarkServers loads the hook server (its token, access log and metrics on) and Open
 // Policy Agent's server with the same guard, over loopback TCP, from 1, 16 and 256
 // keep-alive clients. Each iteration is one phase of each, in turn (the order alternates);

@@ -4,6 +4,7 @@ package serverbench
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -126,6 +127,10 @@ func runProcess(b *testing.B, k oneProcess, env []string) (string, time.Duration
 }
 
 func TestMain(m *testing.M) {
+	if addr := os.Getenv(floorEnv); addr != "" { // a floor of BenchmarkServerProcesses
+		fmt.Fprintln(os.Stderr, serveFloor(addr))
+		os.Exit(1)
+	}
 	code := m.Run()
 	if binDir != "" {
 		os.RemoveAll(binDir)
