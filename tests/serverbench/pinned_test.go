@@ -228,7 +228,8 @@ func startFloorProcess(tb testing.TB, cpus []int) *serverProcess {
 
 // BenchmarkServerProcesses loads `hermesctl serve` (its token, JSON access log and metrics
 // on) and `opa run --server` with the same guard, each a process of its own, as deployed,
-// over loopback TCP from 1, 16 and 256 keep-alive clients, as BenchmarkServers does. Here
+// over loopback TCP from 1, 16 and 256 keep-alive connections (rawRun, each sending its
+// next request when the last is answered). Here
 // the servers run on CPUs of their own (the last half of those this process may use, one
 // of two) and the load generator on the others, so that neither takes the other's CPU:
 // what is measured is the server, not the load generator. It reports each side's decisions
@@ -248,14 +249,14 @@ func BenchmarkServerProcesses(b *testing.B) {
 			loads := make([]load, len(servers))
 			serverCPU := make([]time.Duration, len(servers))
 			for _, s := range servers {
-				run(targets(s.peer), clients, phaseTime()/5, nil)
+				rawRun(s.peer, clients, phaseTime()/5, nil)
 			}
 			i := 0
 			for b.Loop() {
 				for j := range servers {
 					k := (i + j) % len(servers) // the order alternates
 					before := servers[k].cpu()
-					run(targets(servers[k].peer), clients, phaseTime(), &loads[k])
+					rawRun(servers[k].peer, clients, phaseTime(), &loads[k])
 					serverCPU[k] += servers[k].cpu() - before
 				}
 				i++
