@@ -277,7 +277,14 @@ func TestAttributeValueTypes(t *testing.T) {
 		{Key: "map", Value: attribute.MapValue(attribute.String("k", "v"))},
 		{Key: "empty"},
 	}
-	got := keyValues(kvs)
+	var decoded commonpb.KeyValueList // values = 1: the attributes as a span's are written
+	if err := proto.Unmarshal(appendKeyValues(nil, 1, kvs), &decoded); err != nil {
+		t.Fatal(err)
+	}
+	got := decoded.Values
+	if len(got) != len(kvs) {
+		t.Fatalf("%d attributes decoded, want %d", len(got), len(kvs))
+	}
 	want := []*commonpb.KeyValue{
 		{Key: "bytes", Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_BytesValue{BytesValue: []byte{0, 1}}}},
 		{Key: "slice", Value: list(str("x"), integer(1))},
