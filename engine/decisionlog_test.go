@@ -16,7 +16,6 @@ import (
 	"github.com/hermes-hooks/hermes/decisionlog"
 	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/testutil"
-	promtest "github.com/prometheus/client_golang/prometheus/testutil"
 )
 
 // guardPlugin blocks rm, adds a token to fetch's arguments and lets the rest through;
@@ -172,7 +171,7 @@ func TestDecisionLogReceiverDown(t *testing.T) {
 		}
 	}
 	e.Close(context.Background())
-	sent, dropped, failed := promtest.ToFloat64(metrics.decisionsSent), promtest.ToFloat64(metrics.decisionsDropped), promtest.ToFloat64(metrics.decisionsFailed)
+	sent, dropped, failed := metrics.decisionsSent.With().Value(), metrics.decisionsDropped.With().Value(), metrics.decisionsFailed.With().Value()
 	if sent != 0 || dropped+failed != n || failed == 0 {
 		t.Errorf("sent %v, dropped %v, failed %v; want none sent and all %d counted, some failed", sent, dropped, failed, n)
 	}
@@ -208,7 +207,7 @@ func TestDecisionLogStuckReceiverNeverBlocks(t *testing.T) {
 			t.Fatal("the guard did not block")
 		}
 	}
-	if d := promtest.ToFloat64(metrics.decisionsDropped); d != 48 {
+	if d := metrics.decisionsDropped.With().Value(); d != 48 {
 		t.Errorf("dropped %v, want 48 (the buffer holds 2)", d)
 	}
 	ctx, cancel := context.WithCancel(context.Background())

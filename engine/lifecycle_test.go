@@ -13,7 +13,6 @@ import (
 	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/hooknames"
 	"github.com/hermes-hooks/hermes/internal/testutil"
-	promtest "github.com/prometheus/client_golang/prometheus/testutil"
 )
 
 const dangerous = "rm -rf /"
@@ -283,9 +282,9 @@ func TestCancelledAndBusyStatuses(t *testing.T) {
 		t.Errorf("cancelled call: %s %q, want cancelled and no timeout", h.Status, h.Err)
 	}
 	for name, c := range map[string]float64{
-		"busy":      promtest.ToFloat64(metrics.busy.WithLabelValues(hookspec.SourcePlugin, "slow", hooknames.PreToolCall)),
-		"cancelled": promtest.ToFloat64(metrics.cancels.WithLabelValues(hookspec.SourcePlugin, "slow", hooknames.PreToolCall)),
-		"timeouts":  promtest.ToFloat64(metrics.timeouts.WithLabelValues(hookspec.SourcePlugin, "slow", hooknames.PreToolCall)) + 1,
+		"busy":      metrics.busy.With(hookspec.SourcePlugin, "slow", hooknames.PreToolCall).Value(),
+		"cancelled": metrics.cancels.With(hookspec.SourcePlugin, "slow", hooknames.PreToolCall).Value(),
+		"timeouts":  metrics.timeouts.With(hookspec.SourcePlugin, "slow", hooknames.PreToolCall).Value() + 1,
 	} {
 		if c != 1 {
 			t.Errorf("%s counted %v, want 1 (timeouts 0)", name, c)

@@ -15,7 +15,6 @@ import (
 	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/hooknames"
 	"github.com/hermes-hooks/hermes/internal/testutil"
-	promtest "github.com/prometheus/client_golang/prometheus/testutil"
 )
 
 // When ctx is done first, Close interrupts the calls in flight (Lua and shell), which end as
@@ -59,7 +58,7 @@ func TestCloseInterruptsAtItsDeadline(t *testing.T) {
 			t.Errorf("%s call in flight: %+v, want it blocked by the engine", name, rep)
 		}
 	}
-	if n := promtest.ToFloat64(metrics.cancels.WithLabelValues(hookspec.SourcePlugin, "loop", hooknames.PreToolCall)); n != 1 {
+	if n := metrics.cancels.With(hookspec.SourcePlugin, "loop", hooknames.PreToolCall).Value(); n != 1 {
 		t.Errorf("cancelled_total = %v, want 1", n)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/hooknames"
 	"github.com/hermes-hooks/hermes/internal/testutil"
+	"github.com/hermes-hooks/hermes/metrics/promcollector"
 )
 
 // TestReloadWhileCalling edits a plugin while calls run: no call fails, every call sees the
@@ -114,7 +115,7 @@ func TestMetricsCountPerHook(t *testing.T) {
 		e.DecideTool(context.Background(), hookspec.ToolCall{Name: "terminal", Args: map[string]any{"command": cmd}})
 	}
 	reg := prometheus.NewPedanticRegistry()
-	reg.MustRegister(m)
+	reg.MustRegister(promcollector.New(m))
 	want := `
 # HELP hermes_hook_blocks_total Tool calls blocked, counted for the hook whose block won.
 # TYPE hermes_hook_blocks_total counter
@@ -137,7 +138,7 @@ hermes_hook_timeouts_total{event="pre_tool_call",hook="guard",source="plugin"} 0
 		"hermes_hook_timeouts_total", "hermes_hook_blocks_total"); err != nil {
 		t.Error(err)
 	}
-	if n := promtest.CollectAndCount(m, "hermes_hook_duration_seconds"); n != 2 {
+	if n := promtest.CollectAndCount(promcollector.New(m), "hermes_hook_duration_seconds"); n != 2 {
 		t.Errorf("%d latency series, want 2", n)
 	}
 }

@@ -211,13 +211,13 @@ type meteredStore struct {
 }
 
 func (s *meteredStore) observe(op string, start time.Time, err error) {
-	s.m.storeCalls.WithLabelValues(s.source, s.name, op).Inc()
-	s.m.storeLatency.WithLabelValues(s.source, s.name, op).Observe(time.Since(start).Seconds())
+	s.m.storeCalls.With(s.source, s.name, op).Inc()
+	s.m.storeLatency.With(s.source, s.name, op).Observe(time.Since(start).Seconds())
 	if err != nil {
-		s.m.storeErrors.WithLabelValues(s.source, s.name, op).Inc()
+		s.m.storeErrors.With(s.source, s.name, op).Inc()
 	}
 	if errors.Is(err, store.ErrUnavailable) {
-		s.m.storeRejected.WithLabelValues(s.source, s.name, op).Inc()
+		s.m.storeRejected.With(s.source, s.name, op).Inc()
 	}
 }
 

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/prometheus/client_golang/prometheus/testutil"
-
 	"github.com/hermes-hooks/hermes/hookspec"
 	htest "github.com/hermes-hooks/hermes/internal/testutil"
 	"github.com/hermes-hooks/hermes/store"
@@ -43,7 +41,7 @@ func TestStoreOutlivesReloadsAndRestarts(t *testing.T) {
 	if c := eng.DecideTurn(ctx, turn).Context; c != "count 2\n\ncall 2" {
 		t.Errorf("after an edit: %q", c)
 	}
-	if n := testutil.ToFloat64(m.storeCalls.WithLabelValues(hookspec.SourcePlugin, "counter", "incr")); n != 2 {
+	if n := m.storeCalls.With(hookspec.SourcePlugin, "counter", "incr").Value(); n != 2 {
 		t.Errorf("store calls counted %v, want 2", n)
 	}
 	eng.Close(ctx)

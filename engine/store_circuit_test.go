@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus/testutil"
-
 	"github.com/hermes-hooks/hermes/hookspec"
 	htest "github.com/hermes-hooks/hermes/internal/testutil"
 	"github.com/hermes-hooks/hermes/store"
@@ -51,10 +49,10 @@ func TestRedisPausedTurnsDoNotStall(t *testing.T) {
 			t.Errorf("turn %d: status %q err %q outcome %v, want an error (%s) and no context", i+1, r.Status, r.Err, rep.Outcome, want)
 		}
 	}
-	if n := testutil.ToFloat64(m.storeRejected.WithLabelValues(hookspec.SourcePlugin, "counter", "incr")); n != 3 {
+	if n := m.storeRejected.With(hookspec.SourcePlugin, "counter", "incr").Value(); n != 3 {
 		t.Errorf("rejected calls counted %v, want 3", n)
 	}
-	if n := testutil.ToFloat64(m.storeErrors.WithLabelValues(hookspec.SourcePlugin, "counter", "incr")); n != store.DefaultFailAfter+3 {
+	if n := m.storeErrors.With(hookspec.SourcePlugin, "counter", "incr").Value(); n != store.DefaultFailAfter+3 {
 		t.Errorf("store errors counted %v, want %d", n, store.DefaultFailAfter+3)
 	}
 	want := `level=WARN msg="store: redis://` + r.Addr + `/0 is failing (5 errors in a row, last: no answer within 1s); calls fail at once for 2s, then one call tries again"`

@@ -8,13 +8,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	promtest "github.com/prometheus/client_golang/prometheus/testutil"
-	dto "github.com/prometheus/client_model/go"
 
 	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/hooknames"
 	"github.com/hermes-hooks/hermes/internal/testutil"
+	"github.com/hermes-hooks/hermes/metrics/promcollector"
 )
 
 // holdOrPass holds its call in a host function when the tool is "hold".
@@ -54,15 +53,15 @@ func TestWaitIsReportedApartFromTheRun(t *testing.T) {
 		}
 	}
 
-	h := histogram(t, metrics.wait.WithLabelValues(hookspec.SourcePlugin, "p", hooknames.PreToolCall))
-	if h.GetSampleCount() != 2 || h.GetSampleSum() < 0.05 {
-		t.Errorf("hermes_hook_wait_seconds: %d samples, sum %v; want 2 (every call), at least the busy wait", h.GetSampleCount(), h.GetSampleSum())
+	h := metrics.wait.With(hookspec.SourcePlugin, "p", hooknames.PreToolCall).Value()
+	if h.Count != 2 || h.Sum < 0.05 {
+		t.Errorf("hermes_hook_wait_seconds: %d samples, sum %v; want 2 (every call), at least the busy wait", h.Count, h.Sum)
 	}
-	if n := promtest.CollectAndCount(metrics, "hermes_hook_wait_seconds"); n != 1 {
+	if n := promtest.CollectAndCount(promcollector.New(metrics), "hermes_hook_wait_seconds"); n != 1 {
 		t.Errorf("hermes_hook_wait_seconds series: %d, want 1", n)
 	}
-	d := histogram(t, metrics.latency.WithLabelValues(hookspec.SourcePlugin, "p", hooknames.PreToolCall))
-	if got, want := d.GetSampleSum(), held.Duration.Seconds(); got > want+1e-6 || got < want-1e-6 {
+	d := metrics.latency.With(hookspec.SourcePlugin, "p", hooknames.PreToolCall).Value()
+	if got, want := d.Sum, held.Duration.Seconds(); got > want+1e-6 || got < want-1e-6 {
 		t.Errorf("hermes_hook_duration_seconds sum %v, want the first call's run %v alone (the busy call ran 0)", got, want)
 	}
 }
@@ -167,13 +166,4 @@ end`
 			}
 		})
 	}
-}
-
-func histogram(t *testing.T, o prometheus.Observer) *dto.Histogram {
-	t.Helper()
-	var m dto.Metric
-	if err := o.(prometheus.Metric).Write(&m); err != nil {
-		t.Fatal(err)
-	}
-	return m.GetHistogram()
 }

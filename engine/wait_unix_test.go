@@ -62,8 +62,8 @@ done
 		t.Errorf("firing that waited for the process: status %s, wait %v, duration %v; want cancelled, a wait of about %v, and a run shorter than the wait",
 			waiting.Status, waiting.Wait, waiting.Duration, patience)
 	}
-	h := histogram(t, metrics.wait.WithLabelValues(hookspec.SourceShell, script, hooknames.PreToolCall))
-	if h.GetSampleCount() != 3 || h.GetSampleSum() < waiting.Wait.Seconds()-1e-9 {
-		t.Errorf("hermes_hook_wait_seconds: %d samples, sum %v; want 3 (every firing), at least the wait", h.GetSampleCount(), h.GetSampleSum())
+	h := metrics.wait.With(hookspec.SourceShell, script, hooknames.PreToolCall).Value()
+	if h.Count != 3 || h.Sum < waiting.Wait.Seconds()-1e-9 {
+		t.Errorf("hermes_hook_wait_seconds: %d samples, sum %v; want 3 (every firing), at least the wait", h.Count, h.Sum)
 	}
 }

@@ -153,19 +153,19 @@ func (e *Engine) TestWebhook(ctx context.Context, name, event string, data map[s
 
 // WebhookDelivered implements webhook.Observer.
 func (m *Metrics) WebhookDelivered(name, event string, attempts int, took time.Duration) {
-	m.webhookDeliveries.WithLabelValues(name, event).Inc()
-	m.webhookLatency.WithLabelValues(name, event).Observe(took.Seconds())
+	m.webhookDeliveries.With(name, event).Inc()
+	m.webhookLatency.With(name, event).Observe(took.Seconds())
 }
 
 // WebhookAttemptFailed implements webhook.Observer.
 func (m *Metrics) WebhookAttemptFailed(name, event string, retry bool) {
-	m.webhookFailures.WithLabelValues(name, event).Inc()
+	m.webhookFailures.With(name, event).Inc()
 	if retry {
-		m.webhookRetries.WithLabelValues(name, event).Inc()
+		m.webhookRetries.With(name, event).Inc()
 	}
 }
 
 // WebhookDropped implements webhook.Observer.
 func (m *Metrics) WebhookDropped(name, event string, reason hookspec.DropReason) {
-	m.drops.WithLabelValues(hookspec.SourceWebhook, name, event, reason.String()).Inc()
+	m.drops.With(hookspec.SourceWebhook, name, event, reason.String()).Inc()
 }

@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/hermes-hooks/hermes/hookspec"
-	"github.com/prometheus/client_golang/prometheus/testutil"
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 )
 
@@ -66,7 +65,7 @@ func TestWebhookDeliversToolCalls(t *testing.T) {
 	if first["type"] != "pre_tool_call" || data["tool_name"] != "terminal" || second["type"] != "agent:end" {
 		t.Errorf("deliveries %v, %v", first, second)
 	}
-	if n := testutil.ToFloat64(m.webhookDeliveries.WithLabelValues("audit", "pre_tool_call")); n != 1 {
+	if n := m.webhookDeliveries.With("audit", "pre_tool_call").Value(); n != 1 {
 		t.Errorf("hermes_webhook_deliveries_total{pre_tool_call} = %v, want 1", n)
 	}
 }

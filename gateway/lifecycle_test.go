@@ -12,6 +12,7 @@ import (
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/testutil"
+	"github.com/hermes-hooks/hermes/metrics/promcollector"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -165,7 +166,7 @@ func TestFailedReloadKeepsGatewayHooks(t *testing.T) {
 func drops(t *testing.T, m *engine.Metrics, reason string) float64 {
 	t.Helper()
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(m)
+	reg.MustRegister(promcollector.New(m))
 	families, err := reg.Gather()
 	if err != nil {
 		t.Fatal(err)

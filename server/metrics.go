@@ -2,76 +2,47 @@ package server
 
 import (
 	"strconv"
-	"sync"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/hermes-hooks/hermes/engine"
+	"github.com/hermes-hooks/hermes/metrics"
 )
 
 // httpMetrics count the server's calls: by route, status code and caller (the token's
 // name: bounded by the operator).
 type httpMetrics struct {
-	requests *prometheus.CounterVec
-	latency  *prometheus.HistogramVec
+	requests *metrics.CounterVec
+	latency  *metrics.HistogramVec
 }
 
-func newHTTPMetrics(reg prometheus.Registerer) *httpMetrics {
+func newHTTPMetrics(reg *metrics.Registry) *httpMetrics {
 	m := &httpMetrics{
-		requests: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "hermes_server_requests_total",
-			Help: "Calls answered by the hook server, by route, status code and caller."}, []string{"route", "code", "caller"}),
-		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "hermes_server_request_duration_seconds",
-			Help:    "How long the hook server took to answer a call, by route.",
-			Buckets: []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5}}, []string{"route"}),
+		requests: metrics.NewCounterVec("hermes_server_requests_total",
+			"Calls answered by the hook server, by route, status code and caller.", "route", "code", "caller"),
+		latency: metrics.NewHistogramVec("hermes_server_request_duration_seconds",
+			"How long the hook server took to answer a call, by route.",
+			[]float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5}, "route"),
 	}
-	reg.MustRegister(m.requests, m.latency)
+	reg.Register(m.requests, m.latency)
 	return m
 }
 
 func (m *httpMetrics) observe(route string, code int, caller string, d time.Duration) {
-	m.requests.WithLabelValues(route, strconv.Itoa(code), caller).Inc()
-	m.latency.WithLabelValues(route).Observe(d.Seconds())
+	m.requests.With(route, strconv.Itoa(code), caller).Inc()
+	m.latency.With(route).Observe(d.Seconds())
 }
 
 // bundleMetrics report the managed home's bundle feed, read at each scrape; nothing when
 // the managed home has no bundles:.
-type bundleMetrics struct{ eng *engine.Engine }
-
-// bundleDescs describe the bundle metrics.
-type bundleDescs struct {
-	revision, running, lastCheck, lastSuccess, failing, stale *prometheus.Desc
-}
-
-// bundleDesc makes the descriptions at first use: only a server with a bundle feed reports them.
-var bundleDesc = sync.OnceValue(func() *bundleDescs {
-	return &bundleDescs{
-		revision: prometheus.NewDesc("hermes_bundle_revision",
-			"The revision of the managed home's active bundle (0: none yet).", nil, nil),
-		running: prometheus.NewDesc("hermes_bundle_running_revision",
-			"The revision of the managed home's bundle the server runs (the active one once it reloaded).", nil, nil),
-		lastCheck: prometheus.NewDesc("hermes_bundle_last_check_timestamp_seconds",
-			"When the bundle feed was last checked, whatever the outcome (0: never).", nil, nil),
-		lastSuccess: prometheus.NewDesc("hermes_bundle_last_success_timestamp_seconds",
-			"When the bundle feed was last checked successfully (0: never).", nil, nil),
-		failing: prometheus.NewDesc("hermes_bundle_check_failing",
-			"1 when the last check of the bundle feed failed or refused a bundle (its reason is last_error of /v1/status), else 0.", nil, nil),
-		stale: prometheus.NewDesc("hermes_bundle_stale",
-			"1 when the last successful check is older than bundles.max_age, else 0.", nil, nil),
-	}
-})
-
-func (m bundleMetrics) Describe(ch chan<- *prometheus.Desc) {
-	ds := bundleDesc()
-	for _, d := range []*prometheus.Desc{ds.revision, ds.running, ds.lastCheck, ds.lastSuccess, ds.failing, ds.stale} {
-		ch <- d
-	}
-}
-
-func (m bundleMetrics) Collect(ch chan<- prometheus.Metric) {
-	st, ok := m.eng.Bundle()
-	if !ok {
-		return
+func bundleMetrics(eng *engine.Engine) metrics.Collector {
+	gauge := func(name, help string, v func(engine.BundleStatus) float64) metrics.Collector {
+		return metrics.GaugeFunc{Name: name, Help: help, Value: func() (float64, bool) {
+			st, ok := eng.Bundle()
+			if !ok {
+				return 0, false
+			}
+			return v(st), true
+		}}
 	}
 	unix := func(t time.Time) float64 {
 		if t.IsZero() {
@@ -85,11 +56,18 @@ func (m bundleMetrics) Collect(ch chan<- prometheus.Metric) {
 		}
 		return 0
 	}
-	d := bundleDesc()
-	ch <- prometheus.MustNewConstMetric(d.revision, prometheus.GaugeValue, float64(st.Revision))
-	ch <- prometheus.MustNewConstMetric(d.running, prometheus.GaugeValue, float64(st.Running))
-	ch <- prometheus.MustNewConstMetric(d.lastCheck, prometheus.GaugeValue, unix(st.LastCheck))
-	ch <- prometheus.MustNewConstMetric(d.lastSuccess, prometheus.GaugeValue, unix(st.LastSuccess))
-	ch <- prometheus.MustNewConstMetric(d.failing, prometheus.GaugeValue, flag(st.LastError != ""))
-	ch <- prometheus.MustNewConstMetric(d.stale, prometheus.GaugeValue, flag(st.Stale))
+	return metrics.Collectors{
+		gauge("hermes_bundle_revision", "The revision of the managed home's active bundle (0: none yet).",
+			func(st engine.BundleStatus) float64 { return float64(st.Revision) }),
+		gauge("hermes_bundle_running_revision", "The revision of the managed home's bundle the server runs (the active one once it reloaded).",
+			func(st engine.BundleStatus) float64 { return float64(st.Running) }),
+		gauge("hermes_bundle_last_check_timestamp_seconds", "When the bundle feed was last checked, whatever the outcome (0: never).",
+			func(st engine.BundleStatus) float64 { return unix(st.LastCheck) }),
+		gauge("hermes_bundle_last_success_timestamp_seconds", "When the bundle feed was last checked successfully (0: never).",
+			func(st engine.BundleStatus) float64 { return unix(st.LastSuccess) }),
+		gauge("hermes_bundle_check_failing", "1 when the last check of the bundle feed failed or refused a bundle (its reason is last_error of /v1/status), else 0.",
+			func(st engine.BundleStatus) float64 { return flag(st.LastError != "") }),
+		gauge("hermes_bundle_stale", "1 when the last successful check is older than bundles.max_age, else 0.",
+			func(st engine.BundleStatus) float64 { return flag(st.Stale) }),
+	}
 }

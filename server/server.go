@@ -22,8 +22,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
@@ -31,6 +29,7 @@ import (
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/jsonvalue"
+	"github.com/hermes-hooks/hermes/metrics"
 	"github.com/hermes-hooks/hermes/shell"
 )
 
@@ -52,9 +51,9 @@ type Options struct {
 	MaxInFlight int
 	// FailOpen lets an agent's call through when a plugin that may serve it did not load.
 	FailOpen bool
-	// Registry, when set, gets the server's HTTP metrics and is served at /metrics (register
-	// the engine's Metrics in it too).
-	Registry *prometheus.Registry
+	// Registry, when set, gets the server's HTTP metrics and is served at /metrics in
+	// Prometheus' text format (register the engine's Metrics in it too).
+	Registry *metrics.Registry
 	// TracerProvider, when set, makes each call a span, continuing the caller's W3C
 	// traceparent; give the engine the same provider so its hooks' spans are children.
 	TracerProvider trace.TracerProvider
@@ -97,8 +96,8 @@ func New(opts Options) (*Server, error) {
 		tracer: tp.Tracer("github.com/hermes-hooks/hermes/server")}
 	if opts.Registry != nil {
 		s.metrics = newHTTPMetrics(opts.Registry)
-		opts.Registry.MustRegister(bundleMetrics{s.eng})
-		s.mux.Handle("GET /metrics", promhttp.HandlerFor(opts.Registry, promhttp.HandlerOpts{}))
+		opts.Registry.Register(bundleMetrics(s.eng))
+		s.mux.Handle("GET /metrics", opts.Registry)
 	}
 	s.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { writeJSON(w, 200, map[string]any{"status": "ok"}) })
 	s.mux.HandleFunc("GET /readyz", s.ready)

@@ -13,13 +13,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/internal/testutil"
+	"github.com/hermes-hooks/hermes/metrics"
 )
 
 const guard = `
@@ -250,7 +250,7 @@ func TestOpenAPIMatchesAnswers(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "tokens.json")
 	toks, _ := LoadTokens(file)
 	tok, _ := toks.Add(file, "t")
-	s, _ := newServer(t, testHome(t, nil), Options{Tokens: toks, MaxBody: 4096, Registry: prometheus.NewRegistry()})
+	s, _ := newServer(t, testHome(t, nil), Options{Tokens: toks, MaxBody: 4096, Registry: metrics.NewRegistry()})
 	auth := []string{"Authorization", "Bearer " + tok}
 	calls := []struct{ method, path, body, schema string }{
 		{"POST", "/v1/hooks/pre_tool_call", `{"tool_name":"terminal","args":{"command":"rm -rf /"}}`, "HookAnswer"},
@@ -297,7 +297,7 @@ func TestStatusReportsTheBundle(t *testing.T) {
 	if _, _, err := engine.PullBundle(context.Background(), engine.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	s, _ := newServer(t, t.TempDir(), Options{Registry: prometheus.NewRegistry()})
+	s, _ := newServer(t, t.TempDir(), Options{Registry: metrics.NewRegistry()})
 	f.Publish(guardPlugin, 5, "other") // not a configured key: refused
 	_, _, pullErr := engine.PullBundle(context.Background(), engine.Options{})
 	if pullErr == nil {

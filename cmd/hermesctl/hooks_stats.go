@@ -5,15 +5,14 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/gateway"
-	"github.com/prometheus/client_golang/prometheus"
-	dto "github.com/prometheus/client_model/go"
-	"github.com/prometheus/common/expfmt"
+	"github.com/hermes-hooks/hermes/metrics"
 )
 
 var hooksStatsCommand = &command{
@@ -51,18 +50,12 @@ func runHooksStats(ctx context.Context, c *cli, exposition bool, args []string) 
 	if err != nil {
 		return c.fail(exitConfig, "replay: %v", err)
 	}
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(m)
-	families, err := reg.Gather()
-	if err != nil {
-		return c.fail(exitInternal, "metrics: %v", err)
-	}
+	families := m.Collect()
 	if exposition {
 		printableLabels(families)
-		for _, f := range families {
-			if _, err := expfmt.MetricFamilyToText(c.stdout, f); err != nil {
-				return c.fail(exitInternal, "metrics: %v", err)
-			}
+		slices.SortFunc(families, func(a, b metrics.Family) int { return strings.Compare(a.Name, b.Name) })
+		if err := metrics.WriteText(c.stdout, families); err != nil {
+			return c.fail(exitInternal, "metrics: %v", err)
 		}
 		return exitOK
 	}
@@ -84,18 +77,18 @@ func runHooksStats(ctx context.Context, c *cli, exposition bool, args []string) 
 }
 
 // statRows folds the metric families into one row per (source, hook, event).
-func statRows(families []*dto.MetricFamily) []statRow {
+func statRows(families []metrics.Family) []statRow {
 	rows := map[[3]string]*statRow{}
-	row := func(m *dto.Metric) *statRow {
+	row := func(f metrics.Family, s metrics.Series) *statRow {
 		var k [3]string
-		for _, l := range m.GetLabel() {
-			switch l.GetName() {
+		for i, l := range f.Labels {
+			switch l {
 			case "source":
-				k[0] = l.GetValue()
+				k[0] = s.Values[i]
 			case "hook":
-				k[1] = l.GetValue()
+				k[1] = s.Values[i]
 			case "event":
-				k[2] = l.GetValue()
+				k[2] = s.Values[i]
 			}
 		}
 		if rows[k] == nil {
@@ -104,13 +97,13 @@ func statRows(families []*dto.MetricFamily) []statRow {
 		return rows[k]
 	}
 	for _, f := range families {
-		if strings.HasPrefix(f.GetName(), "hermes_decision_log_") { // the engine's, not a hook's
+		if strings.HasPrefix(f.Name, "hermes_decision_log_") { // the engine's, not a hook's
 			continue
 		}
-		for _, m := range f.GetMetric() {
-			r := row(m)
-			v := int64(m.GetCounter().GetValue())
-			switch f.GetName() {
+		for _, m := range f.Series {
+			r := row(f, m)
+			v := int64(m.Value)
+			switch f.Name {
 			case "hermes_hook_calls_total":
 				r.Calls = v
 			case "hermes_hook_errors_total":
@@ -122,8 +115,8 @@ func statRows(families []*dto.MetricFamily) []statRow {
 			case "hermes_hook_drops_total":
 				r.Drops = v
 			case "hermes_hook_duration_seconds":
-				if h := m.GetHistogram(); h.GetSampleCount() > 0 {
-					r.MeanMS = math.Round(h.GetSampleSum()/float64(h.GetSampleCount())*1e6) / 1e3
+				if h := m.Histogram; h != nil && h.Count > 0 {
+					r.MeanMS = math.Round(h.Sum/float64(h.Count)*1e6) / 1e3
 				}
 			}
 		}
@@ -147,13 +140,11 @@ func statRows(families []*dto.MetricFamily) []statRow {
 
 // printableLabels makes label values printable for the text exposition format, which only
 // escapes backslashes, quotes and newlines: hook names come from files and commands.
-func printableLabels(families []*dto.MetricFamily) {
+func printableLabels(families []metrics.Family) {
 	for _, f := range families {
-		for _, m := range f.GetMetric() {
-			for _, l := range m.GetLabel() {
-				if v := printable(l.GetValue()); v != l.GetValue() {
-					l.Value = &v
-				}
+		for _, s := range f.Series {
+			for i, v := range s.Values {
+				s.Values[i] = printable(v)
 			}
 		}
 	}

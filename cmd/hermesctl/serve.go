@@ -19,12 +19,11 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/internal/bundlefeed"
 	"github.com/hermes-hooks/hermes/internal/homedir"
 	"github.com/hermes-hooks/hermes/internal/logbatch"
+	hmetrics "github.com/hermes-hooks/hermes/metrics"
 	"github.com/hermes-hooks/hermes/server"
 )
 
@@ -215,8 +214,8 @@ func runServe(ctx context.Context, c *cli, a serveArgs) int {
 	}
 	defer tr.shutdown(context.WithoutCancel(ctx))
 	metrics := engine.NewMetrics()
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(metrics)
+	reg := hmetrics.NewRegistry()
+	reg.Register(metrics)
 	storeURL := a.storeURL
 	if storeURL == "" {
 		storeURL = os.Getenv("HERMES_STORE_URL")

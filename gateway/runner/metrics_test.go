@@ -10,6 +10,7 @@ import (
 	"github.com/hermes-hooks/hermes/engine"
 	"github.com/hermes-hooks/hermes/gateway"
 	"github.com/hermes-hooks/hermes/internal/testutil"
+	"github.com/hermes-hooks/hermes/metrics/promcollector"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -34,7 +35,7 @@ end`},
 		t.Fatal(err)
 	}
 	reg := prometheus.NewPedanticRegistry()
-	reg.MustRegister(m)
+	reg.MustRegister(promcollector.New(m))
 	want := `
 # HELP hermes_hook_blocks_total Tool calls blocked, counted for the hook whose block won.
 # TYPE hermes_hook_blocks_total counter

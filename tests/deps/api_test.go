@@ -34,7 +34,7 @@ var api = map[string][]string{
 		"Engine.ShellHooks", "Engine.Store", "Engine.SubagentStop", "Engine.TransformLLMOutput",
 		"Engine.TransformTerminalOutput", "Engine.TransformToolResult", "Engine.Warnings",
 		"Engine.Webhooks", "ErrAnswerLater", "ErrClosed", "ErrNoSuchApproval", "EventBlocked",
-		"LLMRun", "LayerManaged", "LayerUser", "Limits", "Metrics", "Metrics.Collect", "Metrics.Describe", "Metrics.Drop",
+		"LLMRun", "LayerManaged", "LayerUser", "Limits", "Metrics", "Metrics.Collect", "Metrics.Drop",
 		"Metrics.Observe", "Metrics.WebhookAttemptFailed", "Metrics.WebhookDelivered",
 		"Metrics.WebhookDropped", "New", "NewMetrics", "OpenStore", "Options", "Origin", "PluginInfo", "Policy",
 		"Prompt", "PullBundle", "PythonConsentEvent", "PythonTarget", "Report", "Report.Block", "Report.Context", "Report.Dispatch", "Report.Text",

@@ -29,11 +29,12 @@ var forbidden = map[string][]string{
 	"shell":    {"engine", "gateway", "luabind", "consent"},
 	"consent":  {"engine", "gateway", "luabind", "shell"},
 	// State is a backend: Lua reaches it through the interface luabind declares.
-	"store":   {"engine", "gateway", "luabind", "shell", "consent", "cmd/hermesctl"},
-	"engine":  {"gateway", "cmd/hermesctl"},
-	"gateway": {"cmd/hermesctl"},
+	"store": {"engine", "gateway", "luabind", "shell", "consent", "cmd/hermesctl"},
+	// Only metrics/promcollector, the adapter for hosts that use the Prometheus client, links it.
+	"engine":  {"gateway", "cmd/hermesctl", "github.com/prometheus"},
+	"gateway": {"cmd/hermesctl", "github.com/prometheus"},
 	// The hook server answers over HTTP what the engine decides: it needs no gateway.
-	"server": {"gateway", "cmd/hermesctl"},
+	"server": {"gateway", "cmd/hermesctl", "github.com/prometheus"},
 	// Outbound webhooks are told events; they never reach back into what emits them.
 	"webhook":  {"engine", "gateway", "luabind", "consent", "shell", "cmd/hermesctl"},
 	"internal": {"engine", "gateway", "luabind", "cmd/hermesctl"},
@@ -47,10 +48,12 @@ var forbidden = map[string][]string{
 	// package's initialisation runs at every start: it links no registry client whose
 	// packages compile regular expressions at init (internal/ocibundle speaks the registry
 	// API itself), exports spans over OTLP/HTTP without linking gRPC, and links no SSH client
-	// to read bundle signatures (bundle writes and checks DSSE envelopes itself).
+	// to read bundle signatures (bundle writes and checks DSSE envelopes itself); it counts
+	// with package metrics, not the Prometheus client (its default registry, procfs and
+	// expvar), and writes OTLP messages without the protobuf runtime.
 	"cmd/hermesctl": {"oras.land/oras-go/v2", "github.com/opencontainers/go-digest", "github.com/opencontainers/image-spec",
-		"google.golang.org/grpc", "github.com/grpc-ecosystem/grpc-gateway", "go.opentelemetry.io/proto/otlp/collector",
-		"golang.org/x/crypto/ssh"},
+		"google.golang.org/grpc", "github.com/grpc-ecosystem/grpc-gateway", "go.opentelemetry.io/proto/otlp",
+		"golang.org/x/crypto/ssh", "github.com/prometheus", "google.golang.org/protobuf"},
 }
 
 // excepted lists, per package, what it may depend on although forbidden says otherwise.

@@ -19,6 +19,8 @@ import (
 	"github.com/hermes-hooks/hermes/gateway"
 	"github.com/hermes-hooks/hermes/hookspec"
 	"github.com/hermes-hooks/hermes/internal/testutil"
+	"github.com/hermes-hooks/hermes/metrics"
+	"github.com/hermes-hooks/hermes/metrics/promcollector"
 )
 
 // The load of TestSlowDependencies: depSessions conversations at once, each turn two
@@ -392,10 +394,10 @@ func depCounters(t *testing.T, m *engine.Metrics) depFigures {
 }
 
 // sumMetric is the sum of a metric's series.
-func sumMetric(t *testing.T, c prometheus.Collector, name string) float64 {
+func sumMetric(t *testing.T, c metrics.Collector, name string) float64 {
 	t.Helper()
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(c)
+	reg.MustRegister(promcollector.New(c))
 	mfs, err := reg.Gather()
 	if err != nil {
 		t.Fatal(err)

@@ -5,8 +5,8 @@ go 1.26.0
 require (
 	github.com/hermes-hooks/hermes v0.0.0
 	github.com/open-policy-agent/opa v1.22.4
-	github.com/prometheus/client_golang v1.25.0
 	github.com/tsenart/vegeta/v12 v12.13.0
+	golang.org/x/sys v0.50.0
 )
 
 require (
@@ -60,6 +60,7 @@ require (
 	github.com/opencontainers/go-digest v1.0.0 // indirect
 	github.com/opencontainers/image-spec v1.1.1 // indirect
 	github.com/pandatix/go-abnf v0.5.5 // indirect
+	github.com/prometheus/client_golang v1.25.0 // indirect
 	github.com/prometheus/client_model v0.6.3 // indirect
 	github.com/prometheus/common v0.74.0 // indirect
 	github.com/prometheus/procfs v0.22.0 // indirect
@@ -99,7 +100,6 @@ require (
 	go.yaml.in/yaml/v3 v3.0.6 // indirect
 	golang.org/x/net v0.62.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
-	golang.org/x/sys v0.50.0 // indirect
 	golang.org/x/term v0.48.0 // indirect
 	golang.org/x/text v0.43.0 // indirect
 	golang.org/x/time v0.16.0 // indirect

@@ -14,9 +14,9 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/logging"
 	"github.com/open-policy-agent/opa/v1/runtime"
-	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/hermes-hooks/hermes/engine"
+	hmetrics "github.com/hermes-hooks/hermes/metrics"
 	"github.com/hermes-hooks/hermes/server"
 )
 
@@ -66,8 +66,8 @@ func startOurs(tb testing.TB, home string) peer {
 		tb.Fatal(err)
 	}
 	metrics := engine.NewMetrics()
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(metrics)
+	reg := hmetrics.NewRegistry()
+	reg.Register(metrics)
 	eng, err := engine.New(context.Background(), engine.Options{Home: home, ManagedHome: filepath.Join(tb.TempDir(), "managed"), Metrics: metrics})
 	if err != nil {
 		tb.Fatal(err)

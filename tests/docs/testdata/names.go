@@ -20,6 +20,8 @@ import (
 	"github.com/hermes-hooks/hermes/gateway"
 	"github.com/hermes-hooks/hermes/gateway/runner"
 	"github.com/hermes-hooks/hermes/hookspec"
+	"github.com/hermes-hooks/hermes/metrics"
+	"github.com/hermes-hooks/hermes/metrics/promcollector"
 )
 
 var (
@@ -59,6 +61,8 @@ var (
 	_ = http.HandleFunc
 	_ = os.Getenv
 	_ = prometheus.MustRegister
+	_ = metrics.NewRegistry
+	_ = promcollector.New
 	_ = standardwebhooks.NewWebhook
 	_ = sdktrace.NewTracerProvider
 )
