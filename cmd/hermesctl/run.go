@@ -71,6 +71,19 @@ var valueFlags = sync.OnceValue(func() map[string]bool {
 	return value
 })
 
+// takesValue says whether the flag name takes a value: the global flags are known (an
+// agent's hook command gives --home, and building every command's flag set to learn it
+// was a hundredth of the call), the others are read from the commands' flag sets.
+func takesValue(name string) bool {
+	switch name {
+	case "home":
+		return true
+	case "accept-hooks", "v", "json":
+		return false
+	}
+	return valueFlags()[name]
+}
+
 func init() {
 	commands = []*command{
 		hooksListCommand, hooksTestCommand, hooksAllowCommand, hooksRevokeCommand, hooksImportCommand, hooksDoctorCommand,
@@ -160,7 +173,7 @@ func findCommand(args []string) (*command, []string, error) {
 			return versionCommand, nil, nil
 		case strings.HasPrefix(a, "-") && a != "-":
 			rest = append(rest, a)
-			if valueFlags()[strings.TrimLeft(a, "-")] && !strings.Contains(a, "=") && i+1 < len(args) {
+			if takesValue(strings.TrimLeft(a, "-")) && !strings.Contains(a, "=") && i+1 < len(args) {
 				i++
 				rest = append(rest, args[i])
 			}
