@@ -10,6 +10,7 @@ package metrics
 
 import (
 	"bufio"
+	"encoding/binary"
 	"io"
 	"math"
 	"net/http"
@@ -187,7 +188,7 @@ func (w sample) write(suffix, le string, v float64) {
 			}
 			b.WriteString(w.labels[i])
 			b.WriteString(`="`)
-			b.WriteString(valueEscaper.Replace(w.values[i]))
+			b.WriteString(valueEscaper.Replace(strings.ToValidUTF8(w.values[i], "\uFFFD")))
 			b.WriteByte('"')
 		}
 		if le != "" {
@@ -298,7 +299,12 @@ func (v *vec[T]) with(values []string) *T {
 	if len(values) != len(v.labels) {
 		panic("metrics: " + v.name + " takes " + strconv.Itoa(len(v.labels)) + " label values, got " + strconv.Itoa(len(values)))
 	}
-	key := strings.Join(values, "\xff")
+	var kb []byte // each value with its length before it: no two lists of values share a key
+	for _, v := range values {
+		kb = binary.AppendUvarint(kb, uint64(len(v)))
+		kb = append(kb, v...)
+	}
+	key := string(kb)
 	v.mu.RLock()
 	e := v.series[key]
 	v.mu.RUnlock()

@@ -29,6 +29,7 @@ func TestTheExpositionReadsBackInPrometheus(t *testing.T) {
 	calls.With("plugin", "guard").Inc()
 	calls.With("plugin", "guard").Add(2)
 	calls.With("shell", "a \"quoted\\\" name\nwith a newline").Inc()
+	calls.With("shell", "not \xffUTF-8").Inc() // a file name's bytes: written as valid UTF-8
 	lat := NewHistogramVec("hermes_hook_duration_seconds", "Durations.", []float64{0.5, 0.001, 0.01}, "hook")
 	for _, v := range []float64{0.0005, 0.001, 0.002, 0.3, 7} {
 		lat.With("guard").Observe(v)
@@ -65,7 +66,7 @@ func TestTheExpositionReadsBackInPrometheus(t *testing.T) {
 	if !strings.Contains(rec.Body.String(), `hermes_hook_calls_total{hook="guard",source="plugin"} 3`+"\n") {
 		t.Errorf("labels not by name, as the Prometheus client writes them:\n%s", rec.Body.String())
 	}
-	if got["plugin/guard"] != 3 || got["shell/a \"quoted\\\" name\nwith a newline"] != 1 || len(got) != 2 {
+	if got["plugin/guard"] != 3 || got["shell/a \"quoted\\\" name\nwith a newline"] != 1 || got["shell/not \uFFFDUTF-8"] != 1 || len(got) != 3 {
 		t.Errorf("counters %v", got)
 	}
 	h := fams["hermes_hook_duration_seconds"].GetMetric()[0].GetHistogram()
@@ -128,6 +129,15 @@ func TestCountersAndHistogramsUnderConcurrentUse(t *testing.T) {
 	}
 	if s, ok := Lookup(registryWith(c).Gather(), "c_total", "x"); !ok || s.Value != 4000 {
 		t.Errorf("Lookup: %+v %v", s, ok)
+	}
+}
+
+func TestLabelValuesNeverShareASeries(t *testing.T) {
+	c := NewCounterVec("c_total", "C.", "a", "b")
+	c.With("x\xffy", "z").Inc()
+	c.With("x", "y\xffz").Add(2)
+	if a, b := c.With("x\xffy", "z").Value(), c.With("x", "y\xffz").Value(); a != 1 || b != 2 {
+		t.Errorf("two lists of values counted together: %v and %v", a, b)
 	}
 }
 

@@ -5,6 +5,8 @@
 package promcollector
 
 import (
+	"strings"
+
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/hermes-hooks/hermes/metrics"
@@ -25,6 +27,10 @@ func (p collector) Collect(ch chan<- prometheus.Metric) {
 		}
 		desc := prometheus.NewDesc(f.Name, f.Help, f.Labels, nil)
 		for _, s := range f.Series {
+			values := make([]string, len(s.Values)) // the client refuses label values that are not UTF-8
+			for i, v := range s.Values {
+				values[i] = strings.ToValidUTF8(v, "\uFFFD")
+			}
 			var m prometheus.Metric
 			var err error
 			switch {
@@ -33,11 +39,11 @@ func (p collector) Collect(ch chan<- prometheus.Metric) {
 				for _, b := range s.Histogram.Buckets {
 					buckets[b.UpperBound] = b.Count
 				}
-				m, err = prometheus.NewConstHistogram(desc, s.Histogram.Count, s.Histogram.Sum, buckets, s.Values...)
+				m, err = prometheus.NewConstHistogram(desc, s.Histogram.Count, s.Histogram.Sum, buckets, values...)
 			case f.Type == metrics.CounterType:
-				m, err = prometheus.NewConstMetric(desc, prometheus.CounterValue, s.Value, s.Values...)
+				m, err = prometheus.NewConstMetric(desc, prometheus.CounterValue, s.Value, values...)
 			default:
-				m, err = prometheus.NewConstMetric(desc, prometheus.GaugeValue, s.Value, s.Values...)
+				m, err = prometheus.NewConstMetric(desc, prometheus.GaugeValue, s.Value, values...)
 			}
 			if err != nil {
 				m = prometheus.NewInvalidMetric(desc, err)

@@ -13,6 +13,7 @@ import (
 func TestAPrometheusRegistryGathersTheFamilies(t *testing.T) {
 	calls := metrics.NewCounterVec("hermes_hook_calls_total", "Hook calls.", "source", "hook")
 	calls.With("plugin", "guard").Add(2)
+	calls.With("shell", "bad \xff").Inc() // not UTF-8: the client would refuse the whole scrape
 	lat := metrics.NewHistogramVec("hermes_hook_duration_seconds", "Durations.", []float64{0.001, 0.1}, "hook")
 	lat.With("guard").Observe(0.01)
 	rev := metrics.GaugeFunc{Name: "hermes_bundle_revision", Help: "Revision.", Value: func() (float64, bool) { return 3, true }}
@@ -23,6 +24,7 @@ func TestAPrometheusRegistryGathersTheFamilies(t *testing.T) {
 hermes_bundle_revision 3
 # HELP hermes_hook_calls_total Hook calls.
 # TYPE hermes_hook_calls_total counter
+hermes_hook_calls_total{hook="bad �",source="shell"} 1
 hermes_hook_calls_total{hook="guard",source="plugin"} 2
 # HELP hermes_hook_duration_seconds Durations.
 # TYPE hermes_hook_duration_seconds histogram
