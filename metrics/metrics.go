@@ -145,7 +145,16 @@ func WriteText(w io.Writer, fams []Family) error {
 			order[i] = i
 		}
 		slices.SortStableFunc(order, func(i, j int) int { return strings.Compare(f.Labels[i], f.Labels[j]) })
-		for _, s := range f.Series {
+		series := slices.Clone(f.Series) // and series by their values in that order, as it does
+		slices.SortStableFunc(series, func(a, b Series) int {
+			for _, i := range order {
+				if c := strings.Compare(a.Values[i], b.Values[i]); c != 0 {
+					return c
+				}
+			}
+			return 0
+		})
+		for _, s := range series {
 			w := sample{b: b, name: f.Name, labels: f.Labels, values: s.Values, order: order}
 			if s.Histogram == nil {
 				w.write("", "", s.Value)

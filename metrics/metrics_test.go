@@ -63,6 +63,10 @@ func TestTheExpositionReadsBackInPrometheus(t *testing.T) {
 		}
 		got[l["source"]+"/"+l["hook"]] = m.GetCounter().GetValue()
 	}
+	// Series in the order of their values by label name: hook first, then source.
+	if i, j := strings.Index(rec.Body.String(), `{hook="a \"quoted`), strings.Index(rec.Body.String(), `{hook="guard"`); i < 0 || j < 0 || i > j {
+		t.Errorf("series not in the order of their values by label name:\n%s", rec.Body.String())
+	}
 	if !strings.Contains(rec.Body.String(), `hermes_hook_calls_total{hook="guard",source="plugin"} 3`+"\n") {
 		t.Errorf("labels not by name, as the Prometheus client writes them:\n%s", rec.Body.String())
 	}
