@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"math"
-	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -50,10 +49,11 @@ func runHooksStats(ctx context.Context, c *cli, exposition bool, args []string) 
 	if err != nil {
 		return c.fail(exitConfig, "replay: %v", err)
 	}
-	families := m.Collect()
+	reg := metrics.NewRegistry()
+	reg.Register(m)
+	families := reg.Gather()
 	if exposition {
 		printableLabels(families)
-		slices.SortFunc(families, func(a, b metrics.Family) int { return strings.Compare(a.Name, b.Name) })
 		if err := metrics.WriteText(c.stdout, families); err != nil {
 			return c.fail(exitInternal, "metrics: %v", err)
 		}

@@ -23,7 +23,7 @@ import (
 	"github.com/hermes-hooks/hermes/internal/bundlefeed"
 	"github.com/hermes-hooks/hermes/internal/homedir"
 	"github.com/hermes-hooks/hermes/internal/logbatch"
-	hmetrics "github.com/hermes-hooks/hermes/metrics"
+	"github.com/hermes-hooks/hermes/metrics"
 	"github.com/hermes-hooks/hermes/server"
 )
 
@@ -213,14 +213,14 @@ func runServe(ctx context.Context, c *cli, a serveArgs) int {
 		return c.fail(exitUsage, "%v", err)
 	}
 	defer tr.shutdown(context.WithoutCancel(ctx))
-	metrics := engine.NewMetrics()
-	reg := hmetrics.NewRegistry()
-	reg.Register(metrics)
+	m := engine.NewMetrics()
+	reg := metrics.NewRegistry()
+	reg.Register(m)
 	storeURL := a.storeURL
 	if storeURL == "" {
 		storeURL = os.Getenv("HERMES_STORE_URL")
 	}
-	opts := engine.Options{Home: c.home, Logger: c.logger, Metrics: metrics, AcceptHooks: c.acceptHooks, TracerProvider: tr.provider(),
+	opts := engine.Options{Home: c.home, Logger: c.logger, Metrics: m, AcceptHooks: c.acceptHooks, TracerProvider: tr.provider(),
 		StoreURL: storeURL, Limits: engine.Limits{States: a.states, MaxStates: a.maxStates}}
 	if a.bundle != "" {
 		opts.Bundles = &engine.BundleFeed{URL: a.bundle, Keys: a.bundleKeys, Poll: a.bundlePoll, From: "--bundle"}
