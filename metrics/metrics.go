@@ -3,7 +3,7 @@
 //
 // It is small on purpose: every `hermesctl hook` call is a new process, and the Prometheus
 // client's package initialisation (its default registry with the Go and process
-// collectors, procfs, expvar) was about a sixth of such a call's CPU time. A host that
+// collectors, procfs, expvar) was about a tenth of such a call's time. A host that
 // uses the Prometheus client registers a Collector of this package with its registry
 // through package metrics/promcollector.
 package metrics
