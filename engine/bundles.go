@@ -60,6 +60,9 @@ type BundleFeed struct {
 	URL  string        // https, or http to a loopback address
 	Keys []string      // public key files (PEM); a relative one is relative to the working directory
 	Poll time.Duration // between two checks of hermesctl serve, before jitter; 0: 5m
+	// MaxAge, when set, makes the feed stale (a warning, and stale in the status) once its
+	// last successful check is older; as bundles.max_age of the managed config.
+	MaxAge time.Duration
 	// From names where the feed was given, for its errors; "": "Options.Bundles".
 	From string
 }
@@ -84,7 +87,7 @@ func feedOf(managedHome string, cfg *config, opts Options) (*bundlefeed.Config, 
 	if err != nil {
 		return nil, nil, err
 	}
-	c, err := bundlefeed.NewGiven(from, g.URL, g.Keys, g.Poll, cache)
+	c, err := bundlefeed.NewGiven(from, g.URL, g.Keys, g.Poll, g.MaxAge, cache)
 	return c, nil, err
 }
 
@@ -127,9 +130,13 @@ func staleWarning(c *bundlefeed.Config, st bundlefeed.Status) hookspec.Warning {
 	if !st.LastSuccess.IsZero() {
 		last = st.LastSuccess.UTC().Format(time.RFC3339)
 	}
+	setting := "max_age"
+	if c.Given {
+		setting = "--bundle-max-age"
+	}
 	return hookspec.Warning{File: c.File, Line: c.Line, Msg: fmt.Sprintf(
-		"bundles: the last successful check of %s was %s, longer ago than max_age (%s): revision %d runs, newer ones may be missed (last error: %s)",
-		c.URL, last, c.MaxAge, st.Revision, orNone(st.LastError))}
+		"bundles: the last successful check of %s was %s, longer ago than %s (%s): revision %d runs, newer ones may be missed (last error: %s)",
+		c.URL, last, setting, c.MaxAge, st.Revision, orNone(st.LastError))}
 }
 
 func orNone(s string) string {

@@ -524,6 +524,52 @@ func TestBundleGivenFeed(t *testing.T) {
 	}
 }
 
+// A given feed's MaxAge (serve --bundle-max-age) makes it stale as bundles.max_age does,
+// the warning naming the flag; without one it never is.
+func TestBundleGivenFeedMaxAge(t *testing.T) {
+	f := newBundleFeed(t, "")
+	f.Publish(guardBundle("rm -rf"), 1, "release")
+	managed, home := t.TempDir(), t.TempDir()
+	feed := &BundleFeed{URL: f.Srv.URL + "/hooks.bundle", Keys: []string{filepath.Join(f.Managed, "release.pub")}, MaxAge: time.Hour, From: "--bundle"}
+	opts := Options{Home: home, ManagedHome: managed, Bundles: feed, Logger: newTestLogger(&testutil.Buffer{})}
+	if _, _, err := PullBundle(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	engineWithFeed := func(maxAge time.Duration) *Engine {
+		opts.Bundles = &BundleFeed{URL: feed.URL, Keys: feed.Keys, MaxAge: maxAge, From: "--bundle"}
+		e, err := New(context.Background(), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { e.Close(context.Background()) })
+		return e
+	}
+	if e := engineWithFeed(time.Hour); hasWarning(e.Warnings(), "max-age") {
+		t.Fatalf("fresh feed: warnings %v", e.Warnings())
+	} else if st, _ := e.Bundle(); st.Stale {
+		t.Fatal("a feed checked just now is stale")
+	}
+	file := filepath.Join(home, "state", "bundles", "status.json")
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st map[string]any
+	json.Unmarshal(data, &st)
+	st["last_success"] = time.Now().Add(-2 * time.Hour)
+	data, _ = json.Marshal(st)
+	writeFile(t, file, string(data))
+	e := engineWithFeed(time.Hour)
+	if got, _ := e.Bundle(); !got.Stale || !hasWarning(e.Warnings(), "longer ago than --bundle-max-age (1h0m0s): revision 1 runs") {
+		t.Errorf("a feed older than --bundle-max-age: stale %v, warnings %v", got.Stale, e.Warnings())
+	}
+	if e := engineWithFeed(0); hasWarning(e.Warnings(), "max-age") {
+		t.Errorf("no --bundle-max-age: warnings %v", e.Warnings())
+	} else if got, _ := e.Bundle(); got.Stale {
+		t.Error("no --bundle-max-age: stale")
+	}
+}
+
 // A managed layer takes one feed: a managed config with bundles: and a feed given too is
 // an error naming the line; a given feed without keys or with an http URL to another host
 // is an error naming the flag.
@@ -540,6 +586,7 @@ func TestBundleGivenFeedErrors(t *testing.T) {
 		{empty, BundleFeed{URL: f.Srv.URL + "/b", From: "--bundle"}, "--bundle needs --bundle-key FILE"},
 		{empty, BundleFeed{URL: "http://example.com/b", Keys: key}, "Options.Bundles must be https (http only to a loopback address)"},
 		{empty, BundleFeed{URL: f.Srv.URL + "/b", Keys: key, Poll: time.Millisecond, From: "--bundle"}, "--bundle-poll must be at least 100ms"},
+		{empty, BundleFeed{URL: f.Srv.URL + "/b", Keys: key, MaxAge: -time.Second, From: "--bundle"}, "--bundle-max-age must not be negative"},
 	} {
 		opts := Options{Home: t.TempDir(), ManagedHome: c.managed, Bundles: &c.feed}
 		if _, err := New(context.Background(), opts); err == nil || !strings.Contains(err.Error(), c.want) {

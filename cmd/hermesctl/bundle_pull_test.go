@@ -198,6 +198,7 @@ func TestServeBundleFlagRefused(t *testing.T) {
 	}{
 		{[]string{"--bundle", f.Srv.URL + "/hooks.bundle", "--bundle-key", key}, exitConfig, "bundles: is set, and --bundle gives a bundle feed too"},
 		{[]string{"--bundle-key", key}, exitUsage, "give --bundle URL too"},
+		{[]string{"--bundle-max-age", "1h"}, exitUsage, "--bundle-max-age is the age of a --bundle feed: give --bundle URL too"},
 	} {
 		var so, se strings.Builder
 		args := append([]string{"serve", "--home", t.TempDir(), "--addr", "unix:" + filepath.Join(t.TempDir(), "s.sock")}, c.args...)

@@ -38,7 +38,7 @@ type serveArgs struct {
 	states, maxStates               int
 	bundle                          string     // --bundle: the managed layer's bundle feed
 	bundleKeys                      stringList // --bundle-key
-	bundlePoll                      time.Duration
+	bundlePoll, bundleMaxAge        time.Duration
 }
 
 var serveCommand = &command{
@@ -64,6 +64,7 @@ var serveCommand = &command{
 		fs.StringVar(&a.bundle, "bundle", "", "pull the managed layer's signed bundle from `URL` (https; http only to loopback), as bundles: of the managed config.yaml would")
 		fs.Var(&a.bundleKeys, "bundle-key", "a public key `FILE` (PEM) the bundle must be signed with (repeat it for several)")
 		fs.DurationVar(&a.bundlePoll, "bundle-poll", bundlefeed.DefaultPoll, "check --bundle every `DURATION`, plus up to a tenth at random")
+		fs.DurationVar(&a.bundleMaxAge, "bundle-max-age", 0, "report --bundle stale (a warning, /v1/status, hermes_bundle_stale) once its last successful check is older than `DURATION` (0: never)")
 		return func(ctx context.Context, c *cli, args []string) int {
 			if len(args) > 0 {
 				return runServeToken(c, args)
@@ -199,6 +200,9 @@ func runServe(ctx context.Context, c *cli, a serveArgs) int {
 	if a.bundle == "" && len(a.bundleKeys) > 0 {
 		return c.fail(exitUsage, "--bundle-key is the key of a --bundle feed: give --bundle URL too")
 	}
+	if a.bundle == "" && a.bundleMaxAge != 0 {
+		return c.fail(exitUsage, "--bundle-max-age is the age of a --bundle feed: give --bundle URL too")
+	}
 	toks, err := server.LoadTokens(tokenFile(c.home))
 	if err != nil {
 		return c.fail(exitConfig, "%v", err)
@@ -223,7 +227,7 @@ func runServe(ctx context.Context, c *cli, a serveArgs) int {
 	opts := engine.Options{Home: c.home, Logger: c.logger, Metrics: m, AcceptHooks: c.acceptHooks, TracerProvider: tr.provider(),
 		StoreURL: storeURL, Limits: engine.Limits{States: a.states, MaxStates: a.maxStates}}
 	if a.bundle != "" {
-		opts.Bundles = &engine.BundleFeed{URL: a.bundle, Keys: a.bundleKeys, Poll: a.bundlePoll, From: "--bundle"}
+		opts.Bundles = &engine.BundleFeed{URL: a.bundle, Keys: a.bundleKeys, Poll: a.bundlePoll, MaxAge: a.bundleMaxAge, From: "--bundle"}
 	}
 	if st, activated, err := engine.PullBundle(ctx, opts); err != nil { // before the load: a newer bundle, or the cached one
 		c.logger.Warn("bundle check failed; the cached bundle loads", "url", st.URL, "revision", st.Revision, "error", err)

@@ -55,7 +55,7 @@ func (c *Config) keysName() string {
 // NewGiven is a feed given on the command line (hermesctl serve --bundle URL --bundle-key
 // FILE --bundle-poll D), as a bundles: entry: from names the flag for its errors, keys are
 // made absolute, a poll of 0 is DefaultPoll, and cache is the cache directory (CacheDir).
-func NewGiven(from, url string, keys []string, poll time.Duration, cache string) (*Config, error) {
+func NewGiven(from, url string, keys []string, poll, maxAge time.Duration, cache string) (*Config, error) {
 	if msg := checkURL(url); msg != "" {
 		return nil, fmt.Errorf("%s %s", from, msg)
 	}
@@ -68,7 +68,10 @@ func NewGiven(from, url string, keys []string, poll time.Duration, cache string)
 	if poll < MinPoll {
 		return nil, fmt.Errorf("%s: --bundle-poll must be at least %s", from, MinPoll)
 	}
-	c := &Config{File: from, URL: url, Poll: poll, Cache: cache, Given: true}
+	if maxAge < 0 {
+		return nil, fmt.Errorf("%s: --bundle-max-age must not be negative (0: no limit)", from)
+	}
+	c := &Config{File: from, URL: url, Poll: poll, MaxAge: maxAge, Cache: cache, Given: true}
 	for _, k := range keys {
 		abs, err := filepath.Abs(k)
 		if err != nil {

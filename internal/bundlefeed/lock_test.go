@@ -25,7 +25,7 @@ func TestPullsOfOneCacheTakeTurns(t *testing.T) {
 	feed := testutil.NewBundleFeed(t, "1s", "")
 	archive := feed.Publish(map[string]string{"plugins/guard/plugin.yaml": "name: guard\n", "plugins/guard/handler.lua": "function register(ctx) end\n"}, 1, "release")
 	cache := t.TempDir()
-	cfg, err := NewGiven("--bundle", "https://bundles.example/hooks.bundle", []string{filepath.Join(feed.Managed, "release.pub")}, time.Second, cache)
+	cfg, err := NewGiven("--bundle", "https://bundles.example/hooks.bundle", []string{filepath.Join(feed.Managed, "release.pub")}, time.Second, 0, cache)
 	if err != nil {
 		t.Fatal(err)
 	}
