@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"log/slog"
@@ -191,13 +192,16 @@ func (g *Gateway) load(ctx context.Context, prev *routes) (*routes, error) {
 }
 
 // start starts a worker for every hook of r that has none. A new version of a hook in
-// prev starts once the old version's worker has handled its queue, so that the hook
-// sees its events in the order they were emitted across the reload.
+// prev (the same directory, or the same name in the same layer: a bundle's new revision
+// is a new directory) starts once the old version's worker has handled its queue, so
+// that the hook sees its events in the order they were emitted across the reload.
 func (g *Gateway) start(r, prev *routes) {
-	old := map[string]*worker{}
+	type named struct{ layer, name string }
+	byDir, byName := map[string]*worker{}, map[named]*worker{}
 	if prev != nil {
 		for _, h := range prev.hooks {
-			old[h.info.Dir] = h.worker
+			byDir[h.info.Dir] = h.worker
+			byName[named{h.info.Layer, h.info.Name}] = h.worker
 		}
 	}
 	for _, h := range r.hooks {
@@ -207,7 +211,7 @@ func (g *Gateway) start(r, prev *routes) {
 		n, _ := g.drops.LoadOrStore(h.info.Name, new(atomic.Int64))
 		h.worker = &worker{queue: make(chan job, g.opts.QueueSize), dropped: n.(*atomic.Int64), done: make(chan struct{})}
 		var after chan struct{}
-		if w := old[h.info.Dir]; w != nil {
+		if w := cmp.Or(byDir[h.info.Dir], byName[named{h.info.Layer, h.info.Name}]); w != nil {
 			after = w.done
 		}
 		g.workers.Add(1)

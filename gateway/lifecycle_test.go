@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -76,6 +77,45 @@ func TestReloadKeepsHooksAndOrder(t *testing.T) {
 	}
 	if counts := rec.Get("edited-count"); counts[len(counts)-1] == events {
 		t.Errorf("the edited hook kept its state across edits")
+	}
+}
+
+// A hook whose directory changes between loads under the same name (a bundle's new
+// revision is a new directory; here the user's hook is moved) also starts its new version
+// after the old one has handled its queue: it sees its events in order across the move.
+func TestReloadKeepsOrderWhenAHookMoves(t *testing.T) {
+	manifest := "name: moved\nevents: [agent:step]\n"
+	home := testutil.Home(t, map[string]string{"hooks/moved-0/HOOK.yaml": manifest, "hooks/moved-0/handler.lua": counting("moved")})
+	rec := &testutil.Recorder{}
+	g, _ := newGateway(t, home, Options{HostFuncs: recording(rec), QueueSize: 4096})
+	ctx := context.Background()
+	const events = 2000
+	for i := range events {
+		g.Emit(ctx, hookspec.NamedEvent{Name: hookspec.AgentStep, Data: map[string]any{"seq": i + 1}})
+		if i%200 == 199 {
+			from, to := filepath.Join(home, "hooks", "moved-"+strconv.Itoa(i/200)), filepath.Join(home, "hooks", "moved-"+strconv.Itoa(i/200+1))
+			if err := os.Rename(from, to); err != nil {
+				t.Fatal(err)
+			}
+			if err := g.Reload(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if hs := g.Hooks(); len(hs) != 1 || hs[0].Dir != to {
+				t.Fatalf("after the move: %+v, want the hook in %s", hs, to)
+			}
+		}
+	}
+	if err := g.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got := rec.Get("moved")
+	if len(got) != events {
+		t.Fatalf("the hook saw %d events, want %d (dropped: %v)", len(got), events, g.Dropped())
+	}
+	for i, seq := range got {
+		if seq != int64(i+1) {
+			t.Fatalf("event %d arrived as number %d: out of order across the moves", seq, i+1)
+		}
 	}
 }
 
