@@ -308,21 +308,25 @@ func (v *vec[T]) with(values []string) *T {
 	if len(values) != len(v.labels) {
 		panic("metrics: " + v.name + " takes " + strconv.Itoa(len(v.labels)) + " label values, got " + strconv.Itoa(len(values)))
 	}
-	var kb []byte // each value with its length before it: no two lists of values share a key
+	// The key is each value with its length before it, so that no two lists of values share
+	// one; built on the stack, and looked up without making a string (a store call resolves
+	// its series at every call), it costs an allocation only for a new series.
+	var buf [128]byte
+	kb := buf[:0]
 	for _, v := range values {
 		kb = binary.AppendUvarint(kb, uint64(len(v)))
 		kb = append(kb, v...)
 	}
-	key := string(kb)
 	v.mu.RLock()
-	e := v.series[key]
+	e := v.series[string(kb)]
 	v.mu.RUnlock()
 	if e != nil {
 		return e.m
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if e = v.series[key]; e == nil {
+	if e = v.series[string(kb)]; e == nil {
+		key := string(kb)
 		if v.series == nil {
 			v.series = map[string]*vecEntry[T]{}
 		}
@@ -414,20 +418,4 @@ func (cs Collectors) Collect() []Family {
 		fams = append(fams, c.Collect()...)
 	}
 	return fams
-}
-
-// Lookup returns the series of family name with the label values in fams (tests and tools
-// reading one number).
-func Lookup(fams []Family, name string, values ...string) (Series, bool) {
-	for _, f := range fams {
-		if f.Name != name {
-			continue
-		}
-		for _, s := range f.Series {
-			if slices.Equal(s.Values, values) {
-				return s, true
-			}
-		}
-	}
-	return Series{}, false
 }
