@@ -390,23 +390,12 @@ func (h *HistogramVec) Collect() []Family {
 	return []Family{h.v.family(HistogramType, func(m *Histogram) Series { return Series{Histogram: m.Value()} })}
 }
 
-// GaugeFunc is a gauge without labels whose value is read when collected; a nil func or one
-// returning ok false leaves the family without series.
-type GaugeFunc struct {
-	Name, Help string
-	Value      func() (v float64, ok bool)
-}
+// Families are families made by their owner (gauges read when collected, say) as a
+// Collector.
+type Families []Family
 
-// Collect returns the family.
-func (g GaugeFunc) Collect() []Family {
-	f := Family{Name: g.Name, Help: g.Help, Type: GaugeType}
-	if g.Value != nil {
-		if v, ok := g.Value(); ok {
-			f.Series = []Series{{Value: v}}
-		}
-	}
-	return []Family{f}
-}
+// Collect returns the families.
+func (fs Families) Collect() []Family { return fs }
 
 // Collectors is several collectors as one.
 type Collectors []Collector

@@ -38,8 +38,8 @@ func TestTheExpositionReadsBackInPrometheus(t *testing.T) {
 	plain := NewCounterVec("hermes_decision_log_sent_total", "Sent.")
 	plain.With().Add(0.5)
 	zero := NewCounterVec("hermes_decision_log_dropped_total", "Dropped.") // never counted: 0, not missing
-	up := GaugeFunc{Name: "hermes_bundle_revision", Help: "Revision.", Value: func() (float64, bool) { return 7, true }}
-	none := GaugeFunc{Name: "hermes_bundle_stale", Help: "Stale.", Value: func() (float64, bool) { return 0, false }}
+	up := Families{{Name: "hermes_bundle_revision", Help: "Revision.", Type: GaugeType, Series: []Series{{Value: 7}}}}
+	none := Families{{Name: "hermes_bundle_stale", Help: "Stale.", Type: GaugeType}}
 	reg := NewRegistry()
 	reg.Register(lat, calls, plain, zero, up, none)
 

@@ -32,17 +32,14 @@ func (m *httpMetrics) observe(route string, code int, caller string, d time.Dura
 	m.latency.With(route).Observe(d.Seconds())
 }
 
-// bundleMetrics report the managed home's bundle feed, read at each scrape; nothing when
-// the managed home has no bundles:.
-func bundleMetrics(eng *engine.Engine) metrics.Collector {
-	gauge := func(name, help string, v func(engine.BundleStatus) float64) metrics.Collector {
-		return metrics.GaugeFunc{Name: name, Help: help, Value: func() (float64, bool) {
-			st, ok := eng.Bundle()
-			if !ok {
-				return 0, false
-			}
-			return v(st), true
-		}}
+// bundleMetrics report the managed home's bundle feed, read once at each scrape (so the
+// six agree); nothing when the managed home has no bundles:.
+type bundleMetrics struct{ eng *engine.Engine }
+
+func (b bundleMetrics) Collect() []metrics.Family {
+	st, ok := b.eng.Bundle()
+	if !ok {
+		return nil
 	}
 	unix := func(t time.Time) float64 {
 		if t.IsZero() {
@@ -56,18 +53,15 @@ func bundleMetrics(eng *engine.Engine) metrics.Collector {
 		}
 		return 0
 	}
-	return metrics.Collectors{
-		gauge("hermes_bundle_revision", "The revision of the managed home's active bundle (0: none yet).",
-			func(st engine.BundleStatus) float64 { return float64(st.Revision) }),
-		gauge("hermes_bundle_running_revision", "The revision of the managed home's bundle the server runs (the active one once it reloaded).",
-			func(st engine.BundleStatus) float64 { return float64(st.Running) }),
-		gauge("hermes_bundle_last_check_timestamp_seconds", "When the bundle feed was last checked, whatever the outcome (0: never).",
-			func(st engine.BundleStatus) float64 { return unix(st.LastCheck) }),
-		gauge("hermes_bundle_last_success_timestamp_seconds", "When the bundle feed was last checked successfully (0: never).",
-			func(st engine.BundleStatus) float64 { return unix(st.LastSuccess) }),
-		gauge("hermes_bundle_check_failing", "1 when the last check of the bundle feed failed or refused a bundle (its reason is last_error of /v1/status), else 0.",
-			func(st engine.BundleStatus) float64 { return flag(st.LastError != "") }),
-		gauge("hermes_bundle_stale", "1 when the last successful check is older than bundles.max_age, else 0.",
-			func(st engine.BundleStatus) float64 { return flag(st.Stale) }),
+	gauge := func(name, help string, v float64) metrics.Family {
+		return metrics.Family{Name: name, Help: help, Type: metrics.GaugeType, Series: []metrics.Series{{Value: v}}}
+	}
+	return []metrics.Family{
+		gauge("hermes_bundle_revision", "The revision of the managed home's active bundle (0: none yet).", float64(st.Revision)),
+		gauge("hermes_bundle_running_revision", "The revision of the managed home's bundle the server runs (the active one once it reloaded).", float64(st.Running)),
+		gauge("hermes_bundle_last_check_timestamp_seconds", "When the bundle feed was last checked, whatever the outcome (0: never).", unix(st.LastCheck)),
+		gauge("hermes_bundle_last_success_timestamp_seconds", "When the bundle feed was last checked successfully (0: never).", unix(st.LastSuccess)),
+		gauge("hermes_bundle_check_failing", "1 when the last check of the bundle feed failed or refused a bundle (its reason is last_error of /v1/status), else 0.", flag(st.LastError != "")),
+		gauge("hermes_bundle_stale", "1 when the last successful check is older than bundles.max_age, else 0.", flag(st.Stale)),
 	}
 }

@@ -96,7 +96,7 @@ func New(opts Options) (*Server, error) {
 		tracer: tp.Tracer("github.com/hermes-hooks/hermes/server")}
 	if opts.Registry != nil {
 		s.metrics = newHTTPMetrics(opts.Registry)
-		opts.Registry.Register(bundleMetrics(s.eng))
+		opts.Registry.Register(bundleMetrics{s.eng})
 		s.mux.Handle("GET /metrics", opts.Registry)
 	}
 	s.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { writeJSON(w, 200, map[string]any{"status": "ok"}) })

@@ -16,7 +16,7 @@ func TestAPrometheusRegistryGathersTheFamilies(t *testing.T) {
 	calls.With("shell", "bad \xff").Inc() // not UTF-8: the client would refuse the whole scrape
 	lat := metrics.NewHistogramVec("hermes_hook_duration_seconds", "Durations.", []float64{0.001, 0.1}, "hook")
 	lat.With("guard").Observe(0.01)
-	rev := metrics.GaugeFunc{Name: "hermes_bundle_revision", Help: "Revision.", Value: func() (float64, bool) { return 3, true }}
+	rev := metrics.Families{{Name: "hermes_bundle_revision", Help: "Revision.", Type: metrics.GaugeType, Series: []metrics.Series{{Value: 3}}}}
 	reg := prometheus.NewPedanticRegistry()
 	reg.MustRegister(New(metrics.Collectors{calls, lat, rev}))
 	want := `# HELP hermes_bundle_revision Revision.
