@@ -410,19 +410,25 @@ func TestBundleStaleWarning(t *testing.T) {
 		t.Fatalf("fresh feed: stale %v, warnings %v", st.Stale, e.Warnings())
 	}
 	file := filepath.Join(f.Managed, "state", "bundles", "status.json")
+	lastSucceededAgo(t, file, 2*time.Hour)
+	e2, _ := newManagedEngine(t, f.Managed, t.TempDir())
+	if got, _ := e2.Bundle(); !got.Stale || !hasWarning(e2.Warnings(), "longer ago than max_age (1h0m0s): revision 1 runs") {
+		t.Errorf("a feed older than max_age: stale %v, warnings %v", got.Stale, e2.Warnings())
+	}
+}
+
+// lastSucceededAgo rewrites the feed status file so that its last successful check was ago.
+func lastSucceededAgo(t *testing.T, file string, ago time.Duration) {
+	t.Helper()
 	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var st map[string]any
 	json.Unmarshal(data, &st)
-	st["last_success"] = time.Now().Add(-2 * time.Hour)
+	st["last_success"] = time.Now().Add(-ago)
 	data, _ = json.Marshal(st)
 	writeFile(t, file, string(data))
-	e2, _ := newManagedEngine(t, f.Managed, t.TempDir())
-	if got, _ := e2.Bundle(); !got.Stale || !hasWarning(e2.Warnings(), "longer ago than max_age (1h0m0s): revision 1 runs") {
-		t.Errorf("a feed older than max_age: stale %v, warnings %v", got.Stale, e2.Warnings())
-	}
 }
 
 // bundle_cache: relative to the managed home is where the bundle and its status go; http
@@ -550,15 +556,7 @@ func TestBundleGivenFeedMaxAge(t *testing.T) {
 		t.Fatal("a feed checked just now is stale")
 	}
 	file := filepath.Join(home, "state", "bundles", "status.json")
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var st map[string]any
-	json.Unmarshal(data, &st)
-	st["last_success"] = time.Now().Add(-2 * time.Hour)
-	data, _ = json.Marshal(st)
-	writeFile(t, file, string(data))
+	lastSucceededAgo(t, file, 2*time.Hour)
 	e := engineWithFeed(time.Hour)
 	if got, _ := e.Bundle(); !got.Stale || !hasWarning(e.Warnings(), "longer ago than --bundle-max-age (1h0m0s): revision 1 runs") {
 		t.Errorf("a feed older than --bundle-max-age: stale %v, warnings %v", got.Stale, e.Warnings())

@@ -71,12 +71,7 @@ func TestOpenKeepsTheProcesssLocks(t *testing.T) {
 // and create its tables; one that finds it locked past the busy timeout waits for it, and
 // does not call a good database unusable (its fix, "move it away", would lose the store).
 func TestOpenWaitsForALockedDatabase(t *testing.T) {
-	home := t.TempDir()
-	b, err := Open(home, Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b.Close()
+	home := storeHome(t)
 	unlock := holdLock(t, home, "BEGIN EXCLUSIVE")
 	met := 0
 	testHookOpenLocked = func() {
@@ -85,7 +80,7 @@ func TestOpenWaitsForALockedDatabase(t *testing.T) {
 		}
 	}
 	defer func() { testHookOpenLocked = nil }()
-	b, err = OpenWith(home, Config{}, Options{OpTimeout: 10 * time.Millisecond})
+	b, err := OpenWith(home, Config{}, Options{OpTimeout: 10 * time.Millisecond})
 	if err != nil {
 		t.Fatalf("open of a database locked for a while: %v", err)
 	}
@@ -98,12 +93,7 @@ func TestOpenWaitsForALockedDatabase(t *testing.T) {
 // An open that waits for a locked database ends with its caller's context: a hook's store
 // call keeps to the hook's timeout.
 func TestOpenWaitEndsWithTheCallersContext(t *testing.T) {
-	home := t.TempDir()
-	b, err := Open(home, Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b.Close()
+	home := storeHome(t)
 	holdLock(t, home, "BEGIN EXCLUSIVE")
 	ctx, cancel := context.WithCancel(context.Background())
 	testHookOpenLocked = cancel // the caller gives up once the open waits
@@ -114,6 +104,18 @@ func TestOpenWaitEndsWithTheCallersContext(t *testing.T) {
 		}
 		t.Fatalf("open after its caller gave up: %v, want the lock's error", err)
 	}
+}
+
+// storeHome is a home whose store exists (its database made and closed).
+func storeHome(t *testing.T) string {
+	t.Helper()
+	home := t.TempDir()
+	b, err := Open(home, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Close()
+	return home
 }
 
 // holdLock opens the database of home on a connection of its own, as another process would,
