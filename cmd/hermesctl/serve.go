@@ -241,7 +241,7 @@ func runServe(ctx context.Context, c *cli, a serveArgs) int {
 	}
 	// The access log goes out in batches (a write per request was a tenth of a busy server's
 	// CPU), each record at most 100 ms after its request, the rest when the server stops.
-	access := logbatch.New(c.stderr, 32<<10, 100*time.Millisecond)
+	access := logbatch.New(c.stderr, 32<<10, accessLogDelay)
 	defer access.Flush()
 	srv, err := server.New(server.Options{Engine: eng, Tokens: toks, MaxBody: a.maxBody, MaxInFlight: a.maxInFlight, FailOpen: a.failOpen,
 		Registry: reg, AccessLog: slog.New(slog.NewJSONHandler(access, nil)), Logger: c.logger, TracerProvider: tr.provider()})
@@ -332,6 +332,10 @@ func (c *cli) pollBundles(ctx context.Context, eng *engine.Engine, opts engine.O
 		}
 	}
 }
+
+// accessLogDelay is the longest an access log record waits to be written (a variable for
+// the tests).
+var accessLogDelay = 100 * time.Millisecond
 
 // jittered is d plus up to a tenth of it at random: machines that started together do not
 // all ask the bundle server at once.

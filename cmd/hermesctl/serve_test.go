@@ -46,6 +46,29 @@ func TestServeKeepsHooksWhenReloadFails(t *testing.T) {
 	srv.stderr.WaitFor(t, "drained; stopped", time.Minute)
 }
 
+// The access log's last records are written when the server stops, before it says it
+// stopped: here no record would be written otherwise (their delay is an hour).
+func TestServeWritesTheAccessLogWhenItStops(t *testing.T) {
+	defer func(d time.Duration) { accessLogDelay = d }(accessLogDelay)
+	accessLogDelay = time.Hour
+	sock := "unix:" + filepath.Join(t.TempDir(), "s.sock")
+	srv := startServe(t, "--home", guardHome(t, "guarded"), "--addr", sock)
+	if got := fireGuard(t, sock); !strings.Contains(got, "guarded") {
+		t.Fatalf("the guard answered %s", got)
+	}
+	if strings.Contains(srv.stderr.String(), `"path":"/v1/hooks/pre_tool_call"`) {
+		t.Fatalf("the record was written before its delay:\n%s", srv.stderr.String())
+	}
+	if code := srv.stop(); code != exitOK {
+		t.Fatalf("serve exited %d:\n%s", code, srv.stderr.String())
+	}
+	out := srv.stderr.String()
+	rec, stopped := strings.Index(out, `"path":"/v1/hooks/pre_tool_call","status":200`), strings.Index(out, "drained; stopped")
+	if rec < 0 || stopped < 0 || rec > stopped {
+		t.Errorf("the call's access log record is not written before the stop's message:\n%s", out)
+	}
+}
+
 // Over TLS with a token, `hook claude --server https://...` gets the server's answer; without
 // the token the server runs nothing and the command blocks, saying why.
 func TestServeTLSAndTokens(t *testing.T) {

@@ -30,6 +30,9 @@ func (r *recorder) got() []string {
 	return append([]string(nil), r.writes...)
 }
 
+// The tests of the delay run in synctest bubbles: time.Sleep there advances the bubble's
+// fake clock at once, once every goroutine of the bubble is blocked; nothing waits on the
+// machine's clock.
 func TestRecordsWaitAtMostTheDelay(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var r recorder
